@@ -1,0 +1,93 @@
+/**
+ * Loads and validates the station config: one JSON file plus the station password from a
+ * separate file or systemd credentials. Reports every problem at once (ConfigError) and never
+ * touches hardware.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { z } from 'zod';
+import { ConfigError, type ConfigProblem } from '../errors.js';
+import { configSchema, type StationConfig } from './schema.js';
+
+/** Name of the systemd credential (LoadCredential=station-password:...) holding the password. */
+export const PASSWORD_CREDENTIAL = 'station-password';
+const PASSWORD_RE = /^[A-Za-z0-9]{20}$/;
+
+export interface LoadedConfig {
+  readonly config: StationConfig;
+  readonly password: string;
+}
+
+function renderValue(v: unknown): string {
+  const s = JSON.stringify(v);
+  if (s === undefined) return String(v);
+  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+}
+
+/** zod issues -> problems with dotted paths and the bad value. */
+export function zodProblems(error: z.ZodError, prefix = ''): ConfigProblem[] {
+  return error.issues.map((issue) => {
+    const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
+    const value = 'input' in issue && issue.input !== undefined ? renderValue(issue.input) : undefined;
+    return value === undefined ? { path, message: issue.message } : { path, message: issue.message, value };
+  });
+}
+
+/** Validate an already parsed config object. */
+export function validateConfig(raw: unknown, source: string): { config?: StationConfig; problems: ConfigProblem[] } {
+  const result = configSchema.safeParse(raw, { reportInput: true });
+  if (result.success) return { config: result.data, problems: [] };
+  return { problems: zodProblems(result.error) };
+}
+
+function readPassword(config: StationConfig | undefined, env: NodeJS.ProcessEnv, problems: ConfigProblem[]): string {
+  const explicit = config?.station.passwordFile;
+  const credDir = env['CREDENTIALS_DIRECTORY'];
+  const file = explicit ?? (credDir ? join(credDir, PASSWORD_CREDENTIAL) : undefined);
+  const path = 'station.passwordFile';
+  if (file === undefined) {
+    problems.push({ path, message: `no station password: set station.passwordFile or provide the systemd credential "${PASSWORD_CREDENTIAL}"` });
+    return '';
+  }
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (e) {
+    problems.push({ path, message: `cannot read password file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}` });
+    return '';
+  }
+  const password = text.replace(/\r?\n$/, '');
+  // The value itself is a secret: report only what is wrong with it.
+  if (!PASSWORD_RE.test(password)) problems.push({ path, message: `password in ${file} must be 20 alphanumeric characters (has ${password.length})` });
+  return password;
+}
+
+/**
+ * Load config from a file. Throws ConfigError listing every problem (JSON syntax, schema,
+ * password) at once.
+ */
+export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    const message = e instanceof SyntaxError ? `not valid JSON: ${e.message}` : `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`;
+    throw new ConfigError(file, [{ path: '', message }]);
+  }
+  return loadConfigObject(raw, file, env);
+}
+
+export function loadConfigObject(raw: unknown, source: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
+  const { config, problems } = validateConfig(raw, source);
+  const password = readPassword(config ?? partialStation(raw), env, problems);
+  if (!config || problems.length > 0) throw new ConfigError(source, problems);
+  return { config, password };
+}
+
+/** Best effort: find passwordFile in an invalid config so its problems are reported in the same run. */
+function partialStation(raw: unknown): StationConfig | undefined {
+  if (typeof raw !== 'object' || raw === null) return undefined;
+  const station = (raw as { station?: { passwordFile?: unknown } }).station;
+  const passwordFile = typeof station?.passwordFile === 'string' ? station.passwordFile : undefined;
+  return { station: { passwordFile } } as unknown as StationConfig;
+}

@@ -1,0 +1,116 @@
+/**
+ * Device contracts: the only thing the station runtime knows of its hardware.
+ *
+ * Modelled on serialport's BindingInterface: one narrow, promise-based interface per device
+ * kind. Each has a real implementation (src/devices/<kind>/) and a simulated one
+ * (src/devices/sim/), chosen by config (`hardware.kind`), never by a test flag.
+ *
+ * Boxes are addressed by their *number* (1-based position in the station, as printed on the
+ * door); the mapping number -> boxId (protocol UUID) lives in the station config.
+ *
+ * Rules every implementation keeps:
+ * - Listener callbacks are never called synchronously from inside the method that registers them.
+ * - A method that fails rejects with an Error whose message a technician can act on; it never
+ *   leaves a lock output energized.
+ * - `close()` is idempotent and, for locks, drives every output OFF before releasing it.
+ */
+
+export type DoorState = 'OPEN' | 'CLOSED';
+export type IdentifierType = 'BAR_CODE' | 'RFID';
+export type Unsubscribe = () => void;
+
+/** Health as shown to technicians and reported in `/state` (a device that is not ok -> st DOWN). */
+export interface DeviceHealth {
+  readonly ok: boolean;
+  /** Why it is not ok (e.g. "barcode scanner /dev/serial/by-id/... missing"); null when ok. */
+  readonly detail: string | null;
+}
+
+export interface Device {
+  /** Human-readable name with its path or line, for logs and the technician page. */
+  readonly name: string;
+  health(): DeviceHealth;
+  /** Called after every change of health(). */
+  onHealthChange(listener: (health: DeviceHealth) => void): Unsubscribe;
+  /** Release the device. Idempotent. */
+  close(): Promise<void>;
+}
+
+/**
+ * The lock outputs of all boxes.
+ *
+ * Construction drives every output to its OFF level (outputs are created with their initial
+ * level, so there is no glitch). `pulse` energizes one lock for at most `ms`, clamped to the
+ * implementation's hard maximum (HARD_MAX_PULSE_MS), and resolves once the output is OFF again.
+ * Pulses never overlap: a second call waits for the first (solenoids draw a large current).
+ */
+export interface LockBank extends Device {
+  readonly boxNumbers: readonly number[];
+  pulse(box: number, ms: number): Promise<void>;
+  /** Drive every lock OFF now. */
+  allOff(): Promise<void>;
+  /** Whether the lock output of `box` is energized right now (for the technician page and tests). */
+  isEnergized(box: number): boolean;
+}
+
+/** Door sensors of all boxes. Changes are debounced by the implementation. */
+export interface DoorSensors extends Device {
+  read(box: number): Promise<DoorState>;
+  onChange(listener: (box: number, state: DoorState) => void): Unsubscribe;
+}
+
+/** A barcode or RFID reader. Emits whole, cleaned identifiers; garbage is dropped (and logged) inside. */
+export interface IdentifierScanner extends Device {
+  readonly identifierType: IdentifierType;
+  onScan(listener: (value: string) => void): Unsubscribe;
+}
+
+export type KeypadKey =
+  | { readonly kind: 'digit'; readonly digit: string }
+  | { readonly kind: 'backspace' }
+  | { readonly kind: 'clear' }
+  | { readonly kind: 'enter' };
+
+/** The PIN keypad. */
+export interface Keypad extends Device {
+  onKey(listener: (key: KeypadKey) => void): Unsubscribe;
+}
+
+/** A push button (the cancel button). Debounced by the implementation. */
+export interface PushButton extends Device {
+  onPress(listener: () => void): Unsubscribe;
+}
+
+/** A character display. Shows the lines it is given (fitted to its size by the implementation). */
+export interface Display extends Device {
+  show(lines: readonly string[]): Promise<void>;
+  /** The lines last given to show(), before fitting. */
+  lastShown(): readonly string[];
+}
+
+/** Sources of the two measurements in `/state`. Each returns null when it cannot tell. */
+export interface PowerMonitor {
+  inputVoltage(): Promise<number | null>;
+  internetSignalStrength(): Promise<number | null>;
+}
+
+/** Everything the runtime drives, built from config by src/devices/factory.ts. */
+export interface StationHardware {
+  readonly locks: LockBank;
+  readonly doors: DoorSensors;
+  readonly scanners: readonly IdentifierScanner[];
+  readonly keypad: Keypad | null;
+  readonly cancelButton: PushButton | null;
+  readonly display: Display;
+  readonly power: PowerMonitor;
+  /** Every device, for health reporting. */
+  devices(): readonly Device[];
+  /** Close everything; locks are driven OFF first. */
+  close(): Promise<void>;
+}
+
+/**
+ * The hard maximum of a lock pulse. No command, config value or bug can energize a lock
+ * longer: the config schema rejects larger values and every LockBank clamps again.
+ */
+export const HARD_MAX_PULSE_MS = 3000;
