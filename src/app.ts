@@ -1,0 +1,66 @@
+/**
+ * Assembles one station from a validated config: hardware -> protocol client -> runtime.
+ * The daemon, the demo, the integration tests and the fleet all start stations through here,
+ * so tests drive the same code path as the field.
+ */
+import type { Logger } from 'pino';
+import type { StationConfig } from './config/schema.js';
+import { createHardware } from './devices/factory.js';
+import type { StationHardware } from './devices/types.js';
+import { HttpProtocolClient, type ProtocolSender } from './protocol/client.js';
+import { StationRuntime } from './station/runtime.js';
+import { USER_AGENT } from './version.js';
+
+export interface Station {
+  readonly config: StationConfig;
+  readonly hardware: StationHardware;
+  readonly runtime: StationRuntime;
+  /** Stop the runtime (locks OFF) and release the hardware. Idempotent. */
+  stop(): Promise<void>;
+}
+
+export interface StationOptions {
+  readonly config: StationConfig;
+  readonly password: string;
+  readonly log: Logger;
+  /** Defaults to createHardware(config). */
+  readonly hardware?: StationHardware;
+  /** Defaults to the HTTP client of the config's server. */
+  readonly client?: ProtocolSender;
+}
+
+export function createClient(config: StationConfig, password: string, log: Logger): HttpProtocolClient {
+  return new HttpProtocolClient({
+    baseUrl: config.server.baseUrl,
+    version: config.server.version,
+    stationId: config.station.id,
+    password,
+    answerTimeoutMs: config.server.answerTimeoutMs,
+    attempts: config.server.attempts,
+    acceptLanguage: config.server.acceptLanguage,
+    caFile: config.server.caFile,
+    userAgent: USER_AGENT,
+    log,
+  });
+}
+
+/** Build and start a station. Locks are OFF before anything else happens. */
+export async function startStation(opts: StationOptions): Promise<Station> {
+  const { config, log } = opts;
+  const hardware = opts.hardware ?? (await createHardware(config));
+  const client = opts.client ?? createClient(config, opts.password, log);
+  const runtime = new StationRuntime({ config, hardware, client, log });
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      await runtime.stop();
+      await hardware.close();
+    })());
+  try {
+    await runtime.start();
+  } catch (e) {
+    await stop();
+    throw e;
+  }
+  return { config, hardware, runtime, stop };
+}

@@ -1,0 +1,104 @@
+/**
+ * Simulated locks and doors, coupled like the real thing: a pulsed lock lets its door spring open
+ * (after `doorSpringMs`); doors close only when someone closes them (closeDoor) and can be forced
+ * open (forceOpen). A jammed box's door does not spring open.
+ */
+import { HARD_MAX_PULSE_MS, type DoorSensors, type DoorState, type LockBank, type Unsubscribe } from '../types.js';
+import { Listeners, SimDevice } from './base.js';
+
+export interface PulseRecord {
+  readonly box: number;
+  readonly ms: number;
+}
+
+export class SimDoors extends SimDevice implements DoorSensors {
+  private readonly states = new Map<number, DoorState>();
+  private readonly changes = new Listeners<[number, DoorState]>();
+
+  constructor(boxNumbers: readonly number[]) {
+    super('simulated door sensors');
+    for (const n of boxNumbers) this.states.set(n, 'CLOSED');
+  }
+  read(box: number): Promise<DoorState> {
+    const st = this.states.get(box);
+    return st ? Promise.resolve(st) : Promise.reject(new Error(`no door sensor for box ${box}`));
+  }
+  peek(box: number): DoorState | undefined {
+    return this.states.get(box);
+  }
+  onChange(listener: (box: number, state: DoorState) => void): Unsubscribe {
+    return this.changes.add(listener);
+  }
+  set(box: number, state: DoorState): void {
+    if (!this.states.has(box)) throw new Error(`no box ${box}`);
+    if (this.states.get(box) === state) return;
+    this.states.set(box, state);
+    this.changes.emit(box, state);
+  }
+  override close(): Promise<void> {
+    this.changes.clear();
+    return super.close();
+  }
+}
+
+export class SimLocks extends SimDevice implements LockBank {
+  readonly boxNumbers: readonly number[];
+  /** Every pulse ever given, for tests and the demo. */
+  readonly pulses: PulseRecord[] = [];
+  readonly jammed = new Set<number>();
+  private readonly energized = new Set<number>();
+  private chain: Promise<void> = Promise.resolve();
+  private readonly springTimers = new Set<NodeJS.Timeout>();
+
+  constructor(
+    boxNumbers: readonly number[],
+    private readonly doors: SimDoors,
+    private readonly doorSpringMs: number,
+  ) {
+    super('simulated locks');
+    this.boxNumbers = [...boxNumbers];
+  }
+
+  isEnergized(box: number): boolean {
+    return this.energized.has(box);
+  }
+
+  pulse(box: number, ms: number): Promise<void> {
+    if (!this.boxNumbers.includes(box)) return Promise.reject(new Error(`no lock for box ${box}`));
+    const clamped = Math.max(0, Math.min(ms, HARD_MAX_PULSE_MS));
+    const run = this.chain.then(() => this.energize(box, clamped));
+    this.chain = run.catch(() => undefined);
+    return run;
+  }
+
+  private energize(box: number, ms: number): Promise<void> {
+    if (this.closed) return Promise.reject(new Error('locks closed'));
+    this.energized.add(box);
+    this.pulses.push({ box, ms });
+    if (!this.jammed.has(box)) {
+      const spring = setTimeout(() => {
+        this.springTimers.delete(spring);
+        this.doors.set(box, 'OPEN');
+      }, this.doorSpringMs);
+      this.springTimers.add(spring);
+    }
+    return new Promise((resolve) =>
+      setTimeout(() => {
+        this.energized.delete(box);
+        resolve();
+      }, ms),
+    );
+  }
+
+  allOff(): Promise<void> {
+    this.energized.clear();
+    return Promise.resolve();
+  }
+
+  override async close(): Promise<void> {
+    await this.allOff();
+    for (const t of this.springTimers) clearTimeout(t);
+    this.springTimers.clear();
+    await super.close();
+  }
+}

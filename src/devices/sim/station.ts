@@ -1,0 +1,68 @@
+/**
+ * A whole simulated station (hardware.kind = "simulated"): what the demo, the tests, the bench
+ * and the fleet run on. Its control methods are what a person would do in front of the station.
+ */
+import type { Device, KeypadKey, StationHardware } from '../types.js';
+import { FixedPower, SimButton, SimDisplay, SimKeypad, SimScanner } from './inputs.js';
+import { SimDoors, SimLocks } from './locks-doors.js';
+
+export interface SimulatedStationOptions {
+  readonly boxNumbers: readonly number[];
+  readonly doorSpringMs: number;
+  readonly inputVoltage: number;
+  readonly internetSignalStrength: number;
+}
+
+export class SimulatedStation implements StationHardware {
+  readonly doors: SimDoors;
+  readonly locks: SimLocks;
+  readonly barcode = new SimScanner('BAR_CODE');
+  readonly rfid = new SimScanner('RFID');
+  readonly scanners: readonly SimScanner[];
+  readonly keypad = new SimKeypad();
+  readonly cancelButton = new SimButton('simulated cancel button');
+  readonly display = new SimDisplay();
+  readonly power: FixedPower;
+
+  constructor(opts: SimulatedStationOptions) {
+    this.doors = new SimDoors(opts.boxNumbers);
+    this.locks = new SimLocks(opts.boxNumbers, this.doors, opts.doorSpringMs);
+    this.scanners = [this.barcode, this.rfid];
+    this.power = new FixedPower(opts.inputVoltage, opts.internetSignalStrength);
+  }
+
+  devices(): readonly Device[] {
+    return [this.locks, this.doors, ...this.scanners, this.keypad, this.cancelButton, this.display];
+  }
+
+  async close(): Promise<void> {
+    await this.locks.close();
+    await Promise.all(this.devices().map((d) => d.close()));
+  }
+
+  // --- what a person does -------------------------------------------------------------------
+  scanBarcode(code: string): void {
+    this.barcode.read(code);
+  }
+  scanRfid(uid: string): void {
+    this.rfid.read(uid);
+  }
+  /** Type digits on the keypad, then Enter (unless enter is false). */
+  typePin(digits: string, enter = true): void {
+    for (const d of digits) this.keypad.press({ kind: 'digit', digit: d });
+    if (enter) this.keypad.press({ kind: 'enter' });
+  }
+  pressKey(key: KeypadKey): void {
+    this.keypad.press(key);
+  }
+  pressCancel(): void {
+    this.cancelButton.press();
+  }
+  closeDoor(box: number): void {
+    this.doors.set(box, 'CLOSED');
+  }
+  /** A door forced open (or a broken sensor cable). */
+  forceOpen(box: number): void {
+    this.doors.set(box, 'OPEN');
+  }
+}

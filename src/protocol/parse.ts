@@ -1,0 +1,51 @@
+/**
+ * Classifies a server's HTTP response (pure). Three outcomes:
+ * - an answer: a valid command (HTTP 200) or the protocol's exception body (any status);
+ * - an invalid answer: HTTP 200 JSON that is not a valid command (no box is opened, the next
+ *   /state reports it);
+ * - unanswered (thrown UnansweredError): anything that is not the protocol's — non-JSON, an HTML
+ *   502 from a proxy, a non-200 status without the exception body. The caller resends those.
+ *
+ * Unknown fields are ignored everywhere (spec, general rule 1).
+ */
+import { z } from 'zod';
+import { UnansweredError } from '../errors.js';
+import type { ServerAnswer, ServerCommand } from './types.js';
+
+const displayMessages = z.array(z.string()).default([]);
+const uuidLower = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'not a lowercase UUID');
+const boxList = z.array(uuidLower).min(1, 'no boxes').refine((b) => new Set(b).size === b.length, 'duplicate box ids');
+
+const commandSchema = z.discriminatedUnion('type', [
+  z.object({ type: z.literal('wait-for-input'), displayMessages }),
+  z.object({ type: z.literal('station-disable'), displayMessages }),
+  z.object({ type: z.literal('box-open'), boxes: boxList, displayMessages }),
+  z.object({ type: z.literal('wait-for-closing'), boxes: boxList, displayMessages, cancellable: z.boolean().default(false) }),
+]);
+
+const exceptionSchema = z.object({
+  type: z.literal('exception'),
+  exceptionType: z.string().default('UnknownException'),
+  displayMessages,
+});
+
+export function parseServerResponse(status: number, contentType: string | undefined, body: string): ServerAnswer {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    throw new UnansweredError(`HTTP ${status} ${contentType ?? 'without content type'}: not JSON`, status);
+  }
+  const exception = exceptionSchema.safeParse(json);
+  if (exception.success) {
+    return { kind: 'exception', status, exceptionType: exception.data.exceptionType, displayMessages: exception.data.displayMessages };
+  }
+  if (status !== 200) throw new UnansweredError(`HTTP ${status} without the protocol's exception body`, status);
+  const command = commandSchema.safeParse(json);
+  if (!command.success) {
+    const issue = command.error.issues[0];
+    const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
+    return { kind: 'invalid', reason: `malformed command: ${where}${issue?.message ?? 'invalid'}` };
+  }
+  return { kind: 'command', command: command.data as ServerCommand };
+}

@@ -1,0 +1,105 @@
+/**
+ * Types of the pure station core: its state, the inputs it accepts and the effects it asks for.
+ * No I/O, no timers, no clock: time arrives as data (`at`, monotonic ms) inside inputs.
+ */
+import type { Messages } from '../config/schema.js';
+import type { DoorState, IdentifierType, KeypadKey } from '../devices/types.js';
+import type { BoxStatus, Endpoint, ServerAnswer, StationHealth } from '../protocol/types.js';
+
+export interface CoreConfig {
+  /** This station's boxes in number order. */
+  readonly boxes: readonly { readonly id: string; readonly number: number }[];
+  readonly timing: {
+    readonly heartbeatIntervalMs: number;
+    readonly pinIdleMs: number;
+    readonly messageMs: number;
+    readonly duplicateScanWindowMs: number;
+    readonly doorOpenTimeoutMs: number;
+  };
+  readonly messages: Messages;
+}
+
+/**
+ * Station modes. Server commands move between them (see the transition table in core.ts);
+ * `deactivated` is entered when an event stays unanswered after every attempt.
+ */
+export type Mode =
+  /** Booted, the first /state not yet answered. */
+  | { readonly kind: 'starting' }
+  /** wait-for-input: the prompt is shown, a scan or PIN is accepted. */
+  | { readonly kind: 'idle'; readonly lines: readonly string[] }
+  /** box-open received: locks pulsed, waiting for the doors in `pending` to report OPEN. */
+  | { readonly kind: 'opening'; readonly boxes: readonly string[]; readonly pending: readonly string[]; readonly lines: readonly string[] }
+  /** wait-for-closing: waiting for the listed boxes to be closed. */
+  | { readonly kind: 'closing'; readonly boxes: readonly string[]; readonly cancellable: boolean; readonly lines: readonly string[] }
+  /** station-disable: its text shown, input refused, heartbeat continues. */
+  | { readonly kind: 'disabled'; readonly lines: readonly string[] }
+  /** No answer after every attempt: station-off message, all operations refused, heartbeat only. */
+  | { readonly kind: 'deactivated' };
+
+export type ModeKind = Mode['kind'];
+
+export type TimerName = 'heartbeat' | 'pin-idle' | 'message' | 'door-open';
+
+export interface CoreState {
+  readonly mode: Mode;
+  /** Door truth per boxId, as the sensors last reported it. */
+  readonly boxes: Readonly<Record<string, BoxStatus>>;
+  /** The one protocol event in flight (the outbound queue holds at most one). */
+  readonly inFlight: Endpoint | null;
+  /** A /state is owed: sent as soon as nothing is in flight (a newer snapshot replaces an unsent one). */
+  readonly stateOwed: boolean;
+  /** PIN digits typed so far (never logged). */
+  readonly pin: string;
+  readonly lastScan: { readonly value: string; readonly at: number } | null;
+  /** Lasting error conditions by key (scanner missing, service mode): st DOWN while any is set. */
+  readonly faults: Readonly<Record<string, string>>;
+  /** One-shot errors (bad command, box not opened) waiting for the next /state. */
+  readonly pendingErrors: readonly string[];
+  /** One-shot errors carried by the /state in flight; dropped once it is answered. */
+  readonly reportingErrors: readonly string[];
+  /** A temporary message shown over the mode's screen until the message timer ends. */
+  readonly overlay: readonly string[] | null;
+  /** Lines last sent to the display. */
+  readonly shown: readonly string[];
+}
+
+export type Input =
+  | { readonly type: 'start' }
+  | { readonly type: 'scan'; readonly identifierType: IdentifierType; readonly value: string; readonly at: number }
+  | { readonly type: 'key'; readonly key: KeypadKey }
+  | { readonly type: 'cancel-pressed' }
+  | { readonly type: 'door'; readonly boxId: string; readonly state: DoorState }
+  | { readonly type: 'answered'; readonly endpoint: Endpoint; readonly answer: ServerAnswer }
+  | { readonly type: 'unanswered'; readonly endpoint: Endpoint; readonly reason: string }
+  | { readonly type: 'timer'; readonly timer: TimerName }
+  | { readonly type: 'fault'; readonly key: string; readonly message: string | null }
+  | { readonly type: 'pulse-failed'; readonly boxId: string; readonly message: string }
+  /** An authenticated technician opens one box (debug port, service scope). */
+  | { readonly type: 'technician-open'; readonly boxId: string };
+
+export type OutboundRequest =
+  | {
+      readonly endpoint: 'state';
+      readonly st: StationHealth;
+      readonly errorMessage: string | null;
+      readonly boxes: readonly { readonly id: string; readonly st: BoxStatus }[];
+    }
+  | { readonly endpoint: 'item-identify'; readonly identifierType: IdentifierType; readonly identifierValue: string }
+  | { readonly endpoint: 'pin-enter'; readonly pin: string }
+  | { readonly endpoint: 'cancel' };
+
+export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
+
+export type Effect =
+  | { readonly type: 'send'; readonly request: OutboundRequest }
+  | { readonly type: 'pulse'; readonly boxIds: readonly string[] }
+  | { readonly type: 'display'; readonly lines: readonly string[] }
+  | { readonly type: 'start-timer'; readonly timer: TimerName; readonly ms: number }
+  | { readonly type: 'stop-timer'; readonly timer: TimerName }
+  | { readonly type: 'log'; readonly level: LogLevel; readonly msg: string; readonly data?: Readonly<Record<string, unknown>> };
+
+export interface Transition {
+  readonly state: CoreState;
+  readonly effects: readonly Effect[];
+}

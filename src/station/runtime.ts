@@ -1,0 +1,297 @@
+/**
+ * The imperative shell around the pure core: owns the timers, carries out effects (protocol
+ * events, lock pulses, display lines, logs) and turns device callbacks and protocol outcomes
+ * into core inputs. One runtime = one station.
+ */
+import { randomUUID } from 'node:crypto';
+import type { Logger } from 'pino';
+import type { StationConfig } from '../config/schema.js';
+import type { Device, DoorState, StationHardware, Unsubscribe } from '../devices/types.js';
+import { errorMessage } from '../errors.js';
+import type { ProtocolSender, SendOutcome } from '../protocol/client.js';
+import type { Endpoint, RequestBodies } from '../protocol/types.js';
+import { boxNumber, initialState, transition } from './core.js';
+import type { CoreConfig, CoreState, Effect, Input, OutboundRequest, TimerName } from './core-types.js';
+
+/** A finished protocol event as technicians see it (never with the PIN). */
+export interface EventRecord {
+  readonly endpoint: Endpoint;
+  readonly eventId: string;
+  readonly traceIds: readonly string[];
+  readonly attempts: number;
+  readonly outcome: string;
+  readonly startedAt: number;
+  readonly ms: number;
+}
+
+/** What the runtime tells its observers (technician port, demo terminal, bench). */
+export type RuntimeEvent =
+  | { readonly type: 'event-sent'; readonly endpoint: Endpoint; readonly eventId: string }
+  | { readonly type: 'event-done'; readonly record: EventRecord }
+  | { readonly type: 'display'; readonly lines: readonly string[] }
+  | { readonly type: 'box'; readonly boxId: string; readonly number: number; readonly state: DoorState }
+  | { readonly type: 'lock'; readonly boxId: string; readonly number: number; readonly energized: boolean }
+  | { readonly type: 'mode'; readonly mode: CoreState['mode']['kind'] };
+
+export interface RuntimeOptions {
+  readonly config: StationConfig;
+  readonly hardware: StationHardware;
+  readonly client: ProtocolSender;
+  readonly log: Logger;
+  /** Monotonic clock, ms. */
+  readonly now?: () => number;
+  /** How many finished events to keep for technicians. */
+  readonly historySize?: number;
+}
+
+export function coreConfigOf(config: StationConfig): CoreConfig {
+  return { boxes: config.station.boxes, timing: config.timing, messages: config.messages };
+}
+
+export class StationRuntime {
+  private state: CoreState = initialState({});
+  private readonly core: CoreConfig;
+  private readonly timers = new Map<TimerName, NodeJS.Timeout>();
+  private readonly observers = new Set<(e: RuntimeEvent) => void>();
+  private readonly unsubscribe: Unsubscribe[] = [];
+  private readonly abort = new AbortController();
+  private readonly history: EventRecord[] = [];
+  private readonly now: () => number;
+  private pulses: Promise<void> = Promise.resolve();
+  private sending: Promise<void> = Promise.resolve();
+  private running = false;
+  private lastStateOutcomeAt: number | null = null;
+
+  constructor(private readonly opts: RuntimeOptions) {
+    this.core = coreConfigOf(opts.config);
+    this.now = opts.now ?? (() => performance.now());
+  }
+
+  /** Drive locks OFF, read the doors, subscribe to devices and send the first /state. */
+  async start(): Promise<void> {
+    const { hardware: hw, log } = this.opts;
+    await hw.locks.allOff();
+    const doors: Record<string, DoorState> = {};
+    for (const b of this.core.boxes) doors[b.id] = await hw.doors.read(b.number);
+    this.state = initialState(doors);
+    this.running = true;
+
+    const idOf = (n: number): string | undefined => this.core.boxes.find((b) => b.number === n)?.id;
+    this.unsubscribe.push(
+      hw.doors.onChange((n, st) => {
+        const boxId = idOf(n);
+        if (boxId === undefined) return log.warn({ box: n }, 'door change of a box not in the config');
+        this.emit({ type: 'box', boxId, number: n, state: st });
+        this.dispatch({ type: 'door', boxId, state: st });
+      }),
+    );
+    for (const sc of hw.scanners) {
+      this.unsubscribe.push(sc.onScan((value) => this.dispatch({ type: 'scan', identifierType: sc.identifierType, value, at: this.now() })));
+    }
+    if (hw.keypad) this.unsubscribe.push(hw.keypad.onKey((key) => this.dispatch({ type: 'key', key })));
+    if (hw.cancelButton) this.unsubscribe.push(hw.cancelButton.onPress(() => this.dispatch({ type: 'cancel-pressed' })));
+    for (const d of hw.devices()) this.watchHealth(d);
+    this.dispatch({ type: 'start' });
+  }
+
+  private watchHealth(device: Device): void {
+    const report = (): void => {
+      const h = device.health();
+      this.dispatch({ type: 'fault', key: `device:${device.name}`, message: h.ok ? null : (h.detail ?? `${device.name} not working`) });
+    };
+    this.unsubscribe.push(device.onHealthChange(report));
+    if (!device.health().ok) report();
+  }
+
+  /** Feed one input to the core and carry out its effects. */
+  dispatch(input: Input): void {
+    if (!this.running) return;
+    const before = this.state.mode.kind;
+    const { state, effects } = transition(this.core, this.state, input);
+    this.state = state;
+    if (state.mode.kind !== before) this.emit({ type: 'mode', mode: state.mode.kind });
+    for (const e of effects) this.execute(e);
+  }
+
+  private execute(effect: Effect): void {
+    const { log } = this.opts;
+    switch (effect.type) {
+      case 'send':
+        this.sending = this.sendEvent(effect.request);
+        return;
+      case 'pulse':
+        this.pulseBoxes(effect.boxIds);
+        return;
+      case 'display':
+        this.emit({ type: 'display', lines: effect.lines });
+        this.opts.hardware.display.show(effect.lines).catch((e: unknown) => log.error({ error: errorMessage(e) }, 'display failed'));
+        return;
+      case 'start-timer':
+        this.startTimer(effect.timer, effect.ms);
+        return;
+      case 'stop-timer':
+        this.stopTimer(effect.timer);
+        return;
+      case 'log':
+        log[effect.level](effect.data ?? {}, effect.msg);
+        return;
+    }
+  }
+
+  private startTimer(timer: TimerName, ms: number): void {
+    this.stopTimer(timer);
+    const t = setTimeout(() => {
+      this.timers.delete(timer);
+      this.dispatch({ type: 'timer', timer });
+    }, ms);
+    this.timers.set(timer, t);
+  }
+
+  private stopTimer(timer: TimerName): void {
+    const t = this.timers.get(timer);
+    if (t) clearTimeout(t);
+    this.timers.delete(timer);
+  }
+
+  private async body<E extends Endpoint>(request: OutboundRequest & { endpoint: E }): Promise<RequestBodies[E]>;
+  private async body(request: OutboundRequest): Promise<RequestBodies[Endpoint]> {
+    const station = this.opts.config.station.id;
+    const event = randomUUID();
+    switch (request.endpoint) {
+      case 'state': {
+        const { power } = this.opts.hardware;
+        const [inputVoltage, internetSignalStrength] = await Promise.all([
+          power.inputVoltage().catch(() => null),
+          power.internetSignalStrength().catch(() => null),
+        ]);
+        return {
+          station,
+          st: request.st,
+          errorMessage: request.errorMessage,
+          ...(inputVoltage === null ? {} : { inputVoltage }),
+          ...(internetSignalStrength === null ? {} : { internetSignalStrength: Math.round(internetSignalStrength) }),
+          boxes: request.boxes,
+          event,
+        };
+      }
+      case 'item-identify':
+        return { station, identifierType: request.identifierType, identifierValue: request.identifierValue, event };
+      case 'pin-enter':
+        return { station, pin: request.pin, event };
+      case 'cancel':
+        return { station, event };
+    }
+  }
+
+  private async sendEvent(request: OutboundRequest): Promise<void> {
+    const startedAt = this.now();
+    let outcome: SendOutcome;
+    try {
+      const body = await this.body(request);
+      this.emit({ type: 'event-sent', endpoint: request.endpoint, eventId: body.event });
+      outcome = await this.opts.client.send(request.endpoint, body, this.abort.signal);
+    } catch (e) {
+      // A client must not throw; if one does, the event counts as unanswered rather than stalling the queue.
+      this.opts.log.error({ endpoint: request.endpoint, error: errorMessage(e) }, 'protocol client failed');
+      this.dispatch({ type: 'unanswered', endpoint: request.endpoint, reason: errorMessage(e) });
+      return;
+    }
+    const record: EventRecord = {
+      endpoint: outcome.endpoint,
+      eventId: outcome.eventId,
+      traceIds: outcome.attempts.map((a) => a.traceId),
+      attempts: outcome.attempts.length,
+      outcome: outcome.result.kind === 'answered' ? describeAnswer(outcome) : `unanswered: ${outcome.result.reason}`,
+      startedAt,
+      ms: this.now() - startedAt,
+    };
+    this.history.push(record);
+    if (this.history.length > (this.opts.historySize ?? 100)) this.history.shift();
+    this.emit({ type: 'event-done', record });
+    if (request.endpoint === 'state') this.lastStateOutcomeAt = this.now();
+    if (!this.running) return;
+    this.dispatch(
+      outcome.result.kind === 'answered'
+        ? { type: 'answered', endpoint: request.endpoint, answer: outcome.result.answer }
+        : { type: 'unanswered', endpoint: request.endpoint, reason: outcome.result.reason },
+    );
+  }
+
+  private pulseBoxes(boxIds: readonly string[]): void {
+    const { hardware, config, log } = this.opts;
+    for (const boxId of boxIds) {
+      const number = boxNumber(this.core, boxId);
+      if (number === undefined) continue; // the core only pulses boxes of this station
+      this.pulses = this.pulses.then(async () => {
+        if (!this.running) return;
+        log.info({ boxId, box: number, ms: config.locks.pulseMs }, 'pulsing lock');
+        this.emit({ type: 'lock', boxId, number, energized: true });
+        try {
+          await hardware.locks.pulse(number, config.locks.pulseMs);
+        } catch (e) {
+          this.dispatch({ type: 'pulse-failed', boxId, message: errorMessage(e) });
+        } finally {
+          this.emit({ type: 'lock', boxId, number, energized: false });
+        }
+      });
+    }
+  }
+
+  // --- observation ------------------------------------------------------------------------
+  onEvent(listener: (e: RuntimeEvent) => void): Unsubscribe {
+    this.observers.add(listener);
+    return () => this.observers.delete(listener);
+  }
+
+  private emit(e: RuntimeEvent): void {
+    for (const o of this.observers) {
+      try {
+        o(e);
+      } catch (err) {
+        this.opts.log.error({ error: errorMessage(err) }, 'runtime observer failed');
+      }
+    }
+  }
+
+  /** The core state (read-only snapshot). */
+  snapshot(): CoreState {
+    return this.state;
+  }
+
+  /** Finished protocol events, oldest first. */
+  events(): readonly EventRecord[] {
+    return this.history;
+  }
+
+  /** Monotonic time of the last finished /state (answered or not); null before the first. */
+  lastStateOutcome(): number | null {
+    return this.lastStateOutcomeAt;
+  }
+
+  /** Stop: timers off, in-flight event aborted, pulses finished, every lock OFF. */
+  async stop(): Promise<void> {
+    if (!this.running) return;
+    this.running = false;
+    for (const t of this.timers.values()) clearTimeout(t);
+    this.timers.clear();
+    for (const u of this.unsubscribe) u();
+    // OFF first, then let a pulse in progress end (it drives OFF again), then OFF once more.
+    await this.opts.hardware.locks.allOff();
+    this.abort.abort();
+    await Promise.allSettled([this.pulses, this.sending]);
+    await this.opts.hardware.locks.allOff();
+  }
+}
+
+function describeAnswer(outcome: SendOutcome): string {
+  if (outcome.result.kind !== 'answered') return 'unanswered';
+  const a = outcome.result.answer;
+  switch (a.kind) {
+    case 'command':
+      return a.command.type;
+    case 'exception':
+      return `exception ${a.status} ${a.exceptionType}`;
+    case 'invalid':
+      return `invalid: ${a.reason}`;
+  }
+}
