@@ -1,0 +1,30 @@
+/**
+ * A protocol sender for runtime unit tests under fake timers: records each event and answers it
+ * from a script (a function of the request). Integration tests use the real HTTP client and the
+ * reference server instead.
+ */
+import type { ProtocolSender, SendOutcome } from '../../src/protocol/client.js';
+import type { Endpoint, RequestBodies, ServerAnswer } from '../../src/protocol/types.js';
+
+export type Script = (endpoint: Endpoint, body: RequestBodies[Endpoint]) => ServerAnswer | 'unanswered';
+
+export class ScriptedSender implements ProtocolSender {
+  readonly sent: { endpoint: Endpoint; body: RequestBodies[Endpoint] }[] = [];
+  constructor(public script: Script) {}
+  send<E extends Endpoint>(endpoint: E, body: RequestBodies[E]): Promise<SendOutcome> {
+    this.sent.push({ endpoint, body });
+    const answer = this.script(endpoint, body);
+    const attempts = [{ attempt: 1, traceId: 'trace', status: 200, answered: answer !== 'unanswered', error: null, ms: 1 }];
+    return Promise.resolve({
+      eventId: body.event,
+      endpoint,
+      attempts,
+      result: answer === 'unanswered' ? { kind: 'unanswered', reason: 'scripted' } : { kind: 'answered', answer },
+    });
+  }
+  of<E extends Endpoint>(endpoint: E): RequestBodies[E][] {
+    return this.sent.filter((s) => s.endpoint === endpoint).map((s) => s.body as RequestBodies[E]);
+  }
+}
+
+export const waitForInput: ServerAnswer = { kind: 'command', command: { type: 'wait-for-input', displayMessages: ['Scan or PIN'] } };

@@ -1,0 +1,147 @@
+/**
+ * The runtime under fake timers: heartbeat cadence, door-open timeout, PIN idle timeout, pulse
+ * length and locks OFF on stop — driven with vi.advanceTimersByTimeAsync on simulated hardware.
+ */
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { pino } from 'pino';
+import { validateConfig } from '../../src/config/load.js';
+import type { StationConfig } from '../../src/config/schema.js';
+import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { StationRuntime } from '../../src/station/runtime.js';
+import { ScriptedSender, waitForInput } from '../support/scripted-sender.js';
+
+const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
+const BOX = (n: number) => `bbbbbbbb-bbbb-4bbb-8bbb-${String(n).padStart(12, '0')}`;
+
+function config(overrides: Record<string, unknown> = {}): StationConfig {
+  const { config, problems } = validateConfig(
+    {
+      station: { id: STATION, boxes: [1, 2, 3].map((n) => ({ number: n, id: BOX(n) })) },
+      server: { baseUrl: 'http://127.0.0.1:1' },
+      hardware: { kind: 'simulated', doorSpringMs: 100 },
+      ...overrides,
+    },
+    'test',
+  );
+  if (!config) throw new Error(JSON.stringify(problems));
+  return config;
+}
+
+async function started(cfg = config(), sender = new ScriptedSender(() => waitForInput)) {
+  const hardware = new SimulatedStation({ boxNumbers: [1, 2, 3], doorSpringMs: cfg.hardware.doorSpringMs, inputVoltage: 12, internetSignalStrength: 100 });
+  const runtime = new StationRuntime({ config: cfg, hardware, client: sender, log: pino({ level: 'silent' }) });
+  await runtime.start();
+  await vi.advanceTimersByTimeAsync(0);
+  return { runtime, hardware, sender };
+}
+
+beforeEach(() => {
+  vi.useFakeTimers();
+});
+afterEach(() => {
+  vi.useRealTimers();
+});
+
+describe('runtime timers', () => {
+  it('sends /state at start and then exactly once per heartbeat interval (spec default 30 s)', async () => {
+    const { sender, runtime } = await started();
+    expect(sender.of('state')).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(29_999);
+    expect(sender.of('state')).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sender.of('state')).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(60_000);
+    expect(sender.of('state')).toHaveLength(4);
+    const events = sender.of('state').map((b) => b.event);
+    expect(new Set(events).size).toBe(4); // a fresh eventId every time
+    for (const e of events) expect(e).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+    await runtime.stop();
+  });
+
+  it('a /state after a box opens restarts the heartbeat interval', async () => {
+    const sender = new ScriptedSender(() => waitForInput);
+    const { hardware, runtime } = await started(config(), sender);
+    await vi.advanceTimersByTimeAsync(10_000);
+    hardware.forceOpen(2);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sender.of('state')).toHaveLength(2);
+    expect(sender.of('state')[1]?.boxes).toContainEqual({ id: BOX(2), st: 'OPEN' });
+    await vi.advanceTimersByTimeAsync(29_999);
+    expect(sender.of('state')).toHaveLength(2);
+    await vi.advanceTimersByTimeAsync(1);
+    expect(sender.of('state')).toHaveLength(3);
+    await runtime.stop();
+  });
+
+  it('reports a jammed box as not opened after the door-open timeout', async () => {
+    const sender = new ScriptedSender((endpoint) =>
+      endpoint === 'item-identify' ? { kind: 'command', command: { type: 'box-open', boxes: [BOX(1)], displayMessages: [] } } : waitForInput,
+    );
+    const { hardware, runtime } = await started(config({ timing: { doorOpenTimeoutMs: 2_000 } }), sender);
+    hardware.locks.jammed.add(1);
+    hardware.scanBarcode('123');
+    await vi.advanceTimersByTimeAsync(1_999);
+    expect(hardware.locks.pulses).toEqual([{ box: 1, ms: 600 }]);
+    expect(sender.of('state')).toHaveLength(1);
+    await vi.advanceTimersByTimeAsync(1);
+    const last = sender.of('state').at(-1);
+    expect(last).toMatchObject({ st: 'DOWN', errorMessage: 'box 1 did not open' });
+    expect(last?.boxes).toContainEqual({ id: BOX(1), st: 'CLOSED' });
+    await runtime.stop();
+  });
+
+  it('energizes a lock for exactly the configured pulse, then OFF', async () => {
+    const sender = new ScriptedSender((endpoint) =>
+      endpoint === 'pin-enter' ? { kind: 'command', command: { type: 'box-open', boxes: [BOX(3)], displayMessages: [] } } : waitForInput,
+    );
+    const { hardware, runtime } = await started(config({ locks: { pulseMs: 500 } }), sender);
+    hardware.typePin('123456');
+    await vi.advanceTimersByTimeAsync(1);
+    expect(hardware.locks.isEnergized(3)).toBe(true);
+    await vi.advanceTimersByTimeAsync(498);
+    expect(hardware.locks.isEnergized(3)).toBe(true);
+    await vi.advanceTimersByTimeAsync(2);
+    expect(hardware.locks.isEnergized(3)).toBe(false);
+    await runtime.stop();
+  });
+
+  it('stop() drives the lock OFF in the middle of a pulse', async () => {
+    const sender = new ScriptedSender((endpoint) =>
+      endpoint === 'pin-enter' ? { kind: 'command', command: { type: 'box-open', boxes: [BOX(1)], displayMessages: [] } } : waitForInput,
+    );
+    const { hardware, runtime } = await started(config({ locks: { pulseMs: 2_000 } }), sender);
+    hardware.typePin('123456');
+    await vi.advanceTimersByTimeAsync(100);
+    expect(hardware.locks.isEnergized(1)).toBe(true);
+    const stopping = runtime.stop();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(hardware.locks.isEnergized(1)).toBe(false);
+    await vi.advanceTimersByTimeAsync(2_000);
+    await stopping;
+  });
+
+  it('clears a typed PIN after the idle timeout', async () => {
+    const { hardware, runtime } = await started(config({ timing: { pinIdleMs: 10_000 } }));
+    hardware.typePin('12', false);
+    await vi.advanceTimersByTimeAsync(0);
+    expect(hardware.display.lastShown()).toEqual(['Scan or PIN', 'PIN: **']);
+    await vi.advanceTimersByTimeAsync(10_000);
+    expect(runtime.snapshot().pin).toBe('');
+    expect(hardware.display.lastShown()).toEqual(['Scan or PIN']);
+    await runtime.stop();
+  });
+
+  it('an unhealthy device makes /state DOWN with its errorMessage at once', async () => {
+    const { hardware, sender, runtime } = await started();
+    hardware.barcode.setHealth(false, 'barcode scanner /dev/serial/by-id/usb-scanner missing');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(sender.of('state').at(-1)).toMatchObject({ st: 'DOWN', errorMessage: 'barcode scanner /dev/serial/by-id/usb-scanner missing' });
+    await runtime.stop();
+  });
+
+  it('/state carries inputVoltage and internetSignalStrength from the power sources', async () => {
+    const { sender, runtime } = await started();
+    expect(sender.of('state')[0]).toMatchObject({ station: STATION, inputVoltage: 12, internetSignalStrength: 100 });
+    await runtime.stop();
+  });
+});
