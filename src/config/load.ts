@@ -34,7 +34,7 @@ export function zodProblems(error: z.ZodError, prefix = ''): ConfigProblem[] {
 }
 
 /** Validate an already parsed config object. */
-export function validateConfig(raw: unknown, source: string): { config?: StationConfig; problems: ConfigProblem[] } {
+export function validateConfig(raw: unknown): { config?: StationConfig; problems: ConfigProblem[] } {
   const result = configSchema.safeParse(raw, { reportInput: true });
   if (result.success) return { config: result.data, problems: [] };
   return { problems: zodProblems(result.error) };
@@ -78,7 +78,7 @@ export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.en
 }
 
 export function loadConfigObject(raw: unknown, source: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
-  const { config, problems } = validateConfig(raw, source);
+  const { config, problems } = validateConfig(raw);
   const password = readPassword(config ?? partialStation(raw), env, problems);
   if (!config || problems.length > 0) throw new ConfigError(source, problems);
   return { config, password };

@@ -30,7 +30,7 @@ export async function runDemo(_args: string[]): Promise<number> {
   const serverUrl = await server.start();
   const origin = new URL(serverUrl).origin;
 
-  const { config, problems } = validateConfig(demoConfig(origin), 'built-in demo config');
+  const { config, problems } = validateConfig(demoConfig(origin));
   if (!config) throw new Error(`demo config invalid: ${JSON.stringify(problems)}`);
   const log = createLogger(config.log.level, await prettyStream());
   const hardware = new SimulatedStation({

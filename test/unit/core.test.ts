@@ -261,7 +261,7 @@ describe('refusals and duplicates', () => {
 describe('server commands that cannot be carried out', () => {
   const scanned = () => run(idle(), { type: 'scan', identifierType: 'BAR_CODE', value: 'A', at: 0 }).state;
   it.each([
-    ['malformed', { kind: 'invalid', reason: 'malformed command: boxes: no boxes' } as ServerAnswer, 'boxes: no boxes'],
+    ['malformed', { kind: 'invalid', reason: 'malformed command: boxes: no boxes' } satisfies ServerAnswer, 'boxes: no boxes'],
     ['foreign box id', cmd({ type: 'box-open', boxes: [FOREIGN], displayMessages: [] }), `box ${FOREIGN} is not this station's`],
     ['one foreign among own', cmd({ type: 'box-open', boxes: [B1, FOREIGN], displayMessages: [] }), 'is not this station'],
   ])('%s -> no box opened, next /state DOWN with errorMessage', (_name, answer, why) => {

@@ -21,7 +21,6 @@ function config(overrides: Record<string, unknown> = {}): StationConfig {
       hardware: { kind: 'simulated', doorSpringMs: 100 },
       ...overrides,
     },
-    'test',
   );
   if (!config) throw new Error(JSON.stringify(problems));
   return config;
