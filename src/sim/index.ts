@@ -10,3 +10,4 @@ export * from './seed.js';
 export * from './messages.js';
 export * from './errors.js';
 export type * from './types.js';
+export { runSimServerCli, describeData, SIM_SERVER_USAGE, type SimCliIo } from './cli.js';
