@@ -3,7 +3,7 @@
  * 127.0.0.1, no retries, every header under the test's control.
  */
 import { randomUUID } from 'node:crypto';
-import type { BoxStatus, Endpoint, IdentifierType } from '../../src/protocol/types.js';
+import type { BoxStatus, IdentifierType } from '../../src/protocol/types.js';
 import type { SimStation } from '../../src/sim/types.js';
 
 export interface PostOptions {
@@ -35,7 +35,8 @@ export class SimStationClient {
     readonly station: SimStation,
   ) {}
 
-  async post(endpoint: Endpoint | string, fields: Record<string, unknown> = {}, opts: PostOptions = {}): Promise<Reply> {
+  /** `endpoint` is a path under the base URL: one of the four, or anything else to test 404s. */
+  async post(endpoint: string, fields: Record<string, unknown> = {}, opts: PostOptions = {}): Promise<Reply> {
     const eventId = opts.eventId ?? randomUUID();
     const headers: Record<string, string> = {
       'content-type': opts.contentType ?? 'application/json',
