@@ -112,7 +112,10 @@ export class ReferenceServer {
     return this.#url;
   }
 
-  /** Every request received (newest maxRecords), in the order the server acted on them. */
+  /**
+   * Every request received (newest maxRecords), in the order the server acted on them. A live
+   * read-only view, not a copy: hold on to a record, not to the array, across requests.
+   */
   get requests(): readonly RequestRecord[] {
     return this.#records;
   }
@@ -328,6 +331,7 @@ export class ReferenceServer {
 
     const now = this.#now();
     const cache = this.#events.get(station.id) ?? new Map<string, CachedAnswer>();
+    this.#events.set(station.id, cache);
     const prior = cache.get(v.request.body.event);
     if (prior !== undefined) {
       if (prior.endpoint !== endpoint || !isDeepStrictEqual(prior.body, v.request.body)) {
