@@ -417,10 +417,15 @@ function onUnanswered(ctx: Ctx, endpoint: Endpoint, reason: string): void {
   }
 }
 
-/** Send the owed /state if the queue is free. */
+/**
+ * Send the owed /state if the queue is free. While pulsed doors are still opening it waits (at most
+ * doorOpenTimeoutMs): a /state then would report the box CLOSED, which a server reads as "closed
+ * again, action done".
+ */
 function flushState(ctx: Ctx): void {
   const { s, config, fx } = ctx;
   if (!s.stateOwed || s.inFlight !== null) return;
+  if (s.mode.kind === 'opening' && s.mode.pending.length > 0) return;
   const errors = [...Object.values(s.faults), ...s.pendingErrors];
   s.reportingErrors = s.pendingErrors;
   s.pendingErrors = [];

@@ -15,7 +15,7 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 describe('protocol client', () => {
   it('sends the spec headers, a fresh trace id per request and a fresh lowercase UUIDv4 per event', async () => {
     h = await startHarness({ server: { acceptLanguage: 'cs-CZ, cs;q=0.9' } });
-    await until(() => h!.server.requests.length >= 1 && h!.server.requests[0]!.status !== null, 'first /state');
+    await until(() => h!.station.runtime.snapshot().mode.kind === 'idle', 'idle');
     h.sim.scanBarcode(SEED_BARCODES[0]);
     await h.server.waitForRequest((r) => r.endpoint === 'item-identify');
     const records = h.server.requests;

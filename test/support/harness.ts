@@ -29,7 +29,12 @@ export interface Harness {
   stop(): Promise<void>;
 }
 
-export type HarnessOverrides = Omit<Partial<ConfigInput>, 'station'>;
+export interface HarnessOverrides {
+  readonly server?: Partial<ConfigInput['server']>;
+  readonly timing?: ConfigInput['timing'];
+  readonly locks?: ConfigInput['locks'];
+  readonly messages?: ConfigInput['messages'];
+}
 
 export async function startHarness(
   overrides: HarnessOverrides = {},

@@ -370,3 +370,13 @@ describe('technician open', () => {
     expect(pulses(step(s, { type: 'technician-open', boxId: B1 }).fx)).toEqual([]);
   });
 });
+
+describe('heartbeat while doors open', () => {
+  it('a heartbeat due while pulsed doors are opening waits for the door outcome', () => {
+    let r = run(idle(), { type: 'scan', identifierType: 'BAR_CODE', value: 'A', at: 0 }, answered('item-identify', cmd({ type: 'box-open', boxes: [B1], displayMessages: [] })));
+    r = run(r.state, { type: 'timer', timer: 'heartbeat' });
+    expect(sends(r.fx)).toEqual([]);
+    r = run(r.state, { type: 'door', boxId: B1, state: 'OPEN' });
+    expect(sends(r.fx)).toEqual([expect.objectContaining({ endpoint: 'state', boxes: [{ id: B1, st: 'OPEN' }, { id: B2, st: 'CLOSED' }] })]);
+  });
+});
