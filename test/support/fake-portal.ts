@@ -73,7 +73,8 @@ export interface FakeSearchItem {
   readonly name: string;
 }
 
-export type Interceptor = (req: RecordedRequest) => { status: number; body?: unknown } | undefined;
+/** `text` sends a raw text/plain body instead of JSON. */
+export type Interceptor = (req: RecordedRequest) => { status: number; body?: unknown; text?: string } | undefined;
 
 class Reject extends Error {
   constructor(
@@ -183,8 +184,9 @@ export class FakePortal {
     };
     this.requests.push(recorded);
     try {
-      const out = this.route(recorded);
-      send(res, out.status, out.body);
+      const out: ReturnType<Interceptor> = this.route(recorded);
+      if (out?.text !== undefined) res.writeHead(out.status, { 'content-type': 'text/plain' }).end(out.text);
+      else send(res, out?.status ?? 500, out?.body);
     } catch (e) {
       if (!(e instanceof Reject)) throw e;
       this.rejections.push({ method: recorded.method, path: recorded.path, status: e.status, reason: e.reason });
@@ -193,7 +195,7 @@ export class FakePortal {
     }
   }
 
-  private route(r: RecordedRequest): { status: number; body?: unknown } {
+  private route(r: RecordedRequest): ReturnType<Interceptor> {
     if (r.path === '/oauth/token') return this.token(r);
     this.bearer(r);
     const intercepted = this.interceptor?.(r);
