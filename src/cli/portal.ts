@@ -91,7 +91,8 @@ function parse(argv: string[]): { command: CommandName | undefined; values: Reco
   for (const c of Object.values(COMMANDS)) Object.assign(everything, c.options);
   const first = parseArgs({ args: argv, options: everything, allowPositionals: true, strict: true });
   const name = first.positionals[0];
-  if (name === undefined) return { command: undefined, values: first.values, positionals: [] };
+  // --help wins over everything else on the line, even a malformed command.
+  if (name === undefined || first.values['help'] === true) return { command: undefined, values: first.values, positionals: [] };
   if (!(name in COMMANDS)) throw new UsageError(`unknown command "${name}"`);
   const command = name as CommandName;
   const { values, positionals } = parseArgs({ args: argv, options: { ...GLOBAL, ...COMMANDS[command].options }, allowPositionals: true, strict: true });

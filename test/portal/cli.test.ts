@@ -188,6 +188,7 @@ describe('usage and config errors', () => {
     const r = await cli(['--help']);
     expect(r.code).toBe(0);
     expect(r.stdout).toContain('create-test-record --title T --fond N --department N');
+    expect((await cli(['search', '--help'])).code).toBe(0);
   });
 
   it('config problems exit 78: missing file, no portal section, invalid section, no credentials', async () => {

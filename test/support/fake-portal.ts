@@ -9,12 +9,12 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { z } from 'zod';
+import { doc, editationBody, fetchedUser, mainValueBody, uuid, valueBody, type FakeEditation, type FakeRecord, type ExternalUser, type FakeSearchItem } from './fake-portal-data.js';
 
 export const FAKE_CLIENT = { clientId: 'station-commissioning', clientSecret: 'cl1ent-S3CRET-do-not-log' } as const;
 export const FAKE_USER = { username: 'technician', password: 'us3r-PASSWORD-do-not-log' } as const;
 
 const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
 const posInt = /^[1-9][0-9]*$/;
 
 export interface RecordedRequest {
@@ -39,42 +39,11 @@ interface IssuedToken {
   revoked: boolean;
 }
 
-interface FakeSubfield {
-  id: string;
-  code: string;
-  value: unknown;
-}
-interface FakeField {
-  id: string;
-  code: string;
-  subfields: FakeSubfield[];
-}
-export interface FakeEditation {
-  id: string;
-  recordId: string;
-  kind: 'document' | 'authority';
-  fond: number;
-  query: Record<string, string>;
-  fields: FakeField[];
-  published: boolean;
-}
-export interface FakeRecord {
-  id: string;
-  kind: 'document' | 'authority';
-  fond: number;
-  fields: FakeField[];
-  phase?: string;
-  quickSets: { fieldId: string; subfieldId: string; value: unknown; form: 'template' | 'example' }[];
-}
-
-export interface FakeSearchItem {
-  readonly [key: string]: unknown;
-  readonly id: string;
-  readonly name: string;
-}
 
 /** `text` sends a raw text/plain body instead of JSON. */
 export type Interceptor = (req: RecordedRequest) => { status: number; body?: unknown; text?: string } | undefined;
+
+export type { FakeEditation, FakeRecord, FakeSearchItem };
 
 class Reject extends Error {
   constructor(
@@ -86,31 +55,6 @@ class Reject extends Error {
   }
 }
 
-const doc = (n: number, name: string, extra: Record<string, unknown> = {}): FakeSearchItem => ({
-  id: `00000000-0000-4000-8000-${String(n).padStart(12, '0')}`,
-  kindedId: 1000 + n,
-  name,
-  text: name,
-  subTitle: '',
-  type: 'document',
-  author: n % 2 === 0 ? 'Čapek, Karel' : null,
-  isbn: n % 3 === 0 ? `978-80-000-000${n % 10}` : null,
-  publisher: null,
-  publicationYear: 1900 + n,
-  fond: { id: n % 2 === 0 ? 1 : 53, name: 'Books', text: 'Books' },
-  status: { id: 4, text: 'Cataloguing finished' },
-  lastUpdateDate: '2024-03-01T10:00:00+01:00',
-  cover: null,
-  directoryId: 7,
-  exemplarable: true,
-  withForeignOccurrences: false,
-  volumeable: false,
-  periodical: false,
-  rating: null,
-  // Not in the spec: the client must ignore it.
-  unknownExtra: { nested: true },
-  ...extra,
-});
 
 export class FakePortal {
   readonly requests: RecordedRequest[] = [];
@@ -138,7 +82,7 @@ export class FakePortal {
   ];
   exemplars: FakeSearchItem[] = [{ id: '00000000-0000-4000-a000-000000000001', name: 'Book number 1', barCode: '2500012345', document: { id: doc(1, '').id } }];
   users: FakeSearchItem[] = [{ id: '00000000-0000-4000-b000-000000000001', name: 'Novák, Jan', text: 'Novák, Jan' }];
-  externalUsers = new Map<string, { id: number; firstName: string; lastName: string; cardNumber: string }>([
+  externalUsers = new Map<string, ExternalUser>([
     ['ext-1001', { id: 42, firstName: 'Jan', lastName: 'Novák', cardNumber: 'C-0001001' }],
   ]);
 
@@ -352,49 +296,9 @@ export class FakePortal {
     const ed: FakeEditation = { id: `ed-${this.editations.size + 1}-${randomUUID().slice(0, 8)}`, recordId: randomUUID(), kind, fond: Number(q['fond']), query: q, fields: [], published: false };
     if (completion !== 'false') ed.fields.push({ id: randomUUID(), code: '245', subfields: [{ id: randomUUID(), code: 'a', value: null }] });
     this.editations.set(ed.id, ed);
-    return { status: 200, body: this.editationBody(ed) };
+    return { status: 200, body: editationBody(ed) };
   }
 
-  private editationBody(ed: FakeEditation): unknown {
-    return {
-      id: ed.id,
-      text: 'New record',
-      recordId: ed.recordId,
-      directoryId: 1,
-      type: ed.kind,
-      draft: !ed.published,
-      revisionSaved: ed.published,
-      fond: { id: ed.fond, text: `Fond ${ed.fond}` },
-      fields: ed.fields.map((f, rep) => ({
-        id: f.id,
-        fieldRepetition: rep,
-        ind1: ' ',
-        ind2: ' ',
-        empty: f.subfields.every((s) => s.value === null),
-        marcId: `${f.code}#0`,
-        text: '',
-        code: f.code,
-        typeId: `D.${f.code}`,
-        fieldTypeText: 'Title',
-        fields: f.subfields.map((s) => ({
-          id: s.id,
-          value: null,
-          empty: s.value === null,
-          marcId: `${f.code}#0.${s.code}#0`,
-          text: '',
-          url: false,
-          ofRecord: false,
-          raw: null,
-          recordId: null,
-          typeId: `D.${f.code}.${s.code}`,
-          code: s.code,
-          fieldTypeText: 'Main title',
-          somethingNew: 1,
-        })),
-      })),
-      editorsOnline: [],
-    };
-  }
 
   private editation(r: RecordedRequest, editationId: string, rest: string[]): { status: number; body?: unknown } {
     const ed = this.editations.get(decodeURIComponent(editationId));
@@ -492,45 +396,12 @@ export class FakePortal {
     this.query(r, []);
     const { identifier } = this.json(r, identifierBody);
     const u = this.externalUsers.get(identifier);
-    const item = u && {
-      id: u.id,
-      active: true,
-      readerAccounts: [{ readerCategory: { id: 'ADULT', text: 'Adult' }, cardNumber: u.cardNumber, registrationDate: '2024-01-01T00:00:00+01:00', registrationExpirationDate: '2025-01-01T00:00:00+01:00' }],
-      editorAccounts: null,
-      emails: [{ value: 'jan.novak@example.org', source: { id: 'EXTERNAL', text: 'External' } }],
-      phoneNumbers: [{ value: '+420 123 456 789', smsCapable: true, source: { id: 'EXTERNAL', text: 'External' } }],
-      addresses: [{ permanent: true, mailing: true, street: 'Main 1', city: 'Brno', state: 'CZ', postalCode: '60200' }],
-      username: null,
-      readableDepartments: null,
-      firstName: u.firstName,
-      lastName: u.lastName,
-      prefixDegree: null,
-      suffixDegree: null,
-      birthDate: '1990-05-01T00:00:00+02:00',
-      guId: null,
-      netId: identifier,
-      openidId: null,
-      bakalariId: null,
-      edookitId: null,
-      edupageId: null,
-      jobName: null,
-      jobAddress: null,
-      educationLevel: null,
-      schoolClass: null,
-      identityCardNumber: null,
-      kind: 'PERSON',
-    };
+    const item = u && fetchedUser(u, identifier);
     return { status: 200, body: { responseType: 'FinishedUserFetchResponse', text: 'Finished', finished: true, items: item ? [{ item }] : [] } };
   }
 }
 
 const identifierBody = z.strictObject({ identifier: z.string().min(1) });
-/** Value shapes for standard and simple-authority subfields. */
-const valueBody = z.strictObject({ value: z.union([z.string(), z.strictObject({ id: uuid }), z.strictObject({ fieldLabel: z.string() })]) });
-/** Value shapes for a complex authority (`main`) subfield. */
-const mainValueBody = z.strictObject({
-  value: z.union([z.strictObject({ id: uuid }), z.strictObject({ fieldLabels: z.record(z.string().regex(/^D\.[0-9]{3}\.[a-z0-9]$/), z.string()) })]),
-});
 
 function send(res: ServerResponse, status: number, body: unknown): void {
   if (body === undefined) {
