@@ -6,6 +6,7 @@
 import { VERSION } from '../version.js';
 
 const USAGE = `usage: stationctl <command> [...]
+  portal ...           library portal commissioning commands (stationctl portal --help)
   --version            print the software version`;
 
 export async function runStationctl(argv: string[]): Promise<number> {
@@ -21,9 +22,13 @@ export async function runStationctl(argv: string[]): Promise<number> {
     case 'help':
       console.log(USAGE);
       return cmd === undefined ? 2 : 0;
+    case 'portal': {
+      const { runPortalCli } = await import('./portal.js');
+      return runPortalCli(argv.slice(1), { stdout: process.stdout, stderr: process.stderr, env: process.env });
+    }
     default:
       console.error(`stationctl: unknown command "${cmd}"\n${USAGE}`);
-      return Promise.resolve(2);
+      return 2;
   }
 }
 
