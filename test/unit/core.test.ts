@@ -213,6 +213,18 @@ describe('PIN entry', () => {
     expect(r.fx).toContainEqual({ type: 'display', lines: config.messages.pinLength });
   });
 
+  it('typing goes on while a heartbeat is in flight; Enter then is refused and keeps the PIN', () => {
+    let r = run(idle(), { type: 'timer', timer: 'heartbeat' }, ...'123456'.split('').map(digit));
+    expect(r.state.inFlight).toBe('state');
+    expect(r.state.pin).toBe('123456');
+    r = run(r.state, { type: 'key', key: { kind: 'enter' } });
+    expect(sends(r.fx)).toEqual([]);
+    expect(r.fx).toContainEqual({ type: 'display', lines: config.messages.busy });
+    expect(r.state.pin).toBe('123456');
+    r = run(r.state, answered('state', waitForInput()), { type: 'key', key: { kind: 'enter' } });
+    expect(sends(r.fx)).toEqual([{ endpoint: 'pin-enter', pin: '123456' }]);
+  });
+
   it('is cleared after the idle timeout', () => {
     let r = run(idle(), digit('9'));
     expect(r.fx).toContainEqual({ type: 'start-timer', timer: 'pin-idle', ms: 20_000 });
