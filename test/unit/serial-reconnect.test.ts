@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
-import { backoffDelay } from '../../src/devices/input/reconnect.js';
+import { backoffDelay, Reconnector } from '../../src/devices/input/reconnect.js';
 import type { SerialEvents, SerialLink, SerialOpener } from '../../src/devices/serial/link.js';
 import { SerialScanner } from '../../src/devices/serial/scanner.js';
 import { DeviceError } from '../../src/errors.js';
@@ -182,5 +182,37 @@ describe('SerialScanner idle gap', () => {
     await vi.advanceTimersByTimeAsync(0);
     expect(scans).toEqual(['CD']);
     await s.close();
+  });
+});
+
+describe('Reconnector edge cases', () => {
+  it('a link lost while its open() is still pending is treated as down, and stale losses are ignored', async () => {
+    const events: string[] = [];
+    let opens = 0;
+    const losses: Array<(r: string) => void> = [];
+    const r = new Reconnector({
+      name: 'x',
+      backoff: { initialMs: 100, maxMs: 100, factor: 2 },
+      openTimeoutMs: 1000,
+      log,
+      open: (lost) => {
+        opens++;
+        losses.push(lost);
+        if (opens === 1) lost('gone during open'); // e.g. close fired before open's callback
+        return Promise.resolve({ close: () => Promise.resolve() });
+      },
+      onUp: () => events.push('up'),
+      onDown: (reason) => events.push(`down: ${reason}`),
+    });
+    await r.start();
+    expect(events).toEqual(['down: gone during open']);
+    await vi.advanceTimersByTimeAsync(100);
+    expect(events).toEqual(['down: gone during open', 'up']);
+    losses[0]!('late loss of the first link'); // stale generation: ignored
+    expect(events).toHaveLength(2);
+    losses[1]!('unplugged');
+    losses[1]!('unplugged twice'); // one loss per link
+    expect(events).toEqual(['down: gone during open', 'up', 'down: unplugged']);
+    await r.stop();
   });
 });

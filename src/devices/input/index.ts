@@ -39,6 +39,13 @@ export interface InputDevices {
 
 type Startable = { start(): Promise<void>; close(): Promise<void> };
 
+/** Kernel names that change with plug order; a profile should use /dev/serial/by-id/… or a udev symlink. */
+const UNSTABLE_SERIAL = /^\/dev\/tty(USB|ACM)\d+$/;
+
+function warnUnstable(path: string, where: string, log: Logger): void {
+  if (UNSTABLE_SERIAL.test(path)) log.warn({ path, where }, 'serial path is not stable across replugs: use /dev/serial/by-id/… or a udev symlink');
+}
+
 export async function createInputDevices(profile: InputProfile, log: Logger): Promise<InputDevices> {
   const built: Startable[] = [];
   const keep = <T extends Startable>(d: T): T => {
@@ -50,6 +57,7 @@ export async function createInputDevices(profile: InputProfile, log: Logger): Pr
       const dlog = log.child({ component: 'scanner' });
       switch (s.kind) {
         case 'serial':
+          warnUnstable(s.path, 'scanners', log);
           return keep(
             new SerialScanner({
               identifierType: s.identifierType,
@@ -100,6 +108,7 @@ export async function createInputDevices(profile: InputProfile, log: Logger): Pr
     let display: Display;
     switch (d.kind) {
       case 'serial':
+        warnUnstable(d.path, 'display', log);
         display = keep(
           new SerialDisplay({
             port: { path: d.path, baudRate: d.baudRate, dataBits: d.dataBits, parity: d.parity, stopBits: d.stopBits },
