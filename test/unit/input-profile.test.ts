@@ -1,6 +1,7 @@
 /** The profile sections scanners/keypad/display: defaults, hex USB ids, pass-through, problems with paths. */
 import { describe, expect, it } from 'vitest';
-import { inputProfileSchema } from '../../src/devices/input/index.js';
+import { z } from 'zod';
+import { hidKeypadSchema, inputProfileObject, inputProfileSchema, refineInputProfile, type InputProfile } from '../../src/devices/input/index.js';
 
 describe('inputProfileSchema', () => {
   it('empty profile: no scanners, no keypad, a 20×4 terminal display', () => {
@@ -80,5 +81,31 @@ describe('inputProfileSchema', () => {
       'display.protocol.rowStart: needs one entry per row (4)',
       'keypad: the keypad matches the same device as a HID scanner',
     ]);
+  });
+});
+
+describe('composing into a board profile (what src/devices/board.ts does)', () => {
+  // A stand-in for the GPIO engineer's own matrix keypad schema.
+  const matrix = z.strictObject({ kind: z.literal('gpio-matrix'), rows: z.array(z.number()), columns: z.array(z.number()) });
+  const board = z
+    .strictObject({
+      name: z.string(),
+      ...inputProfileObject.shape,
+      keypad: z.discriminatedUnion('kind', [hidKeypadSchema, matrix]).nullable().default(null),
+    })
+    .superRefine(refineInputProfile);
+
+  it('spreads the sections, validates the matrix keypad strictly, keeps the cross-device checks', () => {
+    const ok = board.parse({ name: 'pi4', keypad: { kind: 'gpio-matrix', rows: [1, 2], columns: [3] } });
+    // The result is what createInputDevices takes.
+    const sections: InputProfile = ok;
+    expect(sections.keypad).toEqual({ kind: 'gpio-matrix', rows: [1, 2], columns: [3] });
+    expect(board.safeParse({ name: 'x', keypad: { kind: 'gpio-matrix', rows: [] } }).error?.issues[0]?.path).toEqual(['keypad', 'columns']);
+    const dup = board.safeParse({
+      name: 'x',
+      scanners: [{ kind: 'serial', identifierType: 'RFID', path: '/dev/a' }],
+      display: { kind: 'serial', path: '/dev/a' },
+    });
+    expect(dup.error?.issues.map((i) => i.path.join('.'))).toEqual(['display.path']);
   });
 });

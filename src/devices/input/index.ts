@@ -10,6 +10,10 @@
  *
  * `keypad.kind === "gpio-matrix"` is not built here: the result's `keypad` is then null and
  * board.ts builds the matrix keypad from that same section.
+ *
+ * Validation: use `inputProfileSchema` for the three sections alone, or compose them into the
+ * board profile: `z.strictObject({ ...boardKeys, ...inputProfileObject.shape, keypad: <hid |
+ * own matrix schema> }).superRefine(refineInputProfile)` (see test/unit/input-profile.test.ts).
  */
 import type { Logger } from 'pino';
 import { SerialDisplay } from '../display/serial-display.js';
@@ -22,6 +26,8 @@ import type { InputProfile } from './schema.js';
 
 export {
   inputProfileSchema,
+  inputProfileObject,
+  refineInputProfile,
   scannerSchema,
   keypadSchema,
   displaySchema,

@@ -145,40 +145,55 @@ export const terminalDisplaySchema = z.strictObject({
 
 export const displaySchema = z.discriminatedUnion('kind', [serialDisplaySchema, terminalDisplaySchema]);
 
-export const inputProfileSchema = z
-  .strictObject({
-    /** Barcode and RFID readers; none = a station without scanners (PIN only). */
-    scanners: z.array(scannerSchema).max(8).default([]),
-    /** The PIN keypad, or null for none. */
-    keypad: keypadSchema.nullable().default(null),
-    display: displaySchema.prefault({ kind: 'terminal' }),
-  })
-  .superRefine((p, ctx) => {
-    const serialPaths = new Map<string, string>();
-    const claim = (path: string, where: (string | number)[]): void => {
-      const other = serialPaths.get(path);
-      if (other !== undefined) ctx.addIssue({ code: 'custom', path: where, message: `${path} is already used by ${other}`, input: path });
-      else serialPaths.set(path, where.join('.'));
-    };
-    const hidKeys = new Set<string>();
-    p.scanners.forEach((s, i) => {
-      if (s.kind === 'serial') return claim(s.path, ['scanners', i, 'path']);
-      const key = `${s.vendorId}:${s.productId}:${s.serialNumber ?? ''}:${s.path ?? ''}`;
-      if (hidKeys.has(key))
-        ctx.addIssue({ code: 'custom', path: ['scanners', i], message: 'two HID scanners match the same device: set serialNumber or path' });
-      hidKeys.add(key);
-    });
-    if (p.display.kind === 'serial') {
-      claim(p.display.path, ['display', 'path']);
-      const rs = p.display.protocol.rowStart;
-      if (rs && rs.length < p.display.rows)
-        ctx.addIssue({ code: 'custom', path: ['display', 'protocol', 'rowStart'], message: `needs one entry per row (${p.display.rows})` });
-    }
-    if (p.keypad?.kind === 'hid') {
-      const key = `${String(p.keypad.vendorId)}:${String(p.keypad.productId)}:${String(p.keypad.serialNumber ?? '')}:${String(p.keypad.path ?? '')}`;
-      if (hidKeys.has(key)) ctx.addIssue({ code: 'custom', path: ['keypad'], message: 'the keypad matches the same device as a HID scanner' });
-    }
+/** The three sections; board.ts may spread `.shape` into its own object (then re-apply refineInputProfile). */
+export const inputProfileObject = z.strictObject({
+  /** Barcode and RFID readers; none = a station without scanners (PIN only). */
+  scanners: z.array(scannerSchema).max(8).default([]),
+  /** The PIN keypad, or null for none. */
+  keypad: keypadSchema.nullable().default(null),
+  display: displaySchema.prefault({ kind: 'terminal' }),
+});
+
+type ProfileSections = z.output<typeof inputProfileObject>;
+
+/**
+ * Checks across devices: no serial path used twice, no two HID devices matching the same
+ * device, one rowStart entry per display row. Usable as `.superRefine(refineInputProfile)` on
+ * any object schema that contains the three sections.
+ */
+export function refineInputProfile(p: { scanners: ProfileSections['scanners']; display: ProfileSections['display']; keypad: unknown }, ctx: z.RefinementCtx): void {
+  const serialPaths = new Map<string, string>();
+  const claim = (path: string, where: (string | number)[]): void => {
+    const other = serialPaths.get(path);
+    if (other !== undefined) ctx.addIssue({ code: 'custom', path: where, message: `${path} is already used by ${other}`, input: path });
+    else serialPaths.set(path, where.join('.'));
+  };
+  const hidKeys = new Set<string>();
+  p.scanners.forEach((s, i) => {
+    if (s.kind === 'serial') return claim(s.path, ['scanners', i, 'path']);
+    const key = `${s.vendorId}:${s.productId}:${s.serialNumber ?? ''}:${s.path ?? ''}`;
+    if (hidKeys.has(key))
+      ctx.addIssue({ code: 'custom', path: ['scanners', i], message: 'two HID scanners match the same device: set serialNumber or path' });
+    hidKeys.add(key);
   });
+  if (p.display.kind === 'serial') {
+    claim(p.display.path, ['display', 'path']);
+    const rs = p.display.protocol.rowStart;
+    if (rs && rs.length < p.display.rows)
+      ctx.addIssue({ code: 'custom', path: ['display', 'protocol', 'rowStart'], message: `needs one entry per row (${p.display.rows})` });
+  }
+  const kp = p.keypad;
+  if (isHidKeypad(kp)) {
+    const key = `${kp.vendorId}:${kp.productId}:${kp.serialNumber ?? ''}:${kp.path ?? ''}`;
+    if (hidKeys.has(key)) ctx.addIssue({ code: 'custom', path: ['keypad'], message: 'the keypad matches the same device as a HID scanner' });
+  }
+}
+
+function isHidKeypad(k: unknown): k is z.output<typeof hidKeypadSchema> {
+  return typeof k === 'object' && k !== null && (k as { kind?: unknown }).kind === 'hid';
+}
+
+export const inputProfileSchema = inputProfileObject.superRefine(refineInputProfile);
 
 /** The sections as written in a profile (defaults optional). */
 export type InputProfileInput = z.input<typeof inputProfileSchema>;
