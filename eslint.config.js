@@ -25,6 +25,17 @@ export default tseslint.config(
     rules: { 'no-console': 'off' },
   },
   {
+    // Release bundle scripts: plain .mjs run by the host's (or the board's) node without a build
+    // step, outside the TypeScript project, so linted without type information.
+    files: ['scripts/bundle/**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      parserOptions: { project: false, projectService: false, program: null },
+      sourceType: 'module',
+      globals: Object.fromEntries(['console', 'process', 'performance', 'fetch', 'URL', 'setTimeout', 'clearTimeout'].map((g) => [g, 'readonly'])),
+    },
+  },
+  {
     files: ['test/**'],
     rules: {
       '@typescript-eslint/no-non-null-assertion': 'off',
