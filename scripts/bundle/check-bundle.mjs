@@ -47,29 +47,33 @@ const ELF_MACHINES = { 183: 'arm64', 40: 'arm', 62: 'x64', 3: 'ia32' };
 
 function checkIntegrity(manifest) {
   let bad = 0;
-  for (const f of manifest.files) {
-    const full = join(dir, f.path);
+  const problem = (path, detail) => {
+    report(false, 'integrity', path, detail);
+    bad++;
+  };
+  for (const [path, want] of Object.entries(manifest.checksums ?? {})) {
+    const full = join(dir, path);
     if (!existsSync(full)) {
-      report(false, 'integrity', f.path, 'missing');
-      bad++;
-      continue;
-    }
-    if (f.symlink !== undefined) {
-      const target = readlinkSync(full);
-      if (target !== f.symlink) {
-        report(false, 'integrity', f.path, `symlink to ${target}, manifest ${f.symlink}`);
-        bad++;
-      }
+      problem(path, 'missing');
       continue;
     }
     const data = readFileSync(full);
     const sum = createHash('sha256').update(data).digest('hex');
-    if (sum !== f.sha256 || data.length !== f.size) {
-      report(false, 'integrity', f.path, `sha256 ${sum.slice(0, 12)}… size ${data.length}, manifest ${f.sha256.slice(0, 12)}… size ${f.size}`);
-      bad++;
-    }
+    const size = manifest.sizes?.[path];
+    if (sum !== want || (size !== undefined && data.length !== size)) problem(path, `sha256 ${sum.slice(0, 12)}… size ${data.length}, manifest ${want.slice(0, 12)}… size ${size}`);
   }
-  if (bad === 0) report(true, 'integrity', `${manifest.files.length} files match manifest.json`);
+  for (const [path, want] of Object.entries(manifest.symlinks ?? {})) {
+    let target = null;
+    try {
+      target = readlinkSync(join(dir, path));
+    } catch {
+      // missing or not a link
+    }
+    if (target !== want) problem(path, `symlink to ${target}, manifest ${want}`);
+  }
+  const count = Object.keys(manifest.checksums ?? {}).length;
+  if (count === 0) problem('manifest.json', 'no checksums');
+  else if (bad === 0) report(true, 'integrity', `${count} files and ${Object.keys(manifest.symlinks ?? {}).length} symlinks match manifest.json`);
 }
 
 function checkNode(manifest) {

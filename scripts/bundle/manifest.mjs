@@ -2,7 +2,8 @@
 /**
  * Checks a staged bundle's node_modules against the lockfile (production only), then writes its
  * manifest.json: what it is (name, version, arch, the Node major/ABI its addons are built for,
- * git commit) and the sha256 + size of every file.
+ * git commit) and the sha256 + size of every file (`checksums` is the format systemd/install.sh
+ * verifies).
  *
  *   node scripts/bundle/manifest.mjs <app dir> --arch A --node-version V --node-abi N --commit C
  *     --dirty true|false --commit-time EPOCH --built-at EPOCH --node-bundled 0|1
@@ -86,15 +87,21 @@ function elfMachine(file) {
 
 const pkg = JSON.parse(readFileSync(join(app, 'package.json'), 'utf8'));
 const productionPackages = checkProductionTree(values.lock, pkg);
-const files = walk(app)
-  .filter((f) => f !== 'manifest.json')
-  .map((path) => {
-    const full = join(app, path);
-    const st = lstatSync(full);
-    if (st.isSymbolicLink()) return { path, symlink: readlinkSync(full) };
-    return { path, size: st.size, sha256: sha256(full), ...(st.mode & 0o111 ? { executable: true } : {}) };
-  });
-const addons = files.filter((f) => f.path.endsWith('.node')).map((f) => ({ ...f, machine: elfMachine(join(app, f.path)) }));
+const checksums = {};
+const sizes = {};
+const symlinks = {};
+for (const path of walk(app).filter((f) => f !== 'manifest.json')) {
+  const full = join(app, path);
+  const st = lstatSync(full);
+  if (st.isSymbolicLink()) symlinks[path] = readlinkSync(full);
+  else {
+    checksums[path] = sha256(full);
+    sizes[path] = st.size;
+  }
+}
+const addons = Object.keys(checksums)
+  .filter((path) => path.endsWith('.node'))
+  .map((path) => ({ path, machine: elfMachine(join(app, path)), size: sizes[path], sha256: checksums[path] }));
 const nodeVersion = values['node-version'];
 const commitTime = Number(values['commit-time']);
 
@@ -115,11 +122,17 @@ const manifest = {
   git: { commit: values.commit ?? 'unknown', dirty: values.dirty === 'true', commitTime: Number.isFinite(commitTime) ? new Date(commitTime * 1000).toISOString() : null },
   builtAt: new Date(values['built-at'] ? Number(values['built-at']) * 1000 : Date.now()).toISOString(),
   builtWith: { node: process.version, host: `${process.platform}-${process.arch}` },
+  // What systemd/install.sh reads (its documented format): the Node major the addons need and
+  // the sha256 of every regular file, by path in the bundle.
+  nodeMajor: Number(nodeVersion.split('.')[0]),
   dependencies: pkg.dependencies,
   productionPackages,
   addons,
-  files,
+  checksums,
+  sizes,
+  // node_modules/.bin links: not files of their own, recorded by target.
+  symlinks,
 };
 writeFileSync(join(app, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
-const total = files.reduce((n, f) => n + (f.size ?? 0), 0);
-console.log(`manifest: ${files.length} files, ${(total / 1048576).toFixed(1)} MiB, ${addons.length} addons, ${productionPackages} production packages, no dev dependencies`);
+const total = Object.values(sizes).reduce((n, size) => n + size, 0);
+console.log(`manifest: ${Object.keys(checksums).length} files + ${Object.keys(symlinks).length} symlinks, ${(total / 1048576).toFixed(1)} MiB, ${addons.length} addons, ${productionPackages} production packages, no dev dependencies`);
