@@ -136,13 +136,20 @@ add_node() {
   cp "$T_NODE_DIR/LICENSE" "$APP/node/LICENSE"
 }
 
+# The newest glibc symbol version any addon needs (epoll, built against Debian bookworm's
+# cross libc, needs 2.34: fine on Pi OS bookworm's 2.36, not on bullseye's 2.31).
+glibc_min() {
+  find "$APP" -name '*.node' -type f -exec "$T_TRIPLET-objdump" -T {} + |
+    { grep -o 'GLIBC_[0-9.]*' || true; } | sed 's/^GLIBC_//' | sort -uV | tail -n 1
+}
+
 write_manifest() {
   local commit dirty=false
   commit=$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)
   [ -z "$(git -C "$ROOT" status --porcelain 2>/dev/null)" ] || dirty=true
   node "$ROOT/scripts/bundle/manifest.mjs" "$APP" --arch "$T_ARCH" --node-version "$T_NODE_VERSION" \
     --node-abi "$(node_abi)" --commit "$commit" --dirty "$dirty" --commit-time "$SOURCE_DATE_EPOCH" --built-at "$BUILT_AT" \
-    --node-bundled "$WITH_NODE" --lock "$ROOT/package-lock.json"
+    --node-bundled "$WITH_NODE" --glibc-min "$(glibc_min)" --lock "$ROOT/package-lock.json"
 }
 
 # Sorted names, fixed owner and mtimes, gzip without a timestamp: the same inputs give the same bytes

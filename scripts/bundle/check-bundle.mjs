@@ -8,6 +8,7 @@
  * Checks, each reported on its own line (all of them run; exit 1 if any failed):
  *   integrity  every file in manifest.json is present with its sha256 and size
  *   node       this node's major and ABI are the ones the addons were built for
+ *   glibc      this system's glibc is at least the newest version the addons need
  *   elf        every .node addon is an ELF of this process's architecture
  *   load       every .node addon loads (require of the file itself)
  *   isolated   no devDependency resolves from the bundle (a bundle unpacked inside a dev
@@ -83,6 +84,19 @@ function checkNode(manifest) {
   report(ok, 'node', `${process.version} ${process.arch} ABI ${abi}`, `bundle: node ${manifest.node.major}.x ABI ${manifest.node.abi} ${manifest.arch}`);
 }
 
+function compareVersions(a, b) {
+  const pa = a.split('.').map(Number);
+  const pb = b.split('.').map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) if ((pa[i] ?? 0) !== (pb[i] ?? 0)) return (pa[i] ?? 0) - (pb[i] ?? 0);
+  return 0;
+}
+
+function checkGlibc(manifest) {
+  if (!manifest.glibcMin) return;
+  const have = process.report.getReport().header.glibcVersionRuntime;
+  report(typeof have === 'string' && compareVersions(have, manifest.glibcMin) >= 0, 'glibc', `${have ?? 'not glibc'}`, `addons need >= ${manifest.glibcMin}`);
+}
+
 function checkAddon(file) {
   const rel = relative(dir, file).split(sep).join('/');
   const header = readFileSync(file).subarray(0, 20);
@@ -126,6 +140,7 @@ if (existsSync(manifestFile) && statSync(manifestFile).isFile()) {
   console.log(`bundle: ${manifest.name} ${manifest.version} linux-${manifest.arch}, commit ${manifest.git.commit.slice(0, 12)}${manifest.git.dirty ? ' (dirty)' : ''}`);
   checkIntegrity(manifest);
   checkNode(manifest);
+  checkGlibc(manifest);
 } else {
   report(false, 'integrity', 'manifest.json', 'missing');
 }

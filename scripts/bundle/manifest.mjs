@@ -6,7 +6,7 @@
  * verifies).
  *
  *   node scripts/bundle/manifest.mjs <app dir> --arch A --node-version V --node-abi N --commit C
- *     --dirty true|false --commit-time EPOCH --built-at EPOCH --node-bundled 0|1
+ *     --dirty true|false --commit-time EPOCH --built-at EPOCH --node-bundled 0|1 --glibc-min V
  *     --lock <repo package-lock.json>
  *
  * Runs with the host Node (no build step, no dependencies).
@@ -26,6 +26,7 @@ const { positionals, values } = parseArgs({
     dirty: { type: 'string' },
     'commit-time': { type: 'string' },
     'built-at': { type: 'string' },
+    'glibc-min': { type: 'string' },
     'node-bundled': { type: 'string' },
     lock: { type: 'string' },
   },
@@ -111,6 +112,8 @@ const manifest = {
   platform: 'linux',
   arch: values.arch,
   libc: 'glibc',
+  // The newest GLIBC_ symbol version the addons need: the board's glibc must be at least this.
+  glibcMin: values['glibc-min'] || null,
   node: {
     // The board's node must have this major (and so this ABI): epoll is compiled for it.
     major: Number(nodeVersion.split('.')[0]),
