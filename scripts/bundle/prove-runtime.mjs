@@ -20,7 +20,7 @@
  * Every wait has a generous timeout: emulated node is ~15x slower than the host's.
  */
 import { spawn } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -34,6 +34,18 @@ if (!['daemon', 'demo'].includes(mode ?? '') || !bundleArg || sep !== '--' || ru
 const bundle = resolve(bundleArg);
 const MAIN = join(bundle, 'dist/src/main.js');
 const started = performance.now();
+const tempDirs = [];
+const children = [];
+// On any exit (a failed check exits at once): no station left running, no temp folder left behind.
+process.on('exit', () => {
+  for (const c of children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
+  for (const d of tempDirs) rmSync(d, { recursive: true, force: true });
+});
+function tempDir(prefix) {
+  const d = mkdtempSync(join(tmpdir(), prefix));
+  tempDirs.push(d);
+  return d;
+}
 const secs = (from = started) => `${((performance.now() - from) / 1000).toFixed(1)}s`;
 const step = (msg) => console.log(`[${secs()}] ${msg}`);
 
@@ -44,7 +56,7 @@ function fail(msg, output = '') {
 }
 
 function childEnv(extra = {}) {
-  const home = mkdtempSync(join(tmpdir(), 'prove-home-'));
+  const home = tempDir('prove-home-');
   const emptyBin = join(home, 'bin');
   mkdirSync(emptyBin);
   return { PATH: emptyBin, HOME: home, LANG: 'C.UTF-8', ...extra };
@@ -54,6 +66,7 @@ function childEnv(extra = {}) {
 function startChild(args, env, stdin = 'ignore') {
   const [cmd, ...pre] = runner;
   const child = spawn(cmd, [...pre, MAIN, ...args], { cwd: bundle, env, stdio: [stdin, 'pipe', 'pipe'] });
+  children.push(child);
   const io = { out: '', err: '' };
   child.stdout.on('data', (d) => (io.out += d.toString()));
   child.stderr.on('data', (d) => (io.err += d.toString()));
@@ -96,7 +109,7 @@ function jsonLines(text) {
 async function proveDaemon() {
   const sim = await import(pathToFileURL(join(bundle, 'dist/src/sim/index.js')).href);
   const station = sim.DEMO_STATION;
-  const dir = mkdtempSync(join(tmpdir(), 'prove-daemon-'));
+  const dir = tempDir('prove-daemon-');
 
   // A bad config: exit 78 before any hardware is touched (systemd does not restart on it).
   const badFile = join(dir, 'bad.json');
