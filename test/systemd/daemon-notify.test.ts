@@ -4,8 +4,12 @@
  * $CREDENTIALS_DIRECTORY, the server is the reference server. What systemd would see: READY=1
  * (with MAINPID = the daemon) once the station is up, WATCHDOG=1 while it runs, STOPPING=1 on
  * SIGTERM and then exit 0 — and nothing at all for a bad config (exit 78).
+ *
+ * The run is repeated under the unit's own system-call filter and address-family restriction
+ * (support/sandbox-run.py, libseccomp), where python3-seccomp is installed: Node, the station,
+ * its HTTP client, name lookup and the systemd-notify child all work inside that sandbox.
  */
-import { spawn } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -15,10 +19,15 @@ import { STATION } from '../support/harness.js';
 import { startNotifyReceiver, type NotifyReceiver } from './support/notify-receiver.js';
 
 const MAIN = join(import.meta.dirname, '../../dist/src/main.js');
+const UNIT = join(import.meta.dirname, '../../systemd/pickup-station.service');
+const SANDBOX = join(import.meta.dirname, 'support/sandbox-run.py');
 const HAVE_TOOL = existsSync('/usr/bin/systemd-notify') || existsSync('/bin/systemd-notify');
+const HAVE_SECCOMP = spawnSync('/usr/bin/python3', ['-c', 'import seccomp'], { stdio: 'ignore' }).status === 0;
 
-function daemon(args: string[], env: NodeJS.ProcessEnv) {
-  const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env['PATH'], ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+function daemon(args: string[], env: NodeJS.ProcessEnv, sandboxed = false) {
+  const argv = [process.execPath, MAIN, ...args];
+  const [cmd, ...rest] = sandboxed ? ['/usr/bin/python3', SANDBOX, UNIT, ...argv] : argv;
+  const child = spawn(cmd!, rest, { env: { PATH: process.env['PATH'], ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -45,18 +54,22 @@ afterEach(async () => {
 });
 
 describe.skipIf(!HAVE_TOOL)('daemon under a (simulated) systemd notify socket', () => {
-  it('READY=1 after the station is up, WATCHDOG=1 while it runs, STOPPING=1 on SIGTERM, exit 0', async () => {
+  it.each([
+    { sandboxed: false, name: 'plain' },
+    ...(HAVE_SECCOMP ? [{ sandboxed: true, name: "under the unit's syscall filter and address families" }] : []),
+  ])('READY=1 after the station is up, WATCHDOG=1 while it runs, STOPPING=1 on SIGTERM, exit 0 ($name)', async ({ sandboxed }) => {
     server = new ReferenceServer({ stations: [STATION], ...defaultSeed(STATION) });
     const url = await server.start();
     const dir = mkdtempSync(join(tmpdir(), 'daemon-notify-'));
     writeFileSync(join(dir, 'station-password'), STATION.password);
     const file = join(dir, 'config.json');
-    writeFileSync(file, JSON.stringify({ station: { id: STATION.id, boxes: STATION.boxes.map((id, i) => ({ number: i + 1, id })) }, server: { baseUrl: new URL(url).origin } }));
+    writeFileSync(file, JSON.stringify({ station: { id: STATION.id, boxes: STATION.boxes.map((id, i) => ({ number: i + 1, id })) }, server: { baseUrl: `http://localhost:${new URL(url).port}` } }));
 
-    const p = daemon(['run', '--config', file], { CREDENTIALS_DIRECTORY: dir, NOTIFY_SOCKET: receiver.path, WATCHDOG_USEC: '2000000' });
+    const p = daemon(['run', '--config', file], { CREDENTIALS_DIRECTORY: dir, NOTIFY_SOCKET: receiver.path, WATCHDOG_USEC: '2000000' }, sandboxed);
     const ready = await receiver.waitFor((m) => m.split('\n').includes('READY=1'));
     expect(ready.split('\n')).toEqual(expect.arrayContaining([`MAINPID=${p.child.pid}`, expect.stringMatching(/^STATUS=running, version /)]));
-    // The first /state reaches the server: the station READY=1 announced is really running.
+    // (sandbox-run.py execs node: same PID.) The first /state reaches the server — by name, so
+    // getaddrinfo works without netlink: the station READY=1 announced is really running.
     await server.waitForRequest((r) => r.endpoint === 'state', 10_000);
 
     // Pings every WATCHDOG_USEC/2 = 1 s.
@@ -66,6 +79,7 @@ describe.skipIf(!HAVE_TOOL)('daemon under a (simulated) systemd notify socket', 
 
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
+    if (sandboxed) expect(p.err()).toMatch(/sandbox-run: \d+ system calls allowed; socket\(\) for AF_INET AF_INET6 AF_UNIX only/);
     const all = receiver.messages();
     const stopAt = all.findIndex((m) => m.split('\n').includes('STOPPING=1'));
     expect(stopAt).toBeGreaterThan(0);
