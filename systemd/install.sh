@@ -113,7 +113,10 @@ readonly UNIT_DEST="$ROOT/etc/systemd/system/$NAME.service"
 readonly UDEV_DEST="$ROOT/etc/udev/rules.d/99-$NAME.rules"
 readonly BIN="$ROOT/usr/local/bin"
 
-cleanup() { if [ -n "$TMP" ]; then rm -rf "$TMP"; fi; }
+cleanup() {
+  if [ -n "$TMP" ]; then rm -rf "$TMP"; fi
+  rm -rf "/var/tmp/$NAME-stage"
+}
 trap cleanup EXIT
 
 # --- the live system, or a record of what would be done to it --------------------------------
@@ -207,7 +210,9 @@ ensure_packages() {
   done
   [ "${#missing[@]}" -gt 0 ] || return 0
   say "installing Debian packages: ${missing[*]}"
-  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; then
+  # A fresh image may have no package lists yet: update once and retry.
+  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" &&
+    ! { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; }; then
     [ "$kind" = required ] && die "could not install ${missing[*]}"
     say "warning: could not install ${missing[*]} (offline?); the GPIO character-device backend needs gpioset from package gpiod"
   fi
@@ -299,15 +304,19 @@ build_from_source() {
   src="$(cd "$(dirname "$0")/.." && pwd)"
   if [ ! -f "$src/package.json" ] || [ ! -f "$src/tsconfig.build.json" ]; then die "not a source checkout ($src): use --bundle FILE"; fi
   ensure_packages required "${BUILD_PACKAGES[@]}"
-  [ "$LIVE" = 1 ] || die "building from source is not supported with --root; use --bundle"
   say "building in $src"
   (cd "$src" && npm ci --no-audit --no-fund && npm run build)
-  STAGE="$TMP/stage"
+  # A fixed staging path: node-gyp writes absolute paths into its build files, and a random one
+  # would make every rebuild differ from the installed release (no idempotent re-run).
+  STAGE="/var/tmp/$NAME-stage"
+  rm -rf "$STAGE"
   mkdir -p "$STAGE"
   cp -a "$src/dist" "$src/package.json" "$src/package-lock.json" "$src/systemd" "$STAGE/"
   [ -d "$src/hardware" ] && cp -a "$src/hardware" "$STAGE/"
   [ -f "$src/README.md" ] && cp -a "$src/README.md" "$STAGE/"
   (cd "$STAGE" && npm ci --omit=dev --no-audit --no-fund)
+  # Compiler intermediates are not needed at run time.
+  rm -rf "$STAGE"/node_modules/*/build/Release/obj.target "$STAGE"/node_modules/*/build/Release/.deps
   local version rev=""
   version="$(manifest_field "$STAGE/package.json" version)"
   if command -v git >/dev/null && git -C "$src" rev-parse --short HEAD >/dev/null 2>&1; then

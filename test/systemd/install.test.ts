@@ -113,7 +113,7 @@ const stat = (rel: string) => {
 const link = (rel: string) => readlinkSync(join(root, rel));
 const read = (rel: string) => readFileSync(join(root, rel), 'utf8');
 
-describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL)('install.sh into a throwaway root', () => {
+describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL)('install.sh into a throwaway root', { timeout: 90_000 }, () => {
   it('fresh install from a bundle: layout, modes, owners, accounts, and the commands it would run', () => {
     const pw = join(work, 'pw');
     writeFileSync(pw, PASSWORD);
