@@ -4,7 +4,8 @@ import { startStation } from './app.js';
 import { loadConfigFile } from './config/load.js';
 import { ConfigError, EXIT_CONFIG } from './errors.js';
 import { serveUntilSignal } from './lifecycle.js';
-import { createLogger } from './log.js';
+import { withTechnicianPort } from './debug/index.js';
+import { createLogger, LogRing } from './log.js';
 import { VERSION } from './version.js';
 
 export const DEFAULT_CONFIG_FILE = '/etc/pickup-station/config.json';
@@ -23,9 +24,12 @@ export async function runDaemon(args: string[]): Promise<number> {
     }
     throw e;
   }
-  const log = createLogger(loaded.config.log.level);
+  const ring = new LogRing(loaded.config.debug.logLines);
+  const log = createLogger(loaded.config.log.level, undefined, { ring });
   log.info({ version: VERSION, config: file, station: loaded.config.station.id, hardware: loaded.config.hardware.kind }, 'starting');
-  const station = await startStation({ config: loaded.config, password: loaded.password, log });
+  const start = (l: typeof loaded): ReturnType<typeof startStation> => startStation({ config: l.config, password: l.password, log });
+  // The technician port starts after the station and is closed before it (its stop() does both).
+  const { station } = await withTechnicianPort({ station: await start(loaded), loaded, configFile: file, env: process.env, log, ring, start });
   return serveUntilSignal(station, log);
 }
 
