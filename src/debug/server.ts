@@ -79,9 +79,8 @@ export function createTechnicianServer({ host, ring, log }: PortOptions): Server
         res.destroy();
         return;
       }
+      // (A 413 carries Connection: close: node discards the rest of the body and closes gracefully.)
       sendError(res, err);
-      // An oversized body is not read to its end: close the connection once the answer is out.
-      if (err.status === 413) res.on('finish', () => req.socket.destroy());
     });
   });
   // A small board: bound the sockets a client (or a scan of the network) can hold open.

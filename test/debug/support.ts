@@ -104,3 +104,46 @@ export const idle = (d: DebugHarness): Promise<true> =>
     const s = d.wp.station.runtime.snapshot();
     return s.mode.kind === 'idle' && s.inFlight === null;
   }, 'idle');
+
+export interface StreamReader {
+  readonly events: { readonly event: string; readonly data: Record<string, unknown> & { type?: string } }[];
+  /** Comment lines seen (": connected", ": keep-alive"). */
+  readonly comments: string[];
+  close(): void;
+}
+
+/** Read a server-sent event stream of the port the way the page does (fetch + streaming reader). */
+export async function readStream(d: DebugHarness, path: string, token = d.tokens.read): Promise<StreamReader> {
+  const ctl = new AbortController();
+  const res = await fetch(d.url + path, { headers: { authorization: `Bearer ${token}` }, signal: ctl.signal });
+  if (res.status !== 200 || !res.body) throw new Error(`stream ${path}: HTTP ${res.status}`);
+  const out: StreamReader = { events: [], comments: [], close: () => ctl.abort() };
+  const reader = res.body.getReader();
+  const decoder = new TextDecoder();
+  let buf = '';
+  void (async () => {
+    try {
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        buf += decoder.decode(value, { stream: true });
+        let i: number;
+        while ((i = buf.indexOf('\n\n')) >= 0) {
+          const block = buf.slice(0, i);
+          buf = buf.slice(i + 2);
+          let event = 'message';
+          let data = '';
+          for (const line of block.split('\n')) {
+            if (line.startsWith(':')) out.comments.push(line);
+            else if (line.startsWith('event: ')) event = line.slice(7);
+            else if (line.startsWith('data: ')) data += line.slice(6);
+          }
+          if (data !== '') out.events.push({ event, data: JSON.parse(data) as Record<string, unknown> });
+        }
+      }
+    } catch {
+      // aborted
+    }
+  })();
+  return out;
+}
