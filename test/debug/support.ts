@@ -118,7 +118,7 @@ export async function readStream(d: DebugHarness, path: string, token = d.tokens
   const res = await fetch(d.url + path, { headers: { authorization: `Bearer ${token}` }, signal: ctl.signal });
   if (res.status !== 200 || !res.body) throw new Error(`stream ${path}: HTTP ${res.status}`);
   const out: StreamReader = { events: [], comments: [], close: () => ctl.abort() };
-  const reader = res.body.getReader();
+  const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
   let buf = '';
   void (async () => {
