@@ -37,7 +37,7 @@ describe('GET /api/status', () => {
     d = await startDebugHarness();
     await idle(d);
     d.h.sim.scanBarcode(SEED_BARCODES[0]);
-    await until(() => d!.h.station.runtime.snapshot().mode.kind === 'closing', 'closing');
+    await until(() => d!.h.station.runtime.snapshot().mode.kind === 'closing' && !d!.h.sim.locks.isEnergized(1), 'closing, pulse over');
     const { status, body } = await d.call('GET', '/api/status', { token: d.tokens.read });
     expect(status).toBe(200);
     expect(body).toMatchObject({ version: VERSION, stationId: d.h.config.station.id, mode: 'closing', service: false, hardware: 'simulated' });
