@@ -14,6 +14,7 @@ import { box, until } from '../support/harness.js';
 import { idle, startDebugHarness, type DebugHarness } from '../debug/support.js';
 
 const CHROMIUM = '/usr/bin/chromium';
+const POLL = { timeout: 5_000, interval: 25 };
 const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts');
 
 let browser: Browser;
@@ -39,7 +40,7 @@ async function signIn(page: Page, token: string): Promise<void> {
   await page.fill('#token', token);
   await page.click('#connect');
   await page.waitForSelector('#app:not(.hidden)');
-  await page.waitForFunction(() => document.getElementById('conn')?.textContent === 'live');
+  await expect.poll(() => page.textContent('#conn'), POLL).toBe('live');
 }
 
 describe('technician page in headless Chromium', () => {
@@ -55,30 +56,30 @@ describe('technician page in headless Chromium', () => {
     await page.goto(`${d.url}/`);
     await page.fill('#token', 'pst_' + 'x'.repeat(43));
     await page.click('#connect');
-    await page.waitForFunction(() => document.getElementById('login-error')?.textContent === 'Token refused.');
+    await expect.poll(() => page.textContent('#login-error'), POLL).toBe('Token refused.');
     expect(await page.isHidden('#app')).toBe(true);
     expect(problems).toEqual(['Failed to load resource: the server responded with a status of 401 (Unauthorized)']);
     problems.length = 0;
 
     await signIn(page, d.tokens.service);
-    expect(await page.evaluate(() => sessionStorage.getItem('technicianToken'))).toBe(d.tokens.service);
+    expect(await page.evaluate("sessionStorage.getItem('technicianToken')")).toBe(d.tokens.service);
     expect(await page.locator('#boxes .box').count()).toBe(8);
     expect(await page.textContent('#box-1 .st')).toBe('CLOSED');
     expect(await page.textContent('#who')).toBe('alice (service)');
 
     // A deposit through the reference server: the box map, the display mirror and the timeline follow.
     d.h.sim.scanBarcode(SEED_BARCODES[0]);
-    await page.waitForFunction(() => document.querySelector('#box-1 .st')?.textContent === 'OPEN');
+    await expect.poll(() => page.textContent('#box-1 .st'), POLL).toBe('OPEN');
     const identify = await d.h.server.waitForRequest((r) => r.endpoint === 'item-identify');
     await until(() => d.wp.station.runtime.snapshot().mode.kind === 'closing', 'closing');
     const shown = d.h.sim.display.lastShown().join('\n');
-    await page.waitForFunction((text) => document.getElementById('lcd')?.textContent === text, shown);
-    await page.waitForFunction((trace) => [...document.querySelectorAll('#timeline .trace-id')].some((e) => e.textContent === `trace ${trace}`), identify.traceId);
-    await page.waitForFunction(() => (document.querySelector('#box-1 .last')?.textContent ?? '').startsWith('opened (deposit)'));
+    await expect.poll(() => page.textContent('#lcd'), POLL).toBe(shown);
+    await expect.poll(() => page.locator('#timeline .trace-id').allTextContents(), POLL).toContain(`trace ${identify.traceId}`);
+    await expect.poll(() => page.textContent('#box-1 .last'), POLL).toMatch(/^opened \(deposit\)/);
     expect(await page.getAttribute('#box-1', 'class')).toContain('open');
 
     d.h.sim.closeDoor(1);
-    await page.waitForFunction(() => document.querySelector('#box-1 .st')?.textContent === 'CLOSED');
+    await expect.poll(() => page.textContent('#box-1 .st'), POLL).toBe('CLOSED');
     await idle(d);
 
     // A service action behind its confirmation: cancel does nothing, confirm does it.
@@ -97,11 +98,11 @@ describe('technician page in headless Chromium', () => {
     await idle(d);
     await page.click('#box-3 button');
     await page.click('#confirm-ok');
-    await page.waitForFunction(() => document.querySelector('#box-3 .st')?.textContent === 'OPEN');
-    await page.waitForFunction(() => (document.querySelector('#box-3 .last')?.textContent ?? '').startsWith('opened (technician alice)'));
+    await expect.poll(() => page.textContent('#box-3 .st'), POLL).toBe('OPEN');
+    await expect.poll(() => page.textContent('#box-3 .last'), POLL).toMatch(/^opened \(technician alice\)/);
     expect(d.h.sim.locks.pulses.map((p) => p.box)).toEqual([1, 3]);
-    await page.waitForFunction(() => (document.getElementById('result')?.textContent ?? '').includes('"opened": true'));
-    await page.waitForFunction((id) => document.getElementById('station-id')?.textContent === id, d.h.config.station.id);
+    await expect.poll(() => page.textContent('#result'), POLL).toContain('"opened": true');
+    expect(await page.textContent('#station-id')).toBe(d.h.config.station.id);
 
     mkdirSync(ARTIFACTS, { recursive: true });
     await page.screenshot({ path: join(ARTIFACTS, 'technician-page.png'), fullPage: true });
