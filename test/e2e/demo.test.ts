@@ -22,7 +22,9 @@ describe('demo', () => {
     child.stdin.write('scan 31234000000017\n');
     await waitFor(/boxes: 1:OPEN/);
     child.stdin.write('close 1\n');
-    await waitFor(/boxes: 1:· 2:·/);
+    // Back at the prompt (the /state reporting the close answered), not merely the door closed:
+    // a PIN typed in between is refused as "close the box first".
+    await waitFor(/boxes: 1:· 2:·[\s\S]*│Scan an item/);
     child.stdin.write('pin 654321\n');
     await waitFor(/boxes: .*5:OPEN 6:OPEN/);
     child.stdin.write('status\n');
