@@ -41,8 +41,7 @@ export function createTechnicianServer({ host, ring, log }: PortOptions): Server
   const page: Page = loadPage();
   const routes: Route[] = [...readRoutes({ host, ring, streams: { open: 0 } }), ...actionRoutes({ host, log })];
 
-  const handle = async (req: IncomingMessage, res: ServerResponse, done: (who: Technician | null) => void): Promise<void> => {
-    const url = new URL(req.url ?? '/', 'http://station');
+  const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, done: (who: Technician) => void): Promise<void> => {
     const method = req.method ?? 'GET';
     if (url.pathname === '/healthz' && (method === 'GET' || method === 'HEAD')) return sendJson(res, 200, { ok: true });
     if (url.pathname === '/' && method === 'GET') {
@@ -68,13 +67,17 @@ export function createTechnicianServer({ host, ring, log }: PortOptions): Server
   const server = createServer((req, res) => {
     const started = performance.now();
     let who: Technician | null = null;
+    // A request target that is no URL ("//", "http://[") must be a 400, never a throw here: an
+    // exception in this callback would take the station down.
+    const url = URL.canParse(req.url ?? '/', 'http://station') ? new URL(req.url ?? '/', 'http://station') : null;
+    if (url === null) return sendJson(res, 400, { error: 'bad_request', message: 'the request target is not a URL' });
+    // Only the path is ever logged: a query may carry what must not be logged.
     res.on('finish', () => {
-      const path = new URL(req.url ?? '/', 'http://station').pathname;
-      log.debug({ method: req.method, path, status: res.statusCode, ms: Math.round(performance.now() - started), technician: who?.name ?? null }, 'technician port request');
+      log.debug({ method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started), technician: who?.name ?? null }, 'technician port request');
     });
-    handle(req, res, (w) => (who = w)).catch((e: unknown) => {
+    handle(req, res, url, (w) => (who = w)).catch((e: unknown) => {
       const err = e instanceof HttpError ? e : new HttpError(500, 'internal', 'internal error');
-      if (!(e instanceof HttpError)) log.error({ error: errorMessage(e), path: new URL(req.url ?? '/', 'http://station').pathname }, 'technician port handler failed');
+      if (!(e instanceof HttpError)) log.error({ error: errorMessage(e), path: url.pathname }, 'technician port handler failed');
       if (res.headersSent) {
         res.destroy();
         return;

@@ -4,6 +4,7 @@
  * JSON -> 400, a body that is not JSON -> 415, an action the current mode forbids -> 409 with the reason.
  */
 import { request } from 'node:http';
+import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SEED_PIN_MULTI } from '../../src/sim/index.js';
 import { until } from '../support/harness.js';
@@ -37,7 +38,30 @@ function chunkedPost(url: string, path: string, token: string, bytes: number): P
   });
 }
 
+/** Send raw bytes and return the status line of the answer. */
+function raw(url: string, text: string): Promise<string> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve, reject) => {
+    const s = connect(Number(port), hostname, () => s.write(text));
+    let got = '';
+    s.on('data', (c: Buffer) => {
+      got += c.toString();
+      if (got.includes('\r\n')) {
+        s.destroy();
+        resolve(got.split('\r\n')[0] ?? '');
+      }
+    });
+    s.on('error', reject);
+  });
+}
+
 describe('bad input', () => {
+  it('a request target that is not a URL -> 400; the station keeps running', async () => {
+    d = await startDebugHarness();
+    for (const target of ['//', 'http://[']) expect(await raw(d.url, `GET ${target} HTTP/1.1\r\nHost: x\r\n\r\n`)).toBe('HTTP/1.1 400 Bad Request');
+    expect((await d.call('GET', '/healthz')).status).toBe(200);
+  });
+
   it('a wrong token -> 401 with nothing but "unauthorized"', async () => {
     d = await startDebugHarness();
     const r = await d.call('GET', '/api/status', { token: 'pst_' + 'A'.repeat(43) });
