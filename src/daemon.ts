@@ -1,7 +1,7 @@
 /** The station daemon: config -> hardware -> runtime, until a signal. */
 import { parseArgs } from 'node:util';
-import { startStation } from './app.js';
-import { loadConfigFile } from './config/load.js';
+import { startStation, type Station } from './app.js';
+import { loadConfigFile, type LoadedConfig } from './config/load.js';
 import { ConfigError, EXIT_CONFIG } from './errors.js';
 import { serveUntilSignal } from './lifecycle.js';
 import { withTechnicianPort } from './debug/index.js';
@@ -27,7 +27,7 @@ export async function runDaemon(args: string[]): Promise<number> {
   const ring = new LogRing(loaded.config.debug.logLines);
   const log = createLogger(loaded.config.log.level, undefined, { ring });
   log.info({ version: VERSION, config: file, station: loaded.config.station.id, hardware: loaded.config.hardware.kind }, 'starting');
-  const start = (l: typeof loaded): ReturnType<typeof startStation> => startStation({ config: l.config, password: l.password, log });
+  const start = (l: LoadedConfig): Promise<Station> => startStation({ config: l.config, password: l.password, log });
   // The technician port starts after the station and is closed before it (its stop() does both).
   const { station } = await withTechnicianPort({ station: await start(loaded), loaded, configFile: file, env: process.env, log, ring, start });
   return serveUntilSignal(station, log);

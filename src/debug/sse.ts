@@ -54,3 +54,37 @@ export function openSse(res: ServerResponse, keepAliveMs: number): SseStream {
     },
   };
 }
+
+/** One parsed server-sent event (data is the JSON of its `data:` line). */
+export interface SseEvent {
+  readonly event: string;
+  readonly data: unknown;
+}
+
+/**
+ * Incremental parser for the streams above (stationctl, tests): feed text as it arrives, get the
+ * complete events. Comment lines (keep-alives) are passed to `onComment` if given, else skipped.
+ */
+export class SseParser {
+  private buf = '';
+  constructor(private readonly onComment?: (line: string) => void) {}
+
+  push(text: string): SseEvent[] {
+    this.buf += text;
+    const out: SseEvent[] = [];
+    let i: number;
+    while ((i = this.buf.indexOf('\n\n')) >= 0) {
+      const block = this.buf.slice(0, i);
+      this.buf = this.buf.slice(i + 2);
+      let event = 'message';
+      let data = '';
+      for (const line of block.split('\n')) {
+        if (line.startsWith(':')) this.onComment?.(line);
+        else if (line.startsWith('event: ')) event = line.slice(7);
+        else if (line.startsWith('data: ')) data += line.slice(6);
+      }
+      if (data !== '') out.push({ event, data: JSON.parse(data) as unknown });
+    }
+    return out;
+  }
+}

@@ -11,6 +11,7 @@ import { startStation } from '../../src/app.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { hashToken, newToken } from '../../src/debug/auth.js';
 import { withTechnicianPort, type WithPort } from '../../src/debug/index.js';
+import { SseParser } from '../../src/debug/sse.js';
 import { LogRing } from '../../src/log.js';
 import { STATION, startHarness, until, type Harness, type HarnessOverrides } from '../support/harness.js';
 
@@ -120,26 +121,13 @@ export async function readStream(d: DebugHarness, path: string, token = d.tokens
   const out: StreamReader = { events: [], comments: [], close: () => ctl.abort() };
   const reader = (res.body as ReadableStream<Uint8Array>).getReader();
   const decoder = new TextDecoder();
-  let buf = '';
+  const parser = new SseParser((line) => out.comments.push(line));
   void (async () => {
     try {
       for (;;) {
         const { done, value } = await reader.read();
         if (done) return;
-        buf += decoder.decode(value, { stream: true });
-        let i: number;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          let event = 'message';
-          let data = '';
-          for (const line of block.split('\n')) {
-            if (line.startsWith(':')) out.comments.push(line);
-            else if (line.startsWith('event: ')) event = line.slice(7);
-            else if (line.startsWith('data: ')) data += line.slice(6);
-          }
-          if (data !== '') out.events.push({ event, data: JSON.parse(data) as Record<string, unknown> });
-        }
+        for (const e of parser.push(decoder.decode(value, { stream: true }))) out.events.push({ event: e.event, data: e.data as Record<string, unknown> });
       }
     } catch {
       // aborted

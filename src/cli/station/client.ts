@@ -6,6 +6,7 @@
  * the token was refused, the action was refused (with the station's reason).
  */
 import { request, type IncomingMessage, type RequestOptions } from 'node:http';
+import { SseParser } from '../../debug/sse.js';
 
 export type Target = { readonly kind: 'url'; readonly url: string } | { readonly kind: 'socket'; readonly path: string };
 
@@ -100,22 +101,10 @@ export class PortClient {
     const res = await this.send('GET', path, undefined, 'text/event-stream');
     await PortClient.check(res);
     signal?.addEventListener('abort', () => res.destroy(), { once: true });
-    let buf = '';
+    const parser = new SseParser();
     try {
       for await (const chunk of res as AsyncIterable<Buffer>) {
-        buf += chunk.toString('utf8');
-        let i: number;
-        while ((i = buf.indexOf('\n\n')) >= 0) {
-          const block = buf.slice(0, i);
-          buf = buf.slice(i + 2);
-          let event = 'message';
-          let data = '';
-          for (const line of block.split('\n')) {
-            if (line.startsWith('event: ')) event = line.slice(7);
-            else if (line.startsWith('data: ')) data += line.slice(6);
-          }
-          if (data !== '') onEvent(event, JSON.parse(data));
-        }
+        for (const e of parser.push(chunk.toString('utf8'))) onEvent(e.event, e.data);
       }
     } catch (e) {
       if (!signal?.aborted) throw e;

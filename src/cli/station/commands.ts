@@ -9,7 +9,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { hashToken, newToken } from '../../debug/auth.js';
-import { DEFAULT_DEBUG_PORT, tokenScopeSchema } from '../../debug/config.js';
+import { DEFAULT_DEBUG_PORT, tokenEntrySchema, tokenScopeSchema } from '../../debug/config.js';
 import { PortClient, StationNotRunningError, StationRefusedError, TokenRefusedError, type Target } from './client.js';
 import { formatEvent, formatLogLine, formatSelfTest, formatStatus, formatStreamEvent, type SelfTestView, type StatusView } from './format.js';
 
@@ -224,7 +224,8 @@ function tokenNew(values: Record<string, unknown>, args: string[], io: Technicia
   const scope = tokenScopeSchema.safeParse(str(values['scope']) ?? 'read');
   if (!scope.success) throw new UsageError('--scope must be read or service');
   const name = str(values['name']) ?? `technician-${new Date().toISOString().slice(0, 10)}`;
-  if (!/^[A-Za-z0-9._@-]{1,64}$/.test(name)) throw new UsageError('--name must be 1-64 of A-Z a-z 0-9 . _ @ -');
+  const named = tokenEntrySchema.shape.name.safeParse(name);
+  if (!named.success) throw new UsageError(`--name ${named.error.issues[0]?.message ?? 'is invalid'}`);
   const token = newToken();
   const entry = { name, scope: scope.data, hash: hashToken(token) };
   if (values['json'] === true) io.stdout.write(`${JSON.stringify({ token, entry }, null, 2)}\n`);
