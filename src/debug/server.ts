@@ -8,7 +8,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
-import { chmod, unlink } from 'node:fs/promises';
+import { chmod, lstat, unlink } from 'node:fs/promises';
 import { errorMessage } from '../errors.js';
 import type { Logger, LogRing } from '../log.js';
 import { actionRoutes } from './actions.js';
@@ -91,8 +91,17 @@ export function createTechnicianServer({ host, ring, log }: PortOptions): Server
   return server;
 }
 
-/** Remove a socket file left by a previous run, but never one a running process answers on. */
+/**
+ * Remove a socket file left by a previous run, but never one a running process answers on, and
+ * never anything that is not a socket (a mistyped path must not delete a file).
+ */
 async function clearStaleSocket(path: string): Promise<void> {
+  const st = await lstat(path).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return null;
+    throw e;
+  });
+  if (st === null) return;
+  if (!st.isSocket()) throw new Error(`${path} exists and is not a socket; not touching it`);
   const alive = await new Promise<boolean>((resolve) => {
     const s = connect(path);
     s.once('connect', () => {
