@@ -10,7 +10,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken, newToken } from '../../src/debug/auth.js';
-import { ReferenceServer, defaultSeed, type RequestRecord } from '../../src/sim/index.js';
+import { ReferenceServer, SEED_BARCODES, defaultSeed, type RequestRecord } from '../../src/sim/index.js';
+import { idle, startDebugHarness } from '../debug/support.js';
 import { STATION, box } from '../support/harness.js';
 
 const MAIN = join(import.meta.dirname, '../../dist/src/main.js');
@@ -202,6 +203,32 @@ describe('stationctl service mode and self-test against a running station', () =
     expect(t.out).toContain('self-test passed');
     await ctl(['service', 'off']);
     await d.server.waitForRequest((q) => q.endpoint === 'state' && stateBody(q).st === 'UP', 5_000, { afterSeq: down.seq });
+  });
+});
+
+describe('stationctl over TCP (--url, $STATIONCTL_TOKEN)', () => {
+  it('status and events -f follow a deposit live', async () => {
+    const h = await startDebugHarness();
+    try {
+      await idle(h);
+      const env = { STATIONCTL_TOKEN: h.tokens.read, STATIONCTL_URL: h.url };
+      const st = await stationctl(['status'], { env });
+      expect(st.err).toBe('');
+      expect(st.out).toContain('signed in as reader-tech (read)');
+      const child = spawn(process.execPath, [CTL, 'events', '-f'], { env: { PATH: process.env['PATH'], ...env } });
+      let out = '';
+      child.stdout.on('data', (c: Buffer) => (out += c.toString()));
+      await sleep(300);
+      h.h.sim.scanBarcode(SEED_BARCODES[0]);
+      for (let i = 0; i < 200 && !/box 1 OPEN/.test(out); i++) await sleep(25);
+      expect(out).toMatch(/\/item-identify\s+box-open\s+attempts=1/);
+      expect(out).toContain('box 1 OPEN');
+      const exited = new Promise<number | null>((r) => child.once('exit', r));
+      child.kill('SIGINT');
+      expect(await exited).toBe(0);
+    } finally {
+      await h.stop();
+    }
   });
 });
 
