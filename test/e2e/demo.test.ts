@@ -27,6 +27,8 @@ describe('demo', () => {
     await waitFor(/boxes: 1:· 2:·[\s\S]*│Scan an item/);
     child.stdin.write('pin 654321\n');
     await waitFor(/boxes: .*5:OPEN 6:OPEN/);
+    // The doors are open, but the station is in "closing" only once the /state reporting them is answered.
+    await waitFor(/│Take your items from boxes 5, 6/);
     child.stdin.write('status\n');
     await waitFor('mode: closing');
     child.stdin.write('bogus\n');
