@@ -119,10 +119,12 @@ describe('POST /api/selftest', () => {
     await d.h.server.waitForRequest((q) => q.endpoint === 'state' && stateBody(q).boxes.filter((b) => b.st === 'OPEN').length === 7);
   });
 
-  it('stops testing when a reader event starts meanwhile (the box-by-box check)', async () => {
+  it('stops testing when service mode goes off meanwhile (checked before every box)', async () => {
     d = await startDebugHarness({ timing: { doorOpenTimeoutMs: 300 } });
     await idle(d);
     await d.call('POST', '/api/service', { body: { on: true } });
+    // Jammed doors make each box wait out doorOpenTimeoutMs: the test is still running when service mode goes off.
+    for (let n = 2; n <= 8; n++) d.h.sim.locks.jammed.add(n);
     const test = d.call('POST', '/api/selftest');
     await until(() => d!.h.sim.locks.pulses.length >= 1, 'first pulse');
     await d.call('POST', '/api/service', { body: { on: false } });

@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken, newToken } from '../../src/debug/auth.js';
 import { ReferenceServer, SEED_BARCODES, defaultSeed, type RequestRecord } from '../../src/sim/index.js';
 import { idle, startDebugHarness } from '../debug/support.js';
-import { STATION, box } from '../support/harness.js';
+import { STATION, box, until } from '../support/harness.js';
 
 const MAIN = join(import.meta.dirname, '../../dist/src/main.js');
 const CTL = join(import.meta.dirname, '../../dist/src/cli/stationctl.js');
@@ -127,10 +127,11 @@ describe('stationctl against a running station', () => {
     expect(logs.out.trim().split('\n')).toHaveLength(2);
     expect(logs.out).toMatch(/ (INFO|DEBUG|WARN) /);
 
-    const child = spawn(process.execPath, [CTL, 'logs', '-f', '-n', '0', '--json', '--socket', d.socket, '--token-file', d.serviceFile], { env: { PATH: process.env['PATH'] } });
+    const child = spawn(process.execPath, [CTL, 'logs', '-f', '-n', '1', '--json', '--socket', d.socket, '--token-file', d.serviceFile], { env: { PATH: process.env['PATH'] } });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    await sleep(300);
+    // Following once the backlog line arrived; what comes next must arrive live.
+    for (let i = 0; i < 400 && out === ''; i++) await sleep(25);
     await ctl(['service', 'off']); // an audit line at warn in the daemon's log
     for (let i = 0; i < 200 && !out.includes('technician action: service mode off'); i++) await sleep(25);
     expect(out).toContain('"technician":"alice"');
@@ -218,7 +219,7 @@ describe('stationctl over TCP (--url, $STATIONCTL_TOKEN)', () => {
       const child = spawn(process.execPath, [CTL, 'events', '-f'], { env: { PATH: process.env['PATH'], ...env } });
       let out = '';
       child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-      await sleep(300);
+      await until(() => h.wp.host.observer.subscribers === 1, 'stationctl subscribed', 10_000);
       h.h.sim.scanBarcode(SEED_BARCODES[0]);
       for (let i = 0; i < 200 && !/box 1 OPEN/.test(out); i++) await sleep(25);
       expect(out).toMatch(/\/item-identify\s+box-open\s+attempts=1/);
