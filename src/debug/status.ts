@@ -4,6 +4,7 @@
  */
 import type { StationConfig } from '../config/schema.js';
 import type { Device, DoorState } from '../devices/types.js';
+import type { ModeKind } from '../station/core-types.js';
 import type { EventRecord } from '../station/runtime.js';
 import { VERSION } from '../version.js';
 import type { Technician } from './auth.js';
@@ -72,7 +73,30 @@ export function publicConfig(config: StationConfig): unknown {
   };
 }
 
-export function buildStatus(host: StationHost, who: Technician, eventCount: number): Record<string, unknown> {
+/** The body of GET /api/status (and the first event of /api/events/stream). */
+export interface StatusBody {
+  readonly version: string;
+  readonly stationId: string;
+  readonly technician: Technician;
+  readonly mode: ModeKind;
+  /** Service mode on: /state says DOWN "service". */
+  readonly service: boolean;
+  /** A long technician action running now (self-test, reload), or null. */
+  readonly busyWith: string | null;
+  readonly faults: Readonly<Record<string, string>>;
+  readonly inFlight: { readonly endpoint: string; readonly eventId: string | null; readonly ageMs: number | null } | null;
+  /** Monotonic ms since the last answered protocol event; null before the first. */
+  readonly lastServerContactAgeMs: number | null;
+  readonly display: readonly string[];
+  readonly events: readonly EventView[];
+  readonly boxes: readonly BoxStatusView[];
+  readonly devices: readonly { readonly name: string; readonly ok: boolean; readonly detail: string | null }[];
+  readonly hardware: string;
+  /** The config without secrets (publicConfig). */
+  readonly config: unknown;
+}
+
+export function buildStatus(host: StationHost, who: Technician, eventCount: number): StatusBody {
   const { runtime, hardware, config } = host.station;
   const snap = runtime.snapshot();
   const now = performance.now();

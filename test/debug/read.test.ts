@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { SEED_BARCODES } from '../../src/sim/index.js';
+import type { BoxStatusView, EventView } from '../../src/debug/status.js';
 import { VERSION } from '../../src/version.js';
 import { STATION, box, until } from '../support/harness.js';
 import { idle, readStream, startDebugHarness, type DebugHarness } from './support.js';
@@ -14,23 +15,6 @@ afterEach(async () => {
   await d?.stop();
   d = undefined;
 });
-
-interface EventView {
-  endpoint: string;
-  eventId: string;
-  traceIds: string[];
-  attempts: number;
-  outcome: string;
-  ageMs: number;
-}
-interface BoxView {
-  number: number;
-  id: string;
-  door: string;
-  lockEnergized: boolean;
-  lines: unknown;
-  lastAction: { what: string; at: string } | null;
-}
 
 describe('GET /api/status', () => {
   it('reports mode, last server contact, events with the trace ids the server received, boxes, devices, version', async () => {
@@ -51,7 +35,7 @@ describe('GET /api/status', () => {
     expect(identify?.eventId).toBe((seen?.body as { event: string }).event);
     expect(identify?.traceIds).toEqual([seen?.traceId]);
 
-    const boxes = body['boxes'] as BoxView[];
+    const boxes = body['boxes'] as BoxStatusView[];
     expect(boxes).toHaveLength(8);
     expect(boxes[0]).toMatchObject({ number: 1, id: box(1), door: 'OPEN', lockEnergized: false, lines: null });
     expect(boxes[0]?.lastAction?.what).toBe('opened (deposit)');

@@ -11,7 +11,9 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { hashToken, newToken } from '../../debug/auth.js';
 import { DEFAULT_DEBUG_PORT, tokenEntrySchema, tokenScopeSchema } from '../../debug/config.js';
 import { PortClient, StationNotRunningError, StationRefusedError, TokenRefusedError, type Target } from './client.js';
-import { formatEvent, formatLogLine, formatSelfTest, formatStatus, formatStreamEvent, type SelfTestView, type StatusView } from './format.js';
+import type { SelfTestReport } from '../../debug/selftest.js';
+import type { EventView, StatusBody } from '../../debug/status.js';
+import { formatEvent, formatLogLine, formatSelfTest, formatStatus, formatStreamEvent } from './format.js';
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
@@ -157,7 +159,7 @@ async function execute(command: TechnicianCommand, values: Record<string, unknow
   const print = (value: unknown, readable: string): void => line(json ? JSON.stringify(value, null, 2) : readable);
   switch (command) {
     case 'status': {
-      const s = await client.call<StatusView>('GET', '/api/status');
+      const s = await client.call<StatusBody>('GET', '/api/status');
       print(s, formatStatus(s));
       return EXIT_OK;
     }
@@ -176,7 +178,7 @@ async function execute(command: TechnicianCommand, values: Record<string, unknow
           if (event === 'status') return; // the picture at connect time: `status` shows it
           line(json ? JSON.stringify({ event, ...(data as object) }) : formatStreamEvent(event, data as Record<string, unknown>));
         });
-      const { events } = await client.call<{ events: Parameters<typeof formatEvent>[0][] }>('GET', `/api/events?limit=${n}`);
+      const { events } = await client.call<{ events: EventView[] }>('GET', `/api/events?limit=${n}`);
       print({ events }, events.map(formatEvent).join('\n'));
       return EXIT_OK;
     }
@@ -186,7 +188,7 @@ async function execute(command: TechnicianCommand, values: Record<string, unknow
       return r.opened ? EXIT_OK : EXIT_FAILURE;
     }
     case 'selftest': {
-      const r = await client.call<SelfTestView>('POST', '/api/selftest');
+      const r = await client.call<SelfTestReport>('POST', '/api/selftest');
       print(r, formatSelfTest(r));
       return r.ok ? EXIT_OK : EXIT_FAILURE;
     }

@@ -1,47 +1,17 @@
 /** Readable output of stationctl's technician commands (--json prints the API's JSON instead). */
+import type { SelfTestReport } from '../../debug/selftest.js';
+import type { EventView, StatusBody } from '../../debug/status.js';
 
-interface EventView {
-  endpoint: string;
-  eventId: string;
-  traceIds: string[];
-  attempts: number;
-  outcome: string;
-  ms: number;
-  ageMs?: number;
-}
-interface BoxView {
-  number: number;
-  door: string;
-  lockEnergized: boolean;
-  lines: { lock: string | null; door: string | null } | null;
-  lastAction: { what: string; at: string } | null;
-}
-export interface StatusView {
-  version: string;
-  stationId: string;
-  technician: { name: string; scope: string };
-  mode: string;
-  service: boolean;
-  busyWith: string | null;
-  faults: Record<string, string>;
-  inFlight: { endpoint: string; eventId: string | null; ageMs: number | null } | null;
-  lastServerContactAgeMs: number | null;
-  display: string[];
-  events: EventView[];
-  boxes: BoxView[];
-  devices: { name: string; ok: boolean; detail: string | null }[];
-  hardware: string;
-}
 
 const pad = (s: string, n: number): string => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 const age = (ms: number | null | undefined): string => (ms === null || ms === undefined ? 'never' : ms < 10_000 ? `${ms} ms ago` : `${Math.round(ms / 1000)} s ago`);
 
-export function formatEvent(e: EventView): string {
+export function formatEvent(e: Omit<EventView, 'ageMs'> & { ageMs?: number }): string {
   const when = e.ageMs === undefined ? '' : `${pad(age(e.ageMs), 12)} `;
   return `${when}${pad(`/${e.endpoint}`, 15)} ${pad(e.outcome, 22)} attempts=${e.attempts} ${Math.round(e.ms)} ms  event=${e.eventId}  trace=${e.traceIds.join(',')}`;
 }
 
-export function formatStatus(s: StatusView): string {
+export function formatStatus(s: StatusBody): string {
   const out: string[] = [];
   out.push(`station ${s.stationId}  (pickup-station ${s.version}, ${s.hardware} hardware)`);
   out.push(`mode        ${s.mode}${s.service ? '  [SERVICE MODE: /state DOWN "service"]' : ''}${s.busyWith ? `  [${s.busyWith} running]` : ''}`);
@@ -78,13 +48,7 @@ export function formatLogLine(line: string): string {
   return [text(time), pad(levels[Number(level)] ?? text(level), 5), text(msg), ...kv].join(' ');
 }
 
-export interface SelfTestView {
-  ok: boolean;
-  results: { box: number; pulsed: boolean; error?: string; door: string; openedAfterMs: number | null }[];
-  skipped: { box: number; reason: string }[];
-}
-
-export function formatSelfTest(r: SelfTestView): string {
+export function formatSelfTest(r: SelfTestReport): string {
   const out = r.results.map(
     (x) => `  box ${pad(String(x.box), 4)} pulse ${x.pulsed ? 'ok  ' : `FAILED (${x.error ?? '?'})`}  door ${x.door}${x.openedAfterMs === null ? '' : ` after ${x.openedAfterMs} ms`}`,
   );
