@@ -1,10 +1,11 @@
 /** The station daemon: config -> hardware -> runtime, until a signal. */
 import { parseArgs } from 'node:util';
-import { startStation } from './app.js';
-import { loadConfigFile } from './config/load.js';
+import { startStation, type Station } from './app.js';
+import { loadConfigFile, type LoadedConfig } from './config/load.js';
 import { ConfigError, EXIT_CONFIG } from './errors.js';
 import { serveUntilSignal } from './lifecycle.js';
-import { createLogger } from './log.js';
+import { withTechnicianPort } from './debug/index.js';
+import { createLogger, LogRing } from './log.js';
 import { createSystemdIntegration } from './systemd/index.js';
 import { VERSION } from './version.js';
 
@@ -24,11 +25,16 @@ export async function runDaemon(args: string[]): Promise<number> {
     }
     throw e;
   }
-  const log = createLogger(loaded.config.log.level);
+  const ring = new LogRing(loaded.config.debug.logLines);
+  const log = createLogger(loaded.config.log.level, undefined, { ring });
   log.info({ version: VERSION, config: file, station: loaded.config.station.id, hardware: loaded.config.hardware.kind }, 'starting');
-  const station = await startStation({ config: loaded.config, password: loaded.password, log });
-  // Everything that must be up before READY=1 (the technician port) starts above this line.
-  const systemd = createSystemdIntegration({ env: process.env, log, config: loaded.config, runtime: station.runtime });
+  const start = (l: LoadedConfig): Promise<Station> => startStation({ config: l.config, password: l.password, log });
+  // The technician port starts after the station and is closed before it (its stop() does both).
+  // Everything that must be up before READY=1 starts above the systemd integration.
+  const { station } = await withTechnicianPort({ station: await start(loaded), loaded, configFile: file, env: process.env, log, ring, start });
+  // The technician port may restart the station (reload): follow whichever runtime is current.
+  const heartbeats = { lastStateOutcome: () => station.runtime.lastStateOutcome() };
+  const systemd = createSystemdIntegration({ env: process.env, log, config: loaded.config, runtime: heartbeats });
   // Signal handlers first: a SIGTERM while READY=1 is being sent must still stop the station cleanly.
   const served = serveUntilSignal(station, log, { onStopping: () => systemd.stopping() });
   await systemd.ready();

@@ -5,6 +5,7 @@
  * Validation reports every problem at once with its path and the bad value (see load.ts).
  */
 import { z } from 'zod';
+import { debugConfigSchema } from '../debug/config.js';
 import { HARD_MAX_PULSE_MS } from '../devices/types.js';
 import { portalConfigSchema } from '../portal/config.js';
 
@@ -111,6 +112,7 @@ export const configSchema = z.strictObject({
   hardware: hardwareSchema.default({ kind: 'simulated', doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100 }),
   log: logSchema.prefault({}),
   portal: portalConfigSchema.optional(),
+  debug: debugConfigSchema.prefault({}),
 });
 
 /** The config file as written (defaults optional). */
