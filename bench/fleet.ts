@@ -2,11 +2,12 @@
  * How many virtual stations this machine holds: `pickup-station fleet` as its own process against
  * the reference server in this process (the library server's side), for growing N. A size holds
  * when, after the ramp, every station's /state spacing measured at the server stays within the
- * heartbeat interval (+10 % for request jitter), no station is silent and no event goes
- * unanswered. The heartbeat is short (5 s) to keep the run short. Memory per station is the slope
+ * heartbeat interval (+10 % for request jitter), no station is silent (fewer than two /state in a
+ * window of three intervals) and no event goes unanswered. The heartbeat is short (5 s) to keep the run short. Memory per station is the slope
  * of the fleet's RSS (after GC) over N.
  */
 import { writeFileSync } from 'node:fs';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { HeartbeatTracker, heartbeatLogger, type HeartbeatSummary } from '../src/fleet/heartbeat.js';
 import type { FleetSummary } from '../src/fleet/run.js';
@@ -25,6 +26,9 @@ export interface FleetRun {
   readonly heapUsedMiB: number;
   /** CPU of the fleet process over the observation window, % of one core. */
   readonly cpuPercent: number;
+  /** Max event-loop delay of the fleet process and of this (the server's) process in the window, ms. */
+  readonly fleetLoopMaxMs: number;
+  readonly serverLoopMaxMs: number;
 }
 
 export interface FleetResult {
@@ -93,11 +97,14 @@ async function oneSize(n: number, data: ReturnType<typeof seedData>, file: strin
       await sleep(100);
     }
     tracker.openWindow();
+    const loop = monitorEventLoopDelay({ resolution: 10 });
+    loop.enable();
     const cpu0 = cpuSeconds(p.child.pid ?? 0);
     const t0 = performance.now();
     await sleep(plan.observeMs);
     const cpuPercent = ((cpuSeconds(p.child.pid ?? 0) - cpu0) / ((performance.now() - t0) / 1000)) * 100;
     const heartbeat = tracker.summary(ids);
+    loop.disable();
     await stopChild(p, 30_000);
     const summary = JSON.parse(out.trim().split('\n').pop() ?? '{}') as FleetSummary;
     const a = summary.stats.actions;
@@ -111,6 +118,8 @@ async function oneSize(n: number, data: ReturnType<typeof seedData>, file: strin
       rssMiB: summary.memory.rssMiB,
       heapUsedMiB: summary.memory.heapUsedMiB,
       cpuPercent,
+      fleetLoopMaxMs: summary.eventLoopDelay.maxMs,
+      serverLoopMaxMs: loop.max / 1e6,
     };
   } finally {
     await stopChild(p);

@@ -24,6 +24,7 @@ export function report(r: BenchResults, machineLine: string): string {
     rows.push(row('scan -> /item-identify at server (serial driver, pty)', r.scan.station, r.scan.bareTty, `vs bare serialport: ${x(r.scan.station.p50 / r.scan.bareSerialport.p50)}`));
     rows.push(row('  bare hop: tty.ReadStream -> http.request', r.scan.bareTty));
     rows.push(row('  bare hop: serialport -> http.request', r.scan.bareSerialport));
+    if (r.scan.stationWarn) rows.push(row('  experiment: station with log.level warn', r.scan.stationWarn, r.scan.bareTty));
   }
   if (r.latency) {
     rows.push(row('box-open answer -> lock energized', r.latency.answerToLock));
@@ -71,9 +72,10 @@ export function report(r: BenchResults, machineLine: string): string {
       run.rssMiB.toFixed(0),
       run.heapUsedMiB.toFixed(0),
       run.cpuPercent.toFixed(0),
+      `${run.fleetLoopMaxMs.toFixed(0)}/${run.serverLoopMaxMs.toFixed(0)}`,
     ]);
     out.push(`fleet (heartbeat ${f.heartbeatMs} ms, ${f.ratePerMin} actions/station/min; /state spacing at the server, limit interval + 10 %)`);
-    out.push(renderTable(['N', 'held', 'gap p50', 'gap p99', 'gap max', 'late', 'silent', 'unanswered', 'actions ok/fail', 'RSS MiB', 'heap MiB', 'CPU %'], frows));
+    out.push(renderTable(['N', 'held', 'gap p50', 'gap p99', 'gap max', 'late', 'silent', 'unanswered', 'actions ok/fail', 'RSS MiB', 'heap MiB', 'CPU %', 'loop max fleet/server ms'], frows));
     out.push(`  largest N held: ${f.maxHeld}; memory per station: ${f.rssKiBPerStation.toFixed(0)} KiB RSS, ${f.heapKiBPerStation.toFixed(0)} KiB heap (slope over N)`, '');
   }
   if (r.startup) {

@@ -8,7 +8,8 @@
  *   --only LIST     comma-separated sections: scan,latency,startup,memory,idle,fleet
  *   --profile       also a --cpu-prof of one daemon start and a heap snapshot of the memory run
  *                   (bench/out/profiles/, bench/out/*.heapsnapshot)
- *   --experiment    also the memory run with node --max-semi-space-size=1 (the young generation capped)
+ *   --experiment    also: the scan figure with the station logging at warn instead of info, and
+ *                   the memory run with node --max-semi-space-size=1 (the young generation capped)
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -58,7 +59,7 @@ try {
   if (only.has('scan')) {
     if (haveSocat()) {
       progress('scan -> /item-identify over a pty (station, bare tty, bare serialport)');
-      results.scan = await benchScan(dir, quick ? 50 : 300, quick ? 5 : 20);
+      results.scan = await benchScan(dir, quick ? 50 : 300, quick ? 5 : 20, values.experiment === true);
     } else progress('scan skipped: socat not installed (apt-get install socat)');
   }
   if (only.has('latency')) {
@@ -84,7 +85,7 @@ try {
   if (idle) results.idle = await idle;
   if (only.has('fleet')) {
     progress('fleet: largest N with every heartbeat in time');
-    results.fleet = await benchFleet(dir, quick ? { sizes: [50, 200], heartbeatMs: 2_000, observeMs: 6_000, ratePerMin: 2 } : { sizes: [250, 500, 1_000, 2_000], heartbeatMs: 5_000, observeMs: 10_000, ratePerMin: 2 });
+    results.fleet = await benchFleet(dir, quick ? { sizes: [50, 200], heartbeatMs: 2_000, observeMs: 6_000, ratePerMin: 2 } : { sizes: [250, 500, 1_000, 2_000], heartbeatMs: 5_000, observeMs: 15_000, ratePerMin: 2 });
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });

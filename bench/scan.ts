@@ -17,6 +17,8 @@ export interface ScanResult {
   readonly station: Summary;
   readonly bareTty: Summary;
   readonly bareSerialport: Summary;
+  /** Experiment: the same station logging at warn (no info line per scan). */
+  readonly stationWarn?: Summary;
 }
 
 interface Variant {
@@ -30,17 +32,20 @@ interface Variant {
 const isReady = (m: unknown): true | undefined => (typeof m === 'object' && m !== null && 'ready' in m ? true : undefined);
 const IPC_STDIO = ['ignore', 'ignore', 'inherit', 'ipc'] as const;
 
-export async function benchScan(dir: string, iterations: number, warmup: number): Promise<ScanResult> {
+export async function benchScan(dir: string, iterations: number, warmup: number, experiment = false): Promise<ScanResult> {
   const station = generateStation(8);
-  const server = new ReferenceServer({ stations: [station], maxRecords: 1_000 });
+  // A second station for the experiment variant: two stations never share an id.
+  const second = generateStation(8);
+  const server = new ReferenceServer({ stations: [station, second], maxRecords: 1_000 });
   const url = await server.start();
-  const variants: Variant[] = (['station', 'bareTty', 'bareSerialport'] as const).map((name) => ({ name, pty: new PtyPair(dir, name), samples: [] }));
+  const names: (keyof ScanResult)[] = ['station', 'bareTty', 'bareSerialport', ...(experiment ? (['stationWarn'] as const) : [])];
+  const variants: Variant[] = names.map((name) => ({ name, pty: new PtyPair(dir, name), samples: [] }));
   try {
     for (const v of variants) {
       await v.pty.start();
       const args =
-        v.name === 'station'
-          ? [childScript('scan-station'), JSON.stringify({ serverUrl: url, station, tty: v.pty.b })]
+        v.name === 'station' || v.name === 'stationWarn'
+          ? [childScript('scan-station'), JSON.stringify({ serverUrl: url, station: v.name === 'station' ? station : second, tty: v.pty.b, ...(v.name === 'stationWarn' ? { logLevel: 'warn' } : {}) })]
           : [childScript('bare-hop'), v.name === 'bareTty' ? 'tty' : 'serialport', v.pty.b, `${url}/item-identify`, station.id, station.password];
       v.proc = spawnNode(args, { stdio: [...IPC_STDIO] });
       await nextMessage(v.proc.child, isReady, 15_000, `${v.name} ready`);
@@ -69,7 +74,7 @@ export async function benchScan(dir: string, iterations: number, warmup: number)
     await server.stop();
   }
   const by = (name: keyof ScanResult): Summary => summarize(variants.find((v) => v.name === name)?.samples ?? []);
-  return { station: by('station'), bareTty: by('bareTty'), bareSerialport: by('bareSerialport') };
+  return { station: by('station'), bareTty: by('bareTty'), bareSerialport: by('bareSerialport'), ...(experiment ? { stationWarn: by('stationWarn') } : {}) };
 }
 
 async function oneScan(server: ReferenceServer, fd: number, value: string): Promise<number> {

@@ -3,7 +3,7 @@
  * logger (info level, to stdout, as the daemon runs), with the real serial scanner driver reading
  * a real pty instead of a simulated scanner; the rest of the hardware is simulated.
  *
- *   node scan-station.js '{"serverUrl": …, "station": SimStation, "tty": PATH}'
+ *   node scan-station.js '{"serverUrl": …, "station": SimStation, "tty": PATH, "logLevel"?: "warn"}'
  *
  * Sends {ready: true} on IPC once the scanner is open and the first /state is answered.
  */
@@ -19,11 +19,13 @@ interface Args {
   readonly serverUrl: string;
   readonly station: SimStation;
   readonly tty: string;
+  /** Default: the config default (info), as a field station logs. */
+  readonly logLevel?: 'info' | 'warn';
 }
 
 const args = JSON.parse(process.argv[2] ?? '{}') as Args;
 // Heartbeat at its maximum so no /state is in flight when a scan arrives (it would be refused as busy).
-const config = stationConfig(args.station, args.serverUrl, { timing: { heartbeatIntervalMs: 600_000 } });
+const config = stationConfig(args.station, args.serverUrl, { timing: { heartbeatIntervalMs: 600_000 }, ...(args.logLevel ? { log: { level: args.logLevel } } : {}) });
 const log = createLogger(config.log.level);
 const sim = new SimulatedStation({ boxNumbers: config.station.boxes.map((b) => b.number), doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100 });
 // The serial board-profile defaults of the drivers-input branch (src/devices/input/schema.ts).

@@ -185,5 +185,6 @@ function describe(s: FleetSummary): string {
     `  heartbeat spacing sent: ${hb(s.heartbeatSent)}`,
     ...(s.heartbeatReceived ? [`  heartbeat spacing at the server: ${hb(s.heartbeatReceived)}`] : []),
     `  memory: rss ${s.memory.rssMiB.toFixed(1)} MiB, heap used ${s.memory.heapUsedMiB.toFixed(1)} MiB${s.memory.afterGc ? ' (after GC)' : ''}`,
+    `  event-loop delay after the ramp: p99 ${s.eventLoopDelay.p99Ms.toFixed(1)} ms, max ${s.eventLoopDelay.maxMs.toFixed(1)} ms`,
   ].join('\n');
 }

@@ -4,6 +4,7 @@
  * the fleet, a status line now and then, and a summary with memory and heartbeat spacing.
  */
 import { get } from 'node:http';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Logger } from 'pino';
 import { ReferenceServer, type SeedData } from '../sim/index.js';
 import { CONTROL_PREFIX } from '../sim/index.js';
@@ -43,6 +44,8 @@ export interface FleetSummary {
   /** Spacing at the server, when it runs in this process. */
   readonly heartbeatReceived: HeartbeatSummary | null;
   readonly memory: { readonly rssMiB: number; readonly heapUsedMiB: number; readonly afterGc: boolean };
+  /** Event-loop delay of the fleet process after the ramp: a late heartbeat with a small one here was late elsewhere. */
+  readonly eventLoopDelay: { readonly p99Ms: number; readonly maxMs: number };
 }
 
 export interface RunIo {
@@ -56,6 +59,7 @@ export async function runFleet(o: RunOptions, io: RunIo): Promise<FleetSummary> 
   const t0 = performance.now();
   const received = new HeartbeatTracker(o.heartbeatMs);
   const agents = useSharedAgents(o.maxSockets);
+  const loop = monitorEventLoopDelay({ resolution: 10 });
   let server: ReferenceServer | null = null;
   let fleet: Fleet | null = null;
   try {
@@ -80,10 +84,12 @@ export async function runFleet(o: RunOptions, io: RunIo): Promise<FleetSummary> 
       // Spacing is judged from here: the ramp is over, every station runs.
       f.heartbeats.openWindow();
       received.openWindow();
+      loop.enable();
       await runFor(o.durationMs === null ? null : Math.max(0, t0 + o.durationMs - performance.now()), io.signal);
     } finally {
       if (report) clearInterval(report);
     }
+    loop.disable();
     const ids = o.data.stations.map((s) => s.id);
     globalThis.gc?.();
     const mem = process.memoryUsage();
@@ -98,6 +104,7 @@ export async function runFleet(o: RunOptions, io: RunIo): Promise<FleetSummary> 
       heartbeatSent: f.heartbeats.summary(ids),
       heartbeatReceived: server === null ? null : received.summary(ids),
       memory: { rssMiB: mem.rss / MiB, heapUsedMiB: mem.heapUsed / MiB, afterGc: globalThis.gc !== undefined },
+      eventLoopDelay: { p99Ms: loop.percentile(99) / 1e6, maxMs: loop.max / 1e6 },
     };
   } finally {
     await fleet?.stop();
