@@ -5,6 +5,7 @@
  *   pickup-station [run] --config FILE   the station (systemd runs this)
  *   pickup-station demo                   simulated station + embedded reference server, driven from the terminal
  *   pickup-station sim-server [...]       the reference station server on its own
+ *   pickup-station fleet [...]            N virtual stations in one process (load tests)
  *
  * Exit codes: 0 clean stop, 1 failure, 2 usage, 78 bad config (nothing touched).
  */
@@ -14,6 +15,7 @@ import { VERSION } from './version.js';
 const USAGE = `usage: pickup-station [run] [--config FILE]     run the station (default config ${DEFAULT_CONFIG_FILE})
        pickup-station demo                       simulated station + embedded reference server
        pickup-station sim-server [--port N] ...  reference station server
+       pickup-station fleet [--stations N] ...   N virtual stations against a station server
        pickup-station --version | --help`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -34,6 +36,10 @@ export async function main(argv: string[]): Promise<number> {
     case 'sim-server': {
       const { runSimServerCli } = await import('./sim/cli.js');
       return runSimServerCli(rest);
+    }
+    case 'fleet': {
+      const { runFleetCli } = await import('./fleet/cli.js');
+      return runFleetCli(rest);
     }
     case 'run':
       return runDaemon(rest);

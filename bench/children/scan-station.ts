@@ -1,0 +1,65 @@
+/**
+ * The station under test for scan → /item-identify: the real runtime, protocol client and
+ * logger (info level, to stdout, as the daemon runs), with the real serial scanner driver reading
+ * a real pty instead of a simulated scanner; the rest of the hardware is simulated.
+ *
+ *   node scan-station.js '{"serverUrl": …, "station": SimStation, "tty": PATH, "logLevel"?: "warn"}'
+ *
+ * Sends {ready: true} on IPC once the scanner is open and the first /state is answered.
+ */
+import { startStation } from '../../src/app.js';
+import type { StationHardware } from '../../src/devices/types.js';
+import { SerialScanner } from '../../src/devices/serial/scanner.js';
+import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { createLogger } from '../../src/log.js';
+import type { SimStation } from '../../src/sim/index.js';
+import { stationConfig } from '../lib/station.js';
+
+interface Args {
+  readonly serverUrl: string;
+  readonly station: SimStation;
+  readonly tty: string;
+  /** Default: the config default (info), as a field station logs. */
+  readonly logLevel?: 'info' | 'warn';
+}
+
+const args = JSON.parse(process.argv[2] ?? '{}') as Args;
+// Heartbeat at its maximum so no /state is in flight when a scan arrives (it would be refused as busy).
+const config = stationConfig(args.station, args.serverUrl, { timing: { heartbeatIntervalMs: 600_000 }, ...(args.logLevel ? { log: { level: args.logLevel } } : {}) });
+const log = createLogger(config.log.level);
+const sim = new SimulatedStation({ boxNumbers: config.station.boxes.map((b) => b.number), doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100 });
+// The serial board-profile defaults of the drivers-input branch (src/devices/input/schema.ts).
+const scanner = new SerialScanner({
+  identifierType: 'BAR_CODE',
+  port: { path: args.tty, baudRate: 9600, dataBits: 8, parity: 'none', stopBits: 1 },
+  framing: { terminator: 'any', prefix: '', suffix: '', maxLength: 128 },
+  idleGapMs: 200,
+  reconnect: { initialMs: 500, maxMs: 30_000, factor: 2 },
+  openTimeoutMs: 5_000,
+  log,
+});
+await scanner.start();
+const hardware: StationHardware = {
+  locks: sim.locks,
+  doors: sim.doors,
+  scanners: [scanner],
+  keypad: sim.keypad,
+  cancelButton: sim.cancelButton,
+  display: sim.display,
+  power: sim.power,
+  devices: () => [sim.locks, sim.doors, scanner, sim.keypad, sim.cancelButton, sim.display],
+  close: async () => {
+    await scanner.close();
+    await sim.close();
+  },
+};
+const station = await startStation({ config, password: args.station.password, log, hardware });
+const off = station.runtime.onEvent((e) => {
+  if (e.type === 'event-done' && e.record.endpoint === 'state') {
+    off();
+    process.send?.({ ready: true, scannerOk: scanner.health().ok });
+  }
+});
+process.on('disconnect', () => {
+  void station.stop().finally(() => process.exit(0));
+});

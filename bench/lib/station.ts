@@ -1,0 +1,31 @@
+/** Station configs for the bench: in-process (validated object) or as files for the daemon. */
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { validateConfig } from '../../src/config/load.js';
+import type { ConfigInput, StationConfig } from '../../src/config/schema.js';
+import type { SimStation } from '../../src/sim/index.js';
+
+/** The config of `station` against the reference server at `serverUrl` (as ReferenceServer.url returns it). */
+export function configInput(station: SimStation, serverUrl: string, extra: Partial<ConfigInput> = {}): ConfigInput {
+  return {
+    station: { id: station.id, boxes: station.boxes.map((id, i) => ({ number: i + 1, id })) },
+    ...extra,
+    server: { baseUrl: new URL(serverUrl).origin, ...extra.server },
+  };
+}
+
+export function stationConfig(station: SimStation, serverUrl: string, extra: Partial<ConfigInput> = {}): StationConfig {
+  const { config, problems } = validateConfig(configInput(station, serverUrl, extra));
+  if (!config) throw new Error(`bench config invalid: ${JSON.stringify(problems)}`);
+  return config;
+}
+
+/** Config file + password as the systemd credential, exactly as a field daemon gets them. */
+export function writeDaemonFiles(dir: string, station: SimStation, serverUrl: string, extra: Partial<ConfigInput> = {}): { file: string; env: NodeJS.ProcessEnv } {
+  const credDir = join(dir, 'credentials');
+  mkdirSync(credDir, { recursive: true });
+  writeFileSync(join(credDir, 'station-password'), station.password);
+  const file = join(dir, 'config.json');
+  writeFileSync(file, JSON.stringify(configInput(station, serverUrl, extra)));
+  return { file, env: { CREDENTIALS_DIRECTORY: credDir } };
+}

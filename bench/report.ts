@@ -1,0 +1,90 @@
+/** The bench's printed report: one table of figures, the targets, and the evidence behind misses. */
+import type { BenchResults } from './run.js';
+import { ms, renderTable, x } from './lib/table.js';
+import type { Summary } from './lib/stats.js';
+import { verdicts } from './targets.js';
+
+/** Board-profile default of the GPIO door debounce (drivers-gpio: src/devices/board-config.ts, gpio.debounceMs). */
+export const GPIO_DEBOUNCE_DEFAULT_MS = 30;
+
+const row = (name: string, s: Summary, bare?: Summary, note = ''): string[] => [
+  name,
+  String(s.n),
+  ms(s.p50),
+  ms(s.p99),
+  bare ? ms(bare.p50) : '',
+  bare ? x(s.p50 / bare.p50) : '',
+  note,
+];
+
+export function report(r: BenchResults, machineLine: string): string {
+  const out: string[] = [`machine: ${machineLine}`, ''];
+  const rows: string[][] = [];
+  if (r.scan) {
+    rows.push(row('scan -> /item-identify at server (serial driver, pty)', r.scan.station, r.scan.bareTty, `vs bare serialport: ${x(r.scan.station.p50 / r.scan.bareSerialport.p50)}`));
+    rows.push(row('  bare hop: tty.ReadStream -> http.request', r.scan.bareTty));
+    rows.push(row('  bare hop: serialport -> http.request', r.scan.bareSerialport));
+    if (r.scan.stationWarn) rows.push(row('  experiment: station with log.level warn', r.scan.stationWarn, r.scan.bareTty));
+  }
+  if (r.latency) {
+    rows.push(row('box-open answer -> lock energized', r.latency.answerToLock));
+    rows.push(row('  answer -> event-done (got, p-retry, parse)', r.latency.answerToDone));
+    rows.push(row('  event-done -> lock (core, runtime)', r.latency.doneToLock));
+    rows.push(row('door edge -> /state at server (sim, no debounce)', r.latency.doorToState, undefined, `+ GPIO debounce ${GPIO_DEBOUNCE_DEFAULT_MS} ms (default) on real doors`));
+  }
+  if (r.startup) {
+    rows.push(row('process start -> first /state at server', r.startup.station, r.startup.bare));
+    rows.push(row('  bare node start -> first POST at server', r.startup.bare));
+  }
+  if (rows.length > 0) out.push(renderTable(['latency (ms)', 'n', 'p50', 'p99', 'bare p50', 'ratio', 'note'], rows), '');
+
+  if (r.memory) {
+    const mem = [r.memory, ...(r.memoryExperiment ? [r.memoryExperiment] : [])];
+    const mrows = mem.flatMap((m) =>
+      m.samples.map((s) => [
+        `${m.nodeFlags.join(' ') || 'as shipped'} @ ${s.events} events`,
+        s.rssMiB.toFixed(1),
+        s.fileMiB.toFixed(1),
+        s.anonMiB.toFixed(1),
+        s.heapTotalMiB.toFixed(1),
+        s.heapUsedMiB.toFixed(1),
+      ]),
+    );
+    out.push(renderTable(['station memory after GC (MiB)', 'RSS', 'file', 'anon', 'heap total', 'heap used'], mrows));
+    for (const m of mem) out.push(`  ${m.nodeFlags.join(' ') || 'as shipped'}: RSS slope ${m.rssSlope.toFixed(2)} MiB per 10k events, heap used ${m.heapSlope.toFixed(3)} MiB per 10k (${m.seconds.toFixed(0)} s)`);
+    out.push('');
+  }
+  if (r.idle) {
+    out.push(`idle daemon, default heartbeat: ${r.idle.cpuPercent.toFixed(3)} % of a core (${(r.idle.cpuS * 1000).toFixed(0)} ms CPU in ${r.idle.windowS.toFixed(0)} s, ${r.idle.heartbeats} heartbeats), RSS ${r.idle.rssMiB.toFixed(1)} MiB`, '');
+  }
+  if (r.fleet) {
+    const f = r.fleet;
+    const frows = f.runs.map((run) => [
+      String(run.n),
+      run.held ? 'yes' : 'NO',
+      ms(run.heartbeat.p50Ms),
+      ms(run.heartbeat.p99Ms),
+      ms(run.heartbeat.maxMs),
+      String(run.heartbeat.late),
+      String(run.heartbeat.silent),
+      String(run.unanswered),
+      `${run.actionsDone}/${run.actionsFailed}`,
+      run.rssMiB.toFixed(0),
+      run.heapUsedMiB.toFixed(0),
+      run.cpuPercent.toFixed(0),
+      `${run.fleetLoopMaxMs.toFixed(0)}/${run.serverLoopMaxMs.toFixed(0)}`,
+    ]);
+    out.push(`fleet (heartbeat ${f.heartbeatMs} ms, ${f.ratePerMin} actions/station/min; /state spacing at the server, limit interval + 10 %)`);
+    out.push(renderTable(['N', 'held', 'gap p50', 'gap p99', 'gap max', 'late', 'silent', 'unanswered', 'actions ok/fail', 'RSS MiB', 'heap MiB', 'CPU %', 'loop max fleet/server ms'], frows));
+    out.push(`  largest N held: ${f.maxHeld}; memory per station: ${f.rssKiBPerStation.toFixed(0)} KiB RSS, ${f.heapKiBPerStation.toFixed(0)} KiB heap (slope over N)`, '');
+  }
+  if (r.startup) {
+    out.push(`start-up evidence: node boots in ${r.startup.nodeBootMs.toFixed(0)} ms; module graph load (fresh process, median):`);
+    out.push(`  ${r.startup.imports.map((i) => `${i.specifier.replace('../../src/', 'src/')} ${i.importMs.toFixed(0)} ms`).join(', ')}`);
+    if (r.startup.profile) out.push(`  --cpu-prof of one start, self time by origin: ${r.startup.profile.slice(0, 8).map((p) => `${p.origin} ${p.ms.toFixed(0)} ms`).join(', ')}`);
+    out.push('');
+  }
+  const v = verdicts(r);
+  if (v.length > 0) out.push(renderTable(['target', 'figure', 'result'], v.map((t) => [t.target, t.figure, t.pass ? 'pass' : 'MISS'])));
+  return out.join('\n');
+}

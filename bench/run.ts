@@ -1,0 +1,105 @@
+/**
+ * `npm run bench`: what matters on a station, measured beside what bare Node does on the same
+ * machine. Prints a table (or, with --json, one JSON document) and always writes
+ * bench/out/latest.json. Not part of `npm test`; nothing here is asserted.
+ *
+ *   --quick         short windows and few runs: a smoke run, not figures to quote
+ *   --json          JSON on stdout instead of the table
+ *   --only LIST     comma-separated sections: scan,latency,startup,memory,idle,fleet
+ *   --profile       also a --cpu-prof of one daemon start and a heap snapshot of the memory run
+ *                   (bench/out/profiles/, bench/out/*.heapsnapshot)
+ *   --experiment    also: the scan figure with the station logging at warn instead of info, and
+ *                   the memory run with node --max-semi-space-size=1 (the young generation capped)
+ */
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { loadavg, tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import { parseArgs } from 'node:util';
+import { benchFleet, type FleetResult } from './fleet.js';
+import { benchIdle, type IdleResult } from './idle.js';
+import { benchLatency, type LatencyResult } from './latency.js';
+import { describeMachine, machine } from './lib/machine.js';
+import { haveSocat } from './lib/pty.js';
+import { benchMemory, type MemoryResult } from './memory.js';
+import { report } from './report.js';
+import { benchScan, type ScanResult } from './scan.js';
+import { benchStartup, type StartupResult } from './startup.js';
+import { verdicts } from './targets.js';
+
+const SECTIONS = ['scan', 'latency', 'startup', 'memory', 'idle', 'fleet'] as const;
+type Section = (typeof SECTIONS)[number];
+
+export interface BenchResults {
+  scan?: ScanResult;
+  latency?: LatencyResult;
+  startup?: StartupResult;
+  memory?: MemoryResult;
+  memoryExperiment?: MemoryResult;
+  idle?: IdleResult;
+  fleet?: FleetResult;
+}
+
+const { values } = parseArgs({
+  options: { quick: { type: 'boolean' }, json: { type: 'boolean' }, only: { type: 'string' }, profile: { type: 'boolean' }, experiment: { type: 'boolean' } },
+  strict: true,
+});
+const quick = values.quick === true;
+const only = new Set<Section>(values.only === undefined ? SECTIONS : (values.only.split(',').filter((s): s is Section => (SECTIONS as readonly string[]).includes(s))));
+const outDir = resolve('bench/out');
+mkdirSync(outDir, { recursive: true });
+const dir = mkdtempSync(join(tmpdir(), 'pickup-bench-'));
+const progress = (msg: string): void => {
+  if (values.json !== true) process.stderr.write(`bench: ${msg}\n`);
+};
+
+const started = performance.now();
+const loadBefore = loadavg();
+const results: BenchResults = {};
+try {
+  if (only.has('scan')) {
+    if (haveSocat()) {
+      progress('scan -> /item-identify over a pty (station, bare tty, bare serialport)');
+      results.scan = await benchScan(dir, quick ? 50 : 300, quick ? 5 : 20, values.experiment === true);
+    } else progress('scan skipped: socat not installed (apt-get install socat)');
+  }
+  if (only.has('latency')) {
+    progress('box-open -> lock, door -> /state');
+    results.latency = await benchLatency(quick ? 30 : 200, quick ? 5 : 20);
+  }
+  if (only.has('startup')) {
+    progress('process start -> first /state vs bare node');
+    results.startup = await benchStartup(dir, quick ? 4 : 20, { profileDir: values.profile === true ? join(outDir, 'profiles') : null });
+  }
+  // Idle CPU is the daemon's own CPU time, so it runs alongside the memory run to save a minute.
+  const idle = only.has('idle') ? benchIdle(dir, quick ? 10_000 : 60_000) : null;
+  if (only.has('idle')) progress(`idle CPU over ${quick ? 10 : 60} s (alongside the memory run)`);
+  if (only.has('memory')) {
+    progress('RSS over 3 x 10k events');
+    const snapshot = values.profile === true ? join(outDir, `station-${Date.now()}.heapsnapshot`) : null;
+    results.memory = await benchMemory(quick ? 2_000 : 10_000, 3, [], snapshot);
+    if (values.experiment === true) {
+      progress('RSS again with --max-semi-space-size=1');
+      results.memoryExperiment = await benchMemory(quick ? 2_000 : 10_000, 3, ['--max-semi-space-size=1']);
+    }
+  }
+  if (idle) results.idle = await idle;
+  if (only.has('fleet')) {
+    progress('fleet: largest N with every heartbeat in time');
+    results.fleet = await benchFleet(dir, quick ? { sizes: [50, 200], heartbeatMs: 2_000, observeMs: 6_000, ratePerMin: 2 } : { sizes: [250, 500, 1_000, 2_000], heartbeatMs: 5_000, observeMs: 15_000, ratePerMin: 2 });
+  }
+} finally {
+  rmSync(dir, { recursive: true, force: true });
+}
+
+const doc = {
+  takenAt: new Date().toISOString(),
+  machine: machine(),
+  loadAverage: { before: loadBefore, after: loadavg() },
+  quick,
+  seconds: (performance.now() - started) / 1000,
+  results,
+  targets: verdicts(results),
+};
+writeFileSync(join(outDir, 'latest.json'), `${JSON.stringify(doc, null, 2)}\n`);
+if (values.json === true) console.log(JSON.stringify(doc));
+else console.log(report(results, `${describeMachine(doc.machine)}; load average ${doc.loadAverage.before.map((l) => l.toFixed(1)).join(' ')} -> ${doc.loadAverage.after.map((l) => l.toFixed(1)).join(' ')}; ${doc.seconds.toFixed(0)} s${quick ? ' (--quick: smoke run)' : ''}`));
