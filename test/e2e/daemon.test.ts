@@ -2,7 +2,7 @@
  * The built daemon as a process (dist/, built by `npm test` before vitest): exit code 78 on a bad
  * config, a real run against the reference server, and a clean stop on SIGTERM.
  */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -12,8 +12,11 @@ import { STATION } from '../support/harness.js';
 
 const MAIN = join(import.meta.dirname, '../../dist/src/main.js');
 
+const children = new Set<ChildProcess>();
+
 function run(args: string[], env: NodeJS.ProcessEnv = {}) {
   const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env['PATH'], ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.add(child);
   let stdout = '';
   let stderr = '';
   child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
@@ -24,6 +27,9 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}) {
 
 let server: ReferenceServer | undefined;
 afterEach(async () => {
+  // A failed test must not leave its daemon running.
+  for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
+  children.clear();
   await server?.stop();
   server = undefined;
 });

@@ -1,16 +1,24 @@
 /** `npm start`'s demo as a person uses it: commands typed on stdin, display and boxes on stdout. */
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 
 const MAIN = join(import.meta.dirname, '../../dist/src/main.js');
 
+let child: ChildProcess | undefined;
+// A failed test must not leave its demo process running.
+afterEach(() => {
+  if (child && child.exitCode === null) child.kill('SIGKILL');
+  child = undefined;
+});
+
 describe('demo', () => {
   it('deposits into box 1 and picks up from boxes 5 and 6, driven from the terminal', async () => {
-    const child = spawn(process.execPath, [MAIN, 'demo'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    const demo = spawn(process.execPath, [MAIN, 'demo'], { stdio: ['pipe', 'pipe', 'pipe'] });
+    child = demo;
     let out = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    demo.stdout.on('data', (d: Buffer) => (out += d.toString()));
+    const exited = new Promise<number | null>((resolve) => demo.on('exit', resolve));
     // Waits for `text` in what was printed after `from` (an offset into the output).
     const waitFor = async (text: string | RegExp, from = 0, timeoutMs = 15_000): Promise<void> => {
       const start = performance.now();
@@ -20,23 +28,23 @@ describe('demo', () => {
       }
     };
     await waitFor('│Scan an item');
-    child.stdin.write('scan 31234000000017\n');
+    demo.stdin.write('scan 31234000000017\n');
     await waitFor(/boxes: 1:OPEN/);
     let mark = out.length;
-    child.stdin.write('close 1\n');
+    demo.stdin.write('close 1\n');
     await waitFor(/boxes: 1:· 2:·/, mark);
     // The prompt returns once the server answered the /state that reported the box closed.
     await waitFor('│Scan an item', mark);
     mark = out.length;
-    child.stdin.write('pin 654321\n');
+    demo.stdin.write('pin 654321\n');
     await waitFor(/boxes: .*5:OPEN 6:OPEN/, mark);
     // The station is in "closing" only once the /state reporting the open doors is answered.
     await waitFor(/│Take your items from boxes 5, 6/, mark);
-    child.stdin.write('status\n');
+    demo.stdin.write('status\n');
     await waitFor('mode: closing');
-    child.stdin.write('bogus\n');
+    demo.stdin.write('bogus\n');
     await waitFor('unknown command "bogus"');
-    child.stdin.write('quit\n');
+    demo.stdin.write('quit\n');
     expect(await exited).toBe(0);
   });
 });
