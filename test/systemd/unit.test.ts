@@ -41,7 +41,7 @@ describe('pickup-station.service', () => {
     expect(one('Type')).toBe('notify');
     expect(one('NotifyAccess')).toBe('all');
     expect(one('WatchdogSec')).toBe('30s');
-    expect(one('ExecStart')).toBe('/usr/bin/node /opt/pickup-station/current/dist/src/main.js run --config /etc/pickup-station/config.json');
+    expect(one('ExecStart')).toBe('/usr/bin/node --max-semi-space-size=1 /opt/pickup-station/current/dist/src/main.js run --config /etc/pickup-station/config.json');
   });
 
   it('restarts always, within a start limit, but never on a bad config (exit 78)', () => {
