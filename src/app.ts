@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { StationConfig } from './config/schema.js';
 import { createHardware } from './devices/factory.js';
 import type { StationHardware } from './devices/types.js';
-import { HttpProtocolClient, type ProtocolSender } from './protocol/client.js';
+import { HttpProtocolClient, type HttpAgents, type ProtocolSender } from './protocol/client.js';
 import { StationRuntime } from './station/runtime.js';
 import { USER_AGENT } from './version.js';
 
@@ -27,9 +27,11 @@ export interface StationOptions {
   readonly hardware?: StationHardware;
   /** Defaults to the HTTP client of the config's server. */
   readonly client?: ProtocolSender;
+  /** HTTP agents for the default client (a fleet shares a bounded pool). */
+  readonly agent?: HttpAgents;
 }
 
-export function createClient(config: StationConfig, password: string, log: Logger): HttpProtocolClient {
+export function createClient(config: StationConfig, password: string, log: Logger, agent?: HttpAgents): HttpProtocolClient {
   return new HttpProtocolClient({
     baseUrl: config.server.baseUrl,
     version: config.server.version,
@@ -41,6 +43,7 @@ export function createClient(config: StationConfig, password: string, log: Logge
     caFile: config.server.caFile,
     userAgent: USER_AGENT,
     log,
+    ...(agent ? { agent } : {}),
   });
 }
 
@@ -48,7 +51,7 @@ export function createClient(config: StationConfig, password: string, log: Logge
 export async function startStation(opts: StationOptions): Promise<Station> {
   const { config, log } = opts;
   const hardware = opts.hardware ?? (await createHardware(config));
-  const client = opts.client ?? createClient(config, opts.password, log);
+  const client = opts.client ?? createClient(config, opts.password, log, opts.agent);
   const runtime = new StationRuntime({ config, hardware, client, log });
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>

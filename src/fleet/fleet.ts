@@ -3,11 +3,11 @@
  * its own id and password) on simulated hardware, with a scripted person (script.ts). They start
  * spread over `rampMs` so their heartbeats are spread too, as in a real fleet.
  *
- * The caller installs the shared HTTP agent (agent.ts) before starting; every station's client
- * then uses it.
+ * Every station's protocol client uses the caller's shared HTTP agents (agent.ts).
  */
 import type { Logger } from 'pino';
 import { startStation, type Station } from '../app.js';
+import type { HttpAgents } from '../protocol/client.js';
 import { validateConfig } from '../config/load.js';
 import type { StationConfig } from '../config/schema.js';
 import { SimulatedStation } from '../devices/sim/station.js';
@@ -29,6 +29,8 @@ export interface FleetOptions {
   readonly rampMs: number;
   /** Root logger; each station logs through a child bound to its id. */
   readonly log: Logger;
+  /** The shared keep-alive agents every station's client uses. */
+  readonly agent: HttpAgents;
   readonly answerTimeoutMs?: number;
 }
 
@@ -97,7 +99,7 @@ export class Fleet {
       inputVoltage: config.hardware.inputVoltage,
       internetSignalStrength: config.hardware.internetSignalStrength,
     });
-    const station = await startStation({ config, password: def.password, log: this.o.log.child({ station: def.id }), hardware: sim });
+    const station = await startStation({ config, password: def.password, log: this.o.log.child({ station: def.id }), hardware: sim, agent: this.o.agent });
     station.runtime.onEvent((e) => {
       if (e.type === 'event-sent' && e.endpoint === 'state') this.heartbeats.record(def.id, performance.now());
       if (e.type === 'event-done' && e.record.outcome.startsWith('unanswered')) this.unanswered++;

@@ -11,6 +11,8 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import type { Agent as HttpAgent } from 'node:http';
+import type { Agent as HttpsAgent } from 'node:https';
 import got, { type Got } from 'got';
 import pRetry, { AbortError } from 'p-retry';
 import type { Logger } from 'pino';
@@ -53,6 +55,13 @@ export interface ProtocolClientOptions {
   readonly log: Logger;
   /** Monotonic clock, ms. */
   readonly now?: () => number;
+  /** Connection pooling; default Node's global agents (keep-alive). A fleet shares bounded ones. */
+  readonly agent?: HttpAgents;
+}
+
+export interface HttpAgents {
+  readonly http?: HttpAgent;
+  readonly https?: HttpsAgent;
 }
 
 export function endpointUrl(baseUrl: string, version: string): string {
@@ -95,6 +104,7 @@ export class HttpProtocolClient implements ProtocolSender {
         ...(opts.acceptLanguage ? { 'accept-language': opts.acceptLanguage } : {}),
       },
       ...(opts.caFile ? { https: { certificateAuthority: readFileSync(opts.caFile) } } : {}),
+      ...(opts.agent ? { agent: { ...(opts.agent.http ? { http: opts.agent.http } : {}), ...(opts.agent.https ? { https: opts.agent.https } : {}) } } : {}),
     });
   }
 
