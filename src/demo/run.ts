@@ -32,6 +32,8 @@ export async function runDemo(_args: string[]): Promise<number> {
 
   const { config, problems } = validateConfig(demoConfig(origin));
   if (!config) throw new Error(`demo config invalid: ${JSON.stringify(problems)}`);
+  // hardwareSchema is a union since the `board` variant; the demo config is always simulated.
+  if (config.hardware.kind !== 'simulated') throw new Error('demo config must use simulated hardware');
   const log = createLogger(config.log.level, await prettyStream());
   const hardware = new SimulatedStation({
     boxNumbers: config.station.boxes.map((b) => b.number),

@@ -1,9 +1,10 @@
 /** Builds the station's hardware from config: the only place that picks real or simulated devices. */
 import type { StationConfig } from '../config/schema.js';
+import { createLogger, type Logger } from '../log.js';
 import { SimulatedStation } from './sim/station.js';
 import type { StationHardware } from './types.js';
 
-export function createHardware(config: StationConfig): Promise<StationHardware> {
+export function createHardware(config: StationConfig, log?: Logger): Promise<StationHardware> {
   const boxNumbers = config.station.boxes.map((b) => b.number);
   const hw = config.hardware;
   switch (hw.kind) {
@@ -16,5 +17,8 @@ export function createHardware(config: StationConfig): Promise<StationHardware> 
           internetSignalStrength: hw.internetSignalStrength,
         }),
       );
+    case 'board':
+      // Loaded only for real hardware: the demo and tests never load onoff or spawn gpiod tools.
+      return import('./board.js').then(({ createBoardHardware }) => createBoardHardware(config, hw, log ?? createLogger(config.log.level)));
   }
 }
