@@ -10,10 +10,8 @@
  * Exit codes: 0 clean stop, 1 failure, 2 usage, 78 bad config (nothing touched).
  */
 import { parseArgs } from 'node:util';
-import { startStation } from './app.js';
 import { loadConfigFile } from './config/load.js';
 import { ConfigError, EXIT_CONFIG } from './errors.js';
-import { serveUntilSignal } from './lifecycle.js';
 import { createLogger } from './log.js';
 import { VERSION } from './version.js';
 
@@ -42,6 +40,9 @@ async function runDaemon(args: string[]): Promise<number> {
   }
   const log = createLogger(loaded.config.log.level);
   log.info({ version: VERSION, config: file, station: loaded.config.station.id, hardware: loaded.config.hardware.kind }, 'starting');
+  // Imported here, not at the top: `safe-state` (ExecStartPre/ExecStopPost) must start fast.
+  const { startStation } = await import('./app.js');
+  const { serveUntilSignal } = await import('./lifecycle.js');
   let station;
   try {
     station = await startStation({ config: loaded.config, password: loaded.password, log });

@@ -23,6 +23,7 @@ import {
   parseGpiogetValue,
   parseGpiomonEvent,
   pulseArgs,
+  requestedCheck,
   setOnceArgs,
   type DetectedChip,
   type GpiodVersion,
@@ -218,6 +219,9 @@ class CdevOutput implements OutputLine {
     );
   }
 
+  /** Nothing to do: gpioset times the pulse itself, in its own process; the bank's overrun check kills it if it hangs. */
+  endOfPulse(): void {}
+
   async close(): Promise<void> {
     if (this.closed) return;
     try {
@@ -251,7 +255,13 @@ class CdevInput implements InputLine {
   }
 
   static async open(env: CdevEnv, name: string, line: ToolLine, spec: InputSpec): Promise<CdevInput> {
-    const helper = new Helper(env, name, lineScript([getArgs(env.version, line, spec.bias)], READY, monArgs(env.version, line, spec.bias)));
+    // gpioget first (gpiomon cannot be asked for the level), then gpiomon; "ready" only once gpiomon
+    // holds the line. An edge in the few ms between the two requests is the one edge it can miss.
+    const helper = new Helper(
+      env,
+      name,
+      lineScript([getArgs(env.version, line, spec.bias)], READY, monArgs(env.version, line, spec.bias), requestedCheck(env.version, line, 'gpiomon')),
+    );
     try {
       await helper.waitReady(START_TIMEOUT_MS);
     } catch (e) {

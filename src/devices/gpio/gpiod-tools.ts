@@ -101,6 +101,19 @@ export function monArgs(version: GpiodVersion, l: ToolLine, bias: Bias): string[
     : ['gpiomon', '-F', '%E', ...low(l), ...biasArgs(2, bias), ...target(2, l)];
 }
 
+/**
+ * Lists the chip's lines with their consumers; used to wait until gpiomon has really requested
+ * its line (it prints nothing when it starts), so that no edge after "ready" is missed.
+ */
+export function infoArgs(version: GpiodVersion, l: ToolLine): string[] {
+  return version === 1 ? ['gpioinfo', l.chipPath] : ['gpioinfo', '-c', l.chipPath];
+}
+
+/** A shell condition: true once `consumer` holds line `offset` in the gpioinfo output (v1 and v2 formats). */
+export function requestedCheck(version: GpiodVersion, l: ToolLine, consumer: string): string {
+  return `${shellQuote(infoArgs(version, l))} 2>/dev/null | grep -Eq ${shellQuote([`^[[:space:]]*line[[:space:]]+${l.offset}:.*${consumer}`])}`;
+}
+
 /** POSIX single-quoting, so argv survives `sh -c`. */
 export function shellQuote(argv: readonly string[]): string {
   return argv.map((a) => (/^[A-Za-z0-9_./=,%:-]+$/.test(a) ? a : `'${a.replace(/'/g, `'\\''`)}'`)).join(' ');
@@ -113,13 +126,20 @@ export function shellQuote(argv: readonly string[]): string {
  * by SIGKILL, the helper releases its line instead of holding it forever; and a pulse already
  * started still ends by its own timer, because the steps do not read stdin.
  */
-export function lineScript(steps: readonly (readonly string[])[], marker: string, background: readonly string[]): string {
+export function lineScript(steps: readonly (readonly string[])[], marker: string, background: readonly string[], backgroundUp?: string): string {
+  // With backgroundUp, the marker waits (up to ~10 s) until that condition says the background tool holds its line.
+  const wait = backgroundUp
+    ? [`n=0; until ${backgroundUp}; do kill -0 "$p" 2>/dev/null || exit 20; n=$((n+1)); [ "$n" -gt 500 ] && exit 21; sleep 0.02; done`]
+    : [];
+  const marked = backgroundUp ? [] : [`echo ${marker}`];
   return [
     'exec 3<&0 </dev/null',
     ...steps.map((s, i) => `${shellQuote(s)} || exit ${10 + i}`),
-    `echo ${marker}`,
+    ...marked,
     `${shellQuote(background)} &`,
     'p=$!',
+    ...wait,
+    ...(backgroundUp ? [`echo ${marker}`] : []),
     '( read -r _ <&3; kill "$p" 2>/dev/null ) &',
     'w=$!',
     'wait "$p"; s=$?',

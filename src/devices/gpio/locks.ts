@@ -3,8 +3,9 @@
  * - every output is requested at its inactive level and driven OFF again before open() returns;
  * - a pulse is clamped to HARD_MAX_PULSE_MS here, whatever the caller passes;
  * - pulses never overlap (a solenoid draws amps; two at once can brown out the board);
- * - a pulse is ended by its own timer (or gpioset's) AND by a watchdog that drives the line OFF
- *   if the pulse has not ended by min(ms + margin, HARD_MAX_PULSE_MS);
+ * - a pulse is ended by the backend's timer (sysfs: ours; cdev: gpioset's, in its own process)
+ *   AND by a watchdog timer at the same deadline (line.endOfPulse()); a pulse not confirmed OFF
+ *   `watchdogMarginMs` later is forced OFF and reported as a lock fault;
  * - a door that reads OPEN never stops a pulse: this file does not look at doors at all.
  */
 import { DeviceError, errorMessage } from '../../errors.js';
@@ -70,19 +71,21 @@ export class GpioLockBank extends GpioDevice implements LockBank {
   private async energize(box: number, line: OutputLine, ms: number): Promise<void> {
     if (this.closed) throw new DeviceError(this.name, 'locks closed');
     this.energized.add(box);
-    let watchdog: NodeJS.Timeout | undefined;
-    const overrun = new Promise<never>((_, reject) => {
-      const at = Math.max(ms, Math.min(ms + this.opts.watchdogMarginMs, HARD_MAX_PULSE_MS));
-      watchdog = setTimeout(() => {
-        this.opts.log.error({ box, line: line.name, ms }, 'lock pulse did not end in time: watchdog drives it OFF');
-        line.write(false).then(
-          () => reject(new DeviceError(line.name, `pulse of box ${box} overran ${ms} ms; forced OFF`)),
-          (e: unknown) => reject(new DeviceError(line.name, `pulse of box ${box} overran and forcing OFF failed: ${errorMessage(e)}`, { cause: e })),
-        );
-      }, at);
+    const pulse = line.pulse(ms);
+    pulse.catch(() => undefined); // if the overrun check wins the race, a later rejection is expected
+    // Watchdog 1: at the pulse's end, independently of the backend's timer, the line goes OFF.
+    const deadline = setTimeout(() => line.endOfPulse(), ms);
+    // Watchdog 2: a pulse not confirmed OFF within the margin is forced OFF and reported.
+    let overrun: NodeJS.Timeout | undefined;
+    const overran = new Promise<true>((resolve) => {
+      overrun = setTimeout(() => resolve(true), ms + this.opts.watchdogMarginMs);
     });
     try {
-      await Promise.race([line.pulse(ms), overrun]);
+      if ((await Promise.race([pulse, overran])) === true) {
+        this.opts.log.error({ box, line: line.name, ms }, 'lock pulse not confirmed OFF in time: forcing it OFF');
+        await line.write(false);
+        throw new DeviceError(line.name, `pulse of box ${box} not confirmed OFF within ${this.opts.watchdogMarginMs} ms of its end; forced OFF`);
+      }
       this.setHealth(true);
     } catch (e) {
       this.setHealth(false, `lock of box ${box} (${line.name}): ${errorMessage(e)}`);
@@ -90,7 +93,8 @@ export class GpioLockBank extends GpioDevice implements LockBank {
       await line.write(false).catch(() => undefined);
       throw e;
     } finally {
-      clearTimeout(watchdog);
+      clearTimeout(deadline);
+      clearTimeout(overrun);
       this.energized.delete(box);
     }
   }

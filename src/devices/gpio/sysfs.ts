@@ -32,6 +32,7 @@ export async function loadOnoff(): Promise<OnoffGpioCtor> {
 class SysfsOutput implements OutputLine {
   private closed = false;
   private pulseTimer: NodeJS.Timeout | undefined;
+  private endPulse: ((why?: string) => void) | undefined;
   constructor(
     readonly name: string,
     private readonly gpio: OnoffGpio,
@@ -48,20 +49,41 @@ class SysfsOutput implements OutputLine {
   }
 
   pulse(ms: number): Promise<void> {
-    return this.write(true).then(
-      () =>
-        new Promise<void>((resolve, reject) => {
-          this.pulseTimer = setTimeout(() => {
-            this.pulseTimer = undefined;
-            this.write(false).then(resolve, reject);
-          }, ms);
-        }),
-    );
+    if (this.closed) return Promise.reject(new DeviceError(this.name, 'line closed'));
+    return new Promise<void>((resolve, reject) => {
+      try {
+        this.gpio.writeSync(1);
+      } catch (e) {
+        reject(new DeviceError(this.name, `cannot write: ${errorMessage(e)}`, { cause: e }));
+        return;
+      }
+      // Registered synchronously, before the LockBank's watchdog: at equal deadlines this runs first.
+      this.endPulse = (why) => {
+        clearTimeout(this.pulseTimer);
+        this.endPulse = undefined;
+        try {
+          this.gpio.writeSync(0);
+          if (why) reject(new DeviceError(this.name, why));
+          else resolve();
+        } catch (e) {
+          reject(new DeviceError(this.name, `cannot end pulse: ${errorMessage(e)}`, { cause: e }));
+        }
+      };
+      this.pulseTimer = setTimeout(() => this.endPulse?.(), ms);
+    });
+  }
+
+  endOfPulse(): void {
+    try {
+      if (!this.closed) this.gpio.writeSync(0);
+    } catch {
+      // The pulse's own error path reports it.
+    }
   }
 
   close(): Promise<void> {
     if (this.closed) return Promise.resolve();
-    clearTimeout(this.pulseTimer);
+    this.endPulse?.('closed during the pulse');
     try {
       this.gpio.writeSync(0);
     } finally {

@@ -37,6 +37,11 @@ export interface OutputLine {
    * pulse is timed outside this process (cdev: gpioset's own timer), so a crash mid-pulse still ends it.
    */
   pulse(ms: number): Promise<void>;
+  /**
+   * The LockBank's watchdog calls this when a pulse's time is up (a second, independent timer):
+   * make sure the line is inactive without disturbing the backend's own ending of the pulse.
+   */
+  endOfPulse(): void;
   /** Drive inactive, then release. Idempotent. */
   close(): Promise<void>;
 }

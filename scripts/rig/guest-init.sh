@@ -1,0 +1,41 @@
+#!/bin/busybox sh
+# /init of the rig VM: kernel drivers up, simulated GPIO chips created, test/hw run, result out
+# through isa-debug-exit (port 0xf4): 0 = pass, 1 = fail.
+/bin/busybox --install -s /bin
+export PATH=/bin:/sbin:/usr/bin HOME=/tmp CI=1 NODE_OPTIONS=--max-old-space-size=768
+mount -t proc proc /proc
+mount -t sysfs sys /sys
+mount -t devtmpfs dev /dev
+mount -t tmpfs tmp /tmp
+for m in configfs hid hid-generic uhid gpio-sim; do insmod /lib/modules/$m.ko || echo "rig-guest: insmod $m failed"; done
+mount -t configfs configfs /sys/kernel/config
+
+# One gpio-sim device per test file, each with one bank labelled as the test profiles name it.
+# Chip labels, never numbers: the tests resolve base and /dev/gpiochipN from the label.
+sim_chip() { # label lines
+  d=/sys/kernel/config/gpio-sim/$1
+  mkdir "$d" "$d/bank0"
+  echo "$2" > "$d/bank0/num_lines"
+  echo "$1" > "$d/bank0/label"
+  echo 1 > "$d/live"
+}
+sim_chip rig-sysfs 32
+sim_chip rig-cdev 32
+sim_chip rig-matrix 16
+sim_chip rig-matrix-cdev 16
+sim_chip rig-safe 8
+sim_chip rig-safe-cdev 8
+echo "rig-guest: kernel $(uname -r); gpio chips:"
+for c in /sys/class/gpio/gpiochip*; do echo "  $(cat $c/label) base $(cat $c/base) ngpio $(cat $c/ngpio)"; done
+gpiodetect | sed 's/^/  /'
+
+cd /app
+start=$(date +%s)
+# One file at a time: under TCG the timing assertions (pulse length, kill -9 mid-pulse) need the CPU.
+node node_modules/vitest/vitest.mjs run $(cat /etc/rig-tests) --reporter=verbose --no-file-parallelism --testTimeout=120000 --hookTimeout=120000
+rc=$?
+echo "rig-guest: vitest exit $rc after $(( $(date +%s) - start )) s"
+[ "$rc" = 0 ] && r='\000' || r='\001'
+printf "$r" | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
+# Not reached when isa-debug-exit is present.
+poweroff -f
