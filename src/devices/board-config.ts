@@ -95,7 +95,7 @@ export type BoardProfileInput = z.input<typeof boardProfileSchema>;
 /** Where `inputVoltage` comes from. */
 export const voltageSourceSchema = z.discriminatedUnion('kind', [
   /** Mains-powered: a fixed value (or null: not reported). */
-  z.strictObject({ kind: z.literal('fixed'), volts: z.number().min(0).max(100).nullable() }),
+  z.strictObject({ kind: z.literal('fixed'), volts: z.number().min(0).max(400).nullable() }),
   /** A sysfs number (hwmon in0_input in mV: scale 0.001; power_supply voltage_now in uV: 1e-6). */
   z.strictObject({ kind: z.literal('file'), path: z.string().min(1), scale: z.number().positive() }),
 ]);

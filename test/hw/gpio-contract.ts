@@ -7,7 +7,7 @@ import { GpioButton, GpioDoorSensors } from '../../src/devices/gpio/inputs.js';
 import { GpioLockBank } from '../../src/devices/gpio/locks.js';
 import type { GpioBackend, InputSpec, OutputSpec } from '../../src/devices/gpio/types.js';
 import { HARD_MAX_PULSE_MS, type DoorState } from '../../src/devices/types.js';
-import { recordLevel, silentLog, simChip, sleep, waitFor, type SimChip } from './sim.js';
+import { recordLevel, report, silentLog, type SimChip, simChip, sleep, waitFor } from './sim.js';
 
 /** Timing slack under QEMU TCG (JS ~15x slower than the host, process starts far slower). */
 const SLACK_MS = 250;
@@ -61,10 +61,12 @@ export function gpioContract(label: string, open: () => Promise<GpioBackend>, wa
   it('pulses for the configured time, then OFF', async () => {
     const bank = await locks();
     const { intervals, settledAt } = await recordLevel(chip, 0, 1, bank.pulse(1, 400));
-    console.log(`[${label}] 400 ms pulse: high ${JSON.stringify(intervals.map(([a, b]) => Math.round(b - a)))} ms, resolved at ${Math.round(settledAt)} ms`);
+    report(`[${label}] 400 ms pulse: high ${JSON.stringify(intervals.map(([a, b]) => Math.round(b - a)))} ms, resolved at ${Math.round(settledAt)} ms`);
     expect(intervals).toHaveLength(1);
     const [a, b] = intervals[0]!;
-    expect(b - a).toBeGreaterThan(400 - 30);
+    // Times are when the ~2 ms sampler saw the level (later under load): the line went high at
+    // or after the call (t=0) and cannot be seen low before 400 ms.
+    expect(b).toBeGreaterThanOrEqual(400 - 5);
     expect(b - a).toBeLessThan(400 + SLACK_MS);
     expect(chip.value(0)).toBe(0);
     expect(bank.isEnergized(1)).toBe(false);
@@ -75,7 +77,7 @@ export function gpioContract(label: string, open: () => Promise<GpioBackend>, wa
     const { intervals } = await recordLevel(chip, 1, 0, bank.pulse(2, 300));
     expect(intervals).toHaveLength(1);
     const [a, b] = intervals[0]!;
-    expect(b - a).toBeGreaterThan(300 - 30);
+    expect(b).toBeGreaterThanOrEqual(300 - 5);
     expect(b - a).toBeLessThan(300 + SLACK_MS);
     expect(chip.value(1)).toBe(1);
   });
@@ -84,18 +86,26 @@ export function gpioContract(label: string, open: () => Promise<GpioBackend>, wa
     const bank = await locks();
     const { intervals } = await recordLevel(chip, 0, 1, bank.pulse(1, 60_000));
     const [a, b] = intervals[0]!;
-    console.log(`[${label}] 60 s pulse asked: high ${Math.round(b - a)} ms`);
+    report(`[${label}] 60 s pulse asked: high ${Math.round(b - a)} ms`);
     expect(b - a).toBeLessThan(HARD_MAX_PULSE_MS + SLACK_MS);
     expect(chip.value(0)).toBe(0);
   });
 
   it('never overlaps two pulses', async () => {
     const bank = await locks();
-    const both = Promise.all([bank.pulse(1, 300), bank.pulse(3, 300)]);
-    const [one, three] = await Promise.all([recordLevel(chip, 0, 1, both), recordLevel(chip, 2, 1, both)]);
-    expect(one.intervals).toHaveLength(1);
-    expect(three.intervals).toHaveLength(1);
-    expect(three.intervals[0]![0]).toBeGreaterThanOrEqual(one.intervals[0]![1] - 5);
+    let done = false;
+    const both = Promise.all([bank.pulse(1, 300), bank.pulse(3, 300)]).finally(() => (done = true));
+    // One sampler reads both lines in the same pass: they must never be high together.
+    const seen = { one: false, three: false, together: false };
+    while (!done) {
+      const [a, b] = [chip.value(0), chip.value(2)];
+      seen.one ||= a === 1;
+      seen.three ||= b === 1;
+      seen.together ||= a === 1 && b === 1;
+      await sleep(1);
+    }
+    await both;
+    expect(seen).toEqual({ one: true, three: true, together: false });
   });
 
   it('drives a lock OFF when closed mid-pulse', async () => {
@@ -135,7 +145,7 @@ export function gpioContract(label: string, open: () => Promise<GpioBackend>, wa
     }
     await waitFor('door OPEN event', () => seen.length > 0, 5000);
     await sleep(DEBOUNCE_MS * 3);
-    console.log(`[${label}] bouncing door: events ${JSON.stringify(seen.map(([b, s, t]) => [b, s, Math.round(t)]))}`);
+    report(`[${label}] bouncing door: events ${JSON.stringify(seen.map(([b, s, t]) => [b, s, Math.round(t)]))}`);
     expect(seen.map(([b, s]) => [b, s])).toEqual([[1, 'OPEN']]);
     expect(seen[0]![2]).toBeLessThan(DEBOUNCE_MS + 25 + 1000);
     expect(await doors.read(1)).toBe('OPEN');

@@ -9,7 +9,7 @@ import { GpioMatrixKeypad } from '../../src/devices/gpio/matrix-keypad.js';
 import { SysfsBackend, loadOnoff } from '../../src/devices/gpio/sysfs.js';
 import type { GpioBackend } from '../../src/devices/gpio/types.js';
 import type { KeypadKey } from '../../src/devices/types.js';
-import { HAS_GPIO_SIM, HAS_GPIOD_TOOLS, silentLog, simChip, sleep, waitFor, type SimChip } from './sim.js';
+import { HAS_GPIO_SIM, HAS_GPIOD_TOOLS, report, silentLog, type SimChip, simChip, sleep, waitFor } from './sim.js';
 
 const ROWS = [0, 1, 2, 3];
 const COLS = [4, 5, 6];
@@ -83,7 +83,7 @@ function suite(label: string, open: () => Promise<GpioBackend>, settleMs: number
       const before = keys.length;
       emu.press(key);
       await waitFor(`key ${key}`, () => keys.length > before, 60_000);
-      console.log(`[${label}] key ${key} reported after ${Math.round(performance.now() - t0)} ms`);
+      report(`[${label}] key ${key} reported after ${Math.round(performance.now() - t0)} ms`);
       expect(keys.at(-1)).toEqual(expected);
       await sleep(settleMs * 10 + 300); // held: must not repeat
       expect(keys.length).toBe(before + 1);

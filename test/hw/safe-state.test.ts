@@ -9,7 +9,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import type { BoardProfileInput } from '../../src/devices/board-config.js';
-import { HAS_GPIO_SIM, HAS_GPIOD_TOOLS, simChip, waitFor } from './sim.js';
+import { HAS_GPIO_SIM, HAS_GPIOD_TOOLS, report, simChip, waitFor } from './sim.js';
 
 const DIST = resolve('dist/src');
 const mod = (p: string): string => JSON.stringify(pathToFileURL(join(DIST, p)).href);
@@ -26,7 +26,7 @@ const profile = loadBoardProfile(process.argv[1]);
 const backend = await openGpioBackend(profile.gpio.backend, log);
 const bank = await GpioLockBank.open(backend, { locks: lockSpecs(profile), watchdogMarginMs: 500, log });
 bank.pulse(1, 3000).catch(() => {});
-setTimeout(() => console.log('pulsing'), 50);
+setTimeout(() => report('pulsing'), 50);
 setInterval(() => {}, 1000);
 `;
 
@@ -65,7 +65,7 @@ function suite(label: string, backend: 'sysfs' | 'cdev'): void {
     const t0 = performance.now();
     const r = spawnSync(process.execPath, [join(DIST, 'main.js'), 'safe-state', '--config', config], { encoding: 'utf8', timeout: 60_000 });
     const ms = Math.round(performance.now() - t0);
-    console.log(`[${label}] safe-state exit ${r.status} in ${ms} ms: ${r.stdout.trim()} ${r.stderr.trim()}`);
+    report(`[${label}] safe-state exit ${r.status} in ${ms} ms: ${r.stdout.trim()} ${r.stderr.trim()}`);
     expect(r.status).toBe(0);
     expect(chip.value(0)).toBe(0);
     expect(chip.value(1)).toBe(1);

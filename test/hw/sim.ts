@@ -44,6 +44,11 @@ export function simChip(label: string): SimChip {
   };
 }
 
+/** A measurement for the rig log (the numbers are the point of these tests). */
+export function report(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
 export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 /** Poll `fn` until it is true; the tests may poll, the drivers never do. */

@@ -269,12 +269,14 @@ class CdevInput implements InputLine {
       throw e;
     }
     const input = new CdevInput(name, helper, env.version);
-    const initial = parseGpiogetValue(helper.preamble.join('\n'));
+    // First line: gpioget's level. Any further line is an edge gpiomon saw before "ready".
+    const [first = '', ...early] = helper.preamble;
+    const initial = parseGpiogetValue(first);
     if (initial === null) {
       await helper.stop();
-      throw new DeviceError(name, `cannot parse gpioget output: ${JSON.stringify(helper.preamble.join('\n'))}`);
+      throw new DeviceError(name, `cannot parse gpioget output: ${JSON.stringify(first)}`);
     }
-    input.value = initial;
+    input.value = early.reduce((v, line) => parseGpiomonEvent(env.version, line) ?? v, initial);
     return input;
   }
 

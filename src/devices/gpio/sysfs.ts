@@ -26,7 +26,7 @@ export type OnoffGpioCtor = new (
 /** Loads onoff only when the sysfs backend is chosen: its epoll addon is compiled on the device. */
 export async function loadOnoff(): Promise<OnoffGpioCtor> {
   const mod = await import('onoff');
-  return mod.Gpio as unknown as OnoffGpioCtor;
+  return mod.Gpio;
 }
 
 class SysfsOutput implements OutputLine {

@@ -17,7 +17,7 @@ export interface PowerMonitorDeps {
 
 const defaultRun = (argv: readonly string[], timeoutMs: number): Promise<string> =>
   new Promise((resolve, reject) => {
-    execFile(argv[0]!, argv.slice(1), { timeout: timeoutMs, encoding: 'utf8' }, (err, stdout) => (err ? reject(err) : resolve(stdout)));
+    execFile(argv[0]!, argv.slice(1), { timeout: timeoutMs, encoding: 'utf8' }, (err, stdout) => (err ? reject(new Error(err.message)) : resolve(stdout)));
   });
 
 export class ConfiguredPowerMonitor implements PowerMonitor {
