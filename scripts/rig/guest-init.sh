@@ -21,13 +21,16 @@ sim_chip() { # label lines
 }
 sim_chip rig-sysfs 32
 sim_chip rig-cdev 32
+sim_chip rig-cdev2 32
 sim_chip rig-matrix 16
 sim_chip rig-matrix-cdev 16
 sim_chip rig-safe 8
 sim_chip rig-safe-cdev 8
+sim_chip rig-safe-cdev2 8
 echo "rig-guest: kernel $(uname -r); gpio chips:"
 for c in /sys/class/gpio/gpiochip*; do echo "  $(cat $c/label) base $(cat $c/base) ngpio $(cat $c/ngpio)"; done
 gpiodetect | sed 's/^/  /'
+echo "rig-guest: $(gpioset --version | head -1); $(/opt/gpiod2/bin/gpioset --version | head -1) in /opt/gpiod2/bin"
 
 cd /app
 start=$(date +%s)

@@ -48,6 +48,22 @@ if [ ! -f "$DEBS/.done" ]; then
 fi
 stamp "debs for $KVER cached"
 
+# libgpiod v2 tools (what Raspberry Pi OS Trixie ships) from Debian trixie, with trixie's libc
+# (they need glibc 2.38): the cdev backend is tested with both tool generations. A private apt
+# state under .rig/ keeps the host's sources untouched.
+G2="$RIG/gpiod-v2"
+if [ ! -f "$G2/.done" ]; then
+  rm -rf "$G2"; mkdir -p "$G2/state/lists/partial" "$G2/cache/archives/partial" "$G2/debs" "$G2/x"
+  echo "deb http://deb.debian.org/debian trixie main" > "$G2/sources.list"
+  APT_G2=(-o "Dir::Etc::SourceList=$G2/sources.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State=$G2/state" -o "Dir::Cache=$G2/cache" -o Debug::NoLocking=1)
+  apt-get -qq "${APT_G2[@]}" update
+  ( cd "$G2/debs" && apt-get -q "${APT_G2[@]}" download gpiod libgpiod3 libc6 2>&1 | grep -v '^W: Download is performed unsandboxed' || true )
+  for d in "$G2"/debs/*.deb; do dpkg-deb -x "$d" "$G2/x"; done
+  rm -rf "$G2/state" "$G2/cache"
+  touch "$G2/.done"
+fi
+stamp "libgpiod v2 tools cached ($(ls "$G2"/debs))"
+
 if [ ! -f "$K/.done" ]; then
   rm -rf "$K"; mkdir -p "$K/x"
   for d in "$DEBS"/*.deb; do case "$d" in *linux-source*) ;; *) dpkg-deb -x "$d" "$K/x" ;; esac; done
@@ -84,7 +100,9 @@ cd "$ROOT"
 [ -d node_modules ] || npm ci --no-audit --no-fund
 # tsc exits non-zero on errors in files not built here (e.g. a branch without src/sim) but still
 # emits; what the rig needs is checked below.
-node_modules/.bin/tsc -p tsconfig.build.json >/dev/null 2>&1 || true
+if [ ! -f dist/src/main.js ] || [ -n "$(find src -newer dist/src/main.js -print -quit)" ]; then
+  node_modules/.bin/tsc -p tsconfig.build.json >/dev/null 2>&1 || true
+fi
 [ -f dist/src/main.js ] && [ -f dist/src/devices/gpio/safe-state.js ] || { echo "rig: build did not produce dist/src/main.js" >&2; exit 2; }
 stamp "project built"
 
@@ -102,6 +120,14 @@ copy_libs "$IR/usr/bin/node" $(find node_modules -name '*.node' -path '*linux-x6
 mkdir -p "$IR/usr/lib/x86_64-linux-gnu"; cp -a "$K"/x/usr/lib/x86_64-linux-gnu/libgpiod.so.* "$IR/usr/lib/x86_64-linux-gnu/"
 for l in $(LD_LIBRARY_PATH="$K/x/usr/lib/x86_64-linux-gnu" ldd "$K/x/usr/bin/gpioset" | grep -o '/[^ ]*' | grep -v libgpiod); do
   [ -e "$IR$l" ] || { mkdir -p "$IR$(dirname "$l")"; cp -L "$l" "$IR$l"; }; done
+# v2 tools under /opt/gpiod2, each started through trixie's own loader and libraries.
+mkdir -p "$IR/opt/gpiod2/bin" "$IR/opt/gpiod2/real" "$IR/opt/gpiod2/lib"
+cp -aL "$G2"/x/usr/lib/x86_64-linux-gnu/{ld-linux-x86-64.so.2,libc.so.6,libgpiod.so.3} "$IR/opt/gpiod2/lib/"
+for t in gpiodetect gpioget gpioinfo gpiomon gpioset; do
+  cp "$G2/x/usr/bin/$t" "$IR/opt/gpiod2/real/"
+  printf '#!/bin/sh\nexec /opt/gpiod2/lib/ld-linux-x86-64.so.2 --library-path /opt/gpiod2/lib /opt/gpiod2/real/%s "$@"\n' "$t" > "$IR/opt/gpiod2/bin/$t"
+  chmod +x "$IR/opt/gpiod2/bin/$t"
+done
 KM="$K/x/lib/modules/$KVER/kernel"
 cp "$KM/fs/configfs/configfs.ko" "$KM/drivers/hid/hid.ko" "$KM/drivers/hid/hid-generic.ko" "$KM/drivers/hid/uhid.ko" "$MOD/gpio-sim.ko" "$IR/lib/modules/"
 # Only what running tests needs: the type checker and linter stay on the host.

@@ -3,7 +3,7 @@
  * Both backends, on gpio-sim, in the rig VM. Uses the built dist/ (the rig builds it).
  */
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -46,13 +46,13 @@ function files(label: string, backend: 'sysfs' | 'cdev'): { config: string } {
   return { config: join(dir, 'config.json') };
 }
 
-function suite(label: string, backend: 'sysfs' | 'cdev'): void {
+function suite(label: string, backend: 'sysfs' | 'cdev', env: NodeJS.ProcessEnv = process.env): void {
   it('kill -9 mid-pulse leaves the lock ON; safe-state drives every lock OFF', async () => {
     const chip = simChip(label);
     chip.pull(1, 'up'); // the active-low lock's resistor to its OFF level (WIRING.md)
     const { config } = files(label, backend);
     const profile = config.replace('config.json', 'profile.json');
-    const station = spawn(process.execPath, ['--input-type=module', '-e', PULSING_STATION, profile], { stdio: ['pipe', 'pipe', 'inherit'] });
+    const station = spawn(process.execPath, ['--input-type=module', '-e', PULSING_STATION, profile], { stdio: ['pipe', 'pipe', 'inherit'], env });
     let out = '';
     station.stdout.on('data', (c: Buffer) => (out += c.toString()));
     await waitFor('the station to pulse box 1', () => out.includes('pulsing') && chip.value(0) === 1, 60_000);
@@ -63,7 +63,7 @@ function suite(label: string, backend: 'sysfs' | 'cdev'): void {
     expect(chip.value(0)).toBe(1); // nothing ended the pulse: the solenoid would still be energized
 
     const t0 = performance.now();
-    const r = spawnSync(process.execPath, [join(DIST, 'main.js'), 'safe-state', '--config', config], { encoding: 'utf8', timeout: 60_000 });
+    const r = spawnSync(process.execPath, [join(DIST, 'main.js'), 'safe-state', '--config', config], { encoding: 'utf8', timeout: 60_000, env });
     const ms = Math.round(performance.now() - t0);
     report(`[${label}] safe-state exit ${r.status} in ${ms} ms: ${r.stdout.trim()} ${r.stderr.trim()}`);
     expect(r.status).toBe(0);
@@ -73,4 +73,8 @@ function suite(label: string, backend: 'sysfs' | 'cdev'): void {
 }
 
 describe.skipIf(!HAS_GPIO_SIM)('safe-state after kill -9, sysfs', () => suite('rig-safe', 'sysfs'));
-describe.skipIf(!HAS_GPIOD_TOOLS)('safe-state after kill -9, cdev', () => suite('rig-safe-cdev', 'cdev'));
+describe.skipIf(!HAS_GPIOD_TOOLS)('safe-state after kill -9, cdev (libgpiod v1 tools)', () => suite('rig-safe-cdev', 'cdev'));
+const V2 = '/opt/gpiod2/bin';
+describe.skipIf(!HAS_GPIOD_TOOLS || !existsSync(V2))('safe-state after kill -9, cdev (libgpiod v2 tools)', () =>
+  suite('rig-safe-cdev2', 'cdev', { ...process.env, PATH: `${V2}:${process.env['PATH'] ?? ''}` }),
+);
