@@ -26,7 +26,7 @@ const profile = loadBoardProfile(process.argv[1]);
 const backend = await openGpioBackend(profile.gpio.backend, log);
 const bank = await GpioLockBank.open(backend, { locks: lockSpecs(profile), watchdogMarginMs: 500, log });
 bank.pulse(1, 3000).catch(() => {});
-setTimeout(() => report('pulsing'), 50);
+setTimeout(() => process.stdout.write('pulsing\\n'), 50);
 setInterval(() => {}, 1000);
 `;
 
@@ -55,7 +55,12 @@ function suite(label: string, backend: 'sysfs' | 'cdev', env: NodeJS.ProcessEnv 
     const station = spawn(process.execPath, ['--input-type=module', '-e', PULSING_STATION, profile], { stdio: ['pipe', 'pipe', 'inherit'], env });
     let out = '';
     station.stdout.on('data', (c: Buffer) => (out += c.toString()));
-    await waitFor('the station to pulse box 1', () => out.includes('pulsing') && chip.value(0) === 1, 60_000);
+    let exited = false;
+    station.once('exit', () => (exited = true));
+    await waitFor('the station to pulse box 1', () => {
+      if (exited) throw new Error(`the pulsing station exited early: ${out}`);
+      return out.includes('pulsing') && chip.value(0) === 1;
+    }, 60_000);
     expect(chip.value(1)).toBe(1); // box 2 (active-low) is OFF = high
 
     station.kill('SIGKILL');
