@@ -62,7 +62,7 @@ if [ ! -f "$G2/.done" ]; then
   rm -rf "$G2/state" "$G2/cache"
   touch "$G2/.done"
 fi
-stamp "libgpiod v2 tools cached ($(ls "$G2"/debs))"
+stamp "libgpiod v2 tools cached: $(cd "$G2/debs" && echo *.deb)"
 
 if [ ! -f "$K/.done" ]; then
   rm -rf "$K"; mkdir -p "$K/x"

@@ -37,6 +37,11 @@ export type InputDevicesFactory = (profile: BoardProfile, log: Logger) => Promis
  */
 export const noInputDevices: InputDevicesFactory = () => Promise.resolve({ scanners: [], keypad: null, display: null });
 
+// HOOK (input drivers): once src/devices/input/index.ts exports
+//   createInputDevices(profile: BoardProfile, log: Logger): Promise<InputDevices>
+// import it and use it here instead of the placeholder. Nothing else in this file changes.
+const defaultInputDevices: InputDevicesFactory = noInputDevices;
+
 /** Stand-in display while no display driver is configured: the lines go to the log. */
 export class LogDisplay implements Display {
   readonly name = 'log display';
@@ -129,7 +134,7 @@ export async function createBoardHardware(config: StationConfig, hw: BoardHardwa
         })
       : null;
     if (matrix) opened.push(matrix);
-    const inputs = await (deps.createInputDevices ?? noInputDevices)(profile, log);
+    const inputs = await (deps.createInputDevices ?? defaultInputDevices)(profile, log);
     opened.push(...inputs.scanners);
     if (inputs.keypad) opened.push(inputs.keypad);
     if (inputs.display) opened.push(inputs.display);

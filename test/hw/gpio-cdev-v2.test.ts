@@ -21,5 +21,5 @@ describe.skipIf(!HAS_V2)('GPIO character-device backend, libgpiod v2 tools, on g
     await backend.close();
   });
 
-  gpioContract('rig-cdev2', () => CdevBackend.open(), 3000);
+  gpioContract('rig-cdev2', () => CdevBackend.open(), 3000, 500);
 });

@@ -12,5 +12,5 @@ describe.skipIf(!HAS_GPIOD_TOOLS)('GPIO character-device backend (gpiod tools) o
     await backend.close();
   });
 
-  gpioContract('rig-cdev', () => CdevBackend.open(), 3000);
+  gpioContract('rig-cdev', () => CdevBackend.open(), 3000, 500);
 });

@@ -9,15 +9,16 @@ import type { GpioBackend, InputSpec, OutputSpec } from '../../src/devices/gpio/
 import { HARD_MAX_PULSE_MS, type DoorState } from '../../src/devices/types.js';
 import { recordLevel, report, silentLog, type SimChip, simChip, sleep, waitFor } from './sim.js';
 
-/** Timing slack under QEMU TCG (JS ~15x slower than the host, process starts far slower). */
-const SLACK_MS = 250;
 const DEBOUNCE_MS = 100;
 
 /**
  * @param watchdogMarginMs what the bank gives the backend to confirm OFF: the cdev backend starts
  *   processes to do so, which under TCG takes far longer than on a Pi.
+ * @param slackMs how much longer than asked a pulse may *look* from the test's ~2 ms sampler under
+ *   QEMU TCG (JS ~15x slower than on the host, and a loaded CI host makes samples irregular).
  */
-export function gpioContract(label: string, open: () => Promise<GpioBackend>, watchdogMarginMs: number): void {
+export function gpioContract(label: string, open: () => Promise<GpioBackend>, watchdogMarginMs: number, slackMs: number): void {
+  const SLACK_MS = slackMs;
   let chip: SimChip;
   let backend: GpioBackend;
   const closeMe: { close(): Promise<void> }[] = [];

@@ -16,5 +16,5 @@ describe.skipIf(!HAS_GPIO_SIM)('GPIO sysfs backend on gpio-sim', () => {
     expect(resolveSysfsNumber({ chip: LABEL, offset: 5 }, listSysfsChips())).toBe(chip!.base + 5);
   });
 
-  gpioContract(LABEL, async () => new SysfsBackend({ Gpio: await loadOnoff() }), 500);
+  gpioContract(LABEL, async () => new SysfsBackend({ Gpio: await loadOnoff() }), 500, 250);
 });
