@@ -3,7 +3,7 @@
  * a real /bin/sh against stand-in gpioset/gpiomon programs (the kernel side is tested in the rig).
  */
 import { spawn } from 'node:child_process';
-import { chmodSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
@@ -88,10 +88,16 @@ function fakeTools(): { dir: string; log: string } {
     chmodSync(join(dir, name), 0o755);
   };
   // --mode=signal (v1) or no -t (v2) holds until SIGTERM; everything else exits at once.
-  tool('gpioset', `case "$*" in *--mode=signal*) trap 'echo "gpioset released $*" >> ${log}; exit 0' TERM; while :; do sleep 1; done;; esac`);
+  tool('gpioset', `case "$*" in *--mode=signal*) trap 'echo "gpioset released $*" >> ${log}; exit 0' TERM; echo trapped >> ${log}.trap; while :; do sleep 0.1; done;; esac`);
   tool('gpioget', 'echo 1');
   tool('gpiomon', `trap 'exit 0' TERM; sleep 0.3; echo 1; echo 0; while :; do sleep 1; done`);
   return { dir, log };
+}
+
+async function untilLogged(log: string, text: string): Promise<void> {
+  const has = (): boolean => existsSync(log) && readFileSync(log, 'utf8').includes(text);
+  for (let i = 0; i < 500 && !has(); i++) await new Promise((r) => setTimeout(r, 10));
+  expect(has()).toBe(true);
 }
 
 function runScript(script: string, dir: string) {
@@ -111,6 +117,7 @@ describe('helper script (real sh, stand-in tools)', () => {
     const { dir, log } = fakeTools();
     const r = runScript(lineScript([pulseArgs(1, L, 10), setOnceArgs(1, L, 0)], 'ready', holdArgs(1, L, 0)), dir);
     await r.waitOut('ready');
+    await untilLogged(`${log}.trap`, 'trapped'); // the stand-in has installed its TERM trap
     r.child.stdin.write('\n');
     expect(await r.exited).not.toBeNull();
     const calls = readFileSync(log, 'utf8').trim().split('\n');
@@ -126,6 +133,7 @@ describe('helper script (real sh, stand-in tools)', () => {
     const { dir, log } = fakeTools();
     const r = runScript(lineScript([setOnceArgs(1, L, 0)], 'ready', holdArgs(1, L, 0)), dir);
     await r.waitOut('ready');
+    await untilLogged(`${log}.trap`, 'trapped');
     r.child.stdin.end(); // what the kernel does to the pipe when the station dies
     await r.exited;
     expect(readFileSync(log, 'utf8')).toContain('gpioset released');
