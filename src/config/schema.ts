@@ -7,6 +7,7 @@
 import { z } from 'zod';
 import { boardHardwareSchema } from '../devices/board-config.js';
 import { HARD_MAX_PULSE_MS } from '../devices/types.js';
+import { portalConfigSchema } from '../portal/config.js';
 
 const uuidV4Lower = z
   .string()
@@ -110,6 +111,7 @@ export const configSchema = z.strictObject({
   messages: messagesSchema.prefault({}),
   hardware: hardwareSchema.default({ kind: 'simulated', doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100 }),
   log: logSchema.prefault({}),
+  portal: portalConfigSchema.optional(),
 });
 
 /** The config file as written (defaults optional). */

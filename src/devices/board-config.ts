@@ -8,6 +8,7 @@
  * Pure schemas (imported by src/config/schema.ts); board-profile.ts reads the file.
  */
 import { z } from 'zod';
+import { hidKeypadSchema, inputProfileObject, refineInputProfile } from './input/schema.js';
 
 const chipLabel = z.string().min(1, 'chip label required (see `gpiodetect` or /sys/class/gpio/gpiochip*/label)');
 const offset = z.number().int().min(0).max(1023);
@@ -29,8 +30,10 @@ export const boardBoxSchema = z.strictObject({
   door: inputLineSchema,
 });
 
+/** `keypad: { "kind": "gpio-matrix", ... }`: a matrix keypad on GPIO lines (the HID keypad is the input drivers'). */
 export const matrixKeypadSchema = z
   .strictObject({
+    kind: z.literal('gpio-matrix'),
     rows: z.array(outputLineSchema).min(1).max(8),
     columns: z.array(inputLineSchema).min(1).max(8),
     keys: z.array(z.string()).min(1),
@@ -62,13 +65,12 @@ export const boardProfileSchema = z
       .prefault({}),
     boxes: z.array(boardBoxSchema).min(1).max(999),
     cancelButton: inputLineSchema.nullable().default(null),
-    matrixKeypad: matrixKeypadSchema.nullable().default(null),
-    // Owned by the serial/HID/display drivers (src/devices/input/), validated there.
-    scanners: z.unknown().optional(),
-    keypad: z.unknown().optional(),
-    display: z.unknown().optional(),
+    // scanners, keypad (HID) and display: the input drivers' sections (src/devices/input/schema.ts).
+    ...inputProfileObject.shape,
+    keypad: z.discriminatedUnion('kind', [hidKeypadSchema, matrixKeypadSchema]).nullable().default(null),
   })
   .superRefine((p, ctx) => {
+    refineInputProfile(p, ctx);
     // One physical line, one use: two boxes on one lock line would open both.
     const used = new Map<string, string>();
     const claim = (line: { chip: string; offset: number }, path: (string | number)[]): void => {
@@ -85,8 +87,10 @@ export const boardProfileSchema = z
       claim(b.door, ['boxes', i, 'door']);
     });
     if (p.cancelButton) claim(p.cancelButton, ['cancelButton']);
-    p.matrixKeypad?.rows.forEach((r, i) => claim(r, ['matrixKeypad', 'rows', i]));
-    p.matrixKeypad?.columns.forEach((c, i) => claim(c, ['matrixKeypad', 'columns', i]));
+    if (p.keypad?.kind === 'gpio-matrix') {
+      p.keypad.rows.forEach((r, i) => claim(r, ['keypad', 'rows', i]));
+      p.keypad.columns.forEach((c, i) => claim(c, ['keypad', 'columns', i]));
+    }
   });
 
 export type BoardProfile = z.output<typeof boardProfileSchema>;

@@ -5,7 +5,7 @@
  * opened is closed again (locks OFF) and the error propagates.
  *
  * Scanners, the HID keypad and the display belong to the input drivers (src/devices/input/);
- * they come in through `createInputDevices` (see InputDevicesFactory).
+ * they come in through their `createInputDevices`. `keypad.kind = "gpio-matrix"` is built here.
  */
 import type { StationConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
@@ -18,55 +18,14 @@ import { GpioLockBank } from './gpio/locks.js';
 import { GpioMatrixKeypad } from './gpio/matrix-keypad.js';
 import type { GpioBackend, InputSpec, OutputSpec } from './gpio/types.js';
 import { ConfiguredPowerMonitor } from './power/monitor.js';
-import type { Device, Display, IdentifierScanner, Keypad, PowerMonitor, PushButton, StationHardware, Unsubscribe } from './types.js';
+import { createInputDevices, type InputDevices } from './input/index.js';
+import type { Device, Display, IdentifierScanner, Keypad, PowerMonitor, PushButton, StationHardware } from './types.js';
 
-/** What the input drivers build from the profile's `scanners`, `keypad` and `display` sections. */
-export interface InputDevices {
-  readonly scanners: readonly IdentifierScanner[];
-  /** A HID keypad; when null, the profile's GPIO matrix keypad (if any) is used. */
-  readonly keypad: Keypad | null;
-  /** When null, lines are only logged (LogDisplay). */
-  readonly display: Display | null;
-}
+/** Builds scanners, the HID keypad and the display from the profile (src/devices/input/index.ts). */
 export type InputDevicesFactory = (profile: BoardProfile, log: Logger) => Promise<InputDevices>;
 
-/**
- * PLACEHOLDER until src/devices/input/index.ts exists: no scanners, no HID keypad, no display.
- * The input-driver engineer replaces the default of `BoardDeps.createInputDevices` with
- * `createInputDevices` imported from './input/index.js'.
- */
-export const noInputDevices: InputDevicesFactory = () => Promise.resolve({ scanners: [], keypad: null, display: null });
-
-// HOOK (input drivers): once src/devices/input/index.ts exports
-//   createInputDevices(profile: BoardProfile, log: Logger): Promise<InputDevices>
-// import it and use it here instead of the placeholder. Nothing else in this file changes.
-const defaultInputDevices: InputDevicesFactory = noInputDevices;
-
-/** Stand-in display while no display driver is configured: the lines go to the log. */
-export class LogDisplay implements Display {
-  readonly name = 'log display';
-  private lines: readonly string[] = [];
-  constructor(private readonly log: Logger) {}
-  show(lines: readonly string[]): Promise<void> {
-    this.lines = [...lines];
-    this.log.info({ lines }, 'display');
-    return Promise.resolve();
-  }
-  lastShown(): readonly string[] {
-    return this.lines;
-  }
-  health(): { ok: boolean; detail: string | null } {
-    return { ok: true, detail: null };
-  }
-  onHealthChange(): Unsubscribe {
-    return () => undefined;
-  }
-  close(): Promise<void> {
-    return Promise.resolve();
-  }
-}
-
 export interface BoardDeps {
+  /** Defaults to the input drivers' createInputDevices; tests inject fakes. */
   readonly createInputDevices?: InputDevicesFactory;
   readonly openBackend?: (profile: BoardProfile, log: Logger) => Promise<GpioBackend>;
 }
@@ -84,12 +43,11 @@ class BoardStation implements StationHardware {
     readonly cancelButton: PushButton | null,
     readonly display: Display,
     readonly power: PowerMonitor,
-    private readonly extra: readonly Device[],
     private readonly backend: GpioBackend,
   ) {}
 
   devices(): readonly Device[] {
-    const list: Device[] = [this.locks, this.doors, ...this.scanners, this.display, ...this.extra];
+    const list: Device[] = [this.locks, this.doors, ...this.scanners, this.display];
     if (this.keypad) list.push(this.keypad);
     if (this.cancelButton) list.push(this.cancelButton);
     return list;
@@ -121,8 +79,8 @@ export async function createBoardHardware(config: StationConfig, hw: BoardHardwa
       ? await GpioButton.open(backend, { name: 'cancel button', line: profile.cancelButton, debounceMs: profile.gpio.debounceMs, log })
       : null;
     if (cancel) opened.push(cancel);
-    const mk = profile.matrixKeypad;
-    const matrix = mk
+    const mk = profile.keypad?.kind === 'gpio-matrix' ? profile.keypad : null;
+    const keypadMatrix = mk
       ? await GpioMatrixKeypad.open(backend, {
           rows: mk.rows,
           columns: mk.columns,
@@ -133,15 +91,13 @@ export async function createBoardHardware(config: StationConfig, hw: BoardHardwa
           log,
         })
       : null;
-    if (matrix) opened.push(matrix);
-    const inputs = await (deps.createInputDevices ?? defaultInputDevices)(profile, log);
-    opened.push(...inputs.scanners);
+    if (keypadMatrix) opened.push(keypadMatrix);
+    // Scanners, a HID keypad (null when the keypad is the GPIO matrix) and the display.
+    const inputs = await (deps.createInputDevices ?? createInputDevices)(profile, log);
+    opened.push(...inputs.scanners, inputs.display);
     if (inputs.keypad) opened.push(inputs.keypad);
-    if (inputs.display) opened.push(inputs.display);
-    // A HID keypad wins over the matrix; the matrix then stays open only to be released at close.
-    const keypad = inputs.keypad ?? matrix;
-    const extra = inputs.keypad && matrix ? [matrix] : [];
-    return new BoardStation(locks, doors, inputs.scanners, keypad, cancel, inputs.display ?? new LogDisplay(log), new ConfiguredPowerMonitor(hw.power), extra, backend);
+    const keypad = inputs.keypad ?? keypadMatrix;
+    return new BoardStation(locks, doors, inputs.scanners, keypad, cancel, inputs.display, new ConfiguredPowerMonitor(hw.power), backend);
   } catch (e) {
     log.error({ error: errorMessage(e) }, 'opening the board failed: releasing what was opened (locks OFF)');
     for (const d of opened) await d.close().catch(() => undefined);

@@ -151,7 +151,7 @@ function clearPin(ctx: Ctx): void {
  * Why a reader's or librarian's input cannot start an event now, with what to show (null lines:
  * the screen already says it). Null when the input is allowed.
  */
-function refusal(ctx: Ctx): { reason: string; lines: readonly string[] | null } | null {
+function refusal(ctx: Ctx, opts: { allowInFlight?: boolean } = {}): { reason: string; lines: readonly string[] | null } | null {
   const { s, config } = ctx;
   switch (s.mode.kind) {
     case 'starting':
@@ -166,7 +166,7 @@ function refusal(ctx: Ctx): { reason: string; lines: readonly string[] | null } 
     case 'idle':
       break;
   }
-  if (s.inFlight !== null) return { reason: `/${s.inFlight} in flight`, lines: config.messages.busy };
+  if (s.inFlight !== null && !opts.allowInFlight) return { reason: `/${s.inFlight} in flight`, lines: config.messages.busy };
   if (anyBoxOpen(s)) return { reason: 'a box is open', lines: config.messages.boxOpen };
   return null;
 }
@@ -199,7 +199,9 @@ function onScan(ctx: Ctx, identifierType: 'BAR_CODE' | 'RFID', raw: string, at: 
 
 function onKey(ctx: Ctx, key: KeypadKey): void {
   const { s, config, fx, log } = ctx;
-  const r = refusal(ctx);
+  // Typing only fills the local buffer, so it may go on while an event (a heartbeat) is in flight;
+  // Enter starts an event and is refused then — the typed PIN stays for another Enter.
+  const r = refusal(ctx, { allowInFlight: key.kind !== 'enter' });
   if (r) return refuse(ctx, 'key', r);
   const restartIdle = (): void => {
     fx.push({ type: 'start-timer', timer: 'pin-idle', ms: config.timing.pinIdleMs });
@@ -417,10 +419,15 @@ function onUnanswered(ctx: Ctx, endpoint: Endpoint, reason: string): void {
   }
 }
 
-/** Send the owed /state if the queue is free. */
+/**
+ * Send the owed /state if the queue is free. While pulsed doors are still opening it waits (at most
+ * doorOpenTimeoutMs): a /state then would report the box CLOSED, which a server reads as "closed
+ * again, action done".
+ */
 function flushState(ctx: Ctx): void {
   const { s, config, fx } = ctx;
   if (!s.stateOwed || s.inFlight !== null) return;
+  if (s.mode.kind === 'opening' && s.mode.pending.length > 0) return;
   const errors = [...Object.values(s.faults), ...s.pendingErrors];
   s.reportingErrors = s.pendingErrors;
   s.pendingErrors = [];

@@ -81,8 +81,8 @@ export class StationRuntime {
       hw.doors.onChange((n, st) => {
         const boxId = idOf(n);
         if (boxId === undefined) return log.warn({ box: n }, 'door change of a box not in the config');
-        this.emit({ type: 'box', boxId, number: n, state: st });
         this.dispatch({ type: 'door', boxId, state: st });
+        this.emit({ type: 'box', boxId, number: n, state: st });
       }),
     );
     for (const sc of hw.scanners) {

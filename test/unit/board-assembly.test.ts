@@ -6,6 +6,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import type { StationConfig } from '../../src/config/schema.js';
 import { createBoardHardware, type InputDevicesFactory } from '../../src/devices/board.js';
+import type { Display } from '../../src/devices/types.js';
 import { boardHardwareSchema, type BoardProfileInput } from '../../src/devices/board-config.js';
 import { SysfsBackend } from '../../src/devices/gpio/sysfs.js';
 import { FAKE_CHIPS, FakeGpioWorld } from './support/fake-onoff.js';
@@ -31,6 +32,20 @@ function setup(profile: BoardProfileInput, boxNumbers = [1, 2]) {
   return { hw: boardHardwareSchema.parse({ kind: 'board', profile: f }), config, world, order, openBackend };
 }
 
+/** The input drivers' part, faked: no scanners, no HID keypad, a display that only remembers. */
+function fakeDisplay(): Display {
+  let lines: readonly string[] = [];
+  return {
+    name: 'fake display',
+    show: (l) => ((lines = [...l]), Promise.resolve()),
+    lastShown: () => lines,
+    health: () => ({ ok: true, detail: null }),
+    onHealthChange: () => () => undefined,
+    close: () => Promise.resolve(),
+  };
+}
+const noInputs: InputDevicesFactory = () => Promise.resolve({ scanners: [], keypad: null, display: fakeDisplay() });
+
 const PROFILE: BoardProfileInput = {
   name: 'test board',
   boxes: [
@@ -44,7 +59,7 @@ const PROFILE: BoardProfileInput = {
 describe('board assembly', () => {
   it('requests every lock of the profile OFF before any input, then doors of configured boxes and the button', async () => {
     const s = setup(PROFILE);
-    const hw = await createBoardHardware(s.config, s.hw, log, { openBackend: s.openBackend });
+    const hw = await createBoardHardware(s.config, s.hw, log, { openBackend: s.openBackend, createInputDevices: noInputs });
     expect(s.order).toEqual([BASE + 4, BASE + 5, BASE + 6, BASE + 7, BASE + 8, BASE + 27]);
     expect(hw.locks.boxNumbers).toEqual([1, 2, 3]); // box 3 is not configured, but its lock is held OFF too
     expect([s.world.raw(BASE + 4), s.world.raw(BASE + 5), s.world.raw(BASE + 6)]).toEqual([0, 1, 0]);
@@ -58,21 +73,26 @@ describe('board assembly', () => {
     expect(s.world.raw(BASE + 5)).toBe(1);
   });
 
-  it('takes scanners, keypad and display from the input drivers hook', async () => {
-    const s = setup(PROFILE);
-    const display = { name: 'd', show: () => Promise.resolve(), lastShown: () => [], health: () => ({ ok: true, detail: null }), onHealthChange: () => () => undefined, close: () => Promise.resolve() };
+  it('passes the profile to the input drivers and builds a gpio-matrix keypad itself', async () => {
+    const s = setup({
+      ...PROFILE,
+      keypad: { kind: 'gpio-matrix', rows: [{ chip: C, offset: 12, activeLow: true }], columns: [{ chip: C, offset: 13, activeLow: true }], keys: ['5'] },
+    });
+    let seen: unknown;
     const inputs: InputDevicesFactory = (profile) => {
-      expect(profile.name).toBe('test board');
-      return Promise.resolve({ scanners: [], keypad: null, display });
+      seen = profile.keypad?.kind;
+      return noInputs(profile, log);
     };
     const hw = await createBoardHardware(s.config, s.hw, log, { openBackend: s.openBackend, createInputDevices: inputs });
-    expect(hw.display).toBe(display);
+    expect(seen).toBe('gpio-matrix');
+    expect(hw.keypad?.name).toBe('matrix keypad (1x1)');
+    expect(s.world.raw(BASE + 12)).toBe(0); // idle: the row is driven active (low)
     await hw.close();
   });
 
   it('if a later device fails, what was opened is closed again with every lock OFF', async () => {
     const s = setup({ ...PROFILE, cancelButton: { chip: 'no-such-chip', offset: 1 } });
-    await expect(createBoardHardware(s.config, s.hw, log, { openBackend: s.openBackend })).rejects.toThrow(/no GPIO chip labelled "no-such-chip"/);
+    await expect(createBoardHardware(s.config, s.hw, log, { openBackend: s.openBackend, createInputDevices: noInputs })).rejects.toThrow(/no GPIO chip labelled "no-such-chip"/);
     expect([s.world.raw(BASE + 4), s.world.raw(BASE + 5)]).toEqual([0, 1]);
     expect(s.world.line(BASE + 7).exported).toBe(false); // doors released
   });

@@ -35,11 +35,12 @@ describe('board profiles', () => {
     const pi4 = loadBoardProfile(join(HW, 'rpi4-12-boxes.json'), [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12]);
     expect(pi4.boxes).toHaveLength(12);
     expect(pi4.boxes[0]!.lock).toEqual({ chip: 'pinctrl-bcm2711', offset: 4, activeLow: false });
-    expect(pi4.scanners).toBeDefined(); // left to the input drivers, passed through
+    expect(pi4.scanners.map((x) => x.kind)).toEqual(['serial', 'hid']); // the input drivers' sections, validated with their schema
+    expect(pi4.keypad).toMatchObject({ kind: 'hid', vendorId: 0x04d9, productId: 0x1203 });
     const pi5 = loadBoardProfile(join(HW, 'rpi5-8-boxes.json'), [1, 8]);
     expect(pi5.gpio.backend).toBe('cdev');
     expect(pi5.boxes.every((b) => b.lock.chip === 'pinctrl-rp1' && b.lock.activeLow)).toBe(true);
-    expect(pi5.matrixKeypad?.keys).toEqual(['123', '456', '789', '*0#']);
+    expect(pi5.keypad).toMatchObject({ kind: 'gpio-matrix', keys: ['123', '456', '789', '*0#'], scanSettleMs: 20 });
   });
 
   it('reports each problem with its path: duplicate lines, bad offsets, keypad shape, unknown keys', () => {
@@ -47,7 +48,8 @@ describe('board profiles', () => {
       name: 'bad',
       gpio: { backend: 'spi' },
       boxes: [box(1, 4, 5), box(1, 4, 6), { ...box(3, 2000, 7), colour: 'red' }],
-      matrixKeypad: { rows: [{ chip: 'c', offset: 1 }], columns: [{ chip: 'c', offset: 2 }, { chip: 'c', offset: 3 }], keys: ['1', '2'] },
+      keypad: { kind: 'gpio-matrix', rows: [{ chip: 'c', offset: 1 }], columns: [{ chip: 'c', offset: 2 }, { chip: 'c', offset: 3 }], keys: ['1', '2'] },
+      display: { kind: 'serial', path: 'ttyS0' },
     });
     const paths = problems(() => loadBoardProfile(f)).map((p) => `${p.path}: ${p.message}`);
     expect(paths).toEqual(
@@ -55,9 +57,21 @@ describe('board profiles', () => {
         expect.stringMatching(/^gpio\.backend: /),
         expect.stringMatching(/^boxes\.2\.lock\.offset: /),
         expect.stringMatching(/^boxes\.2: .*colour/),
-        expect.stringMatching(/^matrixKeypad\.keys: needs one string per row \(1\)/),
+        expect.stringMatching(/^keypad\.keys: needs one string per row \(1\)/),
+        expect.stringMatching(/^display\.path: must be an absolute device path/),
       ]),
     );
+  });
+
+  it('refuses a keypad row on a line a lock already uses', () => {
+    const f = profileFile({
+      name: 'clash',
+      boxes: [box(1, 4, 5)],
+      keypad: { kind: 'gpio-matrix', rows: [{ chip: 'pinctrl-bcm2711', offset: 4 }], columns: [{ chip: 'pinctrl-bcm2711', offset: 9 }], keys: ['1'] },
+    });
+    expect(problems(() => loadBoardProfile(f))).toEqual([
+      expect.objectContaining({ path: 'keypad.rows.0', message: 'line pinctrl-bcm2711:4 is already used by boxes.0.lock' }),
+    ]);
   });
 
   it('refuses a line used twice and a duplicate box number', () => {

@@ -213,6 +213,18 @@ describe('PIN entry', () => {
     expect(r.fx).toContainEqual({ type: 'display', lines: config.messages.pinLength });
   });
 
+  it('typing goes on while a heartbeat is in flight; Enter then is refused and keeps the PIN', () => {
+    let r = run(idle(), { type: 'timer', timer: 'heartbeat' }, ...'123456'.split('').map(digit));
+    expect(r.state.inFlight).toBe('state');
+    expect(r.state.pin).toBe('123456');
+    r = run(r.state, { type: 'key', key: { kind: 'enter' } });
+    expect(sends(r.fx)).toEqual([]);
+    expect(r.fx).toContainEqual({ type: 'display', lines: config.messages.busy });
+    expect(r.state.pin).toBe('123456');
+    r = run(r.state, answered('state', waitForInput()), { type: 'key', key: { kind: 'enter' } });
+    expect(sends(r.fx)).toEqual([{ endpoint: 'pin-enter', pin: '123456' }]);
+  });
+
   it('is cleared after the idle timeout', () => {
     let r = run(idle(), digit('9'));
     expect(r.fx).toContainEqual({ type: 'start-timer', timer: 'pin-idle', ms: 20_000 });
@@ -368,5 +380,15 @@ describe('technician open', () => {
   it('is refused while an event is in flight', () => {
     const s = run(idle(), { type: 'scan', identifierType: 'BAR_CODE', value: 'A', at: 0 }).state;
     expect(pulses(step(s, { type: 'technician-open', boxId: B1 }).fx)).toEqual([]);
+  });
+});
+
+describe('heartbeat while doors open', () => {
+  it('a heartbeat due while pulsed doors are opening waits for the door outcome', () => {
+    let r = run(idle(), { type: 'scan', identifierType: 'BAR_CODE', value: 'A', at: 0 }, answered('item-identify', cmd({ type: 'box-open', boxes: [B1], displayMessages: [] })));
+    r = run(r.state, { type: 'timer', timer: 'heartbeat' });
+    expect(sends(r.fx)).toEqual([]);
+    r = run(r.state, { type: 'door', boxId: B1, state: 'OPEN' });
+    expect(sends(r.fx)).toEqual([expect.objectContaining({ endpoint: 'state', boxes: [{ id: B1, st: 'OPEN' }, { id: B2, st: 'CLOSED' }] })]);
   });
 });

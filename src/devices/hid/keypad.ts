@@ -1,0 +1,71 @@
+/**
+ * A USB numeric keypad (or any HID keyboard) as the PIN keypad, implementing Keypad.
+ *
+ * Digits come from the keypad block (0x59–0x62) or the top row (0x1E–0x27) regardless of
+ * modifiers and layout (a keypad has no layout; NumLock state lives in the host, which we are).
+ * Backspace → backspace; Enter / keypad Enter → enter; the configured clear keys → clear.
+ * Other keys are ignored. Nothing here logs a digit or a usage that would reveal one.
+ */
+import type { Keypad, KeypadKey, Unsubscribe } from '../types.js';
+import { Listeners } from '../input/device-base.js';
+import { HidInputDevice, type HidDeviceOptions } from './hid-device.js';
+import { USAGE, type ReportResult } from './keyboard.js';
+
+export const CLEAR_KEY_USAGES = {
+  escape: USAGE.escape,
+  numlock: USAGE.numLock,
+  delete: USAGE.delete,
+  'kp-asterisk': USAGE.kpAsterisk,
+  'kp-slash': USAGE.kpSlash,
+  'kp-minus': USAGE.kpMinus,
+  'kp-period': USAGE.kpPeriod,
+} as const;
+export type ClearKeyName = keyof typeof CLEAR_KEY_USAGES;
+
+export interface HidKeypadOptions extends HidDeviceOptions {
+  readonly clearKeys: readonly ClearKeyName[];
+}
+
+/** The keypad meaning of a HID usage, or null for keys a PIN pad ignores. Pure. */
+export function keypadKeyOf(usage: number, clearUsages: ReadonlySet<number>): KeypadKey | null {
+  if (usage >= USAGE.kp1 && usage <= USAGE.kp0) return { kind: 'digit', digit: String((usage - USAGE.kp1 + 1) % 10) };
+  if (usage >= 0x1e && usage <= 0x27) return { kind: 'digit', digit: String((usage - 0x1e + 1) % 10) };
+  if (usage === USAGE.backspace) return { kind: 'backspace' };
+  if (usage === USAGE.enter || usage === USAGE.kpEnter) return { kind: 'enter' };
+  if (clearUsages.has(usage)) return { kind: 'clear' };
+  return null;
+}
+
+export class HidKeypad extends HidInputDevice implements Keypad {
+  private readonly keys = new Listeners<[KeypadKey]>();
+  private readonly clearUsages: ReadonlySet<number>;
+
+  constructor(private readonly o: HidKeypadOptions) {
+    super('HID keypad', o);
+    this.clearUsages = new Set(o.clearKeys.map((k) => CLEAR_KEY_USAGES[k]));
+  }
+
+  onKey(listener: (key: KeypadKey) => void): Unsubscribe {
+    return this.keys.add(listener);
+  }
+
+  protected onReport(r: ReportResult): void {
+    if (r.kind === 'error') {
+      // A rollover report carries no keys; a PIN digit may have been lost, which the user sees.
+      this.o.log.warn({ device: this.name, reason: r.reason }, 'HID keypad report dropped');
+      return;
+    }
+    for (const p of r.pressed) {
+      const k = keypadKeyOf(p.usage, this.clearUsages);
+      if (k) this.keys.emit(k);
+    }
+  }
+
+  protected onLinkDown(): void {
+    // Nothing buffered here: the core owns the typed PIN and clears it on its idle timeout.
+  }
+
+  protected onClose(): void {
+    this.keys.clear();
+  }
+}

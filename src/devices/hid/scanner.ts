@@ -1,0 +1,87 @@
+/**
+ * A keyboard-wedge barcode scanner or USB RFID reader on hidraw, implementing IdentifierScanner.
+ * Reports → key presses (BootReportDecoder) → characters in the scanner's layout (decodeKey) →
+ * identifiers at Enter (WedgeAssembler). A frame without Enter within frameTimeoutMs is dropped.
+ */
+import type { IdentifierScanner, IdentifierType, Unsubscribe } from '../types.js';
+import { Listeners } from '../input/device-base.js';
+import type { FrameResult } from '../input/frames.js';
+import { HidInputDevice, type HidDeviceOptions } from './hid-device.js';
+import type { ReportResult } from './keyboard.js';
+import { LAYOUTS, type Layout, type LayoutName } from './layouts.js';
+import { decodeKey, WedgeAssembler } from './wedge.js';
+
+export interface HidScannerOptions extends HidDeviceOptions {
+  readonly identifierType: IdentifierType;
+  /** The keyboard layout the scanner is configured for. */
+  readonly layout: LayoutName;
+  readonly maxLength: number;
+  /** Characters without Enter for this long are a broken frame and are dropped. */
+  readonly frameTimeoutMs: number;
+}
+
+export class HidScanner extends HidInputDevice implements IdentifierScanner {
+  readonly identifierType: IdentifierType;
+  private readonly scans = new Listeners<[string]>();
+  private readonly layout: Layout;
+  private readonly assembler: WedgeAssembler;
+  private frameTimer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly o: HidScannerOptions) {
+    super(o.identifierType === 'RFID' ? 'HID RFID reader' : 'HID barcode scanner', o);
+    this.identifierType = o.identifierType;
+    this.layout = LAYOUTS[o.layout];
+    this.assembler = new WedgeAssembler(o.maxLength);
+  }
+
+  onScan(listener: (value: string) => void): Unsubscribe {
+    return this.scans.add(listener);
+  }
+
+  protected onReport(r: ReportResult): void {
+    if (r.kind === 'error') {
+      if (r.reason === 'rollover') this.assembler.rollover();
+      this.o.log.warn({ device: this.name, reason: r.reason }, 'HID report dropped');
+    } else {
+      for (const p of r.pressed) {
+        const res = this.assembler.key(decodeKey(this.layout, p));
+        if (res) this.deliver(res);
+      }
+    }
+    this.rearm();
+  }
+
+  protected onLinkDown(): void {
+    this.discard();
+  }
+
+  protected onClose(): void {
+    this.clearTimer();
+    this.scans.clear();
+  }
+
+  private rearm(): void {
+    this.clearTimer();
+    if (this.assembler.hasPartial()) this.frameTimer = setTimeout(() => this.discard(), this.o.frameTimeoutMs);
+  }
+
+  private discard(): void {
+    this.clearTimer();
+    const r = this.assembler.discard();
+    if (r) this.deliver(r);
+  }
+
+  private deliver(r: FrameResult): void {
+    if (r.kind === 'frame') {
+      this.scans.emit(r.value);
+      return;
+    }
+    // Identifiers may be logged truncated; a scanner never carries a PIN.
+    this.o.log.warn({ device: this.name, reason: r.reason, length: r.length, preview: r.preview, layout: this.o.layout }, 'scanner frame dropped');
+  }
+
+  private clearTimer(): void {
+    if (this.frameTimer) clearTimeout(this.frameTimer);
+    this.frameTimer = null;
+  }
+}

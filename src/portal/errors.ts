@@ -1,0 +1,91 @@
+/**
+ * Typed errors of the portal client. None carries a secret: no request headers, no form data,
+ * no access token, and no `cause` pointing at got's error (whose `options` hold the
+ * Authorization header and the password-grant form).
+ */
+import type { z } from 'zod';
+
+/** Longest response body kept on an error (the spec does not show the error body shape). */
+const MAX_BODY_CHARS = 2_000;
+
+/** Base class: every portal failure names the request it belongs to. */
+export abstract class PortalError extends Error {
+  constructor(
+    readonly method: string,
+    /** Request path without the query string (the query may hold a reader's name). */
+    readonly path: string,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+/** The portal answered with a non-2xx status. */
+export class PortalHttpError extends PortalError {
+  override readonly name: string = 'PortalHttpError';
+  /** The response body: parsed JSON when it was JSON, else text (truncated). */
+  readonly body: unknown;
+  constructor(
+    method: string,
+    path: string,
+    readonly status: number,
+    body: unknown,
+  ) {
+    const shown = renderBody(body);
+    super(method, path, `${method} ${path}: HTTP ${status}${shown ? `: ${shown}` : ''}`);
+    this.body = typeof body === 'string' ? body.slice(0, MAX_BODY_CHARS) : body;
+  }
+}
+
+/** The token endpoint refused the token request (bad client credentials, user password or grant). */
+export class PortalTokenError extends PortalHttpError {
+  override readonly name: string = 'PortalTokenError';
+}
+
+/** One issue of a response that failed validation: where in the body, and what was wrong. */
+export interface PortalResponseIssue {
+  /** zod path into the response body, e.g. ['result', 'content', 0, 'id']. */
+  readonly path: readonly PropertyKey[];
+  readonly message: string;
+}
+
+/** A 2xx response whose body does not match the spec's shape. */
+export class PortalResponseError extends PortalError {
+  override readonly name = 'PortalResponseError';
+  readonly issues: readonly PortalResponseIssue[];
+  constructor(method: string, path: string, readonly status: number, error: z.ZodError) {
+    // Issues carry path and message only (no input), so a token response never leaks its token.
+    const issues = error.issues.map((i) => ({ path: i.path, message: i.message }));
+    super(
+      method,
+      path,
+      `${method} ${path}: unexpected response: ` +
+        issues
+          .slice(0, 5)
+          .map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`)
+          .join('; ') +
+        (issues.length > 5 ? `; and ${issues.length - 5} more` : ''),
+    );
+    this.issues = issues;
+  }
+}
+
+/** No HTTP answer at all: connection refused, DNS, TLS, timeout. */
+export class PortalNetworkError extends PortalError {
+  override readonly name = 'PortalNetworkError';
+  constructor(
+    method: string,
+    path: string,
+    /** got's error code, e.g. ECONNREFUSED, ETIMEDOUT. */
+    readonly code: string,
+    reason: string,
+  ) {
+    super(method, path, `${method} ${path}: ${reason}`);
+  }
+}
+
+function renderBody(body: unknown): string {
+  if (body === undefined || body === '') return '';
+  const s = typeof body === 'string' ? body : JSON.stringify(body);
+  return s.length > 300 ? `${s.slice(0, 297)}...` : s;
+}

@@ -1,0 +1,162 @@
+/**
+ * `pickup-station sim-server`: the reference server standalone, for the demo and fleet runs.
+ * Prints the base URL and the seeded data, one line per request, stops on SIGINT/SIGTERM.
+ * Exit codes: 0 stopped by a signal, 64 usage (EX_USAGE), 78 bad stations file (EX_CONFIG),
+ * 69 could not listen (EX_UNAVAILABLE).
+ */
+import { readFileSync } from 'node:fs';
+import { parseArgs } from 'node:util';
+import { EXIT_CONFIG, errorMessage } from '../errors.js';
+import { CONTROL_PREFIX } from './control.js';
+import { parseSimData } from './data.js';
+import { SimConfigError } from './errors.js';
+import { DEMO_STATION, defaultSeed, type SeedData } from './seed.js';
+import { ReferenceServer } from './server.js';
+import type { SimLogger } from './types.js';
+
+export const EXIT_USAGE = 64;
+export const EXIT_UNAVAILABLE = 69;
+
+export interface SimCliIo {
+  out(line: string): void;
+  err(line: string): void;
+  /** Stops the server like SIGINT does (tests, or an embedding process). */
+  readonly signal?: AbortSignal;
+}
+
+const processIo: SimCliIo = {
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
+};
+
+export const SIM_SERVER_USAGE = `usage: pickup-station sim-server [options]
+  --port N              listen port (default 0: a free one)
+  --host ADDR           listen address (default 127.0.0.1)
+  --prefix PATH         protocol path prefix (default /v2)
+  --stations-file FILE  JSON {stations, deposits?, pickups?} (default: the demo station, seeded)
+  --absence-ms N        no /state for this long -> station unavailable (default 120000)
+  --help`;
+
+export async function runSimServerCli(argv: string[], io: SimCliIo = processIo): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args: argv,
+      strict: true,
+      options: {
+        port: { type: 'string' },
+        host: { type: 'string' },
+        prefix: { type: 'string' },
+        'stations-file': { type: 'string' },
+        'absence-ms': { type: 'string' },
+        help: { type: 'boolean' },
+      },
+    }));
+  } catch (e) {
+    io.err(`${errorMessage(e)}\n${SIM_SERVER_USAGE}`);
+    return EXIT_USAGE;
+  }
+  if (values.help === true) {
+    io.out(SIM_SERVER_USAGE);
+    return 0;
+  }
+  const port = intOption(values.port, 'port', 0, 65535);
+  const absenceMs = intOption(values['absence-ms'], 'absence-ms', 1, 24 * 3600_000);
+  if (port instanceof Error || absenceMs instanceof Error) {
+    io.err(`${(port instanceof Error ? port : (absenceMs as Error)).message}\n${SIM_SERVER_USAGE}`);
+    return EXIT_USAGE;
+  }
+
+  let data: SeedData;
+  let server: ReferenceServer;
+  try {
+    data = values['stations-file'] === undefined ? { stations: [DEMO_STATION], ...defaultSeed(DEMO_STATION) } : loadStationsFile(values['stations-file']);
+    server = new ReferenceServer({
+      ...data,
+      host: values.host ?? '127.0.0.1',
+      ...(port === undefined ? {} : { port }),
+      ...(values.prefix === undefined ? {} : { pathPrefix: values.prefix }),
+      ...(absenceMs === undefined ? {} : { absenceMs }),
+      logger: lineLogger(io),
+    });
+  } catch (e) {
+    io.err(e instanceof SimConfigError ? e.message : `cannot load stations: ${errorMessage(e)}`);
+    return EXIT_CONFIG;
+  }
+
+  let url: string;
+  try {
+    url = await server.start();
+  } catch (e) {
+    io.err(`cannot listen: ${errorMessage(e)}`);
+    return EXIT_UNAVAILABLE;
+  }
+  io.out(`reference station server: ${url}`);
+  io.out(`control API (loopback only): ${new URL(url).origin}${CONTROL_PREFIX}/`);
+  for (const line of describeData(data)) io.out(line);
+
+  await new Promise<void>((resolve) => {
+    const done = (): void => {
+      process.off('SIGINT', done);
+      process.off('SIGTERM', done);
+      io.signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    process.once('SIGINT', done);
+    process.once('SIGTERM', done);
+    if (io.signal?.aborted === true) done();
+    else io.signal?.addEventListener('abort', done, { once: true });
+  });
+  await server.stop();
+  io.out('reference station server stopped');
+  return 0;
+}
+
+function intOption(raw: string | undefined, name: string, min: number, max: number): number | undefined | Error {
+  if (raw === undefined) return undefined;
+  const n = Number(raw);
+  return Number.isInteger(n) && n >= min && n <= max ? n : new Error(`--${name}: must be an integer ${min}..${max} (got ${raw})`);
+}
+
+function loadStationsFile(file: string): SeedData {
+  let raw: unknown;
+  try {
+    raw = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+  } catch (e) {
+    throw new SimConfigError([`${file}: ${errorMessage(e)}`]);
+  }
+  return parseSimData(raw);
+}
+
+/** Human-readable data for the demo: a technician configures a station from these lines. */
+export function describeData(data: SeedData): string[] {
+  const lines: string[] = [];
+  for (const s of data.stations) {
+    lines.push(`station ${s.id} password ${s.password}`);
+    s.boxes.forEach((b, i) => lines.push(`  box ${i + 1}: ${b}`));
+    const box = (id: string): number => s.boxes.indexOf(id) + 1;
+    for (const d of data.deposits.filter((x) => x.stationId === s.id)) {
+      lines.push(`  deposit ${d.identifierType ?? 'BAR_CODE/RFID'} ${d.identifierValue} -> box ${box(d.boxId)}`);
+    }
+    for (const p of data.pickups.filter((x) => x.stationId === s.id)) {
+      lines.push(`  pickup PIN ${p.pin} -> box ${p.boxIds.map(box).join(', ')}`);
+    }
+  }
+  return lines;
+}
+
+const str = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringify(v) ?? String(v)));
+
+/** One line per request: `#12 POST /v2/state 200 wait-for-input station=... event=... trace=...`. */
+function lineLogger(io: SimCliIo): SimLogger {
+  const format = (obj: object, msg?: string): string => {
+    const r = obj as Record<string, unknown>;
+    if (typeof r.seq !== 'number') return `${msg ?? ''} ${JSON.stringify(obj)}`;
+    const parts = [`#${r.seq}`, str(r.method), str(r.path), str(r.status ?? 'dropped'), str(r.type ?? '')];
+    for (const k of ['station', 'event', 'traceId', 'resendOf', 'fault'] as const) if (r[k] !== null && r[k] !== undefined) parts.push(`${k}=${str(r[k])}`);
+    const notes = Array.isArray(r.notes) ? r.notes.map(String) : [];
+    if (notes.length > 0) parts.push(`(${notes.join('; ')})`);
+    return parts.filter((p) => p !== '').join(' ');
+  };
+  return { info: (obj, msg) => io.out(format(obj, msg)), warn: (obj, msg) => io.out(format(obj, msg)) };
+}

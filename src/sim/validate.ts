@@ -1,0 +1,95 @@
+/**
+ * Pure checks of an incoming request: credentials, media type, body shape. Strict on purpose:
+ * this server exists to catch station bugs, so anything the spec requires is required here.
+ * Unknown request fields are dropped (spec general rule 1), never an error.
+ */
+import { createHash, timingSafeEqual } from 'node:crypto';
+import { z } from 'zod';
+import { PIN_LENGTH, type Endpoint, type RequestBodies } from '../protocol/types.js';
+import type { SimStation } from './types.js';
+
+export const UUID_V4_LOWER = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+/** A validated request of one endpoint, discriminated by `endpoint`. */
+export type SimRequest = { [E in Endpoint]: { readonly endpoint: E; readonly body: RequestBodies[E] } }[Endpoint];
+
+const uuid = z.string().regex(UUID_V4_LOWER, 'must be a lowercase UUIDv4');
+
+const schemas: { readonly [E in Endpoint]: z.ZodType<RequestBodies[E]> } = {
+  state: z.object({
+    station: uuid,
+    st: z.enum(['UP', 'DOWN']),
+    errorMessage: z.string().nullable(),
+    inputVoltage: z.number().optional(),
+    internetSignalStrength: z.number().int().min(0).max(100).optional(),
+    boxes: z.array(z.object({ id: uuid, st: z.enum(['OPEN', 'CLOSED']) })),
+    event: uuid,
+  }),
+  'item-identify': z.object({
+    station: uuid,
+    identifierValue: z.string().min(1),
+    identifierType: z.enum(['BAR_CODE', 'RFID']),
+    event: uuid,
+  }),
+  'pin-enter': z.object({
+    station: uuid,
+    pin: z.string().regex(new RegExp(`^[0-9]{${PIN_LENGTH}}$`), `must be ${PIN_LENGTH} digits`),
+    event: uuid,
+  }),
+  cancel: z.object({ station: uuid, event: uuid }),
+};
+
+export type Validation = { readonly ok: true; readonly request: SimRequest } | { readonly ok: false; readonly problems: readonly string[] };
+
+/** Shape check plus what needs the authenticated station: the `station` field and the full box list. */
+export function validateRequest(endpoint: Endpoint, body: unknown, station: SimStation): Validation {
+  const parsed = schemas[endpoint].safeParse(body);
+  if (!parsed.success) {
+    return { ok: false, problems: parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`) };
+  }
+  // The schema for `endpoint` produced the body, so the pairing holds; TS cannot correlate the two.
+  const request = { endpoint, body: parsed.data } as SimRequest;
+  const problems: string[] = [];
+  if (request.body.station !== station.id) problems.push(`station: ${request.body.station} is not the authenticated station ${station.id}`);
+  if (request.endpoint === 'state') {
+    // Spec: "all boxes of the station are sent" - a missing box would hide a door the server waits for.
+    const sent = request.body.boxes.map((b) => b.id);
+    const unknown = sent.filter((id) => !station.boxes.includes(id));
+    const missing = station.boxes.filter((id) => !sent.includes(id));
+    const dupes = sent.filter((id, i) => sent.indexOf(id) !== i);
+    if (unknown.length > 0) problems.push(`boxes: unknown box ids ${unknown.join(', ')}`);
+    if (missing.length > 0) problems.push(`boxes: missing box ids ${missing.join(', ')}`);
+    if (dupes.length > 0) problems.push(`boxes: duplicate box ids ${dupes.join(', ')}`);
+  }
+  return problems.length > 0 ? { ok: false, problems } : { ok: true, request };
+}
+
+/** The `event` field if it is there at all, for the request record of an invalid request. */
+export function extractEventId(body: unknown): string | null {
+  if (typeof body !== 'object' || body === null || !('event' in body)) return null;
+  return typeof body.event === 'string' ? body.event : null;
+}
+
+export function parseBasicAuth(header: string | undefined): { user: string; password: string } | null {
+  const m = header === undefined ? null : /^Basic\s+([A-Za-z0-9+/]+={0,2})\s*$/i.exec(header);
+  if (m?.[1] === undefined) return null;
+  const decoded = Buffer.from(m[1], 'base64').toString('utf8');
+  const colon = decoded.indexOf(':');
+  return colon < 0 ? null : { user: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
+}
+
+const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
+
+/** The station the header authenticates, or null. Constant-time on the password, as a real server must be. */
+export function authenticate(header: string | undefined, stations: ReadonlyMap<string, SimStation>): SimStation | null {
+  const creds = parseBasicAuth(header);
+  if (creds === null) return null;
+  const station = stations.get(creds.user);
+  if (station === undefined) return null;
+  return timingSafeEqual(digest(creds.password), digest(station.password)) ? station : null;
+}
+
+/** `application/json`, with or without parameters such as charset. */
+export function isJsonContentType(header: string | undefined): boolean {
+  return header?.split(';')[0]?.trim().toLowerCase() === 'application/json';
+}

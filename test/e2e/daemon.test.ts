@@ -1,0 +1,72 @@
+/**
+ * The built daemon as a process (dist/, built by `npm test` before vitest): exit code 78 on a bad
+ * config, a real run against the reference server, and a clean stop on SIGTERM.
+ */
+import { spawn } from 'node:child_process';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, describe, expect, it } from 'vitest';
+import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
+import { STATION } from '../support/harness.js';
+
+const MAIN = join(import.meta.dirname, '../../dist/src/main.js');
+
+function run(args: string[], env: NodeJS.ProcessEnv = {}) {
+  const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env['PATH'], ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  return { child, exited, out: () => stdout, err: () => stderr };
+}
+
+let server: ReferenceServer | undefined;
+afterEach(async () => {
+  await server?.stop();
+  server = undefined;
+});
+
+describe('pickup-station daemon', () => {
+  it('exits 78 listing every config problem with its path and value', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'daemon-'));
+    const file = join(dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ station: { id: 'nope', boxes: [] }, server: { baseUrl: 'gopher://x', attempts: 0 } }));
+    const p = run(['--config', file]);
+    expect(await p.exited).toBe(78);
+    const err = p.err();
+    for (const path of ['station.id', 'station.boxes', 'server.baseUrl', 'server.attempts', 'station.passwordFile']) expect(err).toContain(path);
+    expect(err).toContain('"nope"');
+  });
+
+  it('exits 78 for a missing config file', async () => {
+    const p = run(['--config', '/nonexistent/config.json']);
+    expect(await p.exited).toBe(78);
+    expect(p.err()).toMatch(/cannot read: ENOENT/);
+  });
+
+  it('runs against the reference server with the password from $CREDENTIALS_DIRECTORY and stops on SIGTERM', async () => {
+    server = new ReferenceServer({ stations: [STATION], ...defaultSeed(STATION) });
+    const url = await server.start();
+    const dir = mkdtempSync(join(tmpdir(), 'daemon-'));
+    writeFileSync(join(dir, 'station-password'), STATION.password);
+    const file = join(dir, 'config.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        station: { id: STATION.id, boxes: STATION.boxes.map((id, i) => ({ number: i + 1, id })) },
+        server: { baseUrl: new URL(url).origin },
+      }),
+    );
+    const p = run(['--config', file], { CREDENTIALS_DIRECTORY: dir });
+    const first = await server.waitForRequest((r) => r.endpoint === 'state', 10_000);
+    expect(first.status).toBe(200);
+    expect(first.body).toMatchObject({ station: STATION.id, st: 'UP' });
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+    const lines = p.out().trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
+    expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['starting', 'event answered', 'stopping']));
+    expect(p.out()).not.toContain(STATION.password);
+  });
+});

@@ -1,0 +1,53 @@
+/** The HTTP client alone, against real sockets: resend cadence on a refused connection and on silence. */
+import { createServer, type Server } from 'node:http';
+import { type AddressInfo } from 'node:net';
+import { pino } from 'pino';
+import { afterEach, describe, expect, it } from 'vitest';
+import { HttpProtocolClient } from '../../src/protocol/client.js';
+
+const log = pino({ level: 'silent' });
+const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
+const body = { station: STATION, event: 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb' };
+
+function client(baseUrl: string, answerTimeoutMs: number, attempts = 3) {
+  return new HttpProtocolClient({ baseUrl, version: 'v2', stationId: STATION, password: 'x'.repeat(20), answerTimeoutMs, attempts, acceptLanguage: null, caFile: null, userAgent: 'pickup-station/test', log });
+}
+
+let server: Server | undefined;
+afterEach(async () => {
+  await new Promise<void>((r) => (server ? server.close(() => r()) : r()));
+  server = undefined;
+});
+
+describe('HttpProtocolClient', () => {
+  it('a refused connection is retried one answer timeout after the previous attempt started, 3 attempts in all', async () => {
+    // A port nobody listens on: bind and close to get one.
+    const s = createServer();
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    const port = (s.address() as AddressInfo).port;
+    await new Promise<void>((r) => s.close(() => r()));
+    const start = performance.now();
+    const outcome = await client(`http://127.0.0.1:${port}`, 150).send('cancel', body);
+    expect(outcome.result.kind).toBe('unanswered');
+    expect(outcome.attempts).toHaveLength(3);
+    expect(outcome.attempts.every((a) => a.error?.includes('ECONNREFUSED'))).toBe(true);
+    expect(performance.now() - start).toBeGreaterThanOrEqual(2 * 150 - 5);
+    expect(new Set(outcome.attempts.map((a) => a.traceId)).size).toBe(3);
+  });
+
+  it('a server that never answers: each attempt times out, same eventId each time', async () => {
+    const seen: unknown[] = [];
+    server = createServer((req) => {
+      let data = '';
+      req.on('data', (c: Buffer) => (data += c.toString()));
+      req.on('end', () => seen.push(JSON.parse(data)));
+      // never respond
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const outcome = await client(`http://127.0.0.1:${port}/`, 100, 2).send('cancel', body);
+    expect(outcome.result).toEqual({ kind: 'unanswered', reason: 'no answer within the answer timeout' });
+    expect(seen).toEqual([body, body]);
+    server.closeAllConnections();
+  });
+});

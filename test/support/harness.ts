@@ -1,0 +1,88 @@
+/**
+ * Integration harness: the real station (runtime, HTTP client, simulated hardware selected by
+ * config) against the reference server over real HTTP on 127.0.0.1. Short timeouts come from
+ * config, exactly as a field config would set them.
+ */
+import { Writable } from 'node:stream';
+import { startStation, type Station } from '../../src/app.js';
+import { validateConfig } from '../../src/config/load.js';
+import type { ConfigInput, StationConfig } from '../../src/config/schema.js';
+import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { createLogger } from '../../src/log.js';
+import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
+import type { SimStation } from '../../src/sim/index.js';
+
+export const STATION: SimStation = {
+  id: 'd3b07384-d9a0-4c9b-8f3e-2b8c1a0e5f11',
+  password: 'TestStationPassw0rd1',
+  boxes: Array.from({ length: 8 }, (_, i) => `a1b2c3d4-0000-4000-8000-${String(i + 1).padStart(12, '0')}`),
+};
+export const box = (n: number): string => STATION.boxes[n - 1] ?? '';
+
+export interface Harness {
+  readonly server: ReferenceServer;
+  readonly station: Station;
+  readonly sim: SimulatedStation;
+  readonly config: StationConfig;
+  /** Every log line the station wrote (JSON text). */
+  readonly logs: string[];
+  stop(): Promise<void>;
+}
+
+export interface HarnessOverrides {
+  readonly server?: Partial<ConfigInput['server']>;
+  readonly timing?: ConfigInput['timing'];
+  readonly locks?: ConfigInput['locks'];
+  readonly messages?: ConfigInput['messages'];
+}
+
+export async function startHarness(
+  overrides: HarnessOverrides = {},
+  serverOpts: { absenceMs?: number } = {},
+  password = STATION.password,
+): Promise<Harness> {
+  const server = new ReferenceServer({ stations: [STATION], ...defaultSeed(STATION), ...serverOpts });
+  const url = await server.start();
+  const { config, problems } = validateConfig({
+    station: { id: STATION.id, boxes: STATION.boxes.map((id, i) => ({ number: i + 1, id })) },
+    hardware: { kind: 'simulated', doorSpringMs: 20 },
+    log: { level: 'debug' },
+    ...overrides,
+    server: { baseUrl: new URL(url).origin, answerTimeoutMs: 400, ...overrides.server },
+    timing: { heartbeatIntervalMs: 1_000, messageMs: 300, duplicateScanWindowMs: 200, doorOpenTimeoutMs: 1_000, ...overrides.timing },
+    locks: { pulseMs: 50, ...overrides.locks },
+  });
+  if (!config) throw new Error(`harness config invalid: ${JSON.stringify(problems)}`);
+  const logs: string[] = [];
+  const sink = new Writable({
+    write(chunk: Buffer, _enc, cb) {
+      logs.push(chunk.toString());
+      cb();
+    },
+  });
+  const log = createLogger('debug', sink);
+  const sim = new SimulatedStation({ boxNumbers: STATION.boxes.map((_, i) => i + 1), doorSpringMs: 20, inputVoltage: 12.4, internetSignalStrength: 87 });
+  const station = await startStation({ config, password, log, hardware: sim });
+  return {
+    server,
+    station,
+    sim,
+    config,
+    logs,
+    async stop() {
+      await station.stop();
+      await server.stop();
+    },
+  };
+}
+
+/** Poll until `predicate` holds (real time); fail with `what` after `timeoutMs`. */
+export async function until<T>(predicate: () => T | undefined | false | null, what: string, timeoutMs = 5_000): Promise<T> {
+  const start = performance.now();
+  for (;;) {
+    const v = predicate();
+    if (v) return v;
+    if (performance.now() - start > timeoutMs) throw new Error(`timed out waiting for: ${what}`);
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}

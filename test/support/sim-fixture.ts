@@ -1,0 +1,27 @@
+/** Starts a seeded reference server on 127.0.0.1 with a hand-driven monotonic clock. */
+import { ReferenceServer } from '../../src/sim/server.js';
+import { DEMO_STATION, seedData } from '../../src/sim/seed.js';
+import type { ReferenceServerOptions, SimStation } from '../../src/sim/types.js';
+import { SimStationClient } from './sim-client.js';
+
+export interface SimFixture {
+  readonly server: ReferenceServer;
+  readonly url: string;
+  readonly client: SimStationClient;
+  /** Moves the server's now() forward. */
+  advance(ms: number): void;
+}
+
+export async function startSim(options: Partial<ReferenceServerOptions> = {}, station: SimStation = DEMO_STATION): Promise<SimFixture> {
+  let clock = 10_000;
+  const server = new ReferenceServer({ ...seedData([station]), now: () => clock, ...options });
+  const url = await server.start();
+  return {
+    server,
+    url,
+    client: new SimStationClient(url, station),
+    advance: (ms) => {
+      clock += ms;
+    },
+  };
+}
