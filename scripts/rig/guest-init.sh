@@ -1,4 +1,5 @@
 #!/bin/busybox sh
+# shellcheck shell=dash
 # /init of the rig VM: kernel drivers up, simulated GPIO chips created, test/hw run, result out
 # through isa-debug-exit (port 0xf4): 0 = pass, 1 = fail.
 /bin/busybox --install -s /bin
@@ -28,17 +29,22 @@ sim_chip rig-safe 8
 sim_chip rig-safe-cdev 8
 sim_chip rig-safe-cdev2 8
 echo "rig-guest: kernel $(uname -r); gpio chips:"
-for c in /sys/class/gpio/gpiochip*; do echo "  $(cat $c/label) base $(cat $c/base) ngpio $(cat $c/ngpio)"; done
+for c in /sys/class/gpio/gpiochip*; do echo "  $(cat "$c/label") base $(cat "$c/base") ngpio $(cat "$c/ngpio")"; done
 gpiodetect | sed 's/^/  /'
 echo "rig-guest: $(gpioset --version | head -1); $(/opt/gpiod2/bin/gpioset --version | head -1) in /opt/gpiod2/bin"
 
-cd /app
+# The result goes out through isa-debug-exit (port 0xf4 = 244): QEMU exits with 2*r+1.
+result() {
+  if [ "$1" = 0 ]; then printf '\000'; else printf '\001'; fi | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
+  poweroff -f # not reached when isa-debug-exit is present
+}
+
+cd /app || result 1
 start=$(date +%s)
 # One file at a time: under TCG the timing assertions (pulse length, kill -9 mid-pulse) need the CPU.
+# The test list is split into words on purpose (RIG_TESTS may name several files).
+# shellcheck disable=SC2046
 node node_modules/vitest/vitest.mjs run $(cat /etc/rig-tests) --reporter=verbose --no-file-parallelism --testTimeout=120000 --hookTimeout=120000
 rc=$?
 echo "rig-guest: vitest exit $rc after $(( $(date +%s) - start )) s"
-[ "$rc" = 0 ] && r='\000' || r='\001'
-printf "$r" | dd of=/dev/port bs=1 seek=244 count=1 2>/dev/null
-# Not reached when isa-debug-exit is present.
-poweroff -f
+result "$rc"

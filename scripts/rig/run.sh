@@ -41,8 +41,8 @@ DEBS="$RIG/debs/$KVER"
 K="$RIG/kernel/$KVER"
 if [ ! -f "$DEBS/.done" ]; then
   mkdir -p "$DEBS"
-  ( cd "$DEBS" && apt-get download -q "linux-image-$KVER" "linux-headers-$KVER" "linux-headers-$ABI-common" \
-      "linux-kbuild-$SERIES" "linux-source-$SERIES" gpiod libgpiod2 2>&1 | grep -v '^W: Download is performed unsandboxed' || true )
+  ( cd "$DEBS" && { apt-get download -q "linux-image-$KVER" "linux-headers-$KVER" "linux-headers-$ABI-common" \
+      "linux-kbuild-$SERIES" "linux-source-$SERIES" gpiod libgpiod2 2>&1 | grep -v '^W: Download is performed unsandboxed' || true; } )
   ls "$DEBS"/linux-image-*.deb "$DEBS"/linux-source-*.deb "$DEBS"/gpiod_*.deb >/dev/null
   touch "$DEBS/.done"
 fi
@@ -57,7 +57,7 @@ if [ ! -f "$G2/.done" ]; then
   echo "deb http://deb.debian.org/debian trixie main" > "$G2/sources.list"
   APT_G2=(-o "Dir::Etc::SourceList=$G2/sources.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State=$G2/state" -o "Dir::Cache=$G2/cache" -o Debug::NoLocking=1)
   apt-get -qq "${APT_G2[@]}" update
-  ( cd "$G2/debs" && apt-get -q "${APT_G2[@]}" download gpiod libgpiod3 libc6 2>&1 | grep -v '^W: Download is performed unsandboxed' || true )
+  ( cd "$G2/debs" && { apt-get -q "${APT_G2[@]}" download gpiod libgpiod3 libc6 2>&1 | grep -v '^W: Download is performed unsandboxed' || true; } )
   for d in "$G2"/debs/*.deb; do dpkg-deb -x "$d" "$G2/x"; done
   rm -rf "$G2/state" "$G2/cache"
   touch "$G2/.done"
@@ -103,7 +103,9 @@ cd "$ROOT"
 if [ ! -f dist/src/main.js ] || [ -n "$(find src -newer dist/src/main.js -print -quit)" ]; then
   node_modules/.bin/tsc -p tsconfig.build.json >/dev/null 2>&1 || true
 fi
-[ -f dist/src/main.js ] && [ -f dist/src/devices/gpio/safe-state.js ] || { echo "rig: build did not produce dist/src/main.js" >&2; exit 2; }
+if [ ! -f dist/src/main.js ] || [ ! -f dist/src/devices/gpio/safe-state.js ]; then
+  echo "rig: the build did not produce dist/src/main.js" >&2; exit 2
+fi
 stamp "project built"
 
 # --- initramfs ------------------------------------------------------------------------------------
@@ -115,7 +117,8 @@ cp "$K"/x/usr/bin/gpio* "$IR/usr/bin/"
 copy_libs() { for f in "$@"; do ldd "$f" 2>/dev/null | grep -o '/[^ ]*' | while read -r lib; do
   [ -e "$IR$lib" ] || { mkdir -p "$IR$(dirname "$lib")"; cp -L "$lib" "$IR$lib"; }; done; done; }
 # node and every native addon (epoll, node-hid, serialport, rolldown, lightningcss) with their libraries.
-copy_libs "$IR/usr/bin/node" $(find node_modules -name '*.node' -path '*linux-x64*' -o -name '*.node' -path '*/build/Release/*' | grep -v musl)
+mapfile -t addons < <(find node_modules -name '*.node' -path '*linux-x64*' -o -name '*.node' -path '*/build/Release/*' | grep -v musl)
+copy_libs "$IR/usr/bin/node" "${addons[@]}"
 # libgpiod from the package (not the host): the tools' own library.
 mkdir -p "$IR/usr/lib/x86_64-linux-gnu"; cp -a "$K"/x/usr/lib/x86_64-linux-gnu/libgpiod.so.* "$IR/usr/lib/x86_64-linux-gnu/"
 for l in $(LD_LIBRARY_PATH="$K/x/usr/lib/x86_64-linux-gnu" ldd "$K/x/usr/bin/gpioset" | grep -o '/[^ ]*' | grep -v libgpiod); do
