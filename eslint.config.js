@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
 export default tseslint.config(
-  { ignores: ['dist/', 'node_modules/', 'coverage/', 'test-artifacts/', '.rig/', 'release/', 'src/debug/page/**'] },
+  { ignores: ['dist/', 'node_modules/', 'coverage/', 'test-artifacts/', '.rig/', 'release/', '.cache/', 'src/debug/page/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -23,6 +23,17 @@ export default tseslint.config(
     // CLI entry points and the demo terminal talk to a person on stdout by design.
     files: ['src/cli/**', 'src/demo/**', 'bench/**', 'src/main.ts', 'systemd/**', 'scripts/**'],
     rules: { 'no-console': 'off' },
+  },
+  {
+    // Release bundle scripts: plain .mjs run by the host's (or the board's) node without a build
+    // step, outside the TypeScript project, so linted without type information.
+    files: ['scripts/bundle/**/*.mjs'],
+    ...tseslint.configs.disableTypeChecked,
+    languageOptions: {
+      parserOptions: { project: false, projectService: false, program: null },
+      sourceType: 'module',
+      globals: Object.fromEntries(['console', 'process', 'performance', 'fetch', 'URL', 'setTimeout', 'clearTimeout'].map((g) => [g, 'readonly'])),
+    },
   },
   {
     files: ['test/**'],

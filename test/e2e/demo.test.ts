@@ -11,9 +11,10 @@ describe('demo', () => {
     let out = '';
     child.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    const waitFor = async (text: string | RegExp, timeoutMs = 8_000): Promise<void> => {
+    // Waits for `text` in what was printed after `from` (an offset into the output).
+    const waitFor = async (text: string | RegExp, from = 0, timeoutMs = 15_000): Promise<void> => {
       const start = performance.now();
-      while (!(typeof text === 'string' ? out.includes(text) : text.test(out))) {
+      while (!(typeof text === 'string' ? out.slice(from).includes(text) : text.test(out.slice(from)))) {
         if (performance.now() - start > timeoutMs) throw new Error(`demo output lacks ${String(text)}:\n${out}`);
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -21,10 +22,14 @@ describe('demo', () => {
     await waitFor('│Scan an item');
     child.stdin.write('scan 31234000000017\n');
     await waitFor(/boxes: 1:OPEN/);
+    let mark = out.length;
     child.stdin.write('close 1\n');
-    await waitFor(/boxes: 1:· 2:·/);
+    await waitFor(/boxes: 1:· 2:·/, mark);
+    // The prompt returns once the server answered the /state that reported the box closed.
+    await waitFor('│Scan an item', mark);
+    mark = out.length;
     child.stdin.write('pin 654321\n');
-    await waitFor(/boxes: .*5:OPEN 6:OPEN/);
+    await waitFor(/boxes: .*5:OPEN 6:OPEN/, mark);
     child.stdin.write('status\n');
     await waitFor('mode: closing');
     child.stdin.write('bogus\n');

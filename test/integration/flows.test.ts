@@ -127,11 +127,11 @@ describe('station-disable', () => {
     h = await startHarness();
     await idle(h);
     h.server.disableStation(h.config.station.id, ['Closed for inventory']);
-    await until(() => h!.station.runtime.snapshot().mode.kind === 'disabled', 'disabled', 3_000);
+    await until(() => h!.station.runtime.snapshot().mode.kind === 'disabled', 'disabled', 10_000);
     expect(h.sim.display.lastShown()).toEqual(['Closed for inventory']);
     h.sim.scanBarcode(SEED_BARCODES[0]);
     const before = of(h, 'state').length;
-    await until(() => of(h!, 'state').length >= before + 1, 'heartbeat continues', 3_000);
+    await until(() => of(h!, 'state').length >= before + 1, 'heartbeat continues', 10_000);
     expect(of(h, 'item-identify')).toHaveLength(0);
     h.server.enableStation(h.config.station.id);
     await idle(h);
@@ -156,38 +156,38 @@ describe('exception answers', () => {
 
 describe('unanswered -> deactivated -> recovery', () => {
   it('resends the same eventId 3 times, enters deactivated mode, sends only /state, and recovers on an answered heartbeat', async () => {
-    h = await startHarness({ server: { answerTimeoutMs: 300 } });
+    h = await startHarness({ server: { answerTimeoutMs: 600 } });
     await idle(h);
-    h.server.setFault('*', { kind: 'delay', ms: 1_000 });
+    h.server.setFault('*', { kind: 'delay', ms: 5_000 });
     h.sim.scanBarcode(SEED_BARCODES[0]);
-    await until(() => h!.station.runtime.snapshot().mode.kind === 'deactivated', 'deactivated', 5_000);
+    await until(() => h!.station.runtime.snapshot().mode.kind === 'deactivated', 'deactivated', 15_000);
     const attempts = of(h, 'item-identify');
     expect(attempts).toHaveLength(3);
     expect(new Set(attempts.map((a) => a.eventId)).size).toBe(1);
     expect(new Set(attempts.map((a) => a.traceId)).size).toBe(3);
     expect(attempts.map((a) => a.body)).toEqual([attempts[0]!.body, attempts[0]!.body, attempts[0]!.body]);
     // resent one answer timeout apart
-    expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(280);
+    expect(attempts[1]!.at - attempts[0]!.at).toBeGreaterThanOrEqual(580);
     expect(h.sim.display.lastShown()).toEqual(h.config.messages.stationOff);
 
     // Deactivated: input refused, only the heartbeat goes on.
     h.sim.scanBarcode(SEED_BARCODES[1]);
     h.sim.typePin(SEED_PIN_SINGLE);
     const seq = h.server.requests.length;
-    await until(() => h!.server.requests.slice(seq).filter((r) => r.endpoint === 'state').length >= 2, 'heartbeats while deactivated', 5_000);
+    await until(() => h!.server.requests.slice(seq).filter((r) => r.endpoint === 'state').length >= 2, 'heartbeats while deactivated', 15_000);
     expect(h.server.requests.slice(seq).every((r) => r.endpoint === 'state')).toBe(true);
 
     h.server.clearFaults();
-    await idle(h);
+    await until(() => h!.station.runtime.snapshot().mode.kind === 'idle', 'back in service', 15_000);
     expect(h.sim.display.lastShown()).not.toEqual(h.config.messages.stationOff);
   });
 
   it.each(['html502', 'drop', 'non-json'] as const)('%s counts as unanswered: resent with the same eventId', async (kind) => {
-    h = await startHarness({ server: { answerTimeoutMs: 200 } });
+    h = await startHarness({ server: { answerTimeoutMs: 1_000 } });
     await idle(h);
     h.server.setFault('item-identify', kind, { times: 2 });
     h.sim.scanBarcode(SEED_BARCODES[0]);
-    await until(() => h!.sim.locks.pulses.length === 1, 'third attempt answered and box opened', 5_000);
+    await until(() => h!.sim.locks.pulses.length === 1, 'third attempt answered and box opened', 15_000);
     const attempts = of(h, 'item-identify');
     expect(attempts.map((a) => a.fault)).toEqual([kind, kind, null]);
     expect(new Set(attempts.map((a) => a.eventId)).size).toBe(1);

@@ -48,7 +48,7 @@ export async function startHarness(
     hardware: { kind: 'simulated', doorSpringMs: 20 },
     log: { level: 'debug' },
     ...overrides,
-    server: { baseUrl: new URL(url).origin, answerTimeoutMs: 400, ...overrides.server },
+    server: { baseUrl: new URL(url).origin, answerTimeoutMs: 2_000, ...overrides.server },
     timing: { heartbeatIntervalMs: 1_000, messageMs: 300, duplicateScanWindowMs: 200, doorOpenTimeoutMs: 1_000, ...overrides.timing },
     locks: { pulseMs: 50, ...overrides.locks },
   });
@@ -77,7 +77,7 @@ export async function startHarness(
 }
 
 /** Poll until `predicate` holds (real time); fail with `what` after `timeoutMs`. */
-export async function until<T>(predicate: () => T | undefined | false | null, what: string, timeoutMs = 5_000): Promise<T> {
+export async function until<T>(predicate: () => T | undefined | false | null, what: string, timeoutMs = 10_000): Promise<T> {
   const start = performance.now();
   for (;;) {
     const v = predicate();

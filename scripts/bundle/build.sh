@@ -1,0 +1,200 @@
+#!/usr/bin/env bash
+# `npm run bundle [-- --arch arm64|armv7] [--with-node]`: the offline release bundle for a board.
+#
+#   release/pickup-station-<version>-linux-<arch>.tar.gz   (+ .sha256)
+#     pickup-station-<version>/
+#       dist/src/        compiled JS            package.json, package-lock.json, README.md
+#       node_modules/    production only, native addons for the target
+#       systemd/ hardware/   as they are in the repository (unit, install.sh, board profiles, udev)
+#       tools/check-bundle.mjs   integrity + addon load check, runs with the board's node
+#       manifest.json    versions, git commit, sha256 + size of every file
+#       node/            only with --with-node: the target's Node (bin/node, LICENSE)
+#
+# Runs on an x86_64 Debian host with Node of the supported major; installs its cross compiler with
+# apt-get; downloads only from the npm registry. Caches in .cache/bundle/.
+set -euo pipefail
+# shellcheck source=scripts/bundle/lib.sh
+. "$(dirname "$0")/lib.sh"
+
+usage() {
+  echo "usage: npm run bundle -- [--arch arm64|armv7] [--with-node] [--out DIR]"
+}
+
+parse_args() {
+  ARCH=arm64
+  WITH_NODE=0
+  while [ $# -gt 0 ]; do
+    case "$1" in
+      --arch) ARCH=${2:?--arch needs a value}; shift 2 ;;
+      --arch=*) ARCH=${1#--arch=}; shift ;;
+      --with-node) WITH_NODE=1; shift ;;
+      --out) RELEASE_DIR=${2:?--out needs a directory}; shift 2 ;;
+      -h | --help) usage; exit 0 ;;
+      *) usage >&2; exit 2 ;;
+    esac
+  done
+}
+
+# The host's dev tree is needed only for tsc; a fresh clone gets it from the lockfile.
+ensure_host_deps() {
+  [ -x "$ROOT/node_modules/.bin/tsc" ] && return 0
+  log "npm ci (host, for the TypeScript compiler)"
+  (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
+}
+
+compile_js() {
+  log "tsc -> dist/src"
+  rm -rf "$CACHE/tsc"
+  "$ROOT/node_modules/.bin/tsc" -p "$ROOT/tsconfig.build.json" --outDir "$CACHE/tsc"
+  mkdir -p "$APP/dist"
+  cp -a "$CACHE/tsc/src" "$APP/dist/src"
+}
+
+copy_sources() {
+  local f
+  for f in package.json package-lock.json README.md; do cp "$ROOT/$f" "$APP/"; done
+  # Owned by other work streams; shipped as they are at this commit, whatever exists.
+  for f in systemd hardware; do
+    if [ -d "$ROOT/$f" ]; then cp -a "$ROOT/$f" "$APP/$f"; else log "note: no $f/ in the repository yet"; fi
+  done
+  mkdir -p "$APP/tools"
+  cp "$ROOT/scripts/bundle/check-bundle.mjs" "$APP/tools/check-bundle.mjs"
+}
+
+# Production dependencies exactly as locked, for the target's os/cpu/libc. --ignore-scripts: no
+# install script may run host binaries into the tree; the one addon that needs compiling is
+# cross-built below.
+install_production_deps() {
+  log "npm ci --omit=dev --ignore-scripts (cpu=$T_NPM_CPU)"
+  (cd "$APP" && npm ci --omit=dev --ignore-scripts --no-audit --no-fund --loglevel=error \
+    --os=linux --cpu="$T_NPM_CPU" --libc=glibc)
+}
+
+# epoll (for onoff) is nan-based: compiled for one Node ABI. Cross-built against the target Node's
+# own headers; the result is cached by everything that determines it.
+build_epoll() {
+  local epoll=$APP/node_modules/epoll version key out
+  version=$(node -p 'require(process.argv[1]).version' "$epoll/package.json")
+  key="epoll-$version-$T_NODE_PKG-$T_NODE_VERSION-$("$T_TRIPLET-g++" -dumpfullversion)"
+  out=$CACHE/addons/$key/epoll.node
+  if [ ! -f "$out" ]; then
+    log "cross-building epoll $version for $T_ARCH (node $T_NODE_VERSION headers)"
+    (cd "$APP" && npm_config_arch="$T_GYP_ARCH" npm_config_nodedir="$T_NODE_DIR" \
+      CC="$T_TRIPLET-gcc" CXX="$T_TRIPLET-g++" LINK="$T_TRIPLET-g++" AR="$T_TRIPLET-ar" \
+      npm rebuild epoll --loglevel=error >/dev/null)
+    mkdir -p "$(dirname "$out")"
+    cp "$epoll/build/Release/epoll.node" "$out"
+  else
+    log "epoll $version for $T_ARCH from the cache"
+  fi
+  # Keep only what `bindings` loads: objects, makefiles and the gyp config are build leftovers.
+  rm -rf "$epoll/build"
+  mkdir -p "$epoll/build/Release"
+  cp "$out" "$epoll/build/Release/epoll.node"
+}
+
+# serialport and node-hid ship prebuilt N-API addons for every platform; keep the target's only
+# (glibc; node-hid in both its libusb and hidraw variants).
+prune_prebuilds() {
+  local sp=$APP/node_modules/@serialport/bindings-cpp/prebuilds hid=$APP/node_modules/node-hid/prebuilds d
+  for d in "$sp"/*/; do [ "$(basename "$d")" = "$T_SP_PREBUILDS" ] || rm -rf "$d"; done
+  find "$sp/$T_SP_PREBUILDS" -type f ! -name "$T_SP_KEEP" -delete
+  for d in "$hid"/*/; do
+    case "$(basename "$d")" in
+      "HID-$T_HID_SUFFIX" | "HID_hidraw-$T_HID_SUFFIX") ;;
+      *) rm -rf "$d" ;;
+    esac
+  done
+  [ -n "$(ls -A "$sp/$T_SP_PREBUILDS")" ] || die "no serialport prebuild $T_SP_KEEP in $T_SP_PREBUILDS"
+  if [ ! -d "$hid/HID-$T_HID_SUFFIX" ] || [ ! -d "$hid/HID_hidraw-$T_HID_SUFFIX" ]; then
+    die "node-hid prebuilds for $T_HID_SUFFIX missing"
+  fi
+}
+
+# Refuse to ship an addon of another architecture (the emulated run proves they load; this makes
+# the build itself fail early).
+check_addon_machines() {
+  local f machine class bad=0 count=0
+  while IFS= read -r -d '' f; do
+    count=$((count + 1))
+    machine=$(readelf -h "$f" | sed -n 's/^ *Machine: *//p')
+    class=$(readelf -h "$f" | sed -n 's/^ *Class: *//p')
+    case "$machine" in
+      *"$T_ELF_MACHINE"*) [ "$class" = "$T_ELF_CLASS" ] || bad=1 ;;
+      *) bad=1 ;;
+    esac
+    log "addon ${f#"$APP"/}: $class $machine"
+  done < <(find "$APP" -name '*.node' -type f -print0 | sort -z)
+  [ "$count" -ge 4 ] || die "expected epoll, serialport and node-hid (2) addons, found $count"
+  [ "$bad" -eq 0 ] || die "an addon is not $T_ELF_CLASS $T_ELF_MACHINE"
+}
+
+add_node() {
+  [ "$WITH_NODE" -eq 1 ] || return 0
+  mkdir -p "$APP/node/bin"
+  cp "$T_NODE_DIR/bin/node" "$APP/node/bin/node"
+  cp "$T_NODE_DIR/LICENSE" "$APP/node/LICENSE"
+}
+
+# The newest glibc symbol version any addon needs (epoll, built against Debian bookworm's
+# cross libc, needs 2.34: fine on Pi OS bookworm's 2.36, not on bullseye's 2.31).
+glibc_min() {
+  find "$APP" -name '*.node' -type f -exec "$T_TRIPLET-objdump" -T {} + |
+    { grep -o 'GLIBC_[0-9.]*' || true; } | sed 's/^GLIBC_//' | sort -uV | tail -n 1
+}
+
+write_manifest() {
+  local commit dirty=false
+  commit=$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)
+  [ -z "$(git -C "$ROOT" status --porcelain 2>/dev/null)" ] || dirty=true
+  node "$ROOT/scripts/bundle/manifest.mjs" "$APP" --arch "$T_ARCH" --node-version "$T_NODE_VERSION" \
+    --node-abi "$(node_abi)" --commit "$commit" --dirty "$dirty" --commit-time "$SOURCE_DATE_EPOCH" --built-at "$BUILT_AT" \
+    --node-bundled "$WITH_NODE" --glibc-min "$(glibc_min)" --lock "$ROOT/package-lock.json"
+}
+
+# Sorted names, fixed owner and mtimes, gzip without a timestamp: the same inputs give the same bytes
+# (with SOURCE_DATE_EPOCH set, the manifest too).
+pack() {
+  local tarball
+  tarball=$(bundle_tarball)
+  [ "$WITH_NODE" -eq 0 ] || tarball=${tarball%.tar.gz}-with-node.tar.gz
+  mkdir -p "$(dirname "$tarball")"
+  tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner \
+    -C "$(dirname "$APP")" -cf - "$(basename "$APP")" | gzip -n -6 >"$tarball.tmp"
+  mv "$tarball.tmp" "$tarball"
+  (cd "$(dirname "$tarball")" && sha256sum "$(basename "$tarball")" >"$(basename "$tarball").sha256")
+  local files unpacked
+  files=$(find "$APP" -type f | wc -l)
+  unpacked=$(du -sh "$APP" | cut -f1)
+  log "bundle: $tarball"
+  echo "$(basename "$tarball"): $(du -h "$tarball" | cut -f1) ($(stat -c %s "$tarball") bytes), unpacked $unpacked in $files files"
+}
+
+main() {
+  parse_args "$@"
+  target_vars "$ARCH"
+  mkdir -p "$CACHE"
+  ensure_commands "$T_TRIPLET-g++:g++-$T_TRIPLET" make:make python3:python3 readelf:binutils
+  ensure_host_deps
+  fetch_node
+  # SOURCE_DATE_EPOCH (the reproducible-builds convention) fixes the build time too when given;
+  # otherwise file times are the commit's and builtAt is now.
+  BUILT_AT=${SOURCE_DATE_EPOCH:-$(date +%s)}
+  SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct 2>/dev/null || date +%s)}
+  STAGE=$CACHE/stage/$T_ARCH
+  APP=$STAGE/$(bundle_name)
+  rm -rf "$STAGE"
+  mkdir -p "$APP"
+  compile_js
+  copy_sources
+  install_production_deps
+  build_epoll
+  prune_prebuilds
+  check_addon_machines
+  add_node
+  write_manifest
+  pack
+  log "done"
+}
+
+main "$@"
