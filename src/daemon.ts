@@ -1,10 +1,12 @@
 /** The station daemon: config -> hardware -> runtime, until a signal. */
 import { parseArgs } from 'node:util';
-import { startStation } from './app.js';
-import { loadConfigFile } from './config/load.js';
+import { startStation, type Station } from './app.js';
+import { loadConfigFile, type LoadedConfig } from './config/load.js';
 import { ConfigError, EXIT_CONFIG } from './errors.js';
 import { serveUntilSignal } from './lifecycle.js';
-import { createLogger } from './log.js';
+import { withTechnicianPort } from './debug/index.js';
+import { createLogger, LogRing } from './log.js';
+import { createSystemdIntegration } from './systemd/index.js';
 import { VERSION } from './version.js';
 
 export const DEFAULT_CONFIG_FILE = '/etc/pickup-station/config.json';
@@ -23,11 +25,15 @@ export async function runDaemon(args: string[]): Promise<number> {
     }
     throw e;
   }
-  const log = createLogger(loaded.config.log.level);
+  const ring = new LogRing(loaded.config.debug.logLines);
+  const log = createLogger(loaded.config.log.level, undefined, { ring });
   log.info({ version: VERSION, config: file, station: loaded.config.station.id, hardware: loaded.config.hardware.kind }, 'starting');
-  let station;
+  const start = (l: LoadedConfig): Promise<Station> => startStation({ config: l.config, password: l.password, log });
+  // The technician port starts after the station and is closed before it (its stop() does both).
+  // Everything that must be up before READY=1 starts above the systemd integration.
+  let first: Station;
   try {
-    station = await startStation({ config: loaded.config, password: loaded.password, log });
+    first = await start(loaded);
   } catch (e) {
     // A bad board profile (hardware.profile) is a config problem too: reported before any line is requested.
     if (e instanceof ConfigError) {
@@ -36,6 +42,15 @@ export async function runDaemon(args: string[]): Promise<number> {
     }
     throw e;
   }
-  return serveUntilSignal(station, log);
+  const { station } = await withTechnicianPort({ station: first, loaded, configFile: file, env: process.env, log, ring, start });
+  // The technician port may restart the station (reload): follow whichever runtime is current.
+  const heartbeats = { lastStateOutcome: () => station.runtime.lastStateOutcome() };
+  const systemd = createSystemdIntegration({ env: process.env, log, config: loaded.config, runtime: heartbeats });
+  // Signal handlers first: a SIGTERM while READY=1 is being sent must still stop the station cleanly.
+  const served = serveUntilSignal(station, log, { onStopping: () => systemd.stopping() });
+  await systemd.ready();
+  const code = await served;
+  await systemd.flush();
+  return code;
 }
 

@@ -1,11 +1,14 @@
 #!/usr/bin/env node
 /**
- * `stationctl`: the technician's command line. Subcommands are added by their domains
- * (the debug port's status/logs/open/..., the portal's commissioning commands).
+ * `stationctl`: the technician's command line. The technician commands (status, logs, open, ...)
+ * talk to the running station's technician port (src/cli/station/); `portal ...` are the library
+ * portal's commissioning commands.
  */
 import { VERSION } from '../version.js';
+import { TECHNICIAN_COMMANDS, TECHNICIAN_USAGE } from './station/commands.js';
 
 const USAGE = `usage: stationctl <command> [...]
+${TECHNICIAN_USAGE}
   portal ...           library portal commissioning commands (stationctl portal --help)
   --version            print the software version`;
 
@@ -26,9 +29,18 @@ export async function runStationctl(argv: string[]): Promise<number> {
       const { runPortalCli } = await import('./portal.js');
       return runPortalCli(argv.slice(1), { stdout: process.stdout, stderr: process.stderr, env: process.env });
     }
-    default:
-      console.error(`stationctl: unknown command "${cmd}"\n${USAGE}`);
-      return 2;
+    default: {
+      if (!(TECHNICIAN_COMMANDS as string[]).includes(cmd)) {
+        console.error(`stationctl: unknown command "${cmd}"\n${USAGE}`);
+        return 2;
+      }
+      const { runTechnicianCli } = await import('./station/commands.js');
+      // Ctrl-C ends a follow (-f) cleanly, with exit code 0.
+      const stop = new AbortController();
+      process.once('SIGINT', () => stop.abort());
+      process.once('SIGTERM', () => stop.abort());
+      return runTechnicianCli(argv, { stdout: process.stdout, stderr: process.stderr, env: process.env, stdin: process.stdin, signal: stop.signal });
+    }
   }
 }
 

@@ -6,6 +6,7 @@
  */
 import { z } from 'zod';
 import { boardHardwareSchema } from '../devices/board-config.js';
+import { debugConfigSchema } from '../debug/config.js';
 import { HARD_MAX_PULSE_MS } from '../devices/types.js';
 import { portalConfigSchema } from '../portal/config.js';
 
@@ -112,6 +113,7 @@ export const configSchema = z.strictObject({
   hardware: hardwareSchema.default({ kind: 'simulated', doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100 }),
   log: logSchema.prefault({}),
   portal: portalConfigSchema.optional(),
+  debug: debugConfigSchema.prefault({}),
 });
 
 /** The config file as written (defaults optional). */

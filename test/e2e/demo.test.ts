@@ -30,6 +30,8 @@ describe('demo', () => {
     mark = out.length;
     child.stdin.write('pin 654321\n');
     await waitFor(/boxes: .*5:OPEN 6:OPEN/, mark);
+    // The station is in "closing" only once the /state reporting the open doors is answered.
+    await waitFor(/│Take your items from boxes 5, 6/, mark);
     child.stdin.write('status\n');
     await waitFor('mode: closing');
     child.stdin.write('bogus\n');

@@ -8,7 +8,7 @@ import { startStation, type Station } from '../../src/app.js';
 import { validateConfig } from '../../src/config/load.js';
 import type { ConfigInput, StationConfig } from '../../src/config/schema.js';
 import { SimulatedStation } from '../../src/devices/sim/station.js';
-import { createLogger } from '../../src/log.js';
+import { createLogger, type Logger, type LogRing } from '../../src/log.js';
 import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
 import type { SimStation } from '../../src/sim/index.js';
 
@@ -26,6 +26,7 @@ export interface Harness {
   readonly config: StationConfig;
   /** Every log line the station wrote (JSON text). */
   readonly logs: string[];
+  readonly log: Logger;
   stop(): Promise<void>;
 }
 
@@ -34,10 +35,13 @@ export interface HarnessOverrides {
   readonly timing?: ConfigInput['timing'];
   readonly locks?: ConfigInput['locks'];
   readonly messages?: ConfigInput['messages'];
+  readonly debug?: ConfigInput['debug'];
+  /** Not config: a ring the station's log lines are copied into too (technician port tests). */
+  readonly ring?: LogRing;
 }
 
 export async function startHarness(
-  overrides: HarnessOverrides = {},
+  { ring, ...overrides }: HarnessOverrides = {},
   serverOpts: { absenceMs?: number } = {},
   password = STATION.password,
 ): Promise<Harness> {
@@ -60,7 +64,7 @@ export async function startHarness(
       cb();
     },
   });
-  const log = createLogger('debug', sink);
+  const log = createLogger('debug', sink, { ring });
   const sim = new SimulatedStation({ boxNumbers: STATION.boxes.map((_, i) => i + 1), doorSpringMs: 20, inputVoltage: 12.4, internetSignalStrength: 87 });
   const station = await startStation({ config, password, log, hardware: sim });
   return {
@@ -69,6 +73,7 @@ export async function startHarness(
     sim,
     config,
     logs,
+    log,
     async stop() {
       await station.stop();
       await server.stop();

@@ -1,0 +1,113 @@
+/**
+ * stationctl's client of the technician port: JSON calls and server-sent event streams over TCP
+ * (`--url`) or a unix socket (`--socket`), with the token in the Authorization header.
+ *
+ * Failures become typed errors with the message a technician needs: the station is not running,
+ * the token was refused, the action was refused (with the station's reason).
+ */
+import { request, type IncomingMessage, type RequestOptions } from 'node:http';
+import { SseParser } from '../../debug/sse.js';
+
+export type Target = { readonly kind: 'url'; readonly url: string } | { readonly kind: 'socket'; readonly path: string };
+
+export function describeTarget(t: Target): string {
+  return t.kind === 'url' ? t.url : `unix:${t.path}`;
+}
+
+/** Nothing answers at the target (ECONNREFUSED, ENOENT, ...). */
+export class StationNotRunningError extends Error {
+  override readonly name = 'StationNotRunningError';
+}
+/** 401: the token is not one the station accepts. */
+export class TokenRefusedError extends Error {
+  override readonly name = 'TokenRefusedError';
+}
+/** Any other non-2xx answer, with the station's reason. */
+export class StationRefusedError extends Error {
+  override readonly name = 'StationRefusedError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly body: Record<string, unknown>,
+  ) {
+    super(message);
+  }
+}
+
+// Nothing listens there. (EACCES on a socket is not this: it is reported as it is.)
+const NOT_RUNNING = new Set(['ECONNREFUSED', 'ENOENT', 'ENOTSOCK']);
+
+export class PortClient {
+  constructor(
+    private readonly target: Target,
+    private readonly token: string,
+  ) {}
+
+  private options(method: string, path: string, headers: Record<string, string>): RequestOptions & { url?: string } {
+    const base = { method, headers: { authorization: `Bearer ${this.token}`, ...headers } };
+    if (this.target.kind === 'socket') return { ...base, socketPath: this.target.path, path };
+    const u = new URL(path, this.target.url);
+    return { ...base, protocol: u.protocol, hostname: u.hostname, port: u.port, path: u.pathname + u.search };
+  }
+
+  private send(method: string, path: string, body: unknown, accept: string): Promise<IncomingMessage> {
+    const text = body === undefined ? undefined : JSON.stringify(body);
+    const headers: Record<string, string> = { accept };
+    if (text !== undefined) headers['content-type'] = 'application/json';
+    return new Promise((resolve, reject) => {
+      const req = request(this.options(method, path, headers), resolve);
+      req.on('error', (e: NodeJS.ErrnoException) => {
+        if (e.code !== undefined && NOT_RUNNING.has(e.code)) reject(new StationNotRunningError(`station not running at ${describeTarget(this.target)} (${e.code})`));
+        else reject(e);
+      });
+      req.end(text);
+    });
+  }
+
+  private static async readAll(res: IncomingMessage): Promise<string> {
+    let text = '';
+    for await (const chunk of res as AsyncIterable<Buffer>) text += chunk.toString('utf8');
+    return text;
+  }
+
+  private static async check(res: IncomingMessage): Promise<void> {
+    const status = res.statusCode ?? 0;
+    if (status >= 200 && status < 300) return;
+    const text = await PortClient.readAll(res);
+    if (status === 401) throw new TokenRefusedError('token refused');
+    let body: Record<string, unknown> = {};
+    try {
+      body = JSON.parse(text) as Record<string, unknown>;
+    } catch {
+      // not JSON: keep the status
+    }
+    const message = typeof body['message'] === 'string' ? body['message'] : `HTTP ${status}`;
+    throw new StationRefusedError(status, typeof body['error'] === 'string' ? body['error'] : 'http_error', message, body);
+  }
+
+  /** One JSON call; resolves with the parsed body of a 2xx answer. */
+  async call<T>(method: 'GET' | 'POST', path: string, body?: unknown): Promise<T> {
+    const res = await this.send(method, path, body, 'application/json');
+    await PortClient.check(res);
+    return JSON.parse(await PortClient.readAll(res)) as T;
+  }
+
+  /**
+   * Follow a server-sent event stream until it ends or `signal` aborts; `onEvent` gets each
+   * event's name and parsed data. Comments (keep-alives) are skipped.
+   */
+  async stream(path: string, onEvent: (event: string, data: unknown) => void, signal?: AbortSignal): Promise<void> {
+    const res = await this.send('GET', path, undefined, 'text/event-stream');
+    await PortClient.check(res);
+    signal?.addEventListener('abort', () => res.destroy(), { once: true });
+    const parser = new SseParser();
+    try {
+      for await (const chunk of res as AsyncIterable<Buffer>) {
+        for (const e of parser.push(chunk.toString('utf8'))) onEvent(e.event, e.data);
+      }
+    } catch (e) {
+      if (!signal?.aborted) throw e;
+    }
+  }
+}

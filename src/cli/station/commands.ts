@@ -1,0 +1,274 @@
+/**
+ * stationctl's technician commands, over the station's technician port (the same API the page uses).
+ *
+ * Exit codes: 0 ok; 1 failure (station not running, token refused, action refused, a self-test or
+ * an opening that failed); 2 usage. The token comes from --token-file, $STATIONCTL_TOKEN or the
+ * systemd credential `technician-token`; it is never printed and never put in a URL.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
+import { hashToken, newToken } from '../../debug/auth.js';
+import { DEFAULT_DEBUG_PORT, tokenEntrySchema, tokenScopeSchema } from '../../debug/config.js';
+import { PortClient, StationNotRunningError, StationRefusedError, TokenRefusedError, type Target } from './client.js';
+import type { SelfTestReport } from '../../debug/selftest.js';
+import type { EventView, StatusBody } from '../../debug/status.js';
+import { formatEvent, formatLogLine, formatSelfTest, formatStatus, formatStreamEvent } from './format.js';
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+/** Name of the systemd credential stationctl reads its token from (LoadCredential= in a unit, or systemd-run). */
+export const TOKEN_CREDENTIAL = 'technician-token';
+
+export interface TechnicianCliIo {
+  readonly stdout: { write(chunk: string): unknown };
+  readonly stderr: { write(chunk: string): unknown };
+  readonly env: Readonly<Record<string, string | undefined>>;
+  /** Read when `pin -` asks for the PIN on stdin. */
+  readonly stdin?: AsyncIterable<Buffer | string>;
+  /** Ends a follow (-f); stationctl.ts ties it to SIGINT. */
+  readonly signal?: AbortSignal;
+}
+
+type Options = NonNullable<ParseArgsConfig['options']>;
+const GLOBAL: Options = {
+  url: { type: 'string' },
+  socket: { type: 'string' },
+  'token-file': { type: 'string' },
+  json: { type: 'boolean' },
+  help: { type: 'boolean', short: 'h' },
+};
+const COMMANDS = {
+  status: { args: [0, 0], options: {} },
+  logs: { args: [0, 0], options: { follow: { type: 'boolean', short: 'f' }, lines: { type: 'string', short: 'n' } } },
+  events: { args: [0, 0], options: { follow: { type: 'boolean', short: 'f' }, lines: { type: 'string', short: 'n' } } },
+  open: { args: [1, 1], options: {} },
+  selftest: { args: [0, 0], options: {} },
+  service: { args: [1, 1], options: {} },
+  scan: { args: [1, 1], options: { rfid: { type: 'boolean' } } },
+  pin: { args: [1, 1], options: {} },
+  reload: { args: [0, 0], options: {} },
+  token: { args: [1, 1], options: { scope: { type: 'string' }, name: { type: 'string' } } },
+} as const satisfies Record<string, { args: readonly [number, number]; options: Options }>;
+export type TechnicianCommand = keyof typeof COMMANDS;
+export const TECHNICIAN_COMMANDS = Object.keys(COMMANDS) as TechnicianCommand[];
+
+export const TECHNICIAN_USAGE = `technician commands (over the station's technician port):
+  status                      mode, server contact, boxes, devices, recent events
+  logs [-n N] [-f]            the last N log lines (default 100); -f follows
+  events [-n N] [-f]          the last N protocol events with trace ids; -f follows the live stream
+  open <box>                  open one box (number or id)                       [service]
+  selftest                    pulse each lock and read its door (service mode)   [service]
+  service on|off              service mode: the station reports DOWN "service"   [service]
+  scan <code> [--rfid]        inject a scan (simulated hardware or service mode) [service]
+  pin <digits>|-              inject a PIN ("-": read it from stdin, kept out of ps) [service]
+  reload                      re-read the config file and restart the station    [service]
+  token new [--scope read|service] [--name N]
+                              make a token: prints it once, and the config entry with its hash
+
+options:
+  --url URL          the technician port (default $STATIONCTL_URL or http://127.0.0.1:${DEFAULT_DEBUG_PORT})
+  --socket PATH      the technician port's unix socket instead (or $STATIONCTL_SOCKET)
+  --token-file FILE  the token; else $STATIONCTL_TOKEN, else $CREDENTIALS_DIRECTORY/${TOKEN_CREDENTIAL}
+  --json             machine-readable output
+
+exit codes: 0 ok, 1 failure (station not running, token refused, action refused), 2 usage
+`;
+
+class UsageError extends Error {}
+
+function str(v: unknown): string | undefined {
+  return typeof v === 'string' ? v : undefined;
+}
+
+function lines(v: unknown, dflt: number): number {
+  const s = str(v);
+  if (s === undefined) return dflt;
+  if (!/^\d{1,5}$/.test(s)) throw new UsageError(`-n must be a non-negative integer, got "${s}"`);
+  return Number(s);
+}
+
+function parse(argv: string[]): { command: TechnicianCommand; values: Record<string, unknown>; args: string[] } {
+  const name = argv[0] as TechnicianCommand;
+  const spec = COMMANDS[name];
+  const parsed = parseArgs({ args: argv.slice(1), options: { ...GLOBAL, ...spec.options }, allowPositionals: true, strict: true });
+  const values = parsed.values as Record<string, unknown>;
+  const positionals = parsed.positionals;
+  const [min, max] = spec.args;
+  if (values['help'] !== true && (positionals.length < min || positionals.length > max))
+    throw new UsageError(`${name} takes ${min === max ? min : `${min} to ${max}`} argument(s), got ${positionals.length}`);
+  return { command: name, values, args: positionals };
+}
+
+function httpUrl(u: string): Target {
+  if (!URL.canParse(u) || !/^https?:$/.test(new URL(u).protocol)) throw new UsageError(`not an http URL: "${u}"`);
+  if (new URL(u).search !== '') throw new UsageError('the URL must not carry a query (tokens never go in a URL)');
+  return { kind: 'url', url: u };
+}
+
+/** --socket, --url, $STATIONCTL_SOCKET, $STATIONCTL_URL, then the default port on loopback. */
+function target(values: Record<string, unknown>, env: TechnicianCliIo['env']): Target {
+  const url = str(values['url']);
+  const socket = str(values['socket']);
+  if (url !== undefined && socket !== undefined) throw new UsageError('give --url or --socket, not both');
+  if (socket !== undefined) return { kind: 'socket', path: socket };
+  if (url !== undefined) return httpUrl(url);
+  if (env['STATIONCTL_SOCKET']) return { kind: 'socket', path: env['STATIONCTL_SOCKET'] };
+  return httpUrl(env['STATIONCTL_URL'] || `http://127.0.0.1:${DEFAULT_DEBUG_PORT}`);
+}
+
+function readTokenFile(file: string): string {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (e) {
+    throw new UsageError(`cannot read the token file ${file}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
+  }
+}
+
+/** --token-file, $STATIONCTL_TOKEN, then the credential $CREDENTIALS_DIRECTORY/technician-token. */
+function readToken(values: Record<string, unknown>, env: TechnicianCliIo['env']): string {
+  const file = str(values['token-file']);
+  if (file !== undefined) return readTokenFile(file);
+  if (env['STATIONCTL_TOKEN']) return env['STATIONCTL_TOKEN'].trim();
+  if (env['CREDENTIALS_DIRECTORY']) return readTokenFile(join(env['CREDENTIALS_DIRECTORY'], TOKEN_CREDENTIAL));
+  throw new UsageError(`no technician token: use --token-file FILE, $STATIONCTL_TOKEN or the credential ${TOKEN_CREDENTIAL}`);
+}
+
+async function readStdin(io: TechnicianCliIo): Promise<string> {
+  let text = '';
+  for await (const chunk of io.stdin ?? []) text += chunk.toString();
+  return text.trim();
+}
+
+interface Ctx {
+  readonly client: PortClient;
+  readonly json: boolean;
+  readonly io: TechnicianCliIo;
+  readonly line: (text: string) => void;
+}
+
+async function follow(ctx: Ctx, path: string, onEvent: (event: string, data: unknown) => void): Promise<number> {
+  await ctx.client.stream(path, onEvent, ctx.io.signal);
+  return EXIT_OK;
+}
+
+async function execute(command: TechnicianCommand, values: Record<string, unknown>, args: string[], ctx: Ctx): Promise<number> {
+  const { client, json, line } = ctx;
+  const arg = args[0] ?? '';
+  const print = (value: unknown, readable: string): void => line(json ? JSON.stringify(value, null, 2) : readable);
+  switch (command) {
+    case 'status': {
+      const s = await client.call<StatusBody>('GET', '/api/status');
+      print(s, formatStatus(s));
+      return EXIT_OK;
+    }
+    case 'logs': {
+      const n = lines(values['lines'], 100);
+      const show = (l: string): void => line(json ? l : formatLogLine(l));
+      if (values['follow'] === true) return follow(ctx, `/api/logs/stream?lines=${n}`, (_e, data) => show(String(data)));
+      const { lines: got } = await client.call<{ lines: string[] }>('GET', `/api/logs?lines=${n}`);
+      got.forEach(show);
+      return EXIT_OK;
+    }
+    case 'events': {
+      const n = lines(values['lines'], 20);
+      if (values['follow'] === true)
+        return follow(ctx, '/api/events/stream', (event, data) => {
+          if (event === 'status') return; // the picture at connect time: `status` shows it
+          line(json ? JSON.stringify({ event, ...(data as object) }) : formatStreamEvent(event, data as Record<string, unknown>));
+        });
+      const { events } = await client.call<{ events: EventView[] }>('GET', `/api/events?limit=${n}`);
+      print({ events }, events.map(formatEvent).join('\n'));
+      return EXIT_OK;
+    }
+    case 'open': {
+      const r = await client.call<{ box: number; opened: boolean }>('POST', `/api/boxes/${encodeURIComponent(arg)}/open`);
+      print(r, r.opened ? `box ${r.box} opened` : `box ${r.box} pulsed, but its door did not report OPEN`);
+      return r.opened ? EXIT_OK : EXIT_FAILURE;
+    }
+    case 'selftest': {
+      const r = await client.call<SelfTestReport>('POST', '/api/selftest');
+      print(r, formatSelfTest(r));
+      return r.ok ? EXIT_OK : EXIT_FAILURE;
+    }
+    case 'service': {
+      if (arg !== 'on' && arg !== 'off') throw new UsageError(`service takes on or off, got "${arg}"`);
+      const r = await client.call<{ service: boolean }>('POST', '/api/service', { on: arg === 'on' });
+      print(r, r.service ? 'service mode on: the station reports DOWN "service"' : 'service mode off: the station reports UP');
+      return EXIT_OK;
+    }
+    case 'scan': {
+      const r = await client.call<{ sent: boolean }>('POST', '/api/inject/scan', { value: arg, identifierType: values['rfid'] === true ? 'RFID' : 'BAR_CODE' });
+      print(r, r.sent ? 'scan injected; /item-identify sent' : 'scan injected; nothing sent (see the station display)');
+      return EXIT_OK;
+    }
+    case 'pin': {
+      const pin = arg === '-' ? await readStdin(ctx.io) : arg;
+      if (!/^[0-9]{1,6}$/.test(pin)) throw new UsageError('a PIN is 1 to 6 digits');
+      const r = await client.call<{ sent: boolean }>('POST', '/api/inject/pin', { pin });
+      print(r, r.sent ? 'PIN injected; /pin-enter sent' : 'PIN injected; nothing sent (see the station display)');
+      return EXIT_OK;
+    }
+    case 'reload': {
+      const r = await client.call<{ restartNeeded: string[] }>('POST', '/api/reload');
+      print(r, `config reloaded; station restarted${r.restartNeeded.length > 0 ? ` (${r.restartNeeded.join(', ')} change only on a process restart)` : ''}`);
+      return EXIT_OK;
+    }
+    case 'token':
+      throw new UsageError('token is handled before connecting');
+  }
+}
+
+/** `token new`: local only; the token is printed once, the config gets only its hash. */
+function tokenNew(values: Record<string, unknown>, args: string[], io: TechnicianCliIo): number {
+  if (args[0] !== 'new') throw new UsageError(`token takes "new", got "${args[0] ?? ''}"`);
+  const scope = tokenScopeSchema.safeParse(str(values['scope']) ?? 'read');
+  if (!scope.success) throw new UsageError('--scope must be read or service');
+  const name = str(values['name']) ?? `technician-${new Date().toISOString().slice(0, 10)}`;
+  const named = tokenEntrySchema.shape.name.safeParse(name);
+  if (!named.success) throw new UsageError(`--name ${named.error.issues[0]?.message ?? 'is invalid'}`);
+  const token = newToken();
+  const entry = { name, scope: scope.data, hash: hashToken(token) };
+  if (values['json'] === true) io.stdout.write(`${JSON.stringify({ token, entry }, null, 2)}\n`);
+  else
+    io.stdout.write(
+      `token (shown once; give it to ${name}, keep it out of tickets and chats):\n  ${token}\n\n` +
+        `add this entry to "debug.tokens" in the station config (or to the technician-tokens credential), then reload:\n  ${JSON.stringify(entry)}\n`,
+    );
+  return EXIT_OK;
+}
+
+/** Entry point for one technician command (`argv[0]` is the command). Never throws. */
+export async function runTechnicianCli(argv: string[], io: TechnicianCliIo): Promise<number> {
+  const fail = (code: number, message: string): number => {
+    io.stderr.write(`stationctl: ${message}\n`);
+    return code;
+  };
+  try {
+    const { command, values, args } = parse(argv);
+    if (values['help'] === true) {
+      io.stdout.write(TECHNICIAN_USAGE);
+      return EXIT_OK;
+    }
+    if (command === 'token') return tokenNew(values, args, io);
+    const ctx: Ctx = {
+      client: new PortClient(target(values, io.env), readToken(values, io.env)),
+      json: values['json'] === true,
+      io,
+      line: (text) => void io.stdout.write(`${text}\n`),
+    };
+    return await execute(command, values, args, ctx);
+  } catch (e) {
+    if (e instanceof UsageError || (e instanceof TypeError && 'code' in e && String(e.code).startsWith('ERR_PARSE_ARGS')))
+      return fail(EXIT_USAGE, `${e.message}\n(see stationctl --help)`);
+    if (e instanceof StationNotRunningError) return fail(EXIT_FAILURE, e.message);
+    if (e instanceof TokenRefusedError) return fail(EXIT_FAILURE, 'token refused (401): check --token-file / $STATIONCTL_TOKEN');
+    if (e instanceof StationRefusedError) {
+      if (e.status === 403) return fail(EXIT_FAILURE, `${e.message} (this token has the read scope only)`);
+      const problems = Array.isArray(e.body['problems']) ? (e.body['problems'] as { path: string; message: string }[]).map((p) => `\n  ${p.path || '(root)'}: ${p.message}`).join('') : '';
+      return fail(EXIT_FAILURE, `refused (${e.status}): ${e.message}${problems}`);
+    }
+    return fail(EXIT_FAILURE, `unexpected error: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}

@@ -1,0 +1,83 @@
+/** Readable output of stationctl's technician commands (--json prints the API's JSON instead). */
+import type { SelfTestReport } from '../../debug/selftest.js';
+import type { EventView, StatusBody } from '../../debug/status.js';
+
+
+const pad = (s: string, n: number): string => (s.length >= n ? s : s + ' '.repeat(n - s.length));
+const age = (ms: number | null | undefined): string => (ms === null || ms === undefined ? 'never' : ms < 10_000 ? `${ms} ms ago` : `${Math.round(ms / 1000)} s ago`);
+
+export function formatEvent(e: Omit<EventView, 'ageMs'> & { ageMs?: number }): string {
+  const when = e.ageMs === undefined ? '' : `${pad(age(e.ageMs), 12)} `;
+  return `${when}${pad(`/${e.endpoint}`, 15)} ${pad(e.outcome, 22)} attempts=${e.attempts} ${Math.round(e.ms)} ms  event=${e.eventId}  trace=${e.traceIds.join(',')}`;
+}
+
+export function formatStatus(s: StatusBody): string {
+  const out: string[] = [];
+  out.push(`station ${s.stationId}  (pickup-station ${s.version}, ${s.hardware} hardware)`);
+  out.push(`mode        ${s.mode}${s.service ? '  [SERVICE MODE: /state DOWN "service"]' : ''}${s.busyWith ? `  [${s.busyWith} running]` : ''}`);
+  out.push(`server      last contact ${age(s.lastServerContactAgeMs)}; in flight: ${s.inFlight ? `/${s.inFlight.endpoint} ${s.inFlight.eventId ?? ''}`.trim() : 'nothing'}`);
+  const faults = Object.entries(s.faults);
+  out.push(`faults      ${faults.length === 0 ? 'none' : faults.map(([k, v]) => `${k}: ${v}`).join('; ')}`);
+  out.push(`display     ${s.display.map((l) => `|${l}|`).join(' ')}`);
+  out.push('', 'boxes');
+  for (const b of s.boxes) {
+    const lines = b.lines === null ? '' : `  lock ${b.lines.lock ?? '?'}, door ${b.lines.door ?? '?'}`;
+    const last = b.lastAction === null ? '' : `  last: ${b.lastAction.what} at ${b.lastAction.at}`;
+    out.push(`  ${pad(String(b.number), 4)} ${pad(b.door, 6)} lock ${b.lockEnergized ? 'ENERGIZED' : 'off'}${lines}${last}`);
+  }
+  out.push('', 'devices');
+  for (const d of s.devices) out.push(`  ${d.ok ? 'ok  ' : 'FAIL'} ${d.name}${d.detail ? `: ${d.detail}` : ''}`);
+  out.push('', `events (newest last)`);
+  for (const e of s.events) out.push(`  ${formatEvent(e)}`);
+  out.push('', `signed in as ${s.technician.name} (${s.technician.scope})`);
+  return out.join('\n');
+}
+
+/** One log line (pino JSON) as `time LEVEL msg key=value ...`. */
+export function formatLogLine(line: string): string {
+  let o: Record<string, unknown>;
+  try {
+    o = JSON.parse(line) as Record<string, unknown>;
+  } catch {
+    return line;
+  }
+  const levels: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
+  const { time, level, msg, svc: _svc, pid: _pid, hostname: _host, ...rest } = o;
+  const kv = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
+  const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v) ?? '');
+  return [text(time), pad(levels[Number(level)] ?? text(level), 5), text(msg), ...kv].join(' ');
+}
+
+export function formatSelfTest(r: SelfTestReport): string {
+  const out = r.results.map(
+    (x) => `  box ${pad(String(x.box), 4)} pulse ${x.pulsed ? 'ok  ' : `FAILED (${x.error ?? '?'})`}  door ${x.door}${x.openedAfterMs === null ? '' : ` after ${x.openedAfterMs} ms`}`,
+  );
+  for (const s of r.skipped) out.push(`  box ${pad(String(s.box), 4)} not tested: ${s.reason}`);
+  out.push(r.ok ? 'self-test passed' : 'self-test FAILED');
+  return out.join('\n');
+}
+
+/** A live stream event as one line. */
+export function formatStreamEvent(event: string, data: Record<string, unknown>): string {
+  const at = typeof data['at'] === 'string' ? `${data['at']} ` : '';
+  switch (event) {
+    case 'event-done':
+      return at + formatEvent(data['record'] as EventView);
+    case 'event-sent':
+      return `${at}sent /${String(data['endpoint'])} event=${String(data['eventId'])}`;
+    case 'display':
+      return `${at}display ${(data['lines'] as string[]).map((l) => `|${l}|`).join(' ')}`;
+    case 'box':
+      return `${at}box ${String(data['number'])} ${String(data['state'])}`;
+    case 'lock':
+      return `${at}lock ${String(data['number'])} ${data['energized'] ? 'energized' : 'off'}`;
+    case 'mode':
+      return `${at}mode ${String(data['mode'])}`;
+    case 'service':
+      return `${at}service mode ${data['on'] ? 'on' : 'off'} (by ${String(data['by'])})`;
+    case 'technician':
+      return `${at}technician ${String(data['by'])}: ${String(data['action'])}${data['detail'] ? ` ${JSON.stringify(data['detail'])}` : ''}`;
+    default:
+      return `${at}${event} ${JSON.stringify(data)}`;
+  }
+}

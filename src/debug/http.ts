@@ -1,0 +1,74 @@
+/** Small HTTP helpers of the technician port: JSON answers, typed errors, bounded JSON bodies. */
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { z } from 'zod';
+
+/** An answer other than 2xx, with a stable machine-readable `error` code and a message for people. */
+export class HttpError extends Error {
+  override readonly name = 'HttpError';
+  constructor(
+    readonly status: number,
+    readonly code: string,
+    message: string,
+    readonly extra: Readonly<Record<string, unknown>> = {},
+    readonly headers: Readonly<Record<string, string>> = {},
+  ) {
+    super(message);
+  }
+}
+
+/** Headers on every answer: nothing is cached (status and logs are live and private), no sniffing. */
+export const COMMON_HEADERS: Readonly<Record<string, string>> = {
+  'cache-control': 'no-store',
+  'x-content-type-options': 'nosniff',
+  'referrer-policy': 'no-referrer',
+};
+
+export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { ...COMMON_HEADERS, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
+  res.end(text);
+}
+
+export function sendError(res: ServerResponse, e: HttpError): void {
+  sendJson(res, e.status, { error: e.code, message: e.message, ...e.extra }, e.headers);
+}
+
+/**
+ * Read a JSON body of at most `limit` bytes and validate it. An empty body counts as `{}` (actions
+ * without parameters may be POSTed bare). 413 for too large (checked on Content-Length first, then
+ * while reading), 415 for a body that does not say it is JSON, 400 for malformed JSON or a body
+ * the schema refuses.
+ */
+export async function readJson<S extends z.ZodType>(req: IncomingMessage, limit: number, schema: S): Promise<z.output<S>> {
+  const declared = Number(req.headers['content-length'] ?? '0');
+  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of req as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > limit) throw tooLarge(limit);
+    chunks.push(chunk);
+  }
+  let raw: unknown = {};
+  if (size > 0) {
+    const type = req.headers['content-type'] ?? '';
+    if (!/^application\/json\b/i.test(type)) throw new HttpError(415, 'unsupported_media_type', 'the body must be application/json');
+    try {
+      raw = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      throw new HttpError(400, 'malformed_json', 'the body is not valid JSON');
+    }
+  }
+  const parsed = schema.safeParse(raw);
+  if (!parsed.success) {
+    // Paths and messages only: the input may hold a PIN.
+    const problems = parsed.error.issues.map((i) => ({ path: i.path.map(String).join('.'), message: i.message }));
+    throw new HttpError(400, 'invalid_body', 'the body does not match what this action takes', { problems });
+  }
+  return parsed.data;
+}
+
+function tooLarge(limit: number): HttpError {
+  // Connection: close: the rest of an oversized body is not read.
+  return new HttpError(413, 'payload_too_large', `the body is larger than ${limit} bytes`, {}, { connection: 'close' });
+}

@@ -1,0 +1,88 @@
+/**
+ * Read-scope routes: status, the event list, the log tail, and the two live streams.
+ */
+import type { LogRing } from '../log.js';
+import { HttpError, sendJson } from './http.js';
+import type { StationHost } from './host.js';
+import type { RequestContext, Route } from './router.js';
+import { openSse } from './sse.js';
+import { buildStatus, eventView } from './status.js';
+
+export interface ReadDeps {
+  readonly host: StationHost;
+  readonly ring: LogRing;
+  /** Counts open live streams against debug.maxStreams. */
+  readonly streams: { open: number };
+}
+
+/** A non-negative integer query parameter, clamped to `max`; `dflt` when absent. 400 when malformed. */
+export function intParam(url: URL, name: string, dflt: number, max: number): number {
+  const v = url.searchParams.get(name);
+  if (v === null) return dflt;
+  if (!/^\d{1,6}$/.test(v)) throw new HttpError(400, 'invalid_query', `${name} must be a non-negative integer`);
+  return Math.min(Number(v), max);
+}
+
+function openStream(deps: ReadDeps, ctx: RequestContext) {
+  const { maxStreams, keepAliveMs } = deps.host.config.debug;
+  if (deps.streams.open >= maxStreams) throw new HttpError(503, 'too_many_streams', `at most ${maxStreams} live streams at once`);
+  const stream = openSse(ctx.res, keepAliveMs);
+  deps.streams.open++;
+  stream.onClose(() => deps.streams.open--);
+  return stream;
+}
+
+export function readRoutes(deps: ReadDeps): Route[] {
+  const { host, ring } = deps;
+  return [
+    {
+      method: 'GET',
+      path: '/api/status',
+      scope: 'read',
+      handle: (ctx) => {
+        sendJson(ctx.res, 200, buildStatus(host, ctx.who, intParam(ctx.url, 'events', host.config.debug.statusEvents, 100)));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/events',
+      scope: 'read',
+      handle: (ctx) => {
+        const now = performance.now();
+        const events = host.station.runtime.events().slice(-intParam(ctx.url, 'limit', 20, 100));
+        sendJson(ctx.res, 200, { events: events.map((r) => eventView(r, now)) });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/logs',
+      scope: 'read',
+      handle: (ctx) => {
+        sendJson(ctx.res, 200, { lines: ring.tail(intParam(ctx.url, 'lines', 100, ring.capacity)) });
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/logs/stream',
+      scope: 'read',
+      handle: (ctx) => {
+        const backlog = intParam(ctx.url, 'lines', 0, ring.capacity);
+        const stream = openStream(deps, ctx);
+        for (const line of ring.tail(backlog)) stream.send('log', line);
+        stream.onClose(ring.follow((line) => stream.send('log', line)));
+      },
+    },
+    {
+      method: 'GET',
+      path: '/api/events/stream',
+      scope: 'read',
+      handle: (ctx) => {
+        const status = buildStatus(host, ctx.who, host.config.debug.statusEvents);
+        const stream = openStream(deps, ctx);
+        // The current picture first, then every change: a client never has to merge two sources.
+        stream.send('status', status);
+        stream.onClose(host.observer.subscribe((e) => stream.send(e.type, e)));
+      },
+    },
+  ];
+}

@@ -1,0 +1,155 @@
+/**
+ * The technician port: a node:http server on loopback (or a unix socket) in front of the station.
+ *
+ * Order of a request: /healthz (no auth, no data) -> the page at / (no auth, no data) -> a token in
+ * the query string is refused -> Authorization: Bearer checked (401 without detail) -> route
+ * (404/405) -> scope (403) -> handler. Nothing secret is logged: the request log line has the
+ * method, the path without its query, the status, the duration and the token's name.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { connect } from 'node:net';
+import { chmod, lstat, unlink } from 'node:fs/promises';
+import { errorMessage } from '../errors.js';
+import type { Logger, LogRing } from '../log.js';
+import { actionRoutes } from './actions.js';
+import { bearerToken, scopeAllows, type Technician } from './auth.js';
+import type { DebugConfig } from './config.js';
+import type { StationHost } from './host.js';
+import { COMMON_HEADERS, HttpError, sendError, sendJson } from './http.js';
+import { loadPage, type Page } from './page.js';
+import { readRoutes } from './read.js';
+import { matchRoute, type Route } from './router.js';
+
+/** Query parameters that look like a credential: refused, so a token never sits in a URL (or a proxy's log). */
+const TOKEN_PARAMS = ['token', 'access_token', 'auth', 'authorization', 'bearer', 'key'];
+
+export interface TechnicianPort {
+  /** Where it listens: "http://127.0.0.1:8470" or "unix:/run/…/technician.sock". */
+  readonly address: string;
+  /** The URL to reach it over TCP (null on a unix socket). */
+  readonly url: string | null;
+  close(): Promise<void>;
+}
+
+export interface PortOptions {
+  readonly host: StationHost;
+  readonly ring: LogRing;
+  readonly log: Logger;
+}
+
+export function createTechnicianServer({ host, ring, log }: PortOptions): Server {
+  const page: Page = loadPage();
+  const routes: Route[] = [...readRoutes({ host, ring, streams: { open: 0 } }), ...actionRoutes({ host, log })];
+
+  const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, done: (who: Technician) => void): Promise<void> => {
+    const method = req.method ?? 'GET';
+    if (url.pathname === '/healthz' && (method === 'GET' || method === 'HEAD')) return sendJson(res, 200, { ok: true });
+    if (url.pathname === '/' && method === 'GET') {
+      res.writeHead(200, { ...COMMON_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': page.csp, 'x-frame-options': 'DENY' });
+      res.end(page.html);
+      return;
+    }
+    if (TOKEN_PARAMS.some((p) => url.searchParams.has(p))) {
+      log.warn({ path: url.pathname }, 'technician port: a credential in a URL was refused (if it was a real token, revoke it: URLs end up in logs)');
+      throw new HttpError(400, 'token_in_url', 'credentials go in the Authorization header, never in the URL');
+    }
+    const token = bearerToken(req.headers.authorization);
+    const who = token === null ? null : host.tokens.verify(token);
+    if (who === null) throw new HttpError(401, 'unauthorized', 'unauthorized', {}, { 'www-authenticate': 'Bearer' });
+    done(who);
+    const m = matchRoute(routes, method, url.pathname);
+    if (m.kind === 'none') throw new HttpError(404, 'not_found', `no such route: ${method} ${url.pathname}`);
+    if (m.kind === 'method') throw new HttpError(405, 'method_not_allowed', `${url.pathname} takes ${m.allow.join(', ')}`, {}, { allow: m.allow.join(', ') });
+    if (!scopeAllows(who.scope, m.route.scope)) throw new HttpError(403, 'forbidden', `this needs a token with the ${m.route.scope} scope`);
+    await m.route.handle({ req, res, url, params: m.params, who });
+  };
+
+  const server = createServer((req, res) => {
+    const started = performance.now();
+    let who: Technician | null = null;
+    // A request target that is no URL ("//", "http://[") must be a 400, never a throw here: an
+    // exception in this callback would take the station down.
+    const url = URL.canParse(req.url ?? '/', 'http://station') ? new URL(req.url ?? '/', 'http://station') : null;
+    if (url === null) return sendJson(res, 400, { error: 'bad_request', message: 'the request target is not a URL' });
+    // Only the path is ever logged: a query may carry what must not be logged.
+    res.on('finish', () => {
+      log.debug({ method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started), technician: who?.name ?? null }, 'technician port request');
+    });
+    handle(req, res, url, (w) => (who = w)).catch((e: unknown) => {
+      const err = e instanceof HttpError ? e : new HttpError(500, 'internal', 'internal error');
+      if (!(e instanceof HttpError)) log.error({ error: errorMessage(e), path: url.pathname }, 'technician port handler failed');
+      if (res.headersSent) {
+        res.destroy();
+        return;
+      }
+      // (A 413 carries Connection: close: node discards the rest of the body and closes gracefully.)
+      sendError(res, err);
+    });
+  });
+  // A small board: bound the sockets a client (or a scan of the network) can hold open.
+  server.maxConnections = 64;
+  return server;
+}
+
+/**
+ * Remove a socket file left by a previous run, but never one a running process answers on, and
+ * never anything that is not a socket (a mistyped path must not delete a file).
+ */
+async function clearStaleSocket(path: string): Promise<void> {
+  const st = await lstat(path).catch((e: NodeJS.ErrnoException) => {
+    if (e.code === 'ENOENT') return null;
+    throw e;
+  });
+  if (st === null) return;
+  if (!st.isSocket()) throw new Error(`${path} exists and is not a socket; not touching it`);
+  const alive = await new Promise<boolean>((resolve) => {
+    const s = connect(path);
+    s.once('connect', () => {
+      s.destroy();
+      resolve(true);
+    });
+    s.once('error', () => resolve(false));
+  });
+  if (alive) throw new Error(`${path}: another process is listening on it`);
+  await unlink(path).catch((e: NodeJS.ErrnoException) => {
+    if (e.code !== 'ENOENT') throw e;
+  });
+}
+
+/** Start the technician port as `config.listen` says. Rejects when it cannot listen. */
+export async function listenTechnicianPort(server: Server, config: DebugConfig): Promise<TechnicianPort> {
+  const listen = config.listen;
+  if ('socket' in listen) await clearStaleSocket(listen.socket);
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    const ready = (): void => {
+      server.off('error', reject);
+      resolve();
+    };
+    if ('socket' in listen) server.listen(listen.socket, ready);
+    else server.listen(listen.port, listen.host, ready);
+  });
+  let address: string;
+  let url: string | null = null;
+  if ('socket' in listen) {
+    // Owner only (0600): tokens are still required; this keeps other local users from even connecting.
+    await chmod(listen.socket, 0o600);
+    address = `unix:${listen.socket}`;
+  } else {
+    const a = server.address();
+    const port = typeof a === 'object' && a !== null ? a.port : listen.port;
+    const h = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
+    url = `http://${h}:${port}`;
+    address = url;
+  }
+  return {
+    address,
+    url,
+    close: () =>
+      new Promise<void>((resolve) => {
+        // Live streams would hold close() open for ever: end every connection.
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,90 @@
+/**
+ * Server-sent events over a plain response. Each stream gets a keep-alive comment while idle,
+ * and `onClose` runs exactly once however it ends (client gone, server stopping), so every
+ * subscription a stream holds is released.
+ *
+ * Clients authenticate with the Authorization header like every other call: the page reads the
+ * stream with fetch() and a streaming reader, because EventSource cannot send headers and a
+ * long-lived token must never travel in a URL.
+ */
+import type { ServerResponse } from 'node:http';
+import { COMMON_HEADERS } from './http.js';
+
+export interface SseStream {
+  /** Send one event; JSON-encoded data on one `data:` line. */
+  send(event: string, data: unknown): void;
+  /** End the stream (runs onClose). */
+  close(): void;
+  /** Register cleanup; runs once when the stream ends for any reason. */
+  onClose(fn: () => void): void;
+}
+
+export function openSse(res: ServerResponse, keepAliveMs: number): SseStream {
+  res.writeHead(200, {
+    ...COMMON_HEADERS,
+    'content-type': 'text/event-stream; charset=utf-8',
+    connection: 'keep-alive',
+    // Tells a reverse proxy (nginx) not to buffer the stream.
+    'x-accel-buffering': 'no',
+  });
+  res.write(': connected\n\n');
+  const cleanups: (() => void)[] = [];
+  let closed = false;
+  const finish = (): void => {
+    if (closed) return;
+    closed = true;
+    clearInterval(keepAlive);
+    for (const fn of cleanups.splice(0)) fn();
+    if (!res.writableEnded) res.end();
+  };
+  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), keepAliveMs);
+  keepAlive.unref();
+  // The response's 'close' (not the request's: that fires once a GET's empty body is read).
+  res.on('close', finish);
+  res.on('error', finish);
+  return {
+    send(event, data) {
+      if (closed) return;
+      res.write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    },
+    close: finish,
+    onClose(fn) {
+      if (closed) fn();
+      else cleanups.push(fn);
+    },
+  };
+}
+
+/** One parsed server-sent event (data is the JSON of its `data:` line). */
+export interface SseEvent {
+  readonly event: string;
+  readonly data: unknown;
+}
+
+/**
+ * Incremental parser for the streams above (stationctl, tests): feed text as it arrives, get the
+ * complete events. Comment lines (keep-alives) are passed to `onComment` if given, else skipped.
+ */
+export class SseParser {
+  private buf = '';
+  constructor(private readonly onComment?: (line: string) => void) {}
+
+  push(text: string): SseEvent[] {
+    this.buf += text;
+    const out: SseEvent[] = [];
+    let i: number;
+    while ((i = this.buf.indexOf('\n\n')) >= 0) {
+      const block = this.buf.slice(0, i);
+      this.buf = this.buf.slice(i + 2);
+      let event = 'message';
+      let data = '';
+      for (const line of block.split('\n')) {
+        if (line.startsWith(':')) this.onComment?.(line);
+        else if (line.startsWith('event: ')) event = line.slice(7);
+        else if (line.startsWith('data: ')) data += line.slice(6);
+      }
+      if (data !== '') out.push({ event, data: JSON.parse(data) as unknown });
+    }
+    return out;
+  }
+}

@@ -1,0 +1,121 @@
+/**
+ * The body of GET /api/status: everything a technician needs to see at a glance, and nothing
+ * secret (no password, no token hashes; the config is shown with those removed).
+ */
+import type { StationConfig } from '../config/schema.js';
+import type { Device, DoorState } from '../devices/types.js';
+import type { ModeKind } from '../station/core-types.js';
+import type { EventRecord } from '../station/runtime.js';
+import { VERSION } from '../version.js';
+import type { Technician } from './auth.js';
+import type { StationHost } from './host.js';
+import { inServiceMode } from './guards.js';
+import type { BoxAction } from './observe.js';
+
+/**
+ * Optional capability of a lock bank or door sensor driver: the hardware line behind a box (e.g.
+ * "gpiochip0 line 17, active high"). Simulated hardware has none; the status then says `null`.
+ */
+export interface DescribesLines {
+  describeLine(box: number): string | null;
+}
+
+function lineOf(device: object, box: number): string | null {
+  const d = device as Partial<DescribesLines>;
+  return typeof d.describeLine === 'function' ? d.describeLine(box) : null;
+}
+
+export interface BoxStatusView {
+  readonly number: number;
+  readonly id: string;
+  readonly door: DoorState;
+  readonly lockEnergized: boolean;
+  /** The lock and door lines as the drivers describe them; null when they do not tell. */
+  readonly lines: { readonly lock: string | null; readonly door: string | null } | null;
+  readonly lastAction: BoxAction | null;
+}
+
+/** An EventRecord as shown: its age instead of the monotonic start time. */
+export type EventView = Omit<EventRecord, 'startedAt'> & { readonly ageMs: number };
+
+export function eventView(r: EventRecord, now: number): EventView {
+  const { startedAt, ...rest } = r;
+  return { ...rest, ageMs: Math.round(now - startedAt) };
+}
+
+export function boxViews(host: StationHost): BoxStatusView[] {
+  const { runtime, hardware } = host.station;
+  const snap = runtime.snapshot();
+  return host.core.boxes.map((b) => {
+    const lock = lineOf(hardware.locks, b.number);
+    const door = lineOf(hardware.doors, b.number);
+    return {
+      number: b.number,
+      id: b.id,
+      door: snap.boxes[b.id] ?? 'CLOSED',
+      lockEnergized: hardware.locks.isEnergized(b.number),
+      lines: lock === null && door === null ? null : { lock, door },
+      lastAction: host.observer.boxAction(b.id),
+    };
+  });
+}
+
+function deviceView(d: Device): { name: string; ok: boolean; detail: string | null } {
+  const h = d.health();
+  return { name: d.name, ok: h.ok, detail: h.detail };
+}
+
+/** The config as a technician may see it: token entries without their hashes. */
+export function publicConfig(config: StationConfig): unknown {
+  return {
+    ...config,
+    debug: { ...config.debug, tokens: config.debug.tokens.map((t) => ({ name: t.name, scope: t.scope })) },
+  };
+}
+
+/** The body of GET /api/status (and the first event of /api/events/stream). */
+export interface StatusBody {
+  readonly version: string;
+  readonly stationId: string;
+  readonly technician: Technician;
+  readonly mode: ModeKind;
+  /** Service mode on: /state says DOWN "service". */
+  readonly service: boolean;
+  /** A long technician action running now (self-test, reload), or null. */
+  readonly busyWith: string | null;
+  readonly faults: Readonly<Record<string, string>>;
+  readonly inFlight: { readonly endpoint: string; readonly eventId: string | null; readonly ageMs: number | null } | null;
+  /** Monotonic ms since the last answered protocol event; null before the first. */
+  readonly lastServerContactAgeMs: number | null;
+  readonly display: readonly string[];
+  readonly events: readonly EventView[];
+  readonly boxes: readonly BoxStatusView[];
+  readonly devices: readonly { readonly name: string; readonly ok: boolean; readonly detail: string | null }[];
+  readonly hardware: string;
+  /** The config without secrets (publicConfig). */
+  readonly config: unknown;
+}
+
+export function buildStatus(host: StationHost, who: Technician, eventCount: number): StatusBody {
+  const { runtime, hardware, config } = host.station;
+  const snap = runtime.snapshot();
+  const now = performance.now();
+  const inFlight = snap.inFlight === null ? null : (host.observer.inFlight() ?? { endpoint: snap.inFlight, eventId: null, ageMs: null });
+  return {
+    version: VERSION,
+    stationId: config.station.id,
+    technician: who,
+    mode: snap.mode.kind,
+    service: inServiceMode(snap),
+    busyWith: host.busyWith,
+    faults: snap.faults,
+    inFlight,
+    lastServerContactAgeMs: host.observer.lastContactAgeMs(),
+    display: hardware.display.lastShown(),
+    events: runtime.events().slice(-eventCount).map((r) => eventView(r, now)),
+    boxes: boxViews(host),
+    devices: hardware.devices().map(deviceView),
+    hardware: config.hardware.kind,
+    config: publicConfig(config),
+  };
+}

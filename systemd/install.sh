@@ -1,0 +1,521 @@
+#!/usr/bin/env bash
+# Install, upgrade, roll back or remove the pickup-station service on Raspberry Pi OS (Bookworm,
+# Trixie; arm64 or armhf) or any Debian with systemd.
+#
+#   sudo systemd/install.sh                      build this source checkout and install it
+#   sudo ./install.sh --bundle pickup-station-<version>-linux-arm64.tar.gz
+#                                                install from a release bundle (offline: no compiler,
+#                                                no registry)
+#   sudo ./install.sh --rollback                 switch back to the previous release
+#   sudo ./install.sh --uninstall [--purge]      remove (keeps config and credentials unless --purge)
+#
+# Layout it creates (all root-owned unless said):
+#   /opt/pickup-station/releases/<version>/   one release: dist/ node_modules/ package.json systemd/
+#                                             hardware/ manifest.json (0755/0644)
+#   /opt/pickup-station/current  -> releases/<version>   what the unit runs (switched atomically)
+#   /opt/pickup-station/previous -> releases/<older>     what --rollback goes back to
+#                                             (only current and previous are kept)
+#   /etc/systemd/system/pickup-station.service   copied from the active release
+#   /etc/udev/rules.d/99-pickup-station.rules    copied from the active release's hardware/
+#   /etc/pickup-station/                      0750 root:pickup-station
+#   /etc/pickup-station/config.json           0640 root:pickup-station, from the template once,
+#                                             never overwritten
+#   /etc/pickup-station/credentials/          0700 root:root
+#     station-password, technician-tokens     0600 root:root (systemd's LoadCredential= reads them
+#                                             as root and hands the service a private copy)
+#   /usr/local/bin/pickup-station, stationctl small wrappers running the current release
+#   user pickup-station (system, no login, home /var/lib/pickup-station = the unit's StateDirectory),
+#   group pickup-station; groups gpio, dialout, pickup-hid created if missing.
+#
+# A release bundle is a .tar.gz whose top level (or single top directory) holds dist/,
+# node_modules/ (production only, addons built for the target), package.json, systemd/,
+# hardware/ and manifest.json. manifest.json: {"name": "pickup-station", "version": "<semver>",
+# "arch": "arm64" | "armv7" | "x64" (optional), "nodeMajor": 20 (optional: the Node major the
+# addons were built for), "checksums": {"<path in bundle>": "<sha256 hex>", ...} (optional: each
+# listed file is verified)}. The version names the release directory.
+#
+# Idempotent: a second run with the same input changes nothing and restarts nothing.
+#
+# Testing without touching this machine: --root DIR (or DESTDIR=DIR) installs into DIR. Files
+# get their real modes and owners (numeric ids from DIR/etc/passwd and DIR/etc/group, which must
+# exist; users and groups are added there with useradd/groupadd --prefix DIR). Nothing is run
+# against the live system: systemctl, udevadm and apt-get are printed as "would run: ..." and, if
+# PICKUP_INSTALL_RECORD is set, appended to that file.
+set -euo pipefail
+umask 022
+
+readonly NAME=pickup-station
+readonly MIN_NODE=20.11.0
+readonly SUPPLEMENTARY_GROUPS=(gpio dialout pickup-hid)
+readonly RUNTIME_PACKAGES=(gpiod)                       # libgpiod tools: the GPIO character-device backend
+readonly BUILD_PACKAGES=(build-essential python3)       # node-gyp, for onoff's epoll addon (source installs only)
+
+ROOT="${DESTDIR:-}"
+MODE=install
+BUNDLE=""
+PURGE=0
+START=1
+PASSWORD_FILE=""
+NODE_BIN="${NODE:-/usr/bin/node}"
+CHANGED=0       # something the running service depends on changed: restart it
+TMP=""
+
+say() { printf '%s: %s\n' "$NAME" "$*"; }
+die() { printf '%s: error: %s\n' "$NAME" "$*" >&2; exit 1; }
+
+usage() {
+  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+  cat <<EOF
+
+Options:
+  --bundle FILE          install or upgrade from a release bundle (offline)
+  --rollback             activate the previous release
+  --uninstall            stop, disable and remove the service and the releases
+  --purge                with --uninstall: also /etc/pickup-station, /var/lib/pickup-station and
+                         the user and group pickup-station
+  --password-file FILE   install FILE as the station-password credential (0600 root)
+  --no-start             install and enable, but do not (re)start
+  --root DIR             install into DIR, touch nothing else (also: DESTDIR=DIR)
+  -h, --help             this text
+EOF
+}
+
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --bundle) [ $# -ge 2 ] || die "--bundle needs a file"; BUNDLE="$2"; shift 2 ;;
+    --bundle=*) BUNDLE="${1#*=}"; shift ;;
+    --rollback) MODE=rollback; shift ;;
+    --uninstall) MODE=uninstall; shift ;;
+    --purge) PURGE=1; shift ;;
+    --password-file) [ $# -ge 2 ] || die "--password-file needs a file"; PASSWORD_FILE="$2"; shift 2 ;;
+    --no-start) START=0; shift ;;
+    --root) [ $# -ge 2 ] || die "--root needs a directory"; ROOT="$2"; shift 2 ;;
+    --root=*) ROOT="${1#*=}"; shift ;;
+    -h|--help) usage; exit 0 ;;
+    *) die "unknown option: $1 (see --help)" ;;
+  esac
+done
+[ "$PURGE" = 0 ] || [ "$MODE" = uninstall ] || die "--purge only goes with --uninstall"
+[ -z "$BUNDLE" ] || [ "$MODE" = install ] || die "--bundle does not go with --$MODE"
+
+if [ -n "$ROOT" ]; then
+  ROOT="$(cd "$ROOT" 2>/dev/null && pwd)" || die "--root: no such directory"
+  [ "$ROOT" != / ] || ROOT=""
+fi
+LIVE=1; [ -z "$ROOT" ] || LIVE=0
+[ "$(id -u)" = 0 ] || die "must run as root (it creates a user, and owns files as root and $NAME)"
+
+readonly OPT="$ROOT/opt/$NAME"
+readonly RELEASES="$OPT/releases"
+readonly ETC="$ROOT/etc/$NAME"
+readonly CREDS="$ETC/credentials"
+readonly UNIT_DEST="$ROOT/etc/systemd/system/$NAME.service"
+readonly UDEV_DEST="$ROOT/etc/udev/rules.d/99-$NAME.rules"
+readonly BIN="$ROOT/usr/local/bin"
+
+cleanup() {
+  if [ -n "$TMP" ]; then rm -rf "$TMP"; fi
+  rm -rf "/var/tmp/$NAME-stage"
+}
+trap cleanup EXIT
+
+# --- the live system, or a record of what would be done to it --------------------------------
+host() {
+  if [ "$LIVE" = 1 ]; then
+    "$@"
+  else
+    say "would run: $*"
+    if [ -n "${PICKUP_INSTALL_RECORD:-}" ]; then printf '%s\n' "$*" >>"$PICKUP_INSTALL_RECORD"; fi
+  fi
+}
+
+# useradd/groupadd/userdel/groupdel on the target's /etc files (--prefix for a --root install).
+accounts() {
+  local cmd="$1"; shift
+  if [ "$LIVE" = 1 ]; then "$cmd" "$@"; else "$cmd" --prefix "$ROOT" "$@"; fi
+}
+
+id_of() { # FILE NAME -> numeric id from a passwd/group file of the target
+  awk -F: -v n="$2" '$1 == n { print $3; found = 1 } END { exit !found }' "$ROOT/etc/$1"
+}
+uid_of() { id_of passwd "$1" || die "no user $1 in $ROOT/etc/passwd"; }
+gid_of() { id_of group "$1" || die "no group $1 in $ROOT/etc/group"; }
+
+# --- idempotent file operations (each sets CHANGED only when something changed) -------------
+# ensure_dir DIR MODE OWNER GROUP
+ensure_dir() {
+  local dir="$1" mode="$2" uid gid
+  uid="$(uid_of "$3")"; gid="$(gid_of "$4")"
+  if [ ! -d "$dir" ]; then
+    mkdir -p "$dir" || die "cannot create $dir"
+  fi
+  if [ "$(stat -c '%a %u %g' "$dir")" != "${mode#0} $uid $gid" ]; then
+    chown "$uid:$gid" "$dir" || die "cannot chown $dir"
+    chmod "$mode" "$dir" || die "cannot chmod $dir"
+  fi
+}
+
+# ensure_file SRC DEST MODE OWNER GROUP [--keep]: copy unless identical; --keep: never replace
+# an existing DEST's content (config), only create it.
+ensure_file() {
+  local src="$1" dest="$2" mode="$3" uid gid
+  uid="$(uid_of "$4")"; gid="$(gid_of "$5")"
+  if [ -e "$dest" ] && [ "${6:-}" = --keep ]; then
+    return 0
+  fi
+  if [ -f "$dest" ] && cmp -s "$src" "$dest" && [ "$(stat -c '%a %u %g' "$dest")" = "${mode#0} $uid $gid" ]; then
+    return 1
+  fi
+  # Functions called in an `if` run without set -e: every step checks for itself.
+  mkdir -p "$(dirname "$dest")" || die "cannot create $(dirname "$dest")"
+  install -m "$mode" -o "$uid" -g "$gid" "$src" "$dest.new.$$" || die "cannot write $dest"
+  mv -f "$dest.new.$$" "$dest" || die "cannot write $dest"
+  return 0
+}
+
+# ensure_link TARGET LINK: atomic switch (rename over the old link).
+ensure_link() {
+  if [ -L "$2" ] && [ "$(readlink "$2")" = "$1" ]; then return 1; fi
+  ln -sfn "$1" "$2.new.$$" || die "cannot create $2"
+  mv -fT "$2.new.$$" "$2" || die "cannot point $2 to $1"
+  return 0
+}
+
+# --- checks -----------------------------------------------------------------------------------
+version_ge() { # A >= B, dotted numbers
+  [ "$(printf '%s\n%s\n' "$2" "$1" | sort -V | head -n1)" = "$2" ]
+}
+
+check_node() {
+  local v
+  command -v "$NODE_BIN" >/dev/null 2>&1 || die "no Node.js at $NODE_BIN (the unit runs /usr/bin/node).
+  Node >= $MIN_NODE is needed. Raspberry Pi OS Trixie: apt-get install nodejs.
+  Bookworm ships Node 18: install Node 20 or 22 from NodeSource's Debian packages first."
+  v="$("$NODE_BIN" --version 2>/dev/null)" || die "$NODE_BIN --version failed"
+  v="${v#v}"
+  version_ge "$v" "$MIN_NODE" || die "Node $v at $NODE_BIN is too old: $MIN_NODE or newer is needed (Bookworm's nodejs is 18: use NodeSource's Node 20 or 22)"
+  NODE_VERSION="$v"
+}
+
+# ensure_packages required|optional PKG...: apt-get install what is missing (live systems only).
+ensure_packages() {
+  local kind="$1"; shift
+  local missing=() p
+  if [ "$LIVE" = 0 ]; then
+    host apt-get install -y --no-install-recommends "$@"
+    return 0
+  fi
+  for p in "$@"; do
+    dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'install ok installed' || missing+=("$p")
+  done
+  [ "${#missing[@]}" -gt 0 ] || return 0
+  say "installing Debian packages: ${missing[*]}"
+  # A fresh image may have no package lists yet: update once and retry.
+  if ! DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" &&
+    ! { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; }; then
+    [ "$kind" = required ] && die "could not install ${missing[*]}"
+    say "warning: could not install ${missing[*]} (offline?); the GPIO character-device backend needs gpioset from package gpiod"
+  fi
+}
+
+target_arch() {
+  case "$(uname -m)" in
+    aarch64|arm64) echo arm64 ;;
+    armv7l|armv6l|armhf) echo armv7 ;;
+    x86_64) echo x64 ;;
+    *) uname -m ;;
+  esac
+}
+
+# --- users and groups -------------------------------------------------------------------------
+ensure_accounts() {
+  if [ ! -f "$ROOT/etc/passwd" ] || [ ! -f "$ROOT/etc/group" ]; then die "$ROOT/etc/passwd and $ROOT/etc/group must exist"; fi
+  local g
+  for g in "${SUPPLEMENTARY_GROUPS[@]}" "$NAME"; do
+    if ! id_of group "$g" >/dev/null; then
+      accounts groupadd --system "$g"
+      say "created group $g"
+    fi
+  done
+  if ! id_of passwd "$NAME" >/dev/null; then
+    accounts useradd --system --gid "$NAME" --home-dir "/var/lib/$NAME" --no-create-home \
+      --shell /usr/sbin/nologin --comment "library pickup station" "$NAME"
+    say "created system user $NAME (groups come from the unit's SupplementaryGroups=)"
+  fi
+}
+
+# --- getting a release ------------------------------------------------------------------------
+manifest_field() { # FILE EXPR -> prints the value ('' if absent)
+  "$NODE_BIN" -e '
+    const m = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
+    const v = process.argv[2].split(".").reduce((o, k) => (o == null ? undefined : o[k]), m);
+    process.stdout.write(v == null ? "" : String(v));' "$1" "$2"
+}
+
+verify_checksums() { # DIR: every file listed in manifest.checksums matches
+  "$NODE_BIN" -e '
+    const fs = require("fs"), path = require("path"), crypto = require("crypto");
+    const dir = process.argv[1];
+    const sums = JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8")).checksums || {};
+    let bad = 0;
+    for (const [file, want] of Object.entries(sums)) {
+      const p = path.join(dir, file);
+      if (!p.startsWith(dir + path.sep)) { console.error("outside the bundle: " + file); bad++; continue; }
+      let got = "";
+      try { got = crypto.createHash("sha256").update(fs.readFileSync(p)).digest("hex"); } catch { got = "(missing)"; }
+      if (got !== want) { console.error("checksum mismatch: " + file + " " + got); bad++; }
+    }
+    process.exit(bad ? 1 : 0);' "$1" || die "the bundle is damaged (checksums in manifest.json do not match)"
+}
+
+# unpack_bundle FILE -> sets STAGE to the directory holding manifest.json
+unpack_bundle() {
+  [ -f "$1" ] || die "no bundle file $1"
+  mkdir -p "$TMP/bundle"
+  tar -xzf "$1" -C "$TMP/bundle" --no-same-owner || die "cannot unpack $1 (not a .tar.gz?)"
+  if [ -f "$TMP/bundle/manifest.json" ]; then
+    STAGE="$TMP/bundle"
+  else
+    local tops=("$TMP"/bundle/*)
+    if [ "${#tops[@]}" != 1 ] || [ ! -f "${tops[0]}/manifest.json" ]; then die "no manifest.json at the top of $1"; fi
+    STAGE="${tops[0]}"
+  fi
+  local f
+  for f in dist/src/main.js node_modules package.json systemd/$NAME.service; do
+    [ -e "$STAGE/$f" ] || die "the bundle lacks $f"
+  done
+  [ "$(manifest_field "$STAGE/manifest.json" name)" = "$NAME" ] || die "manifest.json is not $NAME's"
+  verify_checksums "$STAGE"
+  local arch want_major
+  arch="$(manifest_field "$STAGE/manifest.json" arch)"
+  case "$arch" in arm) arch=armv7 ;; esac
+  if [ -n "$arch" ] && [ "$LIVE" = 1 ] && [ "$arch" != "$(target_arch)" ]; then
+    die "the bundle is for $arch, this board is $(target_arch)"
+  fi
+  want_major="$(manifest_field "$STAGE/manifest.json" nodeMajor)"
+  if [ -n "$want_major" ] && [ "$want_major" != "${NODE_VERSION%%.*}" ]; then
+    die "the bundle's native addons are built for Node $want_major, this board has Node $NODE_VERSION"
+  fi
+}
+
+# build_from_source -> sets STAGE to a freshly built release tree
+build_from_source() {
+  local src
+  src="$(cd "$(dirname "$0")/.." && pwd)"
+  if [ ! -f "$src/package.json" ] || [ ! -f "$src/tsconfig.build.json" ]; then die "not a source checkout ($src): use --bundle FILE"; fi
+  ensure_packages required "${BUILD_PACKAGES[@]}"
+  say "building in $src"
+  (cd "$src" && npm ci --no-audit --no-fund && npm run build)
+  # A fixed staging path: node-gyp writes absolute paths into its build files, and a random one
+  # would make every rebuild differ from the installed release (no idempotent re-run).
+  STAGE="/var/tmp/$NAME-stage"
+  rm -rf "$STAGE"
+  mkdir -p "$STAGE"
+  cp -a "$src/dist" "$src/package.json" "$src/package-lock.json" "$src/systemd" "$STAGE/"
+  [ -d "$src/hardware" ] && cp -a "$src/hardware" "$STAGE/"
+  [ -f "$src/README.md" ] && cp -a "$src/README.md" "$STAGE/"
+  (cd "$STAGE" && npm ci --omit=dev --no-audit --no-fund)
+  # Compiler intermediates are not needed at run time.
+  rm -rf "$STAGE"/node_modules/*/build/Release/obj.target "$STAGE"/node_modules/*/build/Release/.deps
+  local version rev=""
+  version="$(manifest_field "$STAGE/package.json" version)"
+  if command -v git >/dev/null && git -C "$src" rev-parse --short HEAD >/dev/null 2>&1; then
+    rev="-$(git -C "$src" rev-parse --short HEAD)"
+    git -C "$src" diff --quiet HEAD 2>/dev/null || rev="$rev-dirty"
+  fi
+  "$NODE_BIN" -e '
+    const [version, arch, node] = process.argv.slice(1);
+    process.stdout.write(JSON.stringify({ name: "pickup-station", version, arch, nodeMajor: Number(node.split(".")[0]), source: "built from a checkout" }, null, 2) + "\n");' \
+    "$version$rev" "$(target_arch)" "$NODE_VERSION" >"$STAGE/manifest.json"
+}
+
+# install_release: copy STAGE to releases/<version> (unless identical); sets RELEASE
+install_release() {
+  local version dest tmpdest
+  version="$(manifest_field "$STAGE/manifest.json" version)"
+  [[ "$version" =~ ^[A-Za-z0-9][A-Za-z0-9._+-]*$ ]] || die "bad version in manifest.json: '$version'"
+  RELEASE="$version"
+  dest="$RELEASES/$version"
+  ensure_dir "$OPT" 0755 root root
+  ensure_dir "$RELEASES" 0755 root root
+  if [ -d "$dest" ] && diff -r -q --no-dereference "$STAGE" "$dest" >/dev/null 2>&1; then
+    say "release $version is already installed"
+    return 0
+  fi
+  tmpdest="$RELEASES/.new-$version.$$"
+  rm -rf "$tmpdest"
+  cp -a "$STAGE" "$tmpdest"
+  chown -R 0:0 "$tmpdest"
+  chmod -R u+rwX,go+rX,go-w "$tmpdest"
+  if [ -d "$dest" ]; then
+    # Same version, different content (a rebuilt checkout): replace it.
+    mv "$dest" "$RELEASES/.old-$version.$$"
+    mv "$tmpdest" "$dest"
+    rm -rf "$RELEASES/.old-$version.$$"
+    CHANGED=1
+  else
+    mv "$tmpdest" "$dest"
+  fi
+  say "installed release $version"
+}
+
+# --- activating a release: symlinks, unit, udev rules, wrappers -------------------------------
+write_wrapper() { # NAME ENTRY
+  local f="$TMP/wrapper-$1"
+  printf '#!/bin/sh\n# Installed by %s install.sh: runs the current release.\nexec /usr/bin/node /opt/%s/current/%s "$@"\n' \
+    "$NAME" "$NAME" "$2" >"$f"
+  if ensure_file "$f" "$BIN/$1" 0755 root root; then :; fi
+}
+
+UNIT_CHANGED=0
+UDEV_CHANGED=0
+activate() { # VERSION: make it current; the old current becomes previous
+  local version="$1" old=""
+  [ -d "$RELEASES/$version" ] || die "no release $version"
+  if [ -L "$OPT/current" ]; then old="$(readlink "$OPT/current")"; fi
+  if [ "$old" != "releases/$version" ]; then
+    if [ -n "$old" ] && [ -d "$OPT/$old" ]; then ensure_link "$old" "$OPT/previous" || true; fi
+    ensure_link "releases/$version" "$OPT/current" || true
+    CHANGED=1
+    say "current release: $version${old:+ (previous: ${old#releases/})}"
+  fi
+  if ensure_file "$RELEASES/$version/systemd/$NAME.service" "$UNIT_DEST" 0644 root root; then UNIT_CHANGED=1; CHANGED=1; fi
+  if [ -f "$RELEASES/$version/hardware/99-$NAME.rules" ]; then
+    if ensure_file "$RELEASES/$version/hardware/99-$NAME.rules" "$UDEV_DEST" 0644 root root; then UDEV_CHANGED=1; fi
+  fi
+  mkdir -p "$BIN"
+  write_wrapper "$NAME" dist/src/main.js
+  write_wrapper stationctl dist/src/cli/stationctl.js
+  prune
+}
+
+prune() { # keep current and previous only
+  local keep_c keep_p d
+  keep_c="$(readlink "$OPT/current" 2>/dev/null || true)"
+  keep_p="$(readlink "$OPT/previous" 2>/dev/null || true)"
+  for d in "$RELEASES"/*/; do
+    [ -d "$d" ] || continue
+    d="releases/$(basename "$d")"
+    if [ "$d" != "$keep_c" ] && [ "$d" != "$keep_p" ]; then
+      rm -rf "${OPT:?}/$d"
+      say "removed old release ${d#releases/}"
+    fi
+  done
+}
+
+# --- config and credentials -------------------------------------------------------------------
+ensure_config() {
+  ensure_dir "$ETC" 0750 root "$NAME"
+  if [ ! -e "$ETC/config.json" ]; then
+    if [ -f "$OPT/current/systemd/config.template.json" ]; then
+      ensure_file "$OPT/current/systemd/config.template.json" "$ETC/config.json" 0640 root "$NAME" --keep
+      say "wrote a config template to /etc/$NAME/config.json: fill in the station, server and board"
+    else
+      say "warning: no config template in this release; write /etc/$NAME/config.json (0640 root:$NAME)"
+    fi
+  fi
+  ensure_dir "$CREDS" 0700 root root
+  if [ -n "$PASSWORD_FILE" ]; then
+    [ -f "$PASSWORD_FILE" ] || die "no password file $PASSWORD_FILE"
+    if ensure_file "$PASSWORD_FILE" "$CREDS/station-password" 0600 root root; then CHANGED=1; say "installed the station password"; fi
+  fi
+  # LoadCredential= of a missing file fails the start: an empty token list means "no technician
+  # may log in" until one is added.
+  if [ ! -e "$CREDS/technician-tokens" ]; then
+    : >"$TMP/empty"
+    ensure_file "$TMP/empty" "$CREDS/technician-tokens" 0600 root root || true
+  fi
+  local f
+  for f in "$CREDS"/*; do
+    [ -f "$f" ] || continue
+    if [ "$(stat -c '%a %u %g' "$f")" != "600 0 0" ]; then chown 0:0 "$f"; chmod 0600 "$f"; fi
+  done
+}
+
+# --- the service ------------------------------------------------------------------------------
+apply_to_system() {
+  if [ "$UNIT_CHANGED" = 1 ]; then host systemctl daemon-reload; fi
+  if [ "$UDEV_CHANGED" = 1 ]; then
+    host udevadm control --reload
+    host udevadm trigger --subsystem-match=hidraw --subsystem-match=gpio --subsystem-match=tty
+  fi
+  enable_unit
+  if [ "$START" = 0 ]; then
+    say "not started (--no-start)"
+  elif [ ! -f "$CREDS/station-password" ]; then
+    say "not started yet: put the station password into /etc/$NAME/credentials/station-password (0600 root),"
+    say "fill in /etc/$NAME/config.json, then: systemctl start $NAME"
+  elif [ "$CHANGED" = 1 ]; then
+    # Type=notify: restart returns once the new process sent READY=1, or fails.
+    host systemctl restart "$NAME" || die "$NAME did not start: journalctl -u $NAME -o cat; go back with: $0 --rollback"
+  else
+    say "nothing changed"
+  fi
+}
+
+# The [Install] symlink. With --root, systemctl --root edits only files under the root (it does
+# not talk to the running systemd).
+enable_unit() {
+  if [ "$LIVE" = 1 ]; then
+    systemctl is-enabled --quiet "$NAME" 2>/dev/null || systemctl enable --quiet "$NAME"
+  else
+    systemctl --root="$ROOT" is-enabled --quiet "$NAME" 2>/dev/null || systemctl --root="$ROOT" enable --quiet "$NAME" 2>/dev/null
+  fi
+}
+
+disable_unit() {
+  if [ "$LIVE" = 1 ]; then
+    # Stopping runs ExecStopPost: every lock OFF before the files go.
+    systemctl disable --now --quiet "$NAME" || true
+  else
+    host systemctl stop "$NAME"
+    systemctl --root="$ROOT" disable --quiet "$NAME" 2>/dev/null || true
+  fi
+}
+
+# --- modes ------------------------------------------------------------------------------------
+do_install() {
+  check_node
+  ensure_packages optional "${RUNTIME_PACKAGES[@]}"
+  TMP="$(mktemp -d)"
+  if [ -n "$BUNDLE" ]; then unpack_bundle "$BUNDLE"; else build_from_source; fi
+  ensure_accounts
+  install_release
+  activate "$RELEASE"
+  ensure_config
+  apply_to_system
+}
+
+do_rollback() {
+  TMP="$(mktemp -d)"
+  [ -L "$OPT/previous" ] || die "no previous release to roll back to"
+  local prev cur
+  prev="$(readlink "$OPT/previous")"
+  cur="$(readlink "$OPT/current")"
+  [ -d "$OPT/$prev" ] || die "the previous release $prev is gone"
+  say "rolling back from ${cur#releases/} to ${prev#releases/}"
+  activate "${prev#releases/}"
+  apply_to_system
+}
+
+do_uninstall() {
+  if [ -f "$UNIT_DEST" ]; then disable_unit; fi
+  rm -f "$UNIT_DEST" "$UDEV_DEST" "$BIN/$NAME" "$BIN/stationctl"
+  rm -rf "$OPT"
+  host systemctl daemon-reload
+  host udevadm control --reload
+  if [ "$PURGE" = 1 ]; then
+    rm -rf "$ETC" "$ROOT/var/lib/$NAME" "$ROOT/etc/systemd/system/$NAME.service.d"
+    if id_of passwd "$NAME" >/dev/null; then accounts userdel "$NAME"; fi
+    if id_of group "$NAME" >/dev/null; then accounts groupdel "$NAME"; fi
+    say "removed everything, config and credentials included (groups gpio, dialout, pickup-hid stay)"
+  else
+    say "removed; kept /etc/$NAME (config and credentials): --uninstall --purge removes them too"
+  fi
+}
+
+case "$MODE" in
+  install) do_install ;;
+  rollback) do_rollback ;;
+  uninstall) do_uninstall ;;
+esac

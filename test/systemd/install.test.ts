@@ -1,0 +1,304 @@
+/**
+ * systemd/install.sh against a throwaway root (--root DIR): the files it lays out with their modes
+ * and owners, a second run that changes nothing, an upgrade that keeps config and credentials, a
+ * rollback, pruning to two releases, uninstall and purge, and the refusals (damaged bundle, wrong
+ * Node). Bundles are small fakes with the real unit file and config template inside. The live
+ * system is never touched: systemctl/udevadm/apt-get calls are recorded instead, users and groups
+ * go into DIR/etc/passwd and DIR/etc/group.
+ */
+import { spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, relative } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+const REPO = join(import.meta.dirname, '../..');
+const SCRIPT = join(REPO, 'systemd/install.sh');
+const UNIT = readFileSync(join(REPO, 'systemd/pickup-station.service'), 'utf8');
+const TEMPLATE = readFileSync(join(REPO, 'systemd/config.template.json'), 'utf8');
+const IS_ROOT = process.getuid?.() === 0;
+const HAVE_SYSTEMCTL = spawnSync('systemctl', ['--version']).status === 0;
+const PASSWORD = 'AbCdEfGhIjKlMnOpQrSt';
+
+let work: string;
+let root: string;
+let record: string;
+
+beforeEach(() => {
+  work = mkdtempSync(join(tmpdir(), 'install-test-'));
+  root = join(work, 'root');
+  record = join(work, 'record.txt');
+  mkdirSync(join(root, 'etc'), { recursive: true });
+  // A fresh Pi OS has root, daemon, dialout (20)...; gpio is left out here to see it created.
+  writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n');
+  writeFileSync(join(root, 'etc/group'), 'root:x:0:\ndaemon:x:1:\ndialout:x:20:\n');
+});
+afterEach(() => {
+  rmSync(work, { recursive: true, force: true });
+});
+
+interface BundleOpts {
+  readonly unitSuffix?: string;
+  readonly nodeMajor?: number;
+  readonly corrupt?: boolean;
+}
+
+/** A release bundle as the bundle build makes it (top directory, manifest with checksums). */
+function bundle(version: string, opts: BundleOpts = {}): string {
+  const top = `pickup-station-${version}`;
+  const dir = join(work, 'src', top);
+  const files: Record<string, string> = {
+    'dist/src/main.js': `// pickup-station ${version}\n`,
+    'dist/src/cli/stationctl.js': `// stationctl ${version}\n`,
+    'node_modules/pino/package.json': '{"name":"pino"}\n',
+    'package.json': JSON.stringify({ name: 'pickup-station', version }) + '\n',
+    'systemd/pickup-station.service': UNIT + (opts.unitSuffix ?? ''),
+    'systemd/config.template.json': TEMPLATE,
+    'systemd/install.sh': readFileSync(SCRIPT, 'utf8'),
+    'hardware/99-pickup-station.rules': 'SUBSYSTEM=="hidraw", GROUP="pickup-hid", MODE="0660"\n',
+  };
+  for (const [f, text] of Object.entries(files)) {
+    mkdirSync(join(dir, f, '..'), { recursive: true });
+    writeFileSync(join(dir, f), text);
+  }
+  const checksums: Record<string, string> = {};
+  for (const f of ['dist/src/main.js', 'package.json']) checksums[f] = createHash('sha256').update(files[f]!).digest('hex');
+  if (opts.corrupt) writeFileSync(join(dir, 'dist/src/main.js'), '// tampered\n');
+  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ name: 'pickup-station', version, arch: 'arm64', ...(opts.nodeMajor ? { nodeMajor: opts.nodeMajor } : {}), checksums }, null, 2));
+  const file = join(work, `pickup-station-${version}-linux-arm64.tar.gz`);
+  const tar = spawnSync('tar', ['-czf', file, '-C', join(work, 'src'), top]);
+  expect(tar.status).toBe(0);
+  return file;
+}
+
+function install(args: string[], env: NodeJS.ProcessEnv = {}) {
+  rmSync(record, { force: true });
+  const r = spawnSync('bash', [SCRIPT, '--root', root, ...args], {
+    env: { PATH: process.env['PATH'], NODE: process.execPath, PICKUP_INSTALL_RECORD: record, ...env },
+    encoding: 'utf8',
+  });
+  const commands = existsSync(record) ? readFileSync(record, 'utf8').trim().split('\n').filter(Boolean) : [];
+  return { status: r.status, out: r.stdout + r.stderr, commands };
+}
+
+/** Every path under the root with type, mode, owner and content hash (or link target). */
+function snapshot(dir = root): Record<string, string> {
+  const out: Record<string, string> = {};
+  const walk = (d: string): void => {
+    for (const name of readdirSync(d)) {
+      const p = join(d, name);
+      const st = lstatSync(p);
+      const mode = (st.mode & 0o7777).toString(8);
+      const rel = relative(dir, p);
+      if (st.isSymbolicLink()) out[rel] = `link ${readlinkSync(p)}`;
+      else if (st.isDirectory()) {
+        out[rel] = `dir ${mode} ${st.uid}:${st.gid}`;
+        walk(p);
+      } else out[rel] = `file ${mode} ${st.uid}:${st.gid} ${createHash('sha256').update(readFileSync(p)).digest('hex').slice(0, 16)}`;
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+const idOf = (file: 'passwd' | 'group', name: string): number | undefined => {
+  const line = readFileSync(join(root, 'etc', file), 'utf8').split('\n').find((l) => l.startsWith(`${name}:`));
+  return line === undefined ? undefined : Number(line.split(':')[2]);
+};
+const stat = (rel: string) => {
+  const st = lstatSync(join(root, rel));
+  return { mode: (st.mode & 0o7777).toString(8), owner: `${st.uid}:${st.gid}` };
+};
+const link = (rel: string) => readlinkSync(join(root, rel));
+const read = (rel: string) => readFileSync(join(root, rel), 'utf8');
+
+describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL)('install.sh into a throwaway root', { timeout: 90_000 }, () => {
+  it('fresh install from a bundle: layout, modes, owners, accounts, and the commands it would run', () => {
+    const pw = join(work, 'pw');
+    writeFileSync(pw, PASSWORD);
+    const r = install(['--bundle', bundle('1.0.0'), '--password-file', pw]);
+    expect(r.status, r.out).toBe(0);
+
+    const gid = idOf('group', 'pickup-station')!;
+    expect(gid).toBeGreaterThan(0);
+    // Accounts: the system user with its own group, no login; the device groups exist.
+    const user = read('etc/passwd').split('\n').find((l) => l.startsWith('pickup-station:'))!.split(':');
+    expect(user[3]).toBe(String(gid));
+    expect(user[5]).toBe('/var/lib/pickup-station');
+    expect(user[6]).toBe('/usr/sbin/nologin');
+    expect(Number(user[2])).toBeLessThan(1000); // a system uid
+    for (const g of ['gpio', 'pickup-hid']) expect(idOf('group', g)).toBeDefined();
+    expect(idOf('group', 'dialout')).toBe(20); // an existing group is left alone
+
+    // The release, root-owned and read-only to others; current points at it.
+    expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
+    expect(existsSync(join(root, 'opt/pickup-station/previous'))).toBe(false);
+    expect(stat('opt/pickup-station/releases/1.0.0')).toEqual({ mode: '755', owner: '0:0' });
+    expect(stat('opt/pickup-station/releases/1.0.0/dist/src/main.js')).toEqual({ mode: '644', owner: '0:0' });
+    expect(read('opt/pickup-station/current/manifest.json')).toContain('"version": "1.0.0"');
+
+    // The unit and the udev rules, enabled for multi-user.target.
+    expect(read('etc/systemd/system/pickup-station.service')).toBe(UNIT);
+    expect(stat('etc/systemd/system/pickup-station.service')).toEqual({ mode: '644', owner: '0:0' });
+    expect(link('etc/systemd/system/multi-user.target.wants/pickup-station.service')).toBe('/etc/systemd/system/pickup-station.service');
+    expect(stat('etc/udev/rules.d/99-pickup-station.rules')).toEqual({ mode: '644', owner: '0:0' });
+
+    // Config readable by the service's group only; credentials root-only.
+    expect(stat('etc/pickup-station')).toEqual({ mode: '750', owner: `0:${gid}` });
+    expect(stat('etc/pickup-station/config.json')).toEqual({ mode: '640', owner: `0:${gid}` });
+    expect(read('etc/pickup-station/config.json')).toBe(TEMPLATE);
+    expect(stat('etc/pickup-station/credentials')).toEqual({ mode: '700', owner: '0:0' });
+    expect(stat('etc/pickup-station/credentials/station-password')).toEqual({ mode: '600', owner: '0:0' });
+    expect(read('etc/pickup-station/credentials/station-password')).toBe(PASSWORD);
+    expect(stat('etc/pickup-station/credentials/technician-tokens')).toEqual({ mode: '600', owner: '0:0' });
+
+    // Wrappers for technicians.
+    expect(stat('usr/local/bin/stationctl')).toEqual({ mode: '755', owner: '0:0' });
+    expect(read('usr/local/bin/stationctl')).toContain('exec /usr/bin/node /opt/pickup-station/current/dist/src/cli/stationctl.js "$@"');
+
+    // What it would have done to the live system.
+    expect(r.commands).toEqual([
+      'apt-get install -y --no-install-recommends gpiod',
+      'systemctl daemon-reload',
+      'udevadm control --reload',
+      'udevadm trigger --subsystem-match=hidraw --subsystem-match=gpio --subsystem-match=tty',
+      'systemctl restart pickup-station',
+    ]);
+    // The password never reaches the output.
+    expect(r.out).not.toContain(PASSWORD);
+  });
+
+  it('without a password it installs and enables, but does not start, and says what is missing', () => {
+    const r = install(['--bundle', bundle('1.0.0')]);
+    expect(r.status, r.out).toBe(0);
+    expect(r.commands).not.toContain('systemctl restart pickup-station');
+    expect(r.out).toContain('not started yet');
+    expect(existsSync(join(root, 'etc/pickup-station/credentials/station-password'))).toBe(false);
+  });
+
+  it('is idempotent: a second run with the same bundle changes no file and restarts nothing', () => {
+    const b = bundle('1.0.0');
+    const pw = join(work, 'pw');
+    writeFileSync(pw, PASSWORD);
+    expect(install(['--bundle', b, '--password-file', pw]).status).toBe(0);
+    const before = snapshot();
+    const again = install(['--bundle', b, '--password-file', pw]);
+    expect(again.status, again.out).toBe(0);
+    expect(snapshot()).toEqual(before);
+    expect(again.commands.filter((c) => c.startsWith('systemctl') || c.startsWith('udevadm'))).toEqual([]);
+    expect(again.out).toContain('nothing changed');
+  });
+
+  it('upgrade keeps config and credentials; rollback switches back (unit file included); only two releases are kept', () => {
+    const pw = join(work, 'pw');
+    writeFileSync(pw, PASSWORD);
+    expect(install(['--bundle', bundle('1.0.0'), '--password-file', pw]).status).toBe(0);
+    // The technician configures the station.
+    const config = '{"station":{"id":"configured"}}\n';
+    writeFileSync(join(root, 'etc/pickup-station/config.json'), config);
+    writeFileSync(join(root, 'etc/pickup-station/credentials/technician-tokens'), 'sha256:abc\n');
+    const credsBefore = snapshot(join(root, 'etc/pickup-station'));
+
+    const up = install(['--bundle', bundle('1.1.0', { unitSuffix: '# 1.1.0\n' })]);
+    expect(up.status, up.out).toBe(0);
+    expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
+    expect(link('opt/pickup-station/previous')).toBe('releases/1.0.0');
+    expect(read('etc/systemd/system/pickup-station.service')).toContain('# 1.1.0');
+    expect(snapshot(join(root, 'etc/pickup-station'))).toEqual(credsBefore);
+    expect(up.commands).toEqual(expect.arrayContaining(['systemctl daemon-reload', 'systemctl restart pickup-station']));
+
+    const back = install(['--rollback']);
+    expect(back.status, back.out).toBe(0);
+    expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
+    expect(link('opt/pickup-station/previous')).toBe('releases/1.1.0');
+    expect(read('etc/systemd/system/pickup-station.service')).toBe(UNIT);
+    expect(back.commands).toEqual(['systemctl daemon-reload', 'systemctl restart pickup-station']);
+    expect(snapshot(join(root, 'etc/pickup-station'))).toEqual(credsBefore);
+
+    // Rolling back twice is rolling forward.
+    expect(install(['--rollback']).status).toBe(0);
+    expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
+
+    // A third release: the oldest goes.
+    expect(install(['--bundle', bundle('1.2.0')]).status).toBe(0);
+    expect(readdirSync(join(root, 'opt/pickup-station/releases')).sort()).toEqual(['1.1.0', '1.2.0']);
+    expect(link('opt/pickup-station/previous')).toBe('releases/1.1.0');
+    expect(read('etc/pickup-station/config.json')).toBe(config);
+  });
+
+  it('uninstall removes what it installed and keeps config and credentials; --purge removes those and the account', () => {
+    const pw = join(work, 'pw');
+    writeFileSync(pw, PASSWORD);
+    const pristine = snapshot();
+    expect(install(['--bundle', bundle('1.0.0'), '--password-file', pw]).status).toBe(0);
+
+    const un = install(['--uninstall']);
+    expect(un.status, un.out).toBe(0);
+    for (const gone of ['opt/pickup-station', 'etc/systemd/system/pickup-station.service', 'etc/systemd/system/multi-user.target.wants/pickup-station.service', 'etc/udev/rules.d/99-pickup-station.rules', 'usr/local/bin/stationctl', 'usr/local/bin/pickup-station'])
+      expect(existsSync(join(root, gone)), gone).toBe(false);
+    expect(read('etc/pickup-station/credentials/station-password')).toBe(PASSWORD);
+    expect(existsSync(join(root, 'etc/pickup-station/config.json'))).toBe(true);
+    expect(un.commands).toEqual(['systemctl stop pickup-station', 'systemctl daemon-reload', 'udevadm control --reload']);
+
+    const purge = install(['--uninstall', '--purge']);
+    expect(purge.status, purge.out).toBe(0);
+    expect(existsSync(join(root, 'etc/pickup-station'))).toBe(false);
+    expect(idOf('passwd', 'pickup-station')).toBeUndefined();
+    expect(idOf('group', 'pickup-station')).toBeUndefined();
+    // What is left beyond the pristine root: the shared device groups, empty directories, and
+    // the backups useradd/groupadd keep (passwd-, group-).
+    // (/opt itself stays: an empty system directory.)
+    const left = Object.keys(snapshot()).filter((p) => !(p in pristine));
+    for (const p of left) expect(p).toMatch(/^(opt|etc\/(passwd-|group-|systemd(\/system(\/multi-user\.target\.wants)?)?|udev(\/rules\.d)?)|usr(\/local(\/bin)?)?)$/);
+    expect(idOf('group', 'pickup-hid')).toBeDefined();
+  });
+
+  it('refuses a damaged bundle and installs nothing', () => {
+    const r = install(['--bundle', bundle('1.0.0', { corrupt: true })]);
+    expect(r.status).not.toBe(0);
+    expect(r.out).toContain('checksum mismatch: dist/src/main.js');
+    expect(existsSync(join(root, 'opt/pickup-station'))).toBe(false);
+  });
+
+  it('refuses a bundle built for another Node major (its addons would not load)', () => {
+    const major = Number(process.versions.node.split('.')[0]);
+    const r = install(['--bundle', bundle('1.0.0', { nodeMajor: major + 1 })]);
+    expect(r.status).not.toBe(0);
+    expect(r.out).toContain(`built for Node ${major + 1}`);
+  });
+
+  it('fails clearly on a Node older than 20.11 (Bookworm ships 18)', () => {
+    const fake = join(work, 'node18');
+    writeFileSync(fake, '#!/bin/sh\necho v18.19.0\n');
+    chmodSync(fake, 0o755);
+    const r = install(['--bundle', bundle('1.0.0')], { NODE: fake });
+    expect(r.status).not.toBe(0);
+    expect(r.out).toMatch(/Node 18\.19\.0 .* too old: 20\.11\.0 or newer/);
+    expect(r.out).toContain('NodeSource');
+  });
+
+  it('--rollback without a previous release says so', () => {
+    expect(install(['--bundle', bundle('1.0.0')]).status).toBe(0);
+    const r = install(['--rollback']);
+    expect(r.status).not.toBe(0);
+    expect(r.out).toContain('no previous release');
+  });
+
+  it('accepts a bundle without a top directory too', () => {
+    bundle('2.0.0');
+    const flat = join(work, 'flat.tar.gz');
+    expect(spawnSync('tar', ['-czf', flat, '-C', join(work, 'src/pickup-station-2.0.0'), '.']).status).toBe(0);
+    const r = install(['--bundle', flat]);
+    expect(r.status, r.out).toBe(0);
+    expect(link('opt/pickup-station/current')).toBe('releases/2.0.0');
+  });
+});
+
+describe('install.sh static checks', () => {
+  it('parses (bash -n) and, where shellcheck is installed, passes it', () => {
+    expect(spawnSync('bash', ['-n', SCRIPT]).status).toBe(0);
+    const sc = spawnSync('shellcheck', [SCRIPT], { encoding: 'utf8' });
+    if (sc.error === undefined) expect(sc.status, sc.stdout).toBe(0);
+  });
+});
