@@ -70,7 +70,7 @@ function suite(label: string, backend: 'sysfs' | 'cdev', env: NodeJS.ProcessEnv 
     const t0 = performance.now();
     const r = spawnSync(process.execPath, [join(DIST, 'main.js'), 'safe-state', '--config', config], { encoding: 'utf8', timeout: 60_000, env });
     const ms = Math.round(performance.now() - t0);
-    report(`[${label}] safe-state exit ${r.status} in ${ms} ms: ${r.stdout.trim()} ${r.stderr.trim()}`);
+    report(`[${label}] safe-state exit ${r.status} (signal ${r.signal}, error ${String(r.error)}) in ${ms} ms: ${JSON.stringify(r.stdout)} ${JSON.stringify(r.stderr)}; line now ${chip.value(0)}`);
     expect(r.status).toBe(0);
     expect(chip.value(0)).toBe(0);
     expect(chip.value(1)).toBe(1);

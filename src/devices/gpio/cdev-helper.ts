@@ -115,7 +115,10 @@ export class Helper {
     if (this.exited) return;
     if (this.ready) {
       this.child.stdin.end('\n');
-      const done = await Promise.race([this.exitPromise.then(() => true), delay(STOP_TIMEOUT_MS).then(() => false)]);
+      let timer: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), STOP_TIMEOUT_MS)));
+      const done = await Promise.race([this.exitPromise.then(() => true), timedOut]);
+      clearTimeout(timer);
       if (done) return;
     }
     this.killGroup('SIGKILL');
@@ -133,8 +136,12 @@ export class Helper {
   }
 }
 
+/**
+ * A pause that keeps the process alive. (An unref'd timer here once let `safe-state` exit 0
+ * silently while it was waiting for a busy line: the rig's kill -9 test caught it.)
+ */
 export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms).unref());
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 export interface CdevEnv {

@@ -26,6 +26,9 @@ export async function runSafeState(args: string[], defaultConfigFile: string): P
     }
     throw e;
   }
+  // Until the locks are OFF this process must not end by itself: an exit with nothing left to do
+  // would be status 0, which systemd takes for "safe".
+  const keepAlive = setInterval(() => undefined, 60_000);
   try {
     const r = await driveLocksOff(profile, createLogger('warn'));
     process.stdout.write(`safe-state: ${r.lines.length} lock output(s) OFF via ${r.backend} in ${r.ms} ms\n`);
@@ -33,5 +36,7 @@ export async function runSafeState(args: string[], defaultConfigFile: string): P
   } catch (e) {
     console.error(`safe-state: ${errorMessage(e)}`);
     return 1;
+  } finally {
+    clearInterval(keepAlive);
   }
 }
