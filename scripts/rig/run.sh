@@ -136,6 +136,7 @@ cp "$KM/fs/configfs/configfs.ko" "$KM/drivers/hid/hid.ko" "$KM/drivers/hid/hid-g
 # Only what running tests needs: the type checker and linter stay on the host.
 tar -c --exclude='node_modules/typescript' --exclude='node_modules/eslint' --exclude='node_modules/@eslint' \
   --exclude='node_modules/@typescript-eslint' --exclude='node_modules/typescript-eslint' --exclude='node_modules/.cache' \
+  --exclude='node_modules/playwright-core' \
   package.json tsconfig.json vitest.config.ts dist src test hardware node_modules | tar -x -C "$IR/app"
 cp scripts/rig/guest-init.sh "$IR/init"; chmod +x "$IR/init"
 printf '%s\n' "${RIG_TESTS:-test/hw}" > "$IR/etc/rig-tests"
