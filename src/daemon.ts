@@ -31,7 +31,18 @@ export async function runDaemon(args: string[]): Promise<number> {
   const start = (l: LoadedConfig): Promise<Station> => startStation({ config: l.config, password: l.password, log });
   // The technician port starts after the station and is closed before it (its stop() does both).
   // Everything that must be up before READY=1 starts above the systemd integration.
-  const { station } = await withTechnicianPort({ station: await start(loaded), loaded, configFile: file, env: process.env, log, ring, start });
+  let first: Station;
+  try {
+    first = await start(loaded);
+  } catch (e) {
+    // A bad board profile (hardware.profile) is a config problem too: reported before any line is requested.
+    if (e instanceof ConfigError) {
+      console.error(e.message);
+      return EXIT_CONFIG;
+    }
+    throw e;
+  }
+  const { station } = await withTechnicianPort({ station: first, loaded, configFile: file, env: process.env, log, ring, start });
   // The technician port may restart the station (reload): follow whichever runtime is current.
   const heartbeats = { lastStateOutcome: () => station.runtime.lastStateOutcome() };
   const systemd = createSystemdIntegration({ env: process.env, log, config: loaded.config, runtime: heartbeats });

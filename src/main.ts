@@ -6,16 +6,27 @@
  *   pickup-station demo                   simulated station + embedded reference server, driven from the terminal
  *   pickup-station sim-server [...]       the reference station server on its own
  *   pickup-station fleet [...]            N virtual stations in one process (load tests)
+ *   pickup-station safe-state --config F  every lock output OFF, then exit (systemd ExecStartPre/ExecStopPost)
  *
  * Exit codes: 0 clean stop, 1 failure, 2 usage, 78 bad config (nothing touched).
  */
-import { DEFAULT_CONFIG_FILE, runDaemon } from './daemon.js';
 import { VERSION } from './version.js';
+
+// Same as daemon.ts's; not imported from there so that `safe-state` does not load the daemon's
+// modules: after a crash its speed is how long a lock stays energized.
+const DEFAULT_CONFIG_FILE = '/etc/pickup-station/config.json';
+
+async function runDaemon(args: string[]): Promise<number> {
+  const daemon = await import('./daemon.js');
+  return daemon.runDaemon(args);
+}
 
 const USAGE = `usage: pickup-station [run] [--config FILE]     run the station (default config ${DEFAULT_CONFIG_FILE})
        pickup-station demo                       simulated station + embedded reference server
        pickup-station sim-server [--port N] ...  reference station server
        pickup-station fleet [--stations N] ...   N virtual stations against a station server
+       pickup-station safe-state [--config FILE | --profile FILE]
+                                                 drive every lock OFF and exit (systemd ExecStartPre/ExecStopPost)
        pickup-station --version | --help`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -40,6 +51,10 @@ export async function main(argv: string[]): Promise<number> {
     case 'fleet': {
       const { runFleetCli } = await import('./fleet/cli.js');
       return runFleetCli(rest);
+    }
+    case 'safe-state': {
+      const { runSafeState } = await import('./devices/gpio/safe-state-cli.js');
+      return runSafeState(rest, DEFAULT_CONFIG_FILE);
     }
     case 'run':
       return runDaemon(rest);

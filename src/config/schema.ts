@@ -5,6 +5,7 @@
  * Validation reports every problem at once with its path and the bad value (see load.ts).
  */
 import { z } from 'zod';
+import { boardHardwareSchema } from '../devices/board-config.js';
 import { debugConfigSchema } from '../debug/config.js';
 import { HARD_MAX_PULSE_MS } from '../devices/types.js';
 import { portalConfigSchema } from '../portal/config.js';
@@ -97,7 +98,7 @@ export const simulatedHardwareSchema = z.strictObject({
   internetSignalStrength: z.number().int().min(0).max(100).default(100),
 });
 
-export const hardwareSchema = z.discriminatedUnion('kind', [simulatedHardwareSchema]);
+export const hardwareSchema = z.discriminatedUnion('kind', [simulatedHardwareSchema, boardHardwareSchema]);
 
 export const logSchema = z.strictObject({
   level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),

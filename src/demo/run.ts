@@ -6,7 +6,7 @@ import { createInterface } from 'node:readline';
 import type { DestinationStream } from 'pino';
 import { startStation } from '../app.js';
 import { validateConfig } from '../config/load.js';
-import { SimulatedStation } from '../devices/sim/station.js';
+import { simulatedStationFor } from '../devices/sim/station.js';
 import { createLogger } from '../log.js';
 import { serveUntilSignal } from '../lifecycle.js';
 import { ReferenceServer, defaultSeed } from '../sim/index.js';
@@ -33,12 +33,7 @@ export async function runDemo(_args: string[]): Promise<number> {
   const { config, problems } = validateConfig(demoConfig(origin));
   if (!config) throw new Error(`demo config invalid: ${JSON.stringify(problems)}`);
   const log = createLogger(config.log.level, await prettyStream());
-  const hardware = new SimulatedStation({
-    boxNumbers: config.station.boxes.map((b) => b.number),
-    doorSpringMs: config.hardware.doorSpringMs,
-    inputVoltage: config.hardware.inputVoltage,
-    internetSignalStrength: config.hardware.internetSignalStrength,
-  });
+  const hardware = simulatedStationFor(config);
 
   console.log(`pickup-station demo: simulated station ${config.station.id}`);
   console.log(`reference server ${serverUrl}`);

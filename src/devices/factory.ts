@@ -1,20 +1,16 @@
 /** Builds the station's hardware from config: the only place that picks real or simulated devices. */
 import type { StationConfig } from '../config/schema.js';
-import { SimulatedStation } from './sim/station.js';
+import { createLogger, type Logger } from '../log.js';
+import { simulatedStationFor } from './sim/station.js';
 import type { StationHardware } from './types.js';
 
-export function createHardware(config: StationConfig): Promise<StationHardware> {
-  const boxNumbers = config.station.boxes.map((b) => b.number);
+export function createHardware(config: StationConfig, log?: Logger): Promise<StationHardware> {
   const hw = config.hardware;
   switch (hw.kind) {
     case 'simulated':
-      return Promise.resolve(
-        new SimulatedStation({
-          boxNumbers,
-          doorSpringMs: hw.doorSpringMs,
-          inputVoltage: hw.inputVoltage,
-          internetSignalStrength: hw.internetSignalStrength,
-        }),
-      );
+      return Promise.resolve(simulatedStationFor(config));
+    case 'board':
+      // Loaded only for real hardware: the demo and tests never load onoff or spawn gpiod tools.
+      return import('./board.js').then(({ createBoardHardware }) => createBoardHardware(config, hw, log ?? createLogger(config.log.level)));
   }
 }

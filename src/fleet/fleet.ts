@@ -10,7 +10,7 @@ import { startStation, type Station } from '../app.js';
 import type { HttpAgents } from '../protocol/client.js';
 import { validateConfig } from '../config/load.js';
 import type { StationConfig } from '../config/schema.js';
-import { SimulatedStation } from '../devices/sim/station.js';
+import { simulatedStationFor, type SimulatedStation } from '../devices/sim/station.js';
 import type { SimStation } from '../sim/index.js';
 import { HeartbeatTracker } from './heartbeat.js';
 import { ACTION_KINDS, StationScript, emptyStats, type ScriptStats } from './script.js';
@@ -93,12 +93,7 @@ export class Fleet {
 
   private async startOne(def: SimStation): Promise<FleetMember> {
     const config = fleetStationConfig(def, this.o);
-    const sim = new SimulatedStation({
-      boxNumbers: config.station.boxes.map((b) => b.number),
-      doorSpringMs: config.hardware.doorSpringMs,
-      inputVoltage: config.hardware.inputVoltage,
-      internetSignalStrength: config.hardware.internetSignalStrength,
-    });
+    const sim = simulatedStationFor(config);
     const station = await startStation({ config, password: def.password, log: this.o.log.child({ station: def.id }), hardware: sim, agent: this.o.agent });
     station.runtime.onEvent((e) => {
       if (e.type === 'event-sent' && e.endpoint === 'state') this.heartbeats.record(def.id, performance.now());

@@ -27,7 +27,7 @@ function config(overrides: Record<string, unknown> = {}): StationConfig {
 }
 
 async function started(cfg = config(), sender = new ScriptedSender(() => waitForInput)) {
-  const hardware = new SimulatedStation({ boxNumbers: [1, 2, 3], doorSpringMs: cfg.hardware.doorSpringMs, inputVoltage: 12, internetSignalStrength: 100 });
+  const hardware = new SimulatedStation({ boxNumbers: [1, 2, 3], doorSpringMs: cfg.hardware.kind === 'simulated' ? cfg.hardware.doorSpringMs : 0, inputVoltage: 12, internetSignalStrength: 100 });
   const runtime = new StationRuntime({ config: cfg, hardware, client: sender, log: pino({ level: 'silent' }) });
   await runtime.start();
   await vi.advanceTimersByTimeAsync(0);

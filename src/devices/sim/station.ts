@@ -2,6 +2,7 @@
  * A whole simulated station (hardware.kind = "simulated"): what the demo, the tests, the bench
  * and the fleet run on. Its control methods are what a person would do in front of the station.
  */
+import type { StationConfig } from '../../config/schema.js';
 import type { Device, KeypadKey, StationHardware } from '../types.js';
 import { FixedPower, SimButton, SimDisplay, SimKeypad, SimScanner } from './inputs.js';
 import { SimDoors, SimLocks } from './locks-doors.js';
@@ -65,4 +66,16 @@ export class SimulatedStation implements StationHardware {
   forceOpen(box: number): void {
     this.doors.set(box, 'OPEN');
   }
+}
+
+/** The simulated station a config describes (its boxes, door spring, measurements). */
+export function simulatedStationFor(config: StationConfig): SimulatedStation {
+  const hw = config.hardware;
+  if (hw.kind !== 'simulated') throw new Error(`hardware.kind is "${hw.kind}", not "simulated"`);
+  return new SimulatedStation({
+    boxNumbers: config.station.boxes.map((b) => b.number),
+    doorSpringMs: hw.doorSpringMs,
+    inputVoltage: hw.inputVoltage,
+    internetSignalStrength: hw.internetSignalStrength,
+  });
 }

@@ -1,0 +1,107 @@
+/**
+ * Assembles a real station (hardware.kind = "board") from its board profile: locks first (every
+ * output OFF before anything else is opened), then doors, the cancel button, the GPIO matrix
+ * keypad, then the serial/HID devices, then the power sources. If any step fails, what was
+ * opened is closed again (locks OFF) and the error propagates.
+ *
+ * Scanners, the HID keypad and the display belong to the input drivers (src/devices/input/);
+ * they come in through their `createInputDevices`. `keypad.kind = "gpio-matrix"` is built here.
+ */
+import type { StationConfig } from '../config/schema.js';
+import { errorMessage } from '../errors.js';
+import type { Logger } from '../log.js';
+import type { BoardHardwareConfig, BoardProfile } from './board-config.js';
+import { loadBoardProfile } from './board-profile.js';
+import { openGpioBackend } from './gpio/backend.js';
+import { GpioButton, GpioDoorSensors } from './gpio/inputs.js';
+import { GpioLockBank } from './gpio/locks.js';
+import { GpioMatrixKeypad } from './gpio/matrix-keypad.js';
+import type { GpioBackend, InputSpec, OutputSpec } from './gpio/types.js';
+import { ConfiguredPowerMonitor } from './power/monitor.js';
+import { createInputDevices, type InputDevices } from './input/index.js';
+import type { Device, Display, IdentifierScanner, Keypad, PowerMonitor, PushButton, StationHardware } from './types.js';
+
+/** Builds scanners, the HID keypad and the display from the profile (src/devices/input/index.ts). */
+export type InputDevicesFactory = (profile: BoardProfile, log: Logger) => Promise<InputDevices>;
+
+export interface BoardDeps {
+  /** Defaults to the input drivers' createInputDevices; tests inject fakes. */
+  readonly createInputDevices?: InputDevicesFactory;
+  readonly openBackend?: (profile: BoardProfile, log: Logger) => Promise<GpioBackend>;
+}
+
+export function lockSpecs(profile: BoardProfile): Map<number, OutputSpec> {
+  return new Map(profile.boxes.map((b) => [b.number, b.lock]));
+}
+
+class BoardStation implements StationHardware {
+  constructor(
+    readonly locks: GpioLockBank,
+    readonly doors: GpioDoorSensors,
+    readonly scanners: readonly IdentifierScanner[],
+    readonly keypad: Keypad | null,
+    readonly cancelButton: PushButton | null,
+    readonly display: Display,
+    readonly power: PowerMonitor,
+    private readonly backend: GpioBackend,
+  ) {}
+
+  devices(): readonly Device[] {
+    const list: Device[] = [this.locks, this.doors, ...this.scanners, this.display];
+    if (this.keypad) list.push(this.keypad);
+    if (this.cancelButton) list.push(this.cancelButton);
+    return list;
+  }
+
+  async close(): Promise<void> {
+    await this.locks.close();
+    await Promise.allSettled(this.devices().filter((d) => d !== this.locks).map((d) => d.close()));
+    await this.backend.close();
+  }
+}
+
+/** Build the hardware of a `board` config. Profile problems throw ConfigError before any line is requested. */
+export async function createBoardHardware(config: StationConfig, hw: BoardHardwareConfig, log: Logger, deps: BoardDeps = {}): Promise<StationHardware> {
+  const boxNumbers = config.station.boxes.map((b) => b.number);
+  const profile = loadBoardProfile(hw.profile, boxNumbers);
+  const backend = await (deps.openBackend ?? ((p, l) => openGpioBackend(p.gpio.backend, l)))(profile, log);
+  log.info({ profile: profile.name, backend: backend.kind }, 'gpio backend opened');
+  const opened: Device[] = [];
+  try {
+    // Every lock of the profile, configured or not, is requested and held OFF.
+    const locks = await GpioLockBank.open(backend, { locks: lockSpecs(profile), watchdogMarginMs: profile.gpio.pulseWatchdogMarginMs, log });
+    opened.push(locks);
+    const configured = new Set(boxNumbers);
+    const doorSpecs = new Map<number, InputSpec>(profile.boxes.filter((b) => configured.has(b.number)).map((b) => [b.number, b.door]));
+    const doors = await GpioDoorSensors.open(backend, { doors: doorSpecs, debounceMs: profile.gpio.debounceMs, log });
+    opened.push(doors);
+    const cancel = profile.cancelButton
+      ? await GpioButton.open(backend, { name: 'cancel button', line: profile.cancelButton, debounceMs: profile.gpio.debounceMs, log })
+      : null;
+    if (cancel) opened.push(cancel);
+    const mk = profile.keypad?.kind === 'gpio-matrix' ? profile.keypad : null;
+    const keypadMatrix = mk
+      ? await GpioMatrixKeypad.open(backend, {
+          rows: mk.rows,
+          columns: mk.columns,
+          keys: mk.keys,
+          specialKeys: mk.specialKeys,
+          settleMs: mk.scanSettleMs,
+          debounceMs: profile.gpio.debounceMs,
+          log,
+        })
+      : null;
+    if (keypadMatrix) opened.push(keypadMatrix);
+    // Scanners, a HID keypad (null when the keypad is the GPIO matrix) and the display.
+    const inputs = await (deps.createInputDevices ?? createInputDevices)(profile, log);
+    opened.push(...inputs.scanners, inputs.display);
+    if (inputs.keypad) opened.push(inputs.keypad);
+    const keypad = inputs.keypad ?? keypadMatrix;
+    return new BoardStation(locks, doors, inputs.scanners, keypad, cancel, inputs.display, new ConfiguredPowerMonitor(hw.power), backend);
+  } catch (e) {
+    log.error({ error: errorMessage(e) }, 'opening the board failed: releasing what was opened (locks OFF)');
+    for (const d of opened) await d.close().catch(() => undefined);
+    await backend.close().catch(() => undefined);
+    throw e;
+  }
+}

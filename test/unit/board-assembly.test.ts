@@ -1,0 +1,99 @@
+/** createBoardHardware on a fake onoff world: order (locks OFF first), wiring, hooks, and cleanup on failure. */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pino from 'pino';
+import { describe, expect, it } from 'vitest';
+import type { StationConfig } from '../../src/config/schema.js';
+import { createBoardHardware, type InputDevicesFactory } from '../../src/devices/board.js';
+import type { Display } from '../../src/devices/types.js';
+import { boardHardwareSchema, type BoardProfileInput } from '../../src/devices/board-config.js';
+import { SysfsBackend } from '../../src/devices/gpio/sysfs.js';
+import { FAKE_CHIPS, FakeGpioWorld } from './support/fake-onoff.js';
+
+const log = pino({ level: 'silent' });
+const C = 'pinctrl-bcm2711';
+const BASE = 512;
+
+function setup(profile: BoardProfileInput, boxNumbers = [1, 2]) {
+  const f = join(mkdtempSync(join(tmpdir(), 'board-')), 'profile.json');
+  writeFileSync(f, JSON.stringify(profile));
+  const config = { station: { boxes: boxNumbers.map((n) => ({ number: n, id: `id-${n}` })) }, log: { level: 'silent' } } as unknown as StationConfig;
+  const world = new FakeGpioWorld();
+  const order: number[] = [];
+  const Gpio = world.Gpio;
+  const Recording = class extends Gpio {
+    constructor(...args: ConstructorParameters<typeof Gpio>) {
+      super(...args);
+      order.push(args[0]);
+    }
+  };
+  const openBackend = () => Promise.resolve(new SysfsBackend({ Gpio: Recording, chips: FAKE_CHIPS }));
+  return { hw: boardHardwareSchema.parse({ kind: 'board', profile: f }), config, world, order, openBackend };
+}
+
+/** The input drivers' part, faked: no scanners, no HID keypad, a display that only remembers. */
+function fakeDisplay(): Display {
+  let lines: readonly string[] = [];
+  return {
+    name: 'fake display',
+    show: (l) => ((lines = [...l]), Promise.resolve()),
+    lastShown: () => lines,
+    health: () => ({ ok: true, detail: null }),
+    onHealthChange: () => () => undefined,
+    close: () => Promise.resolve(),
+  };
+}
+const noInputs: InputDevicesFactory = () => Promise.resolve({ scanners: [], keypad: null, display: fakeDisplay() });
+
+const PROFILE: BoardProfileInput = {
+  name: 'test board',
+  boxes: [
+    { number: 1, lock: { chip: C, offset: 4 }, door: { chip: C, offset: 7 } },
+    { number: 2, lock: { chip: C, offset: 5, activeLow: true }, door: { chip: C, offset: 8 } },
+    { number: 3, lock: { chip: C, offset: 6 }, door: { chip: C, offset: 9 } },
+  ],
+  cancelButton: { chip: C, offset: 27, activeLow: true },
+};
+
+describe('board assembly', () => {
+  it('requests every lock of the profile OFF before any input, then doors of configured boxes and the button', async () => {
+    const s = setup(PROFILE);
+    const hw = await createBoardHardware(s.config, s.hw, log, { openBackend: s.openBackend, createInputDevices: noInputs });
+    expect(s.order).toEqual([BASE + 4, BASE + 5, BASE + 6, BASE + 7, BASE + 8, BASE + 27]);
+    expect(hw.locks.boxNumbers).toEqual([1, 2, 3]); // box 3 is not configured, but its lock is held OFF too
+    expect([s.world.raw(BASE + 4), s.world.raw(BASE + 5), s.world.raw(BASE + 6)]).toEqual([0, 1, 0]);
+    expect(hw.cancelButton?.name).toBe('cancel button (pinctrl-bcm2711:27)');
+    expect(hw.keypad).toBeNull();
+    expect(hw.scanners).toEqual([]);
+    await hw.display.show(['Hello']);
+    expect(hw.display.lastShown()).toEqual(['Hello']);
+    expect(await hw.power.internetSignalStrength()).not.toBeUndefined();
+    await hw.close();
+    expect(s.world.raw(BASE + 5)).toBe(1);
+  });
+
+  it('passes the profile to the input drivers and builds a gpio-matrix keypad itself', async () => {
+    const s = setup({
+      ...PROFILE,
+      keypad: { kind: 'gpio-matrix', rows: [{ chip: C, offset: 12, activeLow: true }], columns: [{ chip: C, offset: 13, activeLow: true }], keys: ['5'] },
+    });
+    let seen: unknown;
+    const inputs: InputDevicesFactory = (profile) => {
+      seen = profile.keypad?.kind;
+      return noInputs(profile, log);
+    };
+    const hw = await createBoardHardware(s.config, s.hw, log, { openBackend: s.openBackend, createInputDevices: inputs });
+    expect(seen).toBe('gpio-matrix');
+    expect(hw.keypad?.name).toBe('matrix keypad (1x1)');
+    expect(s.world.raw(BASE + 12)).toBe(0); // idle: the row is driven active (low)
+    await hw.close();
+  });
+
+  it('if a later device fails, what was opened is closed again with every lock OFF', async () => {
+    const s = setup({ ...PROFILE, cancelButton: { chip: 'no-such-chip', offset: 1 } });
+    await expect(createBoardHardware(s.config, s.hw, log, { openBackend: s.openBackend, createInputDevices: noInputs })).rejects.toThrow(/no GPIO chip labelled "no-such-chip"/);
+    expect([s.world.raw(BASE + 4), s.world.raw(BASE + 5)]).toEqual([0, 1]);
+    expect(s.world.line(BASE + 7).exported).toBe(false); // doors released
+  });
+});
