@@ -1,7 +1,7 @@
 /**
  * Config of real hardware: the `hardware: { kind: "board", ... }` variant of the station config,
  * and the board profile it points to (a JSON file under hardware/, installed to
- * /usr/lib/pickup-station/hardware/). The profile describes the wiring (which line is which
+ * /opt/pickup-station/current/hardware/). The profile describes the wiring (which line is which
  * box's lock and door, the cancel button, a matrix keypad); the config says which profile and
  * site-specific things (how to measure voltage and signal).
  *
@@ -123,7 +123,7 @@ export type PowerConfig = z.output<typeof powerSchema>;
 /** `hardware: { kind: "board", ... }` in the station config. */
 export const boardHardwareSchema = z.strictObject({
   kind: z.literal('board'),
-  /** Path of the board profile JSON, e.g. /usr/lib/pickup-station/hardware/rpi4-12-boxes.json. */
+  /** Path of the board profile JSON, e.g. /opt/pickup-station/current/hardware/rpi4-12-boxes.json. */
   profile: z.string().min(1),
   power: powerSchema.prefault({}),
 });
