@@ -9,6 +9,7 @@
 //   {"cmd":"create","vendor":4660,"product":22136,"name":"Fake Scanner","uniq":"SN1"}
 //   {"cmd":"input","reports":[[0,0,30,0,0,0,0,0],[0,0,0,0,0,0,0,0]],"gapMs":2}
 //   {"cmd":"destroy"}
+//   {"cmd":"wait-closed","timeoutMs":5000}  answered once no one has the device open (UHID_CLOSE)
 //   {"cmd":"exit"}
 // Usage: node uhid-keyboard.mjs [device]   (default /dev/uhid; a plain file records the events)
 //
@@ -20,14 +21,15 @@
 //   UHID_GET_REPORT (9) → UHID_GET_REPORT_REPLY (10): id u32, err u16, size u16, data[4096]
 //   UHID_SET_REPORT (13) → UHID_SET_REPORT_REPLY (14): id u32, err u16
 import { Buffer } from 'node:buffer';
-import { closeSync, openSync, read, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, readSync, writeSync } from 'node:fs';
 import process from 'node:process';
 import { createInterface } from 'node:readline';
+import { clearTimeout, setTimeout } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
  * @typedef {{ vendor: number, product: number, name?: string, phys?: string, uniq?: string, version?: number, country?: number }} CreateArgs
- * @typedef {{ cmd: 'create' } & CreateArgs | { cmd: 'input', reports: number[][], gapMs?: number } | { cmd: 'destroy' } | { cmd: 'exit' }} Command
+ * @typedef {{ cmd: 'create' } & CreateArgs | { cmd: 'input', reports: number[][], gapMs?: number } | { cmd: 'destroy' } | { cmd: 'wait-closed', timeoutMs?: number } | { cmd: 'exit' }} Command
  */
 
 export const EVENT_SIZE = 4380;
@@ -78,16 +80,42 @@ export function input2Event(report) {
 
 async function main() {
   const path = process.argv[2] ?? '/dev/uhid';
-  const fd = openSync(path, 'r+');
+  // Non-blocking, polled from the main thread: a blocking read() sits in a libuv pool thread that
+  // process.exit() then waits for (joins) until the kernel sends another event, which after the
+  // driver has closed its handle may be never: the child hung on exit and the test's afterEach
+  // timed out.
+  const fd = openSync(path, constants.O_RDWR | constants.O_NONBLOCK);
   let alive = true;
+  let created = false;
+  /** Whether the kernel says the device is open (UHID_OPEN .. UHID_CLOSE): a hidraw reader has it. */
+  let open = false;
+  /** @type {Array<() => void>} */
+  const onClosed = [];
+  const closed = () => {
+    open = false;
+    for (const f of onClosed.splice(0)) f();
+  };
 
   // Answer the kernel's requests so that no hidraw ioctl waits 5 s for a reply.
-  const readLoop = () => {
-    const buf = Buffer.alloc(EVENT_SIZE);
-    read(fd, buf, 0, EVENT_SIZE, null, (err, n) => {
-      if (err || n === 0 || !alive) return; // n === 0: a plain file (encoding check), nothing to answer
+  const buf = Buffer.alloc(EVENT_SIZE);
+  /** @type {NodeJS.Timeout | undefined} */
+  let poller;
+  const poll = () => {
+    for (;;) {
+      if (!alive) return;
+      let n;
+      try {
+        n = readSync(fd, buf, 0, EVENT_SIZE, null);
+      } catch (e) {
+        const code = /** @type {NodeJS.ErrnoException} */ (e).code;
+        if (code === 'EAGAIN' || code === 'EWOULDBLOCK' || code === 'EINTR') break;
+        throw e;
+      }
+      if (n === 0) return; // a plain file (encoding check): nothing to answer
       const type = buf.readUInt32LE(0);
-      if (type === UHID.GET_REPORT) {
+      if (type === UHID.OPEN) open = true;
+      else if (type === UHID.CLOSE) closed();
+      else if (type === UHID.GET_REPORT) {
         const r = event(UHID.GET_REPORT_REPLY);
         r.writeUInt32LE(buf.readUInt32LE(4), 4);
         r.writeUInt16LE(EIO, 8);
@@ -97,10 +125,17 @@ async function main() {
         r.writeUInt32LE(buf.readUInt32LE(4), 4);
         writeSync(fd, r);
       }
-      readLoop();
-    });
+    }
+    poller = setTimeout(poll, 2);
   };
-  readLoop();
+  poll();
+
+  const shutdown = () => {
+    alive = false;
+    clearTimeout(poller);
+    if (created) writeSync(fd, event(UHID.DESTROY));
+    closeSync(fd);
+  };
 
   const rl = createInterface({ input: process.stdin });
   for await (const line of rl) {
@@ -112,6 +147,8 @@ async function main() {
       switch (m.cmd) {
         case 'create':
           writeSync(fd, create2Event(m));
+          created = true;
+          open = false;
           break;
         case 'input':
           for (const rep of m.reports) {
@@ -122,13 +159,25 @@ async function main() {
           break;
         case 'destroy':
           writeSync(fd, event(UHID.DESTROY));
+          created = false;
+          closed(); // a destroyed device sends no UHID_CLOSE
+          break;
+        case 'wait-closed':
+          if (open) {
+            const ms = m.timeoutMs ?? 5000;
+            await new Promise((resolve, reject) => {
+              const t = setTimeout(() => reject(new Error(`the device is still open after ${ms} ms`)), ms);
+              onClosed.push(() => {
+                clearTimeout(t);
+                resolve(undefined);
+              });
+            });
+          }
           break;
         case 'exit':
-          alive = false;
-          process.stdout.write('ok exit\n');
-          closeSync(fd);
-          process.exit(0);
-          break;
+          shutdown();
+          process.stdout.write('ok exit\n', () => process.exit(0));
+          return;
         default:
           throw new Error(`unknown command ${String(/** @type {{ cmd: unknown }} */ (m).cmd)}`);
       }
@@ -137,8 +186,7 @@ async function main() {
       process.stdout.write(`error ${cmd} ${e instanceof Error ? e.message : String(e)}\n`);
     }
   }
-  alive = false;
-  closeSync(fd);
+  shutdown();
   process.exit(0);
 }
 

@@ -9,6 +9,7 @@ export type UhidCommand =
   | { cmd: 'create'; vendor: number; product: number; name?: string; uniq?: string }
   | { cmd: 'input'; reports: number[][]; gapMs?: number }
   | { cmd: 'destroy' }
+  | { cmd: 'wait-closed'; timeoutMs?: number }
   | { cmd: 'exit' };
 
 export class UhidChild {
@@ -34,10 +35,35 @@ export class UhidChild {
     });
   }
 
-  async exit(): Promise<void> {
-    if (this.child.exitCode !== null) return;
+  /**
+   * End the child, and with it the fake device, within bounds: first wait (at most `timeoutMs`)
+   * until no one has the device open any more, so that the driver's hidraw handle is closed
+   * before the device is destroyed; then ask the child to exit, and SIGKILL it if it has not
+   * exited `timeoutMs` later. Never waits unbounded (an afterEach hook must not hang).
+   */
+  async exit(timeoutMs = 5_000): Promise<void> {
+    if (this.gone()) return;
     const exited = new Promise<void>((r) => this.child.once('exit', () => r()));
-    await this.send({ cmd: 'exit' }).catch(() => this.child.kill());
-    await exited;
+    const exitedWithin = async (ms: number): Promise<boolean> => {
+      let t: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<boolean>((r) => (t = setTimeout(() => r(false), ms)));
+      try {
+        return await Promise.race([exited.then(() => true), timedOut]);
+      } finally {
+        clearTimeout(t);
+      }
+    };
+    await this.send({ cmd: 'wait-closed', timeoutMs }, timeoutMs + 1_000).catch((e: unknown) => {
+      process.stderr.write(`uhid child: ${e instanceof Error ? e.message : String(e)} (destroying the device anyway)\n`);
+    });
+    await this.send({ cmd: 'exit' }, timeoutMs).catch(() => undefined);
+    if (this.gone() || (await exitedWithin(timeoutMs))) return;
+    process.stderr.write(`uhid child: still running ${timeoutMs} ms after exit; SIGKILL\n`);
+    this.child.kill('SIGKILL');
+    if (!this.gone() && !(await exitedWithin(timeoutMs))) throw new Error(`uhid child ${this.child.pid}: still running after SIGKILL`);
+  }
+
+  private gone(): boolean {
+    return this.child.exitCode !== null || this.child.signalCode !== null;
   }
 }
