@@ -1,15 +1,29 @@
 /** Drives test/hw/uhid-keyboard.mjs (a fake HID keyboard in its own process) over stdin/stdout. */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 
 export const UHID_CHILD = fileURLToPath(new URL('../hw/uhid-keyboard.mjs', import.meta.url));
 
+/** The /dev/hidraw* files this process has open (the drivers under test run in it). */
+export function openHidraw(): string[] {
+  const out: string[] = [];
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.startsWith('/dev/hidraw')) out.push(target);
+    } catch {
+      // closed meanwhile (e.g. the fd readdir itself used)
+    }
+  }
+  return out;
+}
+
 export type UhidCommand =
   | { cmd: 'create'; vendor: number; product: number; name?: string; uniq?: string }
   | { cmd: 'input'; reports: number[][]; gapMs?: number }
   | { cmd: 'destroy' }
-  | { cmd: 'wait-closed'; timeoutMs?: number }
   | { cmd: 'exit' };
 
 export class UhidChild {
@@ -36,10 +50,9 @@ export class UhidChild {
   }
 
   /**
-   * End the child, and with it the fake device, within bounds: first wait (at most `timeoutMs`)
-   * until no one has the device open any more, so that the driver's hidraw handle is closed
-   * before the device is destroyed; then ask the child to exit, and SIGKILL it if it has not
-   * exited `timeoutMs` later. Never waits unbounded (an afterEach hook must not hang).
+   * End the child, and with it the fake device (the child destroys it; the kernel would on its
+   * exit anyway): ask it to exit, and SIGKILL it if it has not exited `timeoutMs` later. Never
+   * waits unbounded (an afterEach hook must not hang). Close the driver first (see hid.test.ts).
    */
   async exit(timeoutMs = 5_000): Promise<void> {
     if (this.gone()) return;
@@ -53,9 +66,6 @@ export class UhidChild {
         clearTimeout(t);
       }
     };
-    await this.send({ cmd: 'wait-closed', timeoutMs }, timeoutMs + 1_000).catch((e: unknown) => {
-      process.stderr.write(`uhid child: ${e instanceof Error ? e.message : String(e)} (destroying the device anyway)\n`);
-    });
     await this.send({ cmd: 'exit' }, timeoutMs).catch(() => undefined);
     if (this.gone() || (await exitedWithin(timeoutMs))) return;
     process.stderr.write(`uhid child: still running ${timeoutMs} ms after exit; SIGKILL\n`);
