@@ -16,7 +16,7 @@ import type { LayoutName } from '../../src/devices/hid/layouts.js';
 import type { KeypadKey } from '../../src/devices/types.js';
 import { report, typeReports, UP } from '../support/hid-reports.js';
 import { waitFor } from '../support/socat.js';
-import { UhidChild } from '../support/uhid-child.js';
+import { openHidraw, UhidChild } from '../support/uhid-child.js';
 
 const VID = 0x1234;
 const PID = 0x5678;
@@ -24,10 +24,28 @@ const log = pino({ level: process.env['HW_LOG'] === '1' ? 'debug' : 'silent' });
 const timing = { presenceCheckMs: 250, reconnect: { initialMs: 100, maxMs: 1000, factor: 2 }, openTimeoutMs: 10_000 };
 
 describe.skipIf(!existsSync('/dev/uhid'))('HID on real hidraw (uhid)', () => {
+  // Run in reverse: the driver (registered after its fake device) closes first and must have
+  // released its hidraw handle before the device is destroyed. Every step runs; the first failure
+  // is reported.
   const cleanup: Array<() => Promise<void>> = [];
   afterEach(async () => {
-    for (const c of cleanup.splice(0).reverse()) await c();
+    const errors: unknown[] = [];
+    for (const c of cleanup.splice(0).reverse()) await c().catch((e: unknown) => errors.push(e));
+    if (errors.length > 0) throw errors[0];
   });
+
+  /** Wait until this process (the drivers') has exactly `n` /dev/hidraw* files open. */
+  async function hidrawHandles(n: number, timeoutMs: number, what: string): Promise<void> {
+    await waitFor(() => openHidraw().length === n, timeoutMs, what).catch((e: unknown) => {
+      throw new Error(`${e instanceof Error ? e.message : String(e)}; open now: ${openHidraw().join(', ') || 'none'}`);
+    });
+  }
+
+  /** Close a driver; its hidraw handle (node-hid closes it after the pending read) must go. */
+  async function closeDriver(d: { close(): Promise<void> }): Promise<void> {
+    await d.close();
+    await hidrawHandles(0, 10_000, "the driver's hidraw handle closed");
+  }
 
   async function fakeDevice(uniq: string): Promise<UhidChild> {
     const child = new UhidChild();
@@ -47,7 +65,7 @@ describe.skipIf(!existsSync('/dev/uhid'))('HID on real hidraw (uhid)', () => {
       frameTimeoutMs: 5000,
       log,
     });
-    cleanup.push(() => s.close());
+    cleanup.push(() => closeDriver(s));
     const scans: string[] = [];
     s.onScan((v) => scans.push(v));
     return { s, scans };
@@ -73,6 +91,8 @@ describe.skipIf(!existsSync('/dev/uhid'))('HID on real hidraw (uhid)', () => {
     await dev.send({ cmd: 'create', vendor: VID, product: PID, name: 'Pickup Fake Scanner', uniq: 'SCANNER-US' });
     await waitFor(() => s.health().ok, 15_000, 'reconnect after replug');
     console.error(`hid: ok again ${(performance.now() - t1).toFixed(0)} ms after UHID_CREATE2`);
+    // The unplugged device's handle is released (node-hid closes it once its read ends): one left.
+    await hidrawHandles(1, 5_000, 'the unplugged handle released, one open');
     await dev.send({ cmd: 'input', reports: typeReports('us', 'AFTER-42') });
     await waitFor(() => scans.length >= 2, 15_000, 'a scan after replug');
     expect(scans).toEqual(['8594000123456', 'AFTER-42']);
@@ -94,7 +114,7 @@ describe.skipIf(!existsSync('/dev/uhid'))('HID on real hidraw (uhid)', () => {
   it('PIN keypad: keypad digits, backspace, clear and enter', async () => {
     const dev = await fakeDevice('KEYPAD-1');
     const k = new HidKeypad({ ...timing, match: { vendorId: VID, productId: PID, serialNumber: 'KEYPAD-1' }, reportId: null, clearKeys: ['escape'], log });
-    cleanup.push(() => k.close());
+    cleanup.push(() => closeDriver(k));
     const keys: KeypadKey[] = [];
     k.onKey((key) => keys.push(key));
     await k.start();

@@ -20,9 +20,10 @@
 //   UHID_GET_REPORT (9) → UHID_GET_REPORT_REPLY (10): id u32, err u16, size u16, data[4096]
 //   UHID_SET_REPORT (13) → UHID_SET_REPORT_REPLY (14): id u32, err u16
 import { Buffer } from 'node:buffer';
-import { closeSync, openSync, read, writeSync } from 'node:fs';
+import { closeSync, constants, openSync, readSync, writeSync } from 'node:fs';
 import process from 'node:process';
 import { createInterface } from 'node:readline';
+import { clearTimeout, setTimeout } from 'node:timers';
 import { setTimeout as sleep } from 'node:timers/promises';
 
 /**
@@ -78,15 +79,34 @@ export function input2Event(report) {
 
 async function main() {
   const path = process.argv[2] ?? '/dev/uhid';
-  const fd = openSync(path, 'r+');
+  // Non-blocking, polled from the main thread: a blocking read() sits in a libuv pool thread that
+  // process.exit() then waits for (joins) until the kernel sends another event, which after the
+  // driver has closed its handle may be never: the child hung on exit and the test's afterEach
+  // timed out.
+  const fd = openSync(path, constants.O_RDWR | constants.O_NONBLOCK);
   let alive = true;
+  let created = false;
 
   // Answer the kernel's requests so that no hidraw ioctl waits 5 s for a reply.
-  const readLoop = () => {
-    const buf = Buffer.alloc(EVENT_SIZE);
-    read(fd, buf, 0, EVENT_SIZE, null, (err, n) => {
-      if (err || n === 0 || !alive) return; // n === 0: a plain file (encoding check), nothing to answer
+  const buf = Buffer.alloc(EVENT_SIZE);
+  /** @type {NodeJS.Timeout | undefined} */
+  let poller;
+  const poll = () => {
+    for (;;) {
+      if (!alive) return;
+      let n;
+      try {
+        n = readSync(fd, buf, 0, EVENT_SIZE, null);
+      } catch (e) {
+        const code = /** @type {NodeJS.ErrnoException} */ (e).code;
+        if (code === 'EAGAIN' || code === 'EWOULDBLOCK' || code === 'EINTR') break;
+        throw e;
+      }
+      if (n === 0) return; // a plain file (encoding check): nothing to answer
       const type = buf.readUInt32LE(0);
+      // UHID_OPEN/UHID_CLOSE say nothing about the driver: in the rig no UHID_CLOSE came within 5 s
+      // of the driver closing its hidraw handle (something else, presumably the console's keyboard
+      // handler on the input node, keeps the device open). The test checks /proc/self/fd instead.
       if (type === UHID.GET_REPORT) {
         const r = event(UHID.GET_REPORT_REPLY);
         r.writeUInt32LE(buf.readUInt32LE(4), 4);
@@ -97,10 +117,17 @@ async function main() {
         r.writeUInt32LE(buf.readUInt32LE(4), 4);
         writeSync(fd, r);
       }
-      readLoop();
-    });
+    }
+    poller = setTimeout(poll, 2);
   };
-  readLoop();
+  poll();
+
+  const shutdown = () => {
+    alive = false;
+    clearTimeout(poller);
+    if (created) writeSync(fd, event(UHID.DESTROY));
+    closeSync(fd);
+  };
 
   const rl = createInterface({ input: process.stdin });
   for await (const line of rl) {
@@ -112,6 +139,7 @@ async function main() {
       switch (m.cmd) {
         case 'create':
           writeSync(fd, create2Event(m));
+          created = true;
           break;
         case 'input':
           for (const rep of m.reports) {
@@ -122,13 +150,12 @@ async function main() {
           break;
         case 'destroy':
           writeSync(fd, event(UHID.DESTROY));
+          created = false;
           break;
         case 'exit':
-          alive = false;
-          process.stdout.write('ok exit\n');
-          closeSync(fd);
-          process.exit(0);
-          break;
+          shutdown();
+          process.stdout.write('ok exit\n', () => process.exit(0));
+          return;
         default:
           throw new Error(`unknown command ${String(/** @type {{ cmd: unknown }} */ (m).cmd)}`);
       }
@@ -137,8 +164,7 @@ async function main() {
       process.stdout.write(`error ${cmd} ${e instanceof Error ? e.message : String(e)}\n`);
     }
   }
-  alive = false;
-  closeSync(fd);
+  shutdown();
   process.exit(0);
 }
 

@@ -15,13 +15,21 @@ export function report(modifiers: number, ...usages: number[]): number[] {
   return r;
 }
 
-/** The key (usage + modifiers) a scanner in `layout` presses for `ch`; the first match wins. */
+/**
+ * The key (usage + modifiers) a scanner in `layout` presses for `ch`: the main block at any level
+ * (plain, Shift, AltGr) before the keypad, as scanners type with the main block by default. So in
+ * Czech mode a digit is Shift + digit row, not the plain keypad key that also gives it (searching
+ * level by level across all keys picked keypad 8 = 0x60 over Shift + 0x25).
+ */
 export function keyFor(layout: LayoutName, ch: string): { usage: number; modifiers: number } {
   const levels = [0, MOD.leftShift, MOD.rightAlt];
-  // Prefer the main block over the keypad (scanners type with the main block by default).
-  const entries = [...LAYOUTS[layout].entries()].sort(([a], [b]) => (a >= 0x54 ? 1 : 0) - (b >= 0x54 ? 1 : 0) || a - b);
-  for (let level = 0; level < 3; level++) {
-    for (const [usage, l] of entries) if (l[level] === ch) return { usage, modifiers: levels[level]! };
+  const entries = [...LAYOUTS[layout].entries()].sort(([a], [b]) => a - b);
+  // The keypad and the 102nd key (0x64, absent from US scanners' pc104 keyboards) come last.
+  const mainBlock = (usage: number) => usage < 0x54;
+  for (const block of [entries.filter(([u]) => mainBlock(u)), entries.filter(([u]) => !mainBlock(u))]) {
+    for (let level = 0; level < 3; level++) {
+      for (const [usage, l] of block) if (l[level] === ch) return { usage, modifiers: levels[level]! };
+    }
   }
   throw new Error(`no key for ${JSON.stringify(ch)} in ${layout}`);
 }

@@ -1,9 +1,24 @@
 /** Drives test/hw/uhid-keyboard.mjs (a fake HID keyboard in its own process) over stdin/stdout. */
 import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { createInterface } from 'node:readline';
 
 export const UHID_CHILD = fileURLToPath(new URL('../hw/uhid-keyboard.mjs', import.meta.url));
+
+/** The /dev/hidraw* files this process has open (the drivers under test run in it). */
+export function openHidraw(): string[] {
+  const out: string[] = [];
+  for (const fd of readdirSync('/proc/self/fd')) {
+    try {
+      const target = readlinkSync(`/proc/self/fd/${fd}`);
+      if (target.startsWith('/dev/hidraw')) out.push(target);
+    } catch {
+      // closed meanwhile (e.g. the fd readdir itself used)
+    }
+  }
+  return out;
+}
 
 export type UhidCommand =
   | { cmd: 'create'; vendor: number; product: number; name?: string; uniq?: string }
@@ -34,10 +49,31 @@ export class UhidChild {
     });
   }
 
-  async exit(): Promise<void> {
-    if (this.child.exitCode !== null) return;
+  /**
+   * End the child, and with it the fake device (the child destroys it; the kernel would on its
+   * exit anyway): ask it to exit, and SIGKILL it if it has not exited `timeoutMs` later. Never
+   * waits unbounded (an afterEach hook must not hang). Close the driver first (see hid.test.ts).
+   */
+  async exit(timeoutMs = 5_000): Promise<void> {
+    if (this.gone()) return;
     const exited = new Promise<void>((r) => this.child.once('exit', () => r()));
-    await this.send({ cmd: 'exit' }).catch(() => this.child.kill());
-    await exited;
+    const exitedWithin = async (ms: number): Promise<boolean> => {
+      let t: NodeJS.Timeout | undefined;
+      const timedOut = new Promise<boolean>((r) => (t = setTimeout(() => r(false), ms)));
+      try {
+        return await Promise.race([exited.then(() => true), timedOut]);
+      } finally {
+        clearTimeout(t);
+      }
+    };
+    await this.send({ cmd: 'exit' }, timeoutMs).catch(() => undefined);
+    if (this.gone() || (await exitedWithin(timeoutMs))) return;
+    process.stderr.write(`uhid child: still running ${timeoutMs} ms after exit; SIGKILL\n`);
+    this.child.kill('SIGKILL');
+    if (!this.gone() && !(await exitedWithin(timeoutMs))) throw new Error(`uhid child ${this.child.pid}: still running after SIGKILL`);
+  }
+
+  private gone(): boolean {
+    return this.child.exitCode !== null || this.child.signalCode !== null;
   }
 }
