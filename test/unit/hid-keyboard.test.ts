@@ -150,6 +150,11 @@ describe('whole scans', () => {
     const [r] = decode('cz-qwertz', us);
     expect(r).toEqual({ kind: 'dropped', reason: 'non-printable', length: 2, preview: '\\u0161+' });
   });
+  it('the fake scanner types Czech-mode digits as Shift + digit row, not keypad keys', () => {
+    // What the rig's fake keyboard sends: a regression pin for the test helper itself.
+    expect(typeReports('cz-qwertz', '8')[0]).toEqual(report(MOD.leftShift, 0x25));
+    expect(typeReports('us', '8')[0]).toEqual(report(0, 0x25));
+  });
   it('mixed-case alphanumerics with symbols in both layouts', () => {
     const code = 'LIB-2024/Zy_0042#x@7';
     expect(values(decode('us', typeReports('us', code)))).toEqual([code]);
