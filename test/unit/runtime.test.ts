@@ -132,7 +132,7 @@ describe('runtime timers', () => {
 
   it('an unhealthy device makes /state DOWN with its errorMessage at once', async () => {
     const { hardware, sender, runtime } = await started();
-    hardware.barcode.setHealth(false, 'barcode scanner /dev/serial/by-id/usb-scanner missing');
+    hardware.barcode.simulateHealth(false, 'barcode scanner /dev/serial/by-id/usb-scanner missing');
     await vi.advanceTimersByTimeAsync(0);
     expect(sender.of('state').at(-1)).toMatchObject({ st: 'DOWN', errorMessage: 'barcode scanner /dev/serial/by-id/usb-scanner missing' });
     await runtime.stop();

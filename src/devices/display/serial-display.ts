@@ -14,7 +14,7 @@
  */
 import type { Logger } from 'pino';
 import type { Display } from '../types.js';
-import { HEALTHY, IoDevice } from '../input/device-base.js';
+import { HEALTHY, DeviceBase } from '../device-base.js';
 import { Reconnector, type BackoffOptions } from '../input/reconnect.js';
 import { openSerialPort, type SerialLink, type SerialOpener, type SerialPortOptions } from '../serial/link.js';
 import { fitLines, toCharset, type Charset, type DisplaySize, type Overflow } from './text.js';
@@ -59,7 +59,7 @@ export function renderSerialFrame(lines: readonly string[], o: Pick<SerialDispla
   return Buffer.concat(parts);
 }
 
-export class SerialDisplay extends IoDevice implements Display {
+export class SerialDisplay extends DeviceBase implements Display {
   private last: readonly string[] = [];
   private wanted: Buffer | null = null;
   private dirty = false;

@@ -5,7 +5,7 @@
  */
 import type { Writable } from 'node:stream';
 import type { Display } from '../types.js';
-import { IoDevice } from '../input/device-base.js';
+import { DeviceBase } from '../device-base.js';
 import { fitLines, toCharset, type Charset, type DisplaySize, type Overflow } from './text.js';
 
 export interface TerminalDisplayOptions {
@@ -35,7 +35,7 @@ export function renderBox(lines: readonly string[], o: Omit<TerminalDisplayOptio
   return [`${tl}${bar}${tr}`, ...body, `${bl}${bar}${br}`].join('\n') + '\n';
 }
 
-export class TerminalDisplay extends IoDevice implements Display {
+export class TerminalDisplay extends DeviceBase implements Display {
   private last: readonly string[] = [];
   private readonly out: Writable;
 

@@ -7,7 +7,7 @@ import { DeviceError, errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { DoorSensors, DoorState, PushButton, Unsubscribe } from '../types.js';
 import { Debouncer } from './debounce.js';
-import { GpioDevice, Listeners } from './device-base.js';
+import { DeviceBase, faulty, Listeners } from '../device-base.js';
 import type { GpioBackend, InputLine, InputSpec } from './types.js';
 
 async function openInputs<K>(backend: GpioBackend, specs: ReadonlyMap<K, InputSpec>): Promise<Map<K, InputLine>> {
@@ -27,7 +27,7 @@ export interface DoorOptions {
   readonly log: Logger;
 }
 
-export class GpioDoorSensors extends GpioDevice implements DoorSensors {
+export class GpioDoorSensors extends DeviceBase implements DoorSensors {
   private readonly changes = new Listeners<[number, DoorState]>();
   private readonly debouncers = new Map<number, Debouncer>();
   private closed = false;
@@ -48,7 +48,7 @@ export class GpioDoorSensors extends GpioDevice implements DoorSensors {
             opts.log.debug({ box, open }, 'door changed');
             this.changes.emit(box, open ? 'OPEN' : 'CLOSED');
           },
-          onError: (message) => this.setHealth(false, `door of box ${box} (${line.name}): ${message}`),
+          onError: (message) => this.setHealth(faulty(`door of box ${box} (${line.name}): ${message}`)),
         }),
       );
     }
@@ -94,7 +94,7 @@ export interface ButtonOptions {
   readonly log: Logger;
 }
 
-export class GpioButton extends GpioDevice implements PushButton {
+export class GpioButton extends DeviceBase implements PushButton {
   private readonly presses = new Listeners<[]>();
   private readonly debouncer: Debouncer;
   private closed = false;
@@ -112,7 +112,7 @@ export class GpioButton extends GpioDevice implements PushButton {
       onChange: (pressed) => {
         if (pressed) this.presses.emit();
       },
-      onError: (message) => this.setHealth(false, `${this.name}: ${message}`),
+      onError: (message) => this.setHealth(faulty(`${this.name}: ${message}`)),
     });
   }
 

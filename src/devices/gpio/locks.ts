@@ -11,7 +11,7 @@
 import { DeviceError, errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { HARD_MAX_PULSE_MS, type LockBank } from '../types.js';
-import { GpioDevice } from './device-base.js';
+import { DeviceBase, faulty, HEALTHY } from '../device-base.js';
 import type { GpioBackend, OutputLine, OutputSpec } from './types.js';
 
 export interface LockBankOptions {
@@ -27,7 +27,7 @@ export function clampPulse(ms: number): number {
   return Math.max(0, Math.min(Math.round(ms), HARD_MAX_PULSE_MS));
 }
 
-export class GpioLockBank extends GpioDevice implements LockBank {
+export class GpioLockBank extends DeviceBase implements LockBank {
   readonly boxNumbers: readonly number[];
   private readonly energized = new Set<number>();
   private chain: Promise<void> = Promise.resolve();
@@ -86,9 +86,9 @@ export class GpioLockBank extends GpioDevice implements LockBank {
         await line.write(false);
         throw new DeviceError(line.name, `pulse of box ${box} not confirmed OFF within ${this.opts.watchdogMarginMs} ms of its end; forced OFF`);
       }
-      this.setHealth(true);
+      this.setHealth(HEALTHY);
     } catch (e) {
-      this.setHealth(false, `lock of box ${box} (${line.name}): ${errorMessage(e)}`);
+      this.setHealth(faulty(`lock of box ${box} (${line.name}): ${errorMessage(e)}`));
       // Whatever went wrong, the line must end OFF.
       await line.write(false).catch(() => undefined);
       throw e;
@@ -105,7 +105,7 @@ export class GpioLockBank extends GpioDevice implements LockBank {
       await line.write(false).catch((e: unknown) => errors.push(`box ${box}: ${errorMessage(e)}`));
     }
     if (errors.length > 0) {
-      this.setHealth(false, `cannot drive locks OFF: ${errors.join('; ')}`);
+      this.setHealth(faulty(`cannot drive locks OFF: ${errors.join('; ')}`));
       throw new DeviceError(this.name, `cannot drive locks OFF: ${errors.join('; ')}`);
     }
   }

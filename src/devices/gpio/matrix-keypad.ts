@@ -11,7 +11,7 @@
 import { errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import type { Keypad, KeypadKey, Unsubscribe } from '../types.js';
-import { GpioDevice, Listeners } from './device-base.js';
+import { DeviceBase, faulty, HEALTHY, Listeners } from '../device-base.js';
 import type { GpioBackend, InputLine, InputSpec, OutputLine, OutputSpec } from './types.js';
 
 export interface MatrixKeypadOptions {
@@ -34,7 +34,7 @@ export function keyOf(char: string, special: MatrixKeypadOptions['specialKeys'])
 
 const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-export class GpioMatrixKeypad extends GpioDevice implements Keypad {
+export class GpioMatrixKeypad extends DeviceBase implements Keypad {
   private readonly keys = new Listeners<[KeypadKey]>();
   private timer: NodeJS.Timeout | undefined;
   private scanning = false;
@@ -117,7 +117,7 @@ export class GpioMatrixKeypad extends GpioDevice implements Keypad {
     try {
       const { down, key } = await this.pressedKey();
       this.down = down;
-      this.setHealth(true);
+      this.setHealth(HEALTHY);
       if (key !== null && key !== this.held) {
         const k = keyOf(key, this.opts.specialKeys);
         if (k) this.keys.emit(k);
@@ -125,7 +125,7 @@ export class GpioMatrixKeypad extends GpioDevice implements Keypad {
       }
       this.held = key;
     } catch (e) {
-      this.setHealth(false, `${this.name}: ${errorMessage(e)}`);
+      this.setHealth(faulty(`${this.name}: ${errorMessage(e)}`));
     } finally {
       // Let the edges of restoring the rows pass before listening again.
       await sleep(this.opts.settleMs);

@@ -4,7 +4,7 @@
  * ("<name> missing") while it is gone.
  */
 import type { Logger } from 'pino';
-import { HEALTHY, IoDevice } from '../input/device-base.js';
+import { HEALTHY, DeviceBase } from '../device-base.js';
 import { Reconnector, type BackoffOptions } from '../input/reconnect.js';
 import { BootReportDecoder, type ReportResult } from './keyboard.js';
 import { describeMatch, nodeHidBackend, openHidLink, type HidBackend, type HidLink, type HidMatch } from './link.js';
@@ -21,7 +21,7 @@ export interface HidDeviceOptions {
   readonly backend?: HidBackend;
 }
 
-export abstract class HidInputDevice extends IoDevice {
+export abstract class HidInputDevice extends DeviceBase {
   private readonly decoder: BootReportDecoder;
   private readonly reconnector: Reconnector<HidLink>;
   protected closed = false;

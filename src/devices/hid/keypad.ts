@@ -7,7 +7,7 @@
  * Other keys are ignored. Nothing here logs a digit or a usage that would reveal one.
  */
 import type { Keypad, KeypadKey, Unsubscribe } from '../types.js';
-import { Listeners } from '../input/device-base.js';
+import { Listeners } from '../device-base.js';
 import { HidInputDevice, type HidDeviceOptions } from './hid-device.js';
 import { USAGE, type ReportResult } from './keyboard.js';
 

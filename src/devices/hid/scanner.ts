@@ -4,7 +4,7 @@
  * identifiers at Enter (WedgeAssembler). A frame without Enter within frameTimeoutMs is dropped.
  */
 import type { IdentifierScanner, IdentifierType, Unsubscribe } from '../types.js';
-import { Listeners } from '../input/device-base.js';
+import { Listeners } from '../device-base.js';
 import type { FrameResult } from '../input/frames.js';
 import { HidInputDevice, type HidDeviceOptions } from './hid-device.js';
 import type { ReportResult } from './keyboard.js';

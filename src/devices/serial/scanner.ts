@@ -7,7 +7,7 @@
  */
 import type { Logger } from 'pino';
 import type { IdentifierScanner, IdentifierType, Unsubscribe } from '../types.js';
-import { HEALTHY, IoDevice, Listeners } from '../input/device-base.js';
+import { HEALTHY, DeviceBase, Listeners } from '../device-base.js';
 import { Reconnector, type BackoffOptions } from '../input/reconnect.js';
 import type { FrameResult } from '../input/frames.js';
 import { FrameDecoder, type FramingOptions } from './framing.js';
@@ -30,7 +30,7 @@ export function scannerLabel(t: IdentifierType): string {
   return t === 'RFID' ? 'RFID reader' : 'barcode scanner';
 }
 
-export class SerialScanner extends IoDevice implements IdentifierScanner {
+export class SerialScanner extends DeviceBase implements IdentifierScanner {
   readonly identifierType: IdentifierType;
   private readonly scans = new Listeners<[string]>();
   private readonly decoder: FrameDecoder;

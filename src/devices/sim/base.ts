@@ -1,44 +1,17 @@
-/** Shared plumbing of the simulated devices: health and listener lists. */
-import type { Device, DeviceHealth, Unsubscribe } from '../types.js';
+/** The simulated devices' base: the shared device plumbing plus what a test or the demo may do to it. */
+import { DeviceBase, faulty, HEALTHY } from '../device-base.js';
 
-export class Listeners<A extends unknown[]> {
-  private readonly list = new Set<(...args: A) => void>();
-  add(listener: (...args: A) => void): Unsubscribe {
-    this.list.add(listener);
-    return () => this.list.delete(listener);
-  }
-  /** Deliver asynchronously: never from inside the caller's stack (see the device contract). */
-  emit(...args: A): void {
-    queueMicrotask(() => {
-      for (const l of this.list) l(...args);
-    });
-  }
-  clear(): void {
-    this.list.clear();
-  }
-}
-
-export abstract class SimDevice implements Device {
-  private current: DeviceHealth = { ok: true, detail: null };
-  private readonly healthListeners = new Listeners<[DeviceHealth]>();
+export abstract class SimDevice extends DeviceBase {
   protected closed = false;
 
-  constructor(readonly name: string) {}
-
-  health(): DeviceHealth {
-    return this.current;
-  }
-  onHealthChange(listener: (health: DeviceHealth) => void): Unsubscribe {
-    return this.healthListeners.add(listener);
-  }
   /** Simulate a device fault (e.g. an unplugged scanner) or its recovery. */
-  setHealth(ok: boolean, detail: string | null = null): void {
-    this.current = { ok, detail: ok ? null : (detail ?? `${this.name} failed`) };
-    this.healthListeners.emit(this.current);
+  simulateHealth(ok: boolean, detail: string | null = null): void {
+    this.setHealth(ok ? HEALTHY : faulty(detail ?? `${this.name} failed`));
   }
+
   close(): Promise<void> {
     this.closed = true;
-    this.healthListeners.clear();
+    this.clearHealthListeners();
     return Promise.resolve();
   }
 }

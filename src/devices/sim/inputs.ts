@@ -9,7 +9,8 @@ import type {
   PushButton,
   Unsubscribe,
 } from '../types.js';
-import { Listeners, SimDevice } from './base.js';
+import { Listeners } from '../device-base.js';
+import { SimDevice } from './base.js';
 
 export class SimScanner extends SimDevice implements IdentifierScanner {
   private readonly scans = new Listeners<[string]>();

@@ -4,7 +4,8 @@
  * open (forceOpen). A jammed box's door does not spring open.
  */
 import { HARD_MAX_PULSE_MS, type DoorSensors, type DoorState, type LockBank, type Unsubscribe } from '../types.js';
-import { Listeners, SimDevice } from './base.js';
+import { Listeners } from '../device-base.js';
+import { SimDevice } from './base.js';
 
 export interface PulseRecord {
   readonly box: number;
