@@ -2,8 +2,8 @@
  * What the reference server knows about one station. Immutable values: decide.ts returns a new
  * state per request, so a test can keep an old one and compare, and nothing half-applies.
  */
-import type { BoxStatus, StationHealth } from '../protocol/types.js';
-import type { HistoryEntry, SimDeposit, SimPickup, SimStation, StationSnapshot } from './types.js';
+import type { BoxStatus } from '../protocol/types.js';
+import type { HistoryEntry, ReportedHealth, SimDeposit, SimPickup, SimStation, StationSnapshot } from './types.js';
 
 interface ActionBase {
   /** boxIds the box-open command listed, in box order. */
@@ -24,12 +24,7 @@ export interface StationSimState {
   /** boxId -> status in the last /state. */
   readonly reported: Readonly<Record<string, BoxStatus>>;
   readonly lastHeartbeatAt: number | null;
-  readonly health: {
-    readonly st: StationHealth;
-    readonly errorMessage: string | null;
-    readonly inputVoltage: number | null;
-    readonly internetSignalStrength: number | null;
-  } | null;
+  readonly health: ReportedHealth | null;
   /** Display messages of station-disable, null while enabled. */
   readonly disabled: readonly string[] | null;
   readonly active: ActiveAction | null;

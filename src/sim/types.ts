@@ -118,18 +118,21 @@ export interface RequestRecord {
 
 export type ActionKind = 'deposit' | 'pickup';
 
+/** What the station's last /state said about itself. */
+export interface ReportedHealth {
+  readonly st: StationHealth;
+  readonly errorMessage: string | null;
+  readonly inputVoltage: number | null;
+  readonly internetSignalStrength: number | null;
+}
+
 export interface StationSnapshot {
   readonly stationId: string;
   readonly available: boolean;
   readonly disabled: readonly string[] | null;
   /** Monotonic ms of the last /state, null before the first. */
   readonly lastHeartbeatAt: number | null;
-  readonly health: {
-    readonly st: StationHealth;
-    readonly errorMessage: string | null;
-    readonly inputVoltage: number | null;
-    readonly internetSignalStrength: number | null;
-  } | null;
+  readonly health: ReportedHealth | null;
   readonly boxes: readonly {
     readonly number: number;
     readonly id: string;
