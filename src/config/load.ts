@@ -62,19 +62,26 @@ function readPassword(config: StationConfig | undefined, env: NodeJS.ProcessEnv,
   return password;
 }
 
+/** Why a JSON file could not be read or parsed, for a config problem. */
+export function readFailure(e: unknown): string {
+  return e instanceof SyntaxError ? `not valid JSON: ${e.message}` : `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`;
+}
+
+/** Read and parse a JSON file; a failure is a ConfigError of `source` (default: the file). */
+export function readJsonFile(file: string, source = file): unknown {
+  try {
+    return JSON.parse(readFileSync(file, 'utf8'));
+  } catch (e) {
+    throw new ConfigError(source, [{ path: '', message: readFailure(e) }]);
+  }
+}
+
 /**
  * Load config from a file. Throws ConfigError listing every problem (JSON syntax, schema,
  * password) at once.
  */
 export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    const message = e instanceof SyntaxError ? `not valid JSON: ${e.message}` : `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`;
-    throw new ConfigError(file, [{ path: '', message }]);
-  }
-  return loadConfigObject(raw, file, env);
+  return loadConfigObject(readJsonFile(file), file, env);
 }
 
 export function loadConfigObject(raw: unknown, source: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {

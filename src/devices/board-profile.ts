@@ -2,8 +2,7 @@
  * Reads a board profile. Its problems are ConfigErrors with dotted paths (exit 78), raised
  * before any line is touched.
  */
-import { readFileSync } from 'node:fs';
-import { zodProblems } from '../config/load.js';
+import { readJsonFile, zodProblems } from '../config/load.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { boardProfileSchema, type BoardProfile } from './board-config.js';
 
@@ -12,13 +11,7 @@ import { boardProfileSchema, type BoardProfile } from './board-config.js';
  * must be wired in the profile. Throws ConfigError naming the profile file and each path.
  */
 export function loadBoardProfile(file: string, boxNumbers?: readonly number[]): BoardProfile {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    const message = e instanceof SyntaxError ? `not valid JSON: ${e.message}` : `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`;
-    throw new ConfigError(`board profile ${file} (hardware.profile)`, [{ path: '', message }]);
-  }
+  const raw = readJsonFile(file, `board profile ${file} (hardware.profile)`);
   const result = boardProfileSchema.safeParse(raw, { reportInput: true });
   const problems: ConfigProblem[] = result.success ? [] : zodProblems(result.error);
   if (result.success && boxNumbers) {

@@ -4,7 +4,7 @@
  * commissioning), `--portal-url`, and the credentials file.
  */
 import { readFileSync } from 'node:fs';
-import { zodProblems } from '../../config/load.js';
+import { readFailure, zodProblems } from '../../config/load.js';
 import { ConfigError } from '../../errors.js';
 import { portalConfigSchema, readPortalCredentials, type PortalConfig } from '../../portal/config.js';
 import { PortalClient } from '../../portal/client.js';
@@ -33,8 +33,7 @@ export function loadPortalConfig(choice: ConfigChoice): { config: PortalConfig; 
   } catch (e) {
     const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
     if (!(missing && choice.file === undefined && choice.portalUrl !== undefined)) {
-      const message = e instanceof SyntaxError ? `not valid JSON: ${e.message}` : `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`;
-      throw new ConfigError(file, [{ path: '', message }]);
+      throw new ConfigError(file, [{ path: '', message: readFailure(e) }]);
     }
   }
   if (section === undefined && choice.portalUrl === undefined)

@@ -6,9 +6,8 @@
  * It needs only the `hardware` section of the config (or the profile itself): not the station
  * password, not a valid server section. A station whose config is broken must still be made safe.
  */
-import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { zodProblems } from '../../config/load.js';
+import { readJsonFile, zodProblems } from '../../config/load.js';
 import { ConfigError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { boardHardwareSchema, type BoardProfile } from '../board-config.js';
@@ -18,13 +17,7 @@ import type { GpioBackend } from './types.js';
 
 /** The profile a config file points to; null when its hardware is simulated (nothing to do). */
 export function profileOfConfig(file: string): string | null {
-  let raw: unknown;
-  try {
-    raw = JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    const message = e instanceof SyntaxError ? `not valid JSON: ${e.message}` : `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`;
-    throw new ConfigError(file, [{ path: '', message }]);
-  }
+  const raw = readJsonFile(file);
   const hardware = typeof raw === 'object' && raw !== null ? (raw as { hardware?: unknown }).hardware : undefined;
   if (hardware === undefined) return null;
   const kind = z.object({ kind: z.string() }).safeParse(hardware);
