@@ -9,18 +9,9 @@ import { createBoardHardware } from '../../src/devices/board.js';
 import { boardHardwareSchema } from '../../src/devices/board-config.js';
 import { loadBoardProfile } from '../../src/devices/board-profile.js';
 import { ConfigError } from '../../src/errors.js';
+import { configProblems } from '../support/config-problems.js';
 
 const HW = join(import.meta.dirname, '../../hardware');
-
-function problems(fn: () => unknown): ConfigError['problems'] {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ConfigError) return e.problems;
-    throw e;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 function profileFile(profile: unknown): string {
   const f = join(mkdtempSync(join(tmpdir(), 'profile-')), 'p.json');
@@ -51,7 +42,7 @@ describe('board profiles', () => {
       keypad: { kind: 'gpio-matrix', rows: [{ chip: 'c', offset: 1 }], columns: [{ chip: 'c', offset: 2 }, { chip: 'c', offset: 3 }], keys: ['1', '2'] },
       display: { kind: 'serial', path: 'ttyS0' },
     });
-    const paths = problems(() => loadBoardProfile(f)).map((p) => `${p.path}: ${p.message}`);
+    const paths = configProblems(() => loadBoardProfile(f)).map((p) => `${p.path}: ${p.message}`);
     expect(paths).toEqual(
       expect.arrayContaining([
         expect.stringMatching(/^gpio\.backend: /),
@@ -69,14 +60,14 @@ describe('board profiles', () => {
       boxes: [box(1, 4, 5)],
       keypad: { kind: 'gpio-matrix', rows: [{ chip: 'pinctrl-bcm2711', offset: 4 }], columns: [{ chip: 'pinctrl-bcm2711', offset: 9 }], keys: ['1'] },
     });
-    expect(problems(() => loadBoardProfile(f))).toEqual([
+    expect(configProblems(() => loadBoardProfile(f))).toEqual([
       expect.objectContaining({ path: 'keypad.rows.0', message: 'line pinctrl-bcm2711:4 is already used by boxes.0.lock' }),
     ]);
   });
 
   it('refuses a line used twice and a duplicate box number', () => {
     const f = profileFile({ name: 'dup', boxes: [box(1, 4, 5), box(1, 4, 6)] });
-    const ps = problems(() => loadBoardProfile(f));
+    const ps = configProblems(() => loadBoardProfile(f));
     expect(ps).toEqual(
       expect.arrayContaining([
         expect.objectContaining({ path: 'boxes.1.number', message: 'duplicate box number' }),
@@ -87,7 +78,7 @@ describe('board profiles', () => {
 
   it('requires every configured box to be wired', () => {
     const f = profileFile({ name: 'two', boxes: [box(1, 4, 5), box(2, 6, 7)] });
-    expect(problems(() => loadBoardProfile(f, [1, 2, 3]))).toEqual([{ path: 'boxes', message: 'station.boxes has box 3, which this profile does not wire' }]);
+    expect(configProblems(() => loadBoardProfile(f, [1, 2, 3]))).toEqual([{ path: 'boxes', message: 'station.boxes has box 3, which this profile does not wire' }]);
   });
 
   it('reports an unreadable or non-JSON profile, naming the file', () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfigFile, loadConfigObject } from '../../src/config/load.js';
-import { ConfigError } from '../../src/errors.js';
+import { configProblems } from '../support/config-problems.js';
 
 const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 const BOX = 'bbbbbbbb-bbbb-4bbb-8bbb-000000000001';
@@ -18,16 +18,6 @@ const valid = (dir: string) => ({
   station: { id: STATION, passwordFile: join(dir, 'station-password'), boxes: [{ number: 1, id: BOX }] },
   server: { baseUrl: 'https://library.example/pickup' },
 });
-
-function problemsOf(fn: () => unknown): ConfigError['problems'] {
-  try {
-    fn();
-  } catch (e) {
-    if (e instanceof ConfigError) return e.problems;
-    throw e;
-  }
-  throw new Error('expected a ConfigError');
-}
 
 describe('config', () => {
   it('fills the spec defaults: answer timeout 20 s, 3 attempts, heartbeat 30 s, version v2', () => {
@@ -46,7 +36,7 @@ describe('config', () => {
       locks: { pulseMs: 60_000 },
       timing: { heartbeatIntervalMs: 30_000, bogus: 1 },
     };
-    const problems = problemsOf(() => loadConfigObject(raw, 'test', {}));
+    const problems = configProblems(() => loadConfigObject(raw, 'test', {}));
     const paths = problems.map((p) => p.path);
     expect(paths).toEqual(
       expect.arrayContaining([
@@ -68,23 +58,23 @@ describe('config', () => {
     const dir = dirWithPassword();
     const raw = { ...valid(dir), station: { id: STATION, boxes: [{ number: 1, id: BOX }] } };
     expect(loadConfigObject(raw, 'test', { CREDENTIALS_DIRECTORY: dir }).password).toBe(PASSWORD);
-    const problems = problemsOf(() => loadConfigObject(raw, 'test', {}));
+    const problems = configProblems(() => loadConfigObject(raw, 'test', {}));
     expect(problems).toEqual([expect.objectContaining({ path: 'station.passwordFile', message: expect.stringContaining('no station password') })]);
   });
 
   it('a bad password is reported without its value', () => {
     const dir = dirWithPassword('short-secret!');
-    const problems = problemsOf(() => loadConfigObject(valid(dir), 'test', {}));
+    const problems = configProblems(() => loadConfigObject(valid(dir), 'test', {}));
     expect(problems).toHaveLength(1);
     expect(JSON.stringify(problems)).not.toContain('short-secret');
   });
 
   it('schema and password problems come together; invalid JSON is one clear problem', () => {
     const raw = { station: { id: STATION, passwordFile: '/nonexistent/pw', boxes: [] }, server: { baseUrl: 'https://x' } };
-    const problems = problemsOf(() => loadConfigObject(raw, 'test', {}));
+    const problems = configProblems(() => loadConfigObject(raw, 'test', {}));
     expect(problems.map((p) => p.path).sort()).toEqual(['station.boxes', 'station.passwordFile']);
     const file = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'c.json');
     writeFileSync(file, '{ "station": ');
-    expect(problemsOf(() => loadConfigFile(file, {}))[0]?.message).toMatch(/not valid JSON/);
+    expect(configProblems(() => loadConfigFile(file, {}))[0]?.message).toMatch(/not valid JSON/);
   });
 });
