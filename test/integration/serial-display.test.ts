@@ -16,7 +16,6 @@ import { SerialPort } from 'serialport';
 import { SerialDisplay } from '../../src/devices/display/serial-display.js';
 import { HAVE_SOCAT, PtyPair, waitFor } from '../support/socat.js';
 
-if (!HAVE_SOCAT) console.error('test/integration/serial-display: socat not installed, skipping (apt-get install socat)');
 
 /** The display's side of the wire: collects every byte received. */
 async function deviceEnd(path: string): Promise<{ port: SerialPort; bytes: () => Buffer; reset: () => void }> {

@@ -12,7 +12,6 @@ import { pino } from 'pino';
 import { createInputDevices, inputProfileSchema } from '../../src/devices/input/index.js';
 import { HAVE_SOCAT, PtyPair, waitFor } from '../support/socat.js';
 
-if (!HAVE_SOCAT) console.error('test/integration/serial-input-devices: socat not installed, skipping (apt-get install socat)');
 
 describe.skipIf(!HAVE_SOCAT)('createInputDevices', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pickup-input-'));

@@ -13,7 +13,6 @@ import type { FramingOptions } from '../../src/devices/serial/framing.js';
 import { SerialScanner } from '../../src/devices/serial/scanner.js';
 import { HAVE_SOCAT, PtyPair, waitFor } from '../support/socat.js';
 
-if (!HAVE_SOCAT) console.error('test/integration/serial-scanner: socat not installed, skipping (apt-get install socat)');
 
 const logLines: Record<string, unknown>[] = [];
 const log = pino({ level: 'debug' }, { write: (s: string) => logLines.push(JSON.parse(s) as Record<string, unknown>) });

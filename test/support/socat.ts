@@ -5,8 +5,9 @@
 import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import { requireTool } from './tools.js';
 
-export const HAVE_SOCAT = spawnSync('socat', ['-V'], { stdio: 'ignore' }).status === 0;
+export const HAVE_SOCAT = requireTool('socat', spawnSync('socat', ['-V'], { stdio: 'ignore' }).status === 0, 'socat');
 
 export class PtyPair {
   private child: ChildProcess | null = null;

@@ -9,8 +9,9 @@
  * (support/sandbox-run.py, libseccomp), where python3-seccomp is installed: Node, the station,
  * its HTTP client, name lookup and the systemd-notify child all work inside that sandbox.
  */
+import { anyExists, requireTool } from '../support/tools.js';
 import { spawn, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -21,7 +22,7 @@ import { startNotifyReceiver, type NotifyReceiver } from './support/notify-recei
 const MAIN = join(import.meta.dirname, '../../dist/src/main.js');
 const UNIT = join(import.meta.dirname, '../../systemd/pickup-station.service');
 const SANDBOX = join(import.meta.dirname, 'support/sandbox-run.py');
-const HAVE_TOOL = existsSync('/usr/bin/systemd-notify') || existsSync('/bin/systemd-notify');
+const HAVE_TOOL = requireTool('systemd-notify', anyExists('/usr/bin/systemd-notify', '/bin/systemd-notify'), 'systemd');
 const HAVE_SECCOMP = spawnSync('/usr/bin/python3', ['-c', 'import seccomp'], { stdio: 'ignore' }).status === 0;
 
 function daemon(args: string[], env: NodeJS.ProcessEnv, sandboxed = false) {

@@ -3,7 +3,7 @@
  * bound by a python3 child): what arrives, in what order, and that every failure is soft.
  * Then the health-gated watchdog end to end over the same socket with real timers.
  */
-import { existsSync } from 'node:fs';
+import { anyExists, requireTool } from '../support/tools.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSdNotifier } from '../../src/systemd/notify.js';
 import { startWatchdog } from '../../src/systemd/watchdog.js';
@@ -11,7 +11,7 @@ import type { HealthResult } from '../../src/systemd/health.js';
 import { captureLog } from './support/log.js';
 import { startNotifyReceiver, type NotifyReceiver } from './support/notify-receiver.js';
 
-const HAVE_TOOL = existsSync('/usr/bin/systemd-notify') || existsSync('/bin/systemd-notify');
+const HAVE_TOOL = requireTool('systemd-notify', anyExists('/usr/bin/systemd-notify', '/bin/systemd-notify'), 'systemd');
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let receiver: NotifyReceiver;

@@ -3,6 +3,7 @@
  * it (verify + offline security score <= 3.0, where systemd-analyze is installed; .ci/run runs the
  * same script unconditionally).
  */
+import { requireTool, runs } from '../support/tools.js';
 import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -115,7 +116,7 @@ describe('pickup-station.service', () => {
   });
 });
 
-const HAVE_ANALYZE = spawnSync('systemd-analyze', ['--version']).status === 0 && existsSync('/usr/bin/node');
+const HAVE_ANALYZE = requireTool('systemd-analyze', runs('systemd-analyze', ['--version']), 'systemd') && existsSync('/usr/bin/node');
 describe.skipIf(!HAVE_ANALYZE)('systemd-analyze', () => {
   it('verify passes and the offline security exposure is at most 3.0', () => {
     const r = spawnSync('bash', [join(REPO, 'systemd/check-unit.sh')], { encoding: 'utf8' });
