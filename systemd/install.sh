@@ -47,7 +47,10 @@ umask 022
 readonly NAME=pickup-station
 readonly MIN_NODE=20.11.0
 readonly SUPPLEMENTARY_GROUPS=(gpio dialout pickup-hid)
-readonly RUNTIME_PACKAGES=(gpiod)                       # libgpiod tools: the GPIO character-device backend
+# What a release needs on a board (the libraries its addons link, the libgpiod tools) comes with the
+# release: its systemd/runtime-packages, which its tools/check-bundle.mjs checks against the addons.
+# A release without that file (older bundles) gets this list.
+readonly FALLBACK_RUNTIME_PACKAGES=(libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 gpiod)
 readonly BUILD_PACKAGES=(build-essential python3)       # node-gyp, for onoff's epoll addon (source installs only)
 
 ROOT="${DESTDIR:-}"
@@ -214,7 +217,19 @@ ensure_packages() {
   if ! DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}" &&
     ! { apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends "${missing[@]}"; }; then
     [ "$kind" = required ] && die "could not install ${missing[*]}"
-    say "warning: could not install ${missing[*]} (offline?); the GPIO character-device backend needs gpioset from package gpiod"
+    say "warning: could not install ${missing[*]} (offline?). Without libusb-1.0-0 and libudev1 no HID"
+    say "  scanner or keypad loads; without gpiod the GPIO character-device backend cannot run. Install them"
+    say "  (copy the .deb files over with the bundle: apt-get download ${missing[*]}) and run this again."
+  fi
+}
+
+# runtime_packages_of DIR: the package names of DIR/systemd/runtime-packages, one per line
+runtime_packages_of() {
+  local list="$1/systemd/runtime-packages"
+  if [ -f "$list" ]; then
+    sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$list" | awk '{ print $1 }'
+  else
+    printf '%s\n' "${FALLBACK_RUNTIME_PACKAGES[@]}"
   fi
 }
 
@@ -476,9 +491,11 @@ disable_unit() {
 # --- modes ------------------------------------------------------------------------------------
 do_install() {
   check_node
-  ensure_packages optional "${RUNTIME_PACKAGES[@]}"
   TMP="$(mktemp -d)"
   if [ -n "$BUNDLE" ]; then unpack_bundle "$BUNDLE"; else build_from_source; fi
+  local runtime_packages=()
+  mapfile -t runtime_packages < <(runtime_packages_of "$STAGE")
+  ensure_packages optional "${runtime_packages[@]}"
   ensure_accounts
   install_release
   activate "$RELEASE"

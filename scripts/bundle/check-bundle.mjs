@@ -15,6 +15,9 @@
  *              checkout would silently use the checkout's node_modules)
  *   package    epoll, onoff, @serialport/bindings-cpp, serialport and node-hid load through their
  *              own entry points (so each picks the prebuild this node would pick)
+ *   needed     every shared library an addon links (ELF DT_NEEDED) is glibc's or provided by a
+ *              package of systemd/runtime-packages, the list systemd/install.sh installs; one line
+ *              per library with the addons that need it and its package
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync, readlinkSync, statSync } from 'node:fs';
@@ -45,6 +48,92 @@ function walkAddons(root, out = []) {
 }
 
 const ELF_MACHINES = { 183: 'arm64', 40: 'arm', 62: 'x64', 3: 'ia32' };
+
+/** Sonames that come with glibc itself (package libc6, on every Debian system). */
+const GLIBC_SONAME = /^(libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1|libresolv\.so\.2|libutil\.so\.1|libanl\.so\.1|ld-linux[-.\w]*\.so\.\d+)$/;
+
+/**
+ * DT_NEEDED entries of an ELF shared object (32- or 64-bit, little-endian): the dynamic segment's
+ * string offsets resolved through DT_STRTAB, whose address maps to the file through PT_LOAD.
+ */
+function elfNeeded(data) {
+  if (data.length < 52 || data.readUInt32BE(0) !== 0x7f454c46) throw new Error('not an ELF file');
+  const is64 = data[4] === 2;
+  if (data[5] !== 1) throw new Error('big-endian ELF not supported');
+  const word = (off) => (is64 ? Number(data.readBigUInt64LE(off)) : data.readUInt32LE(off));
+  const phoff = word(is64 ? 0x20 : 0x1c);
+  const phentsize = data.readUInt16LE(is64 ? 0x36 : 0x2a);
+  const phnum = data.readUInt16LE(is64 ? 0x38 : 0x2c);
+  const loads = [];
+  let dynamic = null;
+  for (let i = 0; i < phnum; i++) {
+    const p = phoff + i * phentsize;
+    const type = data.readUInt32LE(p);
+    const offset = is64 ? word(p + 8) : word(p + 4);
+    const vaddr = is64 ? word(p + 16) : word(p + 8);
+    const filesz = is64 ? word(p + 32) : word(p + 16);
+    if (type === 1) loads.push({ offset, vaddr, filesz });
+    if (type === 2) dynamic = { offset, filesz };
+  }
+  if (dynamic === null) return [];
+  const entrySize = is64 ? 16 : 8;
+  const needed = [];
+  let strtab = null;
+  for (let p = dynamic.offset; p + entrySize <= dynamic.offset + dynamic.filesz; p += entrySize) {
+    const tag = word(p);
+    const val = word(p + entrySize / 2);
+    if (tag === 0) break;
+    if (tag === 1) needed.push(val);
+    if (tag === 5) strtab = val;
+  }
+  if (strtab === null) throw new Error('no DT_STRTAB');
+  const seg = loads.find((l) => strtab >= l.vaddr && strtab < l.vaddr + l.filesz);
+  if (!seg) throw new Error('DT_STRTAB outside every PT_LOAD');
+  const base = strtab - seg.vaddr + seg.offset;
+  return needed.map((off) => {
+    const start = base + off;
+    const end = data.indexOf(0, start);
+    return data.toString('latin1', start, end < 0 ? data.length : end);
+  });
+}
+
+/** systemd/runtime-packages: soname -> Debian package (see that file). */
+function runtimePackages(text) {
+  const bySoname = new Map();
+  for (const raw of text.split('\n')) {
+    const [pkg, ...sonames] = raw.replace(/#.*/, '').trim().split(/\s+/).filter(Boolean);
+    if (pkg === undefined) continue;
+    for (const so of sonames) if (so !== '-') bySoname.set(so, pkg);
+  }
+  return bySoname;
+}
+
+function checkNeeded(addons) {
+  const listFile = join(dir, 'systemd', 'runtime-packages');
+  if (!existsSync(listFile)) {
+    report(false, 'needed', 'systemd/runtime-packages', 'missing: which packages does install.sh install?');
+    return;
+  }
+  const packages = runtimePackages(readFileSync(listFile, 'utf8'));
+  const users = new Map();
+  for (const file of addons) {
+    const rel = relative(dir, file).split(sep).join('/');
+    let needed;
+    try {
+      needed = elfNeeded(readFileSync(file));
+    } catch (e) {
+      report(false, 'needed', rel, firstLine(e));
+      continue;
+    }
+    for (const so of needed) users.set(so, [...(users.get(so) ?? []), rel]);
+  }
+  for (const [so, by] of [...users].sort(([a], [b]) => a.localeCompare(b))) {
+    const who = by.length === 1 ? by[0] : `${by.length} addons`;
+    if (GLIBC_SONAME.test(so)) report(true, 'needed', so, `glibc; ${who}`);
+    else if (packages.has(so)) report(true, 'needed', so, `package ${packages.get(so)}, installed by install.sh; ${who}`);
+    else report(false, 'needed', so, `neither glibc's nor in systemd/runtime-packages: install.sh would not install it; needed by ${by.join(', ')}`);
+  }
+}
 
 function checkIntegrity(manifest) {
   let bad = 0;
@@ -157,6 +246,7 @@ if (!failures.some((f) => f.startsWith('isolated'))) report(true, 'isolated', 'n
 const addons = walkAddons(join(dir, 'node_modules'));
 if (addons.length === 0) report(false, 'elf', 'node_modules', 'no .node addons found');
 for (const file of addons) checkAddon(file);
+checkNeeded(addons);
 checkPackages();
 
 if (failures.length > 0) {

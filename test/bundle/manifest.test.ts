@@ -6,7 +6,7 @@
  * scripts/bundle/verify-emulated.sh.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync, readFileSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { beforeEach, describe, expect, it } from 'vitest';
@@ -94,5 +94,38 @@ describe('check-bundle (shipped as tools/check-bundle.mjs)', () => {
     expect(out).toMatch(/^FAIL integrity README\.md/m);
     // This fake bundle has no addons: that is a failure too, never a vacuous pass.
     expect(out).toMatch(/^FAIL elf +node_modules +\(no \.node addons found\)/m);
+  });
+});
+
+describe('check-bundle: the shared libraries the addons link', () => {
+  // The host's real node-hid hidraw addon: it links libudev.so.1 and libusb-1.0.so.0 beside glibc's.
+  const HIDRAW = join(import.meta.dirname, '../../node_modules/node-hid/prebuilds/HID_hidraw-linux-x64/node-napi-v4.node');
+  const withAddon = (runtimePackages: string | null) => {
+    mkdirSync(join(app, 'node_modules/node-hid/prebuilds/HID_hidraw-linux-x64'), { recursive: true });
+    copyFileSync(HIDRAW, join(app, 'node_modules/node-hid/prebuilds/HID_hidraw-linux-x64/node-napi-v4.node'));
+    if (runtimePackages !== null) {
+      mkdirSync(join(app, 'systemd'), { recursive: true });
+      writeFileSync(join(app, 'systemd/runtime-packages'), runtimePackages);
+    }
+    expect(manifest().code).toBe(0);
+    return spawnSync(process.execPath, [join(SCRIPTS, 'check-bundle.mjs'), app], { encoding: 'utf8' }).stdout;
+  };
+
+  it("lists each NEEDED library with its package from the project's own systemd/runtime-packages", () => {
+    const out = withAddon(readFileSync(join(import.meta.dirname, '../../systemd/runtime-packages'), 'utf8'));
+    expect(out).toMatch(/^ok {3}needed +libusb-1\.0\.so\.0 +\(package libusb-1\.0-0, installed by install\.sh; node_modules\/node-hid\/prebuilds\/HID_hidraw-linux-x64\/node-napi-v4\.node\)/m);
+    expect(out).toMatch(/^ok {3}needed +libudev\.so\.1 +\(package libudev1, installed by install\.sh/m);
+    expect(out).toMatch(/^ok {3}needed +libc\.so\.6 +\(glibc/m);
+    expect(out).not.toMatch(/^FAIL needed/m);
+  });
+
+  it('fails for a library that no package of the list provides', () => {
+    const out = withAddon('libudev1 libudev.so.1\ngpiod -\n');
+    expect(out).toMatch(/^FAIL needed +libusb-1\.0\.so\.0 +\(neither glibc's nor in systemd\/runtime-packages: install\.sh would not install it; needed by node_modules\/node-hid/m);
+    expect(out).toMatch(/^ok {3}needed +libudev\.so\.1/m);
+  });
+
+  it('fails when the bundle has no list at all', () => {
+    expect(withAddon(null)).toMatch(/^FAIL needed +systemd\/runtime-packages +\(missing/m);
   });
 });

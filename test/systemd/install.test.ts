@@ -6,6 +6,7 @@
  * system is never touched: systemctl/udevadm/apt-get calls are recorded instead, users and groups
  * go into DIR/etc/passwd and DIR/etc/group.
  */
+import { requireTool, runs } from '../support/tools.js';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
@@ -18,7 +19,7 @@ const SCRIPT = join(REPO, 'systemd/install.sh');
 const UNIT = readFileSync(join(REPO, 'systemd/pickup-station.service'), 'utf8');
 const TEMPLATE = readFileSync(join(REPO, 'systemd/config.template.json'), 'utf8');
 const IS_ROOT = process.getuid?.() === 0;
-const HAVE_SYSTEMCTL = spawnSync('systemctl', ['--version']).status === 0;
+const HAVE_SYSTEMCTL = requireTool('systemctl', runs('systemctl', ['--version']), 'systemd');
 const PASSWORD = 'AbCdEfGhIjKlMnOpQrSt';
 
 let work: string;
@@ -56,6 +57,7 @@ function bundle(version: string, opts: BundleOpts = {}): string {
     'systemd/pickup-station.service': UNIT + (opts.unitSuffix ?? ''),
     'systemd/config.template.json': TEMPLATE,
     'systemd/install.sh': readFileSync(SCRIPT, 'utf8'),
+    'systemd/runtime-packages': readFileSync(join(SCRIPT, '../runtime-packages'), 'utf8'),
     'hardware/99-pickup-station.rules': 'SUBSYSTEM=="hidraw", GROUP="pickup-hid", MODE="0660"\n',
   };
   for (const [f, text] of Object.entries(files)) {
@@ -159,7 +161,8 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL)('install.sh into a throwaway root',
 
     // What it would have done to the live system.
     expect(r.commands).toEqual([
-      'apt-get install -y --no-install-recommends gpiod',
+      // Everything the release's addons link (systemd/runtime-packages), and the libgpiod tools.
+      'apt-get install -y --no-install-recommends libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 gpiod',
       'systemctl daemon-reload',
       'udevadm control --reload',
       'udevadm trigger --subsystem-match=hidraw --subsystem-match=gpio --subsystem-match=tty',
