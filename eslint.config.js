@@ -20,6 +20,23 @@ export default tseslint.config(
     },
   },
   {
+    // The pure core: types from anywhere, values only from the pure protocol types and its own
+    // files. No device implementation, no got, no pino, no timers, no Node I/O (ARCHITECTURE.md).
+    files: ['src/station/core.ts', 'src/station/core/**', 'src/station/core-types.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^(?!\\.{1,2}/|\\.\\./\\.\\./protocol/types\\.js$|\\.\\./protocol/types\\.js$)', message: 'the core imports no package or Node module', allowTypeImports: true },
+            { regex: '^\\.\\./(\\.\\./)?(devices|config|debug|protocol/(?!types))', message: 'the core imports only types from outside station/', allowTypeImports: true },
+          ],
+        },
+      ],
+      'no-restricted-globals': ['error', 'setTimeout', 'setInterval', 'performance', 'Date', 'process'],
+    },
+  },
+  {
     // CLI entry points and the demo terminal talk to a person on stdout by design.
     files: ['src/cli/**', 'src/demo/**', 'bench/**', 'src/main.ts', 'systemd/**', 'scripts/**'],
     rules: { 'no-console': 'off' },

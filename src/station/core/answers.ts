@@ -1,0 +1,110 @@
+/**
+ * The server's answers and their absence: what a command does to the mode, what is refused.
+ *
+ * Transitions here (anything not listed leaves the mode as it is):
+ * | from                         | input                                         | to          |
+ * |------------------------------|-----------------------------------------------|-------------|
+ * | any                          | answered wait-for-input                       | idle        |
+ * | any                          | answered station-disable                      | disabled    |
+ * | idle (after /item-identify,  | answered box-open (boxes of this station)     | opening     |
+ * |   /pin-enter)                |                                               |             |
+ * | any                          | answered wait-for-closing                     | closing     |
+ * | starting, deactivated        | answered exception                            | idle        |
+ * | deactivated                  | answered, command refused                     | idle        |
+ * | any but deactivated          | unanswered (every attempt used)               | deactivated |
+ *
+ * A refused command (unknown type, foreign box, box-open to /state or /cancel) opens nothing; the
+ * next /state reports it as DOWN with an errorMessage.
+ */
+import type { Endpoint, ServerAnswer, ServerCommand } from '../../protocol/types.js';
+import type { CoreConfig } from '../core-types.js';
+import type { Ctx } from './context.js';
+import { isKnownBox, setMode } from './context.js';
+import { showOverlay } from './display.js';
+import { startOpening } from './doors.js';
+
+/** Why a syntactically valid command cannot be carried out here, or null. */
+function commandProblem(config: CoreConfig, endpoint: Endpoint, command: ServerCommand): string | null {
+  if (command.type === 'box-open' && endpoint !== 'item-identify' && endpoint !== 'pin-enter') {
+    return `box-open is not an answer to /${endpoint}`;
+  }
+  if (command.type === 'box-open' || command.type === 'wait-for-closing') {
+    const foreign = command.boxes.find((b) => !isKnownBox(config, b));
+    if (foreign !== undefined) return `${command.type}: box ${foreign} is not this station's`;
+  }
+  return null;
+}
+
+export function onAnswered(ctx: Ctx, endpoint: Endpoint, answer: ServerAnswer): void {
+  const { s, config, log } = ctx;
+  if (s.inFlight !== endpoint) {
+    log('warn', 'answer for an event not in flight ignored', { endpoint, inFlight: s.inFlight });
+    return;
+  }
+  s.inFlight = null;
+  if (endpoint === 'state') s.reportingErrors = [];
+  if (s.mode.kind === 'deactivated') log('info', 'server answers again: back in service');
+
+  switch (answer.kind) {
+    case 'exception':
+      log('warn', 'server answered with an exception', { endpoint, status: answer.status, exceptionType: answer.exceptionType });
+      if (s.mode.kind === 'starting' || s.mode.kind === 'deactivated') setMode(ctx, { kind: 'idle', lines: [] });
+      showOverlay(ctx, answer.displayMessages.length > 0 ? answer.displayMessages : config.messages.serverError);
+      return;
+    case 'invalid':
+      return rejectCommand(ctx, endpoint, answer.reason);
+    case 'command': {
+      const problem = commandProblem(config, endpoint, answer.command);
+      if (problem !== null) return rejectCommand(ctx, endpoint, problem);
+      return applyCommand(ctx, endpoint, answer.command);
+    }
+  }
+}
+
+function rejectCommand(ctx: Ctx, endpoint: Endpoint, reason: string): void {
+  const { s, config, log } = ctx;
+  log('error', 'server command rejected; no box opened', { endpoint, reason });
+  s.pendingErrors = [...s.pendingErrors, `rejected command to /${endpoint}: ${reason}`];
+  s.stateOwed = true;
+  if (s.mode.kind === 'deactivated') setMode(ctx, { kind: 'idle', lines: [] });
+  showOverlay(ctx, config.messages.serverError);
+}
+
+function applyCommand(ctx: Ctx, endpoint: Endpoint, command: ServerCommand): void {
+  const { log } = ctx;
+  log('info', `server command ${command.type}`, { endpoint, ...('boxes' in command ? { boxes: command.boxes } : {}) });
+  switch (command.type) {
+    case 'wait-for-input':
+      setMode(ctx, { kind: 'idle', lines: command.displayMessages });
+      return;
+    case 'station-disable':
+      setMode(ctx, { kind: 'disabled', lines: command.displayMessages });
+      return;
+    case 'box-open':
+      startOpening(ctx, command.boxes, command.displayMessages);
+      return;
+    case 'wait-for-closing':
+      setMode(ctx, { kind: 'closing', boxes: command.boxes, cancellable: command.cancellable, lines: command.displayMessages });
+      return;
+  }
+}
+
+export function onUnanswered(ctx: Ctx, endpoint: Endpoint, reason: string): void {
+  const { s, log } = ctx;
+  if (s.inFlight !== endpoint) {
+    log('warn', 'failure for an event not in flight ignored', { endpoint, inFlight: s.inFlight });
+    return;
+  }
+  s.inFlight = null;
+  if (endpoint === 'state') {
+    // Not delivered: report these again with the next /state.
+    s.pendingErrors = [...s.reportingErrors, ...s.pendingErrors];
+    s.reportingErrors = [];
+  }
+  if (s.mode.kind !== 'deactivated') {
+    log('error', 'server did not answer after every attempt: deactivated mode (heartbeat only)', { endpoint, reason });
+    setMode(ctx, { kind: 'deactivated' });
+  } else {
+    log('warn', 'server still unanswered', { endpoint, reason });
+  }
+}

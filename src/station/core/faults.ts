@@ -1,0 +1,32 @@
+/**
+ * Lasting error conditions (a device missing, service mode) and one-shot errors (a lock that failed)
+ * that the next /state reports as `DOWN` with an errorMessage.
+ *
+ * Transitions here: fault set (message) -> fault changed -> fault cleared (null); each marks a
+ * /state owed. A failed pulse adds a one-shot error.
+ */
+import type { Ctx } from './context.js';
+import { boxNumber } from './context.js';
+
+export function onFault(ctx: Ctx, key: string, message: string | null): void {
+  const { s, log } = ctx;
+  const current = s.faults[key];
+  if (message === null) {
+    if (current === undefined) return;
+    const { [key]: _gone, ...rest } = s.faults;
+    s.faults = rest;
+    log('info', 'fault cleared', { fault: key });
+  } else {
+    if (current === message) return;
+    s.faults = { ...s.faults, [key]: message };
+    log('warn', 'fault', { fault: key, message });
+  }
+  s.stateOwed = true;
+}
+
+export function onPulseFailed(ctx: Ctx, boxId: string, message: string): void {
+  const { s, config, log } = ctx;
+  log('error', 'lock pulse failed', { boxId, box: boxNumber(config, boxId), error: message });
+  s.pendingErrors = [...s.pendingErrors, `box ${boxNumber(config, boxId)} lock failed: ${message}`];
+  s.stateOwed = true;
+}

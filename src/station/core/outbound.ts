@@ -1,0 +1,42 @@
+/**
+ * The outbound queue, as state: `inFlight` (at most one protocol event) and `stateOwed` (a /state
+ * to send as soon as nothing is in flight; its snapshot is taken when it goes out, so a newer one
+ * replaces an unsent older one). Scans, PINs and cancels are never queued here: input.ts refuses
+ * them while an event is in flight.
+ *
+ * Transitions here: free -> in flight (send: any event; flushState: the owed /state) ->
+ * free (answers.ts on `answered` / `unanswered`). A heartbeat timer marks a /state owed.
+ */
+import type { OutboundRequest } from '../core-types.js';
+import type { Ctx } from './context.js';
+
+export function send(ctx: Ctx, request: OutboundRequest): void {
+  ctx.s.inFlight = request.endpoint;
+  ctx.fx.push({ type: 'send', request });
+}
+
+export function onHeartbeatTimer(ctx: Ctx): void {
+  ctx.s.stateOwed = true;
+}
+
+/**
+ * Send the owed /state if the queue is free. While pulsed doors are still opening it waits (at most
+ * doorOpenTimeoutMs): a /state then would report the box CLOSED, which a server reads as "closed
+ * again, action done".
+ */
+export function flushState(ctx: Ctx): void {
+  const { s, config, fx } = ctx;
+  if (!s.stateOwed || s.inFlight !== null) return;
+  if (s.mode.kind === 'opening' && s.mode.pending.length > 0) return;
+  const errors = [...Object.values(s.faults), ...s.pendingErrors];
+  s.reportingErrors = s.pendingErrors;
+  s.pendingErrors = [];
+  s.stateOwed = false;
+  send(ctx, {
+    endpoint: 'state',
+    st: errors.length > 0 ? 'DOWN' : 'UP',
+    errorMessage: errors.length > 0 ? errors.join('; ') : null,
+    boxes: config.boxes.map((b) => ({ id: b.id, st: s.boxes[b.id] ?? 'CLOSED' })),
+  });
+  fx.push({ type: 'start-timer', timer: 'heartbeat', ms: config.timing.heartbeatIntervalMs });
+}
