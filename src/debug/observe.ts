@@ -113,6 +113,7 @@ export class StationObserver {
       }
       case 'display':
       case 'mode':
+      case 'alarm':
       case 'technician':
       case 'service':
         break;

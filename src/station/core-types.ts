@@ -41,6 +41,21 @@ export type ModeKind = Mode['kind'];
 
 export type TimerName = 'heartbeat' | 'pin-idle' | 'message' | 'door-open';
 
+/**
+ * Alarms the station raises on its own (Matter DoorLock's vocabulary): a door opened without a
+ * command, a door left open, the cabinet's tamper input, the keypad locked after wrong PINs. An alarm
+ * is held in the core state while its condition lasts; technicians, metrics and /state see it.
+ */
+export type AlarmKind = 'forced-open' | 'door-ajar' | 'tamper' | 'pin-lockout';
+
+export interface Alarm {
+  readonly kind: AlarmKind;
+  /** The box it concerns; null for station-wide alarms (tamper, PIN lock-out). */
+  readonly boxId: string | null;
+  /** What /state's errorMessage and the technician see, e.g. "box 3 forced open". */
+  readonly detail: string;
+}
+
 export interface CoreState {
   readonly mode: Mode;
   /** Door truth per boxId, as the sensors last reported it. */
@@ -58,6 +73,8 @@ export interface CoreState {
   readonly pendingErrors: readonly string[];
   /** One-shot errors carried by the /state in flight; dropped once it is answered. */
   readonly reportingErrors: readonly string[];
+  /** Alarms in force (see Alarm), in the order they were raised. */
+  readonly alarms: readonly Alarm[];
   /** A temporary message shown over the mode's screen until the message timer ends. */
   readonly overlay: readonly string[] | null;
   /** Lines last sent to the display. */

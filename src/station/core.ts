@@ -42,6 +42,7 @@ export function initialState(doors: Readonly<Record<string, DoorState>>): CoreSt
     faults: {},
     pendingErrors: [],
     reportingErrors: [],
+    alarms: [],
     overlay: null,
     shown: [],
   };

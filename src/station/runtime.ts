@@ -11,7 +11,7 @@ import { errorMessage } from '../errors.js';
 import type { ProtocolSender, SendOutcome } from '../protocol/client.js';
 import type { Endpoint, RequestBodies } from '../protocol/types.js';
 import { boxNumber, initialState, transition } from './core.js';
-import type { CoreConfig, CoreState, Effect, Input, OutboundRequest, TimerName } from './core-types.js';
+import type { Alarm, CoreConfig, CoreState, Effect, Input, OutboundRequest, TimerName } from './core-types.js';
 
 /** A finished protocol event as technicians see it (never with the PIN). */
 export interface EventRecord {
@@ -31,7 +31,9 @@ export type RuntimeEvent =
   | { readonly type: 'display'; readonly lines: readonly string[] }
   | { readonly type: 'box'; readonly boxId: string; readonly number: number; readonly state: DoorState }
   | { readonly type: 'lock'; readonly boxId: string; readonly number: number; readonly energized: boolean }
-  | { readonly type: 'mode'; readonly mode: CoreState['mode']['kind'] };
+  | { readonly type: 'mode'; readonly mode: CoreState['mode']['kind'] }
+  /** An alarm raised (active) or cleared; the core state's `alarms` holds those in force. */
+  | { readonly type: 'alarm'; readonly alarm: Alarm; readonly active: boolean };
 
 export interface RuntimeOptions {
   readonly config: StationConfig;
@@ -106,10 +108,14 @@ export class StationRuntime {
   /** Feed one input to the core and carry out its effects. */
   dispatch(input: Input): void {
     if (!this.running) return;
-    const before = this.state.mode.kind;
+    const before = this.state;
     const { state, effects } = transition(this.core, this.state, input);
     this.state = state;
-    if (state.mode.kind !== before) this.emit({ type: 'mode', mode: state.mode.kind });
+    if (state.mode.kind !== before.mode.kind) this.emit({ type: 'mode', mode: state.mode.kind });
+    if (state.alarms !== before.alarms) {
+      for (const a of before.alarms) if (!state.alarms.includes(a)) this.emit({ type: 'alarm', alarm: a, active: false });
+      for (const a of state.alarms) if (!before.alarms.includes(a)) this.emit({ type: 'alarm', alarm: a, active: true });
+    }
     for (const e of effects) this.execute(e);
   }
 

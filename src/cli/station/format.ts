@@ -73,6 +73,10 @@ export function formatStreamEvent(event: string, data: Record<string, unknown>):
       return `${at}lock ${String(data['number'])} ${data['energized'] ? 'energized' : 'off'}`;
     case 'mode':
       return `${at}mode ${String(data['mode'])}`;
+    case 'alarm': {
+      const alarm = data['alarm'] as { kind: string; detail: string };
+      return `${at}ALARM ${data['active'] ? 'raised' : 'cleared'}: ${alarm.detail} (${alarm.kind})`;
+    }
     case 'service':
       return `${at}service mode ${data['on'] ? 'on' : 'off'} (by ${String(data['by'])})`;
     case 'technician':
