@@ -15,7 +15,7 @@ import { HidScanner } from '../../src/devices/hid/scanner.js';
 import type { LayoutName } from '../../src/devices/hid/layouts.js';
 import type { KeypadKey } from '../../src/devices/types.js';
 import { report, typeReports, UP } from '../support/hid-reports.js';
-import { waitFor } from '../support/socat.js';
+import { waitFor } from '../support/wait.js';
 import { openHidraw, UhidChild } from '../support/uhid-child.js';
 
 const VID = 0x1234;
