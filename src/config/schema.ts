@@ -100,6 +100,15 @@ export const simulatedHardwareSchema = z.strictObject({
 
 export const hardwareSchema = z.discriminatedUnion('kind', [simulatedHardwareSchema, boardHardwareSchema]);
 
+/** Where the station keeps state across restarts (the journal, the PIN throttle). */
+export const storageSchema = z.strictObject({
+  /**
+   * The unit's StateDirectory= (/var/lib/pickup-station). null: state is kept in memory only and
+   * lost on restart (the demo and fleet mode, whose stations are throwaway).
+   */
+  directory: z.string().min(1).nullable().default('/var/lib/pickup-station'),
+});
+
 export const logSchema = z.strictObject({
   level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
 });
@@ -112,6 +121,7 @@ export const configSchema = z.strictObject({
   messages: messagesSchema.prefault({}),
   hardware: hardwareSchema.default({ kind: 'simulated', doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100 }),
   log: logSchema.prefault({}),
+  storage: storageSchema.prefault({}),
   portal: portalConfigSchema.optional(),
   debug: debugConfigSchema.prefault({}),
 });
