@@ -20,6 +20,21 @@ export default tseslint.config(
     },
   },
   {
+    // zod's `z` export is one namespace object holding all of zod (every locale included: ~600 KB
+    // that a bundle must compile at every start); `import * as z` lets the bundler keep only what
+    // is used (~115 KB). ARCHITECTURE.md, "Start-up".
+    files: ['src/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "ImportDeclaration[source.value='zod'] > :matches(ImportSpecifier[imported.name='z'], ImportDefaultSpecifier)",
+          message: "use import * as z from 'zod' (tree-shaking; ARCHITECTURE.md, Start-up)",
+        },
+      ],
+    },
+  },
+  {
     // The pure core: types from anywhere, values only from the pure protocol types and its own
     // files. No device implementation, no got, no pino, no timers, no Node I/O (ARCHITECTURE.md).
     files: ['src/station/core.ts', 'src/station/core/**', 'src/station/core-types.ts'],
@@ -44,7 +59,7 @@ export default tseslint.config(
   {
     // Release bundle scripts: plain .mjs run by the host's (or the board's) node without a build
     // step, outside the TypeScript project, so linted without type information.
-    files: ['scripts/bundle/**/*.mjs'],
+    files: ['scripts/**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       parserOptions: { project: false, projectService: false, program: null },

@@ -5,7 +5,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { configSchema, type StationConfig } from './schema.js';
 

@@ -4,7 +4,7 @@
  *
  * Validation reports every problem at once with its path and the bad value (see load.ts).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { boardHardwareSchema } from '../devices/board-config.js';
 import { debugConfigSchema } from '../debug/config.js';
 import { HARD_MAX_PULSE_MS } from '../devices/types.js';

@@ -6,7 +6,7 @@
  * nothing else long-running, the station waiting for input with nothing in flight and no sign of
  * a reader (guards.ts); otherwise 409 with the reason. A PIN is never logged or echoed.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Logger } from '../log.js';
 import { busyReason, inServiceMode } from './guards.js';
 import { HttpError, readJson, sendJson } from './http.js';

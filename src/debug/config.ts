@@ -5,7 +5,7 @@
  * Defaults: on, 127.0.0.1:8470, no tokens (only /healthz and the page answer until one is added).
  * Listening on every interface needs an explicit `listen.host` ("0.0.0.0" or "::").
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const DEFAULT_DEBUG_PORT = 8470;
 /** Name of the systemd credential (LoadCredential=technician-tokens:...) with extra token entries. */

@@ -1,6 +1,6 @@
 /** Small HTTP helpers of the technician port: JSON answers, typed errors, bounded JSON bodies. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** An answer other than 2xx, with a stable machine-readable `error` code and a message for people. */
 export class HttpError extends Error {

@@ -18,10 +18,14 @@ export interface Page {
 
 const RELATIVE = join('debug', 'page', 'technician.html');
 
-/** Finds the page from src/debug (tests) and from dist/src/debug (built): up to the package root, then src/. */
+/**
+ * Finds the page from src/debug (tests), from dist/src/debug (built: up to the package root, then
+ * src/) and from the bundled app (scripts/app/build.mjs copies it to app/page/; this module is in
+ * app/chunks/).
+ */
 function pagePath(): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, 'page', 'technician.html'), join(here, '..', '..', '..', 'src', RELATIVE)];
+  const candidates = [join(here, 'page', 'technician.html'), join(here, '..', '..', '..', 'src', RELATIVE), join(here, '..', 'page', 'technician.html')];
   const found = candidates.find((c) => existsSync(c));
   if (found !== undefined) return found;
   throw new Error(`technician page not found (looked in ${candidates.join(', ')})`);

@@ -7,7 +7,7 @@
  *
  * Pure schemas (imported by src/config/schema.ts); board-profile.ts reads the file.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { hidKeypadSchema, inputProfileObject, refineInputProfile } from './input/schema.js';
 
 const chipLabel = z.string().min(1, 'chip label required (see `gpiodetect` or /sys/class/gpio/gpiochip*/label)');

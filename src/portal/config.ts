@@ -8,7 +8,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { z } from 'zod';
+import * as z from 'zod';
 
 /** Name of the systemd credential (LoadCredential=portal-client:...) holding the credentials JSON. */
 export const PORTAL_CREDENTIAL = 'portal-client';

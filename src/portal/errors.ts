@@ -3,7 +3,7 @@
  * no access token, and no `cause` pointing at got's error (whose `options` hold the
  * Authorization header and the password-grant form).
  */
-import type { z } from 'zod';
+import type * as z from 'zod';
 
 /** Longest response body kept on an error (the spec does not show the error body shape). */
 const MAX_BODY_CHARS = 2_000;

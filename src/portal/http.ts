@@ -6,7 +6,7 @@
  * carry the bearer token, the client secret (Basic) and the user's password (password grant).
  */
 import got, { RequestError, type Got } from 'got';
-import type { z } from 'zod';
+import type * as z from 'zod';
 import { PortalHttpError, PortalNetworkError, PortalResponseError } from './errors.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT';

@@ -9,7 +9,7 @@
  * - Timestamps stay strings (ISO 8601 with offset); the client never computes with them.
  * - Shapes the spec marks "not shown" are z.unknown() / loose records.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 
 const uuid = z.guid();
 const isoDateTime = z.string();

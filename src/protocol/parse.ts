@@ -8,7 +8,7 @@
  *
  * Unknown fields are ignored everywhere (spec, general rule 1).
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { UnansweredError } from '../errors.js';
 import type { ServerAnswer, ServerCommand } from './types.js';
 

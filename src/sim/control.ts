@@ -4,7 +4,7 @@
  * It has no authentication: refusing every non-loopback peer is what keeps it private.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { z } from 'zod';
+import * as z from 'zod';
 import { SimConfigError, UnknownStationError } from './errors.js';
 import { faultRequestSchema } from './faults.js';
 import { isLoopback, parseJson, readBody, sendJson } from './http-util.js';

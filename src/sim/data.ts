@@ -2,7 +2,7 @@
  * Checks of the server's data (stations, items, PINs) and the JSON shape of a stations file.
  * Every problem is reported at once, with where it is.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { PIN_LENGTH } from '../protocol/types.js';
 import { SimConfigError } from './errors.js';
 import type { SeedData } from './seed.js';

@@ -2,7 +2,7 @@
  * Injected faults: what a station meets in the field between itself and the library server
  * (slow server, lost answers, proxies, broken deployments). Pure apart from FaultTable's counters.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import type { Endpoint } from '../protocol/types.js';
 import { exceptionBody } from './messages.js';
 import type { Fault, FaultKind, FaultSpec, FaultTarget } from './types.js';

@@ -4,7 +4,7 @@
  * Unknown request fields are dropped (spec general rule 1), never an error.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { z } from 'zod';
+import * as z from 'zod';
 import { PIN_LENGTH, type Endpoint, type RequestBodies } from '../protocol/types.js';
 import type { SimStation } from './types.js';
 

@@ -1,5 +1,5 @@
 /** Fixture data and response bodies of the fake portal (see fake-portal.ts). */
-import { z } from 'zod';
+import * as z from 'zod';
 
 export const uuid = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
 

@@ -8,7 +8,7 @@
 import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { z } from 'zod';
+import * as z from 'zod';
 import { doc, editationBody, fetchedUser, mainValueBody, uuid, valueBody, type FakeEditation, type FakeRecord, type ExternalUser, type FakeSearchItem } from './fake-portal-data.js';
 
 export const FAKE_CLIENT = { clientId: 'station-commissioning', clientSecret: 'cl1ent-S3CRET-do-not-log' } as const;

@@ -1,6 +1,6 @@
 /** The profile sections scanners/keypad/display: defaults, hex USB ids, pass-through, problems with paths. */
 import { describe, expect, it } from 'vitest';
-import { z } from 'zod';
+import * as z from 'zod';
 import { hidKeypadSchema, inputProfileObject, inputProfileSchema, refineInputProfile, type InputProfile } from '../../src/devices/input/index.js';
 
 describe('inputProfileSchema', () => {

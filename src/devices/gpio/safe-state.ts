@@ -6,7 +6,7 @@
  * It needs only the `hardware` section of the config (or the profile itself): not the station
  * password, not a valid server section. A station whose config is broken must still be made safe.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { readJsonFile, zodProblems } from '../../config/load.js';
 import { ConfigError } from '../../errors.js';
 import type { Logger } from '../../log.js';

@@ -5,7 +5,7 @@
  * USB ids may be written as numbers (3118) or hex strings ("0x0c2e" or "0c2e").
  * Protocol strings (prefix, suffix, clear, …) are JSON strings; "\u0002" is the byte 0x02.
  */
-import { z } from 'zod';
+import * as z from 'zod';
 import { CLEAR_KEY_USAGES, type ClearKeyName } from '../hid/keypad.js';
 
 const ms = (dflt: number, min = 1, max = 600_000) => z.number().int().min(min).max(max).default(dflt);
