@@ -4,9 +4,7 @@ import { startStation, type Station } from './app.js';
 import { loadConfigFile, type LoadedConfig } from './config/load.js';
 import { ConfigError, EXIT_CONFIG } from './errors.js';
 import { serveUntilSignal } from './lifecycle.js';
-import { withTechnicianPort } from './debug/index.js';
 import { createLogger, LogRing } from './log.js';
-import { createSystemdIntegration } from './systemd/index.js';
 import { VERSION } from './version.js';
 
 export const DEFAULT_CONFIG_FILE = '/etc/pickup-station/config.json';
@@ -42,6 +40,10 @@ export async function runDaemon(args: string[]): Promise<number> {
     }
     throw e;
   }
+  // Loaded only now, while the first /state is on its way: the technician port and the systemd
+  // integration are needed before READY=1, not before the station reports in (ARCHITECTURE.md,
+  // "Start-up"). Their modules are separate chunks in the bundled app.
+  const [{ withTechnicianPort }, { createSystemdIntegration }] = await Promise.all([import('./debug/index.js'), import('./systemd/index.js')]);
   const { station } = await withTechnicianPort({ station: first, loaded, configFile: file, env: process.env, log, ring, start });
   // The technician port may restart the station (reload): follow whichever runtime is current.
   const heartbeats = { lastStateOutcome: () => station.runtime.lastStateOutcome() };

@@ -3,7 +3,9 @@
  * The station as it runs in the field: tsc's dist/src bundled by esbuild into one ESM file per
  * entry point, plus the chunks its dynamic imports load on demand.
  *
- *   node scripts/app/build.mjs [--out DIR] [--metafile FILE]      (npm run build:app; DIR default app/)
+ *   node scripts/app/build.mjs [--out DIR] [--metafile FILE] [--entry NAME=FILE ...]
+ *
+ * npm run build:app writes app/; the bench builds its station children the same way (--entry).
  *
  *   DIR/main.js            `pickup-station` (daemon, safe-state, demo, sim-server, fleet)
  *   DIR/stationctl.js      `stationctl`
@@ -23,7 +25,8 @@
  * secure context with every root certificate, while it loads).
  */
 import { build } from 'esbuild';
-import { cpSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { builtinModules } from 'node:module';
+import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
@@ -35,8 +38,9 @@ export const EXTERNAL = ['serialport', '@serialport/*', 'node-hid', 'onoff', 'ep
 
 /**
  * Dependencies of got that only its unused options need. Each is replaced, for got's own imports
- * only, by a facade that requires the real module (bundled, evaluated on first use) the first time
- * one of its exports is touched. Behaviour is unchanged if the option is ever used.
+ * only, by a facade that requires the real package from the release's node_modules the first time
+ * one of its exports is touched (their code is not in the bundle at all). Behaviour is unchanged if
+ * the option is ever used.
  */
 const lazyModules = {
   // got/core/options.js: `http2wrapper.auto` and `http2wrapper.globalAgent`, read only with http2: true.
@@ -64,24 +68,114 @@ const lazyPlugin = {
     const filter = new RegExp(`^(${Object.keys(lazyModules).join('|')})$`);
     b.onResolve({ filter }, (args) => (/[\\/]node_modules[\\/]got[\\/]/.test(args.importer) ? { path: args.path, namespace: 'lazy' } : undefined));
     b.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => ({ contents: lazyModules[args.path], loader: 'js', resolveDir: join(ROOT, 'node_modules/got') }));
+    // The facades' own require() of the real package: left to run time.
+    b.onResolve({ filter }, (args) => (args.namespace === 'lazy' ? { path: args.path, external: true } : undefined));
   },
 };
 
-export async function buildApp({ out, metafile = null }) {
+/**
+ * Module-level work in dependencies that only an error message needs, made lazy. Each entry names
+ * the file, the exact text and its replacement; the build fails when the text is gone (the
+ * dependency changed: look again), so nothing is silently left eager or patched wrongly.
+ *
+ * @sindresorhus/is (got's type checks) builds two Intl.ListFormat at load, for the wording of an
+ * assertion error: the first Intl object of the process initializes ICU, ~7 ms of CPU per start
+ * (measured) and pages of ICU data in RSS.
+ */
+const deferredAtLoad = [
+  {
+    file: /[\\/]node_modules[\\/]@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/,
+    edits: [
+      [
+        "const andFormatter = new Intl.ListFormat('en', { style: 'long', type: 'conjunction' });\nconst orFormatter = new Intl.ListFormat('en', { style: 'long', type: 'disjunction' });",
+        "let andFormatterCache, orFormatterCache;\nconst andFormatter = { format: (list) => (andFormatterCache ??= new Intl.ListFormat('en', { style: 'long', type: 'conjunction' })).format(list) };\nconst orFormatter = { format: (list) => (orFormatterCache ??= new Intl.ListFormat('en', { style: 'long', type: 'disjunction' })).format(list) };",
+      ],
+    ],
+  },
+];
+
+const deferredAtLoadPlugin = {
+  name: 'deferred-at-load',
+  setup(b) {
+    for (const { file, edits } of deferredAtLoad) {
+      b.onLoad({ filter: file }, (args) => {
+        let text = readFileSync(args.path, 'utf8');
+        for (const [from, to] of edits) {
+          if (!text.includes(from)) throw new Error(`scripts/app/build.mjs: ${args.path} no longer contains the text deferredAtLoad replaces; review the edit`);
+          text = text.replace(from, to);
+        }
+        return { contents: text, loader: 'js' };
+      });
+    }
+  },
+};
+
+/**
+ * Every `import` of a Node built-in or an external package becomes a `require()`, evaluated when
+ * the importing module is (see MODES: lazily, for what a mode loads on demand):
+ * - an ESM import of a built-in makes Node build an ES module facade (a copy of every export) the
+ *   first time; the station imports ~20 built-ins before its first /state, measured ~2x faster to
+ *   load through require();
+ * - an ESM import of an external would be hoisted to the top of the output file: serialport and
+ *   node-hid would load with every start, simulated or not.
+ */
+const BUILTINS = new Set(builtinModules.flatMap((m) => [m, `node:${m}`]));
+const isExternal = (path) => EXTERNAL.some((e) => (e.endsWith('/*') ? path.startsWith(e.slice(0, -1)) : path === e || path.startsWith(`${e}/`)));
+const importsByRequirePlugin = {
+  name: 'imports-by-require',
+  setup(b) {
+    b.onResolve({ filter: /.*/ }, (args) => (args.kind === 'import-statement' && (BUILTINS.has(args.path) || isExternal(args.path)) ? { path: args.path, namespace: 'by-require' } : undefined));
+    b.onLoad({ filter: /.*/, namespace: 'by-require' }, (args) => ({ contents: `module.exports = require(${JSON.stringify(args.path)});`, loader: 'js' }));
+  },
+};
+
+/**
+ * The modes of `pickup-station` (src/main.ts imports each one dynamically): one output file each,
+ * so a start loads main.js and its mode's file and nothing else. main.js's dynamic imports are
+ * pointed at those files.
+ */
+const MODES = {
+  './daemon.js': { name: 'daemon', source: 'dist/src/daemon.js' },
+  './devices/gpio/safe-state-cli.js': { name: 'safe-state', source: 'dist/src/devices/gpio/safe-state-cli.js' },
+  './demo/run.js': { name: 'demo', source: 'dist/src/demo/run.js' },
+  './sim/cli.js': { name: 'sim-server', source: 'dist/src/sim/cli.js' },
+  './fleet/cli.js': { name: 'fleet', source: 'dist/src/fleet/cli.js' },
+};
+
+/** The release's entry points (tsc output): main, its modes, stationctl. */
+export const ENTRIES = {
+  main: 'dist/src/main.js',
+  stationctl: 'dist/src/cli/stationctl.js',
+  ...Object.fromEntries(Object.values(MODES).map((m) => [m.name, m.source])),
+};
+
+const modesPlugin = {
+  name: 'modes-as-files',
+  setup(b) {
+    b.onResolve({ filter: /^\.\// }, (args) => {
+      const mode = args.kind === 'dynamic-import' && /[\\/]dist[\\/]src[\\/]main\.js$/.test(args.importer) ? MODES[args.path] : undefined;
+      return mode === undefined ? undefined : { path: `./${mode.name}.js`, external: true };
+    });
+  },
+};
+
+export async function buildApp({ out, metafile = null, entries = ENTRIES }) {
   rmSync(out, { recursive: true, force: true });
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: { main: 'dist/src/main.js', stationctl: 'dist/src/cli/stationctl.js' },
+    entryPoints: entries,
     outdir: out,
-    chunkNames: 'chunks/[name]-[hash]',
     bundle: true,
-    splitting: true,
+    // No shared chunks: each entry is one self-contained file (code the entries share is in each).
+    // What a file loads on demand (the technician port, the board drivers, ...) is evaluated on
+    // first import, not at start: esbuild wraps such modules in a lazy initializer.
+    splitting: false,
     format: 'esm',
     platform: 'node',
     target: 'node20.11',
     external: EXTERNAL,
-    plugins: [lazyPlugin],
-    // CommonJS dependencies (pino, its helpers) require Node built-ins: give every output file a real require.
+    plugins: [modesPlugin, lazyPlugin, deferredAtLoadPlugin, importsByRequirePlugin],
+    // CommonJS dependencies (pino, its helpers) and the plugin above require Node built-ins: give every output file a real require.
     banner: { js: "import { createRequire as __pickupCreateRequire } from 'node:module';\nconst require = __pickupCreateRequire(import.meta.url);" },
     // Whitespace and syntax only: identifiers keep their names, so stack traces in the journal stay readable.
     minifyWhitespace: true,
@@ -97,6 +191,7 @@ export async function buildApp({ out, metafile = null }) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { out: { type: 'string' }, metafile: { type: 'string' } }, strict: true });
-  await buildApp({ out: resolve(values.out ?? join(ROOT, 'app')), metafile: values.metafile ?? null });
+  const { values } = parseArgs({ options: { out: { type: 'string' }, metafile: { type: 'string' }, entry: { type: 'string', multiple: true } }, strict: true });
+  const entries = values.entry === undefined ? ENTRIES : Object.fromEntries(values.entry.map((e) => [e.slice(0, e.indexOf('=')), resolve(e.slice(e.indexOf('=') + 1))]));
+  await buildApp({ out: resolve(values.out ?? join(ROOT, 'app')), metafile: values.metafile ?? null, entries });
 }

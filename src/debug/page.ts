@@ -18,14 +18,10 @@ export interface Page {
 
 const RELATIVE = join('debug', 'page', 'technician.html');
 
-/**
- * Finds the page from src/debug (tests), from dist/src/debug (built: up to the package root, then
- * src/) and from the bundled app (scripts/app/build.mjs copies it to app/page/; this module is in
- * app/chunks/).
- */
+/** Finds the page from src/debug (tests) and from dist/src/debug (built): up to the package root, then src/. */
 function pagePath(): string {
   const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, 'page', 'technician.html'), join(here, '..', '..', '..', 'src', RELATIVE), join(here, '..', 'page', 'technician.html')];
+  const candidates = [join(here, 'page', 'technician.html'), join(here, '..', '..', '..', 'src', RELATIVE)];
   const found = candidates.find((c) => existsSync(c));
   if (found !== undefined) return found;
   throw new Error(`technician page not found (looked in ${candidates.join(', ')})`);
