@@ -10,8 +10,9 @@
 #   sudo ./install.sh --uninstall [--purge]      remove (keeps config and credentials unless --purge)
 #
 # Layout it creates (all root-owned unless said):
-#   /opt/pickup-station/releases/<version>/   one release: dist/ node_modules/ package.json systemd/
-#                                             hardware/ manifest.json (0755/0644)
+#   /opt/pickup-station/releases/<version>/   one release: app/ node_modules/ package.json systemd/
+#                                             hardware/ manifest.json, node/ when it ships its own
+#                                             Node (the unit runs that one) (0755/0644)
 #   /opt/pickup-station/current  -> releases/<version>   what the unit runs (switched atomically)
 #   /opt/pickup-station/previous -> releases/<older>     what --rollback goes back to
 #                                             (only current and previous are kept)
@@ -27,12 +28,15 @@
 #   user pickup-station (system, no login, home /var/lib/pickup-station = the unit's StateDirectory),
 #   group pickup-station; groups gpio, dialout, pickup-hid created if missing.
 #
-# A release bundle is a .tar.gz whose top level (or single top directory) holds dist/,
-# node_modules/ (production only, addons built for the target), package.json, systemd/,
-# hardware/ and manifest.json. manifest.json: {"name": "pickup-station", "version": "<semver>",
-# "arch": "arm64" | "armv7" | "x64" (optional), "nodeMajor": 20 (optional: the Node major the
-# addons were built for), "checksums": {"<path in bundle>": "<sha256 hex>", ...} (optional: each
-# listed file is verified)}. The version names the release directory.
+# A release bundle is a .tar.gz whose top level (or single top directory) holds app/ (main.js,
+# stationctl.js, ...), node_modules/ (production only, addons built for the target), package.json,
+# systemd/, hardware/, manifest.json, and optionally node/bin/node: the Node the unit then runs
+# (the arm64 release ships Node 24; without it the unit runs Debian's /usr/bin/node, >= 20.11).
+# manifest.json: {"name": "pickup-station", "version": "<semver>", "arch": "arm64" | "armv7" |
+# "x64" (optional), "nodeMajor": 24 (optional: the Node major the addons were built for),
+# "checksums": {"<path in bundle>": "<sha256 hex>", ...} (optional: each listed file is verified;
+# a bundled node/bin/node must be listed: it is checked with sha256sum before it is run)}. The
+# version names the release directory.
 #
 # Idempotent: a second run with the same input changes nothing and restarts nothing.
 #
@@ -59,7 +63,7 @@ BUNDLE=""
 PURGE=0
 START=1
 PASSWORD_FILE=""
-NODE_BIN="${NODE:-/usr/bin/node}"
+NODE_BIN="${NODE:-/usr/bin/node}"   # the board's node; a bundle's own node/bin/node replaces it
 CHANGED=0       # something the running service depends on changed: restart it
 TMP=""
 
@@ -191,7 +195,7 @@ version_ge() { # A >= B, dotted numbers
 
 check_node() {
   local v
-  command -v "$NODE_BIN" >/dev/null 2>&1 || die "no Node.js at $NODE_BIN (the unit runs /usr/bin/node).
+  command -v "$NODE_BIN" >/dev/null 2>&1 || die "no Node.js at $NODE_BIN (the unit runs /usr/bin/node unless the release ships its own).
   Node >= $MIN_NODE is needed. Raspberry Pi OS Trixie: apt-get install nodejs.
   Bookworm ships Node 18: install Node 20 or 22 from NodeSource's Debian packages first."
   v="$("$NODE_BIN" --version 2>/dev/null)" || die "$NODE_BIN --version failed"
@@ -283,8 +287,8 @@ verify_checksums() { # DIR: every file listed in manifest.checksums matches
     process.exit(bad ? 1 : 0);' "$1" || die "the bundle is damaged (checksums in manifest.json do not match)"
 }
 
-# unpack_bundle FILE -> sets STAGE to the directory holding manifest.json
-unpack_bundle() {
+# extract_bundle FILE -> sets STAGE to the directory holding manifest.json (tar only: no node yet)
+extract_bundle() {
   [ -f "$1" ] || die "no bundle file $1"
   mkdir -p "$TMP/bundle"
   tar -xzf "$1" -C "$TMP/bundle" --no-same-owner || die "cannot unpack $1 (not a .tar.gz?)"
@@ -295,8 +299,31 @@ unpack_bundle() {
     if [ "${#tops[@]}" != 1 ] || [ ! -f "${tops[0]}/manifest.json" ]; then die "no manifest.json at the top of $1"; fi
     STAGE="${tops[0]}"
   fi
+}
+
+# choose_node: the bundle's own node/bin/node when it ships one, else the board's ($NODE_BIN, >=
+# MIN_NODE). A bundled node is checked with sha256sum against manifest.json before it is run at
+# all, then must run here (architecture, glibc); it then does the manifest work below too.
+choose_node() {
+  local bundled="$STAGE/node/bin/node" want got v
+  if [ ! -e "$bundled" ]; then
+    check_node
+    return 0
+  fi
+  want="$(grep -o '"node/bin/node": *"[0-9a-f]\{64\}"' "$STAGE/manifest.json" | grep -o '[0-9a-f]\{64\}' || true)"
+  [ -n "$want" ] || die "the bundle ships node/bin/node but manifest.json has no checksum for it"
+  got="$(sha256sum "$bundled" | cut -d' ' -f1)"
+  [ "$got" = "$want" ] || die "the bundle is damaged (checksum mismatch: node/bin/node)"
+  v="$("$bundled" --version 2>&1)" || die "the bundle's node/bin/node does not run on this board: ${v:-no output} (wrong architecture or glibc?)"
+  NODE_BIN="$bundled"
+  NODE_VERSION="${v#v}"
+  say "the release ships Node $NODE_VERSION (node/bin/node): the unit runs it"
+}
+
+# verify_bundle: manifest, checksums, architecture and Node major of STAGE, with NODE_BIN
+verify_bundle() {
   local f
-  for f in dist/src/main.js node_modules package.json systemd/$NAME.service; do
+  for f in app/main.js node_modules package.json systemd/$NAME.service; do
     [ -e "$STAGE/$f" ] || die "the bundle lacks $f"
   done
   [ "$(manifest_field "$STAGE/manifest.json" name)" = "$NAME" ] || die "manifest.json is not $NAME's"
@@ -326,7 +353,7 @@ build_from_source() {
   STAGE="/var/tmp/$NAME-stage"
   rm -rf "$STAGE"
   mkdir -p "$STAGE"
-  cp -a "$src/dist" "$src/package.json" "$src/package-lock.json" "$src/systemd" "$STAGE/"
+  cp -a "$src/app" "$src/package.json" "$src/package-lock.json" "$src/systemd" "$STAGE/"
   [ -d "$src/hardware" ] && cp -a "$src/hardware" "$STAGE/"
   [ -f "$src/README.md" ] && cp -a "$src/README.md" "$STAGE/"
   (cd "$STAGE" && npm ci --omit=dev --no-audit --no-fund)
@@ -375,10 +402,19 @@ install_release() {
 }
 
 # --- activating a release: symlinks, unit, udev rules, wrappers -------------------------------
-write_wrapper() { # NAME ENTRY
-  local f="$TMP/wrapper-$1"
-  printf '#!/bin/sh\n# Installed by %s install.sh: runs the current release.\nexec /usr/bin/node /opt/%s/current/%s "$@"\n' \
-    "$NAME" "$NAME" "$2" >"$f"
+# The technicians' commands run the current release with the node its unit runs (its own
+# node/bin/node, else /usr/bin/node), whatever the layout of that release (app/ since bundling;
+# dist/src/ before: a rollback may activate one).
+write_wrapper() { # NAME APP_ENTRY OLD_ENTRY
+  local f="$TMP/wrapper-$1" r="/opt/$NAME/current"
+  cat >"$f" <<EOF
+#!/bin/sh
+# Installed by $NAME install.sh: runs the current release.
+node=/usr/bin/node
+[ -x $r/node/bin/node ] && node=$r/node/bin/node
+[ -f $r/$2 ] && exec "\$node" $r/$2 "\$@"
+exec "\$node" $r/$3 "\$@"
+EOF
   if ensure_file "$f" "$BIN/$1" 0755 root root; then :; fi
 }
 
@@ -399,8 +435,8 @@ activate() { # VERSION: make it current; the old current becomes previous
     if ensure_file "$RELEASES/$version/hardware/99-$NAME.rules" "$UDEV_DEST" 0644 root root; then UDEV_CHANGED=1; fi
   fi
   mkdir -p "$BIN"
-  write_wrapper "$NAME" dist/src/main.js
-  write_wrapper stationctl dist/src/cli/stationctl.js
+  write_wrapper "$NAME" app/main.js dist/src/main.js
+  write_wrapper stationctl app/stationctl.js dist/src/cli/stationctl.js
   prune
 }
 
@@ -490,9 +526,15 @@ disable_unit() {
 
 # --- modes ------------------------------------------------------------------------------------
 do_install() {
-  check_node
   TMP="$(mktemp -d)"
-  if [ -n "$BUNDLE" ]; then unpack_bundle "$BUNDLE"; else build_from_source; fi
+  if [ -n "$BUNDLE" ]; then
+    extract_bundle "$BUNDLE"
+    choose_node
+    verify_bundle
+  else
+    check_node
+    build_from_source
+  fi
   local runtime_packages=()
   mapfile -t runtime_packages < <(runtime_packages_of "$STAGE")
   ensure_packages optional "${runtime_packages[@]}"

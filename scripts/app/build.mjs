@@ -3,9 +3,10 @@
  * The station as it runs in the field: tsc's dist/src bundled by esbuild into one ESM file per
  * entry point, plus the chunks its dynamic imports load on demand.
  *
- *   node scripts/app/build.mjs [--out DIR] [--metafile FILE] [--entry NAME=FILE ...]
+ *   node scripts/app/build.mjs [--out DIR] [--dist DIR] [--metafile FILE] [--entry NAME=FILE ...]
  *
- * npm run build:app writes app/; the bench builds its station children the same way (--entry).
+ * `npm run build` writes app/ from tsc's dist/; the release bundle (scripts/bundle/build.sh) its
+ * own from a clean tsc output (--dist); the bench builds its station children the same way (--entry).
  *
  *   DIR/main.js            `pickup-station` (daemon, safe-state, demo, sim-server, fleet)
  *   DIR/stationctl.js      `stationctl`
@@ -153,17 +154,21 @@ const modesPlugin = {
   name: 'modes-as-files',
   setup(b) {
     b.onResolve({ filter: /^\.\// }, (args) => {
-      const mode = args.kind === 'dynamic-import' && /[\\/]dist[\\/]src[\\/]main\.js$/.test(args.importer) ? MODES[args.path] : undefined;
+      const mode = args.kind === 'dynamic-import' && /[\\/]src[\\/]main\.js$/.test(args.importer) ? MODES[args.path] : undefined;
       return mode === undefined ? undefined : { path: `./${mode.name}.js`, external: true };
     });
   },
 };
 
-export async function buildApp({ out, metafile = null, entries = ENTRIES }) {
+/**
+ * `dist`: the folder holding tsc's src/ output (default the repository's dist/); `entries` are
+ * relative to it. Packages resolve from the node_modules above it.
+ */
+export async function buildApp({ out, dist = join(ROOT, 'dist'), metafile = null, entries = ENTRIES }) {
   rmSync(out, { recursive: true, force: true });
   const result = await build({
     absWorkingDir: ROOT,
-    entryPoints: entries,
+    entryPoints: Object.fromEntries(Object.entries(entries).map(([name, file]) => [name, resolve(dist, file.replace(/^dist\//, ''))])),
     outdir: out,
     bundle: true,
     // No shared chunks: each entry is one self-contained file (code the entries share is in each).
@@ -191,7 +196,7 @@ export async function buildApp({ out, metafile = null, entries = ENTRIES }) {
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { out: { type: 'string' }, metafile: { type: 'string' }, entry: { type: 'string', multiple: true } }, strict: true });
+  const { values } = parseArgs({ options: { out: { type: 'string' }, dist: { type: 'string' }, metafile: { type: 'string' }, entry: { type: 'string', multiple: true } }, strict: true });
   const entries = values.entry === undefined ? ENTRIES : Object.fromEntries(values.entry.map((e) => [e.slice(0, e.indexOf('=')), resolve(e.slice(e.indexOf('=') + 1))]));
-  await buildApp({ out: resolve(values.out ?? join(ROOT, 'app')), metafile: values.metafile ?? null, entries });
+  await buildApp({ out: resolve(values.out ?? join(ROOT, 'app')), dist: resolve(values.dist ?? join(ROOT, 'dist')), metafile: values.metafile ?? null, entries });
 }

@@ -1,33 +1,39 @@
 #!/usr/bin/env bash
-# `npm run bundle [-- --arch arm64|armv7] [--with-node]`: the offline release bundle for a board.
+# `npm run bundle [-- --arch arm64|armv7] [--with-node|--without-node]`: the offline release
+# bundle for a board.
 #
 #   release/pickup-station-<version>-linux-<arch>.tar.gz   (+ .sha256)
 #     pickup-station-<version>/
-#       dist/src/        compiled JS            package.json, package-lock.json, README.md
-#       node_modules/    production only, native addons for the target
+#       app/             the station bundled by esbuild (scripts/app/build.mjs): main.js and one
+#                        file per mode (daemon.js, safe-state.js, ...), stationctl.js, page/
+#       node/            the target's Node the unit runs (bin/node, LICENSE): arm64 ships Node 24
+#                        LTS by default; armv7 runs the board's Debian nodejs (--with-node forces it)
+#       node_modules/    production only, native addons for the target (built for that Node)
 #       systemd/ hardware/   as they are in the repository (unit, install.sh, board profiles, udev)
-#       tools/check-bundle.mjs   integrity + addon load check, runs with the board's node
+#       tools/check-bundle.mjs   integrity + addon load check, runs with the node the unit runs
 #       manifest.json    versions, git commit, sha256 + size of every file
-#       node/            only with --with-node: the target's Node (bin/node, LICENSE)
+#       package.json, package-lock.json, README.md
 #
-# Runs on an x86_64 Debian host with Node of the supported major; installs its cross compiler with
-# apt-get; downloads only from the npm registry. Caches in .cache/bundle/.
+# Runs on an x86_64 Debian host with a supported Node (20 or 24: it runs tsc, esbuild and npm only);
+# installs its cross compiler with apt-get; downloads only from the npm registry. Caches in
+# .cache/bundle/.
 set -euo pipefail
 # shellcheck source=scripts/bundle/lib.sh
 . "$(dirname "$0")/lib.sh"
 
 usage() {
-  echo "usage: npm run bundle -- [--arch arm64|armv7] [--with-node] [--out DIR]"
+  echo "usage: npm run bundle -- [--arch arm64|armv7] [--with-node|--without-node] [--out DIR]"
 }
 
 parse_args() {
   ARCH=arm64
-  WITH_NODE=0
+  WITH_NODE=default
   while [ $# -gt 0 ]; do
     case "$1" in
       --arch) ARCH=${2:?--arch needs a value}; shift 2 ;;
       --arch=*) ARCH=${1#--arch=}; shift ;;
       --with-node) WITH_NODE=1; shift ;;
+      --without-node) WITH_NODE=0; shift ;;
       --out) RELEASE_DIR=${2:?--out needs a directory}; shift 2 ;;
       -h | --help) usage; exit 0 ;;
       *) usage >&2; exit 2 ;;
@@ -42,12 +48,13 @@ ensure_host_deps() {
   (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error)
 }
 
+# tsc into a clean folder (no stale file of an earlier build can end up in the bundle), then the
+# app bundled from it: the same scripts/app/build.mjs as `npm run build`.
 compile_js() {
-  log "tsc -> dist/src"
+  log "tsc -> $CACHE/tsc; esbuild -> app/"
   rm -rf "$CACHE/tsc"
   "$ROOT/node_modules/.bin/tsc" -p "$ROOT/tsconfig.build.json" --outDir "$CACHE/tsc"
-  mkdir -p "$APP/dist"
-  cp -a "$CACHE/tsc/src" "$APP/dist/src"
+  node "$ROOT/scripts/app/build.mjs" --dist "$CACHE/tsc" --out "$APP/app"
 }
 
 copy_sources() {
@@ -131,6 +138,7 @@ check_addon_machines() {
 
 add_node() {
   [ "$WITH_NODE" -eq 1 ] || return 0
+  log "node/bin/node: $T_NODE_PKG@$T_NODE_VERSION"
   mkdir -p "$APP/node/bin"
   cp "$T_NODE_DIR/bin/node" "$APP/node/bin/node"
   cp "$T_NODE_DIR/LICENSE" "$APP/node/LICENSE"
@@ -157,7 +165,6 @@ write_manifest() {
 pack() {
   local tarball
   tarball=$(bundle_tarball)
-  [ "$WITH_NODE" -eq 0 ] || tarball=${tarball%.tar.gz}-with-node.tar.gz
   mkdir -p "$(dirname "$tarball")"
   tar --sort=name --mtime="@$SOURCE_DATE_EPOCH" --owner=0 --group=0 --numeric-owner \
     -C "$(dirname "$APP")" -cf - "$(basename "$APP")" | gzip -n -6 >"$tarball.tmp"
@@ -173,6 +180,7 @@ pack() {
 main() {
   parse_args "$@"
   target_vars "$ARCH"
+  [ "$WITH_NODE" != default ] || WITH_NODE=$T_NODE_BUNDLED
   mkdir -p "$CACHE"
   ensure_commands "$T_TRIPLET-g++:g++-$T_TRIPLET" make:make python3:python3 readelf:binutils
   ensure_host_deps

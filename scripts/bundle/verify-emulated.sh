@@ -14,7 +14,8 @@
 #             config, first /state answered, SIGTERM -> exit 0
 #  6 demo     one deposit and one pickup driven on the demo's stdin, checked in the server's records
 #
-# Steps 3-6 run the target's node (from the npm registry, cached) under qemu with a sysroot of
+# Steps 3-6 run the target's node (the bundle's own node/bin/node when it has one: arm64 ships
+# Node 24; otherwise the registry's build of the board's Node, cached) under qemu with a sysroot of
 # Debian's target libraries, with no network (a private network namespace with only loopback)
 # and an empty PATH: no registry, no compiler. Exits non-zero on any failure; prints timings.
 # Without --bundle it builds one first (npm run bundle).
@@ -65,7 +66,8 @@ prepare() {
   log "network for the emulated runs: $("${OFFLINE[@]}" ip -o link show | awk -F': ' '{printf "%s ", $2}')"
 }
 
-# The target node under qemu. The node binary is the bundle's own (--with-node) when it has one.
+# The target node under qemu: the bundle's own node/bin/node when it has one (arm64: Node 24, what
+# the unit runs), else the registry's build of the board's Node major (armv7: Debian's nodejs 20).
 target_node() {
   local node=$T_NODE_DIR/bin/node
   [ -x "$APP/node/bin/node" ] && node=$APP/node/bin/node
@@ -80,9 +82,13 @@ unpack() {
   [ "$tops" = "$(bundle_name)" ] || die "tarball top level is '$tops', expected one folder $(bundle_name)/"
   APP=$WORK/clean/$tops
   local d
-  for d in dist/src node_modules package.json package-lock.json README.md manifest.json tools/check-bundle.mjs; do
+  for d in app/main.js app/daemon.js app/safe-state.js node_modules package.json package-lock.json README.md manifest.json tools/check-bundle.mjs; do
     [ -e "$APP/$d" ] || die "bundle lacks $d"
   done
+  if [ "$T_NODE_BUNDLED" = 1 ]; then
+    [ -x "$APP/node/bin/node" ] || die "bundle lacks node/bin/node ($T_NODE_PKG@$T_NODE_VERSION)"
+    log "the bundle's own node/bin/node runs every emulated step"
+  fi
   log "unpacked $(find "$APP" -type f | wc -l) files into $APP"
 }
 

@@ -43,6 +43,19 @@ interface BundleOpts {
   readonly unitSuffix?: string;
   readonly nodeMajor?: number;
   readonly corrupt?: boolean;
+  /**
+   * Ship node/bin/node: a stand-in that answers --version with `version` and runs everything else
+   * with this test's node (install.sh runs -e scripts with it). `runs: false`: it cannot execute
+   * here (as a binary of another architecture); `tamper`: changed after the manifest was written.
+   * Every run of it is recorded in `ranMarker` (when given).
+   */
+  readonly node?: { readonly version: string; readonly runs?: boolean; readonly tamper?: boolean; readonly ranMarker?: string };
+}
+
+function fakeNode(opts: NonNullable<BundleOpts['node']>): string {
+  const mark = opts.ranMarker === undefined ? '' : `echo ran >> ${JSON.stringify(opts.ranMarker)}\n`;
+  if (opts.runs === false) return `#!/bin/sh\n${mark}echo "cannot execute binary file: Exec format error" >&2\nexit 126\n`;
+  return `#!/bin/sh\n${mark}[ "$1" = --version ] && { echo v${opts.version}; exit 0; }\nexec ${JSON.stringify(process.execPath)} "$@"\n`;
 }
 
 /** A release bundle as the bundle build makes it (top directory, manifest with checksums). */
@@ -50,8 +63,8 @@ function bundle(version: string, opts: BundleOpts = {}): string {
   const top = `pickup-station-${version}`;
   const dir = join(work, 'src', top);
   const files: Record<string, string> = {
-    'dist/src/main.js': `// pickup-station ${version}\n`,
-    'dist/src/cli/stationctl.js': `// stationctl ${version}\n`,
+    'app/main.js': `// pickup-station ${version}\n`,
+    'app/stationctl.js': `// stationctl ${version}\n`,
     'node_modules/pino/package.json': '{"name":"pino"}\n',
     'package.json': JSON.stringify({ name: 'pickup-station', version }) + '\n',
     'systemd/pickup-station.service': UNIT + (opts.unitSuffix ?? ''),
@@ -60,13 +73,16 @@ function bundle(version: string, opts: BundleOpts = {}): string {
     'systemd/runtime-packages': readFileSync(join(SCRIPT, '../runtime-packages'), 'utf8'),
     'hardware/99-pickup-station.rules': 'SUBSYSTEM=="hidraw", GROUP="pickup-hid", MODE="0660"\n',
   };
+  if (opts.node) files['node/bin/node'] = fakeNode(opts.node);
   for (const [f, text] of Object.entries(files)) {
     mkdirSync(join(dir, f, '..'), { recursive: true });
     writeFileSync(join(dir, f), text);
   }
   const checksums: Record<string, string> = {};
-  for (const f of ['dist/src/main.js', 'package.json']) checksums[f] = createHash('sha256').update(files[f]!).digest('hex');
-  if (opts.corrupt) writeFileSync(join(dir, 'dist/src/main.js'), '// tampered\n');
+  for (const f of ['app/main.js', 'package.json', ...(opts.node ? ['node/bin/node'] : [])]) checksums[f] = createHash('sha256').update(files[f]!).digest('hex');
+  if (opts.node) chmodSync(join(dir, 'node/bin/node'), 0o755);
+  if (opts.node?.tamper) writeFileSync(join(dir, 'node/bin/node'), `${files['node/bin/node']!}# tampered\n`);
+  if (opts.corrupt) writeFileSync(join(dir, 'app/main.js'), '// tampered\n');
   writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ name: 'pickup-station', version, arch: 'arm64', ...(opts.nodeMajor ? { nodeMajor: opts.nodeMajor } : {}), checksums }, null, 2));
   const file = join(work, `pickup-station-${version}-linux-arm64.tar.gz`);
   const tar = spawnSync('tar', ['-czf', file, '-C', join(work, 'src'), top]);
@@ -137,7 +153,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL)('install.sh into a throwaway root',
     expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
     expect(existsSync(join(root, 'opt/pickup-station/previous'))).toBe(false);
     expect(stat('opt/pickup-station/releases/1.0.0')).toEqual({ mode: '755', owner: '0:0' });
-    expect(stat('opt/pickup-station/releases/1.0.0/dist/src/main.js')).toEqual({ mode: '644', owner: '0:0' });
+    expect(stat('opt/pickup-station/releases/1.0.0/app/main.js')).toEqual({ mode: '644', owner: '0:0' });
     expect(read('opt/pickup-station/current/manifest.json')).toContain('"version": "1.0.0"');
 
     // The unit and the udev rules, enabled for multi-user.target.
@@ -157,7 +173,10 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL)('install.sh into a throwaway root',
 
     // Wrappers for technicians.
     expect(stat('usr/local/bin/stationctl')).toEqual({ mode: '755', owner: '0:0' });
-    expect(read('usr/local/bin/stationctl')).toContain('exec /usr/bin/node /opt/pickup-station/current/dist/src/cli/stationctl.js "$@"');
+    // The node the unit runs (the release's own when it has one), the release's layout (app/, or dist/src/ before bundling).
+    expect(read('usr/local/bin/stationctl')).toContain('[ -x /opt/pickup-station/current/node/bin/node ] && node=/opt/pickup-station/current/node/bin/node');
+    expect(read('usr/local/bin/stationctl')).toContain('[ -f /opt/pickup-station/current/app/stationctl.js ] && exec "$node" /opt/pickup-station/current/app/stationctl.js "$@"');
+    expect(read('usr/local/bin/stationctl')).toContain('exec "$node" /opt/pickup-station/current/dist/src/cli/stationctl.js "$@"');
 
     // What it would have done to the live system.
     expect(r.commands).toEqual([
@@ -260,7 +279,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL)('install.sh into a throwaway root',
   it('refuses a damaged bundle and installs nothing', () => {
     const r = install(['--bundle', bundle('1.0.0', { corrupt: true })]);
     expect(r.status).not.toBe(0);
-    expect(r.out).toContain('checksum mismatch: dist/src/main.js');
+    expect(r.out).toContain('checksum mismatch: app/main.js');
     expect(existsSync(join(root, 'opt/pickup-station'))).toBe(false);
   });
 
@@ -279,6 +298,40 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL)('install.sh into a throwaway root',
     expect(r.status).not.toBe(0);
     expect(r.out).toMatch(/Node 18\.19\.0 .* too old: 20\.11\.0 or newer/);
     expect(r.out).toContain('NodeSource');
+  });
+
+  it('a release with its own Node: needs no Node on the board, checks and uses the bundled one', () => {
+    const tooOld = join(work, 'node18');
+    writeFileSync(tooOld, '#!/bin/sh\necho v18.19.0\n');
+    chmodSync(tooOld, 0o755);
+    const r = install(['--bundle', bundle('1.0.0', { nodeMajor: 24, node: { version: '24.21.0' } })], { NODE: tooOld });
+    expect(r.status, r.out).toBe(0);
+    expect(r.out).toContain('the release ships Node 24.21.0 (node/bin/node): the unit runs it');
+    expect(stat('opt/pickup-station/releases/1.0.0/node/bin/node')).toEqual({ mode: '755', owner: '0:0' });
+    // The unit finds it first (ExecSearchPath=), so it is the one the addons were built for.
+    expect(read('etc/systemd/system/pickup-station.service')).toContain('ExecSearchPath=/opt/pickup-station/current/node/bin:/usr/bin');
+  });
+
+  it('refuses a bundled node whose checksum does not match, without running it', () => {
+    const ran = join(work, 'ran');
+    const r = install(['--bundle', bundle('1.0.0', { nodeMajor: 24, node: { version: '24.21.0', tamper: true, ranMarker: ran } })]);
+    expect(r.status).not.toBe(0);
+    expect(r.out).toContain('checksum mismatch: node/bin/node');
+    expect(existsSync(ran)).toBe(false);
+    expect(existsSync(join(root, 'opt/pickup-station'))).toBe(false);
+  });
+
+  it('refuses a bundled node that does not run on this board (another architecture)', () => {
+    const r = install(['--bundle', bundle('1.0.0', { nodeMajor: 24, node: { version: '24.21.0', runs: false } })]);
+    expect(r.status).not.toBe(0);
+    expect(r.out).toMatch(/node\/bin\/node does not run on this board: .*Exec format error/);
+    expect(existsSync(join(root, 'opt/pickup-station'))).toBe(false);
+  });
+
+  it('refuses a bundle whose addons need another major than its own node', () => {
+    const r = install(['--bundle', bundle('1.0.0', { nodeMajor: 20, node: { version: '24.21.0' } })]);
+    expect(r.status).not.toBe(0);
+    expect(r.out).toContain('built for Node 20, this board has Node 24.21.0');
   });
 
   it('--rollback without a previous release says so', () => {

@@ -42,7 +42,20 @@ describe('pickup-station.service', () => {
     expect(one('Type')).toBe('notify');
     expect(one('NotifyAccess')).toBe('all');
     expect(one('WatchdogSec')).toBe('30s');
-    expect(one('ExecStart')).toBe('/usr/bin/node --max-semi-space-size=1 /opt/pickup-station/current/dist/src/main.js run --config /etc/pickup-station/config.json');
+    expect(one('ExecStart')).toBe('node --max-semi-space-size=1 /opt/pickup-station/current/app/main.js run --config /etc/pickup-station/config.json');
+  });
+
+  it('runs the release\'s own node when it ships one, Debian\'s otherwise; children keep the usual PATH', () => {
+    expect(one('ExecSearchPath')).toBe('/opt/pickup-station/current/node/bin:/usr/bin');
+    expect(svc['Environment']).toContain('PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin');
+    // Every Exec line names the bare "node", so all of them get the same one.
+    for (const key of ['ExecStart', 'ExecStartPre', 'ExecStopPost']) for (const line of svc[key]!) expect(line.replace(/^-/, '').split(' ')[0], key).toBe('node');
+  });
+
+  it('keeps Node\'s compile cache in its own cache directory', () => {
+    expect(svc['Environment']).toContain('NODE_COMPILE_CACHE=/var/cache/pickup-station/node-compile-cache');
+    expect(one('CacheDirectory')).toBe('pickup-station');
+    expect(one('CacheDirectoryMode')).toBe('0700');
   });
 
   it('restarts always, within a start limit, but never on a bad config (exit 78)', () => {
@@ -54,8 +67,8 @@ describe('pickup-station.service', () => {
 
   it('drives every lock OFF before start (gating) and after stop (not masking the exit status)', () => {
     const safe = 'safe-state --config /etc/pickup-station/config.json';
-    expect(svc['ExecStartPre']).toEqual([`/usr/bin/node /opt/pickup-station/current/dist/src/main.js ${safe}`]);
-    expect(svc['ExecStopPost']).toEqual([`-/usr/bin/node /opt/pickup-station/current/dist/src/main.js ${safe}`]);
+    expect(svc['ExecStartPre']).toEqual([`node /opt/pickup-station/current/app/main.js ${safe}`]);
+    expect(svc['ExecStopPost']).toEqual([`-node /opt/pickup-station/current/app/main.js ${safe}`]);
     expect(one('KillMode')).toBe('mixed');
   });
 
@@ -110,9 +123,13 @@ describe('pickup-station.service', () => {
     for (const why of ['MemoryDenyWriteExecute', 'PrivateUsers', 'IPAddressDeny', 'AF_NETLINK', '/sys/class/gpio', 'ProcSubset']) expect(TEXT).toContain(why);
   });
 
-  it('ExecStart names the file the build emits', () => {
-    // npm test builds before vitest; the bundle and install.sh ship dist/ as is.
-    expect(existsSync(join(REPO, 'dist/src/main.js'))).toBe(true);
+  it('every Exec line names a file the build emits (app/, as the release ships it)', () => {
+    // npm test builds (tsc, then scripts/app/build.mjs) before vitest; the bundle and install.sh ship app/ as built.
+    for (const key of ['ExecStart', 'ExecStartPre', 'ExecStopPost'])
+      for (const line of svc[key]!) {
+        const script = line.split(' ').find((w) => w.startsWith('/opt/pickup-station/current/'))!;
+        expect(existsSync(join(REPO, script.replace('/opt/pickup-station/current/', ''))), script).toBe(true);
+      }
   });
 });
 
