@@ -1,12 +1,16 @@
 /**
- * Idle CPU of the daemon at the default heartbeat (30 s): the built daemon as systemd runs it,
+ * Idle CPU of the daemon at the default heartbeat (30 s): the daemon as the unit starts it (its
+ * ExecStart, placed in the bench's release folder; bench/lib/unit.ts),
  * nothing happening but heartbeats, its utime + stime from /proc over the window (USER_HZ ticks,
  * so the resolution is 10 ms of CPU per window). RSS at the end of the window comes along.
  */
 import { ReferenceServer, generateStation } from '../src/sim/index.js';
-import { MAIN_JS, cpuSeconds, rssBytes, sleep, spawnNode, stopChild } from './lib/proc.js';
+import { join } from 'node:path';
+import type { NodeUnderTest } from './lib/node.js';
+import { cpuSeconds, rssBytes, sleep, spawnNode, stopChild } from './lib/proc.js';
 import { writeDaemonFiles } from './lib/station.js';
 import { MiB } from './lib/stats.js';
+import { placeCommand, readUnit } from './lib/unit.js';
 
 export interface IdleResult {
   readonly windowS: number;
@@ -17,12 +21,14 @@ export interface IdleResult {
   readonly rssMiB: number;
 }
 
-export async function benchIdle(dir: string, windowMs: number): Promise<IdleResult> {
+export async function benchIdle(dir: string, release: string, node: NodeUnderTest, windowMs: number): Promise<IdleResult> {
   const def = generateStation(8);
   const server = new ReferenceServer({ stations: [def], maxRecords: 1_000 });
   const url = await server.start();
-  const { file, env } = writeDaemonFiles(dir, def, url);
-  const p = spawnNode([MAIN_JS, '--config', file], { env, stdio: 'ignore' });
+  const { file, env } = writeDaemonFiles(dir, def, url, { storage: { directory: join(dir, 'idle-state') } });
+  const unit = readUnit();
+  const cmd = placeCommand(unit.execStart, unit, { node: node.path, release, configFile: file, cacheDir: join(dir, 'idle-cache') });
+  const p = spawnNode([...cmd.nodeFlags, ...cmd.args], { node: node.path, env: { ...cmd.env, ...env }, stdio: 'ignore' });
   try {
     await server.waitForRequest((r) => r.endpoint === 'state' && r.stationId === def.id, 15_000);
     // Let start-up work (JIT, first GCs) finish before the window opens.

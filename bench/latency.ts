@@ -1,24 +1,11 @@
 /**
- * Two in-process latencies of one station (real runtime, protocol client and pino at info into a
- * discarding stream) against the reference server, observed only through public APIs:
- *
- * - box-open answer received → lock output driven: from Node's `http.client.response.finish`
- *   diagnostics channel (the response head of the /item-identify has been parsed) to the
- *   runtime's `lock` energized event, split at the runtime's `event-done` (got + p-retry + answer
- *   parsing before it, core transition + pulse chain after it);
- * - door edge → /state received at the server: from the simulated door sensor's change (no
- *   debounce in simulation) to the request record's `at`.
+ * box-open answer → lock energized and door edge → /state at the server, measured by
+ * bench/children/latency-station.ts (bundled like the release) run with the node under test and
+ * the unit's node flags; the result comes back over IPC.
  */
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import type { ClientRequest } from 'node:http';
-import { Writable } from 'node:stream';
-import { startStation, type Station } from '../src/app.js';
-import { SimulatedStation } from '../src/devices/sim/station.js';
-import { createLogger } from '../src/log.js';
-import { ReferenceServer, generateStation, type RequestRecord } from '../src/sim/index.js';
-import type { RuntimeEvent } from '../src/station/runtime.js';
-import { stationConfig } from './lib/station.js';
-import { summarize, type Summary } from './lib/stats.js';
+import type { NodeUnderTest } from './lib/node.js';
+import { nextMessage, spawnNode, stopChild } from './lib/proc.js';
+import type { Summary } from './lib/stats.js';
 
 export interface LatencyResult {
   /** answer received → lock energized. */
@@ -31,113 +18,11 @@ export interface LatencyResult {
   readonly doorToState: Summary;
 }
 
-const RESPONSE_CHANNEL = 'http.client.response.finish';
-
-export async function benchLatency(iterations: number, warmup: number): Promise<LatencyResult> {
-  const def = generateStation(8);
-  const server = new ReferenceServer({ stations: [def], maxRecords: 1_000 });
-  const url = await server.start();
-  const config = stationConfig(def, url, {
-    // Short pulses and spring so one deposit cycle takes milliseconds; the heartbeat far away so
-    // it never collides with a measured event.
-    locks: { pulseMs: 10 },
-    hardware: { kind: 'simulated', doorSpringMs: 1, inputVoltage: 12.1, internetSignalStrength: 100 },
-    timing: { heartbeatIntervalMs: 600_000 },
-  });
-  const sink = new Writable({ write: (_c, _e, cb) => cb() });
-  const sim = new SimulatedStation({ boxNumbers: config.station.boxes.map((b) => b.number), doorSpringMs: 1, inputVoltage: 12.1, internetSignalStrength: 100 });
-  const station = await startStation({ config, password: def.password, log: createLogger('info', sink), hardware: sim });
-
-  let answerAt = 0;
-  const onResponse = (m: unknown): void => {
-    const path = (m as { request?: ClientRequest }).request?.path ?? '';
-    if (path.endsWith('/item-identify')) answerAt = performance.now();
-  };
-  subscribe(RESPONSE_CHANNEL, onResponse);
-  const answerToLock: number[] = [];
-  const answerToDone: number[] = [];
-  const doneToLock: number[] = [];
-  const doorToState: number[] = [];
+export async function benchLatency(node: NodeUnderTest, script: string, nodeFlags: readonly string[], stateDir: string, iterations: number, warmup: number): Promise<LatencyResult> {
+  const p = spawnNode([...nodeFlags, script, String(iterations), String(warmup), stateDir], { node: node.path, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   try {
-    await waitEvent(station, (e) => e.type === 'event-done' && e.record.endpoint === 'state');
-    for (let i = 0; i < warmup + iterations; i++) {
-      const keep = i >= warmup;
-      // Deposit: scan -> box-open -> lock -> door springs OPEN -> /state -> close -> /state.
-      const value = `4${String(i).padStart(13, '0')}`;
-      server.addDeposit({ identifierValue: value, identifierType: 'BAR_CODE', stationId: def.id, boxId: def.boxes[0] ?? '' });
-      let doneAt = 0;
-      const off = station.runtime.onEvent((e) => {
-        if (e.type === 'event-done' && e.record.endpoint === 'item-identify') doneAt = performance.now();
-      });
-      const locked = waitEvent(station, (e) => e.type === 'lock' && e.energized);
-      const opened = server.waitForRequest((r) => stateSays(r, def.boxes[0] ?? '', 'OPEN'), 5_000, { afterSeq: server.lastSeq });
-      sim.scanBarcode(value);
-      await locked;
-      const lockAt = performance.now();
-      off();
-      if (keep) {
-        answerToLock.push(lockAt - answerAt);
-        answerToDone.push(doneAt - answerAt);
-        doneToLock.push(lockAt - doneAt);
-      }
-      await opened;
-      await waitIdle(station);
-      const closed = await doorEdge(server, () => sim.closeDoor(1), (r) => stateSays(r, def.boxes[0] ?? '', 'CLOSED'));
-      await waitIdle(station);
-      // A forced door (box 8) and its closing: two more edges, no lock involved.
-      const forced = await doorEdge(server, () => sim.forceOpen(8), (r) => stateSays(r, def.boxes[7] ?? '', 'OPEN'));
-      await waitIdle(station);
-      const shut = await doorEdge(server, () => sim.closeDoor(8), (r) => stateSays(r, def.boxes[7] ?? '', 'CLOSED'));
-      await waitIdle(station);
-      if (keep) doorToState.push(closed, forced, shut);
-    }
+    return await nextMessage(p.child, (m) => (typeof m === 'object' && m !== null && 'result' in m ? (m as { result: LatencyResult }).result : undefined), 300_000, 'latency-station');
   } finally {
-    unsubscribe(RESPONSE_CHANNEL, onResponse);
-    await station.stop();
-    await server.stop();
+    await stopChild(p);
   }
-  return { answerToLock: summarize(answerToLock), answerToDone: summarize(answerToDone), doneToLock: summarize(doneToLock), doorToState: summarize(doorToState) };
-}
-
-function stateSays(r: RequestRecord, boxId: string, st: 'OPEN' | 'CLOSED'): boolean {
-  if (r.endpoint !== 'state' || typeof r.body !== 'object' || r.body === null || !('boxes' in r.body) || !Array.isArray(r.body.boxes)) return false;
-  return (r.body.boxes as { id: string; st: string }[]).some((b) => b.id === boxId && b.st === st);
-}
-
-/** Time from a door edge to the /state that reports it, at the server. */
-async function doorEdge(server: ReferenceServer, edge: () => void, match: (r: RequestRecord) => boolean): Promise<number> {
-  const got = server.waitForRequest(match, 5_000, { afterSeq: server.lastSeq });
-  const t0 = performance.now();
-  edge();
-  return (await got).at - t0;
-}
-
-/**
- * Until nothing is in flight or owed (the last answer has been applied). Polled: an answer that
- * changes neither mode nor display emits no runtime event after it is applied. Only between
- * measurements, never inside one.
- */
-async function waitIdle(station: Station, timeoutMs = 5_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  for (;;) {
-    const s = station.runtime.snapshot();
-    if (s.inFlight === null && !s.stateOwed) return;
-    if (performance.now() > deadline) throw new Error('bench: station did not become idle');
-    await new Promise((r) => setTimeout(r, 1));
-  }
-}
-
-function waitEvent(station: Station, pred: (e: RuntimeEvent) => boolean, timeoutMs = 5_000): Promise<RuntimeEvent> {
-  return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => {
-      off();
-      reject(new Error(`bench: no matching runtime event within ${timeoutMs} ms`));
-    }, timeoutMs);
-    const off = station.runtime.onEvent((e) => {
-      if (!pred(e)) return;
-      clearTimeout(timer);
-      off();
-      resolve(e);
-    });
-  });
 }

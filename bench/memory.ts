@@ -1,9 +1,13 @@
 /**
  * RSS of a station after 10,000 protocol events and whether it grows: one station process
- * (bench/children/rss-station.ts) against the reference server in this process, memory sampled
- * after forced GC at 10k, 20k and 30k events; growth is the least-squares slope per 10k events.
+ * (bench/children/rss-station.ts, bundled like the release) run with the unit's node flags,
+ * against the reference server in this process; memory sampled after forced GC at 10k, 20k and
+ * 30k events; growth is the least-squares slope per 10k events. Beside it, bare Node with the
+ * same flags doing as many HTTP requests (bench/children/bare-rss.ts).
  */
+import { randomUUID } from 'node:crypto';
 import { ReferenceServer, generateStation } from '../src/sim/index.js';
+import type { NodeUnderTest } from './lib/node.js';
 import { childScript, nextMessage, sleep, smapsRollup, spawnNode, stopChild } from './lib/proc.js';
 import { MiB, slope } from './lib/stats.js';
 
@@ -19,13 +23,18 @@ export interface MemorySample {
   readonly anonMiB: number;
 }
 
-export interface MemoryResult {
+export interface MemoryRun {
   readonly samples: readonly MemorySample[];
   /** MiB per 10,000 events. */
   readonly rssSlope: number;
   readonly heapSlope: number;
   readonly seconds: number;
+}
+
+export interface MemoryResult {
   readonly nodeFlags: readonly string[];
+  readonly station: MemoryRun;
+  readonly bare: MemoryRun;
 }
 
 interface Report {
@@ -35,7 +44,7 @@ interface Report {
 
 const isReport = (m: unknown): Report | undefined => (typeof m === 'object' && m !== null && 'memory' in m ? (m as Report) : undefined);
 
-export async function benchMemory(step: number, steps: number, nodeFlags: readonly string[] = [], heapSnapshot: string | null = null): Promise<MemoryResult> {
+export async function benchMemory(node: NodeUnderTest, stationScript: string, nodeFlags: readonly string[], stateDir: string, step: number, steps: number, heapSnapshot: string | null = null): Promise<MemoryResult> {
   const def = generateStation(8);
   const deposit = '31234000000017';
   const server = new ReferenceServer({
@@ -45,15 +54,27 @@ export async function benchMemory(step: number, steps: number, nodeFlags: readon
     maxRecords: 1_000,
   });
   const url = await server.start();
-  const p = spawnNode([...nodeFlags, '--expose-gc', childScript('rss-station'), JSON.stringify({ serverUrl: url, station: def, deposit })], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+  try {
+    const station = await run(node, [...nodeFlags, '--expose-gc', stationScript, JSON.stringify({ serverUrl: url, station: def, deposit, stateDir })], step, steps, heapSnapshot);
+    const body = JSON.stringify({ station: def.id, st: 'UP', errorMessage: null, boxes: def.boxes.map((id) => ({ id, st: 'CLOSED' })), event: randomUUID() });
+    const authorization = `Basic ${Buffer.from(`${def.id}:${def.password}`).toString('base64')}`;
+    const bare = await run(node, [...nodeFlags, '--expose-gc', childScript('bare-rss'), `${url}/state`, authorization, body], step, steps, null);
+    return { nodeFlags, station, bare };
+  } finally {
+    await server.stop();
+  }
+}
+
+async function run(node: NodeUnderTest, args: readonly string[], step: number, steps: number, heapSnapshot: string | null): Promise<MemoryRun> {
+  const p = spawnNode(args, { node: node.path, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const child = p.child;
   const samples: MemorySample[] = [];
   const t0 = performance.now();
   try {
-    await nextMessage(child, (m) => (typeof m === 'object' && m !== null && 'ready' in m ? true : undefined), 15_000, 'rss-station ready');
+    await nextMessage(child, (m) => (typeof m === 'object' && m !== null && 'ready' in m ? true : undefined), 15_000, 'memory child ready');
     for (let i = 1; i <= steps; i++) {
       child.send({ run: step });
-      const r = await nextMessage(child, isReport, 300_000, `rss-station run ${i}`);
+      const r = await nextMessage(child, isReport, 300_000, `memory child run ${i}`);
       const smaps = smapsRollup(child.pid ?? 0);
       if (i === steps && heapSnapshot !== null) {
         child.send({ snapshot: heapSnapshot });
@@ -69,12 +90,11 @@ export async function benchMemory(step: number, steps: number, nodeFlags: readon
       });
     }
   } finally {
-    // Disconnecting asks the child to stop its station and exit on its own (a --cpu-prof is written then).
+    // Disconnecting asks the child to stop and exit on its own (a --cpu-prof is written then).
     child.disconnect();
     await Promise.race([p.exited, sleep(3_000)]);
     await stopChild(p);
-    await server.stop();
   }
   const per10k = (pick: (s: MemorySample) => number): number => slope(samples.map((s) => [s.events / 10_000, pick(s)] as const));
-  return { samples, rssSlope: per10k((s) => s.rssMiB), heapSlope: per10k((s) => s.heapUsedMiB), seconds: (performance.now() - t0) / 1000, nodeFlags };
+  return { samples, rssSlope: per10k((s) => s.rssMiB), heapSlope: per10k((s) => s.heapUsedMiB), seconds: (performance.now() - t0) / 1000 };
 }

@@ -1,15 +1,18 @@
 /**
  * `npm run bench`: what matters on a station, measured beside what bare Node does on the same
- * machine. Prints a table (or, with --json, one JSON document) and always writes
- * bench/out/latest.json. Not part of `npm test`; nothing here is asserted.
+ * machine, with each Node the project runs on: this process's (Debian's nodejs 20) and the Node
+ * LTS the arm64 release ships (fetched from the npm registry, bench/lib/node.ts). The station runs
+ * as the release has it: the bundled app/ (built by `npm run build`), started by the unit's own
+ * command lines (bench/lib/unit.ts). Prints a table (or, with --json, one JSON document) and
+ * always writes bench/out/latest.json. Not part of `npm test`; nothing here is asserted.
  *
  *   --quick         short windows and few runs: a smoke run, not figures to quote
  *   --json          JSON on stdout instead of the table
- *   --only LIST     comma-separated sections: scan,latency,startup,memory,idle,fleet
+ *   --only LIST     comma-separated sections: scan,latency,startup,safestate,memory,idle,fleet
+ *   --host-node     only this process's node (no download)
  *   --profile       also a --cpu-prof of one daemon start and a heap snapshot of the memory run
  *                   (bench/out/profiles/, bench/out/*.heapsnapshot)
- *   --experiment    also: the scan figure with the station logging at warn instead of info, and
- *                   the memory run with node --max-semi-space-size=1 (the young generation capped)
+ *   --experiment    also the scan figure with the station logging at warn instead of info
  */
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
@@ -19,32 +22,50 @@ import { benchFleet, type FleetResult } from './fleet.js';
 import { benchIdle, type IdleResult } from './idle.js';
 import { benchLatency, type LatencyResult } from './latency.js';
 import { describeMachine, machine } from './lib/machine.js';
+import { nodesUnderTest, type NodeUnderTest } from './lib/node.js';
 import { haveSocat } from './lib/pty.js';
+import { bundleChildren, stageRelease } from './lib/release.js';
+import { readUnit, placeCommand } from './lib/unit.js';
 import { benchMemory, type MemoryResult } from './memory.js';
 import { report } from './report.js';
+import { benchSafeState, type SafeStateResult } from './safe-state.js';
 import { benchScan, type ScanResult } from './scan.js';
 import { benchStartup, type StartupResult } from './startup.js';
 import { verdicts } from './targets.js';
 
-const SECTIONS = ['scan', 'latency', 'startup', 'memory', 'idle', 'fleet'] as const;
+const SECTIONS = ['scan', 'latency', 'startup', 'safestate', 'memory', 'idle', 'fleet'] as const;
 type Section = (typeof SECTIONS)[number];
 
-export interface BenchResults {
+/** Every figure of one Node version. */
+export interface NodeResults {
+  readonly node: NodeUnderTest;
   scan?: ScanResult;
   latency?: LatencyResult;
   startup?: StartupResult;
+  safeState?: SafeStateResult;
   memory?: MemoryResult;
-  memoryExperiment?: MemoryResult;
   idle?: IdleResult;
+}
+
+export interface BenchResults {
+  readonly nodes: NodeResults[];
+  /** Fleet mode, with this process's node only. */
   fleet?: FleetResult;
 }
 
 const { values } = parseArgs({
-  options: { quick: { type: 'boolean' }, json: { type: 'boolean' }, only: { type: 'string' }, profile: { type: 'boolean' }, experiment: { type: 'boolean' } },
+  options: {
+    quick: { type: 'boolean' },
+    json: { type: 'boolean' },
+    only: { type: 'string' },
+    'host-node': { type: 'boolean' },
+    profile: { type: 'boolean' },
+    experiment: { type: 'boolean' },
+  },
   strict: true,
 });
 const quick = values.quick === true;
-const only = new Set<Section>(values.only === undefined ? SECTIONS : (values.only.split(',').filter((s): s is Section => (SECTIONS as readonly string[]).includes(s))));
+const only = new Set<Section>(values.only === undefined ? SECTIONS : values.only.split(',').filter((s): s is Section => (SECTIONS as readonly string[]).includes(s)));
 const outDir = resolve('bench/out');
 mkdirSync(outDir, { recursive: true });
 const dir = mkdtempSync(join(tmpdir(), 'pickup-bench-'));
@@ -54,35 +75,47 @@ const progress = (msg: string): void => {
 
 const started = performance.now();
 const loadBefore = loadavg();
-const results: BenchResults = {};
+const nodes = nodesUnderTest({ onlyHost: values['host-node'] === true, progress });
+const results: BenchResults = { nodes: nodes.map((node) => ({ node })) };
 try {
-  if (only.has('scan')) {
-    if (haveSocat()) {
-      progress('scan -> /item-identify over a pty (station, bare tty, bare serialport)');
-      results.scan = await benchScan(dir, quick ? 50 : 300, quick ? 5 : 20, values.experiment === true);
-    } else progress('scan skipped: socat not installed (apt-get install socat)');
-  }
-  if (only.has('latency')) {
-    progress('box-open -> lock, door -> /state');
-    results.latency = await benchLatency(quick ? 30 : 200, quick ? 5 : 20);
-  }
-  if (only.has('startup')) {
-    progress('process start -> first /state vs bare node');
-    results.startup = await benchStartup(dir, quick ? 4 : 20, { profileDir: values.profile === true ? join(outDir, 'profiles') : null });
-  }
-  // Idle CPU is the daemon's own CPU time, so it runs alongside the memory run to save a minute.
-  const idle = only.has('idle') ? benchIdle(dir, quick ? 10_000 : 60_000) : null;
-  if (only.has('idle')) progress(`idle CPU over ${quick ? 10 : 60} s (alongside the memory run)`);
-  if (only.has('memory')) {
-    progress('RSS over 3 x 10k events');
-    const snapshot = values.profile === true ? join(outDir, `station-${Date.now()}.heapsnapshot`) : null;
-    results.memory = await benchMemory(quick ? 2_000 : 10_000, 3, [], snapshot);
-    if (values.experiment === true) {
-      progress('RSS again with --max-semi-space-size=1');
-      results.memoryExperiment = await benchMemory(quick ? 2_000 : 10_000, 3, ['--max-semi-space-size=1']);
+  const release = stageRelease(dir);
+  const children = await bundleChildren(join(outDir, 'children'), ['rss-station', 'scan-station', 'latency-station']);
+  const unit = readUnit();
+  // The daemon's node flags (ExecStart), for the station children too.
+  const nodeFlags = placeCommand(unit.execStart, unit, { node: 'node', release, configFile: '', cacheDir: '' }).nodeFlags;
+  for (const r of results.nodes) {
+    const { node } = r;
+    const nd = join(dir, node.version);
+    mkdirSync(nd, { recursive: true });
+    const tag = `${node.label} (${node.version})`;
+    if (only.has('scan')) {
+      if (haveSocat()) {
+        progress(`${tag}: scan -> /item-identify over a pty (station, bare tty, bare serialport)`);
+        r.scan = await benchScan(nd, node, children['scan-station'] ?? '', nodeFlags, quick ? 50 : 300, quick ? 5 : 20, values.experiment === true);
+      } else progress('scan skipped: socat not installed (apt-get install socat)');
     }
+    if (only.has('latency')) {
+      progress(`${tag}: box-open -> lock, door -> /state`);
+      r.latency = await benchLatency(node, children['latency-station'] ?? '', nodeFlags, join(nd, 'latency-state'), quick ? 30 : 200, quick ? 5 : 20);
+    }
+    if (only.has('startup')) {
+      progress(`${tag}: process start -> first /state vs bare node`);
+      r.startup = await benchStartup(nd, release, node, quick ? 4 : 20, { profileDir: values.profile === true ? join(outDir, 'profiles') : null });
+    }
+    if (only.has('safestate')) {
+      progress(`${tag}: safe-state start -> every lock OFF vs bare node`);
+      r.safeState = await benchSafeState(nd, release, node, quick ? 4 : 20);
+    }
+    // Idle CPU is the daemon's own CPU time, so it runs alongside the memory run to save a minute.
+    const idle = only.has('idle') ? benchIdle(join(nd, 'idle'), release, node, quick ? 10_000 : 60_000) : null;
+    if (only.has('idle')) progress(`${tag}: idle CPU over ${quick ? 10 : 60} s (alongside the memory run)`);
+    if (only.has('memory')) {
+      progress(`${tag}: RSS over 3 x 10k events, station and bare node, with the unit's flags (${nodeFlags.join(' ') || 'none'})`);
+      const snapshot = values.profile === true ? join(outDir, `station-${node.version}-${Date.now()}.heapsnapshot`) : null;
+      r.memory = await benchMemory(node, children['rss-station'] ?? '', nodeFlags, join(nd, 'rss-state'), quick ? 2_000 : 10_000, 3, snapshot);
+    }
+    if (idle) r.idle = await idle;
   }
-  if (idle) results.idle = await idle;
   if (only.has('fleet')) {
     progress('fleet: largest N with every heartbeat in time');
     results.fleet = await benchFleet(dir, quick ? { sizes: [50, 200], heartbeatMs: 2_000, observeMs: 6_000, ratePerMin: 2 } : { sizes: [250, 500, 1_000, 2_000], heartbeatMs: 5_000, observeMs: 15_000, ratePerMin: 2 });

@@ -1,6 +1,7 @@
 /**
  * scan → /item-identify received at the reference server: the barcode is written into a real
- * pseudo-terminal (socat), read by the real serial scanner driver in a station process, framed,
+ * pseudo-terminal (socat), read by the real serial scanner driver in a station process
+ * (bench/children/scan-station.ts, bundled like the release, the unit's node flags), framed,
  * turned into a core input, sent by the protocol client; the clock stops when the server has the
  * whole body. Beside it, in the same run and interleaved, the bare-Node hop (bench/children/
  * bare-hop.ts) over its own pty pair, twice: with tty.ReadStream and with serialport.
@@ -8,9 +9,11 @@
  * One clock for all: the writer and the server live in this process (performance.now()).
  */
 import { openSync, closeSync, writeSync } from 'node:fs';
+import { join } from 'node:path';
 import { ReferenceServer, generateStation, type RequestRecord } from '../src/sim/index.js';
 import { PtyPair } from './lib/pty.js';
 import { childScript, nextMessage, sleep, spawnNode, stopChild, type Spawned } from './lib/proc.js';
+import type { NodeUnderTest } from './lib/node.js';
 import { summarize, type Summary } from './lib/stats.js';
 
 export interface ScanResult {
@@ -32,7 +35,7 @@ interface Variant {
 const isReady = (m: unknown): true | undefined => (typeof m === 'object' && m !== null && 'ready' in m ? true : undefined);
 const IPC_STDIO = ['ignore', 'ignore', 'inherit', 'ipc'] as const;
 
-export async function benchScan(dir: string, iterations: number, warmup: number, experiment = false): Promise<ScanResult> {
+export async function benchScan(dir: string, node: NodeUnderTest, stationScript: string, nodeFlags: readonly string[], iterations: number, warmup: number, experiment = false): Promise<ScanResult> {
   const station = generateStation(8);
   // A second station for the experiment variant: two stations never share an id.
   const second = generateStation(8);
@@ -45,9 +48,9 @@ export async function benchScan(dir: string, iterations: number, warmup: number,
       await v.pty.start();
       const args =
         v.name === 'station' || v.name === 'stationWarn'
-          ? [childScript('scan-station'), JSON.stringify({ serverUrl: url, station: v.name === 'station' ? station : second, tty: v.pty.b, ...(v.name === 'stationWarn' ? { logLevel: 'warn' } : {}) })]
+          ? [...nodeFlags, stationScript, JSON.stringify({ serverUrl: url, station: v.name === 'station' ? station : second, tty: v.pty.b, stateDir: join(dir, `${v.name}-state`), ...(v.name === 'stationWarn' ? { logLevel: 'warn' } : {}) })]
           : [childScript('bare-hop'), v.name === 'bareTty' ? 'tty' : 'serialport', v.pty.b, `${url}/item-identify`, station.id, station.password];
-      v.proc = spawnNode(args, { stdio: [...IPC_STDIO] });
+      v.proc = spawnNode(args, { node: node.path, stdio: [...IPC_STDIO] });
       await nextMessage(v.proc.child, isReady, 15_000, `${v.name} ready`);
       v.fd = openSync(v.pty.a, 'r+');
     }

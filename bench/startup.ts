@@ -1,11 +1,15 @@
 /**
- * Process start → first /state received at the reference server (the built daemon, as systemd
- * runs it: `node dist/src/main.js --config FILE`, password from $CREDENTIALS_DIRECTORY, log at
- * info to a discarded stdout), beside bare `node` start → first POST received by the same server
- * (bench/children/bare-post.ts). Runs interleaved; one clock (this process's performance.now()).
+ * Process start → first /state received at the reference server: the daemon exactly as the unit
+ * starts it (its ExecStart: node flags, app/main.js of a release folder, Environment= such as the
+ * compile cache; password from $CREDENTIALS_DIRECTORY, log at info to a discarded stdout), beside
+ * bare `node` start → first POST received by the same server (bench/children/bare-post.ts), with
+ * the same node binary. Interleaved; one clock (this process's performance.now()). The first,
+ * unmeasured run of each warms the page cache and the compile cache, as on a station that has
+ * started before.
  *
- * Evidence for what dominates: the load time of each dependency's module graph in a fresh process
- * (bench/children/import-cost.ts), and optionally a --cpu-prof of one daemon start by origin.
+ * Evidence for what is left: the main thread's CPU time up to that moment (/proc schedstat: less
+ * sensitive to a loaded machine than the wall clock), the load time of the bundled daemon and of
+ * the heaviest dependencies' module graphs in a fresh process, and optionally a --cpu-prof.
  */
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
@@ -13,13 +17,20 @@ import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
 import { ReferenceServer, generateStation, type RequestRecord, type SimStation } from '../src/sim/index.js';
 import { profileByOrigin, type ProfileShare } from './lib/cpuprofile.js';
-import { MAIN_JS, childScript, spawnNode, stopChild } from './lib/proc.js';
+import type { NodeUnderTest } from './lib/node.js';
+import { childScript, mainThreadCpuMs, spawnNode, stopChild } from './lib/proc.js';
 import { writeDaemonFiles } from './lib/station.js';
 import { summarize, type Summary } from './lib/stats.js';
+import { placeCommand, readUnit, type Command } from './lib/unit.js';
 
 export interface StartupResult {
   readonly station: Summary;
   readonly bare: Summary;
+  /** Main-thread CPU time of the station / bare process up to the moment its request arrived. */
+  readonly stationCpu: Summary;
+  readonly bareCpu: Summary;
+  /** The daemon's command line as run (release folder in place of /opt/pickup-station/current). */
+  readonly command: string;
   /** Median import time per module graph, fresh process each, ms. */
   readonly imports: readonly { readonly specifier: string; readonly importMs: number }[];
   /** Node's own boot before the first line of a script, median ms. */
@@ -27,45 +38,54 @@ export interface StartupResult {
   readonly profile: readonly ProfileShare[] | null;
 }
 
-/** Module graphs the daemon loads, the heaviest dependencies alone first. */
-const IMPORTS = ['zod', 'got', 'pino', 'p-retry', '../../src/config/schema.js', '../../src/protocol/client.js', '../../src/daemon.js'];
+/** The bundled daemon (everything it loads before its first /state), then the heaviest package graphs unbundled. */
+const IMPORTS = ['zod', 'got', 'pino'];
 
-export async function benchStartup(dir: string, runs: number, opts: { profileDir: string | null }): Promise<StartupResult> {
+interface Sample {
+  readonly ms: number;
+  readonly cpuMs: number;
+}
+
+export async function benchStartup(dir: string, release: string, node: NodeUnderTest, runs: number, opts: { profileDir: string | null }): Promise<StartupResult> {
   const def = generateStation(8);
   const server = new ReferenceServer({ stations: [def], maxRecords: 1_000 });
   const url = await server.start();
-  const { file, env } = writeDaemonFiles(dir, def, url);
-  const station: number[] = [];
-  const bare: number[] = [];
+  const { file, env } = writeDaemonFiles(dir, def, url, { storage: { directory: join(dir, 'state') } });
+  const unit = readUnit();
+  const daemon = placeCommand(unit.execStart, unit, { node: node.path, release, configFile: file, cacheDir: join(dir, `cache-${node.version}`) });
+  const station: Sample[] = [];
+  const bare: Sample[] = [];
   let profile: ProfileShare[] | null = null;
   try {
-    // One unmeasured run of each warms the page cache, as on a station that has booted before.
-    await daemonStart(server, def, file, env, []);
-    await bareStart(server, def, url);
+    await daemonStart(server, def, node, daemon, env, []);
+    await bareStart(server, def, node, url);
     for (let i = 0; i < runs; i++) {
       if (i % 2 === 0) {
-        station.push(await daemonStart(server, def, file, env, []));
-        bare.push(await bareStart(server, def, url));
+        station.push(await daemonStart(server, def, node, daemon, env, []));
+        bare.push(await bareStart(server, def, node, url));
       } else {
-        bare.push(await bareStart(server, def, url));
-        station.push(await daemonStart(server, def, file, env, []));
+        bare.push(await bareStart(server, def, node, url));
+        station.push(await daemonStart(server, def, node, daemon, env, []));
       }
     }
     if (opts.profileDir !== null) {
       mkdirSync(opts.profileDir, { recursive: true });
       const before = new Set(readdirSync(opts.profileDir));
-      await daemonStart(server, def, file, env, ['--cpu-prof', '--cpu-prof-dir', opts.profileDir]);
+      await daemonStart(server, def, node, daemon, env, ['--cpu-prof', '--cpu-prof-dir', opts.profileDir]);
       const written = readdirSync(opts.profileDir).find((f) => f.endsWith('.cpuprofile') && !before.has(f));
       if (written !== undefined) profile = profileByOrigin(join(opts.profileDir, written));
     }
   } finally {
     await server.stop();
   }
-  const costs = IMPORTS.map((specifier) => ({ specifier, ...importCost(specifier, 5) }));
+  const costs = [join(release, 'app/daemon.js'), ...IMPORTS].map((specifier) => ({ specifier, ...importCost(node, specifier, 5) }));
   return {
-    station: summarize(station),
-    bare: summarize(bare),
-    imports: costs.map(({ specifier, importMs }) => ({ specifier, importMs })),
+    station: summarize(station.map((s) => s.ms)),
+    bare: summarize(bare.map((s) => s.ms)),
+    stationCpu: summarize(station.map((s) => s.cpuMs)),
+    bareCpu: summarize(bare.map((s) => s.cpuMs).filter(Number.isFinite)),
+    command: [node.path, ...daemon.nodeFlags, ...daemon.args].join(' '),
+    imports: costs.map(({ specifier, importMs }) => ({ specifier: specifier.startsWith(release) ? 'app/daemon.js (bundled)' : specifier, importMs })),
     nodeBootMs: summarize(costs.map((c) => c.bootMs)).p50,
     profile,
   };
@@ -73,36 +93,44 @@ export async function benchStartup(dir: string, runs: number, opts: { profileDir
 
 const isState = (id: string) => (r: RequestRecord) => r.endpoint === 'state' && r.stationId === id;
 
-async function daemonStart(server: ReferenceServer, def: SimStation, file: string, env: NodeJS.ProcessEnv, nodeFlags: string[]): Promise<number> {
+async function daemonStart(server: ReferenceServer, def: SimStation, node: NodeUnderTest, cmd: Command, env: NodeJS.ProcessEnv, extraFlags: string[]): Promise<Sample> {
   const first = server.waitForRequest(isState(def.id), 15_000, { afterSeq: server.lastSeq });
   const t0 = performance.now();
-  const p = spawnNode([...nodeFlags, MAIN_JS, '--config', file], { env, stdio: 'ignore' });
+  const p = spawnNode([...cmd.nodeFlags, ...extraFlags, ...cmd.args], { node: node.path, env: { ...cmd.env, ...env }, stdio: 'ignore' });
   try {
-    return (await first).at - t0;
+    const ms = (await first).at - t0;
+    return { ms, cpuMs: mainThreadCpuMs(p.child.pid ?? 0) };
   } finally {
     await stopChild(p);
   }
 }
 
-async function bareStart(server: ReferenceServer, def: SimStation, url: string): Promise<number> {
+async function bareStart(server: ReferenceServer, def: SimStation, node: NodeUnderTest, url: string): Promise<Sample> {
   const body = JSON.stringify({ station: def.id, st: 'UP', errorMessage: null, boxes: def.boxes.map((id) => ({ id, st: 'CLOSED' })), event: randomUUID() });
   const authorization = `Basic ${Buffer.from(`${def.id}:${def.password}`).toString('base64')}`;
   const first = server.waitForRequest(isState(def.id), 15_000, { afterSeq: server.lastSeq });
   const t0 = performance.now();
-  const p = spawnNode([childScript('bare-post'), `${url}/state`, authorization, body], { stdio: 'ignore' });
+  const p = spawnNode([childScript('bare-post'), `${url}/state`, authorization, body], { node: node.path, stdio: 'ignore' });
   try {
-    return (await first).at - t0;
+    const ms = (await first).at - t0;
+    let cpuMs = Number.NaN;
+    try {
+      cpuMs = mainThreadCpuMs(p.child.pid ?? 0);
+    } catch {
+      // already gone: it exits as soon as the answer is in
+    }
+    return { ms, cpuMs };
   } finally {
     await p.exited;
   }
 }
 
 /** Median of `runs` fresh processes (clean env, like every child here). Synchronous on purpose: nothing else runs meanwhile. */
-function importCost(specifier: string, runs: number): { importMs: number; bootMs: number } {
+function importCost(node: NodeUnderTest, specifier: string, runs: number): { importMs: number; bootMs: number } {
   const imports: number[] = [];
   const boots: number[] = [];
   for (let i = 0; i < runs; i++) {
-    const out = execFileSync(process.execPath, [childScript('import-cost'), specifier], { encoding: 'utf8', env: { PATH: process.env['PATH'] } });
+    const out = execFileSync(node.path, [childScript('import-cost'), specifier], { encoding: 'utf8', env: { PATH: process.env['PATH'] } });
     const r = JSON.parse(out) as { importMs: number; bootMs: number };
     imports.push(r.importMs);
     boots.push(r.bootMs);

@@ -1,44 +1,54 @@
 /**
- * The issue's targets, evaluated (reported, never asserted in tests):
- * scan → request ≤ 1.5× the bare hop (p50s) with p99 < 5 ms; start → first /state ≤ 6× bare
- * (p50s); steady RSS < 70 MiB and flat; idle CPU < 0.3 % of a core; fleet ≥ 1,000 stations.
+ * The targets of issue 13, evaluated per Node version (reported, never asserted in tests):
+ *   start → first /state ≤ 3× bare Node (p50s), the daemon as the unit starts it;
+ *   steady RSS < 60 MiB after 10k events with the unit's flags, flat to 30k (≤ 0.5 MiB per 10k);
+ *   scan → /item-identify ≤ 1.5× the bare tty hop (p50s) and p99 < 5 ms;
+ *   box-open answer → lock energized p99 < 1 ms; door edge → /state at the server p50 < 1 ms;
+ *   safe-state start → every lock OFF ≤ 2× bare Node start;
+ * and the earlier ones still held: idle CPU < 0.3 % of a core; fleet ≥ 1,000 stations.
  */
-import type { FleetResult } from './fleet.js';
-import type { IdleResult } from './idle.js';
-import type { MemoryResult } from './memory.js';
-import type { ScanResult } from './scan.js';
-import type { StartupResult } from './startup.js';
+import type { BenchResults, NodeResults } from './run.js';
 
 export interface Verdict {
+  readonly node: string;
   readonly target: string;
   readonly figure: string;
   readonly pass: boolean;
 }
 
-/** "Flat": RSS at the last sample within 5 % of the first, and heap after GC growing < 0.5 MiB per 10k events. */
-export function isFlat(m: MemoryResult): boolean {
-  const first = m.samples[0]?.rssMiB ?? Number.NaN;
-  const last = m.samples[m.samples.length - 1]?.rssMiB ?? Number.NaN;
-  return last <= first * 1.05 && m.heapSlope < 0.5;
+export function verdicts(all: BenchResults): Verdict[] {
+  const out: Verdict[] = [];
+  for (const r of all.nodes) out.push(...nodeVerdicts(r));
+  if (all.fleet) out.push({ node: 'host', target: 'fleet holds >= 1,000 stations', figure: `${all.fleet.maxHeld}`, pass: all.fleet.maxHeld >= 1_000 });
+  return out;
 }
 
-export function verdicts(r: { scan?: ScanResult; startup?: StartupResult; memory?: MemoryResult; idle?: IdleResult; fleet?: FleetResult }): Verdict[] {
+function nodeVerdicts(r: NodeResults): Verdict[] {
   const out: Verdict[] = [];
-  if (r.scan) {
-    const ratio = r.scan.station.p50 / r.scan.bareTty.p50;
-    out.push({ target: 'scan -> request <= 1.5x bare hop (p50)', figure: `${ratio.toFixed(2)}x`, pass: ratio <= 1.5 });
-    out.push({ target: 'scan -> request p99 < 5 ms', figure: `${r.scan.station.p99.toFixed(2)} ms`, pass: r.scan.station.p99 < 5 });
-  }
+  const add = (target: string, figure: string, pass: boolean): void => void out.push({ node: r.node.version, target, figure, pass });
   if (r.startup) {
     const ratio = r.startup.station.p50 / r.startup.bare.p50;
-    out.push({ target: 'start -> first /state <= 6x bare (p50)', figure: `${ratio.toFixed(2)}x`, pass: ratio <= 6 });
+    add('start -> first /state <= 3x bare (p50)', `${ratio.toFixed(2)}x`, ratio <= 3);
   }
   if (r.memory) {
-    const steady = Math.max(...r.memory.samples.map((s) => s.rssMiB));
-    out.push({ target: 'steady RSS < 70 MiB', figure: `${steady.toFixed(1)} MiB`, pass: steady < 70 });
-    out.push({ target: 'RSS flat (10k -> end)', figure: `${r.memory.rssSlope.toFixed(2)} MiB/10k ev (heap ${r.memory.heapSlope.toFixed(2)})`, pass: isFlat(r.memory) });
+    const s = r.memory.station;
+    const steady = Math.max(...s.samples.map((x) => x.rssMiB));
+    add('steady RSS (10k..30k events) < 60 MiB', `${steady.toFixed(1)} MiB`, steady < 60);
+    add('RSS flat to 30k (<= 0.5 MiB/10k)', `${s.rssSlope.toFixed(2)} MiB/10k`, s.rssSlope <= 0.5);
   }
-  if (r.idle) out.push({ target: 'idle CPU < 0.3 % of a core', figure: `${r.idle.cpuPercent.toFixed(3)} %`, pass: r.idle.cpuPercent < 0.3 });
-  if (r.fleet) out.push({ target: 'fleet holds >= 1,000 stations', figure: `${r.fleet.maxHeld}`, pass: r.fleet.maxHeld >= 1_000 });
+  if (r.scan) {
+    const ratio = r.scan.station.p50 / r.scan.bareTty.p50;
+    add('scan -> request <= 1.5x bare hop (p50)', `${ratio.toFixed(2)}x`, ratio <= 1.5);
+    add('scan -> request p99 < 5 ms', `${r.scan.station.p99.toFixed(2)} ms`, r.scan.station.p99 < 5);
+  }
+  if (r.latency) {
+    add('box-open answer -> lock p99 < 1 ms', `${r.latency.answerToLock.p99.toFixed(2)} ms`, r.latency.answerToLock.p99 < 1);
+    add('door edge -> /state p50 < 1 ms (+ debounce)', `${r.latency.doorToState.p50.toFixed(2)} ms`, r.latency.doorToState.p50 < 1);
+  }
+  if (r.safeState) {
+    const ratio = r.safeState.safeState.p50 / r.safeState.bare.p50;
+    add('safe-state -> locks OFF <= 2x bare (p50)', `${ratio.toFixed(2)}x`, ratio <= 2);
+  }
+  if (r.idle) add('idle CPU < 0.3 % of a core', `${r.idle.cpuPercent.toFixed(3)} %`, r.idle.cpuPercent < 0.3);
   return out;
 }

@@ -23,6 +23,7 @@ interface Args {
   readonly serverUrl: string;
   readonly station: SimStation;
   readonly deposit: string;
+  readonly stateDir: string;
 }
 
 const args = JSON.parse(process.argv[2] ?? '{}') as Args;
@@ -31,6 +32,8 @@ const config = stationConfig(args.station, args.serverUrl, {
   hardware: { kind: 'simulated', doorSpringMs: 1, inputVoltage: 12.1, internetSignalStrength: 100 },
   // No heartbeat collisions (a scan during a /state is refused), and the deposit barcode repeats.
   timing: { heartbeatIntervalMs: 600_000, duplicateScanWindowMs: 0 },
+  // On disk, as the unit's StateDirectory: what the station keeps across restarts is written as in the field.
+  storage: { directory: args.stateDir },
 });
 const sim = new SimulatedStation({ boxNumbers: config.station.boxes.map((b) => b.number), doorSpringMs: 1, inputVoltage: 12.1, internetSignalStrength: 100 });
 const station: Station = await startStation({ config, password: args.station.password, log: createLogger(config.log.level), hardware: sim });

@@ -17,8 +17,9 @@ export interface Spawned {
   readonly exited: Promise<number | null>;
 }
 
-export function spawnNode(args: readonly string[], opts: { env?: NodeJS.ProcessEnv; stdio?: StdioOptions } = {}): Spawned {
-  const child = spawn(process.execPath, args, {
+/** A node process (default: this one's binary) with a clean environment: only PATH and `env`. */
+export function spawnNode(args: readonly string[], opts: { node?: string; env?: NodeJS.ProcessEnv; stdio?: StdioOptions } = {}): Spawned {
+  const child = spawn(opts.node ?? process.execPath, args, {
     env: { PATH: process.env['PATH'], ...opts.env },
     stdio: opts.stdio ?? ['ignore', 'ignore', 'inherit'],
   });
@@ -79,6 +80,11 @@ export function nextMessage<T>(child: ChildProcess, pick: (m: unknown) => T | un
     child.on('message', onMessage);
     child.once('exit', onExit);
   });
+}
+
+/** On-CPU time of a process's main thread so far (ns resolution, from /proc/<pid>/schedstat), ms. */
+export function mainThreadCpuMs(pid: number): number {
+  return Number(readFileSync(`/proc/${pid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
 }
 
 /** Resident memory by kind from /proc/<pid>/smaps_rollup, bytes. */

@@ -5,9 +5,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type * as z from 'zod';
 import { ConfigError, type ConfigProblem } from '../errors.js';
+import { readJsonFile, zodProblems } from './read.js';
 import { configSchema, type StationConfig } from './schema.js';
+
+// Readers and problem rendering shared with the board profile and safe-state live in read.ts
+// (no schema: safe-state loads them without the station's whole config schema).
+export { readFailure, readJsonFile, zodProblems } from './read.js';
 
 /** Name of the systemd credential (LoadCredential=station-password:...) holding the password. */
 export const PASSWORD_CREDENTIAL = 'station-password';
@@ -16,21 +20,6 @@ const PASSWORD_RE = /^[A-Za-z0-9]{20}$/;
 export interface LoadedConfig {
   readonly config: StationConfig;
   readonly password: string;
-}
-
-function renderValue(v: unknown): string {
-  const s = JSON.stringify(v);
-  if (s === undefined) return String(v);
-  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
-}
-
-/** zod issues -> problems with dotted paths and the bad value. */
-export function zodProblems(error: z.ZodError, prefix = ''): ConfigProblem[] {
-  return error.issues.map((issue) => {
-    const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
-    const value = 'input' in issue && issue.input !== undefined ? renderValue(issue.input) : undefined;
-    return value === undefined ? { path, message: issue.message } : { path, message: issue.message, value };
-  });
 }
 
 /** Validate an already parsed config object. */
@@ -60,20 +49,6 @@ function readPassword(config: StationConfig | undefined, env: NodeJS.ProcessEnv,
   // The value itself is a secret: report only what is wrong with it.
   if (!PASSWORD_RE.test(password)) problems.push({ path, message: `password in ${file} must be 20 alphanumeric characters (has ${password.length})` });
   return password;
-}
-
-/** Why a JSON file could not be read or parsed, for a config problem. */
-export function readFailure(e: unknown): string {
-  return e instanceof SyntaxError ? `not valid JSON: ${e.message}` : `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`;
-}
-
-/** Read and parse a JSON file; a failure is a ConfigError of `source` (default: the file). */
-export function readJsonFile(file: string, source = file): unknown {
-  try {
-    return JSON.parse(readFileSync(file, 'utf8'));
-  } catch (e) {
-    throw new ConfigError(source, [{ path: '', message: readFailure(e) }]);
-  }
 }
 
 /**

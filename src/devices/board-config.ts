@@ -8,20 +8,10 @@
  * Pure schemas (imported by src/config/schema.ts); board-profile.ts reads the file.
  */
 import * as z from 'zod';
+import { gpioBackendSchema, inputLineSchema, outputLineSchema } from './gpio/line-schema.js';
 import { hidKeypadSchema, inputProfileObject, refineInputProfile } from './input/schema.js';
 
-const chipLabel = z.string().min(1, 'chip label required (see `gpiodetect` or /sys/class/gpio/gpiochip*/label)');
-const offset = z.number().int().min(0).max(1023);
-
-/** A lock output or keypad row. activeLow: the line is driven *low* to energize. */
-export const outputLineSchema = z.strictObject({ chip: chipLabel, offset, activeLow: z.boolean().default(false) });
-/** A door, button or keypad column. bias is applied by the cdev backend; with sysfs it must be wired. */
-export const inputLineSchema = z.strictObject({
-  chip: chipLabel,
-  offset,
-  activeLow: z.boolean().default(false),
-  bias: z.enum(['as-is', 'pull-up', 'pull-down', 'disable']).default('as-is'),
-});
+export { inputLineSchema, outputLineSchema };
 
 export const boardBoxSchema = z.strictObject({
   number: z.number().int().min(1).max(999),
@@ -56,7 +46,7 @@ export const boardProfileSchema = z
     gpio: z
       .strictObject({
         /** auto: sysfs when /sys/class/gpio exists and onoff loads, else the character device. */
-        backend: z.enum(['auto', 'sysfs', 'cdev']).default('auto'),
+        backend: gpioBackendSchema,
         /** Doors, buttons and keypad columns must be quiet this long before a change counts. */
         debounceMs: z.number().int().min(1).max(1000).default(30),
         /** Time the backend gets past the pulse end before the watchdog forces the lock OFF. */

@@ -24,7 +24,7 @@ async function openSysfs(): Promise<GpioBackend> {
  * auto: sysfs when /sys/class/gpio exists and onoff loads (edges come straight from epoll),
  * otherwise the character device through the libgpiod tools (Raspberry Pi OS Trixie, Pi 5).
  */
-export async function openGpioBackend(choice: BackendChoice, log: Logger): Promise<GpioBackend> {
+export async function openGpioBackend(choice: BackendChoice, log: Pick<Logger, 'warn'>): Promise<GpioBackend> {
   if (choice === 'sysfs') return openSysfs();
   if (choice === 'cdev') return CdevBackend.open();
   if (existsSync(`${SYSFS_GPIO_ROOT}/export`)) {

@@ -180,14 +180,16 @@ export class CdevBackend implements GpioBackend {
   static async open(opts: CdevBackendOptions = {}): Promise<CdevBackend> {
     const spawn: SpawnFn = opts.spawn ?? ((c, a, o) => nodeSpawn(c, a, o));
     const killGroup: KillGroupFn = opts.killGroup ?? ((pid, signal) => process.kill(-pid, signal));
+    // Both tools at once: safe-state runs this before every start, and each tool is a process start.
+    const [versionText, detected] = await Promise.all([opts.version === undefined ? runTool(spawn, ['gpioset', '--version']) : Promise.resolve(null), runTool(spawn, ['gpiodetect'])]);
     let version = opts.version;
-    if (version === undefined) {
-      const text = await runTool(spawn, ['gpioset', '--version']);
-      const v = parseGpiodVersion(text);
-      if (v === null) throw new DeviceError('gpioset', `unknown libgpiod version: ${JSON.stringify(text.split('\n')[0])}`);
+    if (versionText !== null) {
+      const v = parseGpiodVersion(versionText);
+      if (v === null) throw new DeviceError('gpioset', `unknown libgpiod version: ${JSON.stringify(versionText.split('\n')[0])}`);
       version = v;
     }
-    const chips = parseGpiodetect(await runTool(spawn, ['gpiodetect']));
+    if (version === undefined) throw new DeviceError('gpioset', 'no libgpiod version');
+    const chips = parseGpiodetect(detected);
     return new CdevBackend({ spawn, killGroup, version }, chips);
   }
 

@@ -6,8 +6,17 @@
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, EXIT_CONFIG, errorMessage } from '../../errors.js';
-import { createLogger } from '../../log.js';
-import { driveLocksOff, loadBoardProfile, profileOfConfig } from './safe-state.js';
+import { driveLocksOff, loadLockProfile, profileOfConfig } from './safe-state.js';
+
+/**
+ * Its one warning (the auto backend falling back to the character device) as a line on stderr,
+ * like the rest of its output: no logger, so pino is not loaded before the locks are OFF.
+ */
+const stderrWarn = {
+  warn(obj: unknown, msg?: string): void {
+    console.error(`safe-state: warning: ${msg ?? ''} ${JSON.stringify(obj)}`);
+  },
+};
 
 export async function runSafeState(args: string[], defaultConfigFile: string): Promise<number> {
   const { values } = parseArgs({ args, options: { config: { type: 'string', short: 'c' }, profile: { type: 'string', short: 'p' } }, strict: true });
@@ -18,7 +27,7 @@ export async function runSafeState(args: string[], defaultConfigFile: string): P
       process.stdout.write('safe-state: simulated hardware, nothing to drive\n');
       return 0;
     }
-    profile = loadBoardProfile(file);
+    profile = loadLockProfile(file);
   } catch (e) {
     if (e instanceof ConfigError) {
       console.error(e.message);
@@ -30,7 +39,7 @@ export async function runSafeState(args: string[], defaultConfigFile: string): P
   // would be status 0, which systemd takes for "safe".
   const keepAlive = setInterval(() => undefined, 60_000);
   try {
-    const r = await driveLocksOff(profile, createLogger('warn'));
+    const r = await driveLocksOff(profile, stderrWarn);
     process.stdout.write(`safe-state: ${r.lines.length} lock output(s) OFF via ${r.backend} in ${r.ms} ms\n`);
     return 0;
   } catch (e) {

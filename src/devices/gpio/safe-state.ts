@@ -5,26 +5,49 @@
  *
  * It needs only the `hardware` section of the config (or the profile itself): not the station
  * password, not a valid server section. A station whose config is broken must still be made safe.
+ * For the same reason, and because its start is how long a lock may stay energized after a crash,
+ * it validates only what it uses: `hardware.kind` and `hardware.profile` of the config, and of
+ * the profile `gpio.backend` and every box's `lock` line, with the daemon's own line schema
+ * (line-schema.ts). A problem there is still a ConfigError (exit 78) naming the path; the rest of
+ * the profile is the daemon's to check.
  */
 import * as z from 'zod';
-import { readJsonFile, zodProblems } from '../../config/load.js';
+import { readJsonFile, zodProblems } from '../../config/read.js';
 import { ConfigError } from '../../errors.js';
 import type { Logger } from '../../log.js';
-import { boardHardwareSchema, type BoardProfile } from '../board-config.js';
-import { loadBoardProfile } from '../board-profile.js';
 import { openGpioBackend } from './backend.js';
+import { gpioBackendSchema, outputLineSchema } from './line-schema.js';
 import type { GpioBackend } from './types.js';
+
+/** The config's hardware section as far as safe-state reads it. */
+const hardwareRefSchema = z.discriminatedUnion('kind', [
+  z.looseObject({ kind: z.literal('simulated') }),
+  z.looseObject({ kind: z.literal('board'), profile: z.string().min(1) }),
+]);
+
+/** The board profile as far as safe-state reads it: the backend and the lock lines. */
+const lockProfileSchema = z.looseObject({
+  gpio: z.looseObject({ backend: gpioBackendSchema }).prefault({}),
+  boxes: z.array(z.looseObject({ lock: outputLineSchema })).min(1).max(999),
+});
+export type LockProfile = z.output<typeof lockProfileSchema>;
 
 /** The profile a config file points to; null when its hardware is simulated (nothing to do). */
 export function profileOfConfig(file: string): string | null {
   const raw = readJsonFile(file);
   const hardware = typeof raw === 'object' && raw !== null ? (raw as { hardware?: unknown }).hardware : undefined;
   if (hardware === undefined) return null;
-  const kind = z.object({ kind: z.string() }).safeParse(hardware);
-  if (kind.success && kind.data.kind === 'simulated') return null;
-  const result = boardHardwareSchema.safeParse(hardware, { reportInput: true });
+  const result = hardwareRefSchema.safeParse(hardware, { reportInput: true });
   if (!result.success) throw new ConfigError(file, zodProblems(result.error, 'hardware'));
-  return result.data.profile;
+  return result.data.kind === 'board' ? result.data.profile : null;
+}
+
+/** Read a board profile's backend and lock lines. Throws ConfigError naming the file and each path. */
+export function loadLockProfile(file: string): LockProfile {
+  const source = `board profile ${file} (hardware.profile)`;
+  const result = lockProfileSchema.safeParse(readJsonFile(file, source), { reportInput: true });
+  if (!result.success) throw new ConfigError(source, zodProblems(result.error));
+  return result.data;
 }
 
 export interface SafeStateResult {
@@ -34,7 +57,11 @@ export interface SafeStateResult {
 }
 
 /** Drive every lock of `profile` OFF. Rejects (DeviceError) naming the lines it could not. */
-export async function driveLocksOff(profile: BoardProfile, log: Logger, open: (p: BoardProfile) => Promise<GpioBackend> = (p) => openGpioBackend(p.gpio.backend, log)): Promise<SafeStateResult> {
+export async function driveLocksOff(
+  profile: LockProfile,
+  log: Pick<Logger, 'warn'>,
+  open: (p: LockProfile) => Promise<GpioBackend> = (p) => openGpioBackend(p.gpio.backend, log),
+): Promise<SafeStateResult> {
   const t0 = performance.now();
   const backend = await open(profile);
   const specs = profile.boxes.map((b) => b.lock);
@@ -45,5 +72,3 @@ export async function driveLocksOff(profile: BoardProfile, log: Logger, open: (p
   }
   return { backend: backend.kind, lines: specs.map((s) => `${s.chip}:${s.offset}`), ms: Math.round(performance.now() - t0) };
 }
-
-export { loadBoardProfile };
