@@ -7,7 +7,8 @@
  * order of the shell's that runs this one).
  */
 import { execFileSync } from 'node:child_process';
-import { chmodSync, mkdirSync, openSync, writeFileSync, createReadStream, closeSync } from 'node:fs';
+import { chmodSync, constants, mkdirSync, openSync, writeFileSync } from 'node:fs';
+import { Socket } from 'node:net';
 import { join } from 'node:path';
 
 export interface FakeGpiod {
@@ -26,9 +27,9 @@ export function fakeGpiod(dir: string, chips: readonly string[]): FakeGpiod {
   writeFileSync(join(binDir, 'gpiodetect'), `#!/bin/sh\n${chips.map((c, i) => `echo 'gpiochip${i} [${c}] (58 lines)'`).join('\n')}\n`);
   writeFileSync(join(binDir, 'gpioset'), `#!/bin/sh\n[ "$1" = --version ] && { echo 'gpioset (libgpiod) v2.1.3'; exit 0; }\necho "$*" > ${JSON.stringify(fifo)}\n`);
   for (const f of ['gpiodetect', 'gpioset']) chmodSync(join(binDir, f), 0o755);
-  // Read-write, so the FIFO never reports end-of-file between two writers.
-  const fd = openSync(fifo, 'r+');
-  const stream = createReadStream('', { fd, encoding: 'utf8', autoClose: false });
+  // Read-write, so the FIFO never reports end-of-file between two writers; non-blocking, read by
+  // the event loop as a pipe (an fs stream would park a thread-pool thread in read() for good).
+  const stream = new Socket({ fd: openSync(fifo, constants.O_RDWR | constants.O_NONBLOCK), readable: true, writable: false });
   let waiters: { match: (l: string) => boolean; resolve: (at: number) => void }[] = [];
   let partial = '';
   stream.on('data', (chunk: string | Buffer) => {
@@ -55,7 +56,6 @@ export function fakeGpiod(dir: string, chips: readonly string[]): FakeGpiod {
     },
     close() {
       stream.destroy();
-      closeSync(fd);
     },
   };
 }
