@@ -1,7 +1,7 @@
 /**
  * Read-scope routes: status, the event list, the log tail, and the two live streams.
  */
-import type { LogRing } from '../log.js';
+import type { Logger, LogRing } from '../log.js';
 import { HttpError, sendJson } from './http.js';
 import type { StationHost } from './host.js';
 import type { RequestContext, Route } from './router.js';
@@ -13,6 +13,7 @@ export interface ReadDeps {
   readonly ring: LogRing;
   /** Counts open live streams against debug.maxStreams. */
   readonly streams: { open: number };
+  readonly log: Logger;
 }
 
 /** A non-negative integer query parameter, clamped to `max`; `dflt` when absent. 400 when malformed. */
@@ -24,9 +25,16 @@ export function intParam(url: URL, name: string, dflt: number, max: number): num
 }
 
 function openStream(deps: ReadDeps, ctx: RequestContext) {
-  const { maxStreams, keepAliveMs } = deps.host.config.debug;
+  const { maxStreams, keepAliveMs, streamBufferBytes } = deps.host.config.debug;
   if (deps.streams.open >= maxStreams) throw new HttpError(503, 'too_many_streams', `at most ${maxStreams} live streams at once`);
-  const stream = openSse(ctx.res, keepAliveMs);
+  const path = ctx.url.pathname;
+  const technician = ctx.who.name;
+  const onDrop = (unsent: number): void => {
+    // Later, not now: a drop can happen inside the log ring's own write (the log stream), and
+    // logging from there would re-enter the logger mid-line.
+    setImmediate(() => deps.log.warn({ path, technician, unsentBytes: unsent, limit: streamBufferBytes }, 'live stream dropped: its client stopped reading (debug.streamBufferBytes)'));
+  };
+  const stream = openSse(ctx.res, { keepAliveMs, maxBufferedBytes: streamBufferBytes, onDrop });
   deps.streams.open++;
   stream.onClose(() => deps.streams.open--);
   return stream;
