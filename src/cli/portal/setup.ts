@@ -60,6 +60,7 @@ export function createClient(config: PortalConfig, env: Readonly<Record<string, 
     clientSecret: creds.clientSecret,
     grant,
     timeoutMs: config.timeoutMs,
+    maxAnswerBytes: config.maxAnswerBytes,
     ...(logger ? { logger } : {}),
   });
 }
