@@ -3,6 +3,9 @@
  * flag), on simulated hardware against a given server, with its technician port on a free
  * 127.0.0.1 port and a read token. Its memory is read from /proc, so a figure is the station's
  * own, not the test runner's.
+ *
+ * Probing: HOSTILE_NODE_FLAGS="--trace-gc" adds node flags and passes the daemon's non-JSON output to
+ * stderr (e.g. to see when V8's memory reducer returns a flood's garbage).
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
@@ -55,7 +58,8 @@ export async function startDaemon(serverUrl: string, extra: Record<string, unkno
     ...rest,
   };
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
-  const child = spawn(process.execPath, [...UNIT_NODE_FLAGS, MAIN, 'run', '--config', join(dir, 'config.json')], {
+  const probe = process.env['HOSTILE_NODE_FLAGS']?.split(' ').filter(Boolean) ?? [];
+  const child = spawn(process.execPath, [...UNIT_NODE_FLAGS, ...probe, MAIN, 'run', '--config', join(dir, 'config.json')], {
     env: { PATH: process.env['PATH'], CREDENTIALS_DIRECTORY: dir },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
@@ -67,6 +71,7 @@ export async function startDaemon(serverUrl: string, extra: Record<string, unkno
     const parts = text.split('\n');
     partial = parts.pop() ?? '';
     out.push(...parts.filter((l) => l !== ''));
+    if (probe.length > 0) for (const l of parts) if (!l.startsWith('{')) console.error(l);
     for (const w of waiters) w();
   });
   let err = '';
