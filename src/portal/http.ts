@@ -99,8 +99,8 @@ export function createSend(options: HttpOptions): SendFn {
         pending.cancel();
       };
       // got (promise mode) emits 'response' only after the whole body: the status comes from the request.
-      pending.on('request', (r: ClientRequest) => r.once('response', (m: IncomingMessage) => (status = m.statusCode ?? null)));
-      pending.on('downloadProgress', ({ transferred, total }: { transferred: number; total?: number }) => {
+      void pending.on('request', (r: ClientRequest) => r.once('response', (m: IncomingMessage) => (status = m.statusCode ?? null)));
+      void pending.on('downloadProgress', ({ transferred, total }: { transferred: number; total?: number }) => {
         if (total !== undefined && total > cap) abandon(`an answer of ${total} bytes declared, more than portal.maxAnswerBytes (${cap}): not read`);
         else if (transferred > cap) abandon(`an answer longer than portal.maxAnswerBytes (${cap} bytes): abandoned`);
       });

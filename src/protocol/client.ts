@@ -140,8 +140,8 @@ export class HttpProtocolClient implements ProtocolSender {
             };
             // got (promise mode) emits 'response' only after the whole body: the head's status
             // comes from the request, the size from the progress events as the body arrives.
-            pending.on('request', (req: ClientRequest) => req.once('response', (r: IncomingMessage) => (headStatus = r.statusCode ?? null)));
-            pending.on('downloadProgress', ({ transferred, total }: { transferred: number; total?: number }) => {
+            void pending.on('request', (req: ClientRequest) => req.once('response', (r: IncomingMessage) => (headStatus = r.statusCode ?? null)));
+            void pending.on('downloadProgress', ({ transferred, total }: { transferred: number; total?: number }) => {
               if (total !== undefined && total > cap) abandon(`answer of ${total} bytes declared, more than server.maxAnswerBytes (${cap}): not read`);
               else if (transferred > cap) abandon(`answer longer than server.maxAnswerBytes (${cap} bytes): abandoned after ${transferred}`);
             });

@@ -45,7 +45,7 @@ describe('stationctl portal against a hostile answer', () => {
   });
 
   it('a 200 MB search answer is abandoned past portal.maxAnswerBytes', async () => {
-    server = new HostileServer((req) => ({ kind: 'json', body: TOKEN }));
+    server = new HostileServer(() => ({ kind: 'json', body: TOKEN }));
     server.arm((p) => p.startsWith('/api/search'), { kind: 'huge', bytes: 200 * MB, prefix: '{"content":["' });
     const r = await portal(['search', 'document', '--q', 'x'], { maxAnswerBytes: 1 * MB });
     expect(r.code).toBe(1);
