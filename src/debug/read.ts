@@ -16,11 +16,11 @@ export interface ReadDeps {
   readonly log: Logger;
 }
 
-/** A non-negative integer query parameter, clamped to `max`; `dflt` when absent. 400 when malformed. */
+/** A non-negative integer query parameter, clamped to `max`; `dflt` when absent. 400 (naming the range) when malformed. */
 export function intParam(url: URL, name: string, dflt: number, max: number): number {
   const v = url.searchParams.get(name);
   if (v === null) return dflt;
-  if (!/^\d{1,6}$/.test(v)) throw new HttpError(400, 'invalid_query', `${name} must be a non-negative integer`);
+  if (!/^\d{1,15}$/.test(v)) throw new HttpError(400, 'invalid_query', `${name} must be a whole number from 0 to ${max} (larger ones count as ${max})`);
   return Math.min(Number(v), max);
 }
 

@@ -33,6 +33,8 @@ export interface Daemon {
   /** VmRSS and VmHWM (peak) of the daemon, MiB. */
   memory(): { rss: number; hwm: number };
   stop(): Promise<number | null>;
+  /** Stop (SIGTERM) and start again with the same config, port and token: what a restart looks like from outside. */
+  restart(): Promise<Daemon>;
 }
 
 async function freePort(): Promise<number> {
@@ -58,6 +60,10 @@ export async function startDaemon(serverUrl: string, extra: Record<string, unkno
     ...rest,
   };
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
+  return launch(dir, port, token);
+}
+
+async function launch(dir: string, port: number, token: string): Promise<Daemon> {
   const probe = process.env['HOSTILE_NODE_FLAGS']?.split(' ').filter(Boolean) ?? [];
   const child = spawn(process.execPath, [...UNIT_NODE_FLAGS, ...probe, MAIN, 'run', '--config', join(dir, 'config.json')], {
     env: { PATH: process.env['PATH'], CREDENTIALS_DIRECTORY: dir },
@@ -102,6 +108,10 @@ export async function startDaemon(serverUrl: string, extra: Record<string, unkno
     });
   await waitForLine((l) => l['msg'] === 'technician port listening', 'the technician port');
   const pid = child.pid ?? 0;
+  const stop = async (): Promise<number | null> => {
+    if (child.exitCode === null) child.kill('SIGTERM');
+    return exited;
+  };
   return {
     child,
     pid,
@@ -115,9 +125,10 @@ export async function startDaemon(serverUrl: string, extra: Record<string, unkno
       const kb = (k: string): number => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
       return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
     },
-    async stop() {
-      if (child.exitCode === null) child.kill('SIGTERM');
-      return exited;
+    stop,
+    async restart() {
+      await stop();
+      return launch(dir, port, token);
     },
   };
 }
