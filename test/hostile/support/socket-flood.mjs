@@ -3,14 +3,14 @@
 // that trickle a request head one header line every TRICKLE ms and never finish it. Every socket
 // the station closes is opened again after RECONNECT ms, for as long as this runs.
 //
-//   node socket-flood.mjs PORT IDLE SLOW [TRICKLE_MS=200] [RECONNECT_MS=50]
+//   node socket-flood.mjs PORT IDLE SLOW [TRICKLE_MS=200] [RECONNECT_MS=200]
 //
 // Prints one JSON line on SIGTERM: connections opened, closed by the station, 408 answers seen.
 import { connect } from 'node:net';
 import process from 'node:process';
 import { clearInterval, setInterval, setTimeout } from 'node:timers';
 
-const [port, idle, slow, trickle = '200', reconnect = '50'] = process.argv.slice(2).map(Number);
+const [port, idle, slow, trickle = '200', reconnect = '200'] = process.argv.slice(2).map(Number);
 const stats = { opened: 0, closedByStation: 0, answered408: 0, errors: 0, open: 0 };
 let stopping = false;
 
