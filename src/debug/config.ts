@@ -58,8 +58,11 @@ export const debugConfigSchema = z
   keepAliveMs: z.number().int().min(100).max(300_000).default(15_000),
   /** Concurrent live streams; more -> 503 (each holds a socket on a small board). */
   maxStreams: z.number().int().min(1).max(100).default(8),
-  /** Unsent data a live stream may hold for a client that stops reading; past it the stream is dropped. */
-  streamBufferBytes: z.number().int().min(16_384).max(67_108_864).default(1_048_576),
+  /**
+   * Unsent data a live stream may hold for a client that stops reading (beyond what the kernel's
+   * socket buffers took, and beyond the backlog asked for); past it the stream is dropped.
+   */
+  streamBufferBytes: z.number().int().min(16_384).max(67_108_864).default(262_144),
   /** A connection must send a complete request head within this (else 408 and closed). */
   headersTimeoutMs: z.number().int().min(100).max(120_000).default(5_000),
   /** ... and its whole request (head and body) within this. */

@@ -76,7 +76,7 @@ export function readRoutes(deps: ReadDeps): Route[] {
       handle: (ctx) => {
         const backlog = intParam(ctx.url, 'lines', 0, ring.capacity);
         const stream = openStream(deps, ctx);
-        for (const line of ring.tail(backlog)) stream.send('log', line);
+        stream.sendBacklog('log', ring.tail(backlog));
         stream.onClose(ring.follow((line) => stream.send('log', line)));
       },
     },

@@ -20,6 +20,11 @@ import { COMMON_HEADERS } from './http.js';
 export interface SseStream {
   /** Send one event; JSON-encoded data on one `data:` line. */
   send(event: string, data: unknown): void;
+  /**
+   * Send what the client asked to see first (the log tail): its bytes are added to this stream's
+   * bound, so a large backlog written in one go is not mistaken for a client that stopped reading.
+   */
+  sendBacklog(event: string, items: readonly unknown[]): void;
   /** End the stream (runs onClose). */
   close(): void;
   /** Register cleanup; runs once when the stream ends for any reason. */
@@ -52,13 +57,14 @@ export function openSse(res: ServerResponse, limits: SseLimits): SseStream {
     for (const fn of cleanups.splice(0)) fn();
     if (!res.writableEnded) res.end();
   };
+  let bound = limits.maxBufferedBytes;
   const write = (text: string): void => {
     if (closed) return;
     res.write(text);
     // writableLength: what neither the response nor its socket has handed to the kernel yet.
     // (res.write's boolean only says "above the 16 KiB high-water mark": too eager to drop on.)
     const unsent = res.writableLength;
-    if (unsent <= limits.maxBufferedBytes) return;
+    if (unsent <= bound) return;
     finish();
     // end() above would queue behind the unsent data; destroy frees it now.
     res.destroy();
@@ -73,6 +79,11 @@ export function openSse(res: ServerResponse, limits: SseLimits): SseStream {
     send(event, data) {
       if (closed) return;
       write(`event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+    },
+    sendBacklog(event, items) {
+      const texts = items.map((data) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`);
+      bound += texts.reduce((n, t) => n + Buffer.byteLength(t), 0);
+      for (const t of texts) write(t);
     },
     close: finish,
     onClose(fn) {

@@ -32,6 +32,11 @@ export interface Daemon {
   waitForLine(pred: (l: Record<string, unknown>) => boolean, what: string, timeoutMs?: number): Promise<Record<string, unknown>>;
   /** VmRSS and VmHWM (peak) of the daemon, MiB. */
   memory(): { rss: number; hwm: number };
+  /**
+   * Only when started with `gc: true`: force V8's GC in the daemon, then VmRSS/VmHWM and V8's own
+   * figures (MiB). What is left then is what the daemon holds, not garbage V8 has not collected yet.
+   */
+  memoryAfterGc(): Promise<{ rss: number; hwm: number; heapUsed: number; heapTotal: number; external: number }>;
   stop(): Promise<number | null>;
   /** Stop (SIGTERM) and start again with the same config, port and token: what a restart looks like from outside. */
   restart(): Promise<Daemon>;
@@ -45,7 +50,10 @@ async function freePort(): Promise<number> {
   return port;
 }
 
-export async function startDaemon(serverUrl: string, extra: Record<string, unknown> = {}): Promise<Daemon> {
+const GC_WRAPPER = join(import.meta.dirname, 'daemon-gc.mjs');
+
+/** `opts.gc`: run the daemon through daemon-gc.mjs (runDaemon plus a GC-and-measure IPC hook, --expose-gc). */
+export async function startDaemon(serverUrl: string, extra: Record<string, unknown> = {}, opts: { gc?: boolean } = {}): Promise<Daemon> {
   const dir = mkdtempSync(join(tmpdir(), 'hostile-daemon-'));
   writeFileSync(join(dir, 'station-password'), STATION.password);
   const token = newToken();
@@ -60,14 +68,15 @@ export async function startDaemon(serverUrl: string, extra: Record<string, unkno
     ...rest,
   };
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
-  return launch(dir, port, token);
+  return launch(dir, port, token, opts.gc === true);
 }
 
-async function launch(dir: string, port: number, token: string): Promise<Daemon> {
+async function launch(dir: string, port: number, token: string, gc: boolean): Promise<Daemon> {
   const probe = process.env['HOSTILE_NODE_FLAGS']?.split(' ').filter(Boolean) ?? [];
-  const child = spawn(process.execPath, [...UNIT_NODE_FLAGS, ...probe, MAIN, 'run', '--config', join(dir, 'config.json')], {
+  const entry = gc ? ['--expose-gc', GC_WRAPPER] : [MAIN, 'run'];
+  const child = spawn(process.execPath, [...UNIT_NODE_FLAGS, ...probe, ...entry, '--config', join(dir, 'config.json')], {
     env: { PATH: process.env['PATH'], CREDENTIALS_DIRECTORY: dir },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: ['ignore', 'pipe', 'pipe', ...(gc ? (['ipc'] as const) : [])],
   });
   const out: string[] = [];
   let partial = '';
@@ -112,6 +121,11 @@ async function launch(dir: string, port: number, token: string): Promise<Daemon>
     if (child.exitCode === null) child.kill('SIGTERM');
     return exited;
   };
+  const memory = (): { rss: number; hwm: number } => {
+    const status = readFileSync(`/proc/${pid}/status`, 'utf8');
+    const kb = (k: string): number => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
+    return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+  };
   return {
     child,
     pid,
@@ -120,15 +134,21 @@ async function launch(dir: string, port: number, token: string): Promise<Daemon>
     dir,
     lines: () => [...out],
     waitForLine,
-    memory() {
-      const status = readFileSync(`/proc/${pid}/status`, 'utf8');
-      const kb = (k: string): number => Number(new RegExp(`^${k}:\\s+(\\d+) kB`, 'm').exec(status)?.[1] ?? NaN);
-      return { rss: kb('VmRSS') / 1024, hwm: kb('VmHWM') / 1024 };
+    memory,
+    memoryAfterGc() {
+      if (!gc) return Promise.reject(new Error('started without gc: true'));
+      return new Promise((resolve) => {
+        child.once('message', (m: { memory: NodeJS.MemoryUsage }) => {
+          const mib = (n: number): number => n / 1_048_576;
+          resolve({ ...memory(), heapUsed: mib(m.memory.heapUsed), heapTotal: mib(m.memory.heapTotal), external: mib(m.memory.external) });
+        });
+        child.send({ gc: true });
+      });
     },
     stop,
     async restart() {
       await stop();
-      return launch(dir, port, token);
+      return launch(dir, port, token, gc);
     },
   };
 }
