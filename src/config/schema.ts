@@ -87,6 +87,12 @@ export const messagesSchema = z.strictObject({
   serverError: z.array(z.string()).default(['Something went wrong', 'please try again']),
   stationOff: z.array(z.string()).default(['Station out of service', 'sorry for the inconvenience']),
   disabled: z.array(z.string()).default(['Station not available']),
+  /** Shown while the station stops (drain): new input is refused. */
+  restarting: z.array(z.string()).default(['Station restarting', 'please wait a moment']),
+  /** After a restart that cut a deposit or pickup short before its box opened. */
+  restartedNotOpened: z.array(z.string()).default(['The station restarted', 'please scan or enter your PIN again']),
+  /** After a restart that cut a deposit or pickup short once its box had opened. */
+  restartedOpened: z.array(z.string()).default(['The station restarted', 'please close the box when done']),
 });
 
 export const simulatedHardwareSchema = z.strictObject({

@@ -92,6 +92,11 @@ export interface StatusBody {
   readonly boxes: readonly BoxStatusView[];
   readonly devices: readonly { readonly name: string; readonly ok: boolean; readonly detail: string | null }[];
   readonly hardware: string;
+  /**
+   * The journal (src/journal/): `ok` while records are being kept; `problem` the last one (damaged
+   * or unreadable at start and set aside, or a failed write); `location` the file or "memory".
+   */
+  readonly journal: { readonly ok: boolean; readonly problem: string | null; readonly location: string };
   /** The config without secrets (publicConfig). */
   readonly config: unknown;
 }
@@ -116,6 +121,7 @@ export function buildStatus(host: StationHost, who: Technician, eventCount: numb
     boxes: boxViews(host),
     devices: hardware.devices().map(deviceView),
     hardware: config.hardware.kind,
+    journal: { ...runtime.journalHealth(), location: runtime.journal.location },
     config: publicConfig(config),
   };
 }
