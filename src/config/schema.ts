@@ -67,6 +67,11 @@ export const timingSchema = z.strictObject({
   duplicateScanWindowMs: durationMs(1_500, 0),
   /** A pulsed box whose door does not report OPEN within this time is reported as not opened. */
   doorOpenTimeoutMs: durationMs(4_000),
+  /**
+   * A graceful stop (SIGTERM) finishes what is in flight for at most this long, then drives every
+   * lock OFF and exits. Must stay below the unit's TimeoutStopSec= (test/systemd/unit.test.ts).
+   */
+  drainLimitMs: durationMs(30_000, 0, 600_000),
 });
 
 export const lockSchema = z.strictObject({
@@ -102,6 +107,11 @@ export const simulatedHardwareSchema = z.strictObject({
   /** Simulated measurements for /state. */
   inputVoltage: z.number().min(0).max(100).default(12.1),
   internetSignalStrength: z.number().int().min(0).max(100).default(100),
+  /**
+   * A JSON file keeping the simulated doors (and lock outputs) across restarts, with door changes
+   * written to it from outside applied while running (src/devices/sim/state-file.ts); null: none.
+   */
+  stateFile: z.string().min(1).nullable().default(null),
 });
 
 export const hardwareSchema = z.discriminatedUnion('kind', [simulatedHardwareSchema, boardHardwareSchema]);
@@ -125,7 +135,7 @@ export const configSchema = z.strictObject({
   timing: timingSchema.prefault({}),
   locks: lockSchema.prefault({}),
   messages: messagesSchema.prefault({}),
-  hardware: hardwareSchema.default({ kind: 'simulated', doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100 }),
+  hardware: hardwareSchema.default({ kind: 'simulated', doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100, stateFile: null }),
   log: logSchema.prefault({}),
   storage: storageSchema.prefault({}),
   portal: portalConfigSchema.optional(),

@@ -82,6 +82,9 @@ describe('restart truth: the seven steps of a pickup', () => {
     expect(screen(config, notOpened.afterAnswer)).toEqual(config.messages.restartedNotOpened);
     const opened = restart({ ...none, action: pickup([B5]) }, { ...allClosed, [B5]: 'OPEN' });
     expect(screen(config, opened.afterAnswer)).toEqual(config.messages.restartedOpened);
+    // Opened, reported open and closed again: the pickup happened; nothing to tell.
+    const done = restart({ ...none, action: pickup([B5]), reported: { ...allClosed, [B5]: 'OPEN' } });
+    expect(screen(config, done.afterAnswer)).toEqual(config.messages.prompt);
     // A technician open is not a reader's business.
     const tech = restart({ ...none, action: { by: 'technician', eventId: null, boxes: [B1], pulsed: [] } });
     expect(tech.first?.errorMessage).toBe('restarted during technician open: box 1 was not opened');

@@ -13,7 +13,8 @@
  * | start, action not finished    | /state owed, DOWN naming each box: not opened / opened, still  |
  * |                               | open / opened, closed while stopped / …                        |
  * | start, journal damaged        | /state owed, DOWN "journal damaged: …"                         |
- * | first answer after such start | a deposit or pickup was cut short: its notice is shown         |
+ * | first answer after such start | a deposit or pickup was cut short: its notice is shown (close  |
+ * |                               | the box / try again; none when it visibly completed)           |
  *
  * The errorMessage is one-shot: the /state after the first answered one is UP unless something
  * else is wrong.
@@ -69,10 +70,19 @@ export function onStart(ctx: Ctx, previous: PreviousRun | null): void {
   log('warn', 'restarted with work of an earlier run unfinished; it is reported, not redone', { notes });
   s.pendingErrors = [...s.pendingErrors, ...notes];
   const by = previous.action?.by ?? previous.inFlight?.endpoint;
-  if (by === 'item-identify' || by === 'pin-enter') {
-    const opened = previous.action?.pulsed.some((id) => s.boxes[id] === 'OPEN') ?? false;
-    s.notice = opened ? config.messages.restartedOpened : config.messages.restartedNotOpened;
-  }
+  if (by === 'item-identify' || by === 'pin-enter') s.notice = readerNotice(config, s.boxes, previous);
+}
+
+/**
+ * What to tell the person who was at the station: close the box (one of its boxes is open now), try
+ * again (nothing was opened, or it is unknown whether it was), or nothing (every box opened, was
+ * reported open and is closed again: the deposit or pickup happened).
+ */
+function readerNotice(config: CoreConfig, doors: Readonly<Record<string, BoxStatus>>, previous: PreviousRun): readonly string[] | null {
+  const pulsed = previous.action?.pulsed ?? [];
+  if (pulsed.some((id) => doors[id] === 'OPEN')) return config.messages.restartedOpened;
+  const allDone = previous.action !== null && previous.action.boxes.every((id) => pulsed.includes(id) && previous.reported?.[id] === 'OPEN');
+  return allDone && previous.inFlight === null ? null : config.messages.restartedNotOpened;
 }
 
 /** Show the restart notice over whatever the first answer brought (called after every input). */
