@@ -8,6 +8,7 @@ import { withTechnicianPort } from './debug/index.js';
 import { reloadOnSignal } from './debug/reload-signal.js';
 import { createLogger, LogRing } from './log.js';
 import { createSystemdIntegration } from './systemd/index.js';
+import { holdUpdateLock } from './systemd/update-lock.js';
 import { VERSION } from './version.js';
 
 export const DEFAULT_CONFIG_FILE = '/etc/pickup-station/config.json';
@@ -48,10 +49,18 @@ export async function runDaemon(args: string[]): Promise<number> {
   const heartbeats = { lastStateOutcome: () => station.runtime.lastStateOutcome() };
   const systemd = createSystemdIntegration({ env: process.env, log, config: loaded.config, runtime: heartbeats });
   // Signal handlers first: a SIGTERM while READY=1 is being sent must still stop the station cleanly.
+  // install.sh waits while this is held (a box open, an event in flight); released when stopping.
+  const updateLock = holdUpdateLock(host, process.env['RUNTIME_DIRECTORY'] ?? null, log);
   const served = serveUntilSignal(
     station,
     log,
-    { onStopping: () => systemd.stopping(), reload: () => reloadOnSignal(host) },
+    {
+      onStopping: () => {
+        systemd.stopping();
+        updateLock.close();
+      },
+      reload: () => reloadOnSignal(host),
+    },
     // Read once: a reload cannot shorten a stop that systemd already timed (TimeoutStopSec=).
     { drainLimitMs: loaded.config.timing.drainLimitMs },
   );

@@ -92,7 +92,7 @@ export function serveUntilSignal(station: Station, log: Logger, hooks: Lifecycle
     };
 
     for (const s of GRACEFUL) on(s, () => graceful(s));
-    for (const s of TERMINATING_SIGNALS) on(s, () => immediate(128 + (constants.signals[s as keyof typeof constants.signals] ?? 0), s));
+    for (const s of TERMINATING_SIGNALS) on(s, () => immediate(128 + (constants.signals[s] ?? 0), s));
     let reloading = false;
     on('SIGHUP', () => {
       if (exiting) return;

@@ -84,11 +84,11 @@ export class DaemonRig {
     writeFileSync(this.configFile, JSON.stringify(config, null, 2));
   }
 
-  /** Start the daemon. */
-  start(): DaemonProcess {
+  /** Start the daemon (`env` on top of the credentials and runtime directories). */
+  start(env: NodeJS.ProcessEnv = {}): DaemonProcess {
     const spawnedAt = performance.now();
     const child = spawn(process.execPath, [MAIN, 'run', '--config', this.configFile], {
-      env: { PATH: process.env['PATH'], CREDENTIALS_DIRECTORY: this.dir, RUNTIME_DIRECTORY: this.runtimeDir },
+      env: { PATH: process.env['PATH'], CREDENTIALS_DIRECTORY: this.dir, RUNTIME_DIRECTORY: this.runtimeDir, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     this.processes.add(child);
