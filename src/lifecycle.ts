@@ -73,8 +73,9 @@ export function serveUntilSignal(station: Station, log: Logger, hooks: Lifecycle
       }
       begin(signal);
       log.info({ drainLimitMs: opts.drainLimitMs }, 'draining: new input refused, finishing what is in flight');
-      station
-        .drain(opts.drainLimitMs)
+      // Via then(): the station may be mid-reload (drain throws then, and the catch stops at once).
+      Promise.resolve()
+        .then(() => station.drain(opts.drainLimitMs))
         .then((result) => {
           if (stopNow !== null) return;
           if (result === 'limit') log.warn({ drainLimitMs: opts.drainLimitMs }, 'drain limit reached: stopping now, every lock OFF');

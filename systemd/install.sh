@@ -56,7 +56,7 @@ readonly SUPPLEMENTARY_GROUPS=(gpio dialout pickup-hid)
 # What a release needs on a board (the libraries its addons link, the libgpiod tools) comes with the
 # release: its systemd/runtime-packages, which its tools/check-bundle.mjs checks against the addons.
 # A release without that file (older bundles) gets this list.
-readonly FALLBACK_RUNTIME_PACKAGES=(libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 gpiod)
+readonly FALLBACK_RUNTIME_PACKAGES=(libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 gpiod procps)
 readonly BUILD_PACKAGES=(build-essential python3)       # node-gyp, for onoff's epoll addon (source installs only)
 
 ROOT="${DESTDIR:-}"
