@@ -10,8 +10,8 @@
  * here), and watches the lock outputs in the same file. The kill comes once the step is observed.
  *
  * After the restart, for every step:
- * - the first request is a /state, sent within 1 s of process start, with the doors the sensors
- *   (the file) show;
+ * - the first request is a /state, with the doors the sensors (the file) show (its time from
+ *   process start is printed in the matrix; the bench's startup figure is the one to quote);
  * - it is DOWN with an errorMessage naming the cut-short action; the next /state is UP;
  * - no lock is pulsed, no event of the earlier run is sent again;
  * - a librarian or reader who was mid-action sees a message.
@@ -215,7 +215,9 @@ describe('SIGKILL at each step, then a restart', () => {
     expect(newRun.filter((r) => r.endpoint !== 'state')).toEqual([]);
     expect(after.lines().filter((l) => l.msg === 'pulsing lock')).toEqual([]);
     expect(Object.values(rig.sim().locks).every((on) => !on)).toBe(true);
-    // Within 1 s of process start (spawn, as the test saw it).
-    expect(ms).toBeLessThan(1_000);
+    // "Within 1 s of process start" is a speed figure: `npm run bench` measures it (startup:
+    // process start -> first /state, the same path with the journal read back; its verdict
+    // "start -> first /state p99 < 1 s"). Never a timed assertion here (the project's rule); this
+    // run's figure is printed in the matrix above.
   }, 60_000);
 });
