@@ -138,6 +138,18 @@ export class DaemonRig {
     });
   }
 
+  /** Follow a live stream of the technician port (e.g. /api/events/stream); `text()` is all received so far. */
+  stream(path: string): { text(): string } {
+    let text = '';
+    const req = request({ socketPath: this.socket, path, method: 'GET', headers: { authorization: `Bearer ${this.token}` } }, (res) => {
+      res.on('data', (d: Buffer) => (text += d.toString()));
+      res.on('error', () => undefined);
+    });
+    req.on('error', () => undefined);
+    req.end();
+    return { text: () => text };
+  }
+
   /** Wait until the technician port answers and the station waits for input with nothing in flight. */
   async idle(timeoutMs = 10_000): Promise<void> {
     const deadline = performance.now() + timeoutMs;
