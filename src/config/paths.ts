@@ -15,6 +15,7 @@ export const CONFIG_PATH_KEYS: readonly string[] = [
   'station.passwordFile',
   'server.caFile',
   'hardware.profile',
+  'hardware.stateFile',
   'hardware.power.voltage.path',
   'storage.directory',
   'portal.credentialsFile',
