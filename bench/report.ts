@@ -76,6 +76,21 @@ function nodeBlock(r: NodeResults): string[] {
 export function report(all: BenchResults, machineLine: string): string {
   const out: string[] = [`machine: ${machineLine}`, ''];
   for (const r of all.nodes) out.push(...nodeBlock(r));
+  if (all.journal) {
+    const j = all.journal;
+    out.push(`=== journal (${process.version}, in this process)`);
+    out.push(
+      renderTable(
+        ['latency (ms)', 'n', 'p50', 'p99', 'bare p50', 'ratio', 'note'],
+        [
+          row('journal record before a pulse (write(2), page cache)', j.record, j.bareWrite, 'fsync follows, batched, off the path'),
+          row('  bare: writeSync of the same line', j.bareWrite),
+          row('  fsync of one record (if waited for before the pulse)', j.fsync),
+        ],
+      ),
+      '',
+    );
+  }
   if (all.fleet) {
     const f = all.fleet;
     const frows = f.runs.map((run) => [

@@ -8,7 +8,7 @@
  *
  *   --quick         short windows and few runs: a smoke run, not figures to quote
  *   --json          JSON on stdout instead of the table
- *   --only LIST     comma-separated sections: scan,latency,startup,safestate,memory,idle,fleet
+ *   --only LIST     comma-separated sections: scan,latency,journal,startup,safestate,memory,idle,fleet
  *   --host-node     only this process's node (no download)
  *   --profile       also a --cpu-prof of one daemon start and a heap snapshot of the memory run
  *                   (bench/out/profiles/, bench/out/*.heapsnapshot)
@@ -20,6 +20,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchFleet, type FleetResult } from './fleet.js';
 import { benchIdle, type IdleResult } from './idle.js';
+import { benchJournal, type JournalResult } from './journal.js';
 import { benchLatency, type LatencyResult } from './latency.js';
 import { describeMachine, machine } from './lib/machine.js';
 import { nodesUnderTest, type NodeUnderTest } from './lib/node.js';
@@ -33,7 +34,7 @@ import { benchScan, type ScanResult } from './scan.js';
 import { benchStartup, type StartupResult } from './startup.js';
 import { verdicts } from './targets.js';
 
-const SECTIONS = ['scan', 'latency', 'startup', 'safestate', 'memory', 'idle', 'fleet'] as const;
+const SECTIONS = ['scan', 'latency', 'journal', 'startup', 'safestate', 'memory', 'idle', 'fleet'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** Every figure of one Node version. */
@@ -49,6 +50,8 @@ export interface NodeResults {
 
 export interface BenchResults {
   readonly nodes: NodeResults[];
+  /** The journal write on the box-open path, in this process (this process's node). */
+  journal?: JournalResult;
   /** Fleet mode, with this process's node only. */
   fleet?: FleetResult;
 }
@@ -115,6 +118,10 @@ try {
       r.memory = await benchMemory(node, children['rss-station'] ?? '', nodeFlags, join(nd, 'rss-state'), quick ? 2_000 : 10_000, 3, snapshot);
     }
     if (idle) r.idle = await idle;
+  }
+  if (only.has('journal')) {
+    progress('journal record (write before the pulse) vs bare write and fsync');
+    results.journal = await benchJournal(dir, quick ? 50 : 500);
   }
   if (only.has('fleet')) {
     progress('fleet: largest N with every heartbeat in time');

@@ -5,8 +5,10 @@
  *   scan → /item-identify ≤ 1.5× the bare tty hop (p50s) and p99 < 5 ms;
  *   box-open answer → lock energized p99 < 1 ms; door edge → /state at the server p50 < 1 ms;
  *   safe-state start → every lock OFF ≤ 2× bare Node start;
- * and the earlier ones still held: idle CPU < 0.3 % of a core; fleet ≥ 1,000 stations.
+ * and the earlier ones still held: start → first /state p99 < 1 s (issue 11: restart truth), RSS
+ * under the unit's MemoryHigh=, idle CPU < 0.3 % of a core, fleet ≥ 1,000 stations.
  */
+import { unitMemoryLimits } from './lib/unit-memory.js';
 import type { BenchResults, NodeResults } from './run.js';
 
 export interface Verdict {
@@ -29,12 +31,16 @@ function nodeVerdicts(r: NodeResults): Verdict[] {
   if (r.startup) {
     const ratio = r.startup.station.p50 / r.startup.bare.p50;
     add('start -> first /state <= 3x bare (p50)', `${ratio.toFixed(2)}x`, ratio <= 3);
+    // Issue 11: a restarted station (after a kill -9) reports within 1 s of process start.
+    add('start -> first /state p99 < 1 s', `${r.startup.station.p99.toFixed(0)} ms`, r.startup.station.p99 < 1_000);
   }
   if (r.memory) {
     const s = r.memory.station;
     const steady = Math.max(...s.samples.map((x) => x.rssMiB));
     add('steady RSS (10k..30k events) < 60 MiB', `${steady.toFixed(1)} MiB`, steady < 60);
     add('RSS flat to 30k (<= 0.5 MiB/10k)', `${s.rssSlope.toFixed(2)} MiB/10k`, s.rssSlope <= 0.5);
+    const { highMiB } = unitMemoryLimits();
+    add(`RSS under the unit's MemoryHigh= (${highMiB} MiB)`, `${steady.toFixed(1)} MiB (${((100 * steady) / highMiB).toFixed(0)} %)`, steady < highMiB);
   }
   if (r.scan) {
     const ratio = r.scan.station.p50 / r.scan.bareTty.p50;

@@ -9,20 +9,30 @@ import { VERSION } from './version.js';
 
 export const DEFAULT_CONFIG_FILE = '/etc/pickup-station/config.json';
 
-export async function runDaemon(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { config: { type: 'string', short: 'c' } }, strict: true });
-  const file = values.config ?? DEFAULT_CONFIG_FILE;
-  let loaded;
+/** What the daemon does with a config file before anything else: start (0) or exit 78 with this message. */
+export type ConfigOutcome = { readonly code: 0; readonly loaded: LoadedConfig } | { readonly code: typeof EXIT_CONFIG; readonly message: string };
+
+/** Load the config file as the daemon does. Whatever the file holds, the outcome is 0 or 78 (the loader reports, it does not throw). */
+export function daemonConfig(file: string, env: NodeJS.ProcessEnv = process.env): ConfigOutcome {
   try {
-    loaded = loadConfigFile(file);
+    return { code: 0, loaded: loadConfigFile(file, env) };
   } catch (e) {
-    if (e instanceof ConfigError) {
-      // One line per problem, before any hardware is touched.
-      console.error(e.message);
-      return EXIT_CONFIG;
-    }
+    if (e instanceof ConfigError) return { code: EXIT_CONFIG, message: e.message };
     throw e;
   }
+}
+
+export async function runDaemon(args: string[]): Promise<number> {
+  // A parseArgs error (missing value, unknown flag) reaches main.ts, which prints the usage (exit 2).
+  const { values } = parseArgs({ args, options: { config: { type: 'string', short: 'c' } }, strict: true });
+  const file = values.config ?? DEFAULT_CONFIG_FILE;
+  const outcome = daemonConfig(file);
+  if (outcome.code === EXIT_CONFIG) {
+    // One line per problem, before any hardware is touched.
+    console.error(outcome.message);
+    return EXIT_CONFIG;
+  }
+  const loaded = outcome.loaded;
   const ring = new LogRing(loaded.config.debug.logLines);
   const log = createLogger(loaded.config.log.level, undefined, { ring });
   log.info({ version: VERSION, config: file, station: loaded.config.station.id, hardware: loaded.config.hardware.kind }, 'starting');
@@ -40,16 +50,35 @@ export async function runDaemon(args: string[]): Promise<number> {
     }
     throw e;
   }
-  // Loaded only now, while the first /state is on its way: the technician port and the systemd
-  // integration are needed before READY=1, not before the station reports in (ARCHITECTURE.md,
-  // "Start-up"). Their modules are separate chunks in the bundled app.
-  const [{ withTechnicianPort }, { createSystemdIntegration }] = await Promise.all([import('./debug/index.js'), import('./systemd/index.js')]);
-  const { station } = await withTechnicianPort({ station: first, loaded, configFile: file, env: process.env, log, ring, start });
+  // Loaded only now, while the first /state is on its way: the technician port, reloads, the update
+  // lock and the systemd integration are needed before READY=1, not before the station reports in
+  // (ARCHITECTURE.md, "Start-up"). In the bundled app they are evaluated here, not at start.
+  const [{ withTechnicianPort }, { reloadOnSignal }, { createSystemdIntegration }, { holdUpdateLock }] = await Promise.all([
+    import('./debug/index.js'),
+    import('./debug/reload-signal.js'),
+    import('./systemd/index.js'),
+    import('./systemd/update-lock.js'),
+  ]);
+  const { station, host } = await withTechnicianPort({ station: first, loaded, configFile: file, env: process.env, log, ring, start });
   // The technician port may restart the station (reload): follow whichever runtime is current.
   const heartbeats = { lastStateOutcome: () => station.runtime.lastStateOutcome() };
   const systemd = createSystemdIntegration({ env: process.env, log, config: loaded.config, runtime: heartbeats });
   // Signal handlers first: a SIGTERM while READY=1 is being sent must still stop the station cleanly.
-  const served = serveUntilSignal(station, log, { onStopping: () => systemd.stopping() });
+  // install.sh waits while this is held (a box open, an event in flight); released when stopping.
+  const updateLock = holdUpdateLock(host, process.env['RUNTIME_DIRECTORY'] ?? null, log);
+  const served = serveUntilSignal(
+    station,
+    log,
+    {
+      onStopping: () => {
+        systemd.stopping();
+        updateLock.close();
+      },
+      reload: () => reloadOnSignal(host),
+    },
+    // Read once: a reload cannot shorten a stop that systemd already timed (TimeoutStopSec=).
+    { drainLimitMs: loaded.config.timing.drainLimitMs },
+  );
   await systemd.ready();
   const code = await served;
   await systemd.flush();

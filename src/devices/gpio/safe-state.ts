@@ -12,7 +12,9 @@
  * the profile is the daemon's to check.
  */
 import * as z from 'zod';
-import { readJsonFile, zodProblems } from '../../config/read.js';
+import { dirname, resolve } from 'node:path';
+import { readJsonFile, zodProblems } from '../../config/load.js';
+import { resolveConfigPaths } from '../../config/paths.js';
 import { ConfigError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { openGpioBackend } from './backend.js';
@@ -34,7 +36,8 @@ export type LockProfile = z.output<typeof lockProfileSchema>;
 
 /** The profile a config file points to; null when its hardware is simulated (nothing to do). */
 export function profileOfConfig(file: string): string | null {
-  const raw = readJsonFile(file);
+  // The profile path as the daemon reads it: relative to the config file's folder.
+  const raw = resolveConfigPaths(readJsonFile(file), dirname(resolve(file)));
   const hardware = typeof raw === 'object' && raw !== null ? (raw as { hardware?: unknown }).hardware : undefined;
   if (hardware === undefined) return null;
   const result = hardwareRefSchema.safeParse(hardware, { reportInput: true });
