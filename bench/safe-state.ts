@@ -9,11 +9,11 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { fakeGpiod } from './lib/fake-gpiod.js';
 import type { NodeUnderTest } from './lib/node.js';
 import { childScript, spawnNode } from './lib/proc.js';
 import { summarize, type Summary } from './lib/stats.js';
+import { REPO } from './lib/repo.js';
 import { placeCommand, readUnit } from './lib/unit.js';
 
 export interface SafeStateResult {
@@ -22,7 +22,7 @@ export interface SafeStateResult {
   readonly locks: number;
 }
 
-const PROFILE = fileURLToPath(new URL('../../hardware/rpi4-12-boxes.json', import.meta.url));
+const PROFILE = join(REPO, 'hardware/rpi4-12-boxes.json');
 
 export async function benchSafeState(dir: string, release: string, node: NodeUnderTest, runs: number): Promise<SafeStateResult> {
   const profile = JSON.parse(readFileSync(PROFILE, 'utf8')) as { gpio: { backend: string }; boxes: { lock: { chip: string; offset: number } }[] };

@@ -6,7 +6,8 @@
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { REPO } from './repo.js';
 
 export interface NodeUnderTest {
   /** e.g. "node 20" */
@@ -18,10 +19,8 @@ export interface NodeUnderTest {
   readonly origin: string;
 }
 
-const REPO = fileURLToPath(new URL('../../../', import.meta.url));
-
 export function pinnedLtsVersion(): string {
-  const text = readFileSync(`${REPO}scripts/node/versions.sh`, 'utf8');
+  const text = readFileSync(join(REPO, 'scripts/node/versions.sh'), 'utf8');
   const v = /^NODE_LTS_VERSION=([0-9.]+)$/m.exec(text)?.[1];
   if (v === undefined) throw new Error('scripts/node/versions.sh: no NODE_LTS_VERSION');
   return v;
@@ -43,7 +42,7 @@ export function nodesUnderTest(opts: { onlyHost: boolean; progress: (msg: string
   if (host.version === `v${version}`) return [host];
   const pkg = `node-linux-${process.arch}`;
   try {
-    const dir = execFileSync('bash', [`${REPO}scripts/node/fetch.sh`, pkg, version], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
+    const dir = execFileSync('bash', [join(REPO, 'scripts/node/fetch.sh'), pkg, version], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'inherit'] }).trim();
     return [host, describe(`${dir}/bin/node`, `${pkg}@${version} (npm registry; what the arm64 release ships)`)];
   } catch (e) {
     opts.progress(`cannot fetch ${pkg}@${version} (${e instanceof Error ? e.message.split('\n')[0] : String(e)}): measuring ${host.version} only`);

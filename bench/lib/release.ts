@@ -6,9 +6,8 @@
  */
 import { cpSync, mkdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-
-const REPO = fileURLToPath(new URL('../../../', import.meta.url));
+import { pathToFileURL } from 'node:url';
+import { REPO } from './repo.js';
 
 /** A release folder (stands in for /opt/pickup-station/current) under `dir`. */
 export function stageRelease(dir: string): string {

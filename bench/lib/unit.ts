@@ -5,9 +5,10 @@
  * in place of /opt/pickup-station/current, and the bench's own config and cache folders.
  */
 import { readFileSync } from 'node:fs';
-import { fileURLToPath } from 'node:url';
+import { join } from 'node:path';
+import { REPO } from './repo.js';
 
-export const UNIT_FILE = fileURLToPath(new URL('../../../systemd/pickup-station.service', import.meta.url));
+export const UNIT_FILE = join(REPO, 'systemd/pickup-station.service');
 
 const RELEASE = '/opt/pickup-station/current';
 const CONFIG = '/etc/pickup-station/config.json';

@@ -84,10 +84,13 @@ export class DaemonRig {
     writeFileSync(this.configFile, JSON.stringify(config, null, 2));
   }
 
-  /** Start the daemon (`env` on top of the credentials and runtime directories). */
-  start(env: NodeJS.ProcessEnv = {}): DaemonProcess {
+  /**
+   * Start the daemon (`env` on top of the credentials and runtime directories). `launch`: another
+   * node and argv for it (test/bundle/app.test.ts starts the bundled app/ as the unit does).
+   */
+  start(env: NodeJS.ProcessEnv = {}, launch: { node: string; argv: readonly string[] } = { node: process.execPath, argv: [MAIN, 'run', '--config', this.configFile] }): DaemonProcess {
     const spawnedAt = performance.now();
-    const child = spawn(process.execPath, [MAIN, 'run', '--config', this.configFile], {
+    const child = spawn(launch.node, launch.argv, {
       env: { PATH: process.env['PATH'], CREDENTIALS_DIRECTORY: this.dir, RUNTIME_DIRECTORY: this.runtimeDir, ...env },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
