@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { startStation, type Station } from './app.js';
 import { loadConfigFile, type LoadedConfig } from './config/load.js';
 import { ConfigError, EXIT_CONFIG } from './errors.js';
-import { serveUntilSignal } from './lifecycle.js';
+import { TERMINATING_SIGNALS, serveUntilSignal } from './lifecycle.js';
 import { createLogger, LogRing } from './log.js';
 import { VERSION } from './version.js';
 
@@ -20,6 +20,25 @@ export function daemonConfig(file: string, env: NodeJS.ProcessEnv = process.env)
     if (e instanceof ConfigError) return { code: EXIT_CONFIG, message: e.message };
     throw e;
   }
+}
+
+/**
+ * Signals that arrive while the station starts, before serveUntilSignal() takes over (the
+ * technician port and the systemd integration load after the first /state): kept, and replayed to
+ * serveUntilSignal's handlers once they are in place, so a stop during start-up takes the same
+ * locks-OFF path as one later instead of Node's default (end the process at once).
+ */
+export function holdSignals(): { release(replay: boolean): void } {
+  const signals: NodeJS.Signals[] = ['SIGTERM', 'SIGINT', 'SIGHUP', ...TERMINATING_SIGNALS];
+  const seen: NodeJS.Signals[] = [];
+  const keep = (signal: NodeJS.Signals): void => void seen.push(signal);
+  for (const s of signals) process.on(s, keep);
+  return {
+    release(replay) {
+      for (const s of signals) process.off(s, keep);
+      if (replay) for (const s of seen) process.emit(s, s);
+    },
+  };
 }
 
 export async function runDaemon(args: string[]): Promise<number> {
@@ -39,10 +58,12 @@ export async function runDaemon(args: string[]): Promise<number> {
   const start = (l: LoadedConfig): Promise<Station> => startStation({ config: l.config, password: l.password, log });
   // The technician port starts after the station and is closed before it (its stop() does both).
   // Everything that must be up before READY=1 starts above the systemd integration.
+  const held = holdSignals();
   let first: Station;
   try {
     first = await start(loaded);
   } catch (e) {
+    held.release(false);
     // A bad board profile (hardware.profile) is a config problem too: reported before any line is requested.
     if (e instanceof ConfigError) {
       console.error(e.message);
@@ -79,6 +100,7 @@ export async function runDaemon(args: string[]): Promise<number> {
     // Read once: a reload cannot shorten a stop that systemd already timed (TimeoutStopSec=).
     { drainLimitMs: loaded.config.timing.drainLimitMs },
   );
+  held.release(true);
   await systemd.ready();
   const code = await served;
   await systemd.flush();

@@ -3,7 +3,10 @@
  * The station as it runs in the field: tsc's dist/src bundled by esbuild into one ESM file per
  * entry point, plus the chunks its dynamic imports load on demand.
  *
- *   node scripts/app/build.mjs [--out DIR] [--dist DIR] [--metafile FILE] [--entry NAME=FILE ...]
+ *   node scripts/app/build.mjs [--out DIR] [--dist DIR] [--metafile FILE] [--entry NAME=FILE ...] [--readable]
+ *
+ * --readable: not minified, each module's code under a `// path` comment (for reading a CPU
+ * profile by module); never what ships.
  *
  * `npm run build` writes app/ from tsc's dist/; the release bundle (scripts/bundle/build.sh) its
  * own from a clean tsc output (--dist); the bench builds its station children the same way (--entry).
@@ -164,7 +167,7 @@ const modesPlugin = {
  * `dist`: the folder holding tsc's src/ output (default the repository's dist/); `entries` are
  * relative to it. Packages resolve from the node_modules above it.
  */
-export async function buildApp({ out, dist = join(ROOT, 'dist'), metafile = null, entries = ENTRIES }) {
+export async function buildApp({ out, dist = join(ROOT, 'dist'), metafile = null, entries = ENTRIES, readable = false }) {
   rmSync(out, { recursive: true, force: true });
   const result = await build({
     absWorkingDir: ROOT,
@@ -183,8 +186,8 @@ export async function buildApp({ out, dist = join(ROOT, 'dist'), metafile = null
     // CommonJS dependencies (pino, its helpers) and the plugin above require Node built-ins: give every output file a real require.
     banner: { js: "import { createRequire as __pickupCreateRequire } from 'node:module';\nconst require = __pickupCreateRequire(import.meta.url);" },
     // Whitespace and syntax only: identifiers keep their names, so stack traces in the journal stay readable.
-    minifyWhitespace: true,
-    minifySyntax: true,
+    minifyWhitespace: !readable,
+    minifySyntax: !readable,
     legalComments: 'linked',
     metafile: metafile !== null,
     logLevel: 'warning',
@@ -196,7 +199,7 @@ export async function buildApp({ out, dist = join(ROOT, 'dist'), metafile = null
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
-  const { values } = parseArgs({ options: { out: { type: 'string' }, dist: { type: 'string' }, metafile: { type: 'string' }, entry: { type: 'string', multiple: true } }, strict: true });
+  const { values } = parseArgs({ options: { out: { type: 'string' }, dist: { type: 'string' }, metafile: { type: 'string' }, entry: { type: 'string', multiple: true }, readable: { type: 'boolean' } }, strict: true });
   const entries = values.entry === undefined ? ENTRIES : Object.fromEntries(values.entry.map((e) => [e.slice(0, e.indexOf('=')), resolve(e.slice(e.indexOf('=') + 1))]));
-  await buildApp({ out: resolve(values.out ?? join(ROOT, 'app')), dist: resolve(values.dist ?? join(ROOT, 'dist')), metafile: values.metafile ?? null, entries });
+  await buildApp({ out: resolve(values.out ?? join(ROOT, 'app')), dist: resolve(values.dist ?? join(ROOT, 'dist')), metafile: values.metafile ?? null, entries, readable: values.readable === true });
 }

@@ -93,6 +93,25 @@ describe('the daemon from app/, as the unit starts it', { timeout: 60_000 }, () 
   });
 });
 
+describe('a stop during start-up', { timeout: 60_000 }, () => {
+  let rig: DaemonRig | undefined;
+  afterEach(async () => {
+    await rig?.close();
+    rig = undefined;
+  });
+
+  it('SIGTERM the moment the first /state arrives (technician port still loading): the same clean stop, exit 0', async () => {
+    rig = await DaemonRig.create();
+    const cmd = placed(unit.execStart, rig.configFile);
+    const firstState = rig.server.waitForRequest((r) => r.endpoint === 'state', 30_000);
+    const d = rig.start(cmd.env, { node: process.execPath, argv: [...cmd.nodeFlags, ...cmd.args] });
+    await firstState;
+    d.child.kill('SIGTERM');
+    expect(await d.exited).toEqual({ code: 0, signal: null });
+    expect(d.lines().map((l) => l.msg)).toContain('stopping');
+  });
+});
+
 describe('safe-state from app/, as ExecStartPre runs it', { timeout: 60_000 }, () => {
   let gpio: FakeGpiod | undefined;
   afterEach(() => {
