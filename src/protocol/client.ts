@@ -167,12 +167,18 @@ export class HttpProtocolClient implements ProtocolSender {
         else chunks.push(chunk);
       });
       stream.once('end', () => {
+        // got's request stream is not destroyed by itself (autoDestroy off): it would keep the
+        // answer, its timers and listeners alive (what got's promise mode does after each answer).
+        stream.destroy();
         if (abandoned !== null) return;
         if (head === null) reject(new Error('the answer ended before its head'));
         else resolve({ statusCode: head.statusCode ?? 0, contentType: head.headers['content-type'], body: Buffer.concat(chunks, received).toString('utf8') });
       });
       // .on, not .once: after an abandon, got may still report the destroyed request's error.
-      stream.on('error', (e: Error) => reject(e));
+      stream.on('error', (e: Error) => {
+        stream.destroy();
+        reject(e);
+      });
     });
     return { answer, status: () => status, abandoned: () => abandoned };
   }

@@ -1,4 +1,5 @@
 /** The HTTP client alone, against real sockets: resend cadence on a refused connection and on silence. */
+import { getEventListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { pino } from 'pino';
@@ -48,6 +49,26 @@ describe('HttpProtocolClient', () => {
     const outcome = await client(`http://127.0.0.1:${port}/`, 100, 2).send('cancel', body);
     expect(outcome.result).toEqual({ kind: 'unanswered', reason: 'no answer within the answer timeout' });
     expect(seen).toEqual([body, body]);
+    server.closeAllConnections();
+  });
+
+  it('every request is released after its answer: nothing stays on the station-long abort signal (200s and 4xx)', async () => {
+    // The runtime passes one AbortSignal for its whole life: a request that kept its listener on
+    // it would keep itself and its answer alive (got's request stream is not destroyed by itself).
+    let n = 0;
+    server = createServer((req, res) => {
+      req.resume();
+      req.on('end', () => {
+        res.writeHead(n++ % 2 === 0 ? 200 : 404, { 'content-type': 'application/json' });
+        res.end(n % 2 === 1 ? '{"type":"wait-for-input","displayMessages":["x"]}' : '{"type":"exception","exceptionType":"NotFound","displayMessages":["x"]}');
+      });
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const c = client(`http://127.0.0.1:${port}`, 5_000);
+    const station = new AbortController();
+    for (let i = 0; i < 40; i++) expect((await c.send('cancel', body, station.signal)).result.kind).toBe('answered');
+    expect(getEventListeners(station.signal, 'abort')).toHaveLength(0);
     server.closeAllConnections();
   });
 });
