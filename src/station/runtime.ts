@@ -293,10 +293,18 @@ export class StationRuntime {
         if (!this.running) return;
         // Write, then pulse: a restart must know this lock may have been energized.
         this.journal.record({ t: 'pulse', boxId, at: new Date().toISOString() });
-        log.info({ boxId, box: number, ms: config.locks.pulseMs }, 'pulsing lock');
-        this.emit({ type: 'lock', boxId, number, energized: true });
+        // The driver first, then the log line and the observers: neither a slow log write (a full
+        // journald pipe blocks a synchronous write) nor an observer stands between the answer and the lock.
+        let pulse: Promise<void>;
         try {
-          await hardware.locks.pulse(number, config.locks.pulseMs);
+          pulse = hardware.locks.pulse(number, config.locks.pulseMs);
+        } catch (e) {
+          pulse = Promise.reject(e instanceof Error ? e : new Error(String(e)));
+        }
+        this.emit({ type: 'lock', boxId, number, energized: true });
+        log.info({ boxId, box: number, ms: config.locks.pulseMs }, 'pulsing lock');
+        try {
+          await pulse;
         } catch (e) {
           this.dispatch({ type: 'pulse-failed', boxId, message: errorMessage(e) });
         } finally {

@@ -43,7 +43,7 @@ describe('pickup-station.service', () => {
     expect(one('Type')).toBe('notify');
     expect(one('NotifyAccess')).toBe('all');
     expect(one('WatchdogSec')).toBe('30s');
-    expect(one('ExecStart')).toBe('node --max-semi-space-size=1 /opt/pickup-station/current/app/main.js run --config /etc/pickup-station/config.json');
+    expect(one('ExecStart')).toBe('node --max-semi-space-size=1 --optimize-for-size --no-maglev /opt/pickup-station/current/app/main.js run --config /etc/pickup-station/config.json');
   });
 
   it('runs the release\'s own node when it ships one, Debian\'s otherwise; children keep the usual PATH', () => {
