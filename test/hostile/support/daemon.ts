@@ -13,11 +13,15 @@ import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashToken, newToken } from '../../../src/debug/auth.js';
+import { placeCommand, readUnit } from '../../../bench/lib/unit.js';
 import { STATION } from '../../support/harness.js';
 
 const MAIN = join(import.meta.dirname, '../../../dist/src/main.js');
-/** As in systemd/pickup-station.service's ExecStart=. */
-export const UNIT_NODE_FLAGS = ['--max-semi-space-size=1'];
+/** As in systemd/pickup-station.service's ExecStart= (read from it, so the two cannot drift). */
+export const UNIT_NODE_FLAGS: readonly string[] = (() => {
+  const unit = readUnit();
+  return placeCommand(unit.execStart, unit, { node: 'node', release: '', configFile: '', cacheDir: '' }).nodeFlags;
+})();
 
 export interface Daemon {
   readonly child: ChildProcess;
