@@ -16,6 +16,8 @@ import { bearerToken, scopeAllows, type Technician } from './auth.js';
 import type { DebugConfig } from './config.js';
 import type { StationHost } from './host.js';
 import { COMMON_HEADERS, HttpError, sendError, sendJson } from './http.js';
+import { metricsRoutes } from './metrics-route.js';
+import type { MetricsService } from '../metrics/service.js';
 import { loadPage, type Page } from './page.js';
 import { readRoutes } from './read.js';
 import { matchRoute, type Route } from './router.js';
@@ -35,11 +37,13 @@ export interface PortOptions {
   readonly host: StationHost;
   readonly ring: LogRing;
   readonly log: Logger;
+  /** The station's metrics (GET /metrics); null or absent: metrics are off. */
+  readonly metrics?: MetricsService | null;
 }
 
-export function createTechnicianServer({ host, ring, log }: PortOptions): Server {
+export function createTechnicianServer({ host, ring, log, metrics = null }: PortOptions): Server {
   const page: Page = loadPage();
-  const routes: Route[] = [...readRoutes({ host, ring, streams: { open: 0 } }), ...actionRoutes({ host, log })];
+  const routes: Route[] = [...readRoutes({ host, ring, streams: { open: 0 } }), ...actionRoutes({ host, log }), ...metricsRoutes(metrics)];
 
   const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, done: (who: Technician) => void): Promise<void> => {
     const method = req.method ?? 'GET';

@@ -9,9 +9,16 @@ import type { StationConfig } from '../config/schema.js';
 import type { Device, DoorState, StationHardware, Unsubscribe } from '../devices/types.js';
 import { errorMessage } from '../errors.js';
 import type { ProtocolSender, SendOutcome } from '../protocol/client.js';
-import type { Endpoint, RequestBodies } from '../protocol/types.js';
+import type { CommandType, Endpoint, RequestBodies } from '../protocol/types.js';
 import { boxNumber, initialState, transition } from './core.js';
 import type { Alarm, CoreConfig, CoreState, Effect, Input, OutboundRequest, TimerName } from './core-types.js';
+
+/**
+ * How an event ended, as a closed set (a metrics label must never grow with what a server sends):
+ * the answered command's type, the protocol's exception body, an answer that was no valid command,
+ * or no answer after every attempt.
+ */
+export type OutcomeKind = CommandType | 'exception' | 'invalid' | 'unanswered';
 
 /** A finished protocol event as technicians see it (never with the PIN). */
 export interface EventRecord {
@@ -20,6 +27,9 @@ export interface EventRecord {
   readonly traceIds: readonly string[];
   readonly attempts: number;
   readonly outcome: string;
+  readonly outcomeKind: OutcomeKind;
+  /** How long the answering HTTP attempt took (request to parsed answer), ms; null when unanswered. */
+  readonly answerMs: number | null;
   readonly startedAt: number;
   readonly ms: number;
 }
@@ -34,6 +44,12 @@ export type RuntimeEvent =
   | { readonly type: 'mode'; readonly mode: CoreState['mode']['kind'] }
   /** An alarm raised (active) or cleared; the core state's `alarms` holds those in force. */
   | { readonly type: 'alarm'; readonly alarm: Alarm; readonly active: boolean };
+
+/** Input voltage (V) and signal strength (%) as last measured for /state; null where the source could not tell. */
+export interface PowerReading {
+  readonly inputVoltage: number | null;
+  readonly internetSignalStrength: number | null;
+}
 
 export interface RuntimeOptions {
   readonly config: StationConfig;
@@ -63,6 +79,7 @@ export class StationRuntime {
   private sending: Promise<void> = Promise.resolve();
   private running = false;
   private lastStateOutcomeAt: number | null = null;
+  private lastPowerRead: PowerReading | null = null;
 
   constructor(private readonly opts: RuntimeOptions) {
     this.core = coreConfigOf(opts.config);
@@ -170,6 +187,7 @@ export class StationRuntime {
           power.inputVoltage().catch(() => null),
           power.internetSignalStrength().catch(() => null),
         ]);
+        this.lastPowerRead = { inputVoltage, internetSignalStrength };
         return {
           station,
           st: request.st,
@@ -208,6 +226,8 @@ export class StationRuntime {
       traceIds: outcome.attempts.map((a) => a.traceId),
       attempts: outcome.attempts.length,
       outcome: outcome.result.kind === 'answered' ? describeAnswer(outcome) : `unanswered: ${outcome.result.reason}`,
+      outcomeKind: outcomeKindOf(outcome),
+      answerMs: outcome.result.kind === 'answered' ? (outcome.attempts.at(-1)?.ms ?? null) : null,
       startedAt,
       ms: this.now() - startedAt,
     };
@@ -274,6 +294,11 @@ export class StationRuntime {
     return this.lastStateOutcomeAt;
   }
 
+  /** The measurements the last /state carried (null: not measured); null before the first /state. */
+  lastPower(): PowerReading | null {
+    return this.lastPowerRead;
+  }
+
   /** Stop: timers off, in-flight event aborted, pulses finished, every lock OFF. */
   async stop(): Promise<void> {
     if (!this.running) return;
@@ -287,6 +312,12 @@ export class StationRuntime {
     await Promise.allSettled([this.pulses, this.sending]);
     await this.opts.hardware.locks.allOff();
   }
+}
+
+function outcomeKindOf(outcome: SendOutcome): OutcomeKind {
+  if (outcome.result.kind !== 'answered') return 'unanswered';
+  const a = outcome.result.answer;
+  return a.kind === 'command' ? a.command.type : a.kind;
 }
 
 function describeAnswer(outcome: SendOutcome): string {
