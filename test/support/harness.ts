@@ -36,6 +36,7 @@ export interface HarnessOverrides {
   readonly locks?: ConfigInput['locks'];
   readonly messages?: ConfigInput['messages'];
   readonly debug?: ConfigInput['debug'];
+  readonly metrics?: ConfigInput['metrics'];
   /** Not config: a ring the station's log lines are copied into too (technician port tests). */
   readonly ring?: LogRing;
 }

@@ -1,0 +1,165 @@
+/**
+ * GET /metrics on the technician port, started the way the daemon starts it (withTechnicianPort):
+ * the real station on simulated hardware against the reference server over HTTP on 127.0.0.1.
+ */
+import { afterEach, describe, expect, it } from 'vitest';
+import { SEED_BARCODES, SEED_PIN_MULTI } from '../../src/sim/index.js';
+import { idle, startDebugHarness, type DebugHarness } from '../debug/support.js';
+import { STATION, until } from '../support/harness.js';
+import { parseExposition, type Exposition } from '../support/prom-text.js';
+
+let d: DebugHarness | undefined;
+afterEach(async () => {
+  await d?.stop();
+  d = undefined;
+});
+
+async function scrape(dh: DebugHarness, token: string | null = dh.tokens.metrics): Promise<Exposition> {
+  const r = await dh.call('GET', '/metrics', { token });
+  expect(r.status).toBe(200);
+  expect(r.headers.get('content-type')).toBe('text/plain; version=0.0.4; charset=utf-8');
+  return parseExposition(r.text);
+}
+
+const station = STATION.id;
+
+describe('GET /metrics: auth', () => {
+  it('answers a metrics, read or service token; a metrics token may do nothing else; no or a wrong token is 401; /healthz stays open', async () => {
+    d = await startDebugHarness();
+    for (const token of [d.tokens.metrics, d.tokens.read, d.tokens.service]) expect((await d.call('GET', '/metrics', { token })).status).toBe(200);
+    expect((await d.call('GET', '/metrics', { token: null })).status).toBe(401);
+    expect((await d.call('GET', '/metrics', { token: 'pst_' + 'A'.repeat(43) })).status).toBe(401);
+    expect((await d.call('GET', '/api/status', { token: d.tokens.metrics })).status).toBe(403);
+    expect((await d.call('GET', '/api/logs', { token: d.tokens.metrics })).status).toBe(403);
+    expect((await d.call('POST', '/api/service', { token: d.tokens.metrics, body: { on: true } })).status).toBe(403);
+    expect((await d.call('GET', '/healthz', { token: null })).status).toBe(200);
+  });
+
+  it('is a 404 when metrics are off', async () => {
+    d = await startDebugHarness({ metrics: { enabled: false } });
+    expect(d.wp.metrics).toBeNull();
+    expect((await d.call('GET', '/metrics', { token: d.tokens.metrics })).status).toBe(404);
+  });
+});
+
+describe('GET /metrics: what it counts', () => {
+  it('a deposit: events by endpoint and outcome, attempts, answer latency, the pulse and door of box 1, mode, power, devices, build and process metrics', async () => {
+    d = await startDebugHarness();
+    await idle(d);
+    const before = await scrape(d);
+    expect(before.value('pickup_station_mode', { station, mode: 'idle' })).toBe(1);
+    expect(before.value('pickup_station_mode', { station, mode: 'deactivated' })).toBe(0);
+    for (let n = 1; n <= STATION.boxes.length; n++) expect(before.value('pickup_station_lock_pulses_total', { station, box: String(n) })).toBe(0);
+    const statesBefore = before.value('pickup_station_events_total', { station, endpoint: 'state', outcome: 'wait-for-input' });
+    expect(statesBefore).toBeGreaterThanOrEqual(1);
+
+    d.h.sim.scanBarcode(SEED_BARCODES[0]);
+    await until(() => d!.wp.station.runtime.snapshot().mode.kind === 'closing', 'closing');
+    const open = await scrape(d);
+    expect(open.value('pickup_station_events_total', { station, endpoint: 'item-identify', outcome: 'box-open' })).toBe(1);
+    expect(open.value('pickup_station_event_attempts_total', { station, endpoint: 'item-identify' })).toBe(1);
+    expect(open.value('pickup_station_answer_duration_seconds_count', { station, endpoint: 'item-identify' })).toBe(1);
+    const sum = open.value('pickup_station_answer_duration_seconds_sum', { station, endpoint: 'item-identify' });
+    expect(sum).toBeGreaterThan(0);
+    expect(sum).toBeLessThan(2); // the harness's answer time-out
+    expect(open.value('pickup_station_answer_duration_seconds_bucket', { station, endpoint: 'item-identify', le: '+Inf' })).toBe(1);
+    expect(open.value('pickup_station_lock_pulses_total', { station, box: '1' })).toBe(1);
+    expect(open.value('pickup_station_lock_pulses_total', { station, box: '2' })).toBe(0);
+    expect(open.value('pickup_station_door_open', { station, box: '1' })).toBe(1);
+    expect(open.value('pickup_station_door_open', { station, box: '2' })).toBe(0);
+    expect(open.value('pickup_station_mode', { station, mode: 'closing' })).toBe(1);
+
+    d.h.sim.closeDoor(1);
+    await idle(d);
+    const after = await scrape(d);
+    expect(after.value('pickup_station_door_open', { station, box: '1' })).toBe(0);
+    expect(after.value('pickup_station_events_total', { station, endpoint: 'state', outcome: 'wait-for-closing' })).toBeGreaterThanOrEqual(1);
+    expect(after.value('pickup_station_events_total', { station, endpoint: 'state', outcome: 'wait-for-input' })).toBeGreaterThan(statesBefore);
+    // The harness's simulated measurements, as the last /state carried them.
+    expect(after.value('pickup_station_input_voltage_volts', { station })).toBe(12.4);
+    expect(after.value('pickup_station_signal_strength_percent', { station })).toBe(87);
+    expect(after.value('pickup_station_state_answer_age_seconds', { station })).toBeLessThan(2);
+    expect(after.value('pickup_station_faults', { station })).toBe(0);
+    expect(after.value('pickup_station_device_up', { station, role: 'scanner', device: 'simulated barcode scanner' })).toBe(1);
+    expect(after.find('pickup_station_device_up').map((s) => s.labels['role']).sort()).toEqual(['button', 'display', 'doors', 'keypad', 'locks', 'scanner', 'scanner']);
+    expect(after.find('pickup_station_build_info')[0]?.labels).toMatchObject({ node: process.version });
+    expect(after.types.get('pickup_station_events_total')).toBe('counter');
+    expect(after.types.get('pickup_station_answer_duration_seconds')).toBe('histogram');
+    // prom-client's process metrics, in the station's namespace (node_exporter has process_* of its own).
+    expect(after.value('pickup_station_process_resident_memory_bytes')).toBeGreaterThan(0);
+    expect(after.find('process_cpu_seconds_total')).toHaveLength(0);
+  });
+
+  it('a missing scanner: its device_up is 0 and a fault is counted, until it is back', async () => {
+    d = await startDebugHarness();
+    await idle(d);
+    d.h.sim.barcode.simulateHealth(false, 'unplugged');
+    const missing = await scrape(d);
+    expect(missing.value('pickup_station_device_up', { station, role: 'scanner', device: 'simulated barcode scanner' })).toBe(0);
+    expect(missing.value('pickup_station_faults', { station })).toBe(1);
+    d.h.sim.barcode.simulateHealth(true);
+    const back = await scrape(d);
+    expect(back.value('pickup_station_device_up', { station, role: 'scanner', device: 'simulated barcode scanner' })).toBe(1);
+    expect(back.value('pickup_station_faults', { station })).toBe(0);
+  });
+
+  it('a server that stops answering: unanswered events, attempts, deactivated mode and a deactivation, a growing /state age; back to idle when it answers', async () => {
+    d = await startDebugHarness({ server: { answerTimeoutMs: 300 } });
+    await idle(d);
+    d.h.server.setFault('*', { kind: 'delay', ms: 5_000 });
+    await until(() => d!.wp.station.runtime.snapshot().mode.kind === 'deactivated', 'deactivated', 15_000);
+    const off = await scrape(d);
+    expect(off.value('pickup_station_mode', { station, mode: 'deactivated' })).toBe(1);
+    expect(off.value('pickup_station_deactivations_total', { station })).toBe(1);
+    expect(off.value('pickup_station_events_total', { station, endpoint: 'state', outcome: 'unanswered' })).toBeGreaterThanOrEqual(1);
+    expect(off.value('pickup_station_event_attempts_total', { station, endpoint: 'state' })).toBeGreaterThanOrEqual(3 + 1);
+    const age = off.value('pickup_station_state_answer_age_seconds', { station });
+    expect(age).toBeGreaterThan(0.6); // at least the three unanswered attempts
+    d.h.server.clearFaults();
+    await idle(d);
+    const back = await scrape(d);
+    expect(back.value('pickup_station_mode', { station, mode: 'idle' })).toBe(1);
+    expect(back.value('pickup_station_deactivations_total', { station })).toBe(1);
+    expect(back.value('pickup_station_state_answer_age_seconds', { station })).toBeLessThan(age);
+  });
+});
+
+describe('GET /metrics: nothing secret, labels bounded by the config', () => {
+  it('after a deposit, a pickup with a PIN and a technician action, no PIN, identifier, eventId, trace id, password or token appears, and every label value is from a closed set or the config', async () => {
+    d = await startDebugHarness();
+    await idle(d);
+    d.h.sim.scanBarcode(SEED_BARCODES[0]);
+    await until(() => d!.wp.station.runtime.snapshot().mode.kind === 'closing', 'closing');
+    d.h.sim.closeDoor(1);
+    await idle(d);
+    d.h.sim.typePin(SEED_PIN_MULTI);
+    await until(() => d!.wp.station.runtime.snapshot().mode.kind === 'closing', 'closing after PIN');
+    d.h.sim.closeDoor(5);
+    d.h.sim.closeDoor(6);
+    await idle(d);
+    const text = (await d.call('GET', '/metrics', { token: d.tokens.metrics })).text;
+
+    const secrets = [SEED_PIN_MULTI, SEED_BARCODES[0], STATION.password, d.tokens.metrics, d.tokens.read, d.tokens.service];
+    for (const r of d.h.server.requests) secrets.push(...[r.eventId, r.traceId].filter((x): x is string => x !== null));
+    for (const s of secrets) expect(text).not.toContain(s);
+
+    const exp = parseExposition(text);
+    const devices = d.wp.station.hardware.devices().map((x) => x.name);
+    const allowed: Record<string, (v: string) => boolean> = {
+      station: (v) => v === STATION.id,
+      box: (v) => /^[1-8]$/.test(v),
+      endpoint: (v) => ['state', 'item-identify', 'pin-enter', 'cancel'].includes(v),
+      outcome: (v) => ['wait-for-input', 'station-disable', 'box-open', 'wait-for-closing', 'exception', 'invalid', 'unanswered'].includes(v),
+      mode: (v) => ['starting', 'idle', 'opening', 'closing', 'disabled', 'deactivated'].includes(v),
+      kind: (v) => ['forced-open', 'door-ajar', 'tamper', 'pin-lockout'].includes(v),
+      device: (v) => devices.includes(v),
+      role: (v) => ['locks', 'doors', 'scanner', 'keypad', 'button', 'display', 'other'].includes(v),
+      le: (v) => v === '+Inf' || Number.isFinite(Number(v)),
+      version: (v) => /^\d+\.\d+\.\d+/.test(v),
+      node: (v) => v === process.version,
+    };
+    for (const s of exp.samples.filter((x) => x.name.startsWith('pickup_station_') && !x.name.startsWith('pickup_station_process_') && !x.name.startsWith('pickup_station_nodejs_'))) {
+      for (const [k, v] of Object.entries(s.labels)) expect(allowed[k]?.(v), `${s.name} ${k}="${v}"`).toBe(true);
+    }
+  });
+});
