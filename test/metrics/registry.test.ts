@@ -13,7 +13,7 @@ import { StationMetrics } from '../../src/metrics/registry.js';
 import { MetricsService } from '../../src/metrics/service.js';
 import type { CountedEvent, StationNow, StationView } from '../../src/metrics/view.js';
 import { initialState } from '../../src/station/core.js';
-import type { Alarm, CoreState } from '../../src/station/core-types.js';
+import type { Alarm } from '../../src/station/core-types.js';
 import type { EventRecord, RuntimeEvent } from '../../src/station/runtime.js';
 import { until } from '../support/harness.js';
 import { parseExposition } from '../support/prom-text.js';
