@@ -46,7 +46,7 @@ describe('the Grafana dashboard', () => {
   const dashboard = JSON.parse(readFileSync(join(ROOT, 'ops/grafana/pickup-station-dashboard.json'), 'utf8')) as {
     uid: string;
     panels: { id: number; type: string; datasource?: { uid: string }; targets?: { datasource: { uid: string }; expr: string }[] }[];
-    templating: { list: { name: string }[] };
+    templating: { list: { name: string; query?: unknown }[] };
   };
 
   it('is one dashboard with unique panel ids, a datasource variable used by every query, and a station variable', () => {
