@@ -33,3 +33,20 @@ export function exportedNames(text: string): string[] {
 export function instantiate(expr: string, station: string): string {
   return expr.replaceAll('$station', station).replaceAll('$__rate_interval', '1m').replaceAll('$__range', '5m').replaceAll('$__interval', '15s');
 }
+
+/**
+ * A TCP port free on 127.0.0.1 right now (for tools that cannot report the port they were given
+ * as 0). Another process could take it before the tool binds; the tools then fail loudly.
+ */
+export async function freePort(): Promise<number> {
+  const { createServer } = await import('node:net');
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const a = s.address();
+      const port = typeof a === 'object' && a !== null ? a.port : 0;
+      s.close(() => resolve(port));
+    });
+  });
+}
