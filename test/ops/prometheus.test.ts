@@ -68,7 +68,7 @@ async function eventually(what: string, check: () => Promise<boolean>, timeoutMs
     } catch (e) {
       last = e;
     }
-    if (performance.now() - t0 > timeoutMs) throw new Error(`timed out waiting for: ${what}${last ? ` (last error: ${String(last)})` : ''}`);
+    if (performance.now() - t0 > timeoutMs) throw new Error(`timed out waiting for: ${what}${last ? ` (last error: ${last instanceof Error ? last.message : 'none'})` : ''}`);
     await new Promise((r) => setTimeout(r, 250));
   }
 }
@@ -135,7 +135,7 @@ describe.runIf(haveProm && haveNodeExporter)('a real Prometheus and node_exporte
 
   afterAll(async () => {
     for (const c of children) if (c.proc.exitCode === null) c.proc.kill('SIGTERM');
-    await Promise.all(children.map((c) => (c.proc.exitCode === null ? new Promise((r) => c.proc.once('exit', r)) : null)));
+    await Promise.all(children.filter((c) => c.proc.exitCode === null).map((c) => new Promise((r) => c.proc.once('exit', r))));
     await server?.stop();
   });
 
