@@ -27,6 +27,7 @@ const haveNodeExporter = requireTool('prometheus-node-exporter', runs('prometheu
 
 interface Child {
   readonly proc: ChildProcess;
+  readonly exited: Promise<unknown>;
   out(): string;
 }
 const children: Child[] = [];
@@ -36,7 +37,7 @@ function start(cmd: string, args: string[], env: NodeJS.ProcessEnv = { PATH: pro
   let out = '';
   proc.stdout?.on('data', (b: Buffer) => (out += b.toString()));
   proc.stderr?.on('data', (b: Buffer) => (out += b.toString()));
-  const c = { proc, out: () => out };
+  const c = { proc, exited: new Promise((r) => proc.once('exit', r)), out: () => out };
   children.push(c);
   return c;
 }
@@ -135,7 +136,7 @@ describe.runIf(haveProm && haveNodeExporter)('a real Prometheus and node_exporte
 
   afterAll(async () => {
     for (const c of children) if (c.proc.exitCode === null) c.proc.kill('SIGTERM');
-    await Promise.all(children.filter((c) => c.proc.exitCode === null).map((c) => new Promise((r) => c.proc.once('exit', r))));
+    await Promise.all(children.map((c) => c.exited));
     await server?.stop();
   });
 
