@@ -1,0 +1,293 @@
+/**
+ * What metrics cost (issue 14): the station assembled as the daemon does it, with metrics on and
+ * off, side by side in the same run (bench/children/metrics-station.ts), both asked for /metrics
+ * over HTTP alike (the "off" one answers 404):
+ *
+ * - RSS: after the same number of protocol events (unknown item, wrong PIN, in turn), after GC;
+ *   on and off run in turn, the order swapped each round; scraped every 15 s, as the ops/ example
+ *   configures Prometheus. With --experiment also under node --max-semi-space-size=1: most of a
+ *   difference as shipped is the young generation's pages, which any extra allocation touches
+ *   sooner (see README, Benchmarks);
+ * - the scan path: scan → /item-identify at the server over a real pty (as bench/scan.ts), the two
+ *   stations interleaved, the order rotated, scraped every second (harsher than any Prometheus);
+ * - fleet: `pickup-station fleet --metrics-port` at N stations; the size of one whole scrape, its
+ *   render time (from the fleet's summary) and its time over HTTP (measured here).
+ */
+import { closeSync, openSync, writeSync } from 'node:fs';
+import { hashToken, newToken } from '../src/debug/auth.js';
+import type { FleetSummary } from '../src/fleet/run.js';
+import { ReferenceServer, generateStation, type RequestRecord } from '../src/sim/index.js';
+import { MAIN_JS, childScript, nextMessage, sleep, smapsRollup, spawnNode, stopChild, type Spawned } from './lib/proc.js';
+import { PtyPair, haveSocat } from './lib/pty.js';
+import { MiB, summarize, type Summary } from './lib/stats.js';
+import { ms, renderTable, x } from './lib/table.js';
+
+export interface MetricsMemory {
+  readonly events: number;
+  readonly rssMiB: number;
+  readonly anonMiB: number;
+  readonly heapUsedMiB: number;
+}
+
+export interface MetricsFleet {
+  readonly stations: number;
+  readonly series: number;
+  readonly bytes: number;
+  readonly renderMs: { readonly p50: number; readonly max: number; readonly n: number };
+  readonly http: Summary;
+  readonly heartbeatLate: number;
+  readonly heartbeatLimitMs: number;
+  readonly loopMaxMs: number;
+}
+
+export interface MetricsResult {
+  /** Per round, metrics off and on. */
+  readonly memory: readonly { readonly off: MetricsMemory; readonly on: MetricsMemory }[];
+  /** The same under node --max-semi-space-size=1 (--experiment); empty otherwise. */
+  readonly memorySemiSpace1: readonly { readonly off: MetricsMemory; readonly on: MetricsMemory }[];
+  readonly scan: { readonly off: Summary; readonly on: Summary } | null;
+  readonly fleet: MetricsFleet | null;
+  readonly scrapes: number;
+}
+
+export interface MetricsPlan {
+  readonly events: number;
+  readonly rounds: number;
+  readonly scans: number;
+  readonly warmup: number;
+  readonly fleetStations: number;
+  readonly experiment: boolean;
+}
+
+/** Scrape interval of the memory runs (the ops/ example's is 30 s; 15 s is a common setting). */
+const MEMORY_SCRAPE_MS = 15_000;
+/** Scrape interval of the scan run: far more often than a Prometheus would, to look for interference. */
+const SCAN_SCRAPE_MS = 1_000;
+
+const IPC_STDIO = ['ignore', 'ignore', 'inherit', 'ipc'] as const;
+const isReady = (m: unknown): { url: string } | undefined => (typeof m === 'object' && m !== null && 'ready' in m ? (m as unknown as { url: string }) : undefined);
+const isReport = (m: unknown): { events: number; memory: NodeJS.MemoryUsage } | undefined =>
+  typeof m === 'object' && m !== null && 'memory' in m ? (m as { events: number; memory: NodeJS.MemoryUsage }) : undefined;
+
+interface Station {
+  readonly on: boolean;
+  readonly proc: Spawned;
+  readonly url: string;
+}
+
+async function startStationChild(serverUrl: string, def: ReturnType<typeof generateStation>, on: boolean, tokenHash: string, tty?: string, nodeFlags: readonly string[] = []): Promise<Station> {
+  const proc = spawnNode([...nodeFlags, '--expose-gc', childScript('metrics-station'), JSON.stringify({ serverUrl, station: def, metrics: on, tokenHash, ...(tty ? { tty } : {}) })], { stdio: [...IPC_STDIO] });
+  const { url } = await nextMessage(proc.child, isReady, 20_000, `metrics-station (${on ? 'on' : 'off'}) ready`);
+  return { on, proc, url };
+}
+
+/** Scrape every station every `intervalMs` until stopped (a metrics-off one answers 404). */
+function scrapeEvery(intervalMs: number, stations: readonly Station[], token: string): { stop: () => Promise<number> } {
+  let stopped = false;
+  let count = 0;
+  const loop = (async () => {
+    while (!stopped) {
+      for (const s of stations) {
+        const r = await fetch(`${s.url}/metrics`, { headers: { authorization: `Bearer ${token}` } });
+        await r.text();
+        if (r.status === 200) count++;
+      }
+      const until = performance.now() + intervalMs;
+      while (!stopped && performance.now() < until) await sleep(100);
+    }
+  })();
+  return {
+    stop: async () => {
+      stopped = true;
+      await loop;
+      return count;
+    },
+  };
+}
+
+export async function benchMetrics(dir: string, plan: MetricsPlan): Promise<MetricsResult> {
+  const token = newToken();
+  const tokenHash = hashToken(token);
+  const defs = [generateStation(8), generateStation(8), generateStation(8), generateStation(8)] as const;
+  const server = new ReferenceServer({ stations: [...defs], maxRecords: 1_000 });
+  const url = await server.start();
+  let scrapes = 0;
+  const memory: { off: MetricsMemory; on: MetricsMemory }[] = [];
+  const memorySemiSpace1: { off: MetricsMemory; on: MetricsMemory }[] = [];
+  let scan: MetricsResult['scan'] = null;
+  try {
+    // --- RSS ---------------------------------------------------------------------------------
+    memory.push(...(await memoryRounds(url, [defs[0], defs[1]], token, tokenHash, plan, [])));
+    if (plan.experiment) {
+      // Each process keeps its id for its whole life; new processes, the same stations.
+      memorySemiSpace1.push(...(await memoryRounds(url, [defs[0], defs[1]], token, tokenHash, plan, ['--max-semi-space-size=1'])));
+    }
+
+    // --- scan path ---------------------------------------------------------------------------
+    if (haveSocat()) {
+      const ptys = [new PtyPair(dir, 'metrics-off'), new PtyPair(dir, 'metrics-on')];
+      const stations: Station[] = [];
+      const fds: number[] = [];
+      try {
+        for (const [i, p] of ptys.entries()) {
+          await p.start();
+          stations.push(await startStationChild(url, i === 0 ? defs[2] : defs[3], i === 1, tokenHash, p.b));
+          fds.push(openSync(p.a, 'r+'));
+        }
+        const samples: Record<'on' | 'off', number[]> = { on: [], off: [] };
+        const scanScraping = scrapeEvery(SCAN_SCRAPE_MS, stations, token);
+        try {
+          for (let i = 0; i < plan.warmup + plan.scans; i++) {
+            for (let k = 0; k < 2; k++) {
+              const v = (i + k) % 2;
+              const t = await oneScan(server, fds[v] as number, `4${v}${String(i).padStart(12, '0')}`);
+              if (i >= plan.warmup) samples[v === 1 ? 'on' : 'off'].push(t);
+              await sleep(10);
+            }
+          }
+        } finally {
+          scrapes += await scanScraping.stop();
+        }
+        scan = { off: summarize(samples.off), on: summarize(samples.on) };
+      } finally {
+        for (const fd of fds) closeSync(fd);
+        for (const s of stations) await stopStation(s);
+        for (const p of ptys) await p.stop();
+      }
+    }
+  } finally {
+    await server.stop();
+  }
+  const fleet = plan.fleetStations > 0 ? await benchFleetScrape(plan.fleetStations) : null;
+  return { memory, memorySemiSpace1, scan, fleet, scrapes };
+}
+
+async function memoryRounds(
+  url: string,
+  defs: readonly [ReturnType<typeof generateStation>, ReturnType<typeof generateStation>],
+  token: string,
+  tokenHash: string,
+  plan: MetricsPlan,
+  nodeFlags: readonly string[],
+): Promise<{ off: MetricsMemory; on: MetricsMemory }[]> {
+  const rounds: { off: MetricsMemory; on: MetricsMemory }[] = [];
+  const pair = [await startStationChild(url, defs[0], false, tokenHash, undefined, nodeFlags), await startStationChild(url, defs[1], true, tokenHash, undefined, nodeFlags)];
+  const scraping = scrapeEvery(MEMORY_SCRAPE_MS, pair, token);
+  try {
+    for (let round = 0; round < plan.rounds; round++) {
+      const sample: Partial<Record<'on' | 'off', MetricsMemory>> = {};
+      for (const s of round % 2 === 0 ? pair : [...pair].reverse()) {
+        s.proc.child.send({ run: plan.events });
+        const r = await nextMessage(s.proc.child, isReport, 300_000, `metrics-station run ${round}`);
+        const smaps = smapsRollup(s.proc.child.pid ?? 0);
+        sample[s.on ? 'on' : 'off'] = { events: r.events, rssMiB: r.memory.rss / MiB, anonMiB: smaps.anonymous / MiB, heapUsedMiB: r.memory.heapUsed / MiB };
+      }
+      rounds.push(sample as { off: MetricsMemory; on: MetricsMemory });
+    }
+  } finally {
+    await scraping.stop();
+    for (const s of pair) await stopStation(s);
+  }
+  return rounds;
+}
+
+async function stopStation(s: Station): Promise<void> {
+  s.proc.child.disconnect?.();
+  await Promise.race([s.proc.exited, sleep(3_000)]);
+  await stopChild(s.proc);
+}
+
+async function oneScan(server: ReferenceServer, fd: number, value: string): Promise<number> {
+  const afterSeq = server.lastSeq;
+  const sent = server.waitForRequest((r: RequestRecord) => r.endpoint === 'item-identify' && typeof r.body === 'object' && r.body !== null && 'identifierValue' in r.body && r.body.identifierValue === value, 5_000, { afterSeq });
+  const t0 = performance.now();
+  writeSync(fd, `${value}\r\n`);
+  return (await sent).at - t0;
+}
+
+/** `pickup-station fleet --metrics-port 0` at `n` stations: five HTTP scrapes after the ramp, then its summary. */
+async function benchFleetScrape(n: number): Promise<MetricsFleet> {
+  const heartbeatMs = 5_000;
+  const p = spawnNode([MAIN_JS, 'fleet', '--stations', String(n), '--heartbeat-ms', String(heartbeatMs), '--rate', '2', '--duration-s', '40', '--report-s', '0', '--log-level', 'silent', '--metrics-port', '0', '--json'], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  });
+  let out = '';
+  p.child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
+  try {
+    const t0 = performance.now();
+    let url: string | undefined;
+    while (url === undefined && performance.now() - t0 < 20_000) {
+      url = /metrics of every station at (\S+)/.exec(out)?.[1];
+      await sleep(100);
+    }
+    if (url === undefined) throw new Error('fleet: no metrics URL');
+    // After the ramp (one heartbeat interval) and a little more: every station has answered.
+    await sleep(heartbeatMs + 5_000);
+    const http: number[] = [];
+    for (let i = 0; i < 5; i++) {
+      const t = performance.now();
+      const r = await fetch(url);
+      await r.arrayBuffer();
+      http.push(performance.now() - t);
+      await sleep(3_000);
+    }
+    await p.exited;
+    const summary = JSON.parse(out.trim().split('\n').pop() ?? '{}') as FleetSummary;
+    const m = summary.metrics;
+    if (m === null) throw new Error('fleet: no metrics in the summary');
+    return {
+      stations: m.stations,
+      series: m.series,
+      bytes: m.bytes,
+      renderMs: m.renderMs,
+      http: summarize(http),
+      heartbeatLate: summary.heartbeatSent.late,
+      heartbeatLimitMs: summary.heartbeatSent.limitMs,
+      loopMaxMs: summary.eventLoopDelay.maxMs,
+    };
+  } finally {
+    await stopChild(p, 30_000);
+  }
+}
+
+function memoryTable(title: string, rounds: MetricsResult['memory']): string[] {
+  const lines = [
+    renderTable(
+      [title, 'events', 'RSS', 'anon', 'heap used'],
+      rounds.flatMap((m, i) => (['off', 'on'] as const).map((k) => [`round ${i + 1}, metrics ${k}`, String(m[k].events), m[k].rssMiB.toFixed(1), m[k].anonMiB.toFixed(1), m[k].heapUsedMiB.toFixed(1)])),
+    ),
+  ];
+  const last = rounds.at(-1);
+  if (last) {
+    const deltas = rounds.map((m) => (m.on.rssMiB - m.off.rssMiB).toFixed(2));
+    lines.push(`  metrics on - off: RSS ${deltas.join(', ')} MiB per round; last round heap used ${(last.on.heapUsedMiB - last.off.heapUsedMiB).toFixed(2)} MiB`);
+  }
+  return lines;
+}
+
+export function metricsReport(r: MetricsResult): string {
+  const lines: string[] = [...memoryTable(`metrics cost: memory after GC (MiB), scraped every ${MEMORY_SCRAPE_MS / 1000} s`, r.memory)];
+  if (r.memorySemiSpace1.length > 0) lines.push('', ...memoryTable('  experiment: --max-semi-space-size=1', r.memorySemiSpace1));
+  if (r.scan) {
+    lines.push(
+      '',
+      renderTable(
+        ['metrics cost: scan -> /item-identify (ms)', 'n', 'p50', 'p99', 'on/off p50', 'on/off p99'],
+        [
+          ['metrics off', String(r.scan.off.n), ms(r.scan.off.p50), ms(r.scan.off.p99), '', ''],
+          [`metrics on (scraped every ${SCAN_SCRAPE_MS / 1000} s)`, String(r.scan.on.n), ms(r.scan.on.p50), ms(r.scan.on.p99), x(r.scan.on.p50 / r.scan.off.p50), x(r.scan.on.p99 / r.scan.off.p99)],
+        ],
+      ),
+      `  ${r.scrapes} scrapes of /metrics over HTTP during the scan run`,
+    );
+  } else lines.push('', 'metrics cost: scan path skipped (socat not installed)');
+  if (r.fleet) {
+    const f = r.fleet;
+    lines.push(
+      '',
+      `fleet metrics at ${f.stations} stations: one scrape = ${f.series} series, ${(f.bytes / MiB).toFixed(2)} MiB; render p50 ${f.renderMs.p50.toFixed(0)} ms, max ${f.renderMs.max.toFixed(0)} ms (${f.renderMs.n}); ` +
+        `over HTTP (uncompressed) p50 ${f.http.p50.toFixed(0)} ms, max ${f.http.max.toFixed(0)} ms (${f.http.n}); heartbeats late (> ${f.heartbeatLimitMs.toFixed(0)} ms) ${f.heartbeatLate}, fleet event-loop max ${f.loopMaxMs.toFixed(0)} ms`,
+    );
+  }
+  return lines.join('\n');
+}
