@@ -29,6 +29,12 @@ export interface MetricsMemory {
   readonly heapUsedMiB: number;
 }
 
+export interface MemoryRound {
+  readonly offA: MetricsMemory;
+  readonly offB: MetricsMemory;
+  readonly on: MetricsMemory;
+}
+
 export interface MetricsFleet {
   readonly stations: number;
   readonly series: number;
@@ -38,13 +44,15 @@ export interface MetricsFleet {
   readonly heartbeatLate: number;
   readonly heartbeatLimitMs: number;
   readonly loopMaxMs: number;
+  /** The same fleet without metrics (no scrapes), run just before: its late heartbeats and loop delay. */
+  readonly baseline: { readonly heartbeatLate: number; readonly loopMaxMs: number };
 }
 
 export interface MetricsResult {
-  /** Per round, metrics off and on. */
-  readonly memory: readonly { readonly off: MetricsMemory; readonly on: MetricsMemory }[];
+  /** Per round: two stations with metrics off (their difference is the noise) and one with metrics on. */
+  readonly memory: readonly MemoryRound[];
   /** The same under node --max-semi-space-size=1 (--experiment); empty otherwise. */
-  readonly memorySemiSpace1: readonly { readonly off: MetricsMemory; readonly on: MetricsMemory }[];
+  readonly memorySemiSpace1: readonly MemoryRound[];
   readonly scan: { readonly off: Summary; readonly on: Summary } | null;
   readonly fleet: MetricsFleet | null;
   readonly scrapes: number;
@@ -108,19 +116,19 @@ function scrapeEvery(intervalMs: number, stations: readonly Station[], token: st
 export async function benchMetrics(dir: string, plan: MetricsPlan): Promise<MetricsResult> {
   const token = newToken();
   const tokenHash = hashToken(token);
-  const defs = [generateStation(8), generateStation(8), generateStation(8), generateStation(8)] as const;
+  const defs = [generateStation(8), generateStation(8), generateStation(8), generateStation(8), generateStation(8)] as const;
   const server = new ReferenceServer({ stations: [...defs], maxRecords: 1_000 });
   const url = await server.start();
   let scrapes = 0;
-  const memory: { off: MetricsMemory; on: MetricsMemory }[] = [];
-  const memorySemiSpace1: { off: MetricsMemory; on: MetricsMemory }[] = [];
+  const memory: MemoryRound[] = [];
+  const memorySemiSpace1: MemoryRound[] = [];
   let scan: MetricsResult['scan'] = null;
   try {
     // --- RSS ---------------------------------------------------------------------------------
-    memory.push(...(await memoryRounds(url, [defs[0], defs[1]], token, tokenHash, plan, [])));
+    memory.push(...(await memoryRounds(url, [defs[0], defs[1], defs[4]], token, tokenHash, plan, [])));
     if (plan.experiment) {
       // Each process keeps its id for its whole life; new processes, the same stations.
-      memorySemiSpace1.push(...(await memoryRounds(url, [defs[0], defs[1]], token, tokenHash, plan, ['--max-semi-space-size=1'])));
+      memorySemiSpace1.push(...(await memoryRounds(url, [defs[0], defs[1], defs[4]], token, tokenHash, plan, ['--max-semi-space-size=1'])));
     }
 
     // --- scan path ---------------------------------------------------------------------------
@@ -164,29 +172,37 @@ export async function benchMetrics(dir: string, plan: MetricsPlan): Promise<Metr
 
 async function memoryRounds(
   url: string,
-  defs: readonly [ReturnType<typeof generateStation>, ReturnType<typeof generateStation>],
+  defs: readonly [ReturnType<typeof generateStation>, ReturnType<typeof generateStation>, ReturnType<typeof generateStation>],
   token: string,
   tokenHash: string,
   plan: MetricsPlan,
   nodeFlags: readonly string[],
-): Promise<{ off: MetricsMemory; on: MetricsMemory }[]> {
-  const rounds: { off: MetricsMemory; on: MetricsMemory }[] = [];
-  const pair = [await startStationChild(url, defs[0], false, tokenHash, undefined, nodeFlags), await startStationChild(url, defs[1], true, tokenHash, undefined, nodeFlags)];
-  const scraping = scrapeEvery(MEMORY_SCRAPE_MS, pair, token);
+): Promise<MemoryRound[]> {
+  const rounds: MemoryRound[] = [];
+  const names = ['offA', 'offB', 'on'] as const;
+  const procs = [
+    await startStationChild(url, defs[0], false, tokenHash, undefined, nodeFlags),
+    await startStationChild(url, defs[1], false, tokenHash, undefined, nodeFlags),
+    await startStationChild(url, defs[2], true, tokenHash, undefined, nodeFlags),
+  ];
+  const scraping = scrapeEvery(MEMORY_SCRAPE_MS, procs, token);
   try {
     for (let round = 0; round < plan.rounds; round++) {
-      const sample: Partial<Record<'on' | 'off', MetricsMemory>> = {};
-      for (const s of round % 2 === 0 ? pair : [...pair].reverse()) {
+      const sample: Partial<Record<(typeof names)[number], MetricsMemory>> = {};
+      // Rotate which process runs first.
+      for (let k = 0; k < procs.length; k++) {
+        const i = (round + k) % procs.length;
+        const s = procs[i] as Station;
         s.proc.child.send({ run: plan.events });
         const r = await nextMessage(s.proc.child, isReport, 300_000, `metrics-station run ${round}`);
         const smaps = smapsRollup(s.proc.child.pid ?? 0);
-        sample[s.on ? 'on' : 'off'] = { events: r.events, rssMiB: r.memory.rss / MiB, anonMiB: smaps.anonymous / MiB, heapUsedMiB: r.memory.heapUsed / MiB };
+        sample[names[i] as (typeof names)[number]] = { events: r.events, rssMiB: r.memory.rss / MiB, anonMiB: smaps.anonymous / MiB, heapUsedMiB: r.memory.heapUsed / MiB };
       }
-      rounds.push(sample as { off: MetricsMemory; on: MetricsMemory });
+      rounds.push(sample as MemoryRound);
     }
   } finally {
     await scraping.stop();
-    for (const s of pair) await stopStation(s);
+    for (const s of procs) await stopStation(s);
   }
   return rounds;
 }
@@ -205,12 +221,32 @@ async function oneScan(server: ReferenceServer, fd: number, value: string): Prom
   return (await sent).at - t0;
 }
 
-/** `pickup-station fleet --metrics-port 0` at `n` stations: five HTTP scrapes after the ramp, then its summary. */
+const FLEET_HEARTBEAT_MS = 5_000;
+
+function startFleet(n: number, metrics: boolean): Spawned {
+  const args = [MAIN_JS, 'fleet', '--stations', String(n), '--heartbeat-ms', String(FLEET_HEARTBEAT_MS), '--rate', '2', '--duration-s', '40', '--report-s', '0', '--log-level', 'silent', '--json'];
+  return spawnNode(metrics ? [...args, '--metrics-port', '0'] : args, { stdio: ['ignore', 'pipe', 'inherit'] });
+}
+
+async function summaryOf(p: Spawned, out: () => string): Promise<FleetSummary> {
+  await p.exited;
+  return JSON.parse(out().trim().split('\n').pop() ?? '{}') as FleetSummary;
+}
+
+/** `pickup-station fleet` at `n` stations without metrics, then with `--metrics-port 0` and five HTTP scrapes after the ramp. */
 async function benchFleetScrape(n: number): Promise<MetricsFleet> {
-  const heartbeatMs = 5_000;
-  const p = spawnNode([MAIN_JS, 'fleet', '--stations', String(n), '--heartbeat-ms', String(heartbeatMs), '--rate', '2', '--duration-s', '40', '--report-s', '0', '--log-level', 'silent', '--metrics-port', '0', '--json'], {
-    stdio: ['ignore', 'pipe', 'inherit'],
-  });
+  const heartbeatMs = FLEET_HEARTBEAT_MS;
+  const b = startFleet(n, false);
+  let baseOut = '';
+  b.child.stdout?.on('data', (d: Buffer) => (baseOut += d.toString()));
+  let baseline: MetricsFleet['baseline'];
+  try {
+    const s = await summaryOf(b, () => baseOut);
+    baseline = { heartbeatLate: s.heartbeatSent.late, loopMaxMs: s.eventLoopDelay.maxMs };
+  } finally {
+    await stopChild(b, 30_000);
+  }
+  const p = startFleet(n, true);
   let out = '';
   p.child.stdout?.on('data', (d: Buffer) => (out += d.toString()));
   try {
@@ -231,8 +267,7 @@ async function benchFleetScrape(n: number): Promise<MetricsFleet> {
       http.push(performance.now() - t);
       await sleep(3_000);
     }
-    await p.exited;
-    const summary = JSON.parse(out.trim().split('\n').pop() ?? '{}') as FleetSummary;
+    const summary = await summaryOf(p, () => out);
     const m = summary.metrics;
     if (m === null) throw new Error('fleet: no metrics in the summary');
     return {
@@ -244,23 +279,29 @@ async function benchFleetScrape(n: number): Promise<MetricsFleet> {
       heartbeatLate: summary.heartbeatSent.late,
       heartbeatLimitMs: summary.heartbeatSent.limitMs,
       loopMaxMs: summary.eventLoopDelay.maxMs,
+      baseline,
     };
   } finally {
     await stopChild(p, 30_000);
   }
 }
 
+const LABEL = { offA: 'metrics off (A)', offB: 'metrics off (B)', on: 'metrics on' } as const;
+
 function memoryTable(title: string, rounds: MetricsResult['memory']): string[] {
   const lines = [
     renderTable(
       [title, 'events', 'RSS', 'anon', 'heap used'],
-      rounds.flatMap((m, i) => (['off', 'on'] as const).map((k) => [`round ${i + 1}, metrics ${k}`, String(m[k].events), m[k].rssMiB.toFixed(1), m[k].anonMiB.toFixed(1), m[k].heapUsedMiB.toFixed(1)])),
+      rounds.flatMap((m, i) => (['offA', 'offB', 'on'] as const).map((k) => [`round ${i + 1}, ${LABEL[k]}`, String(m[k].events), m[k].rssMiB.toFixed(1), m[k].anonMiB.toFixed(1), m[k].heapUsedMiB.toFixed(1)])),
     ),
   ];
-  const last = rounds.at(-1);
-  if (last) {
-    const deltas = rounds.map((m) => (m.on.rssMiB - m.off.rssMiB).toFixed(2));
-    lines.push(`  metrics on - off: RSS ${deltas.join(', ')} MiB per round; last round heap used ${(last.on.heapUsedMiB - last.off.heapUsedMiB).toFixed(2)} MiB`);
+  if (rounds.length > 0) {
+    const list = (f: (m: MemoryRound) => number): string => rounds.map((m) => f(m).toFixed(2)).join(', ');
+    const offMean = (m: MemoryRound, k: 'rssMiB' | 'heapUsedMiB'): number => (m.offA[k] + m.offB[k]) / 2;
+    lines.push(
+      `  metrics on - mean of the two off (per round): RSS ${list((m) => m.on.rssMiB - offMean(m, 'rssMiB'))} MiB; heap used ${list((m) => m.on.heapUsedMiB - offMean(m, 'heapUsedMiB'))} MiB`,
+      `  noise, off (B) - off (A) (per round):          RSS ${list((m) => m.offB.rssMiB - m.offA.rssMiB)} MiB; heap used ${list((m) => m.offB.heapUsedMiB - m.offA.heapUsedMiB)} MiB`,
+    );
   }
   return lines;
 }
@@ -287,6 +328,7 @@ export function metricsReport(r: MetricsResult): string {
       '',
       `fleet metrics at ${f.stations} stations: one scrape = ${f.series} series, ${(f.bytes / MiB).toFixed(2)} MiB; render p50 ${f.renderMs.p50.toFixed(0)} ms, max ${f.renderMs.max.toFixed(0)} ms (${f.renderMs.n}); ` +
         `over HTTP (uncompressed) p50 ${f.http.p50.toFixed(0)} ms, max ${f.http.max.toFixed(0)} ms (${f.http.n}); heartbeats late (> ${f.heartbeatLimitMs.toFixed(0)} ms) ${f.heartbeatLate}, fleet event-loop max ${f.loopMaxMs.toFixed(0)} ms`,
+      `  the same fleet without metrics, just before: heartbeats late ${f.baseline.heartbeatLate}, event-loop max ${f.baseline.loopMaxMs.toFixed(0)} ms`,
     );
   }
   return lines.join('\n');
