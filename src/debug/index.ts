@@ -43,7 +43,9 @@ export async function withTechnicianPort(opts: TechnicianPortOptions): Promise<W
   let port: TechnicianPort | null = null;
   // Metrics follow the host's observer (so they survive a reload); /metrics is served by the port,
   // the textfile is written even without one.
-  const metrics = loaded.config.metrics.enabled ? new MetricsService({ config: loaded.config.metrics, view: hostView(host), subscribe: (l) => host.observer.subscribe(l), log }) : null;
+  // Nothing could read them without the port or a textfile: then prom-client is never loaded.
+  const metricsWanted = loaded.config.metrics.enabled && (loaded.config.debug.enabled || loaded.config.metrics.textfileDir !== null);
+  const metrics = metricsWanted ? new MetricsService({ config: loaded.config.metrics, view: hostView(host), subscribe: (l) => host.observer.follow(l), log }) : null;
   metrics?.start();
   const debug = loaded.config.debug;
   if (debug.enabled) {

@@ -54,6 +54,7 @@ describe('GET /api/status', () => {
     expect(cfg.debug.tokens).toEqual([
       { name: 'reader-tech', scope: 'read' },
       { name: 'alice', scope: 'service' },
+      { name: 'prometheus', scope: 'metrics' },
     ]);
     expect(text).not.toMatch(/sha256:/);
     expect(text).not.toContain(STATION.password);
@@ -115,23 +116,20 @@ describe('GET /api/events/stream', () => {
 
   it('sends keep-alive comments while idle and releases its subscription when the client goes', async () => {
     d = await startDebugHarness({ debug: { keepAliveMs: 100 } });
-    // The metrics subscribe for the station's whole life; a stream adds one and must take it back.
-    const before = d.wp.host.observer.subscribers;
     const s = await readStream(d, '/api/events/stream');
-    expect(d.wp.host.observer.subscribers).toBe(before + 1);
+    expect(d.wp.host.observer.subscribers).toBe(1);
     await until(() => s.comments.filter((c) => c === ': keep-alive').length >= 2, 'keep-alives', 3_000);
     s.close();
-    await until(() => d!.wp.host.observer.subscribers === before, 'unsubscribed on disconnect');
+    await until(() => d!.wp.host.observer.subscribers === 0, 'unsubscribed on disconnect');
   });
 
   it('refuses streams beyond debug.maxStreams with 503', async () => {
     d = await startDebugHarness({ debug: { maxStreams: 1 } });
-    const before = d.wp.host.observer.subscribers;
     const s = await readStream(d, '/api/events/stream');
     const r = await d.call('GET', '/api/logs/stream');
     expect(r.status).toBe(503);
     s.close();
-    await until(() => d!.wp.host.observer.subscribers === before, 'closed');
+    await until(() => d!.wp.host.observer.subscribers === 0, 'closed');
     const again = await readStream(d, '/api/logs/stream');
     again.close();
   });

@@ -2,10 +2,16 @@
  * GET /metrics on the technician port, started the way the daemon starts it (withTechnicianPort):
  * the real station on simulated hardware against the reference server over HTTP on 127.0.0.1.
  */
+import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { startStation } from '../../src/app.js';
+import { withTechnicianPort } from '../../src/debug/index.js';
+import { LogRing } from '../../src/log.js';
 import { SEED_BARCODES, SEED_PIN_MULTI } from '../../src/sim/index.js';
 import { idle, startDebugHarness, type DebugHarness } from '../debug/support.js';
-import { STATION, until } from '../support/harness.js';
+import { STATION, startHarness, until, type Harness, type HarnessOverrides } from '../support/harness.js';
 import { parseExposition, type Exposition } from '../support/prom-text.js';
 
 let d: DebugHarness | undefined;
@@ -163,5 +169,48 @@ describe('GET /metrics: nothing secret, labels bounded by the config', () => {
     for (const s of exp.samples.filter((x) => x.name.startsWith('pickup_station_') && !x.name.startsWith('pickup_station_process_') && !x.name.startsWith('pickup_station_nodejs_'))) {
       for (const [k, v] of Object.entries(s.labels)) expect(allowed[k]?.(v), `${s.name} ${k}="${v}"`).toBe(true);
     }
+  });
+});
+
+describe('without a technician port', () => {
+  let h: Harness | undefined;
+  let stop: (() => Promise<void>) | undefined;
+  afterEach(async () => {
+    await stop?.();
+    await h?.stop();
+    h = undefined;
+    stop = undefined;
+  });
+
+  async function start(overrides: HarnessOverrides) {
+    h = await startHarness(overrides);
+    const wp = await withTechnicianPort({
+      station: h.station,
+      loaded: { config: h.config, password: STATION.password },
+      configFile: null,
+      env: {},
+      log: h.log,
+      ring: new LogRing(10),
+      start: (l) => startStation({ config: l.config, password: l.password, log: h!.log }),
+    });
+    stop = () => wp.station.stop();
+    return wp;
+  }
+
+  it('the textfile alone (a station whose port is off or a unix socket): the same series, rewritten as things happen', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'textfile-only-'));
+    const wp = await start({ debug: { enabled: false }, metrics: { textfileDir: dir, textfileIntervalMs: 100 } });
+    expect(wp.port).toBeNull();
+    expect(wp.metrics).not.toBeNull();
+    const file = join(dir, 'pickup-station.prom');
+    const read = () => (readdirSync(dir).includes('pickup-station.prom') ? parseExposition(readFileSync(file, 'utf8')) : null);
+    await until(() => read()?.find('pickup_station_mode', { station, mode: 'idle' })[0]?.value === 1, 'idle in the textfile');
+    h!.sim.scanBarcode(SEED_BARCODES[0]);
+    await until(() => read()?.find('pickup_station_lock_pulses_total', { station, box: '1' })[0]?.value === 1, 'the pulse in the textfile');
+  });
+
+  it('neither a port nor a textfile: no metrics at all (prom-client is never loaded for nothing)', async () => {
+    const wp = await start({ debug: { enabled: false } });
+    expect(wp.metrics).toBeNull();
   });
 });
