@@ -128,6 +128,12 @@ export class StationMetrics {
       const v = s.runtime.lastPower()?.internetSignalStrength;
       if (typeof v === 'number') set({ station }, v);
     });
+    this.gauge(`${PREFIX}journal_ok`, 'The journal keeps its records (1), or cannot write them (0): restart truth is lost.', ['station'], (set, station, s) => {
+      set({ station }, s.runtime.journalHealth().ok ? 1 : 0);
+    });
+    this.gauge(`${PREFIX}journal_problem`, 'The journal reports a problem (1): damaged or unreadable at start (set aside), or a failed write; 0 once it writes again.', ['station'], (set, station, s) => {
+      set({ station }, s.runtime.journalHealth().problem === null ? 0 : 1);
+    });
     new Gauge({ name: `${PREFIX}build_info`, help: 'Always 1; the labels say which software runs.', labelNames: ['version', 'node'], registers }).set({ version: VERSION, node: process.version }, 1);
 
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: PREFIX, eventLoopMonitoringPrecision: opts.eventLoopResolutionMs });

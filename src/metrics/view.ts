@@ -9,7 +9,7 @@ import type { RuntimeEvent, StationRuntime } from '../station/runtime.js';
 
 /** The running station as metrics read it at scrape time. */
 export interface StationNow {
-  readonly runtime: Pick<StationRuntime, 'snapshot' | 'lastPower'>;
+  readonly runtime: Pick<StationRuntime, 'snapshot' | 'lastPower' | 'journalHealth'>;
   readonly hardware: StationHardware;
   /** The configured boxes (a label value is a box *number*: bounded by the config, never a boxId). */
   readonly boxes: readonly { readonly id: string; readonly number: number }[];

@@ -8,6 +8,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startStation } from '../../src/app.js';
 import { withTechnicianPort } from '../../src/debug/index.js';
+import { MemoryJournal } from '../../src/journal/memory.js';
 import { LogRing } from '../../src/log.js';
 import { SEED_BARCODES, SEED_PIN_MULTI } from '../../src/sim/index.js';
 import { idle, startDebugHarness, type DebugHarness } from '../debug/support.js';
@@ -109,6 +110,20 @@ describe('GET /metrics: what it counts', () => {
     const back = await scrape(d);
     expect(back.value('pickup_station_device_up', { station, role: 'scanner', device: 'simulated barcode scanner' })).toBe(1);
     expect(back.value('pickup_station_faults', { station })).toBe(0);
+  });
+
+  it('journal trouble: a journal damaged at start is a problem (its records still kept); a sound one is not', async () => {
+    d = await startDebugHarness();
+    await idle(d);
+    const sound = await scrape(d);
+    expect(sound.value('pickup_station_journal_ok', { station })).toBe(1);
+    expect(sound.value('pickup_station_journal_problem', { station })).toBe(0);
+    await d.stop();
+    d = await startDebugHarness({ journal: new MemoryJournal([], 'journal.log damaged: record 3 of 9: checksum mismatch; set aside') });
+    await idle(d);
+    const damaged = await scrape(d);
+    expect(damaged.value('pickup_station_journal_ok', { station })).toBe(1);
+    expect(damaged.value('pickup_station_journal_problem', { station })).toBe(1);
   });
 
   it('a server that stops answering: unanswered events, attempts, deactivated mode and a deactivation, a growing /state age; back to idle when it answers', async () => {

@@ -26,8 +26,12 @@ const BOXES = [
 
 function fakeStation(id = ID) {
   const hw = new SimulatedStation({ boxNumbers: [1, 2], doorSpringMs: 0, inputVoltage: 12, internetSignalStrength: 100 });
-  const s = { state: initialState({ [BOXES[0]!.id]: 'CLOSED', [BOXES[1]!.id]: 'CLOSED' }), replacing: false };
-  const now: StationNow = { runtime: { snapshot: () => s.state, lastPower: () => ({ inputVoltage: 11.5, internetSignalStrength: null }) }, hardware: hw, boxes: BOXES };
+  const s = { state: initialState({ [BOXES[0]!.id]: 'CLOSED', [BOXES[1]!.id]: 'CLOSED' }), replacing: false, journal: { ok: true, problem: null as string | null } };
+  const now: StationNow = {
+    runtime: { snapshot: () => s.state, lastPower: () => ({ inputVoltage: 11.5, internetSignalStrength: null }), journalHealth: () => s.journal },
+    hardware: hw,
+    boxes: BOXES,
+  };
   const view: StationView = { stationId: id, current: () => (s.replacing ? null : now) };
   return { s, view };
 }
@@ -59,6 +63,12 @@ describe('StationMetrics', () => {
     expect(e.value('pickup_station_alarm_active', { kind: 'tamper' })).toBe(1);
     expect(e.value('pickup_station_alarm_active', { kind: 'forced-open' })).toBe(1);
     expect(e.value('pickup_station_alarm_active', { kind: 'door-ajar' })).toBe(0);
+    expect(e.value('pickup_station_journal_ok')).toBe(1);
+    expect(e.value('pickup_station_journal_problem')).toBe(0);
+    s.journal = { ok: false, problem: 'cannot write /var/lib/pickup-station/journal.log: ENOSPC' };
+    const full = parseExposition(await m.render());
+    expect(full.value('pickup_station_journal_ok')).toBe(0);
+    expect(full.value('pickup_station_journal_problem')).toBe(1);
     // A measurement the last /state did not carry is absent, not 0.
     expect(e.value('pickup_station_input_voltage_volts')).toBe(11.5);
     expect(e.find('pickup_station_signal_strength_percent')).toHaveLength(0);
