@@ -10,14 +10,18 @@
  *   sooner (see README, Benchmarks);
  * - the scan path: scan → /item-identify at the server over a real pty (as bench/scan.ts), the two
  *   stations interleaved, the order rotated, scraped every second (harsher than any Prometheus);
+ * - idle CPU: three daemons at the default heartbeat, side by side: metrics off, on, and on with
+ *   prom-client's own 10 ms event-loop sampling (why metrics.eventLoopResolutionMs is 1 s);
  * - fleet: `pickup-station fleet --metrics-port` at N stations; the size of one whole scrape, its
  *   render time (from the fleet's summary) and its time over HTTP (measured here).
  */
-import { closeSync, openSync, writeSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { hashToken, newToken } from '../src/debug/auth.js';
 import type { FleetSummary } from '../src/fleet/run.js';
 import { ReferenceServer, generateStation, type RequestRecord } from '../src/sim/index.js';
-import { MAIN_JS, childScript, nextMessage, sleep, smapsRollup, spawnNode, stopChild, type Spawned } from './lib/proc.js';
+import { join } from 'node:path';
+import { MAIN_JS, childScript, cpuSeconds, nextMessage, sleep, smapsRollup, spawnNode, stopChild, type Spawned } from './lib/proc.js';
+import { writeDaemonFiles } from './lib/station.js';
 import { PtyPair, haveSocat } from './lib/pty.js';
 import { MiB, summarize, type Summary } from './lib/stats.js';
 import { ms, renderTable, x } from './lib/table.js';
@@ -56,6 +60,8 @@ export interface MetricsResult {
   readonly scan: { readonly off: Summary; readonly on: Summary } | null;
   readonly fleet: MetricsFleet | null;
   readonly scrapes: number;
+  /** Daemon CPU over `idleMs` at the default heartbeat, % of a core. */
+  readonly idle: { readonly seconds: number; readonly off: number; readonly on: number; readonly on10ms: number } | null;
 }
 
 export interface MetricsPlan {
@@ -65,6 +71,7 @@ export interface MetricsPlan {
   readonly warmup: number;
   readonly fleetStations: number;
   readonly experiment: boolean;
+  readonly idleMs: number;
 }
 
 /** Scrape interval of the memory runs (the ops/ example's is 30 s; 15 s is a common setting). */
@@ -166,8 +173,37 @@ export async function benchMetrics(dir: string, plan: MetricsPlan): Promise<Metr
   } finally {
     await server.stop();
   }
+  const idle = plan.idleMs > 0 ? await benchIdleCpu(dir, plan.idleMs) : null;
   const fleet = plan.fleetStations > 0 ? await benchFleetScrape(plan.fleetStations) : null;
-  return { memory, memorySemiSpace1, scan, fleet, scrapes };
+  return { memory, memorySemiSpace1, scan, fleet, scrapes, idle };
+}
+
+/** Three built daemons (config file + credential, as in the field), side by side at the default heartbeat. */
+async function benchIdleCpu(dir: string, idleMs: number): Promise<MetricsResult['idle']> {
+  const variants = [{ enabled: false }, { enabled: true }, { enabled: true, eventLoopResolutionMs: 10 }] as const;
+  const defs = variants.map(() => generateStation(8));
+  const server = new ReferenceServer({ stations: defs, maxRecords: 1_000 });
+  const url = await server.start();
+  const procs: Spawned[] = [];
+  try {
+    for (const [i, metrics] of variants.entries()) {
+      const d = join(dir, `idle-metrics-${i}`);
+      mkdirSync(d, { recursive: true });
+      const { file, env } = writeDaemonFiles(d, defs[i]!, url, { storage: { directory: null }, debug: { listen: { host: '127.0.0.1', port: 0 } }, metrics });
+      procs.push(spawnNode([MAIN_JS, '--config', file], { env }));
+    }
+    // Past start-up and the first /state (after which metrics load).
+    await sleep(5_000);
+    const t0 = performance.now();
+    const cpu0 = procs.map((p) => cpuSeconds(p.child.pid ?? 0));
+    await sleep(idleMs);
+    const seconds = (performance.now() - t0) / 1000;
+    const pct = procs.map((p, i) => ((cpuSeconds(p.child.pid ?? 0) - (cpu0[i] ?? 0)) / seconds) * 100);
+    return { seconds, off: pct[0] ?? NaN, on: pct[1] ?? NaN, on10ms: pct[2] ?? NaN };
+  } finally {
+    for (const p of procs) await stopChild(p);
+    await server.stop();
+  }
 }
 
 async function memoryRounds(
@@ -322,6 +358,13 @@ export function metricsReport(r: MetricsResult): string {
       `  ${r.scrapes} scrapes of /metrics over HTTP during the scan run`,
     );
   } else lines.push('', 'metrics cost: scan path skipped (socat not installed)');
+  if (r.idle) {
+    const i = r.idle;
+    lines.push(
+      '',
+      `idle daemon CPU over ${i.seconds.toFixed(0)} s (default heartbeat, % of a core; /proc ticks are 10 ms): metrics off ${i.off.toFixed(3)}, on ${i.on.toFixed(3)}, on with prom-client's 10 ms event-loop sampling ${i.on10ms.toFixed(3)}`,
+    );
+  }
   if (r.fleet) {
     const f = r.fleet;
     lines.push(

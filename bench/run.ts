@@ -97,7 +97,7 @@ try {
   }
   if (only.has('metrics')) {
     progress('metrics: RSS and the scan path with metrics on and off; one scrape of a 1,000-station fleet');
-    results.metrics = await benchMetrics(dir, quick ? { events: 1_000, rounds: 2, scans: 40, warmup: 5, fleetStations: 200, experiment: values.experiment === true } : { events: 5_000, rounds: 3, scans: 200, warmup: 20, fleetStations: 1_000, experiment: values.experiment === true });
+    results.metrics = await benchMetrics(dir, quick ? { events: 1_000, rounds: 2, scans: 40, warmup: 5, fleetStations: 200, experiment: values.experiment === true, idleMs: 10_000 } : { events: 5_000, rounds: 3, scans: 200, warmup: 20, fleetStations: 1_000, experiment: values.experiment === true, idleMs: 60_000 });
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
