@@ -46,6 +46,7 @@ export function createClient(config: StationConfig, password: string, log: Logge
     attempts: config.server.attempts,
     acceptLanguage: config.server.acceptLanguage,
     caFile: config.server.caFile,
+    maxAnswerBytes: config.server.maxAnswerBytes,
     userAgent: USER_AGENT,
     log,
     ...(agent ? { agent } : {}),

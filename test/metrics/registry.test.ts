@@ -2,11 +2,12 @@
  * The metrics registry and the service around it, fed runtime events directly (the events the
  * runtime emits; the station behind the view is simulated hardware with a core state set by hand).
  */
-import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
+import { mkdtempSync, readFileSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
+import { loadConfigFile } from '../../src/config/load.js';
 import { SimulatedStation } from '../../src/devices/sim/station.js';
 import { metricsConfigSchema } from '../../src/metrics/config.js';
 import { StationMetrics } from '../../src/metrics/registry.js';
@@ -186,7 +187,14 @@ describe('MetricsService', () => {
     await until(() => lines.some((l) => l.includes('written again')), 'recovery logged');
   });
 
-  it('rejects a relative textfile folder in the config', () => {
+  it('a relative textfile folder in the config file is against the folder of the file', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'textfile-config-'));
+    writeFileSync(join(dir, 'pw'), 'TestStationPassw0rd1');
+    writeFileSync(join(dir, 'config.json'), JSON.stringify({ station: { id: ID, passwordFile: 'pw', boxes: BOXES }, server: { baseUrl: 'http://127.0.0.1:1' }, metrics: { textfileDir: 'metrics' } }));
+    expect(loadConfigFile(join(dir, 'config.json'), {}).config.metrics.textfileDir).toBe(join(dir, 'metrics'));
+  });
+
+  it('rejects a relative textfile folder in a config given in process (nothing to resolve it against)', () => {
     expect(metricsConfigSchema.safeParse({ textfileDir: 'var/lib/node_exporter' }).success).toBe(false);
     expect(metricsConfigSchema.parse({})).toEqual({ enabled: true, textfileDir: null, textfileIntervalMs: 15_000, eventLoopResolutionMs: 1_000 });
   });
