@@ -7,8 +7,10 @@ import type { Logger } from 'pino';
 import type { StationConfig } from './config/schema.js';
 import { createHardware } from './devices/factory.js';
 import type { StationHardware } from './devices/types.js';
+import { ACCEPT_LANGUAGE } from './config/messages.js';
 import { HttpProtocolClient, type HttpAgents, type ProtocolSender } from './protocol/client.js';
 import { StationRuntime } from './station/runtime.js';
+import { pinThrottleStoreFor } from './storage/pin-throttle-store.js';
 import { USER_AGENT } from './version.js';
 
 export interface Station {
@@ -39,7 +41,8 @@ export function createClient(config: StationConfig, password: string, log: Logge
     password,
     answerTimeoutMs: config.server.answerTimeoutMs,
     attempts: config.server.attempts,
-    acceptLanguage: config.server.acceptLanguage,
+    // The station's own language unless the config names one.
+    acceptLanguage: config.server.acceptLanguage ?? ACCEPT_LANGUAGE[config.messages.locale],
     caFile: config.server.caFile,
     userAgent: USER_AGENT,
     log,
@@ -52,7 +55,7 @@ export async function startStation(opts: StationOptions): Promise<Station> {
   const { config, log } = opts;
   const hardware = opts.hardware ?? (await createHardware(config));
   const client = opts.client ?? createClient(config, opts.password, log, opts.agent);
-  const runtime = new StationRuntime({ config, hardware, client, log });
+  const runtime = new StationRuntime({ config, hardware, client, log, pinThrottleStore: pinThrottleStoreFor(config.storage.directory) });
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {

@@ -36,6 +36,10 @@ export interface HarnessOverrides {
   readonly locks?: ConfigInput['locks'];
   readonly messages?: ConfigInput['messages'];
   readonly debug?: ConfigInput['debug'];
+  readonly pin?: ConfigInput['pin'];
+  readonly buzzer?: ConfigInput['buzzer'];
+  /** Default null (memory): tests that check what survives a restart give a temp directory. */
+  readonly storage?: ConfigInput['storage'];
   /** Not config: a ring the station's log lines are copied into too (technician port tests). */
   readonly ring?: LogRing;
 }
@@ -51,6 +55,7 @@ export async function startHarness(
     station: { id: STATION.id, boxes: STATION.boxes.map((id, i) => ({ number: i + 1, id })) },
     hardware: { kind: 'simulated', doorSpringMs: 20 },
     log: { level: 'debug' },
+    storage: { directory: null },
     ...overrides,
     server: { baseUrl: new URL(url).origin, answerTimeoutMs: 2_000, ...overrides.server },
     timing: { heartbeatIntervalMs: 1_000, messageMs: 300, duplicateScanWindowMs: 200, doorOpenTimeoutMs: 1_000, ...overrides.timing },
