@@ -51,12 +51,16 @@ export interface LockBank extends Device {
   allOff(): Promise<void>;
   /** Whether the lock output of `box` is energized right now (for the technician page and tests). */
   isEnergized(box: number): boolean;
+  /** The hardware line behind a box's lock, for technicians (e.g. "gpiochip0:17, active high"); null if none. */
+  describeLine?(box: number): string | null;
 }
 
 /** Door sensors of all boxes. Changes are debounced by the implementation. */
 export interface DoorSensors extends Device {
   read(box: number): Promise<DoorState>;
   onChange(listener: (box: number, state: DoorState) => void): Unsubscribe;
+  /** The hardware line behind a box's door switch, for technicians; null if none. */
+  describeLine?(box: number): string | null;
 }
 
 /** A barcode or RFID reader. Emits whole, cleaned identifiers; garbage is dropped (and logged) inside. */
