@@ -55,10 +55,24 @@ export type Mode =
 export type ModeKind = Mode['kind'];
 
 /**
- * Timers the core asks for; expiry comes back as a `timer` input. `door-ajar:<boxId>` is one timer
- * per open door (doorAjarTimer() builds the name).
+ * Timers the core asks the runtime for; their expiry comes back as a `timer` input.
+ * `refusal`: the window (one heartbeat interval) in which repeated refused commands neither send
+ * another /state nor log another line (see core/refusals.ts). `door-ajar:<boxId>` is one timer per
+ * open door (doorAjarTimer() builds the name).
  */
-export type TimerName = 'heartbeat' | 'pin-idle' | 'message' | 'door-open' | 'pin-lockout' | 'ajar-reminder' | `door-ajar:${string}`;
+export type TimerName = 'heartbeat' | 'pin-idle' | 'message' | 'door-open' | 'refusal' | 'pin-lockout' | 'ajar-reminder' | `door-ajar:${string}`;
+
+/**
+ * Refused server commands inside the current refusal window (null: no window open). The first
+ * refusal opens it (logged, one extra /state); later ones are only counted, and the window's end
+ * logs them once with their count.
+ */
+export interface RefusalWindow {
+  /** Refusals since the window opened or last logged, the first one excluded. */
+  readonly repeats: number;
+  /** Distinct reasons among those repeats (bounded), e.g. "rejected command to /state: unknown type". */
+  readonly reasons: readonly string[];
+}
 
 /**
  * Door truth after a box opened (Open-Locker's decision): its lock was pulsed and the door opened
@@ -126,6 +140,8 @@ export interface CoreState {
     readonly failures: number;
     readonly lockout: { readonly ms: number; readonly remainingMs: number } | null;
   };
+  /** Refused server commands of the current window (no storms on a refused answer); null: none. */
+  readonly refusals: RefusalWindow | null;
   /** A temporary message shown over the mode's screen until the message timer ends. */
   readonly overlay: readonly string[] | null;
   /** Lines last sent to the display. */

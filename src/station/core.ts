@@ -13,6 +13,7 @@
  * | core/alarms.ts     | forced open, door ajar, tamper: raised, held, cleared                  |
  * | core/pin-throttle.ts | wrong PINs in a row, the keypad lock-out and its countdown           |
  * | core/faults.ts     | lasting faults and failed pulses (st DOWN + errorMessage)              |
+ * | core/refusals.ts   | refused commands: one extra /state and one log line per window         |
  * | core/outbound.ts   | the outbound queue: one event in flight, the owed /state, heartbeat    |
  * | core/display.ts    | the derived screen and its temporary overlay                           |
  *
@@ -30,6 +31,7 @@ import { onFault, onPulseFailed } from './core/faults.js';
 import { onCancelPressed, onKey, onPinIdleTimer, onScan, onTechnicianOpen } from './core/input.js';
 import { flushState, onHeartbeatTimer } from './core/outbound.js';
 import { onPinLockoutTimer, restorePinThrottle } from './core/pin-throttle.js';
+import { onRefusalTimer } from './core/refusals.js';
 import type { CoreConfig, CoreState, Effect, Input, LogLevel, TimerName, Transition } from './core-types.js';
 
 export { boxNumber, inServiceMode, SERVICE_FAULT } from './core/context.js';
@@ -53,6 +55,7 @@ export function initialState(doors: Readonly<Record<string, DoorState>>): CoreSt
     doorOutcomes: {},
     tamperOpen: false,
     pinThrottle: { failures: 0, lockout: null },
+    refusals: null,
     overlay: null,
     shown: [],
   };
@@ -132,6 +135,8 @@ function onTimer(ctx: Ctx, timer: TimerName): void {
       return onPinLockoutTimer(ctx);
     case 'ajar-reminder':
       return onAjarReminderTimer(ctx);
+    case 'refusal':
+      return onRefusalTimer(ctx);
     default:
       return; // door-ajar:<boxId>, handled above
   }

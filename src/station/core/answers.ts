@@ -13,8 +13,9 @@
  * | deactivated                  | answered, command refused                     | idle        |
  * | any but deactivated          | unanswered (every attempt used)               | deactivated |
  *
- * A refused command (unknown type, foreign box, box-open to /state or /cancel) opens nothing; the
- * next /state reports it as DOWN with an errorMessage. An exception or a refused command plays the
+ * A refused command (unknown type, foreign box, box-open to /state or /cancel) opens nothing; a
+ * /state reports it as DOWN with an errorMessage — at once for the first refusal, with the next
+ * heartbeat for repeats (refusals.ts: no storms). An exception or a refused command plays the
  * `refused` sound. Every answer to /pin-enter also goes to the PIN throttle (pin-throttle.ts).
  */
 import type { Endpoint, ServerAnswer, ServerCommand } from '../../protocol/types.js';
@@ -24,6 +25,7 @@ import { isKnownBox, setMode, sound } from './context.js';
 import { showOverlay } from './display.js';
 import { startOpening } from './doors.js';
 import { onPinAnswer } from './pin-throttle.js';
+import { noteRefusal } from './refusals.js';
 
 /** Why a syntactically valid command cannot be carried out here, or null. */
 function commandProblem(config: CoreConfig, endpoint: Endpoint, command: ServerCommand): string | null {
@@ -71,10 +73,8 @@ function applyAnswer(ctx: Ctx, endpoint: Endpoint, answer: ServerAnswer): void {
 }
 
 function rejectCommand(ctx: Ctx, endpoint: Endpoint, reason: string): void {
-  const { s, config, log } = ctx;
-  log('error', 'server command rejected; no box opened', { endpoint, reason });
-  s.pendingErrors = [...s.pendingErrors, `rejected command to /${endpoint}: ${reason}`];
-  s.stateOwed = true;
+  const { s, config } = ctx;
+  noteRefusal(ctx, endpoint, reason);
   sound(ctx, 'refused');
   if (s.mode.kind === 'deactivated') setMode(ctx, { kind: 'idle', lines: [] });
   showOverlay(ctx, config.messages.serverError);
