@@ -46,8 +46,9 @@ function lock(ctx: Ctx, ms: number): void {
   const { s, config, fx, log } = ctx;
   const failures = s.pinThrottle.failures;
   s.pinThrottle = { failures, lockout: { ms, remainingMs: ms } };
-  log('warn', `keypad locked for ${Math.round(ms / 1000)} s after ${failures} wrong PINs in a row`, { failures, lockoutMs: ms });
-  raiseAlarm(ctx, { kind: 'pin-lockout', boxId: null, detail: `keypad locked for ${Math.round(ms / 1000)} s after ${failures} wrong PINs` });
+  const pins = failures === 1 ? '1 wrong PIN' : `${failures} wrong PINs`;
+  log('warn', `keypad locked for ${Math.round(ms / 1000)} s after ${pins} in a row`, { failures, lockoutMs: ms });
+  raiseAlarm(ctx, { kind: 'pin-lockout', boxId: null, detail: `keypad locked for ${Math.round(ms / 1000)} s after ${pins}` });
   // The lock-out screen (display.ts) replaces the server's "wrong PIN" message at once.
   s.overlay = null;
   if (s.pin !== '') clearPin(ctx);
