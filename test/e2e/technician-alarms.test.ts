@@ -83,7 +83,7 @@ describe('technician page: alarms', () => {
       expect(await p.textContent('#box-3 .flag')).toBe('FORCED OPEN');
       expect(await p.textContent('#box-3 .last')).toMatch(/^FORCED OPEN \(opened without a command\)/);
       expect(await p.textContent('#tamper')).toBe('OPEN · simulated tamper switch');
-      await expect.poll(() => p.textContent('#pin-throttle'), POLL).toMatch(/^LOCKED for (10:00|9:5\d) \(1 wrong PINs in a row\)$/);
+      await expect.poll(() => p.textContent('#pin-throttle'), POLL).toMatch(/^LOCKED for (10:00|9:[0-5]\d) \(1 wrong in a row\)$/);
       // Prominent: the alarm list is the first thing on the page, visible without scrolling.
       const box = await p.locator('#alarms').boundingBox();
       expect(box && box.y < p.viewportSize()!.height / 2).toBe(true);
