@@ -28,6 +28,8 @@ sim_chip rig-matrix-cdev 16
 sim_chip rig-safe 8
 sim_chip rig-safe-cdev 8
 sim_chip rig-safe-cdev2 8
+sim_chip rig-alarms 16
+sim_chip rig-alarms-cdev 16
 echo "rig-guest: kernel $(uname -r); gpio chips:"
 for c in /sys/class/gpio/gpiochip*; do echo "  $(cat "$c/label") base $(cat "$c/base") ngpio $(cat "$c/ngpio")"; done
 gpiodetect | sed 's/^/  /'

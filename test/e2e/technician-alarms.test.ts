@@ -46,7 +46,7 @@ async function signIn(page: Page): Promise<void> {
 const alarmTexts = (page: Page) => page.locator('#alarm-list li').allTextContents();
 
 /** No horizontal scrolling: the page is no wider than the viewport. */
-const overflowX = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+const overflowX = (page: Page) => page.evaluate<number>('document.documentElement.scrollWidth - window.innerWidth');
 
 describe('technician page: alarms', () => {
   it('shows every alarm as it is raised (live), with the lock and door lines of each box; desktop and phone', async () => {

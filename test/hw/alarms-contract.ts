@@ -1,0 +1,153 @@
+/**
+ * The tamper switch and the buzzer of a real board profile on gpio-sim, through the whole station:
+ * board assembly, runtime, HTTP client and the reference server, all inside the rig VM. Written
+ * once, run by alarms-sysfs.test.ts and alarms-cdev.test.ts against their own chip. The scanner and
+ * the display are the simulated ones (no serial/HID device in this test); every GPIO line is real.
+ *
+ * Measured on the lines (sampled every ~2 ms, reported in the rig log): the alarm pattern of the
+ * tamper switch and of a forced door, and a beep cut by a lock pulse — buzzer and lock are never
+ * high at the same time.
+ */
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { startStation, type Station } from '../../src/app.js';
+import { validateConfig } from '../../src/config/load.js';
+import type { StationConfig } from '../../src/config/schema.js';
+import { createBoardHardware } from '../../src/devices/board.js';
+import type { BoardProfileInput } from '../../src/devices/board-config.js';
+import type { GpioBackend } from '../../src/devices/gpio/types.js';
+import { SimDisplay, SimKeypad, SimScanner } from '../../src/devices/sim/inputs.js';
+import { ReferenceServer, defaultSeed, SEED_BARCODES, type RequestRecord, type SimStation } from '../../src/sim/index.js';
+import { recordLevel, report, silentLog, type SimChip, simChip, sleep, waitFor } from './sim.js';
+
+const STATION: SimStation = {
+  id: 'd3b07384-d9a0-4c9b-8f3e-2b8c1a0e5f11',
+  password: 'TestStationPassw0rd1',
+  boxes: Array.from({ length: 6 }, (_, i) => `a1b2c3d4-0000-4000-8000-${String(i + 1).padStart(12, '0')}`),
+};
+// Lines on the test's chip: locks 0-5, doors 6-11 (active = OPEN), tamper 12 (active = open), buzzer 13.
+const LOCK = (n: number): number => n - 1;
+const DOOR = (n: number): number => 5 + n;
+const TAMPER = 12;
+const BUZZER = 13;
+const PULSE_MS = 300;
+
+type StateBody = { st: string; errorMessage: string | null };
+const fmt = (xs: [number, number][]): string => JSON.stringify(xs.map(([a, b]) => [Math.round(a), Math.round(b - a)]));
+
+/**
+ * @param slackMs how much a level may look longer or shorter than asked from the ~2 ms sampler
+ *   under QEMU TCG (the cdev backend also pays a process start per beep).
+ */
+export function alarmsOnBoard(label: string, open: () => Promise<GpioBackend>, slackMs: number): void {
+  let chip: SimChip;
+  let server: ReferenceServer;
+  let station: Station;
+  let scanner: SimScanner;
+
+  const states = (after: number, pred: (b: StateBody) => boolean): Promise<RequestRecord> =>
+    server.waitForRequest((r) => r.endpoint === 'state' && pred(r.body as StateBody), 30_000, { afterSeq: after });
+
+  beforeAll(async () => {
+    chip = simChip(label);
+    // What released lines float to (the wiring's resistors): locks and buzzer OFF, doors and tamper closed.
+    for (let o = 0; o < 14; o++) chip.pull(o, 'down');
+    server = new ReferenceServer({ stations: [STATION], ...defaultSeed(STATION) });
+    const url = await server.start();
+    const profile: BoardProfileInput = {
+      name: `rig ${label}`,
+      boxes: STATION.boxes.map((_, i) => ({ number: i + 1, lock: { chip: label, offset: LOCK(i + 1) }, door: { chip: label, offset: DOOR(i + 1) } })),
+      tamper: { chip: label, offset: TAMPER },
+      buzzer: { chip: label, offset: BUZZER },
+    };
+    const profileFile = join(mkdtempSync(join(tmpdir(), 'rig-alarms-')), 'profile.json');
+    writeFileSync(profileFile, JSON.stringify(profile));
+    const { config, problems } = validateConfig({
+      station: { id: STATION.id, boxes: STATION.boxes.map((id, i) => ({ number: i + 1, id })) },
+      server: { baseUrl: new URL(url).origin, answerTimeoutMs: 10_000 },
+      timing: { doorOpenTimeoutMs: 10_000 },
+      locks: { pulseMs: PULSE_MS },
+      // A long accepted beep, so that the box-open's lock pulse surely comes while it sounds.
+      buzzer: { patterns: { accepted: [800, 100, 200] } },
+      hardware: { kind: 'board', profile: profileFile },
+      storage: { directory: null },
+      log: { level: 'silent' },
+    });
+    if (!config) throw new Error(JSON.stringify(problems));
+    const hw = (config as StationConfig).hardware;
+    if (hw.kind !== 'board') throw new Error('board config expected');
+    scanner = new SimScanner('BAR_CODE');
+    const hardware = await createBoardHardware(config, hw, silentLog, {
+      openBackend: open,
+      createInputDevices: () => Promise.resolve({ scanners: [scanner], keypad: new SimKeypad(), display: new SimDisplay() }),
+    });
+    station = await startStation({ config, password: STATION.password, log: silentLog, hardware });
+    await waitFor('idle', () => station.runtime.snapshot().mode.kind === 'idle' && station.runtime.snapshot().inFlight === null, 60_000);
+  });
+
+  afterAll(async () => {
+    await station?.stop();
+    await server?.stop();
+  });
+
+  it('tamper open: /state DOWN "tamper" and the alarm pattern on the buzzer line; closed: UP', async () => {
+    const seq = server.lastSeq;
+    const listening = sleep(5_000);
+    const buzzer = recordLevel(chip, BUZZER, 1, listening);
+    chip.pull(TAMPER, 'up');
+    const down = await states(seq, (b) => b.st === 'DOWN');
+    expect((down.body as StateBody).errorMessage).toBe('tamper');
+    const { intervals } = await buzzer;
+    report(`[${label}] tamper alarm pattern (asked [400, 150, 400, 150, 400, 150, 400]): [start, ms high] ${fmt(intervals)}`);
+    expect(intervals).toHaveLength(4);
+    for (const [a, b] of intervals) expect(Math.abs(b - a - 400)).toBeLessThan(slackMs);
+    for (let i = 1; i < intervals.length; i++) expect(intervals[i]![0] - intervals[i - 1]![1]).toBeGreaterThanOrEqual(150 - 5);
+    chip.pull(TAMPER, 'down');
+    const up = await states(down.seq, (b) => b.st === 'UP');
+    expect((up.body as StateBody).errorMessage).toBeNull();
+  });
+
+  it('an accepted scan beeps; the lock pulse of its box-open cuts the beep: buzzer and lock never high together', async () => {
+    await waitFor('idle', () => station.runtime.snapshot().mode.kind === 'idle' && station.runtime.snapshot().inFlight === null, 30_000);
+    const seq = server.lastSeq;
+    let stop!: () => void;
+    const recording = new Promise<void>((r) => (stop = r));
+    const buzzer = recordLevel(chip, BUZZER, 1, recording);
+    const lock = recordLevel(chip, LOCK(1), 1, recording);
+    scanner.read(SEED_BARCODES[0]);
+    // The door springs open once the lock has been pulsed.
+    await waitFor('lock 1 pulsed', () => chip.value(LOCK(1)) === 1, 30_000);
+    await waitFor('lock 1 OFF', () => chip.value(LOCK(1)) === 0, 30_000);
+    chip.pull(DOOR(1), 'up');
+    await states(seq, () => station.runtime.snapshot().boxes[STATION.boxes[0]!] === 'OPEN');
+    await sleep(2_000);
+    stop();
+    const b = (await buzzer).intervals;
+    const l = (await lock).intervals;
+    report(`[${label}] accepted scan [800, 100, 200] around a ${PULSE_MS} ms pulse: buzzer ${fmt(b)}, lock ${fmt(l)}`);
+    expect(l).toHaveLength(1);
+    expect(b.length).toBeGreaterThanOrEqual(2);
+    const [lockOn, lockOff] = l[0]!;
+    for (const [on, off] of b) expect(off <= lockOn + 2 || on >= lockOff - 2).toBe(true);
+    expect(b[0]![1] - b[0]![0]).toBeLessThan(800); // cut short by the pulse
+    expect(b.some(([on]) => on >= lockOff - 2)).toBe(true); // the pattern went on after it
+    chip.pull(DOOR(1), 'down');
+    await waitFor('idle', () => station.runtime.snapshot().mode.kind === 'idle' && station.runtime.snapshot().inFlight === null, 30_000);
+  });
+
+  it('a door opened without a command: /state "box 2 forced open" and the alarm pattern', async () => {
+    const seq = server.lastSeq;
+    const listening = sleep(5_000);
+    const buzzer = recordLevel(chip, BUZZER, 1, listening);
+    chip.pull(DOOR(2), 'up');
+    const forced = await states(seq, (b) => b.errorMessage !== null);
+    expect(forced.body).toMatchObject({ st: 'UP', errorMessage: 'box 2 forced open' });
+    const { intervals } = await buzzer;
+    report(`[${label}] forced-open alarm pattern: ${fmt(intervals)}`);
+    expect(intervals).toHaveLength(4);
+    chip.pull(DOOR(2), 'down');
+    await states(forced.seq, (b) => b.errorMessage === null);
+  });
+}
