@@ -84,7 +84,13 @@ export function alarmsOnBoard(label: string, open: () => Promise<GpioBackend>, s
       createInputDevices: () => Promise.resolve({ scanners: [scanner], keypad: new SimKeypad(), display: new SimDisplay() }),
     });
     station = await startStation({ config, password: STATION.password, log: silentLog, hardware });
-    await waitFor('idle', () => station.runtime.snapshot().mode.kind === 'idle' && station.runtime.snapshot().inFlight === null, 60_000);
+    try {
+      await waitFor('idle', () => station.runtime.snapshot().mode.kind === 'idle' && station.runtime.snapshot().inFlight === null, 60_000);
+    } catch (e) {
+      const s = station.runtime.snapshot();
+      report(`[${label}] not idle: mode ${s.mode.kind}, in flight ${s.inFlight}, events ${JSON.stringify(station.runtime.events())}, server saw ${server.requests.length} requests`);
+      throw e;
+    }
   });
 
   afterAll(async () => {
