@@ -14,13 +14,15 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { startStation, type Station } from '../../src/app.js';
 import { validateConfig } from '../../src/config/load.js';
-import type { StationConfig } from '../../src/config/schema.js';
 import { createBoardHardware } from '../../src/devices/board.js';
 import type { BoardProfileInput } from '../../src/devices/board-config.js';
 import type { GpioBackend } from '../../src/devices/gpio/types.js';
 import { SimDisplay, SimKeypad, SimScanner } from '../../src/devices/sim/inputs.js';
 import { ReferenceServer, defaultSeed, SEED_BARCODES, type RequestRecord, type SimStation } from '../../src/sim/index.js';
 import { recordLevel, report, silentLog, type SimChip, simChip, sleep, waitFor } from './sim.js';
+
+// Under TCG the cdev backend's helpers start slowly: the lock bank's OFF confirmation gets its maximum.
+const WATCHDOG_MARGIN_MS = 2_000;
 
 const STATION: SimStation = {
   id: 'd3b07384-d9a0-4c9b-8f3e-2b8c1a0e5f11',
@@ -35,6 +37,41 @@ const BUZZER = 13;
 const PULSE_MS = 300;
 
 type StateBody = { st: string; errorMessage: string | null };
+
+/**
+ * Sample two lines in the same loop (every ~2 ms) until `until` settles: each line's intervals at
+ * level 1, and how many samples saw both at 1 at once.
+ */
+async function recordBoth(chip: SimChip, a: number, b: number, until: Promise<unknown>): Promise<{ a: [number, number][]; b: [number, number][]; both: number; samples: number }> {
+  const t0 = performance.now();
+  let done = false;
+  void until.finally(() => (done = true));
+  const out = { a: [] as [number, number][], b: [] as [number, number][], both: 0, samples: 0 };
+  let startA: number | null = null;
+  let startB: number | null = null;
+  while (!done) {
+    const now = performance.now() - t0;
+    const va = chip.value(a) === 1;
+    const vb = chip.value(b) === 1;
+    out.samples += 1;
+    if (va && vb) out.both += 1;
+    if (va && startA === null) startA = now;
+    if (!va && startA !== null) {
+      out.a.push([startA, now]);
+      startA = null;
+    }
+    if (vb && startB === null) startB = now;
+    if (!vb && startB !== null) {
+      out.b.push([startB, now]);
+      startB = null;
+    }
+    await sleep(2);
+  }
+  const end = performance.now() - t0;
+  if (startA !== null) out.a.push([startA, end]);
+  if (startB !== null) out.b.push([startB, end]);
+  return out;
+}
 const fmt = (xs: [number, number][]): string => JSON.stringify(xs.map(([a, b]) => [Math.round(a), Math.round(b - a)]));
 
 /**
@@ -58,6 +95,7 @@ export function alarmsOnBoard(label: string, open: () => Promise<GpioBackend>, s
     const url = await server.start();
     const profile: BoardProfileInput = {
       name: `rig ${label}`,
+      gpio: { pulseWatchdogMarginMs: WATCHDOG_MARGIN_MS },
       boxes: STATION.boxes.map((_, i) => ({ number: i + 1, lock: { chip: label, offset: LOCK(i + 1) }, door: { chip: label, offset: DOOR(i + 1) } })),
       tamper: { chip: label, offset: TAMPER },
       buzzer: { chip: label, offset: BUZZER },
@@ -76,7 +114,7 @@ export function alarmsOnBoard(label: string, open: () => Promise<GpioBackend>, s
       log: { level: 'silent' },
     });
     if (!config) throw new Error(JSON.stringify(problems));
-    const hw = (config as StationConfig).hardware;
+    const hw = config.hardware;
     if (hw.kind !== 'board') throw new Error('board config expected');
     scanner = new SimScanner('BAR_CODE');
     const hardware = await createBoardHardware(config, hw, silentLog, {
@@ -115,30 +153,28 @@ export function alarmsOnBoard(label: string, open: () => Promise<GpioBackend>, s
     expect((up.body as StateBody).errorMessage).toBeNull();
   });
 
-  it('an accepted scan beeps; the lock pulse of its box-open cuts the beep: buzzer and lock never high together', async () => {
+  it('an accepted scan beeps; the lock pulse of its box-open silences the beep: buzzer and lock never high together', async () => {
     await waitFor('idle', () => station.runtime.snapshot().mode.kind === 'idle' && station.runtime.snapshot().inFlight === null, 30_000);
     const seq = server.lastSeq;
     let stop!: () => void;
-    const recording = new Promise<void>((r) => (stop = r));
-    const buzzer = recordLevel(chip, BUZZER, 1, recording);
-    const lock = recordLevel(chip, LOCK(1), 1, recording);
+    const recording = recordBoth(chip, BUZZER, LOCK(1), new Promise<void>((r) => (stop = r)));
     scanner.read(SEED_BARCODES[0]);
     // The door springs open once the lock has been pulsed.
     await waitFor('lock 1 pulsed', () => chip.value(LOCK(1)) === 1, 30_000);
     await waitFor('lock 1 OFF', () => chip.value(LOCK(1)) === 0, 30_000);
     chip.pull(DOOR(1), 'up');
     await states(seq, () => station.runtime.snapshot().boxes[STATION.boxes[0]!] === 'OPEN');
-    await sleep(2_000);
+    await sleep(2_500);
     stop();
-    const b = (await buzzer).intervals;
-    const l = (await lock).intervals;
-    report(`[${label}] accepted scan [800, 100, 200] around a ${PULSE_MS} ms pulse: buzzer ${fmt(b)}, lock ${fmt(l)}`);
-    expect(l).toHaveLength(1);
-    expect(b.length).toBeGreaterThanOrEqual(2);
-    const [lockOn, lockOff] = l[0]!;
-    for (const [on, off] of b) expect(off <= lockOn + 2 || on >= lockOff - 2).toBe(true);
-    expect(b[0]![1] - b[0]![0]).toBeLessThan(800); // cut short by the pulse
-    expect(b.some(([on]) => on >= lockOff - 2)).toBe(true); // the pattern went on after it
+    const { a: buzzer, b: lock, both, samples } = await recording;
+    report(`[${label}] accepted scan [800, 100, 200] around a ${PULSE_MS} ms pulse: buzzer ${fmt(buzzer)}, lock ${fmt(lock)}; ${samples} samples, ${both} with both high`);
+    expect(lock).toHaveLength(1);
+    expect(both).toBe(0);
+    const [lockOn, lockOff] = lock[0]!;
+    // Whatever sounded before the pulse was cut short by it (on a slow backend the first beep may
+    // not have reached the line at all); the pattern went on after it.
+    for (const [on, off] of buzzer) if (on < lockOn) expect(off - on).toBeLessThan(800);
+    expect(buzzer.some(([on]) => on >= lockOff)).toBe(true);
     chip.pull(DOOR(1), 'down');
     await waitFor('idle', () => station.runtime.snapshot().mode.kind === 'idle' && station.runtime.snapshot().inFlight === null, 30_000);
   });
