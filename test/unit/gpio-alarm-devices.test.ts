@@ -73,6 +73,22 @@ describe('GPIO buzzer', () => {
     await b.close();
   });
 
+  it('a beep waiting for the line is cancelled by silence(): it never sounds', async () => {
+    const world = new FakeGpioWorld();
+    const b = await GpioBuzzer.open(backend(world), { line: { chip: CHIP, offset: 23, activeLow: false }, log });
+    const first = b.beep(1_000);
+    await vi.advanceTimersByTimeAsync(10);
+    await b.silence(); // cut: the line's pulse settles only at its own end (sysfs)
+    await first;
+    const waiting = b.beep(200); // waits for the line
+    await vi.advanceTimersByTimeAsync(100);
+    await b.silence(); // a lock pulse starts meanwhile
+    await vi.advanceTimersByTimeAsync(2_000);
+    await waiting;
+    expect(world.history(BASE + 23)).toEqual([0, 1, 0]); // only the first beep ever reached the line
+    await b.close();
+  });
+
   it('clamps a beep to MAX_BEEP_MS', async () => {
     const world = new FakeGpioWorld();
     const b = await GpioBuzzer.open(backend(world), { line: { chip: CHIP, offset: 22, activeLow: false }, log });

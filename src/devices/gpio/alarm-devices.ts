@@ -98,17 +98,19 @@ export class GpioBuzzer extends DeviceBase implements Buzzer {
   async beep(ms: number): Promise<void> {
     if (this.closed) throw new DeviceError(this.name, 'buzzer closed');
     const length = Math.max(1, Math.min(Math.round(ms), MAX_BEEP_MS));
-    await this.pulse;
     let silenced = false;
+    // Armed before waiting for the line: a silence() meanwhile (a lock pulse starting) cancels the beep.
     const cut = new Promise<void>((resolve) => {
       this.cutShort = () => {
         silenced = true;
         resolve();
       };
     });
-    const pulse = this.line.pulse(length);
-    this.pulse = pulse.catch(() => undefined);
     try {
+      await this.pulse;
+      if (silenced || this.closed) return;
+      const pulse = this.line.pulse(length);
+      this.pulse = pulse.catch(() => undefined);
       await Promise.race([pulse, cut]);
       this.setHealth(HEALTHY);
     } catch (e) {
