@@ -19,7 +19,7 @@ import type { BoardProfileInput } from '../../src/devices/board-config.js';
 import type { GpioBackend } from '../../src/devices/gpio/types.js';
 import { SimDisplay, SimKeypad, SimScanner } from '../../src/devices/sim/inputs.js';
 import { ReferenceServer, defaultSeed, SEED_BARCODES, type RequestRecord, type SimStation } from '../../src/sim/index.js';
-import { recordLevel, report, silentLog, type SimChip, simChip, sleep, waitFor } from './sim.js';
+import { report, silentLog, type SimChip, simChip, sleep, waitFor } from './sim.js';
 
 // Under TCG the cdev backend's helpers start slowly: the lock bank's OFF confirmation gets its maximum.
 const WATCHDOG_MARGIN_MS = 2_000;
@@ -39,39 +39,43 @@ const PULSE_MS = 300;
 type StateBody = { st: string; errorMessage: string | null };
 
 /**
- * Sample two lines in the same loop (every ~2 ms) until `until` settles: each line's intervals at
- * level 1, and how many samples saw both at 1 at once.
+ * Sample lines in one loop (every ~2 ms) until `stop` says so: each line's intervals at level 1
+ * (ms since the start), and how many samples saw all of them at 1 at once.
  */
-async function recordBoth(chip: SimChip, a: number, b: number, until: Promise<unknown>): Promise<{ a: [number, number][]; b: [number, number][]; both: number; samples: number }> {
+async function sample(
+  chip: SimChip,
+  offsets: readonly number[],
+  stop: (intervals: readonly [number, number][][], elapsedMs: number) => boolean,
+): Promise<{ intervals: [number, number][][]; allHigh: number; samples: number }> {
   const t0 = performance.now();
-  let done = false;
-  void until.finally(() => (done = true));
-  const out = { a: [] as [number, number][], b: [] as [number, number][], both: 0, samples: 0 };
-  let startA: number | null = null;
-  let startB: number | null = null;
-  while (!done) {
+  const intervals: [number, number][][] = offsets.map(() => []);
+  const since: (number | null)[] = offsets.map(() => null);
+  let allHigh = 0;
+  let samples = 0;
+  for (;;) {
     const now = performance.now() - t0;
-    const va = chip.value(a) === 1;
-    const vb = chip.value(b) === 1;
-    out.samples += 1;
-    if (va && vb) out.both += 1;
-    if (va && startA === null) startA = now;
-    if (!va && startA !== null) {
-      out.a.push([startA, now]);
-      startA = null;
-    }
-    if (vb && startB === null) startB = now;
-    if (!vb && startB !== null) {
-      out.b.push([startB, now]);
-      startB = null;
-    }
+    const high = offsets.map((o) => chip.value(o) === 1);
+    samples += 1;
+    if (high.every(Boolean)) allHigh += 1;
+    high.forEach((h, i) => {
+      const started = since[i] ?? null;
+      if (h && started === null) since[i] = now;
+      if (!h && started !== null) {
+        intervals[i]!.push([started, now]);
+        since[i] = null;
+      }
+    });
+    if (stop(intervals, now)) break;
     await sleep(2);
   }
-  const end = performance.now() - t0;
-  if (startA !== null) out.a.push([startA, end]);
-  if (startB !== null) out.b.push([startB, end]);
-  return out;
+  return { intervals, allHigh, samples };
 }
+
+/** The buzzer's beeps from now until `count` beeps have ended (or `timeoutMs`). */
+function beeps(chip: SimChip, count: number, timeoutMs = 30_000): Promise<[number, number][]> {
+  return sample(chip, [BUZZER], ([b], t) => (b?.length ?? 0) >= count || t > timeoutMs).then((r) => r.intervals[0]!);
+}
+
 const fmt = (xs: [number, number][]): string => JSON.stringify(xs.map(([a, b]) => [Math.round(a), Math.round(b - a)]));
 
 /**
@@ -138,58 +142,63 @@ export function alarmsOnBoard(label: string, open: () => Promise<GpioBackend>, s
 
   it('tamper open: /state DOWN "tamper" and the alarm pattern on the buzzer line; closed: UP', async () => {
     const seq = server.lastSeq;
-    const listening = sleep(5_000);
-    const buzzer = recordLevel(chip, BUZZER, 1, listening);
+    const pattern = beeps(chip, 4);
     chip.pull(TAMPER, 'up');
-    const down = await states(seq, (b) => b.st === 'DOWN');
-    expect((down.body as StateBody).errorMessage).toBe('tamper');
-    const { intervals } = await buzzer;
-    report(`[${label}] tamper alarm pattern (asked [400, 150, 400, 150, 400, 150, 400]): [start, ms high] ${fmt(intervals)}`);
-    expect(intervals).toHaveLength(4);
-    for (const [a, b] of intervals) expect(Math.abs(b - a - 400)).toBeLessThan(slackMs);
-    for (let i = 1; i < intervals.length; i++) expect(intervals[i]![0] - intervals[i - 1]![1]).toBeGreaterThanOrEqual(150 - 5);
-    chip.pull(TAMPER, 'down');
-    const up = await states(down.seq, (b) => b.st === 'UP');
-    expect((up.body as StateBody).errorMessage).toBeNull();
+    try {
+      const down = await states(seq, (b) => b.st === 'DOWN');
+      expect((down.body as StateBody).errorMessage).toBe('tamper');
+      const intervals = await pattern;
+      report(`[${label}] tamper alarm pattern (asked [400, 150, 400, 150, 400, 150, 400]): [start, ms high] ${fmt(intervals)}`);
+      expect(intervals).toHaveLength(4);
+      for (const [a, b] of intervals) expect(Math.abs(b - a - 400)).toBeLessThan(slackMs);
+      for (let i = 1; i < intervals.length; i++) expect(intervals[i]![0] - intervals[i - 1]![1]).toBeGreaterThanOrEqual(150 - 5);
+    } finally {
+      chip.pull(TAMPER, 'down');
+    }
+    await states(server.lastSeq, (b) => b.st === 'UP' && b.errorMessage === null);
   });
 
   it('an accepted scan beeps; the lock pulse of its box-open silences the beep: buzzer and lock never high together', async () => {
     await waitFor('idle', () => station.runtime.snapshot().mode.kind === 'idle' && station.runtime.snapshot().inFlight === null, 30_000);
     const seq = server.lastSeq;
-    let stop!: () => void;
-    const recording = recordBoth(chip, BUZZER, LOCK(1), new Promise<void>((r) => (stop = r)));
+    // Until the lock's pulse is over and the pattern's last beep (after it) has ended.
+    const recording = sample(chip, [BUZZER, LOCK(1)], ([b, l], t) => ((l?.length ?? 0) >= 1 && (b ?? []).some(([on]) => on >= l![0]![1]) && chip.value(BUZZER) === 0) || t > 60_000);
     scanner.read(SEED_BARCODES[0]);
-    // The door springs open once the lock has been pulsed.
-    await waitFor('lock 1 pulsed', () => chip.value(LOCK(1)) === 1, 30_000);
-    await waitFor('lock 1 OFF', () => chip.value(LOCK(1)) === 0, 30_000);
-    chip.pull(DOOR(1), 'up');
-    await states(seq, () => station.runtime.snapshot().boxes[STATION.boxes[0]!] === 'OPEN');
-    await sleep(2_500);
-    stop();
-    const { a: buzzer, b: lock, both, samples } = await recording;
-    report(`[${label}] accepted scan [800, 100, 200] around a ${PULSE_MS} ms pulse: buzzer ${fmt(buzzer)}, lock ${fmt(lock)}; ${samples} samples, ${both} with both high`);
-    expect(lock).toHaveLength(1);
-    expect(both).toBe(0);
-    const [lockOn, lockOff] = lock[0]!;
-    // Whatever sounded before the pulse was cut short by it (on a slow backend the first beep may
-    // not have reached the line at all); the pattern went on after it.
-    for (const [on, off] of buzzer) if (on < lockOn) expect(off - on).toBeLessThan(800);
-    expect(buzzer.some(([on]) => on >= lockOff)).toBe(true);
-    chip.pull(DOOR(1), 'down');
+    try {
+      // The door springs open once the lock has been pulsed.
+      await waitFor('lock 1 pulsed', () => chip.value(LOCK(1)) === 1, 30_000);
+      await waitFor('lock 1 OFF', () => chip.value(LOCK(1)) === 0, 30_000);
+      chip.pull(DOOR(1), 'up');
+      await states(seq, () => station.runtime.snapshot().boxes[STATION.boxes[0]!] === 'OPEN');
+      const { intervals, allHigh, samples } = await recording;
+      const [buzzer, lock] = [intervals[0]!, intervals[1]!];
+      report(`[${label}] accepted scan [800, 100, 200] around a ${PULSE_MS} ms pulse: buzzer ${fmt(buzzer)}, lock ${fmt(lock)}; ${samples} samples, ${allHigh} with both high`);
+      expect(lock).toHaveLength(1);
+      expect(allHigh).toBe(0);
+      const [lockOn, lockOff] = lock[0]!;
+      // Whatever sounded before the pulse was cut short by it (on a slow backend the first beep may
+      // not have reached the line at all); the pattern went on after it.
+      for (const [on, off] of buzzer) if (on < lockOn) expect(off - on).toBeLessThan(800);
+      expect(buzzer.some(([on]) => on >= lockOff)).toBe(true);
+    } finally {
+      chip.pull(DOOR(1), 'down');
+    }
     await waitFor('idle', () => station.runtime.snapshot().mode.kind === 'idle' && station.runtime.snapshot().inFlight === null, 30_000);
   });
 
   it('a door opened without a command: /state "box 2 forced open" and the alarm pattern', async () => {
     const seq = server.lastSeq;
-    const listening = sleep(5_000);
-    const buzzer = recordLevel(chip, BUZZER, 1, listening);
+    const pattern = beeps(chip, 4);
     chip.pull(DOOR(2), 'up');
-    const forced = await states(seq, (b) => b.errorMessage !== null);
-    expect(forced.body).toMatchObject({ st: 'UP', errorMessage: 'box 2 forced open' });
-    const { intervals } = await buzzer;
-    report(`[${label}] forced-open alarm pattern: ${fmt(intervals)}`);
-    expect(intervals).toHaveLength(4);
-    chip.pull(DOOR(2), 'down');
-    await states(forced.seq, (b) => b.errorMessage === null);
+    try {
+      const forced = await states(seq, (b) => b.errorMessage !== null);
+      expect(forced.body).toMatchObject({ st: 'UP', errorMessage: 'box 2 forced open' });
+      const intervals = await pattern;
+      report(`[${label}] forced-open alarm pattern: ${fmt(intervals)}`);
+      expect(intervals).toHaveLength(4);
+    } finally {
+      chip.pull(DOOR(2), 'down');
+    }
+    await states(server.lastSeq, (b) => b.errorMessage === null);
   });
 }
