@@ -36,6 +36,7 @@ describe('demo', () => {
     await waitFor('│Scan an item'); // the reference server's own prompt
     demo.stdin.write('scan 0000\n'); // unknown to the server: "please wait" while in flight, then its exception
     await waitFor('│Čekejte prosím...');
+    await waitFor('│Item not found'); // the answer: an exception (the server's own text)
     let mark = io.out.length;
     demo.stdin.write('key 1\n');
     await waitFor('\x07', mark); // the accepted key's beep
