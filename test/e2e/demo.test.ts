@@ -30,13 +30,13 @@ function startDemo(args: string[] = []) {
 }
 
 describe('demo', () => {
-  it('starts in Czech (--locale cs): its own texts in Czech; a forced door and the tamper switch raise alarms; the buzzer rings the terminal bell', async () => {
+  it('starts in Czech (--locale cs): its own texts and the server texts in Czech; a forced door and the tamper switch raise alarms; the buzzer rings the terminal bell', async () => {
     const { demo, io, exited, waitFor } = startDemo(['--locale', 'cs']);
     await waitFor('(texts: cs)');
-    await waitFor('│Scan an item'); // the reference server's own prompt
+    await waitFor('│Naskenujte položku'); // the reference server's prompt, in the station's language
     demo.stdin.write('scan 0000\n'); // unknown to the server: "please wait" while in flight, then its exception
     await waitFor('│Čekejte prosím...');
-    await waitFor('│Item not found'); // the answer: an exception (the server's own text)
+    await waitFor('│Položka nenalezena'); // the answer: an exception (the server's text, in Czech too)
     let mark = io.out.length;
     demo.stdin.write('key 1\n');
     await waitFor('\x07', mark); // the accepted key's beep
