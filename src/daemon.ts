@@ -5,8 +5,10 @@ import { loadConfigFile, type LoadedConfig } from './config/load.js';
 import { ConfigError, EXIT_CONFIG } from './errors.js';
 import { serveUntilSignal } from './lifecycle.js';
 import { withTechnicianPort } from './debug/index.js';
+import { reloadOnSignal } from './debug/reload-signal.js';
 import { createLogger, LogRing } from './log.js';
 import { createSystemdIntegration } from './systemd/index.js';
+import { holdUpdateLock } from './systemd/update-lock.js';
 import { VERSION } from './version.js';
 
 export const DEFAULT_CONFIG_FILE = '/etc/pickup-station/config.json';
@@ -42,12 +44,26 @@ export async function runDaemon(args: string[]): Promise<number> {
     }
     throw e;
   }
-  const { station } = await withTechnicianPort({ station: first, loaded, configFile: file, env: process.env, log, ring, start });
+  const { station, host } = await withTechnicianPort({ station: first, loaded, configFile: file, env: process.env, log, ring, start });
   // The technician port may restart the station (reload): follow whichever runtime is current.
   const heartbeats = { lastStateOutcome: () => station.runtime.lastStateOutcome() };
   const systemd = createSystemdIntegration({ env: process.env, log, config: loaded.config, runtime: heartbeats });
   // Signal handlers first: a SIGTERM while READY=1 is being sent must still stop the station cleanly.
-  const served = serveUntilSignal(station, log, { onStopping: () => systemd.stopping() });
+  // install.sh waits while this is held (a box open, an event in flight); released when stopping.
+  const updateLock = holdUpdateLock(host, process.env['RUNTIME_DIRECTORY'] ?? null, log);
+  const served = serveUntilSignal(
+    station,
+    log,
+    {
+      onStopping: () => {
+        systemd.stopping();
+        updateLock.close();
+      },
+      reload: () => reloadOnSignal(host),
+    },
+    // Read once: a reload cannot shorten a stop that systemd already timed (TimeoutStopSec=).
+    { drainLimitMs: loaded.config.timing.drainLimitMs },
+  );
   await systemd.ready();
   const code = await served;
   await systemd.flush();

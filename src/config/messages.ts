@@ -29,6 +29,12 @@ export interface Texts {
   readonly stationOff: readonly string[];
   /** station-disable without texts of its own. */
   readonly disabled: readonly string[];
+  /** While the station stops (drain): new input is refused. */
+  readonly restarting: readonly string[];
+  /** After a restart that cut a deposit or pickup short before its box opened. */
+  readonly restartedNotOpened: readonly string[];
+  /** After a restart that cut a deposit or pickup short once its box had opened. */
+  readonly restartedOpened: readonly string[];
   /** The tamper alarm: customer input refused. */
   readonly tamper: readonly string[];
   /** A door left open (door-ajar alarm); `{box}`. */
@@ -51,6 +57,9 @@ const en: Texts = {
   serverError: ['Something went wrong', 'please try again'],
   stationOff: ['Station out of service', 'sorry for the inconvenience'],
   disabled: ['Station not available'],
+  restarting: ['Station restarting', 'please wait a moment'],
+  restartedNotOpened: ['The station restarted', 'please scan or enter your PIN again'],
+  restartedOpened: ['The station restarted', 'please close the box when done'],
   tamper: ['Station out of service', 'please ask the staff'],
   doorAjar: ['Please close box {box}'],
   pinLockout: ['Too many wrong PINs', 'try again in {time}'],
@@ -69,6 +78,9 @@ const cs: Texts = {
   serverError: ['Něco se pokazilo', 'zkuste to znovu'],
   stationOff: ['Stanice mimo provoz', 'omlouváme se'],
   disabled: ['Stanice není dostupná'],
+  restarting: ['Stanice se restartuje', 'chvíli strpení'],
+  restartedNotOpened: ['Stanice se restartovala', 'naskenujte nebo zadejte PIN znovu'],
+  restartedOpened: ['Stanice se restartovala', 'až budete hotovi, zavřete schránku'],
   tamper: ['Stanice mimo provoz', 'obraťte se na obsluhu'],
   doorAjar: ['Zavřete prosím', 'schránku {box}'],
   pinLockout: ['Příliš mnoho', 'chybných PINů,', 'zkuste to za {time}'],

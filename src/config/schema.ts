@@ -72,6 +72,11 @@ export const timingSchema = z.strictObject({
   doorAjarMs: durationMs(120_000, 1_000),
   /** While a door stays ajar, the buzzer's reminder pattern repeats this often. */
   doorAjarReminderMs: durationMs(30_000, 1_000),
+  /**
+   * A graceful stop (SIGTERM) finishes what is in flight for at most this long, then drives every
+   * lock OFF and exits. Must stay below the unit's TimeoutStopSec= (test/systemd/unit.test.ts).
+   */
+  drainLimitMs: durationMs(30_000, 0, 600_000),
 });
 
 /** The PIN brute-force throttle (src/station/core/pin-throttle.ts). */
@@ -139,6 +144,12 @@ export const messagesSchema = z
     serverError: lines,
     stationOff: lines,
     disabled: lines,
+    /** Shown while the station stops (drain): new input is refused. */
+    restarting: lines,
+    /** After a restart that cut a deposit or pickup short before its box opened. */
+    restartedNotOpened: lines,
+    /** After a restart that cut a deposit or pickup short once its box had opened. */
+    restartedOpened: lines,
     tamper: lines,
     doorAjar: lines,
     pinLockout: lines,
@@ -157,6 +168,11 @@ export const simulatedHardwareSchema = z.strictObject({
   /** Simulated measurements for /state. */
   inputVoltage: z.number().min(0).max(100).default(12.1),
   internetSignalStrength: z.number().int().min(0).max(100).default(100),
+  /**
+   * A JSON file keeping the simulated doors (and lock outputs) across restarts, with door changes
+   * written to it from outside applied while running (src/devices/sim/state-file.ts); null: none.
+   */
+  stateFile: z.string().min(1).nullable().default(null),
 });
 
 export const hardwareSchema = z.discriminatedUnion('kind', [simulatedHardwareSchema, boardHardwareSchema]);
@@ -182,7 +198,7 @@ export const configSchema = z.strictObject({
   messages: messagesSchema.prefault({}),
   pin: pinSchema.prefault({}),
   buzzer: buzzerSchema.prefault({}),
-  hardware: hardwareSchema.default({ kind: 'simulated', doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100 }),
+  hardware: hardwareSchema.default({ kind: 'simulated', doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100, stateFile: null }),
   log: logSchema.prefault({}),
   storage: storageSchema.prefault({}),
   portal: portalConfigSchema.optional(),

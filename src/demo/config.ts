@@ -18,7 +18,7 @@ export function demoConfig(baseUrl: string, locale: Locale = 'en'): ConfigInput 
     messages: { locale },
     hardware: { kind: 'simulated', doorSpringMs: 150 },
     log: { level: 'info' },
-    // A throwaway station: its PIN throttle lives in memory.
+    // A throwaway station: nothing kept across restarts (and nothing written to /var/lib).
     storage: { directory: null },
   };
 }

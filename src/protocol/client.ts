@@ -37,8 +37,19 @@ export interface SendOutcome {
 }
 
 /** What the runtime needs from a protocol client (a fleet or a test may bring its own). */
+/** What the runtime may add to one send: journal each attempt, stop resending while it drains. */
+export interface SendControl {
+  /** Called just before attempt n (1-based) leaves. */
+  readonly onAttempt?: (attempt: number) => void;
+  /** Once aborted no further attempt is sent (the one on the wire may still be answered). */
+  readonly noResend?: AbortSignal;
+}
+
+/** The reason of an event left unanswered because the station stopped resending it. */
+export const NOT_RESENT_STOPPING = 'not resent: station stopping';
+
 export interface ProtocolSender {
-  send<E extends Endpoint>(endpoint: E, body: RequestBodies[E], signal?: AbortSignal): Promise<SendOutcome>;
+  send<E extends Endpoint>(endpoint: E, body: RequestBodies[E], signal?: AbortSignal, control?: SendControl): Promise<SendOutcome>;
 }
 
 export interface ProtocolClientOptions {
@@ -108,7 +119,7 @@ export class HttpProtocolClient implements ProtocolSender {
     });
   }
 
-  async send<E extends Endpoint>(endpoint: E, body: RequestBodies[E], signal?: AbortSignal): Promise<SendOutcome> {
+  async send<E extends Endpoint>(endpoint: E, body: RequestBodies[E], signal?: AbortSignal, control: SendControl = {}): Promise<SendOutcome> {
     const eventId = body.event;
     const attempts: AttemptRecord[] = [];
     const payload = JSON.stringify(body);
@@ -118,8 +129,10 @@ export class HttpProtocolClient implements ProtocolSender {
       const answer = await pRetry(
         async (attempt) => {
           if (signal?.aborted) throw new AbortError('station stopping');
+          if (attempt > 1 && control.noResend?.aborted) throw new AbortError(NOT_RESENT_STOPPING);
           const traceId = randomUUID();
           slotStart = this.now();
+          control.onAttempt?.(attempt);
           log.debug({ endpoint, eventId, traceId, attempt }, 'sending event');
           try {
             const res = await this.http(endpoint, { body: payload, headers: { 'x-service-trace-id': traceId }, ...(signal ? { signal } : {}) });
@@ -145,7 +158,8 @@ export class HttpProtocolClient implements ProtocolSender {
           randomize: false,
           // Resend one answer timeout after the previous attempt started.
           onFailedAttempt: async ({ retriesLeft }) => {
-            if (retriesLeft > 0) await delay(slotStart + answerTimeoutMs - this.now(), signal);
+            const waitSignal = control.noResend ? (signal ? AbortSignal.any([signal, control.noResend]) : control.noResend) : signal;
+            if (retriesLeft > 0) await delay(slotStart + answerTimeoutMs - this.now(), waitSignal);
           },
           ...(signal ? { signal } : {}),
         },

@@ -14,11 +14,14 @@
  * | core/pin-throttle.ts | wrong PINs in a row, the keypad lock-out and its countdown           |
  * | core/faults.ts     | lasting faults and failed pulses (st DOWN + errorMessage)              |
  * | core/refusals.ts   | refused commands: one extra /state and one log line per window         |
+ * | core/restart.ts    | restart truth: what an earlier run left unfinished, told at start      |
+ * | core/drain.ts      | graceful stop: input refused, in-flight work finished, then drained    |
  * | core/outbound.ts   | the outbound queue: one event in flight, the owed /state, heartbeat    |
  * | core/display.ts    | the derived screen and its temporary overlay                           |
  *
- * After every input the owed /state goes out if the queue is free (outbound.flushState), and the
- * display is re-derived (display.render).
+ * After every input the owed /state goes out if the queue is free (outbound.flushState), a restart
+ * notice is shown once the first answer came (restart.showNotice), a drain ends once nothing is
+ * left to finish (drain.checkDrained), and the display is re-derived (display.render).
  */
 import type { DoorState } from '../devices/types.js';
 import { onAjarReminderTimer, onDoorAjarTimer, onTamper, watchOpenDoorsAtStart } from './core/alarms.js';
@@ -27,11 +30,13 @@ import type { Ctx } from './core/context.js';
 import { boxOfAjarTimer } from './core/context.js';
 import { render, onMessageTimer } from './core/display.js';
 import { onDoor, onDoorOpenTimer } from './core/doors.js';
-import { onFault, onPulseFailed } from './core/faults.js';
+import { checkDrained, onDrain } from './core/drain.js';
+import { onFault, onProblem, onPulseFailed } from './core/faults.js';
 import { onCancelPressed, onKey, onPinIdleTimer, onScan, onTechnicianOpen } from './core/input.js';
 import { flushState, onHeartbeatTimer } from './core/outbound.js';
 import { onPinLockoutTimer, restorePinThrottle } from './core/pin-throttle.js';
 import { onRefusalTimer } from './core/refusals.js';
+import { onStart, showNotice } from './core/restart.js';
 import type { CoreConfig, CoreState, Effect, Input, LogLevel, TimerName, Transition } from './core-types.js';
 
 export { boxNumber, inServiceMode, SERVICE_FAULT } from './core/context.js';
@@ -56,6 +61,8 @@ export function initialState(doors: Readonly<Record<string, DoorState>>): CoreSt
     tamperOpen: false,
     pinThrottle: { failures: 0, lockout: null },
     refusals: null,
+    notice: null,
+    drain: 'off',
     overlay: null,
     shown: [],
   };
@@ -74,7 +81,7 @@ export function transition(config: CoreConfig, state: CoreState, input: Input): 
 
   switch (input.type) {
     case 'start':
-      ctx.s.stateOwed = true;
+      onStart(ctx, input.previous ?? null);
       restorePinThrottle(ctx, input.pinThrottle);
       watchOpenDoorsAtStart(ctx);
       if (input.tamperOpen) onTamper(ctx, true);
@@ -112,9 +119,17 @@ export function transition(config: CoreConfig, state: CoreState, input: Input): 
     case 'technician-open':
       onTechnicianOpen(ctx, input.boxId, input.by);
       break;
+    case 'problem':
+      onProblem(ctx, input.message);
+      break;
+    case 'drain':
+      onDrain(ctx);
+      break;
   }
 
   flushState(ctx);
+  showNotice(ctx);
+  checkDrained(ctx);
   render(ctx);
   return { state: ctx.s, effects: fx };
 }

@@ -64,6 +64,7 @@ async function startDaemon(): Promise<Daemon> {
       server: { baseUrl: new URL(url).origin },
       locks: { pulseMs: 50 },
       timing: { doorOpenTimeoutMs: 500 },
+      storage: { directory: join(dir, 'state') },
       debug: {
         listen: { socket },
         tokens: [

@@ -1,6 +1,6 @@
 /**
  * The technician page's alarms in real headless Chromium (Debian's `chromium` via playwright-core):
- * forced open, door ajar, tamper and the PIN lock-out shown prominently as they happen (live
+ * forced open, door ajar, tamper, the PIN lock-out and journal trouble shown prominently as they happen (live
  * stream), each box's lock and door lines, at a desktop and at a phone viewport (390×844) with no
  * horizontal scrolling. Screenshots: test-artifacts/technician-alarms-{desktop,phone}.png.
  */
@@ -8,6 +8,7 @@ import { existsSync, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MemoryJournal } from '../../src/journal/memory.js';
 import { SEED_UNKNOWN_PIN } from '../../src/sim/index.js';
 import { until } from '../support/harness.js';
 import { idle, startDebugHarness, type DebugHarness } from '../debug/support.js';
@@ -15,6 +16,7 @@ import { idle, startDebugHarness, type DebugHarness } from '../debug/support.js'
 const CHROMIUM = '/usr/bin/chromium';
 const POLL = { timeout: 8_000, interval: 25 };
 const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts');
+const JOURNAL_PROBLEM = '/var/lib/pickup-station/journal.log damaged: record 3 of 9: checksum mismatch; set aside';
 
 let browser: Browser;
 let d: DebugHarness;
@@ -25,8 +27,12 @@ beforeAll(async () => {
     executablePath: CHROMIUM,
     args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
-  // One wrong PIN locks the keypad for 10 minutes; a door is ajar after 1 s.
-  d = await startDebugHarness({ timing: { heartbeatIntervalMs: 1_000, doorAjarMs: 1_000 }, pin: { maxFailures: 1, lockoutMs: 600_000 } });
+  // One wrong PIN locks the keypad for 10 minutes; a door is ajar after 1 s; the journal was found damaged at start.
+  d = await startDebugHarness({
+    timing: { heartbeatIntervalMs: 1_000, doorAjarMs: 1_000 },
+    pin: { maxFailures: 1, lockoutMs: 600_000 },
+    journal: new MemoryJournal([], JOURNAL_PROBLEM),
+  });
   await idle(d);
 }, 60_000);
 
@@ -57,7 +63,8 @@ describe('technician page: alarms', () => {
       p.on('console', (m) => m.type() === 'error' && problems.push(m.text()));
       p.on('pageerror', (e) => problems.push(e.message));
       await signIn(p);
-      expect(await p.isHidden('#alarms')).toBe(true);
+      // Journal trouble from the start.
+      await expect.poll(() => alarmTexts(p), POLL).toEqual([`journal trouble${JOURNAL_PROBLEM}`]);
       expect(await p.textContent('#box-3 .lock-line')).toBe('lock simulated lock 3');
       expect(await p.textContent('#box-3 .door-line')).toBe('door simulated door switch 3');
     }
@@ -77,8 +84,9 @@ describe('technician page: alarms', () => {
         expect.stringMatching(/^forced openbox 3 forced opensince /),
         expect.stringMatching(/^tampertampersince /),
         expect.stringMatching(/^door ajarbox 3 open for 1 ssince /),
+        `journal trouble${JOURNAL_PROBLEM}`,
       ]);
-      expect(await p.textContent('#alarm-badge')).toBe('4 ALARMS');
+      expect(await p.textContent('#alarm-badge')).toBe('5 ALARMS');
       expect(await p.getAttribute('#box-3', 'class')).toContain('forced');
       expect(await p.textContent('#box-3 .flag')).toBe('FORCED OPEN');
       expect(await p.textContent('#box-3 .last')).toMatch(/^FORCED OPEN \(opened without a command\)/);
@@ -97,7 +105,7 @@ describe('technician page: alarms', () => {
     d.h.sim.closeDoor(3);
     d.h.sim.closeTamper();
     for (const p of [desktop, phone]) {
-      await expect.poll(() => alarmTexts(p), POLL).toEqual([expect.stringMatching(/^PIN lock-out/)]);
+      await expect.poll(() => alarmTexts(p), POLL).toEqual([expect.stringMatching(/^PIN lock-out/), `journal trouble${JOURNAL_PROBLEM}`]);
       expect(await p.getAttribute('#box-3', 'class')).not.toContain('forced');
     }
     expect(problems).toEqual([]);

@@ -36,6 +36,8 @@ function fill(lines: readonly string[], key: string, value: string): string[] {
 export function screen(config: CoreConfig, s: CoreState): readonly string[] {
   if (s.overlay) return s.overlay;
   const m = config.messages;
+  // Stopping: say so, except to someone at an open box (the mode's instructions still apply).
+  if (s.drain !== 'off' && s.mode.kind !== 'opening' && s.mode.kind !== 'closing') return m.restarting;
   if (s.alarms.some((a) => a.kind === 'tamper')) return m.tamper;
   const ajar = config.boxes.filter((b) => s.alarms.some((a) => a.kind === 'door-ajar' && a.boxId === b.id)).map((b) => b.number);
   if (ajar.length > 0) return fill(m.doorAjar, 'box', ajar.join(', '));

@@ -12,7 +12,8 @@
  * Transitions here:
  * | from    | input                                   | to / effect                                      |
  * |---------|-----------------------------------------|--------------------------------------------------|
- * | any     | startOpening (box-open, technician)     | opening; pulse; door-open window + timer         |
+ * | any     | startOpening (box-open, technician)     | opening; journal-action; pulse; door-open window |
+ * |         |                                         | + timer                                          |
  * |         |                                         | (/state owed at once if every door was open)     |
  * | any     | door OPEN inside its window             | commanded-opened; door-ajar timer (alarms.ts)    |
  * | opening | door OPEN of the last pending box       | /state owed (the doors opened)                   |
@@ -23,11 +24,12 @@
  * | any     | door-open timer, nothing pending        | window closed                                    |
  */
 import type { DoorState } from '../../devices/types.js';
+import type { ActionSource } from '../core-types.js';
 import type { Ctx } from './context.js';
 import { boxNumber, isKnownBox, setMode } from './context.js';
 import { onDoorClosed, onDoorOpened, onForcedOpen } from './alarms.js';
 
-export function startOpening(ctx: Ctx, boxIds: readonly string[], lines: readonly string[]): void {
+export function startOpening(ctx: Ctx, by: ActionSource, boxIds: readonly string[], lines: readonly string[]): void {
   const { s, config, fx } = ctx;
   // A door that already reads OPEN (or a broken cable) never stops the pulse; it only counts as opened.
   const pending = boxIds.filter((b) => s.boxes[b] !== 'OPEN');
@@ -35,6 +37,8 @@ export function startOpening(ctx: Ctx, boxIds: readonly string[], lines: readonl
   const window = { ...s.doorWindow };
   for (const b of boxIds) window[b] = pending.includes(b) ? 'pending' : 'opened';
   s.doorWindow = window;
+  // Journal first (write, then pulse): a restart must know this action began.
+  fx.push({ type: 'journal-action', by, boxIds });
   fx.push({ type: 'pulse', boxIds });
   // The window lasts doorOpenTimeoutMs whether or not the doors open at once (a bounce within it is
   // still the commanded opening).

@@ -18,6 +18,7 @@
  * | any     | scan, key, cancel while a tamper alarm | refused (the screen says out of service)       |
  * | any     | key while the keypad is locked         | refused, nothing sent (pin-throttle.ts)        |
  * | other   | any of these                           | refused: logged, overlay with the reason       |
+ * | any     | any of these while draining            | refused: the screen says "restarting"          |
  * | any     | pin-idle timer                         | PIN cleared                                    |
  *
  * Sounds: an accepted scan or key plays `accepted`; every refusal plays `refused`.
@@ -49,6 +50,7 @@ interface Refusal {
  */
 function refusal(ctx: Ctx, opts: { allowInFlight?: boolean; technician?: boolean } = {}): Refusal | null {
   const { s, config } = ctx;
+  if (s.drain !== 'off') return { reason: 'station restarting', lines: null };
   if (!opts.technician && hasAlarm(ctx, 'tamper')) return { reason: 'tamper alarm', lines: null };
   switch (s.mode.kind) {
     case 'starting':
@@ -155,6 +157,7 @@ export function onCancelPressed(ctx: Ctx): void {
     clearPin(ctx);
     return;
   }
+  if (s.drain !== 'off') return refuse(ctx, 'cancel', { reason: 'station restarting', lines: null });
   if (s.inFlight !== null) return refuse(ctx, 'cancel', { reason: `/${s.inFlight} in flight`, lines: config.messages.busy });
   if (s.mode.kind === 'closing' && s.mode.cancellable) {
     log('info', 'cancel pressed', { boxes: s.mode.boxes });
@@ -176,7 +179,7 @@ export function onTechnicianOpen(ctx: Ctx, boxId: string, by = 'technician'): vo
   }
   const n = boxNumber(config, boxId);
   const lines = [config.messages.serviceOpen.replace('{box}', String(n))];
-  if (RESCUE_MODES.has(s.mode.kind) && inServiceMode(s)) {
+  if (RESCUE_MODES.has(s.mode.kind) && inServiceMode(s) && s.drain === 'off') {
     // Rescue open: the server cannot be asked. Only a /state may be in flight (the deactivated
     // heartbeat); a reader's event or an open door still refuses.
     const busy = s.inFlight !== null && s.inFlight !== 'state' ? `/${s.inFlight} in flight` : anyBoxOpen(s) ? 'a box is open' : null;
@@ -185,11 +188,11 @@ export function onTechnicianOpen(ctx: Ctx, boxId: string, by = 'technician'): vo
     log('warn', `rescue open: technician ${by} opens box ${n} while the station is ${mode} (the server cannot be asked)`, { boxId, box: n, technician: by, mode });
     // One-shot: kept until a /state carrying it is answered (outbound.ts, answers.ts).
     s.pendingErrors = [...s.pendingErrors, `box ${n} rescue-opened by technician ${by} while ${mode}`];
-    startOpening(ctx, [boxId], lines);
+    startOpening(ctx, 'technician', [boxId], lines);
     return;
   }
   const r = refusal(ctx, { technician: true });
   if (r) return refuse(ctx, 'technician open', r);
   log('warn', `technician ${by} opens box ${n}`, { boxId, box: n, technician: by });
-  startOpening(ctx, [boxId], lines);
+  startOpening(ctx, 'technician', [boxId], lines);
 }
