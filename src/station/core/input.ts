@@ -13,13 +13,15 @@
  * | idle    | cancel with a PIN typed                | PIN cleared                                    |
  * | closing | cancel, cancellable, nothing in flight | send /cancel                                   |
  * | idle    | technician-open                        | opening (doors.ts)                             |
- * | starting, deactivated, disabled, service mode on | technician-open (rescue open: the server      |
- * |         |                                        | cannot be asked) | opening; warn log with the technician; the next answered /state names it |
+ * | rescue* | technician-open                        | opening; warn log naming the technician; the   |
+ * |         |                                        | next answered /state names it                  |
  * | any     | scan, key, cancel while a tamper alarm | refused (the screen says out of service)       |
  * | any     | key while the keypad is locked         | refused, nothing sent (pin-throttle.ts)        |
  * | other   | any of these                           | refused: logged, overlay with the reason       |
  * | any     | any of these while draining            | refused: the screen says "restarting"          |
  * | any     | pin-idle timer                         | PIN cleared                                    |
+ *
+ * *rescue: starting, deactivated or disabled with service mode on (the server cannot be asked).
  *
  * Sounds: an accepted scan or key plays `accepted`; every refusal plays `refused`.
  */
