@@ -8,6 +8,7 @@ import type { IdleResult } from './idle.js';
 import type { MemoryResult } from './memory.js';
 import type { ScanResult } from './scan.js';
 import type { StartupResult } from './startup.js';
+import { unitMemoryLimits } from './lib/unit-memory.js';
 
 export interface Verdict {
   readonly target: string;
@@ -38,6 +39,8 @@ export function verdicts(r: { scan?: ScanResult; startup?: StartupResult; memory
   if (r.memory) {
     const steady = Math.max(...r.memory.samples.map((s) => s.rssMiB));
     out.push({ target: 'steady RSS < 70 MiB', figure: `${steady.toFixed(1)} MiB`, pass: steady < 70 });
+    const { highMiB } = unitMemoryLimits();
+    out.push({ target: `RSS under the unit's MemoryHigh= (${highMiB} MiB)`, figure: `${steady.toFixed(1)} MiB (${((100 * steady) / highMiB).toFixed(0)} %)`, pass: steady < highMiB });
     out.push({ target: 'RSS flat (10k -> end)', figure: `${r.memory.rssSlope.toFixed(2)} MiB/10k ev (heap ${r.memory.heapSlope.toFixed(2)})`, pass: isFlat(r.memory) });
   }
   if (r.idle) out.push({ target: 'idle CPU < 0.3 % of a core', figure: `${r.idle.cpuPercent.toFixed(3)} %`, pass: r.idle.cpuPercent < 0.3 });

@@ -49,6 +49,7 @@ export function createClient(config: StationConfig, password: string, log: Logge
     // The station's own language unless the config names one.
     acceptLanguage: config.server.acceptLanguage ?? ACCEPT_LANGUAGE[config.messages.locale],
     caFile: config.server.caFile,
+    maxAnswerBytes: config.server.maxAnswerBytes,
     userAgent: USER_AGENT,
     log,
     ...(agent ? { agent } : {}),

@@ -13,20 +13,30 @@ import { VERSION } from './version.js';
 
 export const DEFAULT_CONFIG_FILE = '/etc/pickup-station/config.json';
 
-export async function runDaemon(args: string[]): Promise<number> {
-  const { values } = parseArgs({ args, options: { config: { type: 'string', short: 'c' } }, strict: true });
-  const file = values.config ?? DEFAULT_CONFIG_FILE;
-  let loaded;
+/** What the daemon does with a config file before anything else: start (0) or exit 78 with this message. */
+export type ConfigOutcome = { readonly code: 0; readonly loaded: LoadedConfig } | { readonly code: typeof EXIT_CONFIG; readonly message: string };
+
+/** Load the config file as the daemon does. Whatever the file holds, the outcome is 0 or 78 (the loader reports, it does not throw). */
+export function daemonConfig(file: string, env: NodeJS.ProcessEnv = process.env): ConfigOutcome {
   try {
-    loaded = loadConfigFile(file);
+    return { code: 0, loaded: loadConfigFile(file, env) };
   } catch (e) {
-    if (e instanceof ConfigError) {
-      // One line per problem, before any hardware is touched.
-      console.error(e.message);
-      return EXIT_CONFIG;
-    }
+    if (e instanceof ConfigError) return { code: EXIT_CONFIG, message: e.message };
     throw e;
   }
+}
+
+export async function runDaemon(args: string[]): Promise<number> {
+  // A parseArgs error (missing value, unknown flag) reaches main.ts, which prints the usage (exit 2).
+  const { values } = parseArgs({ args, options: { config: { type: 'string', short: 'c' } }, strict: true });
+  const file = values.config ?? DEFAULT_CONFIG_FILE;
+  const outcome = daemonConfig(file);
+  if (outcome.code === EXIT_CONFIG) {
+    // One line per problem, before any hardware is touched.
+    console.error(outcome.message);
+    return EXIT_CONFIG;
+  }
+  const loaded = outcome.loaded;
   const ring = new LogRing(loaded.config.debug.logLines);
   const log = createLogger(loaded.config.log.level, undefined, { ring });
   log.info({ version: VERSION, config: file, station: loaded.config.station.id, hardware: loaded.config.hardware.kind }, 'starting');

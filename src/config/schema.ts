@@ -55,6 +55,11 @@ export const serverSchema = z.strictObject({
   acceptLanguage: z.string().min(1).nullable().default(null),
   /** Extra CA bundle file for a library server with a private CA. */
   caFile: z.string().min(1).nullable().default(null),
+  /**
+   * Largest answer body read; a longer one is abandoned mid-stream and counts as unanswered. The
+   * protocol's answers are a few hundred bytes; 64 KiB leaves room for long display texts.
+   */
+  maxAnswerBytes: z.number().int().min(1_024).max(16_777_216).default(65_536),
 });
 
 export const timingSchema = z.strictObject({

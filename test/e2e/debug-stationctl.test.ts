@@ -194,7 +194,7 @@ describe('stationctl service mode and self-test against a running station', () =
   it('selftest is refused outside service mode; service on -> DOWN "service"; selftest reports each box; service off -> UP', async () => {
     const refused = await ctl(['selftest']);
     expect(refused.code).toBe(1);
-    expect(refused.err).toMatch(/refused \(409\): .*service mode/);
+    expect(refused.err).toMatch(/refused \(409\): .*service mode.*`stationctl service on`/);
     const on = await ctl(['service', 'on']);
     expect(on.out).toContain('service mode on');
     const down = await d.server.waitForRequest((q) => q.endpoint === 'state' && stateBody(q).st === 'DOWN');
