@@ -12,6 +12,7 @@ import { createLogger } from '../log.js';
 import { serveUntilSignal } from '../lifecycle.js';
 import { ReferenceServer, defaultSeed } from '../sim/index.js';
 import { LOCALES, type Locale } from '../config/messages.js';
+import { UsageError } from '../errors.js';
 import { DEMO_BOX_IDS, DEMO_PASSWORD, DEMO_STATION_ID, demoConfig } from './config.js';
 import { frameDisplay, handleCommand, HELP, renderBoxes } from './terminal.js';
 
@@ -25,19 +26,19 @@ async function prettyStream(): Promise<DestinationStream | undefined> {
   }
 }
 
-/** `--locale cs|en`: the station's own texts (and its Accept-Language). */
-function demoLocale(args: string[]): Locale | null {
+/**
+ * `--locale cs|en`: the station's own texts (and its Accept-Language). A wrong command line throws
+ * a usage error (main.ts: exit 2 with the usage, no stack).
+ */
+function demoLocale(args: string[]): Locale {
   const { values } = parseArgs({ args, strict: true, options: { locale: { type: 'string', default: 'en' } } });
   const locale = values.locale;
-  return (LOCALES as readonly string[]).includes(locale) ? (locale as Locale) : null;
+  if (!(LOCALES as readonly string[]).includes(locale)) throw new UsageError(`demo: --locale must be ${LOCALES.join(' or ')}, got "${locale}"`);
+  return locale as Locale;
 }
 
 export async function runDemo(args: string[]): Promise<number> {
   const locale = demoLocale(args);
-  if (locale === null) {
-    console.error(`usage: pickup-station demo [--locale ${LOCALES.join('|')}]`);
-    return 2;
-  }
   const stationDef = { id: DEMO_STATION_ID, password: DEMO_PASSWORD, boxes: DEMO_BOX_IDS };
   const seed = defaultSeed(stationDef);
   const server = new ReferenceServer({ stations: [stationDef], ...seed });

@@ -62,7 +62,8 @@ describe('demo', () => {
     let err = '';
     demo.stderr.on('data', (d: Buffer) => (err += d.toString()));
     expect(await exited).toBe(2);
-    expect(err).toContain('usage: pickup-station demo [--locale cs|en]');
+    expect(err).toContain('demo: --locale must be cs or en, got "de"');
+    expect(err).toContain('pickup-station demo [--locale cs|en]');
   });
 
   it('deposits into box 1 and picks up from boxes 5 and 6, driven from the terminal', async () => {
