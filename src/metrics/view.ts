@@ -30,7 +30,7 @@ export function isCounted(e: { readonly type: string }): e is CountedEvent {
 }
 
 /** A device's role, for alert rules ("scanner or keypad missing") that must not match on names. */
-export type DeviceRole = 'locks' | 'doors' | 'scanner' | 'keypad' | 'button' | 'display' | 'other';
+export type DeviceRole = 'locks' | 'doors' | 'scanner' | 'keypad' | 'button' | 'display' | 'tamper' | 'buzzer' | 'other';
 
 export function deviceRoles(hw: StationHardware): { readonly device: Device; readonly role: DeviceRole }[] {
   return hw.devices().map((device) => {
@@ -41,6 +41,8 @@ export function deviceRoles(hw: StationHardware): { readonly device: Device; rea
     else if (device === hw.keypad) role = 'keypad';
     else if (device === hw.cancelButton) role = 'button';
     else if (device === hw.display) role = 'display';
+    else if (device === hw.tamper) role = 'tamper';
+    else if (device === hw.buzzer) role = 'buzzer';
     return { device, role };
   });
 }

@@ -10,7 +10,7 @@ import { startStation } from '../../src/app.js';
 import { withTechnicianPort } from '../../src/debug/index.js';
 import { MemoryJournal } from '../../src/journal/memory.js';
 import { LogRing } from '../../src/log.js';
-import { SEED_BARCODES, SEED_PIN_MULTI } from '../../src/sim/index.js';
+import { SEED_BARCODES, SEED_PIN_MULTI, SEED_UNKNOWN_PIN } from '../../src/sim/index.js';
 import { idle, startDebugHarness, type DebugHarness } from '../debug/support.js';
 import { STATION, startHarness, until, type Harness, type HarnessOverrides } from '../support/harness.js';
 import { parseExposition, type Exposition } from '../support/prom-text.js';
@@ -90,7 +90,7 @@ describe('GET /metrics: what it counts', () => {
     expect(after.value('pickup_station_state_answer_age_seconds', { station })).toBeLessThan(2);
     expect(after.value('pickup_station_faults', { station })).toBe(0);
     expect(after.value('pickup_station_device_up', { station, role: 'scanner', device: 'simulated barcode scanner' })).toBe(1);
-    expect(after.find('pickup_station_device_up').map((s) => s.labels['role']).sort()).toEqual(['button', 'display', 'doors', 'keypad', 'locks', 'scanner', 'scanner']);
+    expect(after.find('pickup_station_device_up').map((s) => s.labels['role']).sort()).toEqual(['button', 'buzzer', 'display', 'doors', 'keypad', 'locks', 'scanner', 'scanner', 'tamper']);
     expect(after.find('pickup_station_build_info')[0]?.labels).toMatchObject({ node: process.version });
     expect(after.types.get('pickup_station_events_total')).toBe('counter');
     expect(after.types.get('pickup_station_answer_duration_seconds')).toBe('histogram');
@@ -110,6 +110,59 @@ describe('GET /metrics: what it counts', () => {
     const back = await scrape(d);
     expect(back.value('pickup_station_device_up', { station, role: 'scanner', device: 'simulated barcode scanner' })).toBe(1);
     expect(back.value('pickup_station_faults', { station })).toBe(0);
+  });
+
+  it('alarms from the real flows, by kind: a forced door, the tamper switch, doors left ajar, a PIN lock-out; raised counted once, in force while they last', async () => {
+    d = await startDebugHarness({ timing: { doorAjarMs: 1_000, doorAjarReminderMs: 60_000 }, pin: { maxFailures: 2, lockoutMs: 1_500 } });
+    await idle(d);
+    const alarms = async () => {
+      const e = await scrape(d!);
+      const by = (name: string) => Object.fromEntries(e.find(name, { station }).map((x) => [x.labels['kind'], x.value]));
+      return { total: by('pickup_station_alarms_total'), active: by('pickup_station_alarm_active') };
+    };
+    expect(await alarms()).toEqual({
+      total: { 'forced-open': 0, 'door-ajar': 0, tamper: 0, 'pin-lockout': 0 },
+      active: { 'forced-open': 0, 'door-ajar': 0, tamper: 0, 'pin-lockout': 0 },
+    });
+
+    d.h.sim.forceOpen(3);
+    await until(() => d!.wp.station.runtime.snapshot().alarms.some((a) => a.kind === 'forced-open'), 'forced-open raised');
+    expect(await alarms()).toMatchObject({ total: { 'forced-open': 1 }, active: { 'forced-open': 1 } });
+    d.h.sim.closeDoor(3);
+    await until(() => d!.wp.station.runtime.snapshot().alarms.length === 0, 'forced-open cleared');
+    expect(await alarms()).toMatchObject({ total: { 'forced-open': 1 }, active: { 'forced-open': 0 } });
+
+    d.h.sim.openTamper();
+    await until(() => d!.wp.station.runtime.snapshot().alarms.some((a) => a.kind === 'tamper'), 'tamper raised');
+    expect(await alarms()).toMatchObject({ total: { tamper: 1 }, active: { tamper: 1 } });
+    d.h.sim.closeTamper();
+    await until(() => d!.wp.station.runtime.snapshot().alarms.length === 0, 'tamper cleared');
+    await idle(d);
+
+    d.h.sim.typePin(SEED_PIN_MULTI); // boxes 5 and 6, left open
+    await until(() => d!.wp.station.runtime.snapshot().alarms.filter((a) => a.kind === 'door-ajar').length === 2, 'both doors ajar', 5_000);
+    expect(await alarms()).toMatchObject({ total: { 'door-ajar': 2 }, active: { 'door-ajar': 2 } });
+    d.h.sim.closeDoor(5);
+    d.h.sim.closeDoor(6);
+    await idle(d);
+    expect(await alarms()).toMatchObject({ total: { 'door-ajar': 2 }, active: { 'door-ajar': 0 } });
+
+    for (let i = 0; i < 2; i++) {
+      await idle(d);
+      const seq = d.h.server.lastSeq;
+      d.h.sim.typePin(SEED_UNKNOWN_PIN);
+      await d.h.server.waitForRequest((r) => r.endpoint === 'pin-enter', 5_000, { afterSeq: seq });
+    }
+    await until(() => d!.wp.station.runtime.snapshot().alarms.some((a) => a.kind === 'pin-lockout'), 'lock-out raised');
+    const locked = await alarms();
+    expect(locked).toMatchObject({ total: { 'pin-lockout': 1 }, active: { 'pin-lockout': 1 } });
+    const e = await scrape(d);
+    expect(e.value('pickup_station_events_total', { station, endpoint: 'pin-enter', outcome: 'exception' })).toBe(2);
+    await until(() => d!.wp.station.runtime.snapshot().alarms.length === 0, 'lock-out over', 5_000);
+    expect(await alarms()).toEqual({
+      total: { 'forced-open': 1, 'door-ajar': 2, tamper: 1, 'pin-lockout': 1 },
+      active: { 'forced-open': 0, 'door-ajar': 0, tamper: 0, 'pin-lockout': 0 },
+    });
   });
 
   it('journal trouble: a journal damaged at start is a problem (its records still kept); a sound one is not', async () => {
@@ -176,7 +229,7 @@ describe('GET /metrics: nothing secret, labels bounded by the config', () => {
       mode: (v) => ['starting', 'idle', 'opening', 'closing', 'disabled', 'deactivated'].includes(v),
       kind: (v) => ['forced-open', 'door-ajar', 'tamper', 'pin-lockout'].includes(v),
       device: (v) => devices.includes(v),
-      role: (v) => ['locks', 'doors', 'scanner', 'keypad', 'button', 'display', 'other'].includes(v),
+      role: (v) => ['locks', 'doors', 'scanner', 'keypad', 'button', 'display', 'tamper', 'buzzer', 'other'].includes(v),
       le: (v) => v === '+Inf' || Number.isFinite(Number(v)),
       version: (v) => /^\d+\.\d+\.\d+/.test(v),
       node: (v) => v === process.version,
