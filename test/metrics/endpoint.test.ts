@@ -117,7 +117,7 @@ describe('GET /metrics: what it counts', () => {
     await idle(d);
     const alarms = async () => {
       const e = await scrape(d!);
-      const by = (name: string) => Object.fromEntries(e.find(name, { station }).map((x) => [x.labels['kind'], x.value]));
+      const by = (name: string): Record<string, number> => Object.fromEntries(e.find(name, { station }).map((x) => [x.labels['kind'] ?? '', x.value]));
       return { total: by('pickup_station_alarms_total'), active: by('pickup_station_alarm_active') };
     };
     expect(await alarms()).toEqual({
