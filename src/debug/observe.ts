@@ -23,6 +23,8 @@ export interface BoxAction {
 
 export class StationObserver {
   private readonly listeners = new Set<(e: StreamEvent) => void>();
+  /** In-process followers (the metrics): not live streams, so not counted by `subscribers`. */
+  private readonly followers = new Set<(e: RuntimeEvent | TechnicianEvent) => void>();
   private detach: Unsubscribe = () => undefined;
   private lastContact: number | null = null;
   private sent: { readonly endpoint: Endpoint; readonly eventId: string; readonly since: number } | null = null;
@@ -51,8 +53,15 @@ export class StationObserver {
     return () => this.listeners.delete(listener);
   }
 
+  /** Live streams subscribed now. */
   get subscribers(): number {
     return this.listeners.size;
+  }
+
+  /** Every event, without the stream's wall-clock `at`, for the station's whole life (metrics). */
+  follow(listener: (e: RuntimeEvent | TechnicianEvent) => void): Unsubscribe {
+    this.followers.add(listener);
+    return () => this.followers.delete(listener);
   }
 
   /** Record why the next pulse of `boxId` happens ("technician alice", "self-test"). */
@@ -65,6 +74,7 @@ export class StationObserver {
    * pulses locks itself and publishes their `lock` events here).
    */
   publish(e: RuntimeEvent | TechnicianEvent): void {
+    for (const f of this.followers) f(e);
     const at = new Date().toISOString();
     this.note(e, at);
     const event: StreamEvent = { ...e, at };
@@ -107,7 +117,13 @@ export class StationObserver {
         break;
       case 'box': {
         const pulsed = this.actions.get(e.boxId)?.pulsed ?? null;
-        const what = e.state === 'CLOSED' ? 'closed' : pulsed === null ? 'opened without a pulse (forced?)' : `opened (${pulsed})`;
+        // The core's door outcome decides: an opening without a command is forced, whatever pulsed last.
+        const what =
+          e.state === 'CLOSED'
+            ? 'closed'
+            : e.outcome === 'opened-without-command'
+              ? 'FORCED OPEN (opened without a command)'
+              : `opened (${pulsed ?? 'commanded'})`;
         this.actions.set(e.boxId, { what, at, pulsed: null });
         break;
       }

@@ -4,10 +4,10 @@
  */
 import * as z from 'zod';
 import type { Endpoint } from '../protocol/types.js';
-import { exceptionBody } from './messages.js';
+import { EXCEPTION_MESSAGES, exceptionBody, type ExceptionType } from './messages.js';
 import type { Fault, FaultKind, FaultSpec, FaultTarget } from './types.js';
 
-export const FAULT_KINDS: readonly FaultKind[] = ['delay', 'drop', 'exception500', 'html502', 'non-json', 'malformed', 'extra-fields'];
+export const FAULT_KINDS: readonly FaultKind[] = ['delay', 'drop', 'exception500', 'exception', 'html502', 'non-json', 'malformed', 'extra-fields'];
 
 /** Just past the spec's 20 s answer timeout, so a station with defaults resends. */
 export const DEFAULT_DELAY_MS = 21_000;
@@ -22,6 +22,8 @@ export function normalizeFault(spec: FaultSpec): Fault {
   switch (spec) {
     case 'delay':
       return { kind: 'delay', ms: DEFAULT_DELAY_MS };
+    case 'exception':
+      return { kind: 'exception', status: 404, exceptionType: 'InvalidPinException' };
     case 'drop':
     case 'exception500':
     case 'html502':
@@ -41,6 +43,7 @@ export function faultProcesses(fault: Fault): boolean {
     case 'drop':
       return fault.processed ?? true;
     case 'exception500':
+    case 'exception':
     case 'html502':
     case 'non-json':
     case 'malformed':
@@ -62,6 +65,10 @@ export function replacementResponse(fault: Fault): RawResponse | null {
     case 'exception500': {
       const body = exceptionBody('IllegalStateException', 'injected fault', fault.displayMessages);
       return { status: 500, contentType: 'application/json', text: JSON.stringify(body), recorded: body };
+    }
+    case 'exception': {
+      const body = exceptionBody(fault.exceptionType, 'injected exception', fault.displayMessages);
+      return { status: fault.status, contentType: 'application/json', text: JSON.stringify(body), recorded: body };
     }
     case 'html502':
       return { status: 502, contentType: 'text/html', text: HTML_502_BODY, recorded: HTML_502_BODY };
@@ -125,6 +132,12 @@ const faultSchema: z.ZodType<Fault> = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('delay'), ms: z.number().int().min(0).max(600_000) }),
   z.object({ kind: z.literal('drop'), processed: z.boolean().optional() }),
   z.object({ kind: z.literal('exception500'), displayMessages: z.array(z.string()).optional() }),
+  z.object({
+    kind: z.literal('exception'),
+    status: z.number().int().min(400).max(599),
+    exceptionType: z.enum(Object.keys(EXCEPTION_MESSAGES) as [ExceptionType, ...ExceptionType[]]),
+    displayMessages: z.array(z.string()).optional(),
+  }),
   z.object({ kind: z.literal('html502') }),
   z.object({ kind: z.literal('non-json'), body: z.string().optional() }),
   z.object({ kind: z.literal('malformed'), body: z.unknown().optional(), raw: z.string().optional() }),

@@ -4,6 +4,7 @@
  * specific to the simulated library server lives here.
  */
 import type { BoxStatus, Endpoint, IdentifierType, ServerCommand, StationHealth } from '../protocol/types.js';
+import type { ExceptionType } from './messages.js';
 
 export interface SimStation {
   readonly id: string;
@@ -65,7 +66,7 @@ export type SimAnswer =
   | { readonly status: 200; readonly body: ServerCommand }
   | { readonly status: number; readonly body: ExceptionBody };
 
-export type FaultKind = 'delay' | 'drop' | 'exception500' | 'html502' | 'non-json' | 'malformed' | 'extra-fields';
+export type FaultKind = 'delay' | 'drop' | 'exception500' | 'exception' | 'html502' | 'non-json' | 'malformed' | 'extra-fields';
 
 export type Fault =
   /** The request is processed at once; the answer leaves after `ms` (e.g. past the station's answer timeout). */
@@ -76,6 +77,11 @@ export type Fault =
    */
   | { readonly kind: 'drop'; readonly processed?: boolean }
   | { readonly kind: 'exception500'; readonly displayMessages?: readonly string[] }
+  /**
+   * The protocol's exception body with any status and exceptionType, without acting on the request
+   * (default: 404 InvalidPinException, every PIN answered as wrong: the PIN throttle's tests).
+   */
+  | { readonly kind: 'exception'; readonly status: number; readonly exceptionType: ExceptionType; readonly displayMessages?: readonly string[] }
   | { readonly kind: 'html502' }
   | { readonly kind: 'non-json'; readonly body?: string }
   /** HTTP 200 application/json: `body` serialized (default {"type":"box-open"}), or `raw` text as is. */

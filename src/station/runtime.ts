@@ -16,9 +16,21 @@ import { errorMessage } from '../errors.js';
 import { MemoryJournal } from '../journal/memory.js';
 import { maskIdentifier, previousRun, type Journal, type JournalHealth } from '../journal/types.js';
 import { NOT_RESENT_STOPPING, type ProtocolSender, type SendOutcome } from '../protocol/client.js';
-import type { Endpoint, RequestBodies } from '../protocol/types.js';
+import type { CommandType, Endpoint, RequestBodies } from '../protocol/types.js';
+import { MemoryPinThrottleStore, type PinThrottleStore } from '../storage/pin-throttle-store.js';
+import { BuzzerPlayer } from './buzzer-player.js';
 import { boxNumber, initialState, transition } from './core.js';
-import type { Alarm, CoreConfig, CoreState, Effect, Input, OutboundRequest, TimerName } from './core-types.js';
+import type { Alarm, CoreConfig, CoreState, DoorOutcome, Effect, Input, OutboundRequest, PinThrottleRecord, TimerName } from './core-types.js';
+
+/** The fault set while the PIN throttle cannot be saved (st DOWN: a restart would forget failures). */
+export const PIN_THROTTLE_FAULT = 'storage:pin-throttle';
+
+/**
+ * How an event ended, as a closed set (a metrics label must never grow with what a server sends):
+ * the answered command's type, the protocol's exception body, an answer that was no valid command,
+ * or no answer after every attempt.
+ */
+export type OutcomeKind = CommandType | 'exception' | 'invalid' | 'unanswered';
 
 /** A finished protocol event as technicians see it (never with the PIN). */
 export interface EventRecord {
@@ -27,6 +39,9 @@ export interface EventRecord {
   readonly traceIds: readonly string[];
   readonly attempts: number;
   readonly outcome: string;
+  readonly outcomeKind: OutcomeKind;
+  /** How long the answering HTTP attempt took (request to parsed answer), ms; null when unanswered. */
+  readonly answerMs: number | null;
   readonly startedAt: number;
   readonly ms: number;
 }
@@ -36,11 +51,18 @@ export type RuntimeEvent =
   | { readonly type: 'event-sent'; readonly endpoint: Endpoint; readonly eventId: string }
   | { readonly type: 'event-done'; readonly record: EventRecord }
   | { readonly type: 'display'; readonly lines: readonly string[] }
-  | { readonly type: 'box'; readonly boxId: string; readonly number: number; readonly state: DoorState }
+  /** A door changed; `outcome`: how its last opening counts (null before any). */
+  | { readonly type: 'box'; readonly boxId: string; readonly number: number; readonly state: DoorState; readonly outcome: DoorOutcome | null }
   | { readonly type: 'lock'; readonly boxId: string; readonly number: number; readonly energized: boolean }
   | { readonly type: 'mode'; readonly mode: CoreState['mode']['kind'] }
   /** An alarm raised (active) or cleared; the core state's `alarms` holds those in force. */
   | { readonly type: 'alarm'; readonly alarm: Alarm; readonly active: boolean };
+
+/** Input voltage (V) and signal strength (%) as last measured for /state; null where the source could not tell. */
+export interface PowerReading {
+  readonly inputVoltage: number | null;
+  readonly internetSignalStrength: number | null;
+}
 
 export interface RuntimeOptions {
   readonly config: StationConfig;
@@ -51,6 +73,8 @@ export interface RuntimeOptions {
   readonly now?: () => number;
   /** How many finished events to keep for technicians. */
   readonly historySize?: number;
+  /** Where the PIN throttle survives a restart (default: memory, lost on restart). */
+  readonly pinThrottleStore?: PinThrottleStore;
   /** Where the runtime writes down what it is about to do (default: memory, kept for this run only). */
   readonly journal?: Journal;
 }
@@ -59,7 +83,7 @@ export interface RuntimeOptions {
 export type DrainResult = 'drained' | 'limit';
 
 export function coreConfigOf(config: StationConfig): CoreConfig {
-  return { boxes: config.station.boxes, timing: config.timing, messages: config.messages };
+  return { boxes: config.station.boxes, timing: config.timing, pin: config.pin, messages: config.messages };
 }
 
 export class StationRuntime {
@@ -73,8 +97,13 @@ export class StationRuntime {
   private readonly now: () => number;
   private pulses: Promise<void> = Promise.resolve();
   private sending: Promise<void> = Promise.resolve();
+  /** PIN throttle saves, in order; a /pin-enter waits for them (the count is on disk before a guess goes out). */
+  private saving: Promise<void> = Promise.resolve();
+  private readonly throttleStore: PinThrottleStore;
+  private readonly player: BuzzerPlayer;
   private running = false;
   private lastStateOutcomeAt: number | null = null;
+  private lastPowerRead: PowerReading | null = null;
   readonly journal: Journal;
   /** The event whose answer is being dispatched (its id goes into the journal's action record). */
   private answering: string | null = null;
@@ -87,14 +116,25 @@ export class StationRuntime {
     this.core = coreConfigOf(opts.config);
     this.now = opts.now ?? (() => performance.now());
     this.journal = opts.journal ?? new MemoryJournal();
+    this.throttleStore = opts.pinThrottleStore ?? new MemoryPinThrottleStore();
+    this.player = new BuzzerPlayer(opts.hardware.buzzer ?? null, opts.config.buzzer.patterns, (e) =>
+      opts.log.warn({ error: errorMessage(e) }, 'buzzer failed'),
+    );
   }
 
-  /** Drive locks OFF, read the doors, subscribe to devices and send the first /state. */
+  /**
+   * Drive locks OFF, read the doors and the tamper switch, load the PIN throttle, subscribe to
+   * devices and send the first /state.
+   */
   async start(): Promise<void> {
     const { hardware: hw, log } = this.opts;
     await hw.locks.allOff();
     const doors: Record<string, DoorState> = {};
     for (const b of this.core.boxes) doors[b.id] = await hw.doors.read(b.number);
+    const tamperOpen = hw.tamper ? await hw.tamper.read() : false;
+    const loaded = await this.throttleStore.load();
+    if (loaded.kind === 'damaged') log.error({ reason: loaded.reason }, 'PIN throttle state damaged');
+    const pinThrottle: PinThrottleRecord | 'damaged' | null = loaded.kind === 'ok' ? loaded.record : loaded.kind === 'damaged' ? 'damaged' : null;
     this.state = initialState(doors);
     this.running = true;
     const { journal } = this;
@@ -114,16 +154,17 @@ export class StationRuntime {
         const boxId = idOf(n);
         if (boxId === undefined) return log.warn({ box: n }, 'door change of a box not in the config');
         this.dispatch({ type: 'door', boxId, state: st });
-        this.emit({ type: 'box', boxId, number: n, state: st });
+        this.emit({ type: 'box', boxId, number: n, state: st, outcome: this.state.doorOutcomes[boxId] ?? null });
       }),
     );
+    if (hw.tamper) this.unsubscribe.push(hw.tamper.onChange((open) => this.dispatch({ type: 'tamper', open })));
     for (const sc of hw.scanners) {
       this.unsubscribe.push(sc.onScan((value) => this.dispatch({ type: 'scan', identifierType: sc.identifierType, value, at: this.now() })));
     }
     if (hw.keypad) this.unsubscribe.push(hw.keypad.onKey((key) => this.dispatch({ type: 'key', key })));
     if (hw.cancelButton) this.unsubscribe.push(hw.cancelButton.onPress(() => this.dispatch({ type: 'cancel-pressed' })));
     for (const d of hw.devices()) this.watchHealth(d);
-    this.dispatch({ type: 'start', previous });
+    this.dispatch({ type: 'start', previous, pinThrottle, tamperOpen });
   }
 
   private watchHealth(device: Device): void {
@@ -175,10 +216,29 @@ export class StationRuntime {
       case 'stop-timer':
         this.stopTimer(effect.timer);
         return;
+      case 'sound':
+        this.player.play(effect.sound);
+        return;
+      case 'save-pin-throttle':
+        this.savePinThrottle(effect.record);
+        return;
       case 'log':
         log[effect.level](effect.data ?? {}, effect.msg);
         return;
     }
+  }
+
+  private savePinThrottle(record: PinThrottleRecord): void {
+    const { log } = this.opts;
+    this.saving = this.saving.then(async () => {
+      try {
+        await this.throttleStore.save(record);
+        if (this.state.faults[PIN_THROTTLE_FAULT] !== undefined) this.dispatch({ type: 'fault', key: PIN_THROTTLE_FAULT, message: null });
+      } catch (e) {
+        log.error({ where: this.throttleStore.where, error: errorMessage(e) }, 'cannot save the PIN throttle');
+        this.dispatch({ type: 'fault', key: PIN_THROTTLE_FAULT, message: `cannot save the PIN throttle: ${errorMessage(e)}` });
+      }
+    });
   }
 
   private startTimer(timer: TimerName, ms: number): void {
@@ -207,6 +267,7 @@ export class StationRuntime {
           power.inputVoltage().catch(() => null),
           power.internetSignalStrength().catch(() => null),
         ]);
+        this.lastPowerRead = { inputVoltage, internetSignalStrength };
         return {
           station,
           st: request.st,
@@ -231,6 +292,8 @@ export class StationRuntime {
     const { journal } = this;
     let outcome: SendOutcome;
     try {
+      // A guess goes out only once the failures before it are on disk.
+      if (request.endpoint === 'pin-enter') await this.saving;
       const body = await this.body(request);
       const eventId = body.event;
       // A librarian's or reader's event is journaled before it leaves; a /state needs no restart truth.
@@ -264,6 +327,8 @@ export class StationRuntime {
       traceIds: outcome.attempts.map((a) => a.traceId),
       attempts: outcome.attempts.length,
       outcome: outcome.result.kind === 'answered' ? describeAnswer(outcome) : `unanswered: ${outcome.result.reason}`,
+      outcomeKind: outcomeKindOf(outcome),
+      answerMs: outcome.result.kind === 'answered' ? (outcome.attempts.at(-1)?.ms ?? null) : null,
       startedAt,
       ms: this.now() - startedAt,
     };
@@ -291,6 +356,9 @@ export class StationRuntime {
       if (number === undefined) continue; // the core only pulses boxes of this station
       this.pulses = this.pulses.then(async () => {
         if (!this.running) return;
+        // The buzzer is silent and paused for the whole pulse (BuzzerPlayer).
+        await this.player.hold();
+        if (!this.running) return this.player.release();
         // Write, then pulse: a restart must know this lock may have been energized.
         this.journal.record({ t: 'pulse', boxId, at: new Date().toISOString() });
         // The driver first, then the log line and the observers: neither a slow log write (a full
@@ -309,6 +377,7 @@ export class StationRuntime {
           this.dispatch({ type: 'pulse-failed', boxId, message: errorMessage(e) });
         } finally {
           this.emit({ type: 'lock', boxId, number, energized: false });
+          this.player.release();
         }
       });
     }
@@ -343,6 +412,11 @@ export class StationRuntime {
   /** Monotonic time of the last finished /state (answered or not); null before the first. */
   lastStateOutcome(): number | null {
     return this.lastStateOutcomeAt;
+  }
+
+  /** The measurements the last /state carried (null: not measured); null before the first /state. */
+  lastPower(): PowerReading | null {
+    return this.lastPowerRead;
   }
 
   /** The journal's health, for the technician status. */
@@ -382,10 +456,16 @@ export class StationRuntime {
     // OFF first, then let a pulse in progress end (it drives OFF again), then OFF once more.
     await this.opts.hardware.locks.allOff();
     this.abort.abort();
-    await Promise.allSettled([this.pulses, this.sending]);
+    await Promise.allSettled([this.pulses, this.sending, this.player.stop(), this.saving]);
     await this.opts.hardware.locks.allOff();
     await this.journal.flush();
   }
+}
+
+function outcomeKindOf(outcome: SendOutcome): OutcomeKind {
+  if (outcome.result.kind !== 'answered') return 'unanswered';
+  const a = outcome.result.answer;
+  return a.kind === 'command' ? a.command.type : a.kind;
 }
 
 function describeAnswer(outcome: SendOutcome): string {

@@ -18,7 +18,8 @@ const config: CoreConfig = {
     { id: B5, number: 5 },
     { id: B6, number: 6 },
   ],
-  timing: { heartbeatIntervalMs: 30_000, pinIdleMs: 20_000, messageMs: 5_000, duplicateScanWindowMs: 1_500, doorOpenTimeoutMs: 4_000 },
+  timing: { heartbeatIntervalMs: 30_000, pinIdleMs: 20_000, messageMs: 5_000, duplicateScanWindowMs: 1_500, doorOpenTimeoutMs: 4_000, doorAjarMs: 120_000, doorAjarReminderMs: 30_000 },
+  pin: { maxFailures: 5, lockoutMs: 30_000, maxLockoutMs: 900_000, countdownTickMs: 1_000 },
   messages: messagesSchema.parse({}),
 };
 type Doors = Record<string, 'OPEN' | 'CLOSED'>;
@@ -119,5 +120,33 @@ describe('restart truth: deposit, cancel, journal problems', () => {
 
   it('nothing left: the first /state is UP', () => {
     expect(restart(none).first).toMatchObject({ st: 'UP', errorMessage: null });
+  });
+});
+
+describe('restart truth: a door the earlier run pulsed opens after the restart', () => {
+  const killedMidPulse: PreviousRun = { ...none, action: pickup([B5]) };
+  const opened: Input = { type: 'door', boxId: B5, state: 'OPEN' };
+
+  it('inside the door-open window it is that pulse opening, not a forced one', () => {
+    const started = run(initialState(allClosed), { type: 'start', previous: killedMidPulse });
+    expect(started.fx).toContainEqual({ type: 'start-timer', timer: 'door-open', ms: config.timing.doorOpenTimeoutMs });
+    const late = run(started.state, opened);
+    expect(late.state.alarms).toEqual([]);
+    expect(late.state.doorOutcomes[B5]).toBe('commanded-opened');
+    expect(late.fx.some((e) => e.type === 'pulse')).toBe(false);
+  });
+
+  it('after the window it is forced open; a door that stayed shut adds no "did not open" to the restart note', () => {
+    const started = run(initialState(allClosed), { type: 'start', previous: killedMidPulse });
+    const windowOver = run(started.state, { type: 'timer', timer: 'door-open' });
+    expect(windowOver.state.pendingErrors.filter((e) => e.includes('did not open'))).toEqual([]);
+    const forced = run(windowOver.state, opened);
+    expect(forced.state.alarms).toMatchObject([{ kind: 'forced-open', boxId: B5 }]);
+  });
+
+  it('a box the earlier run never pulsed gets no window', () => {
+    const started = run(initialState(allClosed), { type: 'start', previous: { ...none, action: pickup([], [B5]) } });
+    expect(started.fx.some((e) => e.type === 'start-timer' && e.timer === 'door-open')).toBe(false);
+    expect(run(started.state, opened).state.alarms).toMatchObject([{ kind: 'forced-open', boxId: B5 }]);
   });
 });
