@@ -23,7 +23,11 @@ class FakeChild extends EventEmitter {
     this.exited = true;
     this.stdout.end();
     this.stderr.end();
-    setImmediate(() => this.emit('exit', code));
+    // As a real ChildProcess: 'exit', then 'close' once its stdio is closed too.
+    setImmediate(() => {
+      this.emit('exit', code);
+      this.emit('close', code);
+    });
   }
 }
 

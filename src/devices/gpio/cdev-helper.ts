@@ -162,7 +162,9 @@ export function runTool(spawn: SpawnFn, argv: readonly string[]): Promise<string
     child.stderr.on('data', (c: string) => (err += c));
     child.stdin.end();
     child.once('error', (e) => reject(new DeviceError(argv[0]!, `cannot run: ${errorMessage(e)} (install Debian's "gpiod" package)`, { cause: e })));
-    child.once('exit', (code) => (code === 0 ? resolve(out) : reject(new DeviceError(argv[0]!, `exit ${code}: ${err.trim()}`))));
+    // 'close', not 'exit': 'exit' may come before the last of its output has been read (seen under
+    // load: gpiodetect's chip list arrived empty, and safe-state could not drive a lock OFF).
+    child.once('close', (code) => (code === 0 ? resolve(out) : reject(new DeviceError(argv[0]!, `exit ${code}: ${err.trim()}`))));
   });
 }
 
