@@ -3,14 +3,18 @@
  * separate file or systemd credentials. Reports every problem at once (ConfigError) and never
  * touches hardware.
  */
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { basename, dirname, join, resolve as resolvePath } from 'node:path';
-import { ConfigError, errorMessage, type ConfigProblem } from '../errors.js';
+import { ConfigError, type ConfigProblem } from '../errors.js';
 import { resolveConfigPaths } from './paths.js';
-import { dottedPath, looksLikeSecret, zodProblems } from './problems.js';
+import { looksLikeSecret, zodProblems } from './problems.js';
+import { deepProblem, readJsonFile, tooDeep } from './read.js';
 import { configSchema, type StationConfig } from './schema.js';
 
 export { zodProblems };
+// Reading a JSON file safely lives in read.ts (no schema there: safe-state reads the config with it
+// without evaluating the station's whole schema; ARCHITECTURE.md, "Start-up").
+export { MAX_CONFIG_BYTES, MAX_CONFIG_DEPTH, jsonSyntaxMessage, readFailure, readJsonFile, tooDeep } from './read.js';
 
 /** Name of the systemd credential (LoadCredential=station-password:...) holding the password. */
 export const PASSWORD_CREDENTIAL = 'station-password';
@@ -19,27 +23,6 @@ const PASSWORD_RE = /^[A-Za-z0-9]{20}$/;
 export interface LoadedConfig {
   readonly config: StationConfig;
   readonly password: string;
-}
-
-/** Largest config file (or board profile) read: a config is a few KiB; anything near this is a wrong file. */
-export const MAX_CONFIG_BYTES = 1_048_576;
-/** Deepest nesting accepted: the schema's deepest key is 6 levels down (hardware.power.signal.argv.0). */
-export const MAX_CONFIG_DEPTH = 32;
-
-/**
- * Where `raw` nests deeper than `max` levels (the path down to that point), or null. Iterative:
- * a 100,000-deep file must not overflow the stack of what reports it.
- */
-export function tooDeep(raw: unknown, max = MAX_CONFIG_DEPTH): PropertyKey[] | null {
-  const stack: { v: unknown; path: PropertyKey[] }[] = [{ v: raw, path: [] }];
-  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
-    const { v, path } = item;
-    if (typeof v !== 'object' || v === null) continue;
-    if (path.length >= max) return path;
-    const entries: [PropertyKey, unknown][] = Array.isArray(v) ? v.map((x, i) => [i, x]) : Object.entries(v);
-    for (const [k, x] of entries) if (typeof x === 'object' && x !== null) stack.push({ v: x, path: [...path, k] });
-  }
-  return null;
 }
 
 /**
@@ -56,10 +39,6 @@ export function validateConfig(raw: unknown): { config?: StationConfig; problems
   } catch (e) {
     return { problems: [{ path: '', message: `could not be validated (${e instanceof Error ? e.name : typeof e}): is this a station config?` }] };
   }
-}
-
-function deepProblem(path: readonly PropertyKey[]): ConfigProblem {
-  return { path: dottedPath(path), message: `nested more than ${MAX_CONFIG_DEPTH} levels deep; a station config is at most 6` };
 }
 
 /** How a file name may be printed: not at all when it looks like a secret (a password pasted into a path key). */
@@ -104,65 +83,6 @@ function readPassword(config: Pick<StationConfig, 'station'> | undefined, env: N
   const problem = passwordProblem(password);
   if (problem !== null) problems.push({ path, message: `password in ${shownFile(file)} ${problem}` });
   return password;
-}
-
-/**
- * A JSON syntax error as a problem message, without the file's text: V8 quotes the text around
- * the error ("Unexpected token 'a', "{"x": abc…" is not valid JSON"), and that text may be a
- * secret. The position becomes a line and column.
- */
-export function jsonSyntaxMessage(e: SyntaxError, text?: string): string {
-  const m = e.message;
-  const at = /at position (\d+)/.exec(m);
-  let where = '';
-  if (at?.[1] !== undefined && text !== undefined) {
-    const before = text.slice(0, Number(at[1]));
-    const line = before.split('\n').length;
-    where = ` at line ${line}, column ${before.length - before.lastIndexOf('\n')}`;
-  }
-  const token = /^Unexpected token '(.+?)'/.exec(m)?.[1];
-  if (token !== undefined) {
-    const what = /^[A-Za-z0-9]/.test(token) ? 'a letter or digit outside quotes (a value without its quotes?)' : `the character ${JSON.stringify(token)}`;
-    return `not valid JSON: unexpected ${what}${where}`;
-  }
-  const kind = m.replace(/ in JSON at position \d+.*$/s, '').replace(/ at position \d+.*$/s, '').replace(/, ".*$/s, '');
-  return `not valid JSON: ${kind}${where}`;
-}
-
-/** Why a JSON file could not be read or parsed, for a config problem (never the file's text). */
-export function readFailure(e: unknown, text?: string): string {
-  return e instanceof SyntaxError ? jsonSyntaxMessage(e, text) : `cannot read: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`;
-}
-
-/**
- * Read and parse a JSON file: at most MAX_CONFIG_BYTES, a UTF-8 byte-order mark accepted (Windows
- * editors write one), nesting at most MAX_CONFIG_DEPTH. A failure is a ConfigError of `source`
- * (default: the file) with one problem.
- */
-export function readJsonFile(file: string, source = file): unknown {
-  const fail = (path: string, message: string): never => {
-    throw new ConfigError(source, [{ path, message }]);
-  };
-  let text: string;
-  try {
-    const st = statSync(file);
-    if (!st.isFile()) fail('', 'cannot read: not a regular file');
-    if (st.size > MAX_CONFIG_BYTES) fail('', `the file has ${st.size} bytes; a config is at most ${MAX_CONFIG_BYTES} (is this the right file?)`);
-    text = readFileSync(file, 'utf8');
-  } catch (e) {
-    if (e instanceof ConfigError) throw e;
-    return fail('', readFailure(e));
-  }
-  text = text.replace(/^\uFEFF/, '');
-  let raw: unknown;
-  try {
-    raw = JSON.parse(text);
-  } catch (e) {
-    return fail('', readFailure(e, text));
-  }
-  const deep = tooDeep(raw);
-  if (deep !== null) throw new ConfigError(source, [deepProblem(deep)]);
-  return raw;
 }
 
 /**

@@ -77,7 +77,7 @@ export function dottedPath(segments: readonly PropertyKey[], prefix = ''): strin
 }
 
 /** zod issues -> problems with dotted paths and, where safe, the bad value. */
-export function zodProblems(error: z.ZodError, prefix = ''): ConfigProblem[] {
+export function zodProblems(error: Pick<z.ZodError, 'issues'>, prefix = ''): ConfigProblem[] {
   const issues = error.issues.length > MAX_PROBLEMS ? error.issues.slice(0, MAX_PROBLEMS) : error.issues;
   const problems = issues.map((issue): ConfigProblem => {
     const path = dottedPath(issue.path, prefix);

@@ -54,11 +54,11 @@ export const boardProfileSchema = z
       })
       .prefault({}),
     boxes: z.array(boardBoxSchema).min(1).max(999),
-    cancelButton: inputLineSchema.nullable().default(null),
+    cancelButton: z.nullable(inputLineSchema).default(null),
     /** The cabinet's or service door's switch, active = open (a cut cable must read open); null: none. */
-    tamper: inputLineSchema.nullable().default(null),
+    tamper: z.nullable(inputLineSchema).default(null),
     /** A buzzer's output, active = sounding; null: none. Patterns are in the station config (`buzzer`). */
-    buzzer: outputLineSchema.nullable().default(null),
+    buzzer: z.nullable(outputLineSchema).default(null),
     // scanners, keypad (HID) and display: the input drivers' sections (src/devices/input/schema.ts).
     ...inputProfileObject.shape,
     keypad: z.discriminatedUnion('kind', [hidKeypadSchema, matrixKeypadSchema]).nullable().default(null),

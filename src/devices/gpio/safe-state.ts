@@ -9,11 +9,14 @@
  * it validates only what it uses: `hardware.kind` and `hardware.profile` of the config, and of
  * the profile `gpio.backend` and every box's `lock` line, with the daemon's own line schema
  * (line-schema.ts). A problem there is still a ConfigError (exit 78) naming the path; the rest of
- * the profile is the daemon's to check.
+ * the profile is the daemon's to check. zod/mini, as the line schema: safe-state does not load zod's
+ * full API, and so its problems read as zod's English messages by the locale set here.
  */
-import * as z from 'zod';
+import * as z from 'zod/mini';
+import en from 'zod/v4/locales/en.js';
 import { dirname, resolve } from 'node:path';
-import { readJsonFile, zodProblems } from '../../config/load.js';
+import { readJsonFile } from '../../config/read.js';
+import { zodProblems } from '../../config/problems.js';
 import { resolveConfigPaths } from '../../config/paths.js';
 import { ConfigError } from '../../errors.js';
 import type { Logger } from '../../log.js';
@@ -21,16 +24,18 @@ import { openGpioBackend } from './backend.js';
 import { gpioBackendSchema, outputLineSchema } from './line-schema.js';
 import type { GpioBackend } from './types.js';
 
+z.config(en());
+
 /** The config's hardware section as far as safe-state reads it. */
 const hardwareRefSchema = z.discriminatedUnion('kind', [
   z.looseObject({ kind: z.literal('simulated') }),
-  z.looseObject({ kind: z.literal('board'), profile: z.string().min(1) }),
+  z.looseObject({ kind: z.literal('board'), profile: z.string().check(z.minLength(1)) }),
 ]);
 
 /** The board profile as far as safe-state reads it: the backend and the lock lines. */
 const lockProfileSchema = z.looseObject({
-  gpio: z.looseObject({ backend: gpioBackendSchema }).prefault({}),
-  boxes: z.array(z.looseObject({ lock: outputLineSchema })).min(1).max(999),
+  gpio: z.prefault(z.looseObject({ backend: gpioBackendSchema }), {}),
+  boxes: z.array(z.looseObject({ lock: outputLineSchema })).check(z.minLength(1), z.maxLength(999)),
 });
 export type LockProfile = z.output<typeof lockProfileSchema>;
 
