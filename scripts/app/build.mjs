@@ -37,8 +37,12 @@ import { parseArgs } from 'node:util';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 
-/** Packages resolved at run time from node_modules: native addons and their loaders. */
-export const EXTERNAL = ['serialport', '@serialport/*', 'node-hid', 'onoff', 'epoll', 'pino-pretty'];
+/**
+ * Packages resolved at run time from node_modules: native addons and their loaders; prom-client,
+ * which the metrics load only after the station reported in (src/metrics/service.ts): bundled, its
+ * ~100 KB (with @opentelemetry/api) would be compiled at every start for nothing.
+ */
+export const EXTERNAL = ['serialport', '@serialport/*', 'node-hid', 'onoff', 'epoll', 'pino-pretty', 'prom-client'];
 
 /**
  * Dependencies of got that only its unused options need. Each is replaced, for got's own imports
