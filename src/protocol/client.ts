@@ -17,6 +17,7 @@ import got, { type Got } from 'got';
 import pRetry, { AbortError } from 'p-retry';
 import type { Logger } from 'pino';
 import { UnansweredError, errorMessage } from '../errors.js';
+import { describeTransportError } from './failure.js';
 import { parseServerResponse } from './parse.js';
 import type { Endpoint, RequestBodies, ServerAnswer } from './types.js';
 
@@ -131,7 +132,7 @@ export class HttpProtocolClient implements ProtocolSender {
           } catch (e) {
             if (signal?.aborted) throw new AbortError('station stopping');
             const status = e instanceof UnansweredError ? e.status : null;
-            const reason = e instanceof UnansweredError ? e.reason : describeHttpError(e);
+            const reason = e instanceof UnansweredError ? e.reason : describeTransportError(e);
             const ms = this.now() - slotStart;
             attempts.push({ attempt, traceId, status, answered: false, error: reason, ms });
             log.warn({ endpoint, eventId, traceId, attempt, status, error: reason, ms: Math.round(ms) }, 'event unanswered');
@@ -155,11 +156,4 @@ export class HttpProtocolClient implements ProtocolSender {
       return { eventId, endpoint, attempts, result: { kind: 'unanswered', reason: errorMessage(e) } };
     }
   }
-}
-
-function describeHttpError(e: unknown): string {
-  if (e && typeof e === 'object' && 'code' in e && typeof e.code === 'string') {
-    return e.code === 'ETIMEDOUT' ? 'no answer within the answer timeout' : `${e.code}: ${errorMessage(e)}`;
-  }
-  return errorMessage(e);
 }

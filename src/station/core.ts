@@ -27,6 +27,7 @@ import { onCancelPressed, onKey, onPinIdleTimer, onScan, onTechnicianOpen } from
 import { flushState, onHeartbeatTimer } from './core/outbound.js';
 import type { CoreConfig, CoreState, Effect, Input, LogLevel, TimerName, Transition } from './core-types.js';
 
+export { commandProblem } from './core/answers.js';
 export { boxNumber } from './core/context.js';
 export { screen } from './core/display.js';
 export { MAX_IDENTIFIER_LENGTH } from './core/input.js';

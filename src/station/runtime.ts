@@ -10,7 +10,7 @@ import type { Device, DoorState, StationHardware, Unsubscribe } from '../devices
 import { errorMessage } from '../errors.js';
 import type { ProtocolSender, SendOutcome } from '../protocol/client.js';
 import type { Endpoint, RequestBodies } from '../protocol/types.js';
-import { boxNumber, initialState, transition } from './core.js';
+import { boxNumber, commandProblem, initialState, transition } from './core.js';
 import type { Alarm, CoreConfig, CoreState, Effect, Input, OutboundRequest, TimerName } from './core-types.js';
 
 /** A finished protocol event as technicians see it (never with the PIN). */
@@ -207,7 +207,7 @@ export class StationRuntime {
       eventId: outcome.eventId,
       traceIds: outcome.attempts.map((a) => a.traceId),
       attempts: outcome.attempts.length,
-      outcome: outcome.result.kind === 'answered' ? describeAnswer(outcome) : `unanswered: ${outcome.result.reason}`,
+      outcome: outcome.result.kind === 'answered' ? describeAnswer(this.core, outcome) : `unanswered: ${outcome.result.reason}`,
       startedAt,
       ms: this.now() - startedAt,
     };
@@ -289,12 +289,14 @@ export class StationRuntime {
   }
 }
 
-function describeAnswer(outcome: SendOutcome): string {
+function describeAnswer(core: CoreConfig, outcome: SendOutcome): string {
   if (outcome.result.kind !== 'answered') return 'unanswered';
   const a = outcome.result.answer;
   switch (a.kind) {
-    case 'command':
-      return a.command.type;
+    case 'command': {
+      const problem = commandProblem(core, outcome.endpoint, a.command);
+      return problem === null ? a.command.type : `refused: ${problem}`;
+    }
     case 'exception':
       return `exception ${a.status} ${a.exceptionType}`;
     case 'invalid':

@@ -23,8 +23,8 @@ import { isKnownBox, setMode } from './context.js';
 import { showOverlay } from './display.js';
 import { startOpening } from './doors.js';
 
-/** Why a syntactically valid command cannot be carried out here, or null. */
-function commandProblem(config: CoreConfig, endpoint: Endpoint, command: ServerCommand): string | null {
+/** Why a syntactically valid command cannot be carried out here, or null (pure; the runtime names refusals with it). */
+export function commandProblem(config: CoreConfig, endpoint: Endpoint, command: ServerCommand): string | null {
   if (command.type === 'box-open' && endpoint !== 'item-identify' && endpoint !== 'pin-enter') {
     return `box-open is not an answer to /${endpoint}`;
   }
