@@ -39,7 +39,24 @@ export type Mode =
 
 export type ModeKind = Mode['kind'];
 
-export type TimerName = 'heartbeat' | 'pin-idle' | 'message' | 'door-open';
+/**
+ * Timers the core asks the runtime for; their expiry comes back as a `timer` input.
+ * `refusal`: the window (one heartbeat interval) in which repeated refused commands neither send
+ * another /state nor log another line (see core/refusals.ts).
+ */
+export type TimerName = 'heartbeat' | 'pin-idle' | 'message' | 'door-open' | 'refusal';
+
+/**
+ * Refused server commands inside the current refusal window (null: no window open). The first
+ * refusal opens it (logged, one extra /state); later ones are only counted, and the window's end
+ * logs them once with their count.
+ */
+export interface RefusalWindow {
+  /** Refusals since the window opened or last logged, the first one excluded. */
+  readonly repeats: number;
+  /** Distinct reasons among those repeats (bounded), e.g. "rejected command to /state: unknown type". */
+  readonly reasons: readonly string[];
+}
 
 /**
  * Alarms the station raises on its own (Matter DoorLock's vocabulary): a door opened without a
@@ -75,6 +92,8 @@ export interface CoreState {
   readonly reportingErrors: readonly string[];
   /** Alarms in force (see Alarm), in the order they were raised. */
   readonly alarms: readonly Alarm[];
+  /** Refused server commands of the current window (no storms on a refused answer); null: none. */
+  readonly refusals: RefusalWindow | null;
   /** A temporary message shown over the mode's screen until the message timer ends. */
   readonly overlay: readonly string[] | null;
   /** Lines last sent to the display. */

@@ -11,6 +11,7 @@
  * | core/answers.ts    | answers and unanswered events: the mode table                          |
  * | core/doors.ts      | pulses, door changes, the door-open window                             |
  * | core/faults.ts     | lasting faults and failed pulses (st DOWN + errorMessage)              |
+ * | core/refusals.ts   | refused commands: one extra /state and one log line per window         |
  * | core/outbound.ts   | the outbound queue: one event in flight, the owed /state, heartbeat    |
  * | core/display.ts    | the derived screen and its temporary overlay                           |
  *
@@ -25,6 +26,7 @@ import { onDoor, onDoorOpenTimer } from './core/doors.js';
 import { onFault, onPulseFailed } from './core/faults.js';
 import { onCancelPressed, onKey, onPinIdleTimer, onScan, onTechnicianOpen } from './core/input.js';
 import { flushState, onHeartbeatTimer } from './core/outbound.js';
+import { onRefusalTimer } from './core/refusals.js';
 import type { CoreConfig, CoreState, Effect, Input, LogLevel, TimerName, Transition } from './core-types.js';
 
 export { commandProblem } from './core/answers.js';
@@ -44,6 +46,7 @@ export function initialState(doors: Readonly<Record<string, DoorState>>): CoreSt
     pendingErrors: [],
     reportingErrors: [],
     alarms: [],
+    refusals: null,
     overlay: null,
     shown: [],
   };
@@ -111,5 +114,7 @@ function onTimer(ctx: Ctx, timer: TimerName): void {
       return onMessageTimer(ctx);
     case 'door-open':
       return onDoorOpenTimer(ctx);
+    case 'refusal':
+      return onRefusalTimer(ctx);
   }
 }

@@ -13,8 +13,9 @@
  * | deactivated                  | answered, command refused                     | idle        |
  * | any but deactivated          | unanswered (every attempt used)               | deactivated |
  *
- * A refused command (unknown type, foreign box, box-open to /state or /cancel) opens nothing; the
- * next /state reports it as DOWN with an errorMessage.
+ * A refused command (unknown type, foreign box, box-open to /state or /cancel) opens nothing; a
+ * /state reports it as DOWN with an errorMessage — at once for the first refusal, with the next
+ * heartbeat for repeats (refusals.ts: no storms).
  */
 import type { Endpoint, ServerAnswer, ServerCommand } from '../../protocol/types.js';
 import type { CoreConfig } from '../core-types.js';
@@ -22,6 +23,7 @@ import type { Ctx } from './context.js';
 import { isKnownBox, setMode } from './context.js';
 import { showOverlay } from './display.js';
 import { startOpening } from './doors.js';
+import { noteRefusal } from './refusals.js';
 
 /** Why a syntactically valid command cannot be carried out here, or null (pure; the runtime names refusals with it). */
 export function commandProblem(config: CoreConfig, endpoint: Endpoint, command: ServerCommand): string | null {
@@ -62,10 +64,8 @@ export function onAnswered(ctx: Ctx, endpoint: Endpoint, answer: ServerAnswer): 
 }
 
 function rejectCommand(ctx: Ctx, endpoint: Endpoint, reason: string): void {
-  const { s, config, log } = ctx;
-  log('error', 'server command rejected; no box opened', { endpoint, reason });
-  s.pendingErrors = [...s.pendingErrors, `rejected command to /${endpoint}: ${reason}`];
-  s.stateOwed = true;
+  const { s, config } = ctx;
+  noteRefusal(ctx, endpoint, reason);
   if (s.mode.kind === 'deactivated') setMode(ctx, { kind: 'idle', lines: [] });
   showOverlay(ctx, config.messages.serverError);
 }
