@@ -21,7 +21,7 @@ import type { Endpoint, ServerAnswer, ServerCommand } from '../../protocol/types
 import type { CoreConfig } from '../core-types.js';
 import type { Ctx } from './context.js';
 import { isKnownBox, setMode } from './context.js';
-import { showOverlay } from './display.js';
+import { hasText, showOverlay } from './display.js';
 import { startOpening } from './doors.js';
 import { noteRefusal } from './refusals.js';
 
@@ -51,7 +51,7 @@ export function onAnswered(ctx: Ctx, endpoint: Endpoint, answer: ServerAnswer): 
     case 'exception':
       log('warn', 'server answered with an exception', { endpoint, status: answer.status, exceptionType: answer.exceptionType });
       if (s.mode.kind === 'starting' || s.mode.kind === 'deactivated') setMode(ctx, { kind: 'idle', lines: [] });
-      showOverlay(ctx, answer.displayMessages.length > 0 ? answer.displayMessages : config.messages.serverError);
+      showOverlay(ctx, hasText(answer.displayMessages) ? answer.displayMessages : config.messages.serverError);
       return;
     case 'invalid':
       return rejectCommand(ctx, endpoint, answer.reason);

@@ -9,6 +9,11 @@
 import type { CoreConfig, CoreState } from '../core-types.js';
 import type { Ctx } from './context.js';
 
+/** Whether lines have something to read: a server may send [] or blank lines, which must never blank the display. */
+export function hasText(lines: readonly string[]): boolean {
+  return lines.some((l) => l.trim() !== '');
+}
+
 export function showOverlay(ctx: Ctx, lines: readonly string[]): void {
   ctx.s.overlay = lines;
   ctx.fx.push({ type: 'start-timer', timer: 'message', ms: ctx.config.timing.messageMs });
@@ -20,20 +25,21 @@ export function onMessageTimer(ctx: Ctx): void {
 
 /** The lines the display should show now (derived, never stored apart from `shown`). */
 export function screen(config: CoreConfig, s: CoreState): readonly string[] {
-  if (s.overlay) return s.overlay;
+  if (s.overlay && hasText(s.overlay)) return s.overlay;
   const m = config.messages;
   switch (s.mode.kind) {
     case 'starting':
       return m.starting;
     case 'idle': {
-      const prompt = s.mode.lines.length > 0 ? s.mode.lines : m.prompt;
+      const prompt = hasText(s.mode.lines) ? s.mode.lines : m.prompt;
       return s.pin === '' ? prompt : [prompt[0] ?? '', m.pinEntry.replace('{mask}', '*'.repeat(s.pin.length))];
     }
     case 'opening':
+      return hasText(s.mode.lines) ? s.mode.lines : m.busy;
     case 'closing':
-      return s.mode.lines;
+      return hasText(s.mode.lines) ? s.mode.lines : m.boxOpen;
     case 'disabled':
-      return s.mode.lines.length > 0 ? s.mode.lines : m.disabled;
+      return hasText(s.mode.lines) ? s.mode.lines : m.disabled;
     case 'deactivated':
       return m.stationOff;
   }

@@ -1,0 +1,48 @@
+/**
+ * Counterexamples the fuzzers found (test/fuzz/), shrunk by fast-check and kept here as they were
+ * reported, so each stays fixed whatever the generators do later.
+ */
+import { describe, expect, it } from 'vitest';
+import { messagesSchema } from '../../src/config/schema.js';
+import { initialState, screen, transition } from '../../src/station/core.js';
+import type { CoreConfig, CoreState, Input } from '../../src/station/core-types.js';
+
+const BOX = 'aaaaaaaa-aaaa-4aaa-aaaa-aaaaaaaaaaa1';
+const CONFIG: CoreConfig = {
+  boxes: [{ id: BOX, number: 1 }],
+  timing: { heartbeatIntervalMs: 1_000, pinIdleMs: 20_000, messageMs: 500, duplicateScanWindowMs: 0, doorOpenTimeoutMs: 400 },
+  messages: messagesSchema.parse({}),
+};
+
+function run(inputs: readonly Input[], from: CoreState = initialState({ [BOX]: 'CLOSED' })): CoreState {
+  let s = transition(CONFIG, from, { type: 'start' }).state;
+  for (const i of inputs) s = transition(CONFIG, s, i).state;
+  return s;
+}
+const hasText = (lines: readonly string[]): boolean => lines.some((l) => l.trim() !== '');
+
+describe('8b: a server command without text never blanks the display', () => {
+  it('wait-for-closing with displayMessages [] (shrunk counterexample) shows the station\'s own "close the box"', () => {
+    const s = run([{ type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-closing', boxes: [BOX], displayMessages: [], cancellable: false } } }]);
+    expect(s.mode.kind).toBe('closing');
+    expect(screen(CONFIG, s)).toEqual(CONFIG.messages.boxOpen);
+  });
+
+  it('an exception whose displayMessages are blank (shrunk counterexample) shows the station\'s error text', () => {
+    const s = run([{ type: 'answered', endpoint: 'state', answer: { kind: 'exception', status: 200, exceptionType: '', displayMessages: ['   '] } }]);
+    expect(screen(CONFIG, s)).toEqual(CONFIG.messages.serverError);
+  });
+
+  it.each([
+    ['box-open', { type: 'box-open', boxes: [BOX], displayMessages: [''] }, 'item-identify'],
+    ['wait-for-input', { type: 'wait-for-input', displayMessages: [' ', ''] }, 'state'],
+    ['station-disable', { type: 'station-disable', displayMessages: ['\t'] }, 'state'],
+  ] as const)('%s with blank lines', (_name, command, endpoint) => {
+    let s = run([{ type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } }]);
+    // Put the endpoint in flight (an answer to an event not in flight is ignored).
+    s = transition(CONFIG, s, endpoint === 'item-identify' ? { type: 'scan', identifierType: 'BAR_CODE', value: 'X', at: 0 } : { type: 'timer', timer: 'heartbeat' }).state;
+    expect(s.inFlight).toBe(endpoint);
+    s = transition(CONFIG, s, { type: 'answered', endpoint, answer: { kind: 'command', command } }).state;
+    expect(hasText(screen(CONFIG, s)), JSON.stringify(screen(CONFIG, s))).toBe(true);
+  });
+});
