@@ -1,0 +1,151 @@
+/**
+ * Property (issue 11 point 8b): any sequence of core inputs — scans of any text, keypad keys (odd
+ * ones too), the cancel button, door changes of known and unknown boxes, answers of any shape to
+ * any endpoint (in flight or not), unanswered events, every timer, faults, failed pulses,
+ * technician opens — keeps the station's rules:
+ *
+ * - never two events in flight;
+ * - no pulse without a box-open answering /item-identify or /pin-enter in flight, or a technician
+ *   open, and only of this station's boxes;
+ * - the display is never empty (some line with something on it);
+ * - no PIN digit reaches a log effect: no log on a keypad key carries what was typed, no log ever
+ *   carries a PIN that was sent, and no log has a field named pin.
+ */
+import fc from 'fast-check';
+import { describe, expect, it } from 'vitest';
+import { screen } from '../../src/station/core.js';
+import type { CoreConfig, Effect, Input, TimerName } from '../../src/station/core-types.js';
+import type { Endpoint, ServerAnswer } from '../../src/protocol/types.js';
+import { CORE, CoreWorld, type Step } from './support/driver.js';
+import { check } from './support/runs.js';
+
+/** Box ids with no run of two digits, so a PIN can never hide in one (see the PIN rule). */
+const BOXES = ['a', 'b', 'c'].map((c, i) => `${c.repeat(8)}-${c.repeat(4)}-4${c.repeat(3)}-a${c.repeat(3)}-${c.repeat(11)}${i + 1}`);
+const UNKNOWN_BOX = 'dddddddd-dddd-4ddd-addd-dddddddddddd';
+const CONFIG: CoreConfig = { ...CORE, boxes: BOXES.map((id, i) => ({ id, number: i + 1 })) };
+
+const ENDPOINTS: readonly Endpoint[] = ['state', 'item-identify', 'pin-enter', 'cancel'];
+const TIMERS: readonly TimerName[] = ['heartbeat', 'pin-idle', 'message', 'door-open', 'refusal'];
+/** Text without digits (scans, server texts): a PIN found in a log line can only have come from the keypad. */
+const text = (maxLength: number): fc.Arbitrary<string> => fc.string({ maxLength, unit: 'binary' }).map((s) => s.replace(/[0-9]/g, 'x'));
+const box = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...BOXES) }, { weight: 1, arbitrary: fc.constant(UNKNOWN_BOX) });
+const lines = fc.array(fc.oneof(text(20), fc.constant(''), fc.constant('   ')), { maxLength: 3 });
+
+const answer: fc.Arbitrary<ServerAnswer> = fc.oneof(
+  fc.record({ kind: fc.constant('command' as const), command: fc.record({ type: fc.constantFrom('wait-for-input' as const, 'station-disable' as const), displayMessages: lines }) }),
+  fc.record({ kind: fc.constant('command' as const), command: fc.record({ type: fc.constant('box-open' as const), boxes: fc.uniqueArray(box, { minLength: 1, maxLength: 3 }), displayMessages: lines }) }),
+  fc.record({
+    kind: fc.constant('command' as const),
+    command: fc.record({ type: fc.constant('wait-for-closing' as const), boxes: fc.uniqueArray(box, { minLength: 1, maxLength: 3 }), displayMessages: lines, cancellable: fc.boolean() }),
+  }),
+  fc.record({ kind: fc.constant('exception' as const), status: fc.integer({ min: 200, max: 599 }), exceptionType: text(20), displayMessages: lines }),
+  fc.record({ kind: fc.constant('invalid' as const), reason: text(30) }),
+);
+
+const input: fc.Arbitrary<Input> = fc.oneof(
+  { weight: 1, arbitrary: fc.constant({ type: 'start' as const }) },
+  { weight: 3, arbitrary: fc.record({ type: fc.constant('scan' as const), identifierType: fc.constantFrom('BAR_CODE' as const, 'RFID' as const), value: text(140), at: fc.nat({ max: 100_000 }) }) },
+  {
+    weight: 8,
+    arbitrary: fc.record({
+      type: fc.constant('key' as const),
+      key: fc.oneof(
+        { weight: 8, arbitrary: fc.record({ kind: fc.constant('digit' as const), digit: fc.constantFrom(...'0123456789') }) },
+        { weight: 1, arbitrary: fc.record({ kind: fc.constant('digit' as const), digit: fc.constantFrom('a', '', '12', '٣') }) },
+        { weight: 2, arbitrary: fc.constantFrom({ kind: 'enter' as const }, { kind: 'backspace' as const }, { kind: 'clear' as const }) },
+      ),
+    }),
+  },
+  { weight: 2, arbitrary: fc.constant({ type: 'cancel-pressed' as const }) },
+  { weight: 3, arbitrary: fc.record({ type: fc.constant('door' as const), boxId: box, state: fc.constantFrom('OPEN' as const, 'CLOSED' as const) }) },
+  { weight: 6, arbitrary: fc.record({ type: fc.constant('answered' as const), endpoint: fc.constantFrom(...ENDPOINTS), answer }) },
+  { weight: 2, arbitrary: fc.record({ type: fc.constant('unanswered' as const), endpoint: fc.constantFrom(...ENDPOINTS), reason: text(20) }) },
+  { weight: 3, arbitrary: fc.record({ type: fc.constant('timer' as const), timer: fc.constantFrom(...TIMERS) }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('fault' as const), key: fc.constantFrom('device:scanner', 'service'), message: fc.option(text(20), { nil: null }) }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('pulse-failed' as const), boxId: box, message: text(20) }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('technician-open' as const), boxId: box }) },
+);
+
+/** Inputs that may pulse: a box-open answering an in-flight /item-identify or /pin-enter, a technician open. */
+function mayPulse(step: Step): boolean {
+  const i = step.input;
+  if (i.type === 'technician-open') return true;
+  return (
+    i.type === 'answered' &&
+    (i.endpoint === 'item-identify' || i.endpoint === 'pin-enter') &&
+    step.before.inFlight === i.endpoint &&
+    i.answer.kind === 'command' &&
+    i.answer.command.type === 'box-open'
+  );
+}
+
+const logsOf = (effects: readonly Effect[]): string => JSON.stringify(effects.filter((e) => e.type === 'log'));
+
+function hasKey(v: unknown, names: ReadonlySet<string>): boolean {
+  if (Array.isArray(v)) return v.some((x) => hasKey(x, names));
+  if (v === null || typeof v !== 'object') return false;
+  return Object.entries(v).some(([k, x]) => names.has(k.toLowerCase()) || hasKey(x, names));
+}
+
+function runInputs(inputs: readonly Input[]): void {
+  let inFlight: Endpoint | null = null;
+  const pinsSent: string[] = [];
+  const allLogs: string[] = [];
+  const world = new CoreWorld((step) => {
+    const { input: i, before, after, effects } = step;
+    // One event in flight: an answer frees the queue, then at most one send.
+    if ((i.type === 'answered' || i.type === 'unanswered') && inFlight === i.endpoint) inFlight = null;
+    for (const e of effects) {
+      if (e.type !== 'send') continue;
+      expect(inFlight, `a second event /${e.request.endpoint} while /${inFlight} is in flight`).toBeNull();
+      inFlight = e.request.endpoint;
+      if (e.request.endpoint === 'pin-enter') pinsSent.push(e.request.pin);
+    }
+    expect(after.inFlight).toBe(inFlight);
+
+    // Pulses only when allowed, only of this station's boxes.
+    const pulses = effects.filter((e) => e.type === 'pulse');
+    if (pulses.length > 0) {
+      expect(mayPulse(step), `pulse on ${JSON.stringify(i)} in mode ${before.mode.kind}`).toBe(true);
+      for (const p of pulses) for (const b of p.boxIds) expect(BOXES).toContain(b);
+    }
+
+    // Never an empty display.
+    const shown = screen(CONFIG, after);
+    expect(shown.some((l) => l.trim() !== ''), `empty display ${JSON.stringify(shown)} in mode ${after.mode.kind} after ${JSON.stringify(i)}`).toBe(true);
+
+    // No PIN digit in a log effect.
+    const logs = effects.filter((e) => e.type === 'log');
+    expect(hasKey(logs, new Set(['pin', 'digit', 'digits', 'key']))).toBe(false);
+    if (i.type === 'key') {
+      // (A one-digit buffer would match the logged length of a wrong-length PIN, which is fine to log.)
+      const typed = [before.pin, after.pin].filter((p) => p.length >= 2);
+      for (const p of typed) expect(logsOf(effects), 'typed PIN digits in a log').not.toContain(p);
+      if (i.key.kind === 'digit') expect(logsOf(effects)).not.toContain(JSON.stringify(i.key.digit));
+    }
+    allLogs.push(logsOf(effects));
+  }, Object.fromEntries(BOXES.map((b) => [b, 'CLOSED'])), CONFIG);
+
+  world.input({ type: 'start' });
+  for (const i of inputs) world.input(i);
+  const everything = allLogs.join('\n');
+  for (const p of pinsSent) expect(everything, 'a sent PIN in a log').not.toContain(p);
+}
+
+describe('arbitrary sequences of core inputs', () => {
+  it('one event in flight, no unasked pulse, never an empty display, no PIN in a log', () => {
+    check('8b core input sequences', 40_000, fc.property(fc.array(input, { maxLength: 40 }), (inputs) => runInputs(inputs)));
+  });
+
+  it('the same with PIN entry dense: digits and Enter between answers', () => {
+    const pinHeavy = fc.array(
+      fc.oneof(
+        { weight: 6, arbitrary: fc.constantFrom(...'0123456789').map((d): Input => ({ type: 'key', key: { kind: 'digit', digit: d } })) },
+        { weight: 2, arbitrary: fc.constant<Input>({ type: 'key', key: { kind: 'enter' } }) },
+        { weight: 3, arbitrary: input },
+      ),
+      { maxLength: 60 },
+    );
+    check('8b core input sequences (PIN entry)', 10_000, fc.property(pinHeavy, (inputs) => runInputs(inputs)));
+  });
+});
