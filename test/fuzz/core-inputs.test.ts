@@ -12,12 +12,12 @@
  *   carries a PIN that was sent, and no log has a field named pin.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { screen } from '../../src/station/core.js';
 import type { CoreConfig, Effect, Input, TimerName } from '../../src/station/core-types.js';
 import type { Endpoint, ServerAnswer } from '../../src/protocol/types.js';
 import { CORE, CoreWorld, type Step } from './support/driver.js';
-import { check } from './support/runs.js';
+import { FUZZ_TIMEOUT_MS, check, must } from './support/runs.js';
 
 /** Box ids with no run of two digits, so a PIN can never hide in one (see the PIN rule). */
 const BOXES = ['a', 'b', 'c'].map((c, i) => `${c.repeat(8)}-${c.repeat(4)}-4${c.repeat(3)}-a${c.repeat(3)}-${c.repeat(11)}${i + 1}`);
@@ -79,6 +79,7 @@ function mayPulse(step: Step): boolean {
   );
 }
 
+const SECRET_KEYS: ReadonlySet<string> = new Set(['pin', 'digit', 'digits', 'key']);
 const logsOf = (effects: readonly Effect[]): string => JSON.stringify(effects.filter((e) => e.type === 'log'));
 
 function hasKey(v: unknown, names: ReadonlySet<string>): boolean {
@@ -97,31 +98,33 @@ function runInputs(inputs: readonly Input[]): void {
     if ((i.type === 'answered' || i.type === 'unanswered') && inFlight === i.endpoint) inFlight = null;
     for (const e of effects) {
       if (e.type !== 'send') continue;
-      expect(inFlight, `a second event /${e.request.endpoint} while /${inFlight} is in flight`).toBeNull();
+      must(inFlight === null, () => `a second event /${e.request.endpoint} while /${inFlight} is in flight`);
       inFlight = e.request.endpoint;
       if (e.request.endpoint === 'pin-enter') pinsSent.push(e.request.pin);
     }
-    expect(after.inFlight).toBe(inFlight);
+    must(after.inFlight === inFlight, () => `core says ${after.inFlight} in flight, the effects say ${inFlight}`);
 
     // Pulses only when allowed, only of this station's boxes.
     const pulses = effects.filter((e) => e.type === 'pulse');
     if (pulses.length > 0) {
-      expect(mayPulse(step), `pulse on ${JSON.stringify(i)} in mode ${before.mode.kind}`).toBe(true);
-      for (const p of pulses) for (const b of p.boxIds) expect(BOXES).toContain(b);
+      must(mayPulse(step), () => `pulse on ${JSON.stringify(i)} in mode ${before.mode.kind}`);
+      for (const p of pulses) for (const b of p.boxIds) must(BOXES.includes(b), () => `pulse of a foreign box ${b}`);
     }
 
     // Never an empty display.
     const shown = screen(CONFIG, after);
-    expect(shown.some((l) => l.trim() !== ''), `empty display ${JSON.stringify(shown)} in mode ${after.mode.kind} after ${JSON.stringify(i)}`).toBe(true);
+    must(shown.some((l) => l.trim() !== ''), () => `empty display ${JSON.stringify(shown)} in mode ${after.mode.kind} after ${JSON.stringify(i)}`);
 
     // No PIN digit in a log effect.
     const logs = effects.filter((e) => e.type === 'log');
-    expect(hasKey(logs, new Set(['pin', 'digit', 'digits', 'key']))).toBe(false);
+    must(!hasKey(logs, SECRET_KEYS), () => `a log field naming a PIN or key: ${JSON.stringify(logs)}`);
     if (i.type === 'key') {
       // (A one-digit buffer would match the logged length of a wrong-length PIN, which is fine to log.)
       const typed = [before.pin, after.pin].filter((p) => p.length >= 2);
-      for (const p of typed) expect(logsOf(effects), 'typed PIN digits in a log').not.toContain(p);
-      if (i.key.kind === 'digit') expect(logsOf(effects)).not.toContain(JSON.stringify(i.key.digit));
+      const text = logsOf(effects);
+      for (const p of typed) must(!text.includes(p), () => `typed PIN digits ${p} in a log: ${text}`);
+      const key = i.key;
+      if (key.kind === 'digit') must(!text.includes(JSON.stringify(key.digit)), () => `the digit typed in a log: ${text}`);
     }
     allLogs.push(logsOf(effects));
   }, Object.fromEntries(BOXES.map((b) => [b, 'CLOSED'])), CONFIG);
@@ -129,13 +132,13 @@ function runInputs(inputs: readonly Input[]): void {
   world.input({ type: 'start' });
   for (const i of inputs) world.input(i);
   const everything = allLogs.join('\n');
-  for (const p of pinsSent) expect(everything, 'a sent PIN in a log').not.toContain(p);
+  for (const p of pinsSent) must(!everything.includes(p), () => `a sent PIN ${p} in a log`);
 }
 
 describe('arbitrary sequences of core inputs', () => {
   it('one event in flight, no unasked pulse, never an empty display, no PIN in a log', () => {
     check('8b core input sequences', 40_000, fc.property(fc.array(input, { maxLength: 40 }), (inputs) => runInputs(inputs)));
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   it('the same with PIN entry dense: digits and Enter between answers', () => {
     const pinHeavy = fc.array(
@@ -147,5 +150,5 @@ describe('arbitrary sequences of core inputs', () => {
       { maxLength: 60 },
     );
     check('8b core input sequences (PIN entry)', 10_000, fc.property(pinHeavy, (inputs) => runInputs(inputs)));
-  });
+  }, FUZZ_TIMEOUT_MS);
 });

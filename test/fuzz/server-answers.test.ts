@@ -14,14 +14,14 @@
  * response that changes from step to step.
  */
 import fc from 'fast-check';
-import { describe, expect, it } from 'vitest';
+import { describe, it } from 'vitest';
 import { UnansweredError } from '../../src/errors.js';
 import { parseServerResponse } from '../../src/protocol/parse.js';
 import type { Endpoint, ServerAnswer } from '../../src/protocol/types.js';
 import type { Input, OutboundRequest } from '../../src/station/core-types.js';
 import { OWN_BOXES, rawResponse, type RawResponse } from './support/answers.js';
 import { CoreWorld, HEARTBEAT_MS, type Server, type Step } from './support/driver.js';
-import { check } from './support/runs.js';
+import { FUZZ_TIMEOUT_MS, check, must } from './support/runs.js';
 
 /** The real parse: an answer, or the client's "unanswered" (it would have resent, then given up). */
 function parsed(r: RawResponse): { kind: 'answer'; answer: ServerAnswer } | { kind: 'unanswered'; reason: string } {
@@ -49,7 +49,8 @@ interface SessionStep {
   readonly responses: Responses;
 }
 
-const responses: fc.Arbitrary<Responses> = fc.record({ state: rawResponse, 'item-identify': rawResponse, 'pin-enter': rawResponse, cancel: rawResponse });
+/** What the server answers during a step: one response for /state, one for the event endpoints. */
+const responses: fc.Arbitrary<Responses> = fc.tuple(rawResponse, rawResponse).map(([state, event]) => ({ state, 'item-identify': event, 'pin-enter': event, cancel: event }));
 const session: fc.Arbitrary<SessionStep[]> = fc.array(
   fc.record({
     action: fc.constantFrom<Action>('scan', 'pin', 'cancel', 'close-doors', 'force-door', 'wait', 'wait'),
@@ -77,13 +78,14 @@ function runSession(steps: readonly SessionStep[]): void {
     const pulses = step.effects.flatMap((e) => (e.type === 'pulse' ? [e.boxIds] : []));
     const input = step.input;
     const expected = input.type === 'answered' && step.before.inFlight === input.endpoint ? mustOpen(input.endpoint, input.answer) : null;
-    if (expected === null) expect(pulses, `no pulse on ${JSON.stringify(input)}`).toEqual([]);
-    else expect(pulses, `pulse of exactly the boxes on ${JSON.stringify(input)}`).toEqual([expected]);
+    if (expected === null) must(pulses.length === 0, () => `pulse ${JSON.stringify(pulses)} on ${JSON.stringify(input)}`);
+    else must(pulses.length === 1 && JSON.stringify(pulses[0]) === JSON.stringify(expected), () => `pulses ${JSON.stringify(pulses)}, not exactly ${JSON.stringify(expected)}, on ${JSON.stringify(input)}`);
     if (input.type === 'door' && step.before.boxes[input.boxId] !== input.state) doorChanges++;
   };
   const world = new CoreWorld(pulseCheck);
   current = steps[0]?.responses ?? null;
-  expect(world.input({ type: 'start' }, server)).toBeLessThanOrEqual(MAX_BURST);
+  const atStart = world.input({ type: 'start' }, server);
+  must(atStart <= MAX_BURST, () => `${atStart} requests at start`);
 
   for (const step of steps) {
     current = step.responses;
@@ -113,19 +115,19 @@ function runSession(steps: readonly SessionStep[]): void {
         break;
     }
     // Zero time passes in a user action: its requests are bounded by what it does, not by the answers.
-    if (step.action !== 'wait' && step.action !== 'close-doors') expect(sends, `requests set off by ${step.action}`).toBeLessThanOrEqual(MAX_BURST);
-    if (step.action === 'close-doors') expect(sends).toBeLessThanOrEqual(MAX_BURST * OWN_BOXES.length);
+    if (step.action !== 'wait' && step.action !== 'close-doors') must(sends <= MAX_BURST, () => `${sends} requests set off by ${step.action}`);
+    if (step.action === 'close-doors') must(sends <= MAX_BURST * OWN_BOXES.length, () => `${sends} requests set off by closing doors`);
   }
   // Over the session: /state at most twice per heartbeat interval, plus what doors and people caused.
   const states = world.sent.filter((s) => s.request.endpoint === 'state').length;
   const bound = 2 * (Math.ceil(world.now / HEARTBEAT_MS) + 1) + 2 * doorChanges + 2 * actions;
-  expect(states, `/state ${states} in ${world.now} ms with ${doorChanges} door changes, ${actions} actions`).toBeLessThanOrEqual(bound);
+  must(states <= bound, () => `/state ${states} > ${bound} in ${world.now} ms with ${doorChanges} door changes, ${actions} actions`);
 }
 
 describe('arbitrary server answers through parse + core', () => {
   it('pulse iff a valid box-open to /item-identify or /pin-enter of own boxes; request rate bounded', () => {
     check('8a server answers (sessions)', 20_000, fc.property(session, (steps) => runSession(steps)));
-  });
+  }, FUZZ_TIMEOUT_MS);
 
   it('every single answer to every endpoint, straight after its request', () => {
     // One request, one answer: the densest cover of the parse -> core decision per endpoint.
@@ -140,5 +142,5 @@ describe('arbitrary server answers through parse + core', () => {
         ]);
       }),
     );
-  });
+  }, FUZZ_TIMEOUT_MS);
 });

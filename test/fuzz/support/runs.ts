@@ -10,6 +10,8 @@
 import { appendFileSync } from 'node:fs';
 import fc from 'fast-check';
 
+// Taken at import: a property may run under fake timers, which replace performance.now.
+const realNow = performance.now.bind(performance);
 const SCALE = Number(process.env['FUZZ_SCALE'] ?? '0.05');
 const SEED = process.env['FUZZ_SEED'];
 
@@ -29,14 +31,25 @@ function params<T>(full: number): fc.Parameters<T> {
 /** fc.assert with the scaled count, recorded under `name`. */
 export function check<T>(name: string, full: number, property: fc.IProperty<T>): void {
   const p = params<T>(full);
-  const t0 = performance.now();
+  const t0 = realNow();
   fc.assert(property, p);
-  record(name, p.numRuns ?? 0, performance.now() - t0);
+  record(name, p.numRuns ?? 0, realNow() - t0);
 }
 
 export async function checkAsync<T>(name: string, full: number, property: fc.IAsyncProperty<T>): Promise<void> {
   const p = params<T>(full);
-  const t0 = performance.now();
+  const t0 = realNow();
   await fc.assert(property, p);
-  record(name, p.numRuns ?? 0, performance.now() - t0);
+  record(name, p.numRuns ?? 0, realNow() - t0);
+}
+
+/** A property's test time-out: its count bounds it, not the clock (a loaded CI machine is slow). */
+export const FUZZ_TIMEOUT_MS = 15 * 60_000;
+
+/**
+ * A plain assertion for a property's hot path (vitest's expect costs more than the core
+ * transition it checks); the message is built only on failure.
+ */
+export function must(condition: boolean, message: () => string): asserts condition {
+  if (!condition) throw new Error(message());
 }
