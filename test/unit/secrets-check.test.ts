@@ -16,6 +16,7 @@ describe('findLeaks', () => {
     ['a known token', `token=${known.tokens[0]}`, 'technician token'],
     ['any bearer token', 'authorization: Bearer 0123456789abcdefXYZ', 'a bearer token'],
     ['a PIN typed', '{"msg":"PIN entered","value":"123456"}', 'PIN'],
+    ['a PIN in a sentence', 'pin 123456 entered', 'PIN'],
     ['a pin field with a value', '{"pin":"99"}', 'a "pin" field with a value'],
     ['a password field with a value', '{"password":"hunter2"}', 'a "password" field with a value'],
   ])('finds %s', (_name, text, what) => {
@@ -23,7 +24,14 @@ describe('findLeaks', () => {
   });
 
   it('passes redacted values and ordinary text', () => {
-    const clean = ['{"pin":"[redacted]","authorization":"[redacted]"}', '{"headers":{"authorization":"Basic ***"}}', '{"msg":"PIN entered","length":6}', '{"tokens":2,"box":5}'];
+    const clean = [
+      '{"pin":"[redacted]","authorization":"[redacted]"}',
+      '{"headers":{"authorization":"Basic ***"}}',
+      '{"msg":"PIN entered","length":6}',
+      '{"tokens":2,"box":5}',
+      // The PIN's digits inside a UUID or a longer number are not the PIN.
+      '{"eventId":"a1123456-0000-4000-8000-000000000000","traceId":"5d2c-1234567"}',
+    ];
     for (const t of clean) expect(findLeaks('t', t, known), t).toEqual([]);
   });
 
