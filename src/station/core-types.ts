@@ -46,6 +46,23 @@ export type ModeKind = Mode['kind'];
  */
 export type TimerName = 'heartbeat' | 'pin-idle' | 'message' | 'door-open' | 'refusal';
 
+/** Each box's door as one /state reports it, by boxId. */
+export type DoorSnapshot = Readonly<Record<string, BoxStatus>>;
+
+/**
+ * Door changes on their way to the server (core/door-reports.ts): a /state reports the doors as
+ * they are when it goes out, so a door that opens and closes again before the server hears of it
+ * would vanish; such a change is kept as a snapshot and reported first.
+ */
+export interface DoorReports {
+  /** Snapshots holding a change that the doors as they are now would hide, oldest first. */
+  readonly queued: readonly DoorSnapshot[];
+  /** What the /state in flight reports; null when no /state is in flight. */
+  readonly sending: DoorSnapshot | null;
+  /** What the last answered /state reported (the server received it). */
+  readonly delivered: DoorSnapshot;
+}
+
 /**
  * Refused server commands inside the current refusal window (null: no window open). The first
  * refusal opens it (logged, one extra /state); later ones are only counted, and the window's end
@@ -94,6 +111,8 @@ export interface CoreState {
   readonly alarms: readonly Alarm[];
   /** Refused server commands of the current window (no storms on a refused answer); null: none. */
   readonly refusals: RefusalWindow | null;
+  /** Door changes not yet known to the server (no change lost while a /state is in flight or unanswered). */
+  readonly doorReports: DoorReports;
   /** A temporary message shown over the mode's screen until the message timer ends. */
   readonly overlay: readonly string[] | null;
   /** Lines last sent to the display. */

@@ -13,6 +13,7 @@
  * | core/faults.ts     | lasting faults and failed pulses (st DOWN + errorMessage)              |
  * | core/refusals.ts   | refused commands: one extra /state and one log line per window         |
  * | core/outbound.ts   | the outbound queue: one event in flight, the owed /state, heartbeat    |
+| core/door-reports.ts | door changes the server has not heard of, reported in order          |
  * | core/display.ts    | the derived screen and its temporary overlay                           |
  *
  * After every input the owed /state goes out if the queue is free (outbound.flushState), and the
@@ -47,6 +48,7 @@ export function initialState(doors: Readonly<Record<string, DoorState>>): CoreSt
     reportingErrors: [],
     alarms: [],
     refusals: null,
+    doorReports: { queued: [], sending: null, delivered: { ...doors } },
     overlay: null,
     shown: [],
   };

@@ -22,6 +22,7 @@ import type { CoreConfig } from '../core-types.js';
 import type { Ctx } from './context.js';
 import { isKnownBox, setMode } from './context.js';
 import { hasText, showOverlay } from './display.js';
+import { onStateDelivered, onStateLost } from './door-reports.js';
 import { startOpening } from './doors.js';
 import { noteRefusal } from './refusals.js';
 
@@ -44,7 +45,10 @@ export function onAnswered(ctx: Ctx, endpoint: Endpoint, answer: ServerAnswer): 
     return;
   }
   s.inFlight = null;
-  if (endpoint === 'state') s.reportingErrors = [];
+  if (endpoint === 'state') {
+    s.reportingErrors = [];
+    onStateDelivered(ctx);
+  }
   if (s.mode.kind === 'deactivated') log('info', 'server answers again: back in service');
 
   switch (answer.kind) {
@@ -100,6 +104,7 @@ export function onUnanswered(ctx: Ctx, endpoint: Endpoint, reason: string): void
     // Not delivered: report these again with the next /state.
     s.pendingErrors = [...s.reportingErrors, ...s.pendingErrors];
     s.reportingErrors = [];
+    onStateLost(ctx);
   }
   if (s.mode.kind !== 'deactivated') {
     log('error', 'server did not answer after every attempt: deactivated mode (heartbeat only)', { endpoint, reason });

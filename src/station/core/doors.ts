@@ -13,6 +13,7 @@
 import type { DoorState } from '../../devices/types.js';
 import type { Ctx } from './context.js';
 import { boxNumber, isKnownBox, setMode } from './context.js';
+import { beforeDoorChange } from './door-reports.js';
 
 export function startOpening(ctx: Ctx, boxIds: readonly string[], lines: readonly string[]): void {
   const { s, config, fx } = ctx;
@@ -31,6 +32,7 @@ export function onDoor(ctx: Ctx, boxId: string, state: DoorState): void {
     return;
   }
   if (s.boxes[boxId] === state) return;
+  beforeDoorChange(ctx, boxId);
   s.boxes = { ...s.boxes, [boxId]: state };
   log('info', `box ${boxNumber(config, boxId)} ${state}`, { boxId });
   if (s.mode.kind === 'opening' && s.mode.pending.length > 0) {

@@ -9,6 +9,7 @@
  */
 import type { OutboundRequest } from '../core-types.js';
 import type { Ctx } from './context.js';
+import { takeReport } from './door-reports.js';
 
 export function send(ctx: Ctx, request: OutboundRequest): void {
   ctx.s.inFlight = request.endpoint;
@@ -32,11 +33,12 @@ export function flushState(ctx: Ctx): void {
   s.reportingErrors = s.pendingErrors;
   s.pendingErrors = [];
   s.stateOwed = false;
+  const doors = takeReport(ctx);
   send(ctx, {
     endpoint: 'state',
     st: errors.length > 0 ? 'DOWN' : 'UP',
     errorMessage: errors.length > 0 ? errors.join('; ') : null,
-    boxes: config.boxes.map((b) => ({ id: b.id, st: s.boxes[b.id] ?? 'CLOSED' })),
+    boxes: config.boxes.map((b) => ({ id: b.id, st: doors[b.id] ?? 'CLOSED' })),
   });
   fx.push({ type: 'start-timer', timer: 'heartbeat', ms: config.timing.heartbeatIntervalMs });
 }
