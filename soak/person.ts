@@ -19,6 +19,8 @@ export interface PersonCounts {
   notOpened: number;
   /** Doors closed by the janitor (opened with nobody waiting for them). */
   closedByJanitor: number;
+  /** Which: "box N at <ISO time>", for looking them up in the station's log. */
+  janitorClosed: string[];
 }
 
 type Action = 'deposit' | 'deposit-cancel' | 'pickup' | 'forced' | 'pause';
@@ -33,7 +35,7 @@ const ACTIONS: readonly [Action, number][] = [
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 export class People {
-  readonly counts: PersonCounts = { deposits: 0, pickups: 0, cancels: 0, forced: 0, notOpened: 0, closedByJanitor: 0 };
+  readonly counts: PersonCounts = { deposits: 0, pickups: 0, cancels: 0, forced: 0, notOpened: 0, closedByJanitor: 0, janitorClosed: [] };
   /** Every PIN typed (for the secrets check). */
   readonly pins: string[] = [];
   private readonly held = new Set<number>();
@@ -104,6 +106,7 @@ export class People {
     for (const [box, since] of this.openSince) {
       if (!this.held.has(box) && now - since > 3_000) {
         this.counts.closedByJanitor++;
+        this.counts.janitorClosed.push(`box ${box} opened at ${new Date(Date.now() - (now - since)).toISOString()}`);
         this.sim.closeDoor(box);
       }
     }

@@ -228,6 +228,7 @@ async function main(): Promise<number> {
   lag.enable();
   const rssStart = process.memoryUsage.rss();
   let rssPeak = rssStart;
+  const rssByMinute: number[] = [];
   const sampler = setInterval(() => {
     rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
   }, 1_000);
@@ -252,6 +253,7 @@ async function main(): Promise<number> {
     await sleep(phaseMs * 0.8);
     lookup.failing = false;
     await server.call({ op: 'heal' }, 'ok');
+    if (rssByMinute.length < Math.floor((performance.now() - t0) / 60_000)) rssByMinute.push(mib(process.memoryUsage.rss()));
     if (i % faults.length === 0) progress(`${Math.round((performance.now() - t0) / 1000)} s: ${states()} /state, ${c.doorTransitions} door transitions, ${c.deactivations} deactivations`);
   }
 
@@ -322,7 +324,7 @@ async function main(): Promise<number> {
     },
     pulses: { total: c.pulses, boxOpensAnswered: boxOpens, unintended: c.unintendedPulses, boxOpenNotPulsed: missedPulses },
     server: { requests: report.requests, stateRequests: report.stateRequests, depositsStored: report.depositsStored, pickupsDone: report.pickupsDone, rssMiB: report.rssMiB },
-    memory: { rssStartMiB: mib(rssStart), rssEndMiB: mib(rssEnd), rssPeakMiB: mib(rssPeak), memoryHighMiB: high === null ? null : mib(high) },
+    memory: { rssStartMiB: mib(rssStart), rssEndMiB: mib(rssEnd), rssPeakMiB: mib(rssPeak), rssByMinuteMiB: rssByMinute, memoryHighMiB: high === null ? null : mib(high) },
     eventLoopLagMs: { p50: Math.round(lag.percentile(50) / 1e4) / 100, p99: Math.round(lag.percentile(99) / 1e4) / 100, max: Math.round(lag.max / 1e4) / 100 },
     secrets: { sourcesChecked: Object.keys(sources).length, bytesChecked: Object.values(sources).reduce((s, t) => s + t.length, 0), leaks: leaks.length },
     files: dir,
