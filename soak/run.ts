@@ -69,6 +69,13 @@ const progress = (msg: string): void => {
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const mib = (bytes: number): number => Math.round((bytes / 1048576) * 10) / 10;
 
+/** V8 options of the unit's ExecStart (e.g. --max-semi-space-size=1): RSS is only comparable with them. */
+function unitNodeOptions(): string[] {
+  const unit = readFileSync(join(REPO, 'systemd/pickup-station.service'), 'utf8');
+  const exec = /^ExecStart=(.*)$/m.exec(unit)?.[1] ?? '';
+  return exec.split(/\s+/).filter((w) => /^--max-[a-z-]+-size=\d+$/.test(w));
+}
+
 /** MemoryHigh= of the unit, in bytes; null when it sets none. */
 function memoryHigh(): number | null {
   const unit = readFileSync(join(REPO, 'systemd/pickup-station.service'), 'utf8');
@@ -224,7 +231,9 @@ async function main(): Promise<number> {
   };
 
   await until(() => runtime.snapshot().mode.kind === 'idle', 30_000, 'the station idle');
-  const lag = monitorEventLoopDelay({ resolution: 10 });
+  // The histogram records each whole sampling interval (resolution + delay): the lag is the excess.
+  const LAG_RESOLUTION_MS = 10;
+  const lag = monitorEventLoopDelay({ resolution: LAG_RESOLUTION_MS });
   lag.enable();
   const rssStart = process.memoryUsage.rss();
   let rssPeak = rssStart;
@@ -233,6 +242,8 @@ async function main(): Promise<number> {
     rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
   }, 1_000);
   const statusTimer = setInterval(() => void takeStatus().catch(() => undefined), 10_000);
+  const missing = unitNodeOptions().filter((o) => !process.execArgv.includes(o));
+  if (missing.length > 0) progress(`WARNING: node runs without the unit's ${missing.join(' ')}: RSS is not the field's`);
   progress(`station ${station.id} against ${baseUrl}; ${minutes} min, heartbeat ${heartbeatMs} ms, answer timeout ${answerTimeoutMs} ms; files in ${dir}`);
 
   // --- the run: people act, the server flaps --------------------------------------------------
@@ -302,7 +313,7 @@ async function main(): Promise<number> {
   const high = memoryHigh();
   const missedPulses = [...credits.values()].reduce((s, n) => s + n, 0);
   const result = {
-    run: { minutes: Math.round((runMs / 60_000) * 10) / 10, heartbeatMs, answerTimeoutMs, faultPhases: c.faultPhases },
+    run: { minutes: Math.round((runMs / 60_000) * 10) / 10, heartbeatMs, answerTimeoutMs, nodeOptions: process.execArgv, faultPhases: c.faultPhases },
     events: {
       sent: c.sent,
       answered: c.answered,
@@ -325,7 +336,11 @@ async function main(): Promise<number> {
     pulses: { total: c.pulses, boxOpensAnswered: boxOpens, unintended: c.unintendedPulses, boxOpenNotPulsed: missedPulses },
     server: { requests: report.requests, stateRequests: report.stateRequests, depositsStored: report.depositsStored, pickupsDone: report.pickupsDone, rssMiB: report.rssMiB },
     memory: { rssStartMiB: mib(rssStart), rssEndMiB: mib(rssEnd), rssPeakMiB: mib(rssPeak), rssByMinuteMiB: rssByMinute, memoryHighMiB: high === null ? null : mib(high) },
-    eventLoopLagMs: { p50: Math.round(lag.percentile(50) / 1e4) / 100, p99: Math.round(lag.percentile(99) / 1e4) / 100, max: Math.round(lag.max / 1e4) / 100 },
+    eventLoopLagMs: {
+      p50: Math.max(0, Math.round((lag.percentile(50) / 1e6 - LAG_RESOLUTION_MS) * 100) / 100),
+      p99: Math.max(0, Math.round((lag.percentile(99) / 1e6 - LAG_RESOLUTION_MS) * 100) / 100),
+      max: Math.max(0, Math.round((lag.max / 1e6 - LAG_RESOLUTION_MS) * 100) / 100),
+    },
     secrets: { sourcesChecked: Object.keys(sources).length, bytesChecked: Object.values(sources).reduce((s, t) => s + t.length, 0), leaks: leaks.length },
     files: dir,
   };

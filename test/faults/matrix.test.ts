@@ -21,6 +21,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Endpoint } from '../../src/protocol/types.js';
+import { faultProcesses, normalizeFault } from '../../src/sim/faults.js';
 import { SEED_BARCODES, SEED_PIN_SINGLE } from '../../src/sim/seed.js';
 import type { RequestRecord } from '../../src/sim/types.js';
 import type { EventRecord, RuntimeEvent } from '../../src/station/runtime.js';
@@ -36,7 +37,7 @@ const MESSAGE_MS = 6_000;
 const ENDPOINTS: readonly Endpoint[] = ['state', 'item-identify', 'pin-enter', 'cancel'];
 const FOREIGN = '0f0f0f0f-dead-4bad-8bad-f0f0f0f0f0f0';
 
-type Outcome = 'resent, deactivated' | 'answered: exception' | 'answered: refused';
+type Outcome = 'resent, deactivated' | 'answered: exception' | 'answered: refused' | 'resent once, answered';
 
 interface Expectation {
   readonly outcome: Outcome;
@@ -129,8 +130,18 @@ function trigger(fs: FaultStation, endpoint: Endpoint): void {
   }
 }
 
-async function runRow(endpoint: Endpoint, fault: FaultDef): Promise<void> {
-  const want = EXPECTED[fault.name];
+/** Faults that hit one request only: the resend (same eventId) is answered as if nothing happened. */
+const ONCE = ['late-answer', 'reset-mid-body', 'truncated-json', '5xx-bare', 'html-502'];
+/** What each endpoint's event is answered with when all is well, and the box it opens. */
+const NORMAL: Readonly<Record<Endpoint, { outcome: string; opens: number | null }>> = {
+  state: { outcome: 'wait-for-input', opens: null },
+  'item-identify': { outcome: 'box-open', opens: 2 }, // SEED_BARCODES[1] -> box 2
+  'pin-enter': { outcome: 'box-open', opens: 4 }, // SEED_PIN_SINGLE -> box 4
+  cancel: { outcome: 'wait-for-closing', opens: null },
+};
+
+async function runRow(endpoint: Endpoint, fault: FaultDef, once = false): Promise<void> {
+  const want: Expectation | undefined = once ? { outcome: 'resent once, answered', cause: /./ } : EXPECTED[fault.name];
   if (want === undefined) throw new Error(`no expectation for ${fault.name}`);
   const fs = await startFaultStation({
     station: STATION,
@@ -167,7 +178,7 @@ async function runRow(endpoint: Endpoint, fault: FaultDef): Promise<void> {
         }
       }
     });
-    await fs.faulty.apply(fault, endpoint);
+    await fs.faulty.apply(fault, endpoint, once ? { times: 1 } : {});
     trigger(fs, endpoint);
     const row = await until(() => sent.find((s) => s.endpoint === endpoint), `/${endpoint} sent`, HEARTBEAT_MS + 2_000);
     const record = await until(() => done.get(row.eventId), `/${endpoint} finished`, ATTEMPTS * ANSWER_TIMEOUT_MS + 5_000);
@@ -181,6 +192,28 @@ async function runRow(endpoint: Endpoint, fault: FaultDef): Promise<void> {
     const onWire = (): RequestRecord[] => fs.faulty.server.requests.filter((r) => r.seq > seqBefore && r.eventId === row.eventId);
     const unansweredLines = fs.logs.filter((l) => l.includes('"msg":"event unanswered"') && l.includes(row.eventId));
     switch (want.outcome) {
+      case 'resent once, answered': {
+        // The resend carries the same eventId and body; the server acts on the event once.
+        expect(record.attempts, title).toBe(2);
+        const wire = onWire();
+        expect(wire.length, title).toBe(2);
+        expect(new Set(wire.map((r) => JSON.stringify(r.body))).size, title).toBe(1);
+        // A fault after the server acted: the resend is answered from its cache; before: acted on then.
+        const acted = 'server' in fault.fault && faultProcesses(normalizeFault(fault.fault.server));
+        expect(wire[1]?.resendOf ?? null, title).toBe(acted ? (wire[0]?.seq ?? -1) : null);
+        expect(record.outcome, title).toBe(NORMAL[endpoint].outcome);
+        expect(outcome.mode, title).not.toBe('deactivated');
+        const answered = wire.at(-1)?.response as { displayMessages?: string[] } | undefined;
+        expect(display, title).toEqual(answered?.displayMessages);
+        const opens = NORMAL[endpoint].opens;
+        await until(() => fs.sim.locks.pulses.length >= pulsesBefore + (opens === null ? 0 : 1), 'the pulse', 2_000);
+        expect(fs.sim.locks.pulses.slice(pulsesBefore).map((p) => p.box), title).toEqual(opens === null ? [] : [opens]);
+        await fs.faulty.heal();
+        await fs.status();
+        expect(fs.leaks({ pins: [SEED_PIN_SINGLE] }), title).toEqual([]);
+        observed.push({ endpoint, fault: { ...fault, what: `${fault.what}, once` }, outcome: want.outcome, attempts: record.attempts, display, cause: record.outcome, pulses: fs.sim.locks.pulses.length - pulsesBefore });
+        return;
+      }
       case 'resent, deactivated': {
         expect(record.attempts, title).toBe(ATTEMPTS);
         expect(new Set(record.traceIds).size, title).toBe(ATTEMPTS);
@@ -248,6 +281,9 @@ describe.runIf(HAVE_OPENSSL)('fault matrix', () => {
         // hostile's room); until then the station parses it whole and acts on it.
         const waitsForCap = fault.name === 'huge-body' && process.env['ANSWER_SIZE_CAP'] !== '1';
         it.skipIf(waitsForCap)(`${fault.what}: ${EXPECTED[fault.name]?.outcome ?? '?'}`, () => runRow(endpoint, fault), 40_000);
+      }
+      for (const fault of faultCatalogue(ANSWER_TIMEOUT_MS).filter((f) => ONCE.includes(f.name))) {
+        it(`${fault.what}, once: resent once with the same eventId, answered${NORMAL[endpoint].opens === null ? '' : ', the box opened once'}`, () => runRow(endpoint, fault, true), 40_000);
       }
     });
   }

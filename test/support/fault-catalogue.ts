@@ -120,10 +120,13 @@ export class FaultyServer {
     return this.gateway;
   }
 
-  /** Arm a fault: a server fault on `endpoint` (or '*'), a net fault for every endpoint. Until heal(). */
-  async apply(def: FaultDef, endpoint: Endpoint | '*'): Promise<void> {
+  /**
+   * Arm a fault: a server fault on `endpoint` (or '*'), a net fault for every endpoint. Until heal();
+   * a server fault with `times` hits only that many requests.
+   */
+  async apply(def: FaultDef, endpoint: Endpoint | '*', opts: { times?: number } = {}): Promise<void> {
     if ('server' in def.fault) {
-      this.server.setFault(endpoint, def.fault.server);
+      this.server.setFault(endpoint, def.fault.server, opts);
       return;
     }
     switch (def.fault.net) {
