@@ -32,6 +32,11 @@ export function report(r: BenchResults, machineLine: string): string {
     rows.push(row('  event-done -> lock (core, runtime)', r.latency.doneToLock));
     rows.push(row('door edge -> /state at server (sim, no debounce)', r.latency.doorToState, undefined, `+ GPIO debounce ${GPIO_DEBOUNCE_DEFAULT_MS} ms (default) on real doors`));
   }
+  if (r.journal) {
+    rows.push(row('journal record before a pulse (write(2), page cache)', r.journal.record, r.journal.bareWrite, 'fsync follows, batched, off the path'));
+    rows.push(row('  bare hop: writeSync of the same line', r.journal.bareWrite));
+    rows.push(row('  fsync of one record (if waited for before the pulse)', r.journal.fsync));
+  }
   if (r.startup) {
     rows.push(row('process start -> first /state at server', r.startup.station, r.startup.bare));
     rows.push(row('  bare node start -> first POST at server', r.startup.bare));

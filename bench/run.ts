@@ -5,7 +5,7 @@
  *
  *   --quick         short windows and few runs: a smoke run, not figures to quote
  *   --json          JSON on stdout instead of the table
- *   --only LIST     comma-separated sections: scan,latency,startup,memory,idle,fleet
+ *   --only LIST     comma-separated sections: scan,latency,journal,startup,memory,idle,fleet
  *   --profile       also a --cpu-prof of one daemon start and a heap snapshot of the memory run
  *                   (bench/out/profiles/, bench/out/*.heapsnapshot)
  *   --experiment    also: the scan figure with the station logging at warn instead of info, and
@@ -17,6 +17,7 @@ import { join, resolve } from 'node:path';
 import { parseArgs } from 'node:util';
 import { benchFleet, type FleetResult } from './fleet.js';
 import { benchIdle, type IdleResult } from './idle.js';
+import { benchJournal, type JournalResult } from './journal.js';
 import { benchLatency, type LatencyResult } from './latency.js';
 import { describeMachine, machine } from './lib/machine.js';
 import { haveSocat } from './lib/pty.js';
@@ -26,12 +27,13 @@ import { benchScan, type ScanResult } from './scan.js';
 import { benchStartup, type StartupResult } from './startup.js';
 import { verdicts } from './targets.js';
 
-const SECTIONS = ['scan', 'latency', 'startup', 'memory', 'idle', 'fleet'] as const;
+const SECTIONS = ['scan', 'latency', 'journal', 'startup', 'memory', 'idle', 'fleet'] as const;
 type Section = (typeof SECTIONS)[number];
 
 export interface BenchResults {
   scan?: ScanResult;
   latency?: LatencyResult;
+  journal?: JournalResult;
   startup?: StartupResult;
   memory?: MemoryResult;
   memoryExperiment?: MemoryResult;
@@ -65,6 +67,10 @@ try {
   if (only.has('latency')) {
     progress('box-open -> lock, door -> /state');
     results.latency = await benchLatency(quick ? 30 : 200, quick ? 5 : 20);
+  }
+  if (only.has('journal')) {
+    progress('journal record (write before the pulse) vs bare write and fsync');
+    results.journal = await benchJournal(dir, quick ? 50 : 500);
   }
   if (only.has('startup')) {
     progress('process start -> first /state vs bare node');

@@ -7,15 +7,18 @@ import type { Logger } from 'pino';
 import type { StationConfig } from './config/schema.js';
 import { createHardware } from './devices/factory.js';
 import type { StationHardware } from './devices/types.js';
+import { openJournal, type Journal } from './journal/index.js';
 import { HttpProtocolClient, type HttpAgents, type ProtocolSender } from './protocol/client.js';
-import { StationRuntime } from './station/runtime.js';
+import { StationRuntime, type DrainResult } from './station/runtime.js';
 import { USER_AGENT } from './version.js';
 
 export interface Station {
   readonly config: StationConfig;
   readonly hardware: StationHardware;
   readonly runtime: StationRuntime;
-  /** Stop the runtime (locks OFF) and release the hardware. Idempotent. */
+  /** Graceful stop, first half (StationRuntime.drain); stop() must follow. */
+  drain(limitMs: number): Promise<DrainResult>;
+  /** Stop the runtime (locks OFF), release the hardware, close the journal. Idempotent. */
   stop(): Promise<void>;
 }
 
@@ -29,6 +32,8 @@ export interface StationOptions {
   readonly client?: ProtocolSender;
   /** HTTP agents for the default client (a fleet shares a bounded pool). */
   readonly agent?: HttpAgents;
+  /** Defaults to the journal of `storage.directory` (a file there, or memory when null). */
+  readonly journal?: Journal;
 }
 
 export function createClient(config: StationConfig, password: string, log: Logger, agent?: HttpAgents): HttpProtocolClient {
@@ -41,6 +46,7 @@ export function createClient(config: StationConfig, password: string, log: Logge
     attempts: config.server.attempts,
     acceptLanguage: config.server.acceptLanguage,
     caFile: config.server.caFile,
+    maxAnswerBytes: config.server.maxAnswerBytes,
     userAgent: USER_AGENT,
     log,
     ...(agent ? { agent } : {}),
@@ -52,12 +58,18 @@ export async function startStation(opts: StationOptions): Promise<Station> {
   const { config, log } = opts;
   const hardware = opts.hardware ?? (await createHardware(config));
   const client = opts.client ?? createClient(config, opts.password, log, opts.agent);
-  const runtime = new StationRuntime({ config, hardware, client, log });
+  const journal = opts.journal ?? openJournal(config.storage.directory);
+  log.info({ journal: journal.location }, 'journal opened');
+  const runtime = new StationRuntime({ config, hardware, client, log, journal });
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
-      await runtime.stop();
-      await hardware.close();
+      try {
+        await runtime.stop();
+        await hardware.close();
+      } finally {
+        await journal.close();
+      }
     })());
   try {
     await runtime.start();
@@ -65,5 +77,5 @@ export async function startStation(opts: StationOptions): Promise<Station> {
     await stop();
     throw e;
   }
-  return { config, hardware, runtime, stop };
+  return { config, hardware, runtime, drain: (limitMs) => runtime.drain(limitMs), stop };
 }

@@ -2,6 +2,8 @@
 
 /** Exit code for a bad config (sysexits EX_CONFIG); the systemd unit does not restart on it. */
 export const EXIT_CONFIG = 78;
+/** Problems printed one per line in a ConfigError's message; the rest are counted (the journal stays readable). */
+const MAX_PRINTED_PROBLEMS = 50;
 
 export interface ConfigProblem {
   /** Dotted path into the config file, e.g. "server.answerTimeoutMs" or "station.boxes.2.id". */
@@ -19,7 +21,11 @@ export class ConfigError extends Error {
   ) {
     super(
       `invalid config ${source}: ${problems.length} problem(s)\n` +
-        problems.map((p) => `  ${p.path || '(root)'}: ${p.message}${p.value === undefined ? '' : ` (got ${p.value})`}`).join('\n'),
+        problems
+          .slice(0, MAX_PRINTED_PROBLEMS)
+          .map((p) => `  ${p.path || '(root)'}: ${p.message}${p.value === undefined ? '' : ` (got ${p.value})`}`)
+          .join('\n') +
+        (problems.length > MAX_PRINTED_PROBLEMS ? `\n  … and ${problems.length - MAX_PRINTED_PROBLEMS} more` : ''),
     );
   }
 }
@@ -45,6 +51,19 @@ export class UnansweredError extends Error {
   ) {
     super(reason);
   }
+}
+
+/** Exit code for a wrong command line (the usage text is printed, never a stack). */
+export const EXIT_USAGE = 2;
+
+/** The command line is wrong: a missing option value, an unknown flag, an extra argument. */
+export class UsageError extends Error {
+  override readonly name = 'UsageError';
+}
+
+/** A command-line mistake: our UsageError or node:util parseArgs's own (ERR_PARSE_ARGS_*). */
+export function isUsageError(e: unknown): e is Error {
+  return e instanceof UsageError || (e instanceof TypeError && 'code' in e && typeof e.code === 'string' && e.code.startsWith('ERR_PARSE_ARGS'));
 }
 
 export function errorMessage(e: unknown): string {

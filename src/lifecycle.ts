@@ -1,4 +1,20 @@
-/** Process lifecycle of a running station: signals, crashes, exit codes. */
+/**
+ * Process lifecycle of a running station: signals, crashes, exit codes.
+ *
+ * | signal                         | what happens                                                     |
+ * |--------------------------------|------------------------------------------------------------------|
+ * | SIGTERM, SIGINT (first)        | drain (core/drain.ts) up to `drainLimitMs`, then every lock OFF,  |
+ * |                                | exit 0                                                           |
+ * | SIGTERM, SIGINT (again)        | stop at once: every lock OFF first, exit 0                        |
+ * | SIGHUP                         | reload the config like the technician reload (hooks.reload)       |
+ * | any other terminating signal   | stop at once through the same locks-OFF path, exit 128 + signo   |
+ * | uncaught exception / rejection | stop at once (locks OFF), exit 1                                  |
+ *
+ * Not handled: SIGKILL and SIGSTOP (cannot be), SIGBUS/SIGFPE/SIGSEGV/SIGILL (a handler would loop
+ * on the faulting instruction; systemd's ExecStopPost safe-state drives the locks OFF after those),
+ * SIGPROF (V8's CPU profiler uses it) and SIGUSR1 (Node's inspector).
+ */
+import { constants } from 'node:os';
 import type { Station } from './app.js';
 import { errorMessage } from './errors.js';
 import type { Logger } from './log.js';
@@ -6,14 +22,37 @@ import type { Logger } from './log.js';
 export interface LifecycleHooks {
   /** Called once, first thing when stopping begins (signal or crash): e.g. systemd's STOPPING=1. */
   readonly onStopping?: () => void;
+  /** SIGHUP: reload the config; resolves with a line saying what happened. Absent: SIGHUP is logged and ignored. */
+  readonly reload?: () => Promise<string>;
 }
 
-/** Run until SIGINT/SIGTERM; on a crash drive the locks OFF before exiting. */
-export function serveUntilSignal(station: Station, log: Logger, hooks: LifecycleHooks = {}): Promise<number> {
+export interface LifecycleOptions {
+  /** How long a graceful stop may drain before the locks go OFF anyway (timing.drainLimitMs). */
+  readonly drainLimitMs: number;
+}
+
+/** Drain gracefully on these; a second one stops at once. */
+const GRACEFUL = ['SIGTERM', 'SIGINT'] as const;
+/** Signals whose default action would end the process without the locks-OFF path. */
+export const TERMINATING_SIGNALS: readonly NodeJS.Signals[] = (
+  ['SIGQUIT', 'SIGUSR2', 'SIGALRM', 'SIGVTALRM', 'SIGXCPU', 'SIGXFSZ', 'SIGPWR', 'SIGIO', 'SIGSTKFLT', 'SIGTRAP', 'SIGSYS', 'SIGABRT'] as const
+).filter((s) => s in constants.signals);
+
+/** Run until a signal; on a crash drive the locks OFF before exiting. Resolves with the exit code. */
+export function serveUntilSignal(station: Station, log: Logger, hooks: LifecycleHooks = {}, opts: LifecycleOptions = { drainLimitMs: 0 }): Promise<number> {
   return new Promise((resolve) => {
     let exiting = false;
-    const exit = (code: number, why: string): void => {
-      if (exiting) return;
+    let stopNow: Promise<void> | null = null;
+    const handlers: [string, (...args: unknown[]) => void][] = [];
+    const on = (event: string, handler: (...args: unknown[]) => void): void => {
+      process.on(event, handler);
+      handlers.push([event, handler]);
+    };
+    const finish = (code: number): void => {
+      for (const [event, handler] of handlers) process.off(event, handler);
+      resolve(code);
+    };
+    const begin = (why: string): void => {
       exiting = true;
       log.info({ why }, 'stopping');
       try {
@@ -21,21 +60,61 @@ export function serveUntilSignal(station: Station, log: Logger, hooks: Lifecycle
       } catch (e) {
         log.warn({ error: errorMessage(e) }, 'stopping hook failed');
       }
-      station
-        .stop()
-        .catch((e: unknown) => log.error({ error: errorMessage(e) }, 'stop failed'))
-        .finally(() => resolve(code));
     };
-    process.once('SIGTERM', () => exit(0, 'SIGTERM'));
-    process.once('SIGINT', () => exit(0, 'SIGINT'));
-    process.on('uncaughtException', (e) => {
-      log.fatal({ error: errorMessage(e), stack: e.stack }, 'crash: driving every lock OFF');
-      exit(1, 'uncaught exception');
+    /** Every lock OFF (station.stop drives them OFF before anything else), then exit with `code`. */
+    const stopAtOnce = (code: number): void => {
+      stopNow ??= station.stop().catch((e: unknown) => log.error({ error: errorMessage(e) }, 'stop failed'));
+      void stopNow.finally(() => finish(code));
+    };
+    const graceful = (signal: string): void => {
+      if (exiting) {
+        log.warn({ signal }, 'second stop signal: stopping now, every lock OFF');
+        return stopAtOnce(0);
+      }
+      begin(signal);
+      log.info({ drainLimitMs: opts.drainLimitMs }, 'draining: new input refused, finishing what is in flight');
+      // Via then(): the station may be mid-reload (drain throws then, and the catch stops at once).
+      Promise.resolve()
+        .then(() => station.drain(opts.drainLimitMs))
+        .then((result) => {
+          if (stopNow !== null) return;
+          if (result === 'limit') log.warn({ drainLimitMs: opts.drainLimitMs }, 'drain limit reached: stopping now, every lock OFF');
+          else log.info('drained');
+          stopAtOnce(0);
+        })
+        .catch((e: unknown) => {
+          log.error({ error: errorMessage(e) }, 'drain failed: stopping now');
+          stopAtOnce(0);
+        });
+    };
+    const immediate = (code: number, why: string): void => {
+      if (!exiting) begin(why);
+      stopAtOnce(code);
+    };
+
+    for (const s of GRACEFUL) on(s, () => graceful(s));
+    for (const s of TERMINATING_SIGNALS) on(s, () => immediate(128 + (constants.signals[s] ?? 0), s));
+    let reloading = false;
+    on('SIGHUP', () => {
+      if (exiting) return;
+      if (!hooks.reload) return log.warn('SIGHUP: reload is not available here; ignored');
+      if (reloading) return log.warn('SIGHUP: a reload is already running; ignored');
+      reloading = true;
+      log.info('SIGHUP: reloading the config');
+      hooks
+        .reload()
+        .then((line) => log.warn(`SIGHUP: ${line}`))
+        .catch((e: unknown) => log.warn({ error: errorMessage(e) }, 'SIGHUP: reload refused'))
+        .finally(() => (reloading = false));
     });
-    process.on('unhandledRejection', (e) => {
+    on('uncaughtException', (e) => {
+      const err = e instanceof Error ? e : new Error(String(e));
+      log.fatal({ error: errorMessage(err), stack: err.stack }, 'crash: driving every lock OFF');
+      immediate(1, 'uncaught exception');
+    });
+    on('unhandledRejection', (e) => {
       log.fatal({ error: errorMessage(e) }, 'crash (unhandled rejection): driving every lock OFF');
-      exit(1, 'unhandled rejection');
+      immediate(1, 'unhandled rejection');
     });
   });
 }
-

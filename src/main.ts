@@ -10,6 +10,7 @@
  *
  * Exit codes: 0 clean stop, 1 failure, 2 usage, 78 bad config (nothing touched).
  */
+import { EXIT_USAGE, UsageError, isUsageError } from './errors.js';
 import { VERSION } from './version.js';
 
 // Same as daemon.ts's; not imported from there so that `safe-state` does not load the daemon's
@@ -41,6 +42,7 @@ export async function main(argv: string[]): Promise<number> {
   }
   switch (first) {
     case 'demo': {
+      if (rest.length > 0) throw new UsageError(`demo takes no arguments, got "${rest.join(' ')}"`);
       const { runDemo } = await import('./demo/run.js');
       return runDemo(rest);
     }
@@ -63,14 +65,19 @@ export async function main(argv: string[]): Promise<number> {
     default:
       if (first.startsWith('-')) return runDaemon(argv);
       console.error(`unknown command: ${first}\n${USAGE}`);
-      return 2;
+      return EXIT_USAGE;
   }
 }
 
 main(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
+    // A wrong command line is the user's to fix: what is wrong and the usage, no stack.
+    if (isUsageError(e)) {
+      console.error(`pickup-station: ${e.message}\n${USAGE}`);
+      process.exit(EXIT_USAGE);
+    }
     console.error(`pickup-station: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-    process.exit(e instanceof TypeError && 'code' in e && e.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' ? 2 : 1);
+    process.exit(1);
   },
 );

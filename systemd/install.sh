@@ -36,6 +36,12 @@
 #
 # Idempotent: a second run with the same input changes nothing and restarts nothing.
 #
+# An upgrade or a rollback does not restart a station that someone is using: while the daemon holds
+# its update lock (/run/pickup-station/updates.lock: a box action in progress, a box open, an event
+# in flight, a PIN being typed), it waits — at most --lock-wait seconds (default 600), saying why —
+# before it changes anything; --force does not wait. (A stop drains anyway: the event in flight is
+# answered and an answered box-open carried out before the locks go OFF.)
+#
 # Testing without touching this machine: --root DIR (or DESTDIR=DIR) installs into DIR. Files
 # get their real modes and owners (numeric ids from DIR/etc/passwd and DIR/etc/group, which must
 # exist; users and groups are added there with useradd/groupadd --prefix DIR). Nothing is run
@@ -50,7 +56,7 @@ readonly SUPPLEMENTARY_GROUPS=(gpio dialout pickup-hid)
 # What a release needs on a board (the libraries its addons link, the libgpiod tools) comes with the
 # release: its systemd/runtime-packages, which its tools/check-bundle.mjs checks against the addons.
 # A release without that file (older bundles) gets this list.
-readonly FALLBACK_RUNTIME_PACKAGES=(libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 gpiod)
+readonly FALLBACK_RUNTIME_PACKAGES=(libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 gpiod procps)
 readonly BUILD_PACKAGES=(build-essential python3)       # node-gyp, for onoff's epoll addon (source installs only)
 
 ROOT="${DESTDIR:-}"
@@ -61,6 +67,8 @@ START=1
 PASSWORD_FILE=""
 NODE_BIN="${NODE:-/usr/bin/node}"
 CHANGED=0       # something the running service depends on changed: restart it
+FORCE=0         # do not wait for the station's update lock
+LOCK_WAIT=600   # seconds to wait for it
 TMP=""
 
 say() { printf '%s: %s\n' "$NAME" "$*"; }
@@ -78,6 +86,8 @@ Options:
                          the user and group pickup-station
   --password-file FILE   install FILE as the station-password credential (0600 root)
   --no-start             install and enable, but do not (re)start
+  --lock-wait SECONDS    wait at most this long for the station to be free (default 600)
+  --force                do not wait for the station to be free (a box open, an event in flight)
   --root DIR             install into DIR, touch nothing else (also: DESTDIR=DIR)
   -h, --help             this text
 EOF
@@ -92,6 +102,9 @@ while [ $# -gt 0 ]; do
     --purge) PURGE=1; shift ;;
     --password-file) [ $# -ge 2 ] || die "--password-file needs a file"; PASSWORD_FILE="$2"; shift 2 ;;
     --no-start) START=0; shift ;;
+    --force) FORCE=1; shift ;;
+    --lock-wait) [ $# -ge 2 ] || die "--lock-wait needs seconds"; LOCK_WAIT="$2"; shift 2 ;;
+    --lock-wait=*) LOCK_WAIT="${1#*=}"; shift ;;
     --root) [ $# -ge 2 ] || die "--root needs a directory"; ROOT="$2"; shift 2 ;;
     --root=*) ROOT="${1#*=}"; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -100,6 +113,7 @@ while [ $# -gt 0 ]; do
 done
 [ "$PURGE" = 0 ] || [ "$MODE" = uninstall ] || die "--purge only goes with --uninstall"
 [ -z "$BUNDLE" ] || [ "$MODE" = install ] || die "--bundle does not go with --$MODE"
+case "$LOCK_WAIT" in ''|*[!0-9]*) die "--lock-wait needs a whole number of seconds, got: $LOCK_WAIT" ;; esac
 
 if [ -n "$ROOT" ]; then
   ROOT="$(cd "$ROOT" 2>/dev/null && pwd)" || die "--root: no such directory"
@@ -488,6 +502,41 @@ disable_unit() {
   fi
 }
 
+# --- the update lock --------------------------------------------------------------------------
+# The daemon writes {"pid":N,"reason":"box 3 is open","since":"..."} while someone uses the station
+# (src/systemd/update-lock.ts) and removes it when the station is free; systemd removes the whole
+# runtime directory when the service stops. A lock whose pid is not running is stale.
+readonly UPDATE_LOCK="$ROOT/run/$NAME/updates.lock"
+
+lock_field() { # FIELD: a string or number field of the lock file ("" if none)
+  sed -n "s/.*\"$1\":\(\"\([^\"]*\)\"\|\([0-9][0-9]*\)\).*/\2\3/p" "$UPDATE_LOCK" 2>/dev/null | head -n 1
+}
+
+lock_held() {
+  [ -f "$UPDATE_LOCK" ] || return 1
+  local pid
+  pid="$(lock_field pid)"
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
+}
+
+wait_for_station() { # before anything the running service depends on changes
+  lock_held || return 0
+  if [ "$FORCE" = 1 ]; then
+    say "the station is in use ($(lock_field reason)); --force: not waiting"
+    return 0
+  fi
+  say "waiting for the station to be free: $(lock_field reason) (at most ${LOCK_WAIT}s; --force does not wait)"
+  local waited=0
+  while lock_held; do
+    if [ "$waited" -ge "$LOCK_WAIT" ]; then
+      die "the station is still in use after ${LOCK_WAIT}s ($(lock_field reason)); nothing was changed. Try again later, or use --force"
+    fi
+    sleep 1
+    waited=$((waited + 1))
+  done
+  say "the station is free (waited ${waited}s)"
+}
+
 # --- modes ------------------------------------------------------------------------------------
 do_install() {
   check_node
@@ -497,6 +546,7 @@ do_install() {
   mapfile -t runtime_packages < <(runtime_packages_of "$STAGE")
   ensure_packages optional "${runtime_packages[@]}"
   ensure_accounts
+  wait_for_station
   install_release
   activate "$RELEASE"
   ensure_config
@@ -510,6 +560,7 @@ do_rollback() {
   prev="$(readlink "$OPT/previous")"
   cur="$(readlink "$OPT/current")"
   [ -d "$OPT/$prev" ] || die "the previous release $prev is gone"
+  wait_for_station
   say "rolling back from ${cur#releases/} to ${prev#releases/}"
   activate "${prev#releases/}"
   apply_to_system

@@ -5,29 +5,33 @@
  * portal's commissioning commands.
  */
 import { VERSION } from '../version.js';
-import { TECHNICIAN_COMMANDS, TECHNICIAN_USAGE } from './station/commands.js';
+import { TECHNICIAN_COMMANDS, TECHNICIAN_USAGE, commandIndex } from './station/commands.js';
 
-const USAGE = `usage: stationctl <command> [...]
+const USAGE = `usage: stationctl [options] <command> [...]   (options before or after the command)
 ${TECHNICIAN_USAGE}
   portal ...           library portal commissioning commands (stationctl portal --help)
   --version            print the software version`;
 
 export async function runStationctl(argv: string[]): Promise<number> {
-  const [cmd] = argv;
-  switch (cmd) {
-    case '--version':
-    case '-v':
+  // The command may come after the general options: `stationctl --token-file F status`.
+  const at = commandIndex(argv);
+  const cmd = at < 0 ? undefined : argv[at];
+  if (cmd === undefined) {
+    if (argv.includes('--version') || argv.includes('-v')) {
       console.log(VERSION);
       return 0;
-    case undefined:
-    case '--help':
-    case '-h':
+    }
+    const help = argv.includes('--help') || argv.includes('-h');
+    (help ? console.log : console.error)(USAGE);
+    return help ? 0 : 2;
+  }
+  switch (cmd) {
     case 'help':
       console.log(USAGE);
-      return cmd === undefined ? 2 : 0;
+      return 0;
     case 'portal': {
       const { runPortalCli } = await import('./portal.js');
-      return runPortalCli(argv.slice(1), { stdout: process.stdout, stderr: process.stderr, env: process.env });
+      return runPortalCli([...argv.slice(0, at), ...argv.slice(at + 1)], { stdout: process.stdout, stderr: process.stderr, env: process.env });
     }
     default: {
       if (!(TECHNICIAN_COMMANDS as string[]).includes(cmd)) {

@@ -3,11 +3,14 @@
  * separate file or systemd credentials. Reports every problem at once (ConfigError) and never
  * touches hardware.
  */
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import type { z } from 'zod';
-import { ConfigError, type ConfigProblem } from '../errors.js';
+import { readFileSync, statSync } from 'node:fs';
+import { basename, dirname, join, resolve as resolvePath } from 'node:path';
+import { ConfigError, errorMessage, type ConfigProblem } from '../errors.js';
+import { resolveConfigPaths } from './paths.js';
+import { dottedPath, looksLikeSecret, zodProblems } from './problems.js';
 import { configSchema, type StationConfig } from './schema.js';
+
+export { zodProblems };
 
 /** Name of the systemd credential (LoadCredential=station-password:...) holding the password. */
 export const PASSWORD_CREDENTIAL = 'station-password';
@@ -18,29 +21,69 @@ export interface LoadedConfig {
   readonly password: string;
 }
 
-function renderValue(v: unknown): string {
-  const s = JSON.stringify(v);
-  if (s === undefined) return String(v);
-  return s.length > 80 ? `${s.slice(0, 77)}...` : s;
+/** Largest config file (or board profile) read: a config is a few KiB; anything near this is a wrong file. */
+export const MAX_CONFIG_BYTES = 1_048_576;
+/** Deepest nesting accepted: the schema's deepest key is 6 levels down (hardware.power.signal.argv.0). */
+export const MAX_CONFIG_DEPTH = 32;
+
+/**
+ * Where `raw` nests deeper than `max` levels (the path down to that point), or null. Iterative:
+ * a 100,000-deep file must not overflow the stack of what reports it.
+ */
+export function tooDeep(raw: unknown, max = MAX_CONFIG_DEPTH): PropertyKey[] | null {
+  const stack: { v: unknown; path: PropertyKey[] }[] = [{ v: raw, path: [] }];
+  for (let item = stack.pop(); item !== undefined; item = stack.pop()) {
+    const { v, path } = item;
+    if (typeof v !== 'object' || v === null) continue;
+    if (path.length >= max) return path;
+    const entries: [PropertyKey, unknown][] = Array.isArray(v) ? v.map((x, i) => [i, x]) : Object.entries(v);
+    for (const [k, x] of entries) if (typeof x === 'object' && x !== null) stack.push({ v: x, path: [...path, k] });
+  }
+  return null;
 }
 
-/** zod issues -> problems with dotted paths and the bad value. */
-export function zodProblems(error: z.ZodError, prefix = ''): ConfigProblem[] {
-  return error.issues.map((issue) => {
-    const path = [prefix, ...issue.path.map(String)].filter(Boolean).join('.');
-    const value = 'input' in issue && issue.input !== undefined ? renderValue(issue.input) : undefined;
-    return value === undefined ? { path, message: issue.message } : { path, message: issue.message, value };
-  });
-}
-
-/** Validate an already parsed config object. */
+/**
+ * Validate an already parsed config object. Never throws: whatever the input, the outcome is a
+ * config or a list of problems (an unexpected failure inside validation is one problem too).
+ */
 export function validateConfig(raw: unknown): { config?: StationConfig; problems: ConfigProblem[] } {
-  const result = configSchema.safeParse(raw, { reportInput: true });
-  if (result.success) return { config: result.data, problems: [] };
-  return { problems: zodProblems(result.error) };
+  try {
+    const deep = tooDeep(raw);
+    if (deep !== null) return { problems: [deepProblem(deep)] };
+    const result = configSchema.safeParse(raw, { reportInput: true });
+    if (result.success) return { config: result.data, problems: [] };
+    return { problems: zodProblems(result.error) };
+  } catch (e) {
+    return { problems: [{ path: '', message: `could not be validated (${e instanceof Error ? e.name : typeof e}): is this a station config?` }] };
+  }
 }
 
-function readPassword(config: StationConfig | undefined, env: NodeJS.ProcessEnv, problems: ConfigProblem[]): string {
+function deepProblem(path: readonly PropertyKey[]): ConfigProblem {
+  return { path: dottedPath(path), message: `nested more than ${MAX_CONFIG_DEPTH} levels deep; a station config is at most 6` };
+}
+
+/** How a file name may be printed: not at all when it looks like a secret (a password pasted into a path key). */
+export function shownFile(file: string): string {
+  return looksLikeSecret(basename(file)) ? '(a file name that looks like a secret: not shown)' : file;
+}
+
+/**
+ * What is wrong with a password, by character class only: the value is a secret, so neither it nor
+ * any character of it is printed. Null when it is fine.
+ */
+export function passwordProblem(password: string): string | null {
+  if (PASSWORD_RE.test(password)) return null;
+  const chars = [...password];
+  const classes: string[] = [];
+  if (/\s/.test(password)) classes.push('whitespace (a space, a tab, a line break)');
+  if (chars.some((c) => c < ' ' && !/\s/.test(c)) || password.includes('\u007f')) classes.push('control characters');
+  if (/[!-/:-@[-`{-~]/.test(password)) classes.push('punctuation or symbols (such as - _ . ! @)');
+  if (chars.some((c) => c > '\u007f')) classes.push('non-ASCII characters (accented letters, typographic quotes)');
+  const has = classes.length > 0 ? `, including ${classes.join(' and ')}` : '';
+  return `must be exactly 20 characters, each A-Z, a-z or 0-9 (spec); it has ${chars.length}${has}`;
+}
+
+function readPassword(config: Pick<StationConfig, 'station'> | undefined, env: NodeJS.ProcessEnv, problems: ConfigProblem[]): string {
   const explicit = config?.station.passwordFile;
   const credDir = env['CREDENTIALS_DIRECTORY'];
   const file = explicit ?? (credDir ? join(credDir, PASSWORD_CREDENTIAL) : undefined);
@@ -53,48 +96,105 @@ function readPassword(config: StationConfig | undefined, env: NodeJS.ProcessEnv,
   try {
     text = readFileSync(file, 'utf8');
   } catch (e) {
-    problems.push({ path, message: `cannot read password file ${file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}` });
+    problems.push({ path, message: `cannot read password file ${shownFile(file)}: ${(e as NodeJS.ErrnoException).code ?? 'error'}` });
     return '';
   }
-  const password = text.replace(/\r?\n$/, '');
-  // The value itself is a secret: report only what is wrong with it.
-  if (!PASSWORD_RE.test(password)) problems.push({ path, message: `password in ${file} must be 20 alphanumeric characters (has ${password.length})` });
+  // An editor's byte-order mark and the file's final line break are never part of a password.
+  const password = text.replace(/^\uFEFF/, '').replace(/\r?\n$/, '');
+  const problem = passwordProblem(password);
+  if (problem !== null) problems.push({ path, message: `password in ${shownFile(file)} ${problem}` });
   return password;
 }
 
-/** Why a JSON file could not be read or parsed, for a config problem. */
-export function readFailure(e: unknown): string {
-  return e instanceof SyntaxError ? `not valid JSON: ${e.message}` : `cannot read: ${(e as NodeJS.ErrnoException).code ?? String(e)}`;
+/**
+ * A JSON syntax error as a problem message, without the file's text: V8 quotes the text around
+ * the error ("Unexpected token 'a', "{"x": abc…" is not valid JSON"), and that text may be a
+ * secret. The position becomes a line and column.
+ */
+export function jsonSyntaxMessage(e: SyntaxError, text?: string): string {
+  const m = e.message;
+  const at = /at position (\d+)/.exec(m);
+  let where = '';
+  if (at?.[1] !== undefined && text !== undefined) {
+    const before = text.slice(0, Number(at[1]));
+    const line = before.split('\n').length;
+    where = ` at line ${line}, column ${before.length - before.lastIndexOf('\n')}`;
+  }
+  const token = /^Unexpected token '(.+?)'/.exec(m)?.[1];
+  if (token !== undefined) {
+    const what = /^[A-Za-z0-9]/.test(token) ? 'a letter or digit outside quotes (a value without its quotes?)' : `the character ${JSON.stringify(token)}`;
+    return `not valid JSON: unexpected ${what}${where}`;
+  }
+  const kind = m.replace(/ in JSON at position \d+.*$/s, '').replace(/ at position \d+.*$/s, '').replace(/, ".*$/s, '');
+  return `not valid JSON: ${kind}${where}`;
 }
 
-/** Read and parse a JSON file; a failure is a ConfigError of `source` (default: the file). */
+/** Why a JSON file could not be read or parsed, for a config problem (never the file's text). */
+export function readFailure(e: unknown, text?: string): string {
+  return e instanceof SyntaxError ? jsonSyntaxMessage(e, text) : `cannot read: ${(e as NodeJS.ErrnoException).code ?? errorMessage(e)}`;
+}
+
+/**
+ * Read and parse a JSON file: at most MAX_CONFIG_BYTES, a UTF-8 byte-order mark accepted (Windows
+ * editors write one), nesting at most MAX_CONFIG_DEPTH. A failure is a ConfigError of `source`
+ * (default: the file) with one problem.
+ */
 export function readJsonFile(file: string, source = file): unknown {
+  const fail = (path: string, message: string): never => {
+    throw new ConfigError(source, [{ path, message }]);
+  };
+  let text: string;
   try {
-    return JSON.parse(readFileSync(file, 'utf8'));
+    const st = statSync(file);
+    if (!st.isFile()) fail('', 'cannot read: not a regular file');
+    if (st.size > MAX_CONFIG_BYTES) fail('', `the file has ${st.size} bytes; a config is at most ${MAX_CONFIG_BYTES} (is this the right file?)`);
+    text = readFileSync(file, 'utf8');
   } catch (e) {
-    throw new ConfigError(source, [{ path: '', message: readFailure(e) }]);
+    if (e instanceof ConfigError) throw e;
+    return fail('', readFailure(e));
   }
+  text = text.replace(/^\uFEFF/, '');
+  let raw: unknown;
+  try {
+    raw = JSON.parse(text);
+  } catch (e) {
+    return fail('', readFailure(e, text));
+  }
+  const deep = tooDeep(raw);
+  if (deep !== null) throw new ConfigError(source, [deepProblem(deep)]);
+  return raw;
 }
 
 /**
  * Load config from a file. Throws ConfigError listing every problem (JSON syntax, schema,
- * password) at once.
+ * password) at once. Relative paths in it are relative to the file's folder.
  */
 export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
-  return loadConfigObject(readJsonFile(file), file, env);
+  return loadConfigObject(resolveConfigPaths(readJsonFile(file), dirname(resolvePath(file))), file, env);
 }
 
 export function loadConfigObject(raw: unknown, source: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
   const { config, problems } = validateConfig(raw);
   const password = readPassword(config ?? partialStation(raw), env, problems);
+  if (config) checkReadable(config.server.caFile, 'server.caFile', problems);
   if (!config || problems.length > 0) throw new ConfigError(source, problems);
   return { config, password };
 }
 
+/** A file the station reads at start is a config problem when it cannot be read (not a crash later). */
+function checkReadable(file: string | null, path: string, problems: ConfigProblem[]): void {
+  if (file === null) return;
+  try {
+    readFileSync(file);
+  } catch (e) {
+    problems.push({ path, message: `cannot read ${shownFile(file)}: ${(e as NodeJS.ErrnoException).code ?? 'error'}` });
+  }
+}
+
 /** Best effort: find passwordFile in an invalid config so its problems are reported in the same run. */
-function partialStation(raw: unknown): StationConfig | undefined {
+function partialStation(raw: unknown): Pick<StationConfig, 'station'> | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined;
   const station = (raw as { station?: { passwordFile?: unknown } }).station;
-  const passwordFile = typeof station?.passwordFile === 'string' ? station.passwordFile : undefined;
-  return { station: { passwordFile } } as unknown as StationConfig;
+  const passwordFile = typeof station?.passwordFile === 'string' && station.passwordFile !== '' ? station.passwordFile : undefined;
+  return { station: { passwordFile } } as unknown as Pick<StationConfig, 'station'>;
 }

@@ -54,6 +54,11 @@ export const serverSchema = z.strictObject({
   acceptLanguage: z.string().min(1).nullable().default(null),
   /** Extra CA bundle file for a library server with a private CA. */
   caFile: z.string().min(1).nullable().default(null),
+  /**
+   * Largest answer body read; a longer one is abandoned mid-stream and counts as unanswered. The
+   * protocol's answers are a few hundred bytes; 64 KiB leaves room for long display texts.
+   */
+  maxAnswerBytes: z.number().int().min(1_024).max(16_777_216).default(65_536),
 });
 
 export const timingSchema = z.strictObject({
@@ -67,6 +72,11 @@ export const timingSchema = z.strictObject({
   duplicateScanWindowMs: durationMs(1_500, 0),
   /** A pulsed box whose door does not report OPEN within this time is reported as not opened. */
   doorOpenTimeoutMs: durationMs(4_000),
+  /**
+   * A graceful stop (SIGTERM) finishes what is in flight for at most this long, then drives every
+   * lock OFF and exits. Must stay below the unit's TimeoutStopSec= (test/systemd/unit.test.ts).
+   */
+  drainLimitMs: durationMs(30_000, 0, 600_000),
 });
 
 export const lockSchema = z.strictObject({
@@ -87,6 +97,12 @@ export const messagesSchema = z.strictObject({
   serverError: z.array(z.string()).default(['Something went wrong', 'please try again']),
   stationOff: z.array(z.string()).default(['Station out of service', 'sorry for the inconvenience']),
   disabled: z.array(z.string()).default(['Station not available']),
+  /** Shown while the station stops (drain): new input is refused. */
+  restarting: z.array(z.string()).default(['Station restarting', 'please wait a moment']),
+  /** After a restart that cut a deposit or pickup short before its box opened. */
+  restartedNotOpened: z.array(z.string()).default(['The station restarted', 'please scan or enter your PIN again']),
+  /** After a restart that cut a deposit or pickup short once its box had opened. */
+  restartedOpened: z.array(z.string()).default(['The station restarted', 'please close the box when done']),
 });
 
 export const simulatedHardwareSchema = z.strictObject({
@@ -96,6 +112,11 @@ export const simulatedHardwareSchema = z.strictObject({
   /** Simulated measurements for /state. */
   inputVoltage: z.number().min(0).max(100).default(12.1),
   internetSignalStrength: z.number().int().min(0).max(100).default(100),
+  /**
+   * A JSON file keeping the simulated doors (and lock outputs) across restarts, with door changes
+   * written to it from outside applied while running (src/devices/sim/state-file.ts); null: none.
+   */
+  stateFile: z.string().min(1).nullable().default(null),
 });
 
 export const hardwareSchema = z.discriminatedUnion('kind', [simulatedHardwareSchema, boardHardwareSchema]);
@@ -119,7 +140,7 @@ export const configSchema = z.strictObject({
   timing: timingSchema.prefault({}),
   locks: lockSchema.prefault({}),
   messages: messagesSchema.prefault({}),
-  hardware: hardwareSchema.default({ kind: 'simulated', doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100 }),
+  hardware: hardwareSchema.default({ kind: 'simulated', doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100, stateFile: null }),
   log: logSchema.prefault({}),
   storage: storageSchema.prefault({}),
   portal: portalConfigSchema.optional(),

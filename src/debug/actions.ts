@@ -1,5 +1,6 @@
 /**
- * Service-scope routes: open a box, self-test, service mode, inject a scan or PIN, reload.
+ * Service-scope routes: open a box, self-test, service mode, inject a scan, a PIN or the cancel
+ * button, reload.
  *
  * Every action is logged at warn level with the technician's token *name* (never the token), and
  * published to the live stream. Actions that open a box or act as a reader pass the gate first:
@@ -167,6 +168,20 @@ export function actionRoutes({ host, log }: ActionDeps): Route[] {
         for (const digit of pin) runtime.dispatch({ type: 'key', key: { kind: 'digit', digit } });
         runtime.dispatch({ type: 'key', key: { kind: 'enter' } });
         sendJson(ctx.res, 202, { injected: 'pin', sent: runtime.snapshot().inFlight === 'pin-enter' });
+      },
+    },
+    {
+      method: 'POST',
+      path: '/api/inject/cancel',
+      scope: 'service',
+      async handle(ctx) {
+        await readJson(ctx.req, maxBody(), empty);
+        mayInject();
+        // No gate: a cancel only means something while a box waits for closing; the core decides.
+        audit(ctx, 'inject cancel');
+        const { runtime } = host.station;
+        runtime.dispatch({ type: 'cancel-pressed' });
+        sendJson(ctx.res, 202, { injected: 'cancel', sent: runtime.snapshot().inFlight === 'cancel' });
       },
     },
     {

@@ -87,7 +87,7 @@ export function loadTokenEntries(configured: readonly TokenEntry[], env: Readonl
   }
   let raw: unknown;
   try {
-    raw = JSON.parse(text);
+    raw = JSON.parse(text.replace(/^\uFEFF/, ''));
   } catch {
     throw new ConfigError(file, [{ path: '', message: 'not valid JSON' }]);
   }

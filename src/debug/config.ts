@@ -41,7 +41,8 @@ const socketListenSchema = z.strictObject({
   socket: z.string().min(1).max(100),
 });
 
-export const debugConfigSchema = z.strictObject({
+export const debugConfigSchema = z
+  .strictObject({
   /** false: no technician port at all. */
   enabled: z.boolean().default(true),
   listen: z.union([socketListenSchema, tcpListenSchema]).default({ host: '127.0.0.1', port: DEFAULT_DEBUG_PORT }),
@@ -57,6 +58,26 @@ export const debugConfigSchema = z.strictObject({
   keepAliveMs: z.number().int().min(100).max(300_000).default(15_000),
   /** Concurrent live streams; more -> 503 (each holds a socket on a small board). */
   maxStreams: z.number().int().min(1).max(100).default(8),
-});
+  /**
+   * Unsent data a live stream may hold for a client that stops reading (beyond what the kernel's
+   * socket buffers took, and beyond the backlog asked for); past it the stream is dropped.
+   */
+  streamBufferBytes: z.number().int().min(16_384).max(67_108_864).default(262_144),
+  /** A connection must send a complete request head within this (else 408 and closed). */
+  headersTimeoutMs: z.number().int().min(100).max(120_000).default(5_000),
+  /** ... and its whole request (head and body) within this. */
+  requestTimeoutMs: z.number().int().min(100).max(300_000).default(10_000),
+  /** Sockets open at once; unauthenticated ones are closed (least recently active first) to make room. */
+  maxConnections: z.number().int().min(4).max(1_024).default(64),
+  /** Unauthenticated sockets one peer address may hold (the oldest is closed for a new one). */
+  maxConnectionsPerAddress: z.number().int().min(1).max(1_024).default(16),
+  /** Refusals before authentication are logged at most once per kind per this interval, with a count. */
+  refusalLogIntervalMs: z.number().int().min(100).max(3_600_000).default(60_000),
+})
+  .superRefine((d, ctx) => {
+    // Node refuses a server whose head may take longer than the whole request.
+    if (d.headersTimeoutMs > d.requestTimeoutMs)
+      ctx.addIssue({ code: 'custom', path: ['headersTimeoutMs'], message: `must not be longer than requestTimeoutMs (${d.requestTimeoutMs})`, input: d.headersTimeoutMs });
+  });
 
 export type DebugConfig = z.output<typeof debugConfigSchema>;

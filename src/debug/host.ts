@@ -144,7 +144,8 @@ export class StationHost {
       }
       this.install(station, loaded, tokens);
       this.opts.log.level = loaded.config.log.level;
-      const restartNeeded = (['listen', 'logLines'] as const)
+      // Keys the port reads once, when it starts listening (its server options and caps).
+      const restartNeeded = (['listen', 'logLines', 'headersTimeoutMs', 'requestTimeoutMs', 'maxConnections', 'maxConnectionsPerAddress', 'refusalLogIntervalMs'] as const)
         .filter((k) => JSON.stringify(loaded.config.debug[k]) !== JSON.stringify(old.loaded.config.debug[k]))
         .map((k) => `debug.${k}`);
       return { ok: true, restartNeeded };

@@ -57,6 +57,9 @@ export async function withTechnicianPort(opts: TechnicianPortOptions): Promise<W
     get runtime() {
       return host.station.runtime;
     },
+    drain(limitMs) {
+      return host.station.drain(limitMs);
+    },
     async stop() {
       await port?.close();
       await host.stop();

@@ -1,7 +1,7 @@
 /**
  * Read-scope routes: status, the event list, the log tail, and the two live streams.
  */
-import type { LogRing } from '../log.js';
+import type { Logger, LogRing } from '../log.js';
 import { HttpError, sendJson } from './http.js';
 import type { StationHost } from './host.js';
 import type { RequestContext, Route } from './router.js';
@@ -13,20 +13,28 @@ export interface ReadDeps {
   readonly ring: LogRing;
   /** Counts open live streams against debug.maxStreams. */
   readonly streams: { open: number };
+  readonly log: Logger;
 }
 
-/** A non-negative integer query parameter, clamped to `max`; `dflt` when absent. 400 when malformed. */
+/** A non-negative integer query parameter, clamped to `max`; `dflt` when absent. 400 (naming the range) when malformed. */
 export function intParam(url: URL, name: string, dflt: number, max: number): number {
   const v = url.searchParams.get(name);
   if (v === null) return dflt;
-  if (!/^\d{1,6}$/.test(v)) throw new HttpError(400, 'invalid_query', `${name} must be a non-negative integer`);
+  if (!/^\d{1,15}$/.test(v)) throw new HttpError(400, 'invalid_query', `${name} must be a whole number from 0 to ${max} (larger ones count as ${max})`);
   return Math.min(Number(v), max);
 }
 
 function openStream(deps: ReadDeps, ctx: RequestContext) {
-  const { maxStreams, keepAliveMs } = deps.host.config.debug;
+  const { maxStreams, keepAliveMs, streamBufferBytes } = deps.host.config.debug;
   if (deps.streams.open >= maxStreams) throw new HttpError(503, 'too_many_streams', `at most ${maxStreams} live streams at once`);
-  const stream = openSse(ctx.res, keepAliveMs);
+  const path = ctx.url.pathname;
+  const technician = ctx.who.name;
+  const onDrop = (unsent: number): void => {
+    // Later, not now: a drop can happen inside the log ring's own write (the log stream), and
+    // logging from there would re-enter the logger mid-line.
+    setImmediate(() => deps.log.warn({ path, technician, unsentBytes: unsent, limit: streamBufferBytes }, 'live stream dropped: its client stopped reading (debug.streamBufferBytes)'));
+  };
+  const stream = openSse(ctx.res, { keepAliveMs, maxBufferedBytes: streamBufferBytes, onDrop });
   deps.streams.open++;
   stream.onClose(() => deps.streams.open--);
   return stream;
@@ -68,7 +76,7 @@ export function readRoutes(deps: ReadDeps): Route[] {
       handle: (ctx) => {
         const backlog = intParam(ctx.url, 'lines', 0, ring.capacity);
         const stream = openStream(deps, ctx);
-        for (const line of ring.tail(backlog)) stream.send('log', line);
+        stream.sendBacklog('log', ring.tail(backlog));
         stream.onClose(ring.follow((line) => stream.send('log', line)));
       },
     },

@@ -5,6 +5,11 @@
  * the query string is refused -> Authorization: Bearer checked (401 without detail) -> route
  * (404/405) -> scope (403) -> handler. Nothing secret is logged: the request log line has the
  * method, the path without its query, the status, the duration and the token's name.
+ *
+ * Bounded before authentication (anyone on the network can reach it once it listens on every
+ * interface): a short head and request time-out, connection caps that close idle unauthenticated
+ * sockets rather than refuse a newcomer (connections.ts), and refusals logged as a summary per
+ * kind and interval (refusals.ts). Only authenticated requests get a log line each.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
@@ -14,10 +19,12 @@ import type { Logger, LogRing } from '../log.js';
 import { actionRoutes } from './actions.js';
 import { bearerToken, scopeAllows, type Technician } from './auth.js';
 import type { DebugConfig } from './config.js';
+import { ConnectionGuard } from './connections.js';
 import type { StationHost } from './host.js';
 import { COMMON_HEADERS, HttpError, sendError, sendJson } from './http.js';
 import { loadPage, type Page } from './page.js';
 import { readRoutes } from './read.js';
+import { RefusalLog } from './refusals.js';
 import { matchRoute, type Route } from './router.js';
 
 /** Query parameters that look like a credential: refused, so a token never sits in a URL (or a proxy's log). */
@@ -39,7 +46,11 @@ export interface PortOptions {
 
 export function createTechnicianServer({ host, ring, log }: PortOptions): Server {
   const page: Page = loadPage();
-  const routes: Route[] = [...readRoutes({ host, ring, streams: { open: 0 } }), ...actionRoutes({ host, log })];
+  const routes: Route[] = [...readRoutes({ host, ring, streams: { open: 0 }, log }), ...actionRoutes({ host, log })];
+  // Fixed for the life of the server (a change of these needs a process restart: host.reload says so).
+  const limits = host.config.debug;
+  const refusals = new RefusalLog(log, limits.refusalLogIntervalMs);
+  const guard = new ConnectionGuard(limits, (address) => refusals.refused('evicted', address));
 
   const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, done: (who: Technician) => void): Promise<void> => {
     const method = req.method ?? 'GET';
@@ -50,12 +61,17 @@ export function createTechnicianServer({ host, ring, log }: PortOptions): Server
       return;
     }
     if (TOKEN_PARAMS.some((p) => url.searchParams.has(p))) {
-      log.warn({ path: url.pathname }, 'technician port: a credential in a URL was refused (if it was a real token, revoke it: URLs end up in logs)');
+      refusals.refused('token-in-url', req.socket.remoteAddress);
       throw new HttpError(400, 'token_in_url', 'credentials go in the Authorization header, never in the URL');
     }
     const token = bearerToken(req.headers.authorization);
     const who = token === null ? null : host.tokens.verify(token);
-    if (who === null) throw new HttpError(401, 'unauthorized', 'unauthorized', {}, { 'www-authenticate': 'Bearer' });
+    if (who === null) {
+      refusals.refused(token === null ? 'no-token' : 'wrong-token', req.socket.remoteAddress);
+      throw new HttpError(401, 'unauthorized', 'unauthorized', {}, { 'www-authenticate': 'Bearer' });
+    }
+    // From here until the answer is done, this socket is never closed to make room.
+    res.once('close', guard.authenticated(req.socket));
     done(who);
     const m = matchRoute(routes, method, url.pathname);
     if (m.kind === 'none') throw new HttpError(404, 'not_found', `no such route: ${method} ${url.pathname}`);
@@ -64,30 +80,45 @@ export function createTechnicianServer({ host, ring, log }: PortOptions): Server
     await m.route.handle({ req, res, url, params: m.params, who });
   };
 
-  const server = createServer((req, res) => {
-    const started = performance.now();
-    let who: Technician | null = null;
-    // A request target that is no URL ("//", "http://[") must be a 400, never a throw here: an
-    // exception in this callback would take the station down.
-    const url = URL.canParse(req.url ?? '/', 'http://station') ? new URL(req.url ?? '/', 'http://station') : null;
-    if (url === null) return sendJson(res, 400, { error: 'bad_request', message: 'the request target is not a URL' });
-    // Only the path is ever logged: a query may carry what must not be logged.
-    res.on('finish', () => {
-      log.debug({ method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started), technician: who?.name ?? null }, 'technician port request');
-    });
-    handle(req, res, url, (w) => (who = w)).catch((e: unknown) => {
-      const err = e instanceof HttpError ? e : new HttpError(500, 'internal', 'internal error');
-      if (!(e instanceof HttpError)) log.error({ error: errorMessage(e), path: url.pathname }, 'technician port handler failed');
-      if (res.headersSent) {
-        res.destroy();
-        return;
+  const server = createServer(
+    {
+      headersTimeout: limits.headersTimeoutMs,
+      requestTimeout: limits.requestTimeoutMs,
+      // Node checks those time-outs only this often (default 30 s, which would let a silent socket
+      // live 35 s with a 5 s headersTimeout): a fifth of the head time-out keeps them honest.
+      connectionsCheckingInterval: Math.max(50, Math.round(limits.headersTimeoutMs / 5)),
+    },
+    (req, res) => {
+      guard.active(req.socket);
+      const started = performance.now();
+      let who: Technician | null = null;
+      // A request target that is no URL ("//", "http://[") must be a 400, never a throw here: an
+      // exception in this callback would take the station down.
+      const url = URL.canParse(req.url ?? '/', 'http://station') ? new URL(req.url ?? '/', 'http://station') : null;
+      if (url === null) {
+        refusals.refused('bad-target', req.socket.remoteAddress);
+        return sendJson(res, 400, { error: 'bad_request', message: 'the request target is not a URL' });
       }
-      // (A 413 carries Connection: close: node discards the rest of the body and closes gracefully.)
-      sendError(res, err);
-    });
-  });
-  // A small board: bound the sockets a client (or a scan of the network) can hold open.
-  server.maxConnections = 64;
+      // One line per authenticated request (only the path: a query may carry what must not be
+      // logged); requests without a token are counted by `refusals`, so a flood writes no lines.
+      res.on('finish', () => {
+        if (who === null) return;
+        log.debug({ method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started), technician: who.name }, 'technician port request');
+      });
+      handle(req, res, url, (w) => (who = w)).catch((e: unknown) => {
+        const err = e instanceof HttpError ? e : new HttpError(500, 'internal', 'internal error');
+        if (!(e instanceof HttpError)) log.error({ error: errorMessage(e), path: url.pathname }, 'technician port handler failed');
+        if (res.headersSent) {
+          res.destroy();
+          return;
+        }
+        // (A 413 carries Connection: close: node discards the rest of the body and closes gracefully.)
+        sendError(res, err);
+      });
+    },
+  );
+  guard.attach(server);
+  server.on('close', () => refusals.close());
   return server;
 }
 

@@ -9,7 +9,7 @@ import type { EventRecord } from '../station/runtime.js';
 import { VERSION } from '../version.js';
 import type { Technician } from './auth.js';
 import type { StationHost } from './host.js';
-import { inServiceMode } from './guards.js';
+import { inServiceMode, readerActivity } from './guards.js';
 import type { BoxAction, FailureView } from './observe.js';
 
 /**
@@ -83,6 +83,11 @@ export interface StatusBody {
   readonly service: boolean;
   /** A long technician action running now (self-test, reload), or null. */
   readonly busyWith: string | null;
+  /**
+   * Someone is using the station (a box action, a box open, an event in flight, a PIN being typed):
+   * what holds the update lock (src/systemd/update-lock.ts) and refuses a reload; null: free.
+   */
+  readonly activity: string | null;
   readonly faults: Readonly<Record<string, string>>;
   readonly inFlight: { readonly endpoint: string; readonly eventId: string | null; readonly ageMs: number | null } | null;
   /** Monotonic ms since the last answered protocol event; null before the first. */
@@ -94,6 +99,11 @@ export interface StatusBody {
   readonly boxes: readonly BoxStatusView[];
   readonly devices: readonly { readonly name: string; readonly ok: boolean; readonly detail: string | null }[];
   readonly hardware: string;
+  /**
+   * The journal (src/journal/): `ok` while records are being kept; `problem` the last one (damaged
+   * or unreadable at start and set aside, or a failed write); `location` the file or "memory".
+   */
+  readonly journal: { readonly ok: boolean; readonly problem: string | null; readonly location: string };
   /** The config without secrets (publicConfig). */
   readonly config: unknown;
 }
@@ -110,6 +120,7 @@ export function buildStatus(host: StationHost, who: Technician, eventCount: numb
     mode: snap.mode.kind,
     service: inServiceMode(snap),
     busyWith: host.busyWith,
+    activity: readerActivity(host.core, snap),
     faults: snap.faults,
     inFlight,
     lastServerContactAgeMs: host.observer.lastContactAgeMs(),
@@ -119,6 +130,7 @@ export function buildStatus(host: StationHost, who: Technician, eventCount: numb
     boxes: boxViews(host),
     devices: hardware.devices().map(deviceView),
     hardware: config.hardware.kind,
+    journal: { ...runtime.journalHealth(), location: runtime.journal.location },
     config: publicConfig(config),
   };
 }

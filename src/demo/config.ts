@@ -16,5 +16,7 @@ export function demoConfig(baseUrl: string): ConfigInput {
     server: { baseUrl },
     hardware: { kind: 'simulated', doorSpringMs: 150 },
     log: { level: 'info' },
+    // A throwaway station: nothing kept across restarts (and nothing written to /var/lib).
+    storage: { directory: null },
   };
 }

@@ -55,6 +55,8 @@ export function fleetStationConfig(def: SimStation, o: Pick<FleetOptions, 'baseU
     station: { id: def.id, boxes: def.boxes.map((id, i) => ({ number: i + 1, id })) },
     server: { baseUrl: o.baseUrl, version: o.version, ...(o.answerTimeoutMs === undefined ? {} : { answerTimeoutMs: o.answerTimeoutMs }) },
     timing: { heartbeatIntervalMs: o.heartbeatMs },
+    // Virtual stations keep nothing across restarts (and write nothing to /var/lib).
+    storage: { directory: null },
   });
   if (!config) throw new Error(`fleet station ${def.id}: ${problems.map((p) => `${p.path}: ${p.message}`).join('; ')}`);
   return config;

@@ -96,7 +96,8 @@ export class TokenManager {
     const sentAt = this.now();
     const res = await this.send(req);
     if (res.status < 200 || res.status > 299) throw new PortalTokenError(req.method, req.path, res.status, res.body);
-    const body = parseResponse(tokenResponseSchema, req, res);
+    // No preview of a non-JSON token answer: it may be a form-encoded access token.
+    const body = parseResponse(tokenResponseSchema, req, res, { preview: false });
     const lifetimeMs = body.expires_in * 1000;
     // Count from when the request was sent: the portal started the clock no later than that.
     const expiresAt = sentAt + lifetimeMs;

@@ -21,6 +21,8 @@ export interface PortalClientOptions {
   readonly grant: PortalGrant;
   /** Per-request timeout (default 30 s). */
   readonly timeoutMs?: number;
+  /** Largest answer read (default 4 MiB); longer ones are abandoned. */
+  readonly maxAnswerBytes?: number;
   /** Logs method, path, status and duration at debug level; nothing else. */
   readonly logger?: PortalLogger;
   /** Monotonic clock in ms (default performance.now), for token expiry and durations. */

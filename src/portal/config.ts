@@ -25,6 +25,8 @@ export const portalConfigSchema = z
     username: z.string().min(1).optional(),
     /** Per-request timeout (connect to last byte). */
     timeoutMs: z.number().int().min(100).max(600_000).default(30_000),
+    /** Largest answer read; a longer one is abandoned (a search page is tens to hundreds of KiB). */
+    maxAnswerBytes: z.number().int().min(1_024).max(268_435_456).default(4_194_304),
   })
   .superRefine((p, ctx) => {
     if (p.grant === 'password' && p.username === undefined)

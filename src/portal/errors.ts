@@ -70,7 +70,23 @@ export class PortalResponseError extends PortalError {
   }
 }
 
-/** No HTTP answer at all: connection refused, DNS, TLS, timeout. */
+/** A 2xx answer that is not JSON at all (an HTML login page of a captive portal, a proxy's page). */
+export class PortalNotJsonError extends PortalError {
+  override readonly name = 'PortalNotJsonError';
+  constructor(
+    method: string,
+    path: string,
+    readonly status: number,
+    readonly contentType: string | undefined,
+    /** The body's text; only its first bytes are kept (undefined: not to be shown). */
+    text: string | undefined,
+  ) {
+    const start = text === undefined ? '' : `, starts with ${JSON.stringify(text.slice(0, 80))}${text.length > 80 ? '…' : ''}`;
+    super(method, path, `${method} ${path}: the answer is not JSON (HTTP ${status}, content type ${contentType === undefined ? 'none' : JSON.stringify(contentType)}${start}): is portal.baseUrl the portal's API, and is there a login page (captive portal, proxy) in the way?`);
+  }
+}
+
+/** No HTTP answer at all: connection refused, DNS, TLS, timeout, an answer past portal.maxAnswerBytes. */
 export class PortalNetworkError extends PortalError {
   override readonly name = 'PortalNetworkError';
   constructor(

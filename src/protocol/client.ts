@@ -7,11 +7,14 @@
  *   not burn all attempts in a millisecond (the spec's cadence is "no answer within 20 s");
  * - every HTTP request has a fresh X-Service-Trace-Id, logged with the eventId so a technician can
  *   find it in the server's log (/actuator/logfile);
- * - bodies are never logged (a /pin-enter body holds the PIN).
+ * - bodies are never logged (a /pin-enter body holds the PIN);
+ * - an answer is read as a stream up to `maxAnswerBytes` (a Content-Length above it is not read at
+ *   all); past it the request is abandoned and the attempt counts as unanswered, so a hostile or
+ *   broken server (or a captive portal) cannot make the station buffer and parse megabytes.
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Agent as HttpAgent } from 'node:http';
+import type { ClientRequest, Agent as HttpAgent, IncomingMessage } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
 import got, { type Got } from 'got';
 import pRetry, { AbortError } from 'p-retry';
@@ -38,8 +41,19 @@ export interface SendOutcome {
 }
 
 /** What the runtime needs from a protocol client (a fleet or a test may bring its own). */
+/** What the runtime may add to one send: journal each attempt, stop resending while it drains. */
+export interface SendControl {
+  /** Called just before attempt n (1-based) leaves. */
+  readonly onAttempt?: (attempt: number) => void;
+  /** Once aborted no further attempt is sent (the one on the wire may still be answered). */
+  readonly noResend?: AbortSignal;
+}
+
+/** The reason of an event left unanswered because the station stopped resending it. */
+export const NOT_RESENT_STOPPING = 'not resent: station stopping';
+
 export interface ProtocolSender {
-  send<E extends Endpoint>(endpoint: E, body: RequestBodies[E], signal?: AbortSignal): Promise<SendOutcome>;
+  send<E extends Endpoint>(endpoint: E, body: RequestBodies[E], signal?: AbortSignal, control?: SendControl): Promise<SendOutcome>;
 }
 
 export interface ProtocolClientOptions {
@@ -51,6 +65,8 @@ export interface ProtocolClientOptions {
   readonly attempts: number;
   readonly acceptLanguage: string | null;
   readonly caFile: string | null;
+  /** Largest answer body read (server.maxAnswerBytes); default 64 KiB. */
+  readonly maxAnswerBytes?: number;
   /** e.g. "pickup-station/1.2.3" */
   readonly userAgent: string;
   readonly log: Logger;
@@ -64,6 +80,9 @@ export interface HttpAgents {
   readonly http?: HttpAgent;
   readonly https?: HttpsAgent;
 }
+
+/** server.maxAnswerBytes's default: the protocol's answers are a few hundred bytes. */
+export const DEFAULT_MAX_ANSWER_BYTES = 65_536;
 
 export function endpointUrl(baseUrl: string, version: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/${version}/`;
@@ -109,7 +128,7 @@ export class HttpProtocolClient implements ProtocolSender {
     });
   }
 
-  async send<E extends Endpoint>(endpoint: E, body: RequestBodies[E], signal?: AbortSignal): Promise<SendOutcome> {
+  async send<E extends Endpoint>(endpoint: E, body: RequestBodies[E], signal?: AbortSignal, control: SendControl = {}): Promise<SendOutcome> {
     const eventId = body.event;
     const attempts: AttemptRecord[] = [];
     const payload = JSON.stringify(body);
@@ -119,11 +138,28 @@ export class HttpProtocolClient implements ProtocolSender {
       const answer = await pRetry(
         async (attempt) => {
           if (signal?.aborted) throw new AbortError('station stopping');
+          if (attempt > 1 && control.noResend?.aborted) throw new AbortError(NOT_RESENT_STOPPING);
           const traceId = randomUUID();
           slotStart = this.now();
+          control.onAttempt?.(attempt);
           log.debug({ endpoint, eventId, traceId, attempt }, 'sending event');
+          const cap = this.opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
+          let tooLarge: string | null = null;
+          let headStatus: number | null = null;
           try {
-            const res = await this.http(endpoint, { body: payload, headers: { 'x-service-trace-id': traceId }, ...(signal ? { signal } : {}) });
+            const pending = this.http(endpoint, { body: payload, headers: { 'x-service-trace-id': traceId }, ...(signal ? { signal } : {}) });
+            const abandon = (why: string): void => {
+              tooLarge ??= why;
+              pending.cancel();
+            };
+            // got (promise mode) emits 'response' only after the whole body: the head's status
+            // comes from the request, the size from the progress events as the body arrives.
+            void pending.on('request', (req: ClientRequest) => req.once('response', (r: IncomingMessage) => (headStatus = r.statusCode ?? null)));
+            void pending.on('downloadProgress', ({ transferred, total }: { transferred: number; total?: number }) => {
+              if (total !== undefined && total > cap) abandon(`answer of ${total} bytes declared, more than server.maxAnswerBytes (${cap}): not read`);
+              else if (transferred > cap) abandon(`answer longer than server.maxAnswerBytes (${cap} bytes): abandoned after ${transferred}`);
+            });
+            const res = await pending;
             const answer = parseServerResponse(res.statusCode, res.headers['content-type'], res.body);
             const ms = this.now() - slotStart;
             attempts.push({ attempt, traceId, status: res.statusCode, answered: true, error: null, ms });
@@ -131,8 +167,8 @@ export class HttpProtocolClient implements ProtocolSender {
             return answer;
           } catch (e) {
             if (signal?.aborted) throw new AbortError('station stopping');
-            const status = e instanceof UnansweredError ? e.status : null;
-            const reason = e instanceof UnansweredError ? e.reason : describeTransportError(e);
+            const status = e instanceof UnansweredError ? e.status : headStatus;
+            const reason = tooLarge ?? (e instanceof UnansweredError ? e.reason : describeTransportError(e));
             const ms = this.now() - slotStart;
             attempts.push({ attempt, traceId, status, answered: false, error: reason, ms });
             log.warn({ endpoint, eventId, traceId, attempt, status, error: reason, ms: Math.round(ms) }, 'event unanswered');
@@ -146,7 +182,8 @@ export class HttpProtocolClient implements ProtocolSender {
           randomize: false,
           // Resend one answer timeout after the previous attempt started.
           onFailedAttempt: async ({ retriesLeft }) => {
-            if (retriesLeft > 0) await delay(slotStart + answerTimeoutMs - this.now(), signal);
+            const waitSignal = control.noResend ? (signal ? AbortSignal.any([signal, control.noResend]) : control.noResend) : signal;
+            if (retriesLeft > 0) await delay(slotStart + answerTimeoutMs - this.now(), waitSignal);
           },
           ...(signal ? { signal } : {}),
         },

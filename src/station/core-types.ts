@@ -90,6 +90,36 @@ export interface Alarm {
   readonly detail: string;
 }
 
+/** What started a box action: a librarian's scan, a reader's PIN, or a technician. */
+export type ActionSource = 'item-identify' | 'pin-enter' | 'technician';
+
+/**
+ * What the journal says an earlier run left unfinished: the core turns it into the first /state's
+ * errorMessage and a message for a reader (core/restart.ts). Never a PIN; an identifier only as a
+ * short masked preview.
+ */
+export interface PreviousRun {
+  /** A librarian's or reader's event that had no outcome (it is never resent). */
+  readonly inFlight: {
+    readonly endpoint: Exclude<Endpoint, 'state'>;
+    readonly eventId: string;
+    readonly attempts: number;
+    readonly preview: string | null;
+  } | null;
+  /** A box action (box-open answered, or a technician open) not yet reported finished. */
+  readonly action: {
+    readonly by: ActionSource;
+    readonly eventId: string | null;
+    readonly boxes: readonly string[];
+    /** The boxes whose lock pulse had begun. */
+    readonly pulsed: readonly string[];
+  } | null;
+  /** The door states the server last acknowledged (an answered /state); null: none yet. */
+  readonly reported: Readonly<Record<string, BoxStatus>> | null;
+  /** The journal was damaged or unreadable (and set aside): what the technician and the server are told. */
+  readonly problem: string | null;
+}
+
 export interface CoreState {
   readonly mode: Mode;
   /** Door truth per boxId, as the sensors last reported it. */
@@ -113,6 +143,10 @@ export interface CoreState {
   readonly refusals: RefusalWindow | null;
   /** Door changes not yet known to the server (no change lost while a /state is in flight or unanswered). */
   readonly doorReports: DoorReports;
+  /** A message for whoever was at the station when it restarted, shown with the first answer. */
+  readonly notice: readonly string[] | null;
+  /** Graceful stop (core/drain.ts): off; draining (input refused, in-flight work finishing); drained. */
+  readonly drain: 'off' | 'draining' | 'drained';
   /** A temporary message shown over the mode's screen until the message timer ends. */
   readonly overlay: readonly string[] | null;
   /** Lines last sent to the display. */
@@ -120,7 +154,8 @@ export interface CoreState {
 }
 
 export type Input =
-  | { readonly type: 'start' }
+  /** The runtime is up; `previous` is what the journal read back (null: nothing, or no journal). */
+  | { readonly type: 'start'; readonly previous?: PreviousRun | null }
   | { readonly type: 'scan'; readonly identifierType: IdentifierType; readonly value: string; readonly at: number }
   | { readonly type: 'key'; readonly key: KeypadKey }
   | { readonly type: 'cancel-pressed' }
@@ -131,7 +166,11 @@ export type Input =
   | { readonly type: 'fault'; readonly key: string; readonly message: string | null }
   | { readonly type: 'pulse-failed'; readonly boxId: string; readonly message: string }
   /** An authenticated technician opens one box (debug port, service scope). */
-  | { readonly type: 'technician-open'; readonly boxId: string };
+  | { readonly type: 'technician-open'; readonly boxId: string }
+  /** A one-shot problem for the next /state's errorMessage (e.g. the journal could not be written). */
+  | { readonly type: 'problem'; readonly message: string }
+  /** Stop gracefully: refuse new input, finish what is in flight, then `drained` (core/drain.ts). */
+  | { readonly type: 'drain' };
 
 export type OutboundRequest =
   | {
@@ -148,7 +187,11 @@ export type LogLevel = 'debug' | 'info' | 'warn' | 'error';
 
 export type Effect =
   | { readonly type: 'send'; readonly request: OutboundRequest }
+  /** Journal a box action before its pulse (write, then pulse); the runtime adds the eventId. */
+  | { readonly type: 'journal-action'; readonly by: ActionSource; readonly boxIds: readonly string[] }
   | { readonly type: 'pulse'; readonly boxIds: readonly string[] }
+  /** Draining is done: nothing in flight, every answered box-open carried out and reported. */
+  | { readonly type: 'drained' }
   | { readonly type: 'display'; readonly lines: readonly string[] }
   | { readonly type: 'start-timer'; readonly timer: TimerName; readonly ms: number }
   | { readonly type: 'stop-timer'; readonly timer: TimerName }

@@ -12,22 +12,27 @@
  * | core/doors.ts      | pulses, door changes, the door-open window                             |
  * | core/faults.ts     | lasting faults and failed pulses (st DOWN + errorMessage)              |
  * | core/refusals.ts   | refused commands: one extra /state and one log line per window         |
+ * | core/restart.ts    | restart truth: what an earlier run left unfinished, told at start      |
+ * | core/drain.ts      | graceful stop: input refused, in-flight work finished, then drained    |
  * | core/outbound.ts   | the outbound queue: one event in flight, the owed /state, heartbeat    |
 | core/door-reports.ts | door changes the server has not heard of, reported in order          |
  * | core/display.ts    | the derived screen and its temporary overlay                           |
  *
- * After every input the owed /state goes out if the queue is free (outbound.flushState), and the
- * display is re-derived (display.render).
+ * After every input the owed /state goes out if the queue is free (outbound.flushState), a restart
+ * notice is shown once the first answer came (restart.showNotice), a drain ends once nothing is
+ * left to finish (drain.checkDrained), and the display is re-derived (display.render).
  */
 import type { DoorState } from '../devices/types.js';
 import { onAnswered, onUnanswered } from './core/answers.js';
 import type { Ctx } from './core/context.js';
 import { render, onMessageTimer } from './core/display.js';
 import { onDoor, onDoorOpenTimer } from './core/doors.js';
-import { onFault, onPulseFailed } from './core/faults.js';
+import { checkDrained, onDrain } from './core/drain.js';
+import { onFault, onProblem, onPulseFailed } from './core/faults.js';
 import { onCancelPressed, onKey, onPinIdleTimer, onScan, onTechnicianOpen } from './core/input.js';
 import { flushState, onHeartbeatTimer } from './core/outbound.js';
 import { onRefusalTimer } from './core/refusals.js';
+import { onStart, showNotice } from './core/restart.js';
 import type { CoreConfig, CoreState, Effect, Input, LogLevel, TimerName, Transition } from './core-types.js';
 
 export { commandProblem } from './core/answers.js';
@@ -49,6 +54,8 @@ export function initialState(doors: Readonly<Record<string, DoorState>>): CoreSt
     alarms: [],
     refusals: null,
     doorReports: { queued: [], sending: null, delivered: { ...doors } },
+    notice: null,
+    drain: 'off',
     overlay: null,
     shown: [],
   };
@@ -67,7 +74,7 @@ export function transition(config: CoreConfig, state: CoreState, input: Input): 
 
   switch (input.type) {
     case 'start':
-      ctx.s.stateOwed = true;
+      onStart(ctx, input.previous ?? null);
       break;
     case 'scan':
       onScan(ctx, input.identifierType, input.value, input.at);
@@ -99,9 +106,17 @@ export function transition(config: CoreConfig, state: CoreState, input: Input): 
     case 'technician-open':
       onTechnicianOpen(ctx, input.boxId);
       break;
+    case 'problem':
+      onProblem(ctx, input.message);
+      break;
+    case 'drain':
+      onDrain(ctx);
+      break;
   }
 
   flushState(ctx);
+  showNotice(ctx);
+  checkDrained(ctx);
   render(ctx);
   return { state: ctx.s, effects: fx };
 }

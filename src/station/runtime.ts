@@ -2,13 +2,20 @@
  * The imperative shell around the pure core: owns the timers, carries out effects (protocol
  * events, lock pulses, display lines, logs) and turns device callbacks and protocol outcomes
  * into core inputs. One runtime = one station.
+ *
+ * It writes the journal (a port: src/journal/) before each effect it records — the event before
+ * the request leaves, each attempt, the outcome, the box action and each pulse before the lock is
+ * energized, the doors of each answered /state — and hands what the journal read back to the core
+ * with the `start` input. It never touches a file itself.
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { StationConfig } from '../config/schema.js';
 import type { Device, DoorState, StationHardware, Unsubscribe } from '../devices/types.js';
 import { errorMessage } from '../errors.js';
-import type { ProtocolSender, SendOutcome } from '../protocol/client.js';
+import { MemoryJournal } from '../journal/memory.js';
+import { maskIdentifier, previousRun, type Journal, type JournalHealth } from '../journal/types.js';
+import { NOT_RESENT_STOPPING, type ProtocolSender, type SendOutcome } from '../protocol/client.js';
 import type { Endpoint, RequestBodies } from '../protocol/types.js';
 import { boxNumber, commandProblem, initialState, transition } from './core.js';
 import type { Alarm, CoreConfig, CoreState, Effect, Input, OutboundRequest, TimerName } from './core-types.js';
@@ -44,7 +51,12 @@ export interface RuntimeOptions {
   readonly now?: () => number;
   /** How many finished events to keep for technicians. */
   readonly historySize?: number;
+  /** Where the runtime writes down what it is about to do (default: memory, kept for this run only). */
+  readonly journal?: Journal;
 }
+
+/** How a drain ended: everything finished, or the drain limit ran out first. */
+export type DrainResult = 'drained' | 'limit';
 
 export function coreConfigOf(config: StationConfig): CoreConfig {
   return { boxes: config.station.boxes, timing: config.timing, messages: config.messages };
@@ -63,10 +75,18 @@ export class StationRuntime {
   private sending: Promise<void> = Promise.resolve();
   private running = false;
   private lastStateOutcomeAt: number | null = null;
+  readonly journal: Journal;
+  /** The event whose answer is being dispatched (its id goes into the journal's action record). */
+  private answering: string | null = null;
+  /** Aborted when draining begins: the event in flight is not resent. */
+  private readonly noResend = new AbortController();
+  private drained: (() => void) | null = null;
+  private drainPromise: Promise<DrainResult> | null = null;
 
   constructor(private readonly opts: RuntimeOptions) {
     this.core = coreConfigOf(opts.config);
     this.now = opts.now ?? (() => performance.now());
+    this.journal = opts.journal ?? new MemoryJournal();
   }
 
   /** Drive locks OFF, read the doors, subscribe to devices and send the first /state. */
@@ -77,6 +97,16 @@ export class StationRuntime {
     for (const b of this.core.boxes) doors[b.id] = await hw.doors.read(b.number);
     this.state = initialState(doors);
     this.running = true;
+    const { journal } = this;
+    const previous = previousRun(journal.readBack);
+    if (journal.readBack.problem !== null) log.error({ journal: journal.location, problem: journal.readBack.problem }, 'journal damaged or unreadable; set aside, starting anyway');
+    journal.record({ t: 'start', at: new Date().toISOString() });
+    this.unsubscribe.push(
+      journal.onProblem((problem) => {
+        log.error({ journal: journal.location, problem }, 'journal problem');
+        this.dispatch({ type: 'problem', message: `journal: ${problem}` });
+      }),
+    );
 
     const idOf = (n: number): string | undefined => this.core.boxes.find((b) => b.number === n)?.id;
     this.unsubscribe.push(
@@ -93,7 +123,7 @@ export class StationRuntime {
     if (hw.keypad) this.unsubscribe.push(hw.keypad.onKey((key) => this.dispatch({ type: 'key', key })));
     if (hw.cancelButton) this.unsubscribe.push(hw.cancelButton.onPress(() => this.dispatch({ type: 'cancel-pressed' })));
     for (const d of hw.devices()) this.watchHealth(d);
-    this.dispatch({ type: 'start' });
+    this.dispatch({ type: 'start', previous });
   }
 
   private watchHealth(device: Device): void {
@@ -125,8 +155,15 @@ export class StationRuntime {
       case 'send':
         this.sending = this.sendEvent(effect.request);
         return;
+      case 'journal-action':
+        this.journal.record({ t: 'action', by: effect.by, eventId: effect.by === 'technician' ? null : this.answering, boxes: effect.boxIds });
+        return;
       case 'pulse':
         this.pulseBoxes(effect.boxIds);
+        return;
+      case 'drained':
+        // The pulses of an answered box-open run to their end before the locks go OFF.
+        void this.pulses.then(() => this.drained?.());
         return;
       case 'display':
         this.emit({ type: 'display', lines: effect.lines });
@@ -191,11 +228,30 @@ export class StationRuntime {
 
   private async sendEvent(request: OutboundRequest): Promise<void> {
     const startedAt = this.now();
+    const { journal } = this;
     let outcome: SendOutcome;
     try {
       const body = await this.body(request);
-      this.emit({ type: 'event-sent', endpoint: request.endpoint, eventId: body.event });
-      outcome = await this.opts.client.send(request.endpoint, body, this.abort.signal);
+      const eventId = body.event;
+      // A librarian's or reader's event is journaled before it leaves; a /state needs no restart truth.
+      const journaled = request.endpoint !== 'state';
+      if (request.endpoint !== 'state') {
+        const preview = request.endpoint === 'item-identify' ? maskIdentifier(request.identifierValue) : null;
+        journal.record({ t: 'event', endpoint: request.endpoint, eventId, preview });
+      }
+      this.emit({ type: 'event-sent', endpoint: request.endpoint, eventId });
+      outcome = await this.opts.client.send(request.endpoint, body, this.abort.signal, {
+        noResend: this.noResend.signal,
+        ...(journaled ? { onAttempt: (attempt: number) => journal.record({ t: 'attempt', eventId, attempt }) } : {}),
+      });
+      const cutByStop = outcome.result.kind === 'unanswered' && (outcome.result.reason === NOT_RESENT_STOPPING || this.abort.signal.aborted);
+      if (journaled && !cutByStop) {
+        // Not when stopping cut it short: the restarted station then reports it as not answered.
+        journal.record({ t: 'outcome', eventId, outcome: outcome.result.kind === 'answered' ? describeAnswer(this.core, outcome) : 'unanswered' });
+      }
+      if (request.endpoint === 'state' && outcome.result.kind === 'answered') {
+        journal.record({ t: 'reported', boxes: Object.fromEntries(request.boxes.map((b) => [b.id, b.st])) });
+      }
     } catch (e) {
       // A client must not throw; if one does, the event counts as unanswered rather than stalling the queue.
       this.opts.log.error({ endpoint: request.endpoint, error: errorMessage(e) }, 'protocol client failed');
@@ -216,11 +272,16 @@ export class StationRuntime {
     this.emit({ type: 'event-done', record });
     if (request.endpoint === 'state') this.lastStateOutcomeAt = this.now();
     if (!this.running) return;
-    this.dispatch(
-      outcome.result.kind === 'answered'
-        ? { type: 'answered', endpoint: request.endpoint, answer: outcome.result.answer }
-        : { type: 'unanswered', endpoint: request.endpoint, reason: outcome.result.reason },
-    );
+    this.answering = outcome.eventId;
+    try {
+      this.dispatch(
+        outcome.result.kind === 'answered'
+          ? { type: 'answered', endpoint: request.endpoint, answer: outcome.result.answer }
+          : { type: 'unanswered', endpoint: request.endpoint, reason: outcome.result.reason },
+      );
+    } finally {
+      this.answering = null;
+    }
   }
 
   private pulseBoxes(boxIds: readonly string[]): void {
@@ -230,6 +291,8 @@ export class StationRuntime {
       if (number === undefined) continue; // the core only pulses boxes of this station
       this.pulses = this.pulses.then(async () => {
         if (!this.running) return;
+        // Write, then pulse: a restart must know this lock may have been energized.
+        this.journal.record({ t: 'pulse', boxId, at: new Date().toISOString() });
         log.info({ boxId, box: number, ms: config.locks.pulseMs }, 'pulsing lock');
         this.emit({ type: 'lock', boxId, number, energized: true });
         try {
@@ -274,10 +337,37 @@ export class StationRuntime {
     return this.lastStateOutcomeAt;
   }
 
+  /** The journal's health, for the technician status. */
+  journalHealth(): JournalHealth {
+    return this.journal.health();
+  }
+
+  /**
+   * Graceful stop, first half: the core drains (new input refused with the "restarting" text, the
+   * event in flight answered but not resent, an answered box-open carried out through its pulse and
+   * the /state that reports the doors). Resolves 'drained' once that is done, or 'limit' after
+   * `limitMs`. Call stop() afterwards either way (it drives every lock OFF).
+   */
+  drain(limitMs: number): Promise<DrainResult> {
+    if (this.drainPromise) return this.drainPromise;
+    this.drainPromise = new Promise<DrainResult>((resolve) => {
+      const limit = setTimeout(() => resolve('limit'), limitMs);
+      this.drained = () => {
+        clearTimeout(limit);
+        resolve('drained');
+      };
+      if (!this.running) return this.drained();
+      this.noResend.abort();
+      this.dispatch({ type: 'drain' });
+    });
+    return this.drainPromise;
+  }
+
   /** Stop: timers off, in-flight event aborted, pulses finished, every lock OFF. */
   async stop(): Promise<void> {
     if (!this.running) return;
     this.running = false;
+    this.drained?.();
     for (const t of this.timers.values()) clearTimeout(t);
     this.timers.clear();
     for (const u of this.unsubscribe) u();
@@ -286,6 +376,7 @@ export class StationRuntime {
     this.abort.abort();
     await Promise.allSettled([this.pulses, this.sending]);
     await this.opts.hardware.locks.allOff();
+    await this.journal.flush();
   }
 }
 

@@ -63,6 +63,7 @@ describe('pickup-station daemon', () => {
       JSON.stringify({
         station: { id: STATION.id, boxes: STATION.boxes.map((id, i) => ({ number: i + 1, id })) },
         server: { baseUrl: new URL(url).origin },
+        storage: { directory: join(dir, 'state') },
       }),
     );
     const p = run(['--config', file], { CREDENTIALS_DIRECTORY: dir });

@@ -64,6 +64,7 @@ async function startDaemon(): Promise<Daemon> {
       server: { baseUrl: new URL(url).origin },
       locks: { pulseMs: 50 },
       timing: { doorOpenTimeoutMs: 500 },
+      storage: { directory: join(dir, 'state') },
       debug: {
         listen: { socket },
         tokens: [
@@ -192,7 +193,7 @@ describe('stationctl service mode and self-test against a running station', () =
   it('selftest is refused outside service mode; service on -> DOWN "service"; selftest reports each box; service off -> UP', async () => {
     const refused = await ctl(['selftest']);
     expect(refused.code).toBe(1);
-    expect(refused.err).toMatch(/refused \(409\): .*service mode/);
+    expect(refused.err).toMatch(/refused \(409\): .*service mode.*`stationctl service on`/);
     const on = await ctl(['service', 'on']);
     expect(on.out).toContain('service mode on');
     const down = await d.server.waitForRequest((q) => q.endpoint === 'state' && stateBody(q).st === 'DOWN');

@@ -14,7 +14,7 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { screen } from '../../src/station/core.js';
-import type { CoreConfig, Effect, Input, TimerName } from '../../src/station/core-types.js';
+import type { ActionSource, CoreConfig, Effect, Input, PreviousRun, TimerName } from '../../src/station/core-types.js';
 import type { Endpoint, ServerAnswer } from '../../src/protocol/types.js';
 import { CORE, CoreWorld, type Step } from './support/driver.js';
 import { FUZZ_TIMEOUT_MS, check, must } from './support/runs.js';
@@ -42,8 +42,23 @@ const answer: fc.Arbitrary<ServerAnswer> = fc.oneof(
   fc.record({ kind: fc.constant('invalid' as const), reason: text(30) }),
 );
 
+/** What a journal could hand back at start: an event cut short, a box action cut short, doors. */
+const previousRun: fc.Arbitrary<PreviousRun | null> = fc.option(
+  fc.record({
+    inFlight: fc.option(fc.record({ endpoint: fc.constantFrom('item-identify' as const, 'pin-enter' as const, 'cancel' as const), eventId: fc.uuid(), attempts: fc.nat({ max: 3 }), preview: fc.option(text(8), { nil: null }) }), { nil: null }),
+    action: fc.option(
+      fc.record({ by: fc.constantFrom<ActionSource>('item-identify', 'pin-enter', 'technician'), eventId: fc.option(fc.uuid(), { nil: null }), boxes: fc.uniqueArray(box, { minLength: 1, maxLength: 2 }), pulsed: fc.uniqueArray(box, { maxLength: 2 }) }),
+      { nil: null },
+    ),
+    reported: fc.option(fc.dictionary(fc.constantFrom(...BOXES), fc.constantFrom('OPEN' as const, 'CLOSED' as const)), { nil: null }),
+    problem: fc.option(text(20), { nil: null }),
+  }),
+  { nil: null },
+);
+
 const input: fc.Arbitrary<Input> = fc.oneof(
-  { weight: 1, arbitrary: fc.constant({ type: 'start' as const }) },
+  { weight: 1, arbitrary: fc.record({ type: fc.constant('start' as const), previous: previousRun }) },
+  { weight: 1, arbitrary: fc.constantFrom<Input>({ type: 'drain' }, { type: 'problem', message: 'journal write failed' }) },
   { weight: 3, arbitrary: fc.record({ type: fc.constant('scan' as const), identifierType: fc.constantFrom('BAR_CODE' as const, 'RFID' as const), value: text(140), at: fc.nat({ max: 100_000 }) }) },
   {
     weight: 8,
@@ -109,6 +124,14 @@ function runInputs(inputs: readonly Input[]): void {
     if (pulses.length > 0) {
       must(mayPulse(step), () => `pulse on ${JSON.stringify(i)} in mode ${before.mode.kind}`);
       for (const p of pulses) for (const b of p.boxIds) must(BOXES.includes(b), () => `pulse of a foreign box ${b}`);
+      // Write, then pulse: the journal hears of every box action before its lock is energized.
+      for (const p of pulses) {
+        const at = effects.indexOf(p);
+        must(
+          effects.slice(0, at).some((e) => e.type === 'journal-action' && JSON.stringify(e.boxIds) === JSON.stringify(p.boxIds)),
+          () => `pulse of ${JSON.stringify(p.boxIds)} without a journal-action before it: ${JSON.stringify(effects)}`,
+        );
+      }
     }
 
     // Never an empty display.

@@ -14,7 +14,7 @@ function file(name: string, text: string): string {
 
 describe('portal config section', () => {
   it('fills defaults and requires username for the password grant', () => {
-    expect(portalConfigSchema.parse({ baseUrl: 'https://portal.example/' })).toEqual({ baseUrl: 'https://portal.example/', grant: 'client_credentials', timeoutMs: 30_000 });
+    expect(portalConfigSchema.parse({ baseUrl: 'https://portal.example/' })).toEqual({ baseUrl: 'https://portal.example/', grant: 'client_credentials', timeoutMs: 30_000, maxAnswerBytes: 4_194_304 });
     const r = portalConfigSchema.safeParse({ baseUrl: 'https://portal.example/', grant: 'password' });
     expect(r.success).toBe(false);
     expect(r.error!.issues[0]!.path).toEqual(['username']);

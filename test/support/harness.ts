@@ -8,6 +8,7 @@ import { startStation, type Station } from '../../src/app.js';
 import { validateConfig } from '../../src/config/load.js';
 import type { ConfigInput, StationConfig } from '../../src/config/schema.js';
 import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { MemoryJournal } from '../../src/journal/memory.js';
 import { createLogger, type Logger, type LogRing } from '../../src/log.js';
 import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
 import type { SimStation } from '../../src/sim/index.js';
@@ -24,6 +25,7 @@ export interface Harness {
   readonly station: Station;
   readonly sim: SimulatedStation;
   readonly config: StationConfig;
+  readonly journal: MemoryJournal;
   /** Every log line the station wrote (JSON text). */
   readonly logs: string[];
   readonly log: Logger;
@@ -38,10 +40,12 @@ export interface HarnessOverrides {
   readonly debug?: ConfigInput['debug'];
   /** Not config: a ring the station's log lines are copied into too (technician port tests). */
   readonly ring?: LogRing;
+  /** Not config: the journal (default a fresh in-memory one; never /var/lib). */
+  readonly journal?: MemoryJournal;
 }
 
 export async function startHarness(
-  { ring, ...overrides }: HarnessOverrides = {},
+  { ring, journal = new MemoryJournal(), ...overrides }: HarnessOverrides = {},
   serverOpts: { absenceMs?: number } = {},
   password = STATION.password,
 ): Promise<Harness> {
@@ -51,6 +55,7 @@ export async function startHarness(
     station: { id: STATION.id, boxes: STATION.boxes.map((id, i) => ({ number: i + 1, id })) },
     hardware: { kind: 'simulated', doorSpringMs: 20 },
     log: { level: 'debug' },
+    storage: { directory: null },
     ...overrides,
     server: { baseUrl: new URL(url).origin, answerTimeoutMs: 2_000, ...overrides.server },
     timing: { heartbeatIntervalMs: 1_000, messageMs: 300, duplicateScanWindowMs: 200, doorOpenTimeoutMs: 1_000, ...overrides.timing },
@@ -66,12 +71,13 @@ export async function startHarness(
   });
   const log = createLogger('debug', sink, { ring });
   const sim = new SimulatedStation({ boxNumbers: STATION.boxes.map((_, i) => i + 1), doorSpringMs: 20, inputVoltage: 12.4, internetSignalStrength: 87 });
-  const station = await startStation({ config, password, log, hardware: sim });
+  const station = await startStation({ config, password, log, hardware: sim, journal });
   return {
     server,
     station,
     sim,
     config,
+    journal,
     logs,
     log,
     async stop() {

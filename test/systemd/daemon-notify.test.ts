@@ -64,7 +64,7 @@ describe.skipIf(!HAVE_TOOL)('daemon under a (simulated) systemd notify socket', 
     const dir = mkdtempSync(join(tmpdir(), 'daemon-notify-'));
     writeFileSync(join(dir, 'station-password'), STATION.password);
     const file = join(dir, 'config.json');
-    writeFileSync(file, JSON.stringify({ station: { id: STATION.id, boxes: STATION.boxes.map((id, i) => ({ number: i + 1, id })) }, server: { baseUrl: `http://localhost:${new URL(url).port}` } }));
+    writeFileSync(file, JSON.stringify({ station: { id: STATION.id, boxes: STATION.boxes.map((id, i) => ({ number: i + 1, id })) }, server: { baseUrl: `http://localhost:${new URL(url).port}` }, storage: { directory: join(dir, 'state') } }));
 
     const p = daemon(['run', '--config', file], { CREDENTIALS_DIRECTORY: dir, NOTIFY_SOCKET: receiver.path, WATCHDOG_USEC: '2000000' }, sandboxed);
     const ready = await receiver.waitFor((m) => m.split('\n').includes('READY=1'));

@@ -161,8 +161,8 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL)('install.sh into a throwaway root',
 
     // What it would have done to the live system.
     expect(r.commands).toEqual([
-      // Everything the release's addons link (systemd/runtime-packages), and the libgpiod tools.
-      'apt-get install -y --no-install-recommends libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 gpiod',
+      // Everything the release's addons link (systemd/runtime-packages), the libgpiod tools, kill (ExecReload=).
+      'apt-get install -y --no-install-recommends libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 gpiod procps',
       'systemctl daemon-reload',
       'udevadm control --reload',
       'udevadm trigger --subsystem-match=hidraw --subsystem-match=gpio --subsystem-match=tty',

@@ -8,6 +8,7 @@ import { spawnSync } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { serverSchema, timingSchema } from '../../src/config/schema.js';
 import { EXIT_CONFIG } from '../../src/errors.js';
 
 const REPO = join(import.meta.dirname, '../..');
@@ -62,6 +63,19 @@ describe('pickup-station.service', () => {
     expect(svc['ExecStartPre']).toEqual([`/usr/bin/node /opt/pickup-station/current/dist/src/main.js ${safe}`]);
     expect(svc['ExecStopPost']).toEqual([`-/usr/bin/node /opt/pickup-station/current/dist/src/main.js ${safe}`]);
     expect(one('KillMode')).toBe('mixed');
+  });
+
+  it('a stop drains within timing.drainLimitMs, which stays below TimeoutStopSec with room for the locks-OFF stop', () => {
+    const stopSec = /^(\d+)s$/.exec(one('TimeoutStopSec') ?? '');
+    expect(stopSec).not.toBeNull();
+    const drainLimitMs = timingSchema.parse({}).drainLimitMs;
+    // The answer timeout fits in the drain: the event in flight can get its answer.
+    expect(drainLimitMs).toBeGreaterThan(serverSchema.shape.answerTimeoutMs.parse(undefined));
+    expect(Number(stopSec![1]) * 1000 - drainLimitMs).toBeGreaterThanOrEqual(10_000);
+  });
+
+  it('reloads the config on SIGHUP (systemctl reload)', () => {
+    expect(one('ExecReload')).toBe('/bin/kill -HUP $MAINPID');
   });
 
   it('runs as its own user with just the device groups, credentials by LoadCredential', () => {

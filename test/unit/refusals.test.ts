@@ -154,9 +154,10 @@ describe('refusal window', () => {
     v.input({ type: 'timer', timer: 'heartbeat' });
     for (let i = 0; i < 50; i++) {
       if (v.state.inFlight === null) v.input({ type: 'timer', timer: 'heartbeat' });
-      v.input({ type: 'answered', endpoint: 'state', answer: { kind: 'invalid', reason: `reason ${i % 10}` } });
+      v.input({ type: 'answered', endpoint: 'state', answer: { kind: 'invalid', reason: `reason ${i}` } });
     }
     expect(v.state.refusals?.reasons.length).toBeLessThanOrEqual(5);
     expect(new Set(v.state.pendingErrors).size).toBe(v.state.pendingErrors.length);
+    expect(v.state.pendingErrors.length).toBeLessThanOrEqual(5);
   });
 });

@@ -3,8 +3,10 @@
  * (nothing else of the config is read, so a half-written station config does not block
  * commissioning), `--portal-url`, and the credentials file.
  */
-import { readFileSync } from 'node:fs';
-import { readFailure, zodProblems } from '../../config/load.js';
+import { existsSync } from 'node:fs';
+import { dirname, resolve } from 'node:path';
+import { readJsonFile, zodProblems } from '../../config/load.js';
+import { resolveConfigPaths } from '../../config/paths.js';
 import { ConfigError } from '../../errors.js';
 import { portalConfigSchema, readPortalCredentials, type PortalConfig } from '../../portal/config.js';
 import { PortalClient } from '../../portal/client.js';
@@ -27,14 +29,10 @@ export interface ConfigChoice {
 export function loadPortalConfig(choice: ConfigChoice): { config: PortalConfig; source: string } {
   const file = choice.file ?? DEFAULT_CONFIG_FILE;
   let section: unknown;
-  try {
-    const raw = JSON.parse(readFileSync(file, 'utf8')) as unknown;
+  if (existsSync(file) || choice.file !== undefined || choice.portalUrl === undefined) {
+    // Read as the daemon reads it: size and depth bounded, a BOM accepted, paths relative to the file.
+    const raw = resolveConfigPaths(readJsonFile(file), dirname(resolve(file)));
     section = typeof raw === 'object' && raw !== null ? (raw as { portal?: unknown }).portal : undefined;
-  } catch (e) {
-    const missing = (e as NodeJS.ErrnoException).code === 'ENOENT';
-    if (!(missing && choice.file === undefined && choice.portalUrl !== undefined)) {
-      throw new ConfigError(file, [{ path: '', message: readFailure(e) }]);
-    }
   }
   if (section === undefined && choice.portalUrl === undefined)
     throw new ConfigError(file, [{ path: 'portal', message: 'no portal section (needs at least baseUrl), and no --portal-url given' }]);
@@ -62,6 +60,7 @@ export function createClient(config: PortalConfig, env: Readonly<Record<string, 
     clientSecret: creds.clientSecret,
     grant,
     timeoutMs: config.timeoutMs,
+    maxAnswerBytes: config.maxAnswerBytes,
     ...(logger ? { logger } : {}),
   });
 }

@@ -95,12 +95,17 @@ export class PortClient {
 
   /**
    * Follow a server-sent event stream until it ends or `signal` aborts; `onEvent` gets each
-   * event's name and parsed data. Comments (keep-alives) are skipped.
+   * event's name and parsed data, `onOpen` runs once the station accepted the stream. Comments
+   * (keep-alives) are skipped. A stream the station ends (a restart) resolves or rejects as the
+   * socket did; follow.ts decides what to do next.
    */
-  async stream(path: string, onEvent: (event: string, data: unknown) => void, signal?: AbortSignal): Promise<void> {
+  async stream(path: string, onEvent: (event: string, data: unknown) => void, signal?: AbortSignal, onOpen?: () => void): Promise<void> {
     const res = await this.send('GET', path, undefined, 'text/event-stream');
     await PortClient.check(res);
-    signal?.addEventListener('abort', () => res.destroy(), { once: true });
+    onOpen?.();
+    const stop = (): void => void res.destroy();
+    // Removed again when this stream ends: a follower reconnecting for hours must not pile up listeners.
+    signal?.addEventListener('abort', stop, { once: true });
     const parser = new SseParser();
     try {
       for await (const chunk of res as AsyncIterable<Buffer>) {
@@ -108,6 +113,8 @@ export class PortClient {
       }
     } catch (e) {
       if (!signal?.aborted) throw e;
+    } finally {
+      signal?.removeEventListener('abort', stop);
     }
   }
 }

@@ -11,6 +11,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { hashToken, newToken } from '../../debug/auth.js';
 import { DEFAULT_DEBUG_PORT, tokenEntrySchema, tokenScopeSchema } from '../../debug/config.js';
 import { PortClient, StationNotRunningError, StationRefusedError, TokenRefusedError, type Target } from './client.js';
+import { followStream } from './follow.js';
 import type { SelfTestReport } from '../../debug/selftest.js';
 import type { EventView, StatusBody } from '../../debug/status.js';
 import { formatEvent, formatLogLine, formatSelfTest, formatStatus, formatStreamEvent } from './format.js';
@@ -29,6 +30,8 @@ export interface TechnicianCliIo {
   readonly stdin?: AsyncIterable<Buffer | string>;
   /** Ends a follow (-f); stationctl.ts ties it to SIGINT. */
   readonly signal?: AbortSignal;
+  /** Reconnect backoff of a follow (default FOLLOW_BACKOFF: 0.5 s doubling to 5 s). */
+  readonly followBackoff?: { readonly firstMs: number; readonly maxMs: number };
 }
 
 type Options = NonNullable<ParseArgsConfig['options']>;
@@ -82,17 +85,38 @@ function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-function lines(v: unknown, dflt: number): number {
+/** -n: a whole number up to `max` (what the station can show), else a usage error naming the limit. */
+function lines(v: unknown, dflt: number, max: number, why: string): number {
   const s = str(v);
   if (s === undefined) return dflt;
-  if (!/^\d{1,5}$/.test(s)) throw new UsageError(`-n must be a non-negative integer, got "${s}"`);
+  if (!/^\d+$/.test(s)) throw new UsageError(`-n takes a whole number from 0 to ${max}, got "${s}"`);
+  if (Number(s) > max) throw new UsageError(`-n ${s} is more than ${max}, ${why}`);
   return Number(s);
 }
 
+/** Options every command takes, anywhere on the line; the string-valued ones consume the next word. */
+const GLOBAL_VALUED = new Set(Object.entries(GLOBAL).filter(([, o]) => o.type === 'string').map(([k]) => `--${k}`));
+
+/**
+ * Where the command word is in `argv`: the first word that is neither a global option nor the value
+ * of one (`stationctl --token-file F status` and `stationctl status --token-file F` are the same).
+ * -1: none.
+ */
+export function commandIndex(argv: readonly string[]): number {
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i] ?? '';
+    if (a === '--') return i + 1 < argv.length ? i + 1 : -1;
+    if (GLOBAL_VALUED.has(a)) i++;
+    else if (!a.startsWith('-') || a === '-') return i;
+  }
+  return -1;
+}
+
 function parse(argv: string[]): { command: TechnicianCommand; values: Record<string, unknown>; args: string[] } {
-  const name = argv[0] as TechnicianCommand;
+  const at = commandIndex(argv);
+  const name = argv[at] as TechnicianCommand;
   const spec = COMMANDS[name];
-  const parsed = parseArgs({ args: argv.slice(1), options: { ...GLOBAL, ...spec.options }, allowPositionals: true, strict: true });
+  const parsed = parseArgs({ args: [...argv.slice(0, at), ...argv.slice(at + 1)], options: { ...GLOBAL, ...spec.options }, allowPositionals: true, strict: true });
   const values = parsed.values as Record<string, unknown>;
   const positionals = parsed.positionals;
   const [min, max] = spec.args;
@@ -143,15 +167,36 @@ async function readStdin(io: TechnicianCliIo): Promise<string> {
 
 interface Ctx {
   readonly client: PortClient;
+  readonly target: Target;
   readonly json: boolean;
   readonly io: TechnicianCliIo;
   readonly line: (text: string) => void;
 }
 
-async function follow(ctx: Ctx, path: string, onEvent: (event: string, data: unknown) => void): Promise<number> {
-  await ctx.client.stream(path, onEvent, ctx.io.signal);
+async function follow(ctx: Ctx, path: (reconnecting: boolean) => string, onEvent: (event: string, data: unknown) => void, onReconnected?: () => string): Promise<number> {
+  await followStream({ client: ctx.client, target: ctx.target, notice: (l) => void ctx.io.stderr.write(`${l}\n`), ...(ctx.io.signal ? { signal: ctx.io.signal } : {}), ...(ctx.io.followBackoff ? { backoff: ctx.io.followBackoff } : {}) }, path, onEvent, onReconnected);
   return EXIT_OK;
 }
+
+/** The last lines printed by `logs -f`, so a reconnect's backlog prints only what was not seen yet. */
+class SeenLines {
+  private readonly order: string[] = [];
+  private readonly set = new Set<string>();
+  constructor(private readonly capacity: number) {}
+  /** True the first time a line is seen. */
+  add(line: string): boolean {
+    if (this.set.has(line)) return false;
+    this.set.add(line);
+    this.order.push(line);
+    if (this.order.length > this.capacity) this.set.delete(this.order.shift() ?? '');
+    return true;
+  }
+}
+
+/** The most log lines a station keeps (debug.logLines at most): -n above it cannot be served. */
+const MAX_LOG_LINES = 10_000;
+/** The most events /api/events lists. */
+const MAX_EVENTS = 100;
 
 async function execute(command: TechnicianCommand, values: Record<string, unknown>, args: string[], ctx: Ctx): Promise<number> {
   const { client, json, line } = ctx;
@@ -164,20 +209,36 @@ async function execute(command: TechnicianCommand, values: Record<string, unknow
       return EXIT_OK;
     }
     case 'logs': {
-      const n = lines(values['lines'], 100);
+      const n = lines(values['lines'], 100, MAX_LOG_LINES, `the most log lines a station keeps (debug.logLines is at most ${MAX_LOG_LINES})`);
       const show = (l: string): void => line(json ? l : formatLogLine(l));
-      if (values['follow'] === true) return follow(ctx, `/api/logs/stream?lines=${n}`, (_e, data) => show(String(data)));
+      if (values['follow'] === true) {
+        // After a reconnect the whole backlog is asked for again; only lines not printed yet are shown.
+        const seen = new SeenLines(MAX_LOG_LINES);
+        return follow(
+          ctx,
+          (reconnecting) => `/api/logs/stream?lines=${reconnecting ? MAX_LOG_LINES : n}`,
+          (_e, data) => {
+            if (seen.add(String(data))) show(String(data));
+          },
+          () => 'lines logged meanwhile follow',
+        );
+      }
       const { lines: got } = await client.call<{ lines: string[] }>('GET', `/api/logs?lines=${n}`);
       got.forEach(show);
       return EXIT_OK;
     }
     case 'events': {
-      const n = lines(values['lines'], 20);
+      const n = lines(values['lines'], 20, MAX_EVENTS, `the most events a station lists`);
       if (values['follow'] === true)
-        return follow(ctx, '/api/events/stream', (event, data) => {
-          if (event === 'status') return; // the picture at connect time: `status` shows it
-          line(json ? JSON.stringify({ event, ...(data as object) }) : formatStreamEvent(event, data as Record<string, unknown>));
-        });
+        return follow(
+          ctx,
+          () => '/api/events/stream',
+          (event, data) => {
+            if (event === 'status') return; // the picture at connect time: `status` shows it
+            line(json ? JSON.stringify({ event, ...(data as object) }) : formatStreamEvent(event, data as Record<string, unknown>));
+          },
+          () => 'events while away are not shown (stationctl events lists the last ones)',
+        );
       const { events } = await client.call<{ events: EventView[] }>('GET', `/api/events?limit=${n}`);
       print({ events }, events.map(formatEvent).join('\n'));
       return EXIT_OK;
@@ -239,6 +300,32 @@ function tokenNew(values: Record<string, unknown>, args: string[], io: Technicia
   return EXIT_OK;
 }
 
+/** A refusal of the station as a technician reads it: what was refused, and the command to type next. */
+function refusal(e: StationRefusedError): string {
+  return `refused (${e.status}): ${refusalText(e)}`;
+}
+
+function refusalText(e: StationRefusedError): string {
+  switch (e.code) {
+    case 'forbidden':
+      return `${e.message} (this token has the read scope only; a service token: stationctl token new --scope service)`;
+    case 'not_in_service_mode':
+      return 'the self-test pulses every lock: turn service mode on first with `stationctl service on` (and `stationctl service off` afterwards)';
+    case 'not_allowed':
+      return `${e.message}: \`stationctl service on\` first (and \`stationctl service off\` afterwards)`;
+    case 'too_many_streams':
+      return `${e.message} (debug.maxStreams): end another \`stationctl logs -f\` / \`events -f\`, or close a technician page`;
+    case 'unknown_box':
+      return `${e.message}: \`stationctl status\` lists the boxes`;
+    case 'reloading':
+      return `${e.message} (\`stationctl status\` answers once it is back)`;
+    default: {
+      const problems = Array.isArray(e.body['problems']) ? (e.body['problems'] as { path: string; message: string }[]).map((p) => `\n  ${p.path || '(root)'}: ${p.message}`).join('') : '';
+      return `${e.message}${problems}`;
+    }
+  }
+}
+
 /** Entry point for one technician command (`argv[0]` is the command). Never throws. */
 export async function runTechnicianCli(argv: string[], io: TechnicianCliIo): Promise<number> {
   const fail = (code: number, message: string): number => {
@@ -252,8 +339,10 @@ export async function runTechnicianCli(argv: string[], io: TechnicianCliIo): Pro
       return EXIT_OK;
     }
     if (command === 'token') return tokenNew(values, args, io);
+    const to = target(values, io.env);
     const ctx: Ctx = {
-      client: new PortClient(target(values, io.env), readToken(values, io.env)),
+      client: new PortClient(to, readToken(values, io.env)),
+      target: to,
       json: values['json'] === true,
       io,
       line: (text) => void io.stdout.write(`${text}\n`),
@@ -262,13 +351,12 @@ export async function runTechnicianCli(argv: string[], io: TechnicianCliIo): Pro
   } catch (e) {
     if (e instanceof UsageError || (e instanceof TypeError && 'code' in e && String(e.code).startsWith('ERR_PARSE_ARGS')))
       return fail(EXIT_USAGE, `${e.message}\n(see stationctl --help)`);
-    if (e instanceof StationNotRunningError) return fail(EXIT_FAILURE, e.message);
-    if (e instanceof TokenRefusedError) return fail(EXIT_FAILURE, 'token refused (401): check --token-file / $STATIONCTL_TOKEN');
-    if (e instanceof StationRefusedError) {
-      if (e.status === 403) return fail(EXIT_FAILURE, `${e.message} (this token has the read scope only)`);
-      const problems = Array.isArray(e.body['problems']) ? (e.body['problems'] as { path: string; message: string }[]).map((p) => `\n  ${p.path || '(root)'}: ${p.message}`).join('') : '';
-      return fail(EXIT_FAILURE, `refused (${e.status}): ${e.message}${problems}`);
-    }
+    if (e instanceof StationNotRunningError) return fail(EXIT_FAILURE, `${e.message}: is the service up? (systemctl status pickup-station; --url or --socket if it listens elsewhere)`);
+    if (e instanceof TokenRefusedError) return fail(EXIT_FAILURE, 'token refused (401): check --token-file / $STATIONCTL_TOKEN (a new one: stationctl token new, its entry in debug.tokens, then stationctl reload)');
+    if (e instanceof StationRefusedError) return fail(EXIT_FAILURE, refusal(e));
+    const code = e instanceof Error && 'code' in e ? String(e.code) : '';
+    if (code === 'ECONNRESET' || code === 'EPIPE' || (e instanceof Error && e.message === 'socket hang up'))
+      return fail(EXIT_FAILURE, `the station closed the connection (${e instanceof Error ? e.message : code}): it may be restarting; try again in a moment (stationctl status)`);
     return fail(EXIT_FAILURE, `unexpected error: ${e instanceof Error ? e.message : String(e)}`);
   }
 }

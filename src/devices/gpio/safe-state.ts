@@ -7,7 +7,9 @@
  * password, not a valid server section. A station whose config is broken must still be made safe.
  */
 import { z } from 'zod';
+import { dirname, resolve } from 'node:path';
 import { readJsonFile, zodProblems } from '../../config/load.js';
+import { resolveConfigPaths } from '../../config/paths.js';
 import { ConfigError } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { boardHardwareSchema, type BoardProfile } from '../board-config.js';
@@ -17,7 +19,8 @@ import type { GpioBackend } from './types.js';
 
 /** The profile a config file points to; null when its hardware is simulated (nothing to do). */
 export function profileOfConfig(file: string): string | null {
-  const raw = readJsonFile(file);
+  // The profile path as the daemon reads it: relative to the config file's folder.
+  const raw = resolveConfigPaths(readJsonFile(file), dirname(resolve(file)));
   const hardware = typeof raw === 'object' && raw !== null ? (raw as { hardware?: unknown }).hardware : undefined;
   if (hardware === undefined) return null;
   const kind = z.object({ kind: z.string() }).safeParse(hardware);

@@ -16,9 +16,10 @@ export class SimDoors extends SimDevice implements DoorSensors {
   private readonly states = new Map<number, DoorState>();
   private readonly changes = new Listeners<[number, DoorState]>();
 
-  constructor(boxNumbers: readonly number[]) {
+  /** `initial`: door states to start with (a simulated station whose doors survive a restart); CLOSED otherwise. */
+  constructor(boxNumbers: readonly number[], initial: Readonly<Record<number, DoorState>> = {}) {
     super('simulated door sensors');
-    for (const n of boxNumbers) this.states.set(n, 'CLOSED');
+    for (const n of boxNumbers) this.states.set(n, initial[n] ?? 'CLOSED');
   }
   read(box: number): Promise<DoorState> {
     const st = this.states.get(box);
@@ -48,6 +49,7 @@ export class SimLocks extends SimDevice implements LockBank {
   readonly pulses: PulseRecord[] = [];
   readonly jammed = new Set<number>();
   private readonly energized = new Set<number>();
+  private readonly energizedChanges = new Listeners<[number, boolean]>();
   private chain: Promise<void> = Promise.resolve();
   private readonly springTimers = new Set<NodeJS.Timeout>();
 
@@ -64,6 +66,11 @@ export class SimLocks extends SimDevice implements LockBank {
     return this.energized.has(box);
   }
 
+  /** A lock output switched on or off (what a logic probe on the line would show). */
+  onEnergized(listener: (box: number, on: boolean) => void): Unsubscribe {
+    return this.energizedChanges.add(listener);
+  }
+
   pulse(box: number, ms: number): Promise<void> {
     if (!this.boxNumbers.includes(box)) return Promise.reject(new Error(`no lock for box ${box}`));
     const clamped = Math.max(0, Math.min(ms, HARD_MAX_PULSE_MS));
@@ -75,6 +82,7 @@ export class SimLocks extends SimDevice implements LockBank {
   private energize(box: number, ms: number): Promise<void> {
     if (this.closed) return Promise.reject(new Error('locks closed'));
     this.energized.add(box);
+    this.energizedChanges.emit(box, true);
     this.pulses.push({ box, ms });
     if (!this.jammed.has(box)) {
       const spring = setTimeout(() => {
@@ -85,13 +93,14 @@ export class SimLocks extends SimDevice implements LockBank {
     }
     return new Promise((resolve) =>
       setTimeout(() => {
-        this.energized.delete(box);
+        if (this.energized.delete(box)) this.energizedChanges.emit(box, false);
         resolve();
       }, ms),
     );
   }
 
   allOff(): Promise<void> {
+    for (const box of this.energized) this.energizedChanges.emit(box, false);
     this.energized.clear();
     return Promise.resolve();
   }
@@ -100,6 +109,7 @@ export class SimLocks extends SimDevice implements LockBank {
     await this.allOff();
     for (const t of this.springTimers) clearTimeout(t);
     this.springTimers.clear();
+    this.energizedChanges.clear();
     await super.close();
   }
 }

@@ -6,12 +6,15 @@ import type { StationConfig } from '../../config/schema.js';
 import type { Device, KeypadKey, StationHardware } from '../types.js';
 import { FixedPower, SimButton, SimDisplay, SimKeypad, SimScanner } from './inputs.js';
 import { SimDoors, SimLocks } from './locks-doors.js';
+import { readSimDoors, SimStateFile } from './state-file.js';
 
 export interface SimulatedStationOptions {
   readonly boxNumbers: readonly number[];
   readonly doorSpringMs: number;
   readonly inputVoltage: number;
   readonly internetSignalStrength: number;
+  /** Doors and lock outputs kept in this file, so the doors survive a restart (state-file.ts); null: none. */
+  readonly stateFile?: string | null;
 }
 
 export class SimulatedStation implements StationHardware {
@@ -24,12 +27,15 @@ export class SimulatedStation implements StationHardware {
   readonly cancelButton = new SimButton('simulated cancel button');
   readonly display = new SimDisplay();
   readonly power: FixedPower;
+  private readonly stateFile: SimStateFile | null;
 
   constructor(opts: SimulatedStationOptions) {
-    this.doors = new SimDoors(opts.boxNumbers);
+    const file = opts.stateFile ?? null;
+    this.doors = new SimDoors(opts.boxNumbers, file === null ? {} : readSimDoors(file));
     this.locks = new SimLocks(opts.boxNumbers, this.doors, opts.doorSpringMs);
     this.scanners = [this.barcode, this.rfid];
     this.power = new FixedPower(opts.inputVoltage, opts.internetSignalStrength);
+    this.stateFile = file === null ? null : new SimStateFile(file, opts.boxNumbers, this.doors, this.locks);
   }
 
   devices(): readonly Device[] {
@@ -37,6 +43,7 @@ export class SimulatedStation implements StationHardware {
   }
 
   async close(): Promise<void> {
+    this.stateFile?.close();
     await this.locks.close();
     await Promise.all(this.devices().map((d) => d.close()));
   }
@@ -77,5 +84,6 @@ export function simulatedStationFor(config: StationConfig): SimulatedStation {
     doorSpringMs: hw.doorSpringMs,
     inputVoltage: hw.inputVoltage,
     internetSignalStrength: hw.internetSignalStrength,
+    stateFile: hw.stateFile,
   });
 }

@@ -85,7 +85,8 @@ function applyCommand(ctx: Ctx, endpoint: Endpoint, command: ServerCommand): voi
       setMode(ctx, { kind: 'disabled', lines: command.displayMessages });
       return;
     case 'box-open':
-      startOpening(ctx, command.boxes, command.displayMessages);
+      // commandProblem() admits box-open only as the answer to /item-identify or /pin-enter.
+      if (endpoint === 'item-identify' || endpoint === 'pin-enter') startOpening(ctx, endpoint, command.boxes, command.displayMessages);
       return;
     case 'wait-for-closing':
       setMode(ctx, { kind: 'closing', boxes: command.boxes, cancellable: command.cancellable, lines: command.displayMessages });

@@ -27,6 +27,8 @@ export function onMessageTimer(ctx: Ctx): void {
 export function screen(config: CoreConfig, s: CoreState): readonly string[] {
   if (s.overlay && hasText(s.overlay)) return s.overlay;
   const m = config.messages;
+  // Stopping: say so, except to someone at an open box (the mode's instructions still apply).
+  if (s.drain !== 'off' && s.mode.kind !== 'opening' && s.mode.kind !== 'closing') return m.restarting;
   switch (s.mode.kind) {
     case 'starting':
       return m.starting;

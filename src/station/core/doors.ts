@@ -5,21 +5,25 @@
  * Transitions here:
  * | from    | input                                   | to / effect                                     |
  * |---------|-----------------------------------------|-------------------------------------------------|
- * | any     | startOpening (box-open, technician)     | opening; pulse; door-open timer (or /state owed) |
+ * | any     | startOpening (box-open, technician)     | opening; journal-action; pulse; door-open timer  |
+ * |         |                                         | (or /state owed)                                 |
  * | opening | door OPEN of the last pending box       | /state owed (the doors opened)                  |
  * | any     | door change (other cases)               | /state owed                                     |
  * | opening | door-open timer with boxes pending      | /state owed; errorMessage "box N did not open"  |
  */
 import type { DoorState } from '../../devices/types.js';
+import type { ActionSource } from '../core-types.js';
 import type { Ctx } from './context.js';
 import { boxNumber, isKnownBox, setMode } from './context.js';
 import { beforeDoorChange } from './door-reports.js';
 
-export function startOpening(ctx: Ctx, boxIds: readonly string[], lines: readonly string[]): void {
+export function startOpening(ctx: Ctx, by: ActionSource, boxIds: readonly string[], lines: readonly string[]): void {
   const { s, config, fx } = ctx;
   // A door that already reads OPEN (or a broken cable) never stops the pulse; it only counts as opened.
   const pending = boxIds.filter((b) => s.boxes[b] !== 'OPEN');
   setMode(ctx, { kind: 'opening', boxes: boxIds, pending, lines });
+  // Journal first (write, then pulse): a restart must know this action began.
+  fx.push({ type: 'journal-action', by, boxIds });
   fx.push({ type: 'pulse', boxIds });
   if (pending.length > 0) fx.push({ type: 'start-timer', timer: 'door-open', ms: config.timing.doorOpenTimeoutMs });
   else s.stateOwed = true;

@@ -3,7 +3,7 @@
  * that the next /state reports as `DOWN` with an errorMessage.
  *
  * Transitions here: fault set (message) -> fault changed -> fault cleared (null); each marks a
- * /state owed. A failed pulse adds a one-shot error.
+ * /state owed. A failed pulse and a reported problem add a one-shot error.
  */
 import type { Ctx } from './context.js';
 import { boxNumber } from './context.js';
@@ -21,6 +21,14 @@ export function onFault(ctx: Ctx, key: string, message: string | null): void {
     s.faults = { ...s.faults, [key]: message };
     log('warn', 'fault', { fault: key, message });
   }
+  s.stateOwed = true;
+}
+
+/** A one-shot problem (the journal could not be written, ...): reported once by the next /state. */
+export function onProblem(ctx: Ctx, message: string): void {
+  const { s, log } = ctx;
+  log('error', 'problem reported to the server', { problem: message });
+  if (!s.pendingErrors.includes(message)) s.pendingErrors = [...s.pendingErrors, message];
   s.stateOwed = true;
 }
 

@@ -14,6 +14,7 @@
  * | closing | cancel, cancellable, nothing in flight | send /cancel                                   |
  * | idle    | technician-open                        | opening (doors.ts)                             |
  * | other   | any of these                           | refused: logged, overlay with the reason       |
+ * | any     | any of these while draining            | refused: the screen says "restarting"          |
  * | any     | pin-idle timer                         | PIN cleared                                    |
  */
 import type { KeypadKey } from '../../devices/types.js';
@@ -38,6 +39,7 @@ interface Refusal {
 /** Why a reader's or librarian's input cannot start an event now, or null when it is allowed. */
 function refusal(ctx: Ctx, opts: { allowInFlight?: boolean } = {}): Refusal | null {
   const { s, config } = ctx;
+  if (s.drain !== 'off') return { reason: 'station restarting', lines: null };
   switch (s.mode.kind) {
     case 'starting':
       return { reason: 'station starting', lines: config.messages.busy };
@@ -132,6 +134,7 @@ export function onCancelPressed(ctx: Ctx): void {
     clearPin(ctx);
     return;
   }
+  if (s.drain !== 'off') return refuse(ctx, 'cancel', { reason: 'station restarting', lines: null });
   if (s.inFlight !== null) return refuse(ctx, 'cancel', { reason: `/${s.inFlight} in flight`, lines: config.messages.busy });
   if (s.mode.kind === 'closing' && s.mode.cancellable) {
     log('info', 'cancel pressed', { boxes: s.mode.boxes });
@@ -150,5 +153,5 @@ export function onTechnicianOpen(ctx: Ctx, boxId: string): void {
     return;
   }
   log('warn', `technician opens box ${boxNumber(config, boxId)}`, { boxId });
-  startOpening(ctx, [boxId], [`Service: box ${boxNumber(config, boxId)}`]);
+  startOpening(ctx, 'technician', [boxId], [`Service: box ${boxNumber(config, boxId)}`]);
 }

@@ -17,6 +17,8 @@ export function send(ctx: Ctx, request: OutboundRequest): void {
 }
 
 export function onHeartbeatTimer(ctx: Ctx): void {
+  // Draining starts no new event; the server sees the restart's first /state soon enough.
+  if (ctx.s.drain !== 'off') return;
   ctx.s.stateOwed = true;
 }
 

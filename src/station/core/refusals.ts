@@ -29,7 +29,10 @@ const MAX_REASONS = 5;
 export function noteRefusal(ctx: Ctx, endpoint: Endpoint, reason: string): void {
   const { s, config, fx, log } = ctx;
   const error = `rejected command to /${endpoint}: ${reason}`;
-  if (!s.pendingErrors.includes(error)) s.pendingErrors = [...s.pendingErrors, error];
+  // Once each, and only a few different ones per report: a server varying its reason (a new foreign
+  // box id every time) must not grow the errorMessage without bound.
+  const pending = s.pendingErrors.filter((e) => e.startsWith('rejected command to /')).length;
+  if (!s.pendingErrors.includes(error) && pending < MAX_REASONS) s.pendingErrors = [...s.pendingErrors, error];
   const window = s.refusals;
   if (window === null) {
     log('error', 'server command rejected; no box opened', { endpoint, reason });

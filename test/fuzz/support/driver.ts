@@ -91,6 +91,8 @@ export class CoreWorld {
           break;
         case 'display':
         case 'log':
+        case 'journal-action':
+        case 'drained':
           break;
       }
     }

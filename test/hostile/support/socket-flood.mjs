@@ -1,0 +1,49 @@
+// An attacker without a token against the technician port, in its own process (its CPU is not
+// the station's): it holds IDLE sockets open that never send a byte, and SLOW slowloris sockets
+// that trickle a request head one header line every TRICKLE ms and never finish it. Every socket
+// the station closes is opened again after RECONNECT ms, for as long as this runs.
+//
+//   node socket-flood.mjs PORT IDLE SLOW [TRICKLE_MS=200] [RECONNECT_MS=200]
+//
+// Prints one JSON line on SIGTERM: connections opened, closed by the station, 408 answers seen.
+import { connect } from 'node:net';
+import process from 'node:process';
+import { clearInterval, setInterval, setTimeout } from 'node:timers';
+
+const [port, idle, slow, trickle = '200', reconnect = '200'] = process.argv.slice(2).map(Number);
+const stats = { opened: 0, closedByStation: 0, answered408: 0, errors: 0, open: 0 };
+let stopping = false;
+
+function open(kind) {
+  if (stopping) return;
+  const s = connect(port, '127.0.0.1');
+  stats.opened++;
+  stats.open++;
+  /** @type {NodeJS.Timeout | undefined} */
+  let timer;
+  s.on('connect', () => {
+    if (kind !== 'slow') return;
+    s.write('GET /api/status HTTP/1.1\r\nHost: station\r\n');
+    let n = 0;
+    timer = setInterval(() => s.write(`X-Slow-${n++}: ${'a'.repeat(8)}\r\n`), trickle);
+  });
+  s.on('data', (d) => {
+    if (d.toString('latin1').startsWith('HTTP/1.1 408')) stats.answered408++;
+  });
+  s.on('error', () => stats.errors++);
+  s.on('close', () => {
+    clearInterval(timer);
+    stats.open--;
+    if (stopping) return;
+    stats.closedByStation++;
+    setTimeout(() => open(kind), reconnect);
+  });
+}
+
+for (let i = 0; i < idle; i++) open('idle');
+for (let i = 0; i < slow; i++) open('slow');
+process.stdout.write('ready\n');
+process.on('SIGTERM', () => {
+  stopping = true;
+  process.stdout.write(`${JSON.stringify(stats)}\n`, () => process.exit(0));
+});
