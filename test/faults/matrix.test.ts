@@ -26,6 +26,7 @@ import { SEED_BARCODES, SEED_PIN_SINGLE } from '../../src/sim/seed.js';
 import type { RequestRecord } from '../../src/sim/types.js';
 import type { EventRecord, RuntimeEvent } from '../../src/station/runtime.js';
 import { HAVE_OPENSSL } from '../support/certs.js';
+import { filesUnder } from '../support/secrets.js';
 import { faultCatalogue, makeFaultCerts, type FaultCerts, type FaultDef } from '../support/fault-catalogue.js';
 import { startFaultStation, type FaultStation } from '../support/fault-station.js';
 import { STATION, until } from '../support/harness.js';
@@ -264,8 +265,9 @@ async function runRow(endpoint: Endpoint, fault: FaultDef, once = false): Promis
     await ready(fs, before);
     expect(fs.sim.locks.pulses.length, title).toBe(pulsesBefore);
 
-    // Secrets: logs, live streams, technician status, storage directory.
+    // Secrets: logs, live streams, technician status, storage directory (the journal is there).
     await fs.status();
+    expect(filesUnder(fs.storageDir).length, 'files in storage.directory').toBeGreaterThan(0);
     expect(fs.leaks({ pins: [SEED_PIN_SINGLE] }), title).toEqual([]);
     observed.push({ endpoint, fault, outcome: want.outcome, attempts: record.attempts, display, cause, pulses: fs.sim.locks.pulses.length - pulsesBefore });
   } finally {
