@@ -213,16 +213,16 @@ describe('PIN entry', () => {
     expect(r.fx).toContainEqual({ type: 'display', lines: config.messages.pinLength });
   });
 
-  it('typing goes on while a heartbeat is in flight; Enter then is refused and keeps the PIN', () => {
+  it('typing goes on while a heartbeat is in flight; Enter then is refused and drops the PIN (never sent by a later Enter)', () => {
     let r = run(idle(), { type: 'timer', timer: 'heartbeat' }, ...'123456'.split('').map(digit));
     expect(r.state.inFlight).toBe('state');
     expect(r.state.pin).toBe('123456');
     r = run(r.state, { type: 'key', key: { kind: 'enter' } });
     expect(sends(r.fx)).toEqual([]);
     expect(r.fx).toContainEqual({ type: 'display', lines: config.messages.busy });
-    expect(r.state.pin).toBe('123456');
+    expect(r.state.pin).toBe('');
     r = run(r.state, answered('state', waitForInput()), { type: 'key', key: { kind: 'enter' } });
-    expect(sends(r.fx)).toEqual([{ endpoint: 'pin-enter', pin: '123456' }]);
+    expect(sends(r.fx)).toEqual([]);
   });
 
   it('is cleared after the idle timeout', () => {

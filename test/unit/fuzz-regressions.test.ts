@@ -46,3 +46,20 @@ describe('8b: a server command without text never blanks the display', () => {
     expect(hasText(screen(CONFIG, s)), JSON.stringify(screen(CONFIG, s))).toBe(true);
   });
 });
+
+describe('8b: a PIN goes out only with the Enter that follows its digits', () => {
+  it('a refused Enter (a /state in flight) drops the typed PIN: the next reader\'s Enter does not send it (shrunk counterexample)', () => {
+    const wfi: Input = { type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } };
+    const digits = (ds: string): Input[] => [...ds].map((d) => ({ type: 'key', key: { kind: 'digit', digit: d } }));
+    let s = run([{ type: 'timer', timer: 'heartbeat' }, wfi]);
+    expect(s.inFlight).toBe('state'); // the heartbeat's /state went out once the first was answered
+    for (const i of digits('000000')) s = transition(CONFIG, s, i).state;
+    const refused = transition(CONFIG, s, { type: 'key', key: { kind: 'enter' } });
+    expect(refused.effects.filter((e) => e.type === 'send')).toEqual([]);
+    expect(refused.state.pin).toBe('');
+    s = transition(CONFIG, refused.state, wfi).state;
+    for (const i of digits('000004')) s = transition(CONFIG, s, i).state;
+    const sent = transition(CONFIG, s, { type: 'key', key: { kind: 'enter' } }).effects.filter((e) => e.type === 'send');
+    expect(sent).toEqual([{ type: 'send', request: { endpoint: 'pin-enter', pin: '000004' } }]);
+  });
+});

@@ -10,6 +10,7 @@
  * | idle    | digit / backspace / clear              | PIN buffer edited (pin-idle timer restarted)   |
  * | idle    | enter with 6 digits                    | send /pin-enter                                |
  * | idle    | enter with another length              | overlay pinLength                              |
+ * | idle    | enter while an event is in flight      | refused (busy); the typed PIN is dropped       |
  * | idle    | cancel with a PIN typed                | PIN cleared                                    |
  * | closing | cancel, cancellable, nothing in flight | send /cancel                                   |
  * | idle    | technician-open                        | opening (doors.ts)                             |
@@ -87,9 +88,14 @@ export function onScan(ctx: Ctx, identifierType: 'BAR_CODE' | 'RFID', raw: strin
 export function onKey(ctx: Ctx, key: KeypadKey): void {
   const { s, config, fx, log } = ctx;
   // Typing only fills the local buffer, so it may go on while an event (a heartbeat) is in flight;
-  // Enter starts an event and is refused then — the typed PIN stays for another Enter.
+  // Enter starts an event and is refused then. A refused Enter drops the typed PIN: the reader who
+  // pressed it may walk away, and the next reader's Enter must never send it (their own digits
+  // would be ignored past six, and the first reader's box would open for them).
   const r = refusal(ctx, { allowInFlight: key.kind !== 'enter' });
-  if (r) return refuse(ctx, 'key', r);
+  if (r) {
+    if (key.kind === 'enter' && s.pin !== '') clearPin(ctx);
+    return refuse(ctx, 'key', r);
+  }
   const restartIdle = (): void => {
     fx.push({ type: 'start-timer', timer: 'pin-idle', ms: config.timing.pinIdleMs });
   };
