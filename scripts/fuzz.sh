@@ -8,6 +8,7 @@ counts=$(mktemp)
 trap 'rm -f "$counts"' EXIT
 export FUZZ_SCALE="${FUZZ_SCALE:-1}"
 FUZZ_COUNTS_FILE="$counts" npx vitest run test/fuzz "$@"
+# shellcheck disable=SC2016 # the single-quoted text is JavaScript, not shell
 FUZZ_MIN="${FUZZ_MIN:-100000}" node -e '
   const lines = require("node:fs").readFileSync(process.argv[1], "utf8").trim().split("\n").filter(Boolean).map((l) => JSON.parse(l));
   let total = 0;

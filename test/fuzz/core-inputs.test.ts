@@ -9,7 +9,9 @@
  *   open, and only of this station's boxes;
  * - the display is never empty (some line with something on it);
  * - no PIN digit reaches a log effect: no log on a keypad key carries what was typed, no log ever
- *   carries a PIN that was sent, and no log has a field named pin.
+ *   carries a PIN that was sent, and no log has a field named pin;
+ * - a PIN goes out only with the Enter that follows its digits: digits typed before an earlier
+ *   Enter (refused or not) never go out with a later one — another reader's Enter must not send them.
  */
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
@@ -103,15 +105,28 @@ function hasKey(v: unknown, names: ReadonlySet<string>): boolean {
   return Object.entries(v).some(([k, x]) => names.has(k.toLowerCase()) || hasKey(x, names));
 }
 
+function isSubsequence(needle: string, hay: string): boolean {
+  let at = 0;
+  for (const ch of hay) if (ch === needle[at]) at++;
+  return at === needle.length;
+}
+
 function runInputs(inputs: readonly Input[]): void {
   let inFlight: Endpoint | null = null;
   const pinsSent: string[] = [];
+  /** Digits typed since the last Enter key (whatever the core made of them). */
+  let sinceEnter = '';
   const allLogs: string[] = [];
   const world = new CoreWorld((step) => {
     const { input: i, before, after, effects } = step;
     // One event in flight: an answer frees the queue, then at most one send.
     if ((i.type === 'answered' || i.type === 'unanswered') && inFlight === i.endpoint) inFlight = null;
+    if (i.type === 'key' && i.key.kind === 'digit') sinceEnter += i.key.digit;
     for (const e of effects) {
+      if (e.type === 'send' && e.request.endpoint === 'pin-enter') {
+        const pin = e.request.pin;
+        must(i.type === 'key' && i.key.kind === 'enter' && isSubsequence(pin, sinceEnter), () => `PIN ${pin} sent on ${JSON.stringify(i)}; digits typed since the last Enter: "${sinceEnter}"`);
+      }
       if (e.type !== 'send') continue;
       must(inFlight === null, () => `a second event /${e.request.endpoint} while /${inFlight} is in flight`);
       inFlight = e.request.endpoint;
@@ -150,6 +165,7 @@ function runInputs(inputs: readonly Input[]): void {
       if (key.kind === 'digit') must(!text.includes(JSON.stringify(key.digit)), () => `the digit typed in a log: ${text}`);
     }
     allLogs.push(logsOf(effects));
+    if (i.type === 'key' && i.key.kind === 'enter') sinceEnter = '';
   }, Object.fromEntries(BOXES.map((b) => [b, 'CLOSED'])), CONFIG);
 
   world.input({ type: 'start' });
@@ -164,14 +180,19 @@ describe('arbitrary sequences of core inputs', () => {
   }, FUZZ_TIMEOUT_MS);
 
   it('the same with PIN entry dense: digits and Enter between answers', () => {
-    const pinHeavy = fc.array(
-      fc.oneof(
-        { weight: 6, arbitrary: fc.constantFrom(...'0123456789').map((d): Input => ({ type: 'key', key: { kind: 'digit', digit: d } })) },
-        { weight: 2, arbitrary: fc.constant<Input>({ type: 'key', key: { kind: 'enter' } }) },
-        { weight: 3, arbitrary: input },
-      ),
-      { maxLength: 60 },
+    // Readers at the keypad: whole PINs (digits, then Enter), partial ones, heartbeats and their
+    // answers coming and going in between, and anything else now and then.
+    const digit = fc.constantFrom(...'0123456789').map((d): Input => ({ type: 'key', key: { kind: 'digit', digit: d } }));
+    const enter: Input = { type: 'key', key: { kind: 'enter' } };
+    const chunk = fc.oneof(
+      { weight: 4, arbitrary: fc.array(digit, { minLength: 6, maxLength: 6 }).map((ds) => [...ds, enter]) },
+      { weight: 2, arbitrary: fc.array(digit, { minLength: 1, maxLength: 7 }) },
+      { weight: 2, arbitrary: fc.constant([{ type: 'timer', timer: 'heartbeat' } as Input]) },
+      { weight: 2, arbitrary: fc.constant([{ type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } } as Input]) },
+      { weight: 1, arbitrary: fc.constant([enter]) },
+      { weight: 2, arbitrary: input.map((i) => [i]) },
     );
+    const pinHeavy = fc.array(chunk, { maxLength: 14 }).map((chunks) => chunks.flat());
     check('8b core input sequences (PIN entry)', 10_000, fc.property(pinHeavy, (inputs) => runInputs(inputs)));
   }, FUZZ_TIMEOUT_MS);
 });
