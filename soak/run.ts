@@ -27,7 +27,7 @@
  *   --json               the result as JSON on stdout instead of the table
  */
 import { fork } from 'node:child_process';
-import { createWriteStream, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
 import { Agent } from 'node:https';
 import { tmpdir } from 'node:os';
 import { dirname, join, resolve } from 'node:path';
@@ -41,14 +41,15 @@ import { hashToken, newToken } from '../src/debug/auth.js';
 import { withTechnicianPort } from '../src/debug/index.js';
 import { SimulatedStation } from '../src/devices/sim/station.js';
 import { createLogger, LogRing } from '../src/log.js';
-import type { ProtocolSender } from '../src/protocol/client.js';
 import { generateStation } from '../src/sim/seed.js';
-import type { ModeKind } from '../src/station/core-types.js';
 import { faultCatalogue } from '../test/support/fault-catalogue.js';
 import { SwitchableLookup } from '../test/support/net-faults.js';
-import { filesUnder, findLeaksIn } from '../test/support/secrets.js';
+import { findLeaksIn } from '../test/support/secrets.js';
+import { Capture } from './capture.js';
+import { SoakCounters } from './counters.js';
 import { ServerProcess, type ServerReport } from './ipc.js';
 import { People } from './person.js';
+import { memoryHigh, unitNodeOptions } from './unit.js';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const REPO = resolve(HERE, '../..');
@@ -68,21 +69,6 @@ const progress = (msg: string): void => {
 };
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const mib = (bytes: number): number => Math.round((bytes / 1048576) * 10) / 10;
-
-/** V8 options of the unit's ExecStart (e.g. --max-semi-space-size=1): RSS is only comparable with them. */
-function unitNodeOptions(): string[] {
-  const unit = readFileSync(join(REPO, 'systemd/pickup-station.service'), 'utf8');
-  const exec = /^ExecStart=(.*)$/m.exec(unit)?.[1] ?? '';
-  return exec.split(/\s+/).filter((w) => /^--max-[a-z-]+-size=\d+$/.test(w));
-}
-
-/** MemoryHigh= of the unit, in bytes; null when it sets none. */
-function memoryHigh(): number | null {
-  const unit = readFileSync(join(REPO, 'systemd/pickup-station.service'), 'utf8');
-  const m = /^MemoryHigh=(\d+)([KMG]?)\s*$/m.exec(unit);
-  if (m === null) return null;
-  return Number(m[1]) * ({ '': 1, K: 1024, M: 1024 ** 2, G: 1024 ** 3 } as Record<string, number>)[m[2] ?? '']!;
-}
 
 async function until(cond: () => boolean | Promise<boolean>, timeoutMs: number, what: string): Promise<void> {
   const end = performance.now() + timeoutMs;
@@ -126,109 +112,16 @@ async function main(): Promise<number> {
   const lookup = new SwitchableLookup();
   const agent = { https: new Agent({ keepAlive: true, lookup: lookup.lookup }) };
 
-  // The real client, watched from outside: which box-opens the station received (pulse credits).
-  const real = createClient(config, station.password, log, agent);
-  const credits = new Map<string, number>();
-  let boxOpens = 0;
-  const client: ProtocolSender = {
-    async send(endpoint, body, signal) {
-      const outcome = await real.send(endpoint, body, signal);
-      const r = outcome.result;
-      if (r.kind === 'answered' && r.answer.kind === 'command' && r.answer.command.type === 'box-open' && (endpoint === 'item-identify' || endpoint === 'pin-enter')) {
-        const cmd = r.answer.command;
-        if (cmd.boxes.every((b) => station.boxes.includes(b))) {
-          boxOpens++;
-          for (const b of cmd.boxes) credits.set(b, (credits.get(b) ?? 0) + 1);
-        }
-      }
-      return outcome;
-    },
-  };
+  const c = new SoakCounters(station.boxes);
+  const client = c.watchClient(createClient(config, station.password, log, agent));
   const first = await startStation({ config, password: station.password, log, hardware: sim, client });
   const wp = await withTechnicianPort({ station: first, loaded: { config, password: station.password }, configFile: null, env: {}, log, ring, start: () => Promise.reject(new Error('no reload in the soak')) });
   const portUrl = wp.port?.url;
   if (!portUrl) throw new Error('technician port did not start');
   const runtime = wp.station.runtime;
-
-  // --- counting ---------------------------------------------------------------------------------
-  const c = {
-    sent: {} as Record<string, number>,
-    answered: {} as Record<string, number>,
-    unanswered: {} as Record<string, number>,
-    resent: 0,
-    onWire: 0,
-    deactivations: 0,
-    recoveries: 0,
-    doorTransitions: 0,
-    pulses: 0,
-    unintendedPulses: 0,
-    faultPhases: {} as Record<string, number>,
-  };
-  const bump = (o: Record<string, number>, k: string): void => {
-    o[k] = (o[k] ?? 0) + 1;
-  };
-  let mode: ModeKind = runtime.snapshot().mode.kind;
-  runtime.onEvent((e) => {
-    switch (e.type) {
-      case 'event-sent':
-        bump(c.sent, e.endpoint);
-        return;
-      case 'event-done':
-        bump(e.record.outcome.startsWith('unanswered') ? c.unanswered : c.answered, e.record.endpoint);
-        c.resent += e.record.attempts - 1;
-        c.onWire += e.record.attempts;
-        return;
-      case 'mode':
-        if (e.mode === 'deactivated') c.deactivations++;
-        else if (mode === 'deactivated') c.recoveries++;
-        mode = e.mode;
-        return;
-      case 'lock':
-        if (!e.energized) return;
-        c.pulses++;
-        if ((credits.get(e.boxId) ?? 0) > 0) credits.set(e.boxId, (credits.get(e.boxId) ?? 0) - 1);
-        else c.unintendedPulses++;
-        return;
-      case 'box':
-      case 'display':
-      case 'alarm':
-        return;
-    }
-  });
-  const madePerBox: Record<string, number> = {};
-  sim.doors.onChange((box) => {
-    c.doorTransitions++;
-    bump(madePerBox, String(box));
-  });
-
-  // The live streams and the status, to files (the secrets check reads them at the end).
-  const streams = [join(dir, 'events.stream'), join(dir, 'logs.stream')];
-  const aborts: AbortController[] = [];
-  for (const [path, file] of [['/api/events/stream', streams[0]!], ['/api/logs/stream', streams[1]!]] as const) {
-    const ctl = new AbortController();
-    aborts.push(ctl);
-    const res = await fetch(portUrl + path, { headers: { authorization: `Bearer ${token}` }, signal: ctl.signal });
-    const out = createWriteStream(file);
-    const reader = (res.body as ReadableStream<Uint8Array>).getReader();
-    void (async () => {
-      try {
-        for (;;) {
-          const { done, value } = await reader.read();
-          if (done) break;
-          out.write(value);
-        }
-      } catch {
-        // aborted at the end
-      }
-      out.end();
-    })();
-  }
-  const statusFile = join(dir, 'status.jsonl');
-  const statusOut = createWriteStream(statusFile);
-  const takeStatus = async (): Promise<void> => {
-    const res = await fetch(`${portUrl}/api/status?events=100`, { headers: { authorization: `Bearer ${token}` } });
-    statusOut.write(`${await res.text()}\n`);
-  };
+  c.watch(runtime, sim);
+  const capture = new Capture(portUrl, token, dir);
+  await capture.start();
 
   await until(() => runtime.snapshot().mode.kind === 'idle', 30_000, 'the station idle');
   // The histogram records each whole sampling interval (resolution + delay): the lag is the excess.
@@ -241,8 +134,7 @@ async function main(): Promise<number> {
   const sampler = setInterval(() => {
     rssPeak = Math.max(rssPeak, process.memoryUsage.rss());
   }, 1_000);
-  const statusTimer = setInterval(() => void takeStatus().catch(() => undefined), 10_000);
-  const missing = unitNodeOptions().filter((o) => !process.execArgv.includes(o));
+  const missing = unitNodeOptions(REPO).filter((o) => !process.execArgv.includes(o));
   if (missing.length > 0) progress(`WARNING: node runs without the unit's ${missing.join(' ')}: RSS is not the field's`);
   progress(`station ${station.id} against ${baseUrl}; ${minutes} min, heartbeat ${heartbeatMs} ms, answer timeout ${answerTimeoutMs} ms; files in ${dir}`);
 
@@ -251,21 +143,20 @@ async function main(): Promise<number> {
   const acting = people.run();
   const faults = faultCatalogue(answerTimeoutMs);
   const t0 = performance.now();
-  const states = (): number => c.sent['state'] ?? 0;
   // Each fault once per cycle; a cycle takes about a fifth of the run (at least 2 s per phase).
   const phaseMs = Math.max(2_000, durationMs / 5 / (faults.length * 2));
   let i = 0;
-  while (performance.now() - t0 < durationMs || states() < minHeartbeats) {
+  while (performance.now() - t0 < durationMs || c.heartbeats < minHeartbeats) {
     const fault = faults[i++ % faults.length]!;
     await sleep(phaseMs); // healthy
     lookup.failing = 'net' in fault.fault && fault.fault.net === 'dns';
     await server.call({ op: 'apply', fault: fault.name }, 'ok');
-    bump(c.faultPhases, fault.name);
+    c.phase(fault.name);
     await sleep(phaseMs * 0.8);
     lookup.failing = false;
     await server.call({ op: 'heal' }, 'ok');
     if (rssByMinute.length < Math.floor((performance.now() - t0) / 60_000)) rssByMinute.push(mib(process.memoryUsage.rss()));
-    if (i % faults.length === 0) progress(`${Math.round((performance.now() - t0) / 1000)} s: ${states()} /state, ${c.doorTransitions} door transitions, ${c.deactivations} deactivations`);
+    if (i % faults.length === 0) progress(`${Math.round((performance.now() - t0) / 1000)} s: ${c.heartbeats} /state, ${c.doorTransitions} door transitions, ${c.deactivations} deactivations`);
   }
 
   // --- settle: healthy server, every door closed, the station idle and reported ----------------
@@ -291,27 +182,22 @@ async function main(): Promise<number> {
   const runMs = settled - t0;
   lag.disable();
   clearInterval(sampler);
-  clearInterval(statusTimer);
-  await takeStatus();
+  await capture.takeStatus();
   const rssEnd = process.memoryUsage.rss();
   report = (await server.call({ op: 'report' }, 'report')).report;
 
   // --- stop, then the secrets check over everything written ---------------------------------------
-  for (const a of aborts) a.abort();
+  capture.stop();
   await wp.station.stop();
   agent.https.destroy();
-  statusOut.end();
   await sleep(200);
   child.disconnect();
-  const sources: Record<string, string> = {};
-  for (const f of [logFile, statusFile, ...streams]) sources[f] = readFileSync(f, 'utf8');
-  for (const [path, text] of filesUnder(storage)) sources[path] = text;
+  const sources = capture.sources([logFile], storage);
   const leaks = findLeaksIn(sources, { stationId: station.id, password: station.password, tokens: [token], pins: people.pins });
 
   // --- the result ----------------------------------------------------------------------------
   const seen = Object.values(report.transitionsSeen).reduce((s, n) => s + n, 0);
-  const high = memoryHigh();
-  const missedPulses = [...credits.values()].reduce((s, n) => s + n, 0);
+  const high = memoryHigh(REPO);
   const result = {
     run: { minutes: Math.round((runMs / 60_000) * 10) / 10, heartbeatMs, answerTimeoutMs, nodeOptions: process.execArgv, faultPhases: c.faultPhases },
     events: {
@@ -320,7 +206,7 @@ async function main(): Promise<number> {
       unanswered: c.unanswered,
       resent: c.resent,
       requestsOnTheWire: c.onWire,
-      heartbeats: states(),
+      heartbeats: c.heartbeats,
       heartbeatsRequired: minHeartbeats,
     },
     deactivations: c.deactivations,
@@ -331,9 +217,9 @@ async function main(): Promise<number> {
       transitionsSeenByServer: seen,
       lost: c.doorTransitions - seen,
       // box number -> [made, seen by the server]
-      perBox: Object.fromEntries(station.boxes.map((_, i) => [String(i + 1), [madePerBox[String(i + 1)] ?? 0, report.transitionsSeen[String(i + 1)] ?? 0]])),
+      perBox: Object.fromEntries(station.boxes.map((_, i) => [String(i + 1), [c.madePerBox[String(i + 1)] ?? 0, report.transitionsSeen[String(i + 1)] ?? 0]])),
     },
-    pulses: { total: c.pulses, boxOpensAnswered: boxOpens, unintended: c.unintendedPulses, boxOpenNotPulsed: missedPulses },
+    pulses: { total: c.pulses, boxOpensAnswered: c.boxOpens, unintended: c.unintendedPulses, boxOpenNotPulsed: c.boxOpenNotPulsed },
     server: { requests: report.requests, stateRequests: report.stateRequests, depositsStored: report.depositsStored, pickupsDone: report.pickupsDone, rssMiB: report.rssMiB },
     memory: { rssStartMiB: mib(rssStart), rssEndMiB: mib(rssEnd), rssPeakMiB: mib(rssPeak), rssByMinuteMiB: rssByMinute, memoryHighMiB: high === null ? null : mib(high) },
     eventLoopLagMs: {
@@ -349,7 +235,7 @@ async function main(): Promise<number> {
   if (c.unintendedPulses !== 0) broken.push(`${c.unintendedPulses} unintended pulses`);
   if (leaks.length > 0) broken.push(`${leaks.length} secrets leaked: ${leaks.slice(0, 5).map((l) => `${l.what} in ${l.source}: ${l.context}`).join('; ')}`);
   if (high !== null && rssEnd >= high) broken.push(`RSS ${mib(rssEnd)} MiB at the end, MemoryHigh= ${mib(high)} MiB`);
-  if (states() < minHeartbeats) broken.push(`${states()} /state, fewer than ${minHeartbeats}`);
+  if (c.heartbeats < minHeartbeats) broken.push(`${c.heartbeats} /state, fewer than ${minHeartbeats}`);
   if (settleError !== null) broken.push(settleError);
 
   mkdirSync(join(REPO, 'soak/out'), { recursive: true });
