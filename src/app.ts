@@ -7,9 +7,11 @@ import type { Logger } from 'pino';
 import type { StationConfig } from './config/schema.js';
 import { createHardware } from './devices/factory.js';
 import type { StationHardware } from './devices/types.js';
+import { ACCEPT_LANGUAGE } from './config/messages.js';
 import { openJournal, type Journal } from './journal/index.js';
 import { HttpProtocolClient, type HttpAgents, type ProtocolSender } from './protocol/client.js';
 import { StationRuntime, type DrainResult } from './station/runtime.js';
+import { pinThrottleStoreFor } from './storage/pin-throttle-store.js';
 import { USER_AGENT } from './version.js';
 
 export interface Station {
@@ -44,7 +46,8 @@ export function createClient(config: StationConfig, password: string, log: Logge
     password,
     answerTimeoutMs: config.server.answerTimeoutMs,
     attempts: config.server.attempts,
-    acceptLanguage: config.server.acceptLanguage,
+    // The station's own language unless the config names one.
+    acceptLanguage: config.server.acceptLanguage ?? ACCEPT_LANGUAGE[config.messages.locale],
     caFile: config.server.caFile,
     maxAnswerBytes: config.server.maxAnswerBytes,
     userAgent: USER_AGENT,
@@ -60,7 +63,7 @@ export async function startStation(opts: StationOptions): Promise<Station> {
   const client = opts.client ?? createClient(config, opts.password, log, opts.agent);
   const journal = opts.journal ?? openJournal(config.storage.directory);
   log.info({ journal: journal.location }, 'journal opened');
-  const runtime = new StationRuntime({ config, hardware, client, log, journal });
+  const runtime = new StationRuntime({ config, hardware, client, log, journal, pinThrottleStore: pinThrottleStoreFor(config.storage.directory) });
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {

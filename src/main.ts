@@ -3,14 +3,14 @@
  * `pickup-station`: the station daemon and its helper modes.
  *
  *   pickup-station [run] --config FILE   the station (systemd runs this)
- *   pickup-station demo                   simulated station + embedded reference server, driven from the terminal
+ *   pickup-station demo [--locale cs|en]  simulated station + embedded reference server, driven from the terminal
  *   pickup-station sim-server [...]       the reference station server on its own
  *   pickup-station fleet [...]            N virtual stations in one process (load tests)
  *   pickup-station safe-state --config F  every lock output OFF, then exit (systemd ExecStartPre/ExecStopPost)
  *
  * Exit codes: 0 clean stop, 1 failure, 2 usage, 78 bad config (nothing touched).
  */
-import { EXIT_USAGE, UsageError, isUsageError } from './errors.js';
+import { EXIT_USAGE, isUsageError } from './errors.js';
 import { VERSION } from './version.js';
 
 // Same as daemon.ts's; not imported from there so that `safe-state` does not load the daemon's
@@ -23,7 +23,7 @@ async function runDaemon(args: string[]): Promise<number> {
 }
 
 const USAGE = `usage: pickup-station [run] [--config FILE]     run the station (default config ${DEFAULT_CONFIG_FILE})
-       pickup-station demo                       simulated station + embedded reference server
+       pickup-station demo [--locale cs|en]      simulated station + embedded reference server
        pickup-station sim-server [--port N] ...  reference station server
        pickup-station fleet [--stations N] ...   N virtual stations against a station server
        pickup-station safe-state [--config FILE | --profile FILE]
@@ -42,7 +42,6 @@ export async function main(argv: string[]): Promise<number> {
   }
   switch (first) {
     case 'demo': {
-      if (rest.length > 0) throw new UsageError(`demo takes no arguments, got "${rest.join(' ')}"`);
       const { runDemo } = await import('./demo/run.js');
       return runDemo(rest);
     }

@@ -10,6 +10,8 @@ mount -t devtmpfs dev /dev
 mount -t tmpfs tmp /tmp
 for m in configfs hid hid-generic uhid gpio-sim; do insmod /lib/modules/$m.ko || echo "rig-guest: insmod $m failed"; done
 mount -t configfs configfs /sys/kernel/config
+# Loopback up: tests that run the reference server and a station inside the VM talk over 127.0.0.1.
+ip link set lo up || echo "rig-guest: cannot bring up lo"
 
 # One gpio-sim device per test file, each with one bank labelled as the test profiles name it.
 # Chip labels, never numbers: the tests resolve base and /dev/gpiochipN from the label.
@@ -28,6 +30,8 @@ sim_chip rig-matrix-cdev 16
 sim_chip rig-safe 8
 sim_chip rig-safe-cdev 8
 sim_chip rig-safe-cdev2 8
+sim_chip rig-alarms 16
+sim_chip rig-alarms-cdev 16
 echo "rig-guest: kernel $(uname -r); gpio chips:"
 for c in /sys/class/gpio/gpiochip*; do echo "  $(cat "$c/label") base $(cat "$c/base") ngpio $(cat "$c/ngpio")"; done
 gpiodetect | sed 's/^/  /'

@@ -9,6 +9,7 @@ import { boardHardwareSchema } from '../devices/board-config.js';
 import { debugConfigSchema } from '../debug/config.js';
 import { HARD_MAX_PULSE_MS } from '../devices/types.js';
 import { portalConfigSchema } from '../portal/config.js';
+import { LOCALES, TEXTS, type Texts } from './messages.js';
 
 const uuidV4Lower = z
   .string()
@@ -50,7 +51,7 @@ export const serverSchema = z.strictObject({
   answerTimeoutMs: durationMs(20_000, 10, 600_000),
   /** Attempts per event, the first included (spec: 3 = 2 resends). */
   attempts: z.number().int().min(1).max(10).default(3),
-  /** Sent as Accept-Language when set (e.g. "cs-CZ, cs;q=0.9"). */
+  /** Sent as Accept-Language; null: derived from messages.locale (ACCEPT_LANGUAGE in messages.ts). */
   acceptLanguage: z.string().min(1).nullable().default(null),
   /** Extra CA bundle file for a library server with a private CA. */
   caFile: z.string().min(1).nullable().default(null),
@@ -72,6 +73,10 @@ export const timingSchema = z.strictObject({
   duplicateScanWindowMs: durationMs(1_500, 0),
   /** A pulsed box whose door does not report OPEN within this time is reported as not opened. */
   doorOpenTimeoutMs: durationMs(4_000),
+  /** A door still OPEN this long after it opened raises the door-ajar alarm. */
+  doorAjarMs: durationMs(120_000, 1_000),
+  /** While a door stays ajar, the buzzer's reminder pattern repeats this often. */
+  doorAjarReminderMs: durationMs(30_000, 1_000),
   /**
    * A graceful stop (SIGTERM) finishes what is in flight for at most this long, then drives every
    * lock OFF and exits. Must stay below the unit's TimeoutStopSec= (test/systemd/unit.test.ts).
@@ -79,31 +84,87 @@ export const timingSchema = z.strictObject({
   drainLimitMs: durationMs(30_000, 0, 600_000),
 });
 
+/** The PIN brute-force throttle (src/station/core/pin-throttle.ts). */
+export const pinSchema = z
+  .strictObject({
+    /** Exception answers to /pin-enter in a row before the keypad is locked. */
+    maxFailures: z.number().int().min(1).max(100).default(5),
+    /** The first lock-out; doubled with each further failure ... */
+    lockoutMs: durationMs(30_000, 1_000),
+    /** ... up to this. */
+    maxLockoutMs: durationMs(900_000, 1_000),
+    /** The display's countdown steps this often. */
+    countdownTickMs: durationMs(1_000, 100, 60_000),
+  })
+  .superRefine((p, ctx) => {
+    if (p.maxLockoutMs < p.lockoutMs) ctx.addIssue({ code: 'custom', path: ['maxLockoutMs'], message: `must be at least lockoutMs (${p.lockoutMs})`, input: p.maxLockoutMs });
+  });
+
+/** A buzzer pattern: milliseconds on, off, on, ... starting and ending with a sound. */
+const patternSchema = z
+  .array(z.number().int().min(10).max(5_000))
+  .min(1)
+  .max(31)
+  .refine((p) => p.length % 2 === 1, 'needs an odd number of durations (on, off, on, ...: it starts and ends with a sound)');
+
+/** What the buzzer plays (the line is in the board profile; the demo rings the terminal bell). */
+export const buzzerSchema = z.strictObject({
+  patterns: z
+    .strictObject({
+      /** An accepted scan or key. */
+      accepted: patternSchema.default([60]),
+      /** A refusal or an exception answer: a double beep. */
+      refused: patternSchema.default([80, 80, 80]),
+      /** Forced open and tamper. */
+      alarm: patternSchema.default([400, 150, 400, 150, 400, 150, 400]),
+      /** Door ajar, repeated every timing.doorAjarReminderMs. */
+      reminder: patternSchema.default([200, 300, 200]),
+    })
+    .prefault({}),
+});
+
 export const lockSchema = z.strictObject({
   /** How long a lock solenoid is energized per opening. */
   pulseMs: z.number().int().min(10).max(HARD_MAX_PULSE_MS).default(600),
 });
 
-/** Texts the station shows on its own (server texts come with each command). */
-export const messagesSchema = z.strictObject({
-  starting: z.array(z.string()).default(['Starting...']),
-  prompt: z.array(z.string()).default(['Scan an item', 'or enter your PIN']),
-  pinEntry: z.string().default('PIN: {mask}'),
-  pinLength: z.array(z.string()).default(['The PIN has 6 digits']),
-  busy: z.array(z.string()).default(['Please wait...']),
-  boxOpen: z.array(z.string()).default(['Please close the box first']),
-  cannotCancel: z.array(z.string()).default(['This cannot be cancelled']),
-  unreadable: z.array(z.string()).default(['Code not readable', 'please scan again']),
-  serverError: z.array(z.string()).default(['Something went wrong', 'please try again']),
-  stationOff: z.array(z.string()).default(['Station out of service', 'sorry for the inconvenience']),
-  disabled: z.array(z.string()).default(['Station not available']),
-  /** Shown while the station stops (drain): new input is refused. */
-  restarting: z.array(z.string()).default(['Station restarting', 'please wait a moment']),
-  /** After a restart that cut a deposit or pickup short before its box opened. */
-  restartedNotOpened: z.array(z.string()).default(['The station restarted', 'please scan or enter your PIN again']),
-  /** After a restart that cut a deposit or pickup short once its box had opened. */
-  restartedOpened: z.array(z.string()).default(['The station restarted', 'please close the box when done']),
-});
+const lines = z.array(z.string()).optional();
+const line = z.string().optional();
+
+/**
+ * Texts the station shows on its own (server texts come with each command): the set of
+ * `locale` (src/config/messages.ts), any key overriding that text alone.
+ */
+export const messagesSchema = z
+  .strictObject({
+    locale: z.enum(LOCALES).default('en'),
+    starting: lines,
+    prompt: lines,
+    pinEntry: line,
+    pinLength: lines,
+    busy: lines,
+    boxOpen: lines,
+    cannotCancel: lines,
+    unreadable: lines,
+    serverError: lines,
+    stationOff: lines,
+    disabled: lines,
+    /** Shown while the station stops (drain): new input is refused. */
+    restarting: lines,
+    /** After a restart that cut a deposit or pickup short before its box opened. */
+    restartedNotOpened: lines,
+    /** After a restart that cut a deposit or pickup short once its box had opened. */
+    restartedOpened: lines,
+    tamper: lines,
+    doorAjar: lines,
+    pinLockout: lines,
+    serviceOpen: line,
+  })
+  .transform(({ locale, ...overrides }) => {
+    const set: Texts = TEXTS[locale];
+    const chosen = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as Partial<Texts>;
+    return { locale, ...set, ...chosen };
+  });
 
 export const simulatedHardwareSchema = z.strictObject({
   kind: z.literal('simulated'),
@@ -140,6 +201,8 @@ export const configSchema = z.strictObject({
   timing: timingSchema.prefault({}),
   locks: lockSchema.prefault({}),
   messages: messagesSchema.prefault({}),
+  pin: pinSchema.prefault({}),
+  buzzer: buzzerSchema.prefault({}),
   hardware: hardwareSchema.default({ kind: 'simulated', doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100, stateFile: null }),
   log: logSchema.prefault({}),
   storage: storageSchema.prefault({}),
@@ -152,3 +215,4 @@ export type ConfigInput = z.input<typeof configSchema>;
 /** The validated config with every default filled in. */
 export type StationConfig = z.output<typeof configSchema>;
 export type Messages = z.output<typeof messagesSchema>;
+export type BuzzerPatterns = z.output<typeof buzzerSchema>['patterns'];

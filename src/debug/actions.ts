@@ -9,7 +9,7 @@
  */
 import { z } from 'zod';
 import type { Logger } from '../log.js';
-import { busyReason, inServiceMode } from './guards.js';
+import { busyReason, inServiceMode, isRescue, readerActivity } from './guards.js';
 import { HttpError, readJson, sendJson } from './http.js';
 import type { StationHost } from './host.js';
 import type { RequestContext, Route } from './router.js';
@@ -40,10 +40,13 @@ async function waitFor(done: () => boolean, ms: number): Promise<boolean> {
  * 409 unless the station is free for an action that opens a box or acts as a reader. A heartbeat
  * in flight is waited out (briefly) rather than refused: it says nothing about a reader.
  */
-async function gate(host: StationHost): Promise<void> {
+async function gate(host: StationHost, opts: { rescue?: boolean } = {}): Promise<void> {
   if (host.busyWith !== null) throw new HttpError(409, 'busy', `${host.busyWith} in progress`);
   await waitFor(() => host.station.runtime.snapshot().inFlight === null, QUIET_WAIT_MS);
-  const reason = busyReason(host.core, host.station.runtime.snapshot());
+  const snap = host.station.runtime.snapshot();
+  // A rescue open (service mode, the server cannot be asked) needs only that no reader is here: the
+  // deactivated heartbeat may stay in flight for a minute.
+  const reason = opts.rescue && isRescue(snap) ? readerActivity(host.core, snap) : busyReason(host.core, snap);
   if (reason !== null) throw new HttpError(409, 'busy', `not now: ${reason}`);
 }
 
@@ -77,11 +80,12 @@ export function actionRoutes({ host, log }: ActionDeps): Route[] {
         const key = ctx.params['box'] ?? '';
         const box = host.core.boxes.find((b) => String(b.number) === key || b.id === key);
         if (box === undefined) throw new HttpError(404, 'unknown_box', `no box "${key}" at this station`);
-        await gate(host);
-        audit(ctx, 'open box', { box: box.number, boxId: box.id });
-        host.observer.expectPulse(box.id, `technician ${ctx.who.name}`);
+        await gate(host, { rescue: true });
+        const rescue = isRescue(host.station.runtime.snapshot());
+        audit(ctx, rescue ? 'rescue open box' : 'open box', { box: box.number, boxId: box.id, mode: host.station.runtime.snapshot().mode.kind });
+        host.observer.expectPulse(box.id, `technician ${ctx.who.name}${rescue ? ', rescue' : ''}`);
         const { runtime } = host.station;
-        runtime.dispatch({ type: 'technician-open', boxId: box.id });
+        runtime.dispatch({ type: 'technician-open', boxId: box.id, by: ctx.who.name });
         const opening = (): boolean => {
           const m = runtime.snapshot().mode;
           return m.kind === 'opening' && m.boxes.includes(box.id);
@@ -89,12 +93,9 @@ export function actionRoutes({ host, log }: ActionDeps): Route[] {
         // The core has the last word; it refused (a race with a reader's input) if it is not opening now.
         if (!opening()) throw new HttpError(409, 'busy', 'the station refused the opening');
         // Answer with the door's outcome: OPEN, or the door-open time ran out (reported in /state either way).
-        await waitFor(() => {
-          const m = runtime.snapshot().mode;
-          return m.kind !== 'opening' || !m.pending.includes(box.id);
-        }, host.config.timing.doorOpenTimeoutMs + host.config.locks.pulseMs + 1_000);
+        await waitFor(() => runtime.snapshot().doorWindow[box.id] !== 'pending', host.config.timing.doorOpenTimeoutMs + host.config.locks.pulseMs + 1_000);
         const opened = runtime.snapshot().boxes[box.id] === 'OPEN';
-        sendJson(ctx.res, 200, { box: box.number, id: box.id, opened });
+        sendJson(ctx.res, 200, { box: box.number, id: box.id, opened, rescue });
       },
     },
     {

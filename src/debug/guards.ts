@@ -3,6 +3,7 @@
  * core (which refuses unsafe inputs on its own as well): a refused action must answer 409 with a
  * reason and leave the reader's screen alone, rather than flash a refusal at someone at the station.
  */
+import { inServiceMode } from '../station/core.js';
 import type { CoreConfig, CoreState } from '../station/core-types.js';
 
 /**
@@ -43,8 +44,13 @@ export function busyReason(core: CoreConfig, s: CoreState): string | null {
   return null;
 }
 
-/** Whether service mode is on (the `service` fault: /state DOWN with errorMessage "service"). */
-export const SERVICE_FAULT = 'service';
-export function inServiceMode(s: CoreState): boolean {
-  return s.faults[SERVICE_FAULT] !== undefined;
+/** Service mode is the core's `service` fault (/state DOWN with errorMessage "service"). */
+export { inServiceMode, SERVICE_FAULT } from '../station/core.js';
+
+/**
+ * A technician's opening is a rescue open: service mode is on and the server cannot be asked
+ * (starting, deactivated, disabled). The core decides the same way (core/input.ts).
+ */
+export function isRescue(s: CoreState): boolean {
+  return inServiceMode(s) && (s.mode.kind === 'starting' || s.mode.kind === 'deactivated' || s.mode.kind === 'disabled');
 }

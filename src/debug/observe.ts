@@ -132,7 +132,13 @@ export class StationObserver {
         break;
       case 'box': {
         const pulsed = this.actions.get(e.boxId)?.pulsed ?? null;
-        const what = e.state === 'CLOSED' ? 'closed' : pulsed === null ? 'opened without a pulse (forced?)' : `opened (${pulsed})`;
+        // The core's door outcome decides: an opening without a command is forced, whatever pulsed last.
+        const what =
+          e.state === 'CLOSED'
+            ? 'closed'
+            : e.outcome === 'opened-without-command'
+              ? 'FORCED OPEN (opened without a command)'
+              : `opened (${pulsed ?? 'commanded'})`;
         this.actions.set(e.boxId, { what, at, pulsed: null });
         break;
       }

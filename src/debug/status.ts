@@ -4,7 +4,7 @@
  */
 import type { StationConfig } from '../config/schema.js';
 import type { Device, DoorState } from '../devices/types.js';
-import type { ModeKind } from '../station/core-types.js';
+import type { Alarm, DoorOutcome, ModeKind } from '../station/core-types.js';
 import type { EventRecord } from '../station/runtime.js';
 import { VERSION } from '../version.js';
 import type { Technician } from './auth.js';
@@ -33,6 +33,10 @@ export interface BoxStatusView {
   /** The lock and door lines as the drivers describe them; null when they do not tell. */
   readonly lines: { readonly lock: string | null; readonly door: string | null } | null;
   readonly lastAction: BoxAction | null;
+  /** How its last opening counts: commanded and opened / commanded, not opened / without a command. */
+  readonly outcome: DoorOutcome | null;
+  /** Kinds of the alarms in force on this box (forced-open, door-ajar). */
+  readonly alarms: readonly Alarm['kind'][];
 }
 
 /** An EventRecord as shown: its age instead of the monotonic start time. */
@@ -56,6 +60,8 @@ export function boxViews(host: StationHost): BoxStatusView[] {
       lockEnergized: hardware.locks.isEnergized(b.number),
       lines: lock === null && door === null ? null : { lock, door },
       lastAction: host.observer.boxAction(b.id),
+      outcome: snap.doorOutcomes[b.id] ?? null,
+      alarms: snap.alarms.filter((a) => a.boxId === b.id).map((a) => a.kind),
     };
   });
 }
@@ -89,6 +95,12 @@ export interface StatusBody {
    */
   readonly activity: string | null;
   readonly faults: Readonly<Record<string, string>>;
+  /** Alarms in force, oldest first (also in /state's errorMessage and on the live stream). */
+  readonly alarms: readonly Alarm[];
+  /** The PIN throttle: wrong PINs in a row and the lock-out in force (ms left), if any. */
+  readonly pinThrottle: { readonly failures: number; readonly lockout: { readonly ms: number; readonly remainingMs: number } | null };
+  /** The tamper switch: null when the board has none. */
+  readonly tamper: { readonly open: boolean; readonly name: string } | null;
   readonly inFlight: { readonly endpoint: string; readonly eventId: string | null; readonly ageMs: number | null } | null;
   /** Monotonic ms since the last answered protocol event; null before the first. */
   readonly lastServerContactAgeMs: number | null;
@@ -122,6 +134,9 @@ export function buildStatus(host: StationHost, who: Technician, eventCount: numb
     busyWith: host.busyWith,
     activity: readerActivity(host.core, snap),
     faults: snap.faults,
+    alarms: snap.alarms,
+    pinThrottle: snap.pinThrottle,
+    tamper: hardware.tamper ? { open: snap.tamperOpen, name: hardware.tamper.name } : null,
     inFlight,
     lastServerContactAgeMs: host.observer.lastContactAgeMs(),
     lastFailure: host.observer.lastFailure(),

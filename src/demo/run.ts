@@ -3,6 +3,7 @@
  * on 127.0.0.1, driven from the terminal. The display and the box states are printed as they change.
  */
 import { createInterface } from 'node:readline';
+import { parseArgs } from 'node:util';
 import type { DestinationStream } from 'pino';
 import { startStation } from '../app.js';
 import { validateConfig } from '../config/load.js';
@@ -10,6 +11,8 @@ import { simulatedStationFor } from '../devices/sim/station.js';
 import { createLogger } from '../log.js';
 import { serveUntilSignal } from '../lifecycle.js';
 import { ReferenceServer, defaultSeed } from '../sim/index.js';
+import { LOCALES, type Locale } from '../config/messages.js';
+import { UsageError } from '../errors.js';
 import { DEMO_BOX_IDS, DEMO_PASSWORD, DEMO_STATION_ID, demoConfig } from './config.js';
 import { frameDisplay, handleCommand, HELP, renderBoxes } from './terminal.js';
 
@@ -23,19 +26,31 @@ async function prettyStream(): Promise<DestinationStream | undefined> {
   }
 }
 
-export async function runDemo(_args: string[]): Promise<number> {
+/**
+ * `--locale cs|en`: the station's own texts (and its Accept-Language). A wrong command line throws
+ * a usage error (main.ts: exit 2 with the usage, no stack).
+ */
+function demoLocale(args: string[]): Locale {
+  const { values } = parseArgs({ args, strict: true, options: { locale: { type: 'string', default: 'en' } } });
+  const locale = values.locale;
+  if (!(LOCALES as readonly string[]).includes(locale)) throw new UsageError(`demo: --locale must be ${LOCALES.join(' or ')}, got "${locale}"`);
+  return locale as Locale;
+}
+
+export async function runDemo(args: string[]): Promise<number> {
+  const locale = demoLocale(args);
   const stationDef = { id: DEMO_STATION_ID, password: DEMO_PASSWORD, boxes: DEMO_BOX_IDS };
   const seed = defaultSeed(stationDef);
   const server = new ReferenceServer({ stations: [stationDef], ...seed });
   const serverUrl = await server.start();
   const origin = new URL(serverUrl).origin;
 
-  const { config, problems } = validateConfig(demoConfig(origin));
+  const { config, problems } = validateConfig(demoConfig(origin, locale));
   if (!config) throw new Error(`demo config invalid: ${JSON.stringify(problems)}`);
   const log = createLogger(config.log.level, await prettyStream());
   const hardware = simulatedStationFor(config);
 
-  console.log(`pickup-station demo: simulated station ${config.station.id}`);
+  console.log(`pickup-station demo: simulated station ${config.station.id} (texts: ${locale})`);
   console.log(`reference server ${serverUrl}`);
   console.log(`items to deposit: ${seed.deposits.map((d) => `${d.identifierValue} (${d.identifierType ?? 'BAR_CODE'})`).join(', ')}`);
   console.log(`PINs to pick up:  ${seed.pickups.map((p) => p.pin).join(', ')}`);
@@ -45,7 +60,10 @@ export async function runDemo(_args: string[]): Promise<number> {
   station.runtime.onEvent((e) => {
     if (e.type === 'display') console.log(frameDisplay(e.lines));
     if (e.type === 'box') console.log(renderBoxes(station.runtime.snapshot().boxes, config.station.boxes));
+    if (e.type === 'alarm') console.log(`${e.active ? 'ALARM' : 'alarm cleared'}: ${e.alarm.detail}`);
   });
+  // The buzzer is the terminal bell.
+  hardware.buzzer.onBeep(() => process.stdout.write('\x07'));
 
   const rl = createInterface({ input: process.stdin, terminal: false });
   rl.on('line', (line) => {

@@ -11,7 +11,8 @@ export const HELP = `commands:
   key <k>         one keypad key: 0-9, bs (backspace), clear, enter
   cancel          the cancel button
   close <box>     close a box door (<box> = number or id)
-  open <box>      force a door open
+  open <box>      force a door open (no command: a forced-open alarm)
+  tamper open|close  the cabinet's tamper switch
   status          mode, boxes, last events
   help            this text
   quit            stop`;
@@ -78,13 +79,19 @@ export function handleCommand(line: string, sim: SimulatedStation, boxes: readon
       else sim.forceOpen(box.number);
       return '';
     }
+    case 'tamper':
+      if (arg !== 'open' && arg !== 'close') return 'usage: tamper open|close';
+      if (arg === 'open') sim.openTamper();
+      else sim.closeTamper();
+      return '';
     case 'status': {
       const s = runtime.snapshot();
       const events = runtime
         .events()
         .slice(-5)
         .map((e) => `  /${e.endpoint} ${e.eventId} attempts=${e.attempts} -> ${e.outcome}`);
-      return [`mode: ${s.mode.kind}${s.inFlight ? ` (/${s.inFlight} in flight)` : ''}`, renderBoxes(s.boxes, boxes), 'last events:', ...events].join('\n');
+      const alarms = s.alarms.length > 0 ? s.alarms.map((a) => a.detail).join('; ') : 'none';
+      return [`mode: ${s.mode.kind}${s.inFlight ? ` (/${s.inFlight} in flight)` : ''}`, renderBoxes(s.boxes, boxes), `alarms: ${alarms}`, 'last events:', ...events].join('\n');
     }
     case 'help':
       return HELP;

@@ -65,6 +65,10 @@ export const boardProfileSchema = z
       .prefault({}),
     boxes: z.array(boardBoxSchema).min(1).max(999),
     cancelButton: inputLineSchema.nullable().default(null),
+    /** The cabinet's or service door's switch, active = open (a cut cable must read open); null: none. */
+    tamper: inputLineSchema.nullable().default(null),
+    /** A buzzer's output, active = sounding; null: none. Patterns are in the station config (`buzzer`). */
+    buzzer: outputLineSchema.nullable().default(null),
     // scanners, keypad (HID) and display: the input drivers' sections (src/devices/input/schema.ts).
     ...inputProfileObject.shape,
     keypad: z.discriminatedUnion('kind', [hidKeypadSchema, matrixKeypadSchema]).nullable().default(null),
@@ -87,6 +91,8 @@ export const boardProfileSchema = z
       claim(b.door, ['boxes', i, 'door']);
     });
     if (p.cancelButton) claim(p.cancelButton, ['cancelButton']);
+    if (p.tamper) claim(p.tamper, ['tamper']);
+    if (p.buzzer) claim(p.buzzer, ['buzzer']);
     if (p.keypad?.kind === 'gpio-matrix') {
       p.keypad.rows.forEach((r, i) => claim(r, ['keypad', 'rows', i]));
       p.keypad.columns.forEach((c, i) => claim(c, ['keypad', 'columns', i]));

@@ -1,7 +1,7 @@
 /**
  * Assembles a real station (hardware.kind = "board") from its board profile: locks first (every
- * output OFF before anything else is opened), then doors, the cancel button, the GPIO matrix
- * keypad, then the serial/HID devices, then the power sources. If any step fails, what was
+ * output OFF before anything else is opened), then doors, the cancel button, the tamper switch and
+ * the buzzer, the GPIO matrix keypad, then the serial/HID devices, then the power sources. If any step fails, what was
  * opened is closed again (locks OFF) and the error propagates.
  *
  * Scanners, the HID keypad and the display belong to the input drivers (src/devices/input/);
@@ -13,13 +13,14 @@ import type { Logger } from '../log.js';
 import type { BoardHardwareConfig, BoardProfile } from './board-config.js';
 import { loadBoardProfile } from './board-profile.js';
 import { openGpioBackend } from './gpio/backend.js';
+import { GpioBuzzer, GpioTamperSwitch } from './gpio/alarm-devices.js';
 import { GpioButton, GpioDoorSensors } from './gpio/inputs.js';
 import { GpioLockBank } from './gpio/locks.js';
 import { GpioMatrixKeypad } from './gpio/matrix-keypad.js';
 import type { GpioBackend, InputSpec, OutputSpec } from './gpio/types.js';
 import { ConfiguredPowerMonitor } from './power/monitor.js';
 import { createInputDevices, type InputDevices } from './input/index.js';
-import type { Device, Display, IdentifierScanner, Keypad, PowerMonitor, PushButton, StationHardware } from './types.js';
+import type { Buzzer, Device, Display, IdentifierScanner, Keypad, PowerMonitor, PushButton, StationHardware, TamperSwitch } from './types.js';
 
 /** Builds scanners, the HID keypad and the display from the profile (src/devices/input/index.ts). */
 export type InputDevicesFactory = (profile: BoardProfile, log: Logger) => Promise<InputDevices>;
@@ -44,12 +45,16 @@ class BoardStation implements StationHardware {
     readonly display: Display,
     readonly power: PowerMonitor,
     private readonly backend: GpioBackend,
+    readonly tamper: TamperSwitch | null,
+    readonly buzzer: Buzzer | null,
   ) {}
 
   devices(): readonly Device[] {
     const list: Device[] = [this.locks, this.doors, ...this.scanners, this.display];
     if (this.keypad) list.push(this.keypad);
     if (this.cancelButton) list.push(this.cancelButton);
+    if (this.tamper) list.push(this.tamper);
+    if (this.buzzer) list.push(this.buzzer);
     return list;
   }
 
@@ -79,6 +84,10 @@ export async function createBoardHardware(config: StationConfig, hw: BoardHardwa
       ? await GpioButton.open(backend, { name: 'cancel button', line: profile.cancelButton, debounceMs: profile.gpio.debounceMs, log })
       : null;
     if (cancel) opened.push(cancel);
+    const tamper = profile.tamper ? await GpioTamperSwitch.open(backend, { line: profile.tamper, debounceMs: profile.gpio.debounceMs, log }) : null;
+    if (tamper) opened.push(tamper);
+    const buzzer = profile.buzzer ? await GpioBuzzer.open(backend, { line: profile.buzzer, log }) : null;
+    if (buzzer) opened.push(buzzer);
     const mk = profile.keypad?.kind === 'gpio-matrix' ? profile.keypad : null;
     const keypadMatrix = mk
       ? await GpioMatrixKeypad.open(backend, {
@@ -97,7 +106,7 @@ export async function createBoardHardware(config: StationConfig, hw: BoardHardwa
     opened.push(...inputs.scanners, inputs.display);
     if (inputs.keypad) opened.push(inputs.keypad);
     const keypad = inputs.keypad ?? keypadMatrix;
-    return new BoardStation(locks, doors, inputs.scanners, keypad, cancel, inputs.display, new ConfiguredPowerMonitor(hw.power), backend);
+    return new BoardStation(locks, doors, inputs.scanners, keypad, cancel, inputs.display, new ConfiguredPowerMonitor(hw.power), backend, tamper, buzzer);
   } catch (e) {
     log.error({ error: errorMessage(e) }, 'opening the board failed: releasing what was opened (locks OFF)');
     for (const d of opened) await d.close().catch(() => undefined);

@@ -51,12 +51,16 @@ export interface LockBank extends Device {
   allOff(): Promise<void>;
   /** Whether the lock output of `box` is energized right now (for the technician page and tests). */
   isEnergized(box: number): boolean;
+  /** The hardware line behind a box's lock, for technicians (e.g. "gpiochip0:17, active high"); null if none. */
+  describeLine?(box: number): string | null;
 }
 
 /** Door sensors of all boxes. Changes are debounced by the implementation. */
 export interface DoorSensors extends Device {
   read(box: number): Promise<DoorState>;
   onChange(listener: (box: number, state: DoorState) => void): Unsubscribe;
+  /** The hardware line behind a box's door switch, for technicians; null if none. */
+  describeLine?(box: number): string | null;
 }
 
 /** A barcode or RFID reader. Emits whole, cleaned identifiers; garbage is dropped (and logged) inside. */
@@ -81,6 +85,30 @@ export interface PushButton extends Device {
   onPress(listener: () => void): Unsubscribe;
 }
 
+/**
+ * The cabinet's or service door's tamper switch (optional). Debounced by the implementation. Wire it
+ * so that a cut cable reads open (hardware/WIRING.md).
+ */
+export interface TamperSwitch extends Device {
+  /** true: open (the cabinet or service door is open). */
+  read(): Promise<boolean>;
+  onChange(listener: (open: boolean) => void): Unsubscribe;
+}
+
+/**
+ * A buzzer (optional). `beep` sounds for `ms` (clamped to MAX_BEEP_MS) and resolves once silent;
+ * `silence` ends a beep now (its `beep` promise then resolves, never rejects). A beep that cannot be
+ * sounded rejects and marks the device unhealthy. Patterns are timed by the caller
+ * (src/station/buzzer-player.ts), between beeps, with timers: nothing blocks the event loop.
+ */
+export interface Buzzer extends Device {
+  beep(ms: number): Promise<void>;
+  silence(): Promise<void>;
+}
+
+/** The longest single beep any buzzer sounds. */
+export const MAX_BEEP_MS = 5_000;
+
 /** A character display. Shows the lines it is given (fitted to its size by the implementation). */
 export interface Display extends Device {
   show(lines: readonly string[]): Promise<void>;
@@ -103,6 +131,10 @@ export interface StationHardware {
   readonly cancelButton: PushButton | null;
   readonly display: Display;
   readonly power: PowerMonitor;
+  /** The tamper switch, when the board has one (absent = none). */
+  readonly tamper?: TamperSwitch | null;
+  /** The buzzer, when the board has one (absent = none; the demo's rings the terminal bell). */
+  readonly buzzer?: Buzzer | null;
   /** Every device, for health reporting. */
   devices(): readonly Device[];
   /** Close everything; locks are driven OFF first. */

@@ -4,16 +4,7 @@
  * from its cache before calling this, so everything here acts exactly once per event.
  */
 import type { CancelRequest, ItemIdentifyRequest, PinEnterRequest, ServerCommand, StateRequest } from '../protocol/types.js';
-import {
-  cancelledMessages,
-  depositBoxOpenMessages,
-  depositClosingMessages,
-  exceptionBody,
-  pickupBoxOpenMessages,
-  pickupClosingMessages,
-  PROMPT_MESSAGES,
-  type ExceptionType,
-} from './messages.js';
+import { exceptionBody, SERVER_TEXTS, type ExceptionType, type ServerLanguage, type ServerTexts } from './messages.js';
 import { boxNumber, isStationAvailable, withHistory, type ActiveAction, type StationSimState } from './state.js';
 import type { HistoryEntry, SimAnswer } from './types.js';
 import type { SimRequest } from './validate.js';
@@ -21,6 +12,8 @@ import type { SimRequest } from './validate.js';
 export interface DecideContext {
   readonly now: number;
   readonly absenceMs: number;
+  /** The language of the texts in the answer (from the request's Accept-Language); default English. */
+  readonly language?: ServerLanguage;
 }
 
 export interface Decision {
@@ -38,25 +31,26 @@ export function decide(state: StationSimState, request: SimRequest, ctx: DecideC
     case 'pin-enter':
       return onPinEnter(state, request.body, ctx);
     case 'cancel':
-      return onCancel(state, request.body);
+      return onCancel(state, request.body, ctx);
   }
 }
 
 const ok = (body: ServerCommand): SimAnswer => ({ status: 200, body });
-const fail = (status: number, type: ExceptionType, message: string, displayMessages?: readonly string[]): SimAnswer => ({
+const textsOf = (ctx: DecideContext): ServerTexts => SERVER_TEXTS[ctx.language ?? 'en'];
+const fail = (ctx: DecideContext, status: number, type: ExceptionType, message: string, displayMessages?: readonly string[]): SimAnswer => ({
   status,
-  body: exceptionBody(type, message, displayMessages),
+  body: exceptionBody(type, message, displayMessages, ctx.language ?? 'en'),
 });
-const waitForInput: ServerCommand = { type: 'wait-for-input', displayMessages: PROMPT_MESSAGES };
+const waitForInput = (ctx: DecideContext): ServerCommand => ({ type: 'wait-for-input', displayMessages: textsOf(ctx).prompt });
 
 /** Box actions need an enabled station that sent /state within absenceMs; null when allowed. */
 function refuseBoxAction(state: StationSimState, ctx: DecideContext): SimAnswer | null {
-  if (state.disabled !== null) return fail(409, 'StationDisabledException', 'station is disabled', state.disabled);
+  if (state.disabled !== null) return fail(ctx, 409, 'StationDisabledException', 'station is disabled', state.disabled);
   if (!isStationAvailable(state, ctx.now, ctx.absenceMs)) {
     const seen = state.lastHeartbeatAt === null ? 'never sent /state' : `no /state for ${Math.round(ctx.now - state.lastHeartbeatAt)} ms`;
-    return fail(409, 'StationUnavailableException', `station unavailable: ${seen} (limit ${ctx.absenceMs} ms)`);
+    return fail(ctx, 409, 'StationUnavailableException', `station unavailable: ${seen} (limit ${ctx.absenceMs} ms)`);
   }
-  if (state.active !== null) return fail(409, 'ActionInProgressException', `a ${state.active.kind} is still in progress`);
+  if (state.active !== null) return fail(ctx, 409, 'ActionInProgressException', `a ${state.active.kind} is still in progress`);
   return null;
 }
 
@@ -68,16 +62,16 @@ function onItemIdentify(state: StationSimState, body: ItemIdentifyRequest, ctx: 
   );
   const entry = matches.find((d) => !d.stored) ?? matches[0];
   if (entry === undefined) {
-    return { state, answer: fail(404, 'ItemNotFoundException', `no deposit for ${body.identifierType} ${body.identifierValue}`), notes: [] };
+    return { state, answer: fail(ctx, 404, 'ItemNotFoundException', `no deposit for ${body.identifierType} ${body.identifierValue}`), notes: [] };
   }
   if (entry.stored) {
-    return { state, answer: fail(409, 'ItemAlreadyDepositedException', `${body.identifierValue} is already in box ${boxNumber(state.station, entry.deposit.boxId)}`), notes: [] };
+    return { state, answer: fail(ctx, 409, 'ItemAlreadyDepositedException', `${body.identifierValue} is already in box ${boxNumber(state.station, entry.deposit.boxId)}`), notes: [] };
   }
   const { boxId } = entry.deposit;
   const active: ActiveAction = { kind: 'deposit', deposit: entry.deposit, boxes: [boxId], seenOpen: [], cancellable: true, cancelled: false };
   return {
     state: { ...state, active },
-    answer: ok({ type: 'box-open', boxes: [boxId], displayMessages: depositBoxOpenMessages(boxNumber(state.station, boxId)) }),
+    answer: ok({ type: 'box-open', boxes: [boxId], displayMessages: textsOf(ctx).depositBoxOpen(boxNumber(state.station, boxId)) }),
     notes: [],
   };
 }
@@ -87,27 +81,27 @@ function onPinEnter(state: StationSimState, body: PinEnterRequest, ctx: DecideCo
   if (refused !== null) return { state, answer: refused, notes: [] };
   // Unknown and already used PINs get the same answer: telling them apart would help a PIN guesser.
   const entry = state.pickups.find((p) => p.pickup.pin === body.pin && !p.used);
-  if (entry === undefined) return { state, answer: fail(404, 'InvalidPinException', 'unknown or used PIN'), notes: [] };
+  if (entry === undefined) return { state, answer: fail(ctx, 404, 'InvalidPinException', 'unknown or used PIN'), notes: [] };
   const boxes = sortByBoxNumber(state, entry.pickup.boxIds);
   const active: ActiveAction = { kind: 'pickup', pickup: entry.pickup, boxes, seenOpen: [] };
   return {
     state: { ...state, active },
-    answer: ok({ type: 'box-open', boxes, displayMessages: pickupBoxOpenMessages(numbers(state, boxes)) }),
+    answer: ok({ type: 'box-open', boxes, displayMessages: textsOf(ctx).pickupBoxOpen(numbers(state, boxes)) }),
     notes: [],
   };
 }
 
-function onCancel(state: StationSimState, _body: CancelRequest): Decision {
+function onCancel(state: StationSimState, _body: CancelRequest, ctx: DecideContext): Decision {
   const a = state.active;
   // Only a deposit can be cancelled, once, before its box is closed (closing it completes the action).
   if (a?.kind !== 'deposit' || !a.cancellable || a.cancelled) {
     const why = a === null ? 'nothing in progress' : a.kind === 'pickup' ? 'a pickup cannot be cancelled' : 'already cancelled';
-    return { state, answer: fail(400, 'CannotCancelException', why), notes: [] };
+    return { state, answer: fail(ctx, 400, 'CannotCancelException', why), notes: [] };
   }
   const next: ActiveAction = { ...a, cancellable: false, cancelled: true };
   return {
     state: { ...state, active: next },
-    answer: ok({ type: 'wait-for-closing', boxes: a.boxes, displayMessages: cancelledMessages(boxNumber(state.station, a.deposit.boxId)), cancellable: false }),
+    answer: ok({ type: 'wait-for-closing', boxes: a.boxes, displayMessages: textsOf(ctx).cancelled(boxNumber(state.station, a.deposit.boxId)), cancellable: false }),
     notes: ['deposit cancelled'],
   };
 }
@@ -138,14 +132,14 @@ function onState(state: StationSimState, body: StateRequest, ctx: DecideContext)
       internetSignalStrength: body.internetSignalStrength ?? null,
     },
   };
-  let command: ServerCommand = waitForInput;
+  let command: ServerCommand = waitForInput(ctx);
   const a = state.active;
   if (a !== null) {
     const openNow = a.boxes.filter((id) => reported[id] === 'OPEN');
     const seenOpen = a.boxes.filter((id) => openNow.includes(id) || a.seenOpen.includes(id));
     if (openNow.length > 0) {
       next = { ...next, active: { ...a, seenOpen } };
-      command = waitForClosing(state, a, openNow);
+      command = waitForClosing(state, a, openNow, textsOf(ctx));
     } else if (seenOpen.length > 0) {
       const done = complete(next, a, seenOpen, ctx.now);
       next = done.state;
@@ -163,15 +157,15 @@ function onState(state: StationSimState, body: StateRequest, ctx: DecideContext)
   return { state: withHistory(next, ...history), answer: ok(command), notes };
 }
 
-function waitForClosing(state: StationSimState, a: ActiveAction, openNow: readonly string[]): ServerCommand {
+function waitForClosing(state: StationSimState, a: ActiveAction, openNow: readonly string[], t: ServerTexts): ServerCommand {
   if (a.kind === 'pickup') {
-    return { type: 'wait-for-closing', boxes: openNow, displayMessages: pickupClosingMessages(numbers(state, openNow)), cancellable: false };
+    return { type: 'wait-for-closing', boxes: openNow, displayMessages: t.pickupClosing(numbers(state, openNow)), cancellable: false };
   }
   const n = boxNumber(state.station, a.deposit.boxId);
   return {
     type: 'wait-for-closing',
     boxes: openNow,
-    displayMessages: a.cancelled ? cancelledMessages(n) : depositClosingMessages(n),
+    displayMessages: a.cancelled ? t.cancelled(n) : t.depositClosing(n),
     cancellable: a.cancellable,
   };
 }

@@ -4,7 +4,7 @@
  */
 import { z } from 'zod';
 import type { Endpoint } from '../protocol/types.js';
-import { exceptionBody } from './messages.js';
+import { EXCEPTION_MESSAGES, exceptionBody, type ExceptionType } from './messages.js';
 import type { Fault, FaultKind, FaultSpec, FaultTarget } from './types.js';
 
 export const FAULT_KINDS: readonly FaultKind[] = [
@@ -44,12 +44,13 @@ export function normalizeFault(spec: FaultSpec): Fault {
   switch (spec) {
     case 'delay':
       return { kind: 'delay', ms: DEFAULT_DELAY_MS };
+    case 'exception':
+      return { kind: 'exception', status: 404, exceptionType: 'InvalidPinException' };
     case 'drop':
     case 'reset':
     case 'truncated':
     case 'huge':
     case 'exception500':
-    case 'exception':
     case 'status':
     case 'html502':
     case 'redirect':
@@ -103,13 +104,13 @@ export function replacementResponse(fault: Fault, endpoint: Endpoint, path: stri
   switch (fault.kind) {
     case 'exception500':
       return json(500, exceptionBody('IllegalStateException', 'injected fault', fault.displayMessages));
-    case 'exception': {
-      const body = { type: 'exception', exceptionType: fault.exceptionType ?? 'BadRequestException', displayMessages: fault.displayMessages ?? ['Invalid request'], message: 'injected fault' };
-      return json(fault.status ?? 400, body);
-    }
     case 'status': {
       const text = fault.body ?? 'Service Unavailable';
       return { status: fault.status ?? 503, contentType: fault.contentType ?? 'text/plain', text, recorded: text };
+    }
+    case 'exception': {
+      const body = exceptionBody(fault.exceptionType, 'injected exception', fault.displayMessages);
+      return { status: fault.status, contentType: 'application/json', text: JSON.stringify(body), recorded: body };
     }
     case 'html502':
       return { status: 502, contentType: 'text/html', text: HTML_502_BODY, recorded: HTML_502_BODY };
@@ -237,8 +238,8 @@ const faultSchema: z.ZodType<Fault> = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('exception500'), displayMessages: z.array(z.string()).optional() }),
   z.object({
     kind: z.literal('exception'),
-    status: z.number().int().min(400).max(599).optional(),
-    exceptionType: z.string().optional(),
+    status: z.number().int().min(400).max(599),
+    exceptionType: z.enum(Object.keys(EXCEPTION_MESSAGES) as [ExceptionType, ...ExceptionType[]]),
     displayMessages: z.array(z.string()).optional(),
   }),
   z.object({ kind: z.literal('status'), status: z.number().int().min(200).max(599).optional(), contentType: z.string().optional(), body: z.string().optional() }),

@@ -14,7 +14,7 @@ import { decide } from './decide.js';
 import { ServerStoppedError, SimConfigError, UnknownStationError, WaitTimeoutError } from './errors.js';
 import { FaultTable, faultProcesses, replacementResponse, wrappedResponse } from './faults.js';
 import { parseJson, parseJsonOrText, readBody, recordHeaders, sendJson, sendText } from './http-util.js';
-import { exceptionBody, type ExceptionType } from './messages.js';
+import { exceptionBody, serverLanguage, type ExceptionType } from './messages.js';
 import { initialStationState, isStationAvailable, snapshot, type StationSimState } from './state.js';
 import type {
   Fault,
@@ -283,8 +283,9 @@ export class ReferenceServer {
       traceId: typeof traceHeader === 'string' ? traceHeader : null,
     };
     const echo: Record<string, string> = base.traceId === null ? {} : { 'x-service-trace-id': base.traceId };
+    const language = serverLanguage(req.headers['accept-language']);
     const refuse = (status: number, type: ExceptionType, message: string, headers: Record<string, string> = {}): void => {
-      const response = exceptionBody(type, message);
+      const response = exceptionBody(type, message, undefined, language);
       sendJson(res, status, response, { ...echo, ...headers });
       this.#record(base, { status, response, stationId: null, resendOf: null, fault: null, notes: [] });
     };
@@ -327,8 +328,10 @@ export class ReferenceServer {
 
   /** Auth, media type, body, resend cache, then decide(). Acts at most once per (station, eventId). */
   #process(endpoint: Endpoint, req: IncomingMessage, text: string, seq: number): Processed {
+    // Texts in the language the station asks for (Accept-Language), like a real library server.
+    const language = serverLanguage(req.headers['accept-language']);
     const fail = (status: number, type: ExceptionType, message: string, stationId: string | null = null): Processed => ({
-      answer: { status, body: exceptionBody(type, message) },
+      answer: { status, body: exceptionBody(type, message, undefined, language) },
       stationId,
       resendOf: null,
       notes: [message],
@@ -356,7 +359,7 @@ export class ReferenceServer {
       if (endpoint === 'state') this.#update(station.id, (s) => ({ ...s, lastHeartbeatAt: now }));
       return { answer: prior.answer, stationId: station.id, resendOf: prior.seq, notes: [`resend of seq ${prior.seq}`] };
     }
-    const decision = decide(this.#state(station.id), v.request, { now, absenceMs: this.#absenceMs });
+    const decision = decide(this.#state(station.id), v.request, { now, absenceMs: this.#absenceMs, language });
     this.#states.set(station.id, decision.state);
     cache.set(v.request.body.event, { endpoint, body: v.request.body, answer: decision.answer, seq });
     if (cache.size > EVENT_CACHE_LIMIT) cache.delete(cache.keys().next().value ?? '');

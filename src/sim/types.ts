@@ -4,6 +4,7 @@
  * specific to the simulated library server lives here.
  */
 import type { BoxStatus, Endpoint, IdentifierType, ServerCommand, StationHealth } from '../protocol/types.js';
+import type { ExceptionType } from './messages.js';
 
 export interface SimStation {
   readonly id: string;
@@ -100,8 +101,11 @@ export type Fault =
   /** The server acts; its answer carries an unknown field that makes the body `bytes` long (default 4 MiB). */
   | { readonly kind: 'huge'; readonly bytes?: number }
   | { readonly kind: 'exception500'; readonly displayMessages?: readonly string[] }
-  /** Any 4xx/5xx with the protocol's exception body (default 400 BadRequestException). */
-  | { readonly kind: 'exception'; readonly status?: number; readonly exceptionType?: string; readonly displayMessages?: readonly string[] }
+  /**
+   * The protocol's exception body with any status and exceptionType, without acting on the request
+   * (default: 404 InvalidPinException, every PIN answered as wrong: the PIN throttle's tests).
+   */
+  | { readonly kind: 'exception'; readonly status: number; readonly exceptionType: ExceptionType; readonly displayMessages?: readonly string[] }
   /** A bare status without the exception body (default 503 text/plain "Service Unavailable"). */
   | { readonly kind: 'status'; readonly status?: number; readonly contentType?: string; readonly body?: string }
   | { readonly kind: 'html502' }

@@ -15,6 +15,21 @@ export interface CoreConfig {
     readonly messageMs: number;
     readonly duplicateScanWindowMs: number;
     readonly doorOpenTimeoutMs: number;
+    /** A door still OPEN this long after it opened raises the door-ajar alarm. */
+    readonly doorAjarMs: number;
+    /** While a door stays ajar, the buzzer's reminder repeats this often. */
+    readonly doorAjarReminderMs: number;
+  };
+  /** The PIN brute-force throttle (core/pin-throttle.ts). */
+  readonly pin: {
+    /** Exception answers to /pin-enter in a row before the keypad is locked. */
+    readonly maxFailures: number;
+    /** The first lock-out; each further failure doubles it ... */
+    readonly lockoutMs: number;
+    /** ... up to this. */
+    readonly maxLockoutMs: number;
+    /** The display's countdown steps this often (the lock-out ends on a step: never early). */
+    readonly countdownTickMs: number;
   };
   readonly messages: Messages;
 }
@@ -42,9 +57,10 @@ export type ModeKind = Mode['kind'];
 /**
  * Timers the core asks the runtime for; their expiry comes back as a `timer` input.
  * `refusal`: the window (one heartbeat interval) in which repeated refused commands neither send
- * another /state nor log another line (see core/refusals.ts).
+ * another /state nor log another line (see core/refusals.ts). `door-ajar:<boxId>` is one timer per
+ * open door (doorAjarTimer() builds the name).
  */
-export type TimerName = 'heartbeat' | 'pin-idle' | 'message' | 'door-open' | 'refusal';
+export type TimerName = 'heartbeat' | 'pin-idle' | 'message' | 'door-open' | 'refusal' | 'pin-lockout' | 'ajar-reminder' | `door-ajar:${string}`;
 
 /** Each box's door as one /state reports it, by boxId. */
 export type DoorSnapshot = Readonly<Record<string, BoxStatus>>;
@@ -73,6 +89,24 @@ export interface RefusalWindow {
   readonly repeats: number;
   /** Distinct reasons among those repeats (bounded), e.g. "rejected command to /state: unknown type". */
   readonly reasons: readonly string[];
+}
+
+/**
+ * Door truth after a box opened (Open-Locker's decision): its lock was pulsed and the door opened
+ * within the door-open window; it was pulsed and did not open; or it opened with no command.
+ */
+export type DoorOutcome = 'commanded-opened' | 'commanded-not-opened' | 'opened-without-command';
+
+/** What the buzzer plays (patterns in config `buzzer.patterns`). */
+export type SoundName = 'accepted' | 'refused' | 'alarm' | 'reminder';
+
+/**
+ * The PIN throttle as kept on disk (PinThrottleStore): consecutive exception answers to
+ * /pin-enter, and the lock-out in force (its whole length), if any. A restart restores it.
+ */
+export interface PinThrottleRecord {
+  readonly failures: number;
+  readonly lockoutMs: number | null;
 }
 
 /**
@@ -139,6 +173,20 @@ export interface CoreState {
   readonly reportingErrors: readonly string[];
   /** Alarms in force (see Alarm), in the order they were raised. */
   readonly alarms: readonly Alarm[];
+  /**
+   * Boxes whose lock was pulsed and whose door-open window (doorOpenTimeoutMs) is still open:
+   * `pending` until the door reports OPEN. A door opening outside such a window is forced open.
+   */
+  readonly doorWindow: Readonly<Record<string, 'pending' | 'opened'>>;
+  /** The last opening of each box as one of the three door outcomes. */
+  readonly doorOutcomes: Readonly<Record<string, DoorOutcome>>;
+  /** The tamper input (cabinet or service door) reads open. */
+  readonly tamperOpen: boolean;
+  /** The PIN throttle: failures in a row; the lock-out in force with its time left. */
+  readonly pinThrottle: {
+    readonly failures: number;
+    readonly lockout: { readonly ms: number; readonly remainingMs: number } | null;
+  };
   /** Refused server commands of the current window (no storms on a refused answer); null: none. */
   readonly refusals: RefusalWindow | null;
   /** Door changes not yet known to the server (no change lost while a /state is in flight or unanswered). */
@@ -154,8 +202,17 @@ export interface CoreState {
 }
 
 export type Input =
-  /** The runtime is up; `previous` is what the journal read back (null: nothing, or no journal). */
-  | { readonly type: 'start'; readonly previous?: PreviousRun | null }
+  /**
+   * The runtime is up. Restored state comes with it: `previous`, what the journal read back (null:
+   * nothing, or no journal); the PIN throttle from its store ('damaged': a file that cannot be
+   * trusted); the tamper input's level.
+   */
+  | {
+      readonly type: 'start';
+      readonly previous?: PreviousRun | null;
+      readonly pinThrottle?: PinThrottleRecord | 'damaged' | null;
+      readonly tamperOpen?: boolean;
+    }
   | { readonly type: 'scan'; readonly identifierType: IdentifierType; readonly value: string; readonly at: number }
   | { readonly type: 'key'; readonly key: KeypadKey }
   | { readonly type: 'cancel-pressed' }
@@ -165,8 +222,10 @@ export type Input =
   | { readonly type: 'timer'; readonly timer: TimerName }
   | { readonly type: 'fault'; readonly key: string; readonly message: string | null }
   | { readonly type: 'pulse-failed'; readonly boxId: string; readonly message: string }
-  /** An authenticated technician opens one box (debug port, service scope). */
-  | { readonly type: 'technician-open'; readonly boxId: string }
+  /** The tamper input changed (open: the cabinet or service door is open). */
+  | { readonly type: 'tamper'; readonly open: boolean }
+  /** An authenticated technician opens one box (debug port, service scope); `by` is the token's name. */
+  | { readonly type: 'technician-open'; readonly boxId: string; readonly by?: string }
   /** A one-shot problem for the next /state's errorMessage (e.g. the journal could not be written). */
   | { readonly type: 'problem'; readonly message: string }
   /** Stop gracefully: refuse new input, finish what is in flight, then `drained` (core/drain.ts). */
@@ -195,6 +254,10 @@ export type Effect =
   | { readonly type: 'display'; readonly lines: readonly string[] }
   | { readonly type: 'start-timer'; readonly timer: TimerName; readonly ms: number }
   | { readonly type: 'stop-timer'; readonly timer: TimerName }
+  /** Play a buzzer pattern (the runtime never lets it overlap a lock pulse). */
+  | { readonly type: 'sound'; readonly sound: SoundName }
+  /** Write the PIN throttle to its store (before the keypad is used again). */
+  | { readonly type: 'save-pin-throttle'; readonly record: PinThrottleRecord }
   | { readonly type: 'log'; readonly level: LogLevel; readonly msg: string; readonly data?: Readonly<Record<string, unknown>> };
 
 export interface Transition {

@@ -9,7 +9,9 @@
  * |--------------------|------------------------------------------------------------------------|
  * | core/input.ts      | scans, keypad, cancel button, technician open; refusals                |
  * | core/answers.ts    | answers and unanswered events: the mode table                          |
- * | core/doors.ts      | pulses, door changes, the door-open window                             |
+ * | core/doors.ts      | pulses, door changes, the door-open window, the three door outcomes    |
+ * | core/alarms.ts     | forced open, door ajar, tamper: raised, held, cleared                  |
+ * | core/pin-throttle.ts | wrong PINs in a row, the keypad lock-out and its countdown           |
  * | core/faults.ts     | lasting faults and failed pulses (st DOWN + errorMessage)              |
  * | core/refusals.ts   | refused commands: one extra /state and one log line per window         |
  * | core/restart.ts    | restart truth: what an earlier run left unfinished, told at start      |
@@ -23,21 +25,25 @@
  * left to finish (drain.checkDrained), and the display is re-derived (display.render).
  */
 import type { DoorState } from '../devices/types.js';
+import { onAjarReminderTimer, onDoorAjarTimer, onTamper, watchOpenDoorsAtStart } from './core/alarms.js';
 import { onAnswered, onUnanswered } from './core/answers.js';
 import type { Ctx } from './core/context.js';
+import { boxOfAjarTimer } from './core/context.js';
 import { render, onMessageTimer } from './core/display.js';
 import { onDoor, onDoorOpenTimer } from './core/doors.js';
 import { checkDrained, onDrain } from './core/drain.js';
 import { onFault, onProblem, onPulseFailed } from './core/faults.js';
 import { onCancelPressed, onKey, onPinIdleTimer, onScan, onTechnicianOpen } from './core/input.js';
 import { flushState, onHeartbeatTimer } from './core/outbound.js';
+import { onPinLockoutTimer, restorePinThrottle } from './core/pin-throttle.js';
 import { onRefusalTimer } from './core/refusals.js';
 import { onStart, showNotice } from './core/restart.js';
 import type { CoreConfig, CoreState, Effect, Input, LogLevel, TimerName, Transition } from './core-types.js';
 
 export { commandProblem } from './core/answers.js';
-export { boxNumber } from './core/context.js';
-export { screen } from './core/display.js';
+export { boxNumber, inServiceMode, SERVICE_FAULT } from './core/context.js';
+export { formatCountdown, screen } from './core/display.js';
+export { lockoutMsFor } from './core/pin-throttle.js';
 export { MAX_IDENTIFIER_LENGTH } from './core/input.js';
 
 export function initialState(doors: Readonly<Record<string, DoorState>>): CoreState {
@@ -52,6 +58,10 @@ export function initialState(doors: Readonly<Record<string, DoorState>>): CoreSt
     pendingErrors: [],
     reportingErrors: [],
     alarms: [],
+    doorWindow: {},
+    doorOutcomes: {},
+    tamperOpen: false,
+    pinThrottle: { failures: 0, lockout: null },
     refusals: null,
     doorReports: { queued: [], sending: null, delivered: { ...doors } },
     notice: null,
@@ -75,6 +85,9 @@ export function transition(config: CoreConfig, state: CoreState, input: Input): 
   switch (input.type) {
     case 'start':
       onStart(ctx, input.previous ?? null);
+      restorePinThrottle(ctx, input.pinThrottle);
+      watchOpenDoorsAtStart(ctx);
+      if (input.tamperOpen) onTamper(ctx, true);
       break;
     case 'scan':
       onScan(ctx, input.identifierType, input.value, input.at);
@@ -103,8 +116,11 @@ export function transition(config: CoreConfig, state: CoreState, input: Input): 
     case 'pulse-failed':
       onPulseFailed(ctx, input.boxId, input.message);
       break;
+    case 'tamper':
+      onTamper(ctx, input.open);
+      break;
     case 'technician-open':
-      onTechnicianOpen(ctx, input.boxId);
+      onTechnicianOpen(ctx, input.boxId, input.by);
       break;
     case 'problem':
       onProblem(ctx, input.message);
@@ -122,6 +138,8 @@ export function transition(config: CoreConfig, state: CoreState, input: Input): 
 }
 
 function onTimer(ctx: Ctx, timer: TimerName): void {
+  const ajarBox = boxOfAjarTimer(timer);
+  if (ajarBox !== null) return onDoorAjarTimer(ctx, ajarBox);
   switch (timer) {
     case 'heartbeat':
       return onHeartbeatTimer(ctx);
@@ -131,7 +149,13 @@ function onTimer(ctx: Ctx, timer: TimerName): void {
       return onMessageTimer(ctx);
     case 'door-open':
       return onDoorOpenTimer(ctx);
+    case 'pin-lockout':
+      return onPinLockoutTimer(ctx);
+    case 'ajar-reminder':
+      return onAjarReminderTimer(ctx);
     case 'refusal':
       return onRefusalTimer(ctx);
+    default:
+      return; // door-ajar:<boxId>, handled above
   }
 }

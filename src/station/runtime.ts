@@ -17,8 +17,13 @@ import { MemoryJournal } from '../journal/memory.js';
 import { maskIdentifier, previousRun, type Journal, type JournalHealth } from '../journal/types.js';
 import { NOT_RESENT_STOPPING, type ProtocolSender, type SendOutcome } from '../protocol/client.js';
 import type { Endpoint, RequestBodies } from '../protocol/types.js';
+import { MemoryPinThrottleStore, type PinThrottleStore } from '../storage/pin-throttle-store.js';
+import { BuzzerPlayer } from './buzzer-player.js';
 import { boxNumber, commandProblem, initialState, transition } from './core.js';
-import type { Alarm, CoreConfig, CoreState, Effect, Input, OutboundRequest, TimerName } from './core-types.js';
+import type { Alarm, CoreConfig, CoreState, DoorOutcome, Effect, Input, OutboundRequest, PinThrottleRecord, TimerName } from './core-types.js';
+
+/** The fault set while the PIN throttle cannot be saved (st DOWN: a restart would forget failures). */
+export const PIN_THROTTLE_FAULT = 'storage:pin-throttle';
 
 /** A finished protocol event as technicians see it (never with the PIN). */
 export interface EventRecord {
@@ -36,7 +41,8 @@ export type RuntimeEvent =
   | { readonly type: 'event-sent'; readonly endpoint: Endpoint; readonly eventId: string }
   | { readonly type: 'event-done'; readonly record: EventRecord }
   | { readonly type: 'display'; readonly lines: readonly string[] }
-  | { readonly type: 'box'; readonly boxId: string; readonly number: number; readonly state: DoorState }
+  /** A door changed; `outcome`: how its last opening counts (null before any). */
+  | { readonly type: 'box'; readonly boxId: string; readonly number: number; readonly state: DoorState; readonly outcome: DoorOutcome | null }
   | { readonly type: 'lock'; readonly boxId: string; readonly number: number; readonly energized: boolean }
   | { readonly type: 'mode'; readonly mode: CoreState['mode']['kind'] }
   /** An alarm raised (active) or cleared; the core state's `alarms` holds those in force. */
@@ -51,6 +57,8 @@ export interface RuntimeOptions {
   readonly now?: () => number;
   /** How many finished events to keep for technicians. */
   readonly historySize?: number;
+  /** Where the PIN throttle survives a restart (default: memory, lost on restart). */
+  readonly pinThrottleStore?: PinThrottleStore;
   /** Where the runtime writes down what it is about to do (default: memory, kept for this run only). */
   readonly journal?: Journal;
 }
@@ -59,7 +67,7 @@ export interface RuntimeOptions {
 export type DrainResult = 'drained' | 'limit';
 
 export function coreConfigOf(config: StationConfig): CoreConfig {
-  return { boxes: config.station.boxes, timing: config.timing, messages: config.messages };
+  return { boxes: config.station.boxes, timing: config.timing, pin: config.pin, messages: config.messages };
 }
 
 export class StationRuntime {
@@ -73,6 +81,10 @@ export class StationRuntime {
   private readonly now: () => number;
   private pulses: Promise<void> = Promise.resolve();
   private sending: Promise<void> = Promise.resolve();
+  /** PIN throttle saves, in order; a /pin-enter waits for them (the count is on disk before a guess goes out). */
+  private saving: Promise<void> = Promise.resolve();
+  private readonly throttleStore: PinThrottleStore;
+  private readonly player: BuzzerPlayer;
   private running = false;
   private lastStateOutcomeAt: number | null = null;
   readonly journal: Journal;
@@ -87,14 +99,25 @@ export class StationRuntime {
     this.core = coreConfigOf(opts.config);
     this.now = opts.now ?? (() => performance.now());
     this.journal = opts.journal ?? new MemoryJournal();
+    this.throttleStore = opts.pinThrottleStore ?? new MemoryPinThrottleStore();
+    this.player = new BuzzerPlayer(opts.hardware.buzzer ?? null, opts.config.buzzer.patterns, (e) =>
+      opts.log.warn({ error: errorMessage(e) }, 'buzzer failed'),
+    );
   }
 
-  /** Drive locks OFF, read the doors, subscribe to devices and send the first /state. */
+  /**
+   * Drive locks OFF, read the doors and the tamper switch, load the PIN throttle, subscribe to
+   * devices and send the first /state.
+   */
   async start(): Promise<void> {
     const { hardware: hw, log } = this.opts;
     await hw.locks.allOff();
     const doors: Record<string, DoorState> = {};
     for (const b of this.core.boxes) doors[b.id] = await hw.doors.read(b.number);
+    const tamperOpen = hw.tamper ? await hw.tamper.read() : false;
+    const loaded = await this.throttleStore.load();
+    if (loaded.kind === 'damaged') log.error({ reason: loaded.reason }, 'PIN throttle state damaged');
+    const pinThrottle: PinThrottleRecord | 'damaged' | null = loaded.kind === 'ok' ? loaded.record : loaded.kind === 'damaged' ? 'damaged' : null;
     this.state = initialState(doors);
     this.running = true;
     const { journal } = this;
@@ -114,16 +137,17 @@ export class StationRuntime {
         const boxId = idOf(n);
         if (boxId === undefined) return log.warn({ box: n }, 'door change of a box not in the config');
         this.dispatch({ type: 'door', boxId, state: st });
-        this.emit({ type: 'box', boxId, number: n, state: st });
+        this.emit({ type: 'box', boxId, number: n, state: st, outcome: this.state.doorOutcomes[boxId] ?? null });
       }),
     );
+    if (hw.tamper) this.unsubscribe.push(hw.tamper.onChange((open) => this.dispatch({ type: 'tamper', open })));
     for (const sc of hw.scanners) {
       this.unsubscribe.push(sc.onScan((value) => this.dispatch({ type: 'scan', identifierType: sc.identifierType, value, at: this.now() })));
     }
     if (hw.keypad) this.unsubscribe.push(hw.keypad.onKey((key) => this.dispatch({ type: 'key', key })));
     if (hw.cancelButton) this.unsubscribe.push(hw.cancelButton.onPress(() => this.dispatch({ type: 'cancel-pressed' })));
     for (const d of hw.devices()) this.watchHealth(d);
-    this.dispatch({ type: 'start', previous });
+    this.dispatch({ type: 'start', previous, pinThrottle, tamperOpen });
   }
 
   private watchHealth(device: Device): void {
@@ -175,10 +199,29 @@ export class StationRuntime {
       case 'stop-timer':
         this.stopTimer(effect.timer);
         return;
+      case 'sound':
+        this.player.play(effect.sound);
+        return;
+      case 'save-pin-throttle':
+        this.savePinThrottle(effect.record);
+        return;
       case 'log':
         log[effect.level](effect.data ?? {}, effect.msg);
         return;
     }
+  }
+
+  private savePinThrottle(record: PinThrottleRecord): void {
+    const { log } = this.opts;
+    this.saving = this.saving.then(async () => {
+      try {
+        await this.throttleStore.save(record);
+        if (this.state.faults[PIN_THROTTLE_FAULT] !== undefined) this.dispatch({ type: 'fault', key: PIN_THROTTLE_FAULT, message: null });
+      } catch (e) {
+        log.error({ where: this.throttleStore.where, error: errorMessage(e) }, 'cannot save the PIN throttle');
+        this.dispatch({ type: 'fault', key: PIN_THROTTLE_FAULT, message: `cannot save the PIN throttle: ${errorMessage(e)}` });
+      }
+    });
   }
 
   private startTimer(timer: TimerName, ms: number): void {
@@ -231,6 +274,8 @@ export class StationRuntime {
     const { journal } = this;
     let outcome: SendOutcome;
     try {
+      // A guess goes out only once the failures before it are on disk.
+      if (request.endpoint === 'pin-enter') await this.saving;
       const body = await this.body(request);
       const eventId = body.event;
       // A librarian's or reader's event is journaled before it leaves; a /state needs no restart truth.
@@ -291,6 +336,9 @@ export class StationRuntime {
       if (number === undefined) continue; // the core only pulses boxes of this station
       this.pulses = this.pulses.then(async () => {
         if (!this.running) return;
+        // The buzzer is silent and paused for the whole pulse (BuzzerPlayer).
+        await this.player.hold();
+        if (!this.running) return this.player.release();
         // Write, then pulse: a restart must know this lock may have been energized.
         this.journal.record({ t: 'pulse', boxId, at: new Date().toISOString() });
         log.info({ boxId, box: number, ms: config.locks.pulseMs }, 'pulsing lock');
@@ -301,6 +349,7 @@ export class StationRuntime {
           this.dispatch({ type: 'pulse-failed', boxId, message: errorMessage(e) });
         } finally {
           this.emit({ type: 'lock', boxId, number, energized: false });
+          this.player.release();
         }
       });
     }
@@ -374,7 +423,7 @@ export class StationRuntime {
     // OFF first, then let a pulse in progress end (it drives OFF again), then OFF once more.
     await this.opts.hardware.locks.allOff();
     this.abort.abort();
-    await Promise.allSettled([this.pulses, this.sending]);
+    await Promise.allSettled([this.pulses, this.sending, this.player.stop(), this.saving]);
     await this.opts.hardware.locks.allOff();
     await this.journal.flush();
   }

@@ -26,7 +26,7 @@ describe('POST /api/boxes/:box/open', () => {
     await idle(d);
     const r = await d.call('POST', '/api/boxes/3/open');
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ box: 3, id: box(3), opened: true });
+    expect(r.body).toEqual({ box: 3, id: box(3), opened: true, rescue: false });
     expect(d.h.sim.locks.pulses).toEqual([{ box: 3, ms: 50 }]);
     const st = await d.h.server.waitForRequest((q) => q.endpoint === 'state' && stateBody(q).boxes.some((b) => b.id === box(3) && b.st === 'OPEN'));
     expect(stateBody(st).st).toBe('UP');

@@ -37,7 +37,15 @@ describe('GET /api/status', () => {
 
     const boxes = body['boxes'] as BoxStatusView[];
     expect(boxes).toHaveLength(8);
-    expect(boxes[0]).toMatchObject({ number: 1, id: box(1), door: 'OPEN', lockEnergized: false, lines: null });
+    expect(boxes[0]).toMatchObject({
+      number: 1,
+      id: box(1),
+      door: 'OPEN',
+      lockEnergized: false,
+      lines: { lock: 'simulated lock 1', door: 'simulated door switch 1' },
+      outcome: 'commanded-opened',
+      alarms: [],
+    });
     expect(boxes[0]?.lastAction?.what).toBe('opened (deposit)');
     expect(boxes[1]).toMatchObject({ number: 2, door: 'CLOSED', lastAction: null });
     expect(body['display']).toEqual(d.h.sim.display.lastShown());

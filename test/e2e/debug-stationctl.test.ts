@@ -113,6 +113,7 @@ describe('stationctl against a running station', () => {
     expect(r.code).toBe(0);
     expect(r.out).toContain(`station ${STATION.id}`);
     expect(r.out).toMatch(/mode\s+idle/);
+    expect(r.out).toMatch(/alarms\s+none/);
     expect(r.out).toContain('signed in as alice (service)');
     const j = await ctl(['status', '--json']);
     const s = JSON.parse(j.out) as { mode: string; boxes: unknown[] };

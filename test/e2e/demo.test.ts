@@ -12,7 +12,60 @@ afterEach(() => {
   child = undefined;
 });
 
+/** Start the demo with `args`; returns what it printed so far and a waiter on it. */
+function startDemo(args: string[] = []) {
+  const demo = spawn(process.execPath, [MAIN, 'demo', ...args], { stdio: ['pipe', 'pipe', 'pipe'] });
+  child = demo;
+  const io = { out: '' };
+  demo.stdout.on('data', (d: Buffer) => (io.out += d.toString()));
+  const exited = new Promise<number | null>((resolve) => demo.on('exit', resolve));
+  const waitFor = async (text: string | RegExp, from = 0, timeoutMs = 15_000): Promise<void> => {
+    const start = performance.now();
+    while (!(typeof text === 'string' ? io.out.slice(from).includes(text) : text.test(io.out.slice(from)))) {
+      if (performance.now() - start > timeoutMs) throw new Error(`demo output lacks ${String(text)}:\n${io.out}`);
+      await new Promise((r) => setTimeout(r, 20));
+    }
+  };
+  return { demo, io, exited, waitFor };
+}
+
 describe('demo', () => {
+  it('starts in Czech (--locale cs): its own texts and the server texts in Czech; a forced door and the tamper switch raise alarms; the buzzer rings the terminal bell', async () => {
+    const { demo, io, exited, waitFor } = startDemo(['--locale', 'cs']);
+    await waitFor('(texts: cs)');
+    await waitFor('│Naskenujte položku'); // the reference server's prompt, in the station's language
+    demo.stdin.write('scan 0000\n'); // unknown to the server: "please wait" while in flight, then its exception
+    await waitFor('│Čekejte prosím...');
+    await waitFor('│Položka nenalezena'); // the answer: an exception (the server's text, in Czech too)
+    let mark = io.out.length;
+    demo.stdin.write('key 1\n');
+    await waitFor('\x07', mark); // the accepted key's beep
+    demo.stdin.write('key enter\n');
+    await waitFor('│PIN má 6 číslic', mark);
+    mark = io.out.length;
+    demo.stdin.write('open 3\n');
+    await waitFor('ALARM: box 3 forced open', mark);
+    demo.stdin.write('close 3\n');
+    await waitFor('alarm cleared: box 3 forced open', mark);
+    mark = io.out.length;
+    demo.stdin.write('tamper open\n');
+    await waitFor('ALARM: tamper', mark);
+    await waitFor('│Stanice mimo provoz', mark);
+    demo.stdin.write('tamper close\n');
+    await waitFor('alarm cleared: tamper', mark);
+    demo.stdin.write('quit\n');
+    expect(await exited).toBe(0);
+  });
+
+  it('refuses an unknown locale with its usage', async () => {
+    const { demo, exited } = startDemo(['--locale', 'de']);
+    let err = '';
+    demo.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    expect(await exited).toBe(2);
+    expect(err).toContain('demo: --locale must be cs or en, got "de"');
+    expect(err).toContain('pickup-station demo [--locale cs|en]');
+  });
+
   it('deposits into box 1 and picks up from boxes 5 and 6, driven from the terminal', async () => {
     const demo = spawn(process.execPath, [MAIN, 'demo'], { stdio: ['pipe', 'pipe', 'pipe'] });
     child = demo;

@@ -58,7 +58,7 @@ const EXPECTED: Readonly<Record<string, Expectation>> = {
   'clock-behind': { outcome: 'resent, deactivated', cause: /^unanswered: board clock is behind: the server's certificate is not valid yet \(board clock \d{4}-/ },
   '5xx-exception': { outcome: 'answered: exception', cause: /^exception 500 IllegalStateException$/ },
   '5xx-bare': { outcome: 'resent, deactivated', cause: /^unanswered: HTTP 503 text\/plain: not JSON$/ },
-  '4xx-exception': { outcome: 'answered: exception', cause: /^exception 409 ConflictException$/ },
+  '4xx-exception': { outcome: 'answered: exception', cause: /^exception 409 ActionInProgressException$/ },
   'html-502': { outcome: 'resent, deactivated', cause: /^unanswered: HTTP 502 text\/html: not JSON$/ },
   'non-json': { outcome: 'resent, deactivated', cause: /^unanswered: HTTP 200 text\/plain: not JSON$/ },
   'truncated-json': { outcome: 'resent, deactivated', cause: /^unanswered: HTTP 200 application\/json: not JSON$/ },

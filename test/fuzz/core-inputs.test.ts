@@ -187,8 +187,8 @@ describe('arbitrary sequences of core inputs', () => {
     const chunk = fc.oneof(
       { weight: 4, arbitrary: fc.array(digit, { minLength: 6, maxLength: 6 }).map((ds) => [...ds, enter]) },
       { weight: 2, arbitrary: fc.array(digit, { minLength: 1, maxLength: 7 }) },
-      { weight: 2, arbitrary: fc.constant([{ type: 'timer', timer: 'heartbeat' } as Input]) },
-      { weight: 2, arbitrary: fc.constant([{ type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } } as Input]) },
+      { weight: 2, arbitrary: fc.constant([{ type: 'timer', timer: 'heartbeat' }]) },
+      { weight: 2, arbitrary: fc.constant([{ type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } }]) },
       { weight: 1, arbitrary: fc.constant([enter]) },
       { weight: 2, arbitrary: input.map((i) => [i]) },
     );

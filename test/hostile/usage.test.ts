@@ -24,7 +24,8 @@ describe('usage errors: exit 2, the usage text, no stack', () => {
     [['run', 'extra'], /Unexpected argument 'extra'/],
     [['safe-state', '--config'], /argument missing/],
     [['safe-state', '--bogus'], /Unknown option/],
-    [['demo', '--x'], /demo takes no arguments/],
+    [['demo', '--x'], /Unknown option '--x'/],
+    [['demo', '--locale', 'de'], /demo: --locale must be cs or en, got "de"/],
     [['frobnicate'], /unknown command: frobnicate/],
   ])('pickup-station %j', (args, why) => {
     const r = run(args);

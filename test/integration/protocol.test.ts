@@ -41,10 +41,15 @@ describe('protocol client', () => {
     expect(line).toBeDefined();
   });
 
-  it('no Accept-Language unless configured; a configurable version segment', async () => {
+  it('Accept-Language follows messages.locale unless server.acceptLanguage names one', async () => {
     h = await startHarness();
     await until(() => h!.server.requests.length >= 1, 'first /state');
-    expect(h.server.requests[0]!.headers['accept-language']).toBeUndefined();
+    expect(h.server.requests[0]!.headers['accept-language']).toBe('en');
+    await h.stop();
+    h = await startHarness({ messages: { locale: 'cs' } });
+    await until(() => h!.server.requests.length >= 1, 'first /state');
+    expect(h.server.requests[0]!.headers['accept-language']).toBe('cs-CZ, cs;q=0.9');
+    // (a configured one wins: the test above sends 'cs-CZ, cs;q=0.9' with the English texts)
   });
 
   it('a wrong password gets 401 with the exception body: an answer, shown, not resent', async () => {

@@ -43,6 +43,8 @@ describe('control API', () => {
     expect((await control('POST', 'fault', { endpoint: 'state', fault: 'explode' })).status).toBe(400);
     expect((await control('POST', 'fault', { endpoint: 'nowhere', fault: 'drop' })).status).toBe(400);
     expect((await control('POST', 'fault', { endpoint: 'state', fault: { kind: 'delay' } })).status).toBe(400);
+    expect((await control('POST', 'fault', { endpoint: 'pin-enter', fault: { kind: 'exception', status: 200, exceptionType: 'InvalidPinException' } })).status).toBe(400);
+    expect((await control('POST', 'fault', { endpoint: 'pin-enter', fault: { kind: 'exception', status: 404, exceptionType: 'InvalidPinException' }, times: 5 })).status).toBe(200);
     expect((await control('POST', 'disable', { stationId: DEMO_STATION.id })).status).toBe(400);
     expect((await control('GET', 'stations/nope')).status).toBe(404);
     expect((await control('GET', 'nothing-here')).status).toBe(404);

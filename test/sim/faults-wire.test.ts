@@ -92,9 +92,9 @@ describe('faults that wrap a processed answer', () => {
 
 describe('faults that replace the answer', () => {
   it('exception: any 4xx/5xx with the protocol body; status: a bare status without it', async () => {
-    sim.server.setFault('pin-enter', { kind: 'exception', status: 409, exceptionType: 'ConflictException', displayMessages: ['Busy'] }, { times: 1 });
+    sim.server.setFault('pin-enter', { kind: 'exception', status: 409, exceptionType: 'ActionInProgressException', displayMessages: ['Busy'] }, { times: 1 });
     const e = await post(`${sim.url}/pin-enter`, { pin: SEED_PIN_MULTI });
-    expect([e.status, JSON.parse(e.body)]).toEqual([409, { type: 'exception', exceptionType: 'ConflictException', displayMessages: ['Busy'], message: 'injected fault' }]);
+    expect([e.status, JSON.parse(e.body)]).toEqual([409, { type: 'exception', exceptionType: 'ActionInProgressException', displayMessages: ['Busy'], message: 'injected exception' }]);
     sim.server.setFault('pin-enter', 'status', { times: 1 });
     const s = await post(`${sim.url}/pin-enter`, { pin: SEED_PIN_MULTI });
     expect([s.status, s.headers['content-type'], s.body]).toEqual([503, 'text/plain', 'Service Unavailable']);

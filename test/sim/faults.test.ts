@@ -23,6 +23,21 @@ describe('faults that replace the answer (the server does not act)', () => {
     expect(sim.server.requests.at(-1)).toMatchObject({ fault: 'exception500', status: 500, notes: ['not processed'] });
   });
 
+  it('exception: any status and exceptionType; by default every PIN is answered as wrong (404 InvalidPinException), the pickup is not started', async () => {
+    sim.server.setFault('pin-enter', 'exception', { times: 2 });
+    const r = await sim.client.pin(SEED_PIN_MULTI);
+    expect(r.status).toBe(404);
+    expect(r.json).toMatchObject({ type: 'exception', exceptionType: 'InvalidPinException', displayMessages: ['Invalid PIN', 'please try again'] });
+    expect(active()).toBeNull();
+    expect(sim.server.requests.at(-1)).toMatchObject({ fault: 'exception', status: 404, notes: ['not processed'] });
+    sim.server.setFault('pin-enter', { kind: 'exception', status: 423, exceptionType: 'StationUnavailableException', displayMessages: ['Locked'] }, { times: 1 });
+    const locked = await sim.client.pin(SEED_PIN_MULTI);
+    expect(locked.status).toBe(423);
+    expect(locked.json).toMatchObject({ exceptionType: 'StationUnavailableException', displayMessages: ['Locked'] });
+    // Once the fault is used up, the same PIN opens its boxes.
+    expect((await sim.client.pin(SEED_PIN_MULTI)).json).toMatchObject({ type: 'box-open' });
+  });
+
   it('html502: HTTP 502 text/html like a proxy', async () => {
     sim.server.setFault('state', 'html502');
     const r = await sim.client.state();

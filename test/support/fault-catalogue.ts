@@ -48,7 +48,7 @@ export function faultCatalogue(answerTimeoutMs: number): readonly FaultDef[] {
     { name: 'clock-behind', what: 'board clock far in the past (certificate not yet valid)', fault: { net: 'clock-behind' } },
     { name: '5xx-exception', what: '5xx with the exception body', fault: { server: { kind: 'exception500', displayMessages: ['Server error (500)', 'try again later'] } } },
     { name: '5xx-bare', what: '5xx without the exception body', fault: { server: { kind: 'status', status: 503 } } },
-    { name: '4xx-exception', what: '4xx with the exception body', fault: { server: { kind: 'exception', status: 409, exceptionType: 'ConflictException', displayMessages: ['Refused (409)', 'ask the staff'] } } },
+    { name: '4xx-exception', what: '4xx with the exception body', fault: { server: { kind: 'exception', status: 409, exceptionType: 'ActionInProgressException', displayMessages: ['Refused (409)', 'ask the staff'] } } },
     { name: 'html-502', what: 'HTML 502 from a proxy', fault: { server: 'html502' } },
     { name: 'non-json', what: 'non-JSON 200', fault: { server: 'non-json' } },
     { name: 'truncated-json', what: 'truncated JSON', fault: { server: 'truncated' } },

@@ -38,6 +38,10 @@ export interface HarnessOverrides {
   readonly locks?: ConfigInput['locks'];
   readonly messages?: ConfigInput['messages'];
   readonly debug?: ConfigInput['debug'];
+  readonly pin?: ConfigInput['pin'];
+  readonly buzzer?: ConfigInput['buzzer'];
+  /** Default null (memory): tests that check what survives a restart give a temp directory. */
+  readonly storage?: ConfigInput['storage'];
   /** Not config: a ring the station's log lines are copied into too (technician port tests). */
   readonly ring?: LogRing;
   /** Not config: the journal (default a fresh in-memory one; never /var/lib). */

@@ -90,6 +90,19 @@ describe('board assembly', () => {
     await hw.close();
   });
 
+  it('builds the tamper switch and the buzzer of the profile (buzzer silent), after the locks', async () => {
+    const { hw, config, world, order, openBackend } = setup({ ...PROFILE, tamper: { chip: C, offset: 22 }, buzzer: { chip: C, offset: 23 } });
+    world.setInput(BASE + 22, 1);
+    const station = await createBoardHardware(config, hw, log, { openBackend, createInputDevices: noInputs });
+    expect(order.slice(0, 3)).toEqual([BASE + 4, BASE + 5, BASE + 6]);
+    expect(await station.tamper?.read()).toBe(true);
+    expect(world.raw(BASE + 23)).toBe(0);
+    expect(station.devices().map((d) => d.name)).toContain('buzzer (pinctrl-bcm2711:23, active high)');
+    expect(station.locks.describeLine?.(2)).toBe('pinctrl-bcm2711:5, active low');
+    expect(station.doors.describeLine?.(1)).toBe('pinctrl-bcm2711:7, active high');
+    await station.close();
+  });
+
   it('if a later device fails, what was opened is closed again with every lock OFF', async () => {
     const s = setup({ ...PROFILE, cancelButton: { chip: 'no-such-chip', offset: 1 } });
     await expect(createBoardHardware(s.config, s.hw, log, { openBackend: s.openBackend, createInputDevices: noInputs })).rejects.toThrow(/no GPIO chip labelled "no-such-chip"/);

@@ -28,6 +28,27 @@ describe('config', () => {
     expect(password).toBe(PASSWORD);
   });
 
+  it('the alarm keys: defaults, and every problem at once with its path', () => {
+    const { config } = loadConfigObject(valid(dirWithPassword()), 'test', {});
+    expect(config.timing).toMatchObject({ doorAjarMs: 120_000, doorAjarReminderMs: 30_000 });
+    expect(config.pin).toEqual({ maxFailures: 5, lockoutMs: 30_000, maxLockoutMs: 900_000, countdownTickMs: 1_000 });
+    expect(config.messages.locale).toBe('en');
+    expect(config.buzzer.patterns.refused).toEqual([80, 80, 80]);
+    const problems = configProblems(() =>
+      loadConfigObject(
+        {
+          ...valid(dirWithPassword()),
+          pin: { lockoutMs: 60_000, maxLockoutMs: 30_000 },
+          buzzer: { patterns: { accepted: [60, 60] } },
+          messages: { locale: 'de', doorAjar: 'close it' },
+        },
+        'test',
+        {},
+      ),
+    );
+    expect(problems.map((p) => p.path).sort()).toEqual(['buzzer.patterns.accepted', 'messages.doorAjar', 'messages.locale', 'pin.maxLockoutMs']);
+  });
+
   it('reports every problem at once with its path and the bad value', () => {
     const dir = dirWithPassword();
     const raw = {

@@ -4,7 +4,7 @@
  * unreachable server never makes /state go out faster than the heartbeat.
  */
 import { describe, expect, it } from 'vitest';
-import { messagesSchema } from '../../src/config/schema.js';
+import { messagesSchema, pinSchema, timingSchema } from '../../src/config/schema.js';
 import { MAX_KEPT } from '../../src/station/core/door-reports.js';
 import type { CoreConfig, Effect, OutboundRequest } from '../../src/station/core-types.js';
 import { VirtualCore } from './support/virtual-core.js';
@@ -16,7 +16,8 @@ const CONFIG: CoreConfig = {
     { id: A, number: 1 },
     { id: B, number: 2 },
   ],
-  timing: { heartbeatIntervalMs: 1_000, pinIdleMs: 20_000, messageMs: 500, duplicateScanWindowMs: 0, doorOpenTimeoutMs: 400 },
+  timing: timingSchema.parse({ heartbeatIntervalMs: 1_000, pinIdleMs: 20_000, messageMs: 500, duplicateScanWindowMs: 0, doorOpenTimeoutMs: 400 }),
+  pin: pinSchema.parse({}),
   messages: messagesSchema.parse({}),
 };
 const idle = { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } as const;

@@ -11,7 +11,8 @@ import type { CoreConfig, CoreState, Effect, Input } from '../../src/station/cor
 const B1 = '11111111-1111-4111-8111-111111111111';
 const config: CoreConfig = {
   boxes: [{ id: B1, number: 1 }],
-  timing: { heartbeatIntervalMs: 30_000, pinIdleMs: 20_000, messageMs: 5_000, duplicateScanWindowMs: 1_500, doorOpenTimeoutMs: 4_000 },
+  timing: { heartbeatIntervalMs: 30_000, pinIdleMs: 20_000, messageMs: 5_000, duplicateScanWindowMs: 1_500, doorOpenTimeoutMs: 4_000, doorAjarMs: 120_000, doorAjarReminderMs: 30_000 },
+  pin: { maxFailures: 5, lockoutMs: 30_000, maxLockoutMs: 900_000, countdownTickMs: 1_000 },
   messages: messagesSchema.parse({}),
 };
 function run(state: CoreState, ...inputs: Input[]): { state: CoreState; fx: Effect[] } {

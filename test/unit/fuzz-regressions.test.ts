@@ -3,14 +3,15 @@
  * reported, so each stays fixed whatever the generators do later.
  */
 import { describe, expect, it } from 'vitest';
-import { messagesSchema } from '../../src/config/schema.js';
+import { messagesSchema, pinSchema, timingSchema } from '../../src/config/schema.js';
 import { initialState, screen, transition } from '../../src/station/core.js';
 import type { CoreConfig, CoreState, Input } from '../../src/station/core-types.js';
 
 const BOX = 'aaaaaaaa-aaaa-4aaa-aaaa-aaaaaaaaaaa1';
 const CONFIG: CoreConfig = {
   boxes: [{ id: BOX, number: 1 }],
-  timing: { heartbeatIntervalMs: 1_000, pinIdleMs: 20_000, messageMs: 500, duplicateScanWindowMs: 0, doorOpenTimeoutMs: 400 },
+  timing: timingSchema.parse({ heartbeatIntervalMs: 1_000, pinIdleMs: 20_000, messageMs: 500, duplicateScanWindowMs: 0, doorOpenTimeoutMs: 400 }),
+  pin: pinSchema.parse({}),
   messages: messagesSchema.parse({}),
 };
 

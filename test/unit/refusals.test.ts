@@ -20,7 +20,8 @@ const config: CoreConfig = {
     { id: B1, number: 1 },
     { id: B2, number: 2 },
   ],
-  timing: { heartbeatIntervalMs: HEARTBEAT, pinIdleMs: 20_000, messageMs: 1_000, duplicateScanWindowMs: 1_500, doorOpenTimeoutMs: 4_000 },
+  timing: { heartbeatIntervalMs: HEARTBEAT, pinIdleMs: 20_000, messageMs: 1_000, duplicateScanWindowMs: 1_500, doorOpenTimeoutMs: 4_000, doorAjarMs: 120_000, doorAjarReminderMs: 30_000 },
+  pin: { maxFailures: 5, lockoutMs: 30_000, maxLockoutMs: 900_000, countdownTickMs: 1_000 },
   messages: messagesSchema.parse({}),
 };
 const closed = { [B1]: 'CLOSED', [B2]: 'CLOSED' } as const;

@@ -18,7 +18,8 @@ const config: CoreConfig = {
     { id: B5, number: 5 },
     { id: B6, number: 6 },
   ],
-  timing: { heartbeatIntervalMs: 30_000, pinIdleMs: 20_000, messageMs: 5_000, duplicateScanWindowMs: 1_500, doorOpenTimeoutMs: 4_000 },
+  timing: { heartbeatIntervalMs: 30_000, pinIdleMs: 20_000, messageMs: 5_000, duplicateScanWindowMs: 1_500, doorOpenTimeoutMs: 4_000, doorAjarMs: 120_000, doorAjarReminderMs: 30_000 },
+  pin: { maxFailures: 5, lockoutMs: 30_000, maxLockoutMs: 900_000, countdownTickMs: 1_000 },
   messages: messagesSchema.parse({}),
 };
 type Doors = Record<string, 'OPEN' | 'CLOSED'>;

@@ -19,6 +19,13 @@ export function formatStatus(s: StatusBody): string {
   if (s.lastFailure) out.push(`last failure ${age(s.lastFailure.ageMs)}: /${s.lastFailure.endpoint} ${s.lastFailure.reason} (attempts=${s.lastFailure.attempts})`);
   const faults = Object.entries(s.faults);
   out.push(`faults      ${faults.length === 0 ? 'none' : faults.map(([k, v]) => `${k}: ${v}`).join('; ')}`);
+  const alarms = s.alarms ?? [];
+  out.push(`alarms      ${alarms.length === 0 ? 'none' : alarms.map((a) => `${a.detail} (${a.kind})`).join('; ')}`);
+  const t = s.pinThrottle;
+  if (t && (t.failures > 0 || t.lockout !== null)) {
+    out.push(`keypad      ${t.failures} wrong PIN(s) in a row${t.lockout ? `; LOCKED, ${Math.ceil(t.lockout.remainingMs / 1000)} s left` : ''}`);
+  }
+  if (s.tamper) out.push(`tamper      ${s.tamper.open ? 'OPEN' : 'closed'} (${s.tamper.name})`);
   out.push(`display     ${s.display.map((l) => `|${l}|`).join(' ')}`);
   out.push('', 'boxes');
   for (const b of s.boxes) {

@@ -8,7 +8,7 @@ import type { Logger } from '../../log.js';
 import type { DoorSensors, DoorState, PushButton, Unsubscribe } from '../types.js';
 import { Debouncer } from './debounce.js';
 import { DeviceBase, faulty, Listeners } from '../device-base.js';
-import type { GpioBackend, InputLine, InputSpec } from './types.js';
+import { describeSpec, type GpioBackend, type InputLine, type InputSpec } from './types.js';
 
 async function openInputs<K>(backend: GpioBackend, specs: ReadonlyMap<K, InputSpec>): Promise<Map<K, InputLine>> {
   const lines = new Map<K, InputLine>();
@@ -34,7 +34,7 @@ export class GpioDoorSensors extends DeviceBase implements DoorSensors {
 
   private constructor(
     private readonly lines: ReadonlyMap<number, InputLine>,
-    opts: DoorOptions,
+    private readonly opts: DoorOptions,
     initial: ReadonlyMap<number, boolean>,
   ) {
     super(`door sensors (${[...lines.values()].map((l) => l.name).join(', ')})`);
@@ -64,6 +64,11 @@ export class GpioDoorSensors extends DeviceBase implements DoorSensors {
       throw e;
     }
     return new GpioDoorSensors(lines, opts, initial);
+  }
+
+  describeLine(box: number): string | null {
+    const spec = this.opts.doors.get(box);
+    return spec === undefined ? null : describeSpec(spec);
   }
 
   /** The debounced state: what the station has been (or is about to be) told. */

@@ -12,7 +12,7 @@ import { DeviceError, errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
 import { HARD_MAX_PULSE_MS, type LockBank } from '../types.js';
 import { DeviceBase, faulty, HEALTHY } from '../device-base.js';
-import type { GpioBackend, OutputLine, OutputSpec } from './types.js';
+import { describeSpec, type GpioBackend, type OutputLine, type OutputSpec } from './types.js';
 
 export interface LockBankOptions {
   /** box number -> its lock output. */
@@ -57,6 +57,11 @@ export class GpioLockBank extends DeviceBase implements LockBank {
 
   isEnergized(box: number): boolean {
     return this.energized.has(box);
+  }
+
+  describeLine(box: number): string | null {
+    const spec = this.opts.locks.get(box);
+    return spec === undefined ? null : describeSpec(spec);
   }
 
   pulse(box: number, ms: number): Promise<void> {

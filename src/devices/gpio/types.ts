@@ -78,3 +78,9 @@ export interface GpioBackend {
 export function lineName(ref: LineRef): string {
   return `${ref.chip}:${ref.offset}`;
 }
+
+/** A line as a technician reads it: "gpiochip0:17, active high" (inputs also name their bias). */
+export function describeSpec(spec: OutputSpec | InputSpec): string {
+  const level = spec.activeLow ? 'active low' : 'active high';
+  return 'bias' in spec && spec.bias !== 'as-is' ? `${lineName(spec)}, ${level}, ${spec.bias}` : `${lineName(spec)}, ${level}`;
+}

@@ -25,6 +25,9 @@ export class SimDoors extends SimDevice implements DoorSensors {
     const st = this.states.get(box);
     return st ? Promise.resolve(st) : Promise.reject(new Error(`no door sensor for box ${box}`));
   }
+  describeLine(box: number): string | null {
+    return this.states.has(box) ? `simulated door switch ${box}` : null;
+  }
   peek(box: number): DoorState | undefined {
     return this.states.get(box);
   }
@@ -64,6 +67,10 @@ export class SimLocks extends SimDevice implements LockBank {
 
   isEnergized(box: number): boolean {
     return this.energized.has(box);
+  }
+
+  describeLine(box: number): string | null {
+    return this.boxNumbers.includes(box) ? `simulated lock ${box}` : null;
   }
 
   /** A lock output switched on or off (what a logic probe on the line would show). */

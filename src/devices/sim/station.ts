@@ -4,6 +4,7 @@
  */
 import type { StationConfig } from '../../config/schema.js';
 import type { Device, KeypadKey, StationHardware } from '../types.js';
+import { SimBuzzer, SimTamper } from './alarm-devices.js';
 import { FixedPower, SimButton, SimDisplay, SimKeypad, SimScanner } from './inputs.js';
 import { SimDoors, SimLocks } from './locks-doors.js';
 import { readSimDoors, SimStateFile } from './state-file.js';
@@ -26,6 +27,8 @@ export class SimulatedStation implements StationHardware {
   readonly keypad = new SimKeypad();
   readonly cancelButton = new SimButton('simulated cancel button');
   readonly display = new SimDisplay();
+  readonly tamper = new SimTamper();
+  readonly buzzer = new SimBuzzer();
   readonly power: FixedPower;
   private readonly stateFile: SimStateFile | null;
 
@@ -39,7 +42,7 @@ export class SimulatedStation implements StationHardware {
   }
 
   devices(): readonly Device[] {
-    return [this.locks, this.doors, ...this.scanners, this.keypad, this.cancelButton, this.display];
+    return [this.locks, this.doors, ...this.scanners, this.keypad, this.cancelButton, this.display, this.tamper, this.buzzer];
   }
 
   async close(): Promise<void> {
@@ -72,6 +75,13 @@ export class SimulatedStation implements StationHardware {
   /** A door forced open (or a broken sensor cable). */
   forceOpen(box: number): void {
     this.doors.set(box, 'OPEN');
+  }
+  /** The cabinet (or service door) opened: the tamper switch reads open. */
+  openTamper(): void {
+    this.tamper.set(true);
+  }
+  closeTamper(): void {
+    this.tamper.set(false);
   }
 }
 

@@ -15,15 +15,17 @@
  *
  * A refused command (unknown type, foreign box, box-open to /state or /cancel) opens nothing; a
  * /state reports it as DOWN with an errorMessage — at once for the first refusal, with the next
- * heartbeat for repeats (refusals.ts: no storms).
+ * heartbeat for repeats (refusals.ts: no storms). An exception or a refused command plays the
+ * `refused` sound. Every answer to /pin-enter also goes to the PIN throttle (pin-throttle.ts).
  */
 import type { Endpoint, ServerAnswer, ServerCommand } from '../../protocol/types.js';
 import type { CoreConfig } from '../core-types.js';
 import type { Ctx } from './context.js';
-import { isKnownBox, setMode } from './context.js';
+import { isKnownBox, setMode, sound } from './context.js';
 import { hasText, showOverlay } from './display.js';
 import { onStateDelivered, onStateLost } from './door-reports.js';
 import { startOpening } from './doors.js';
+import { onPinAnswer } from './pin-throttle.js';
 import { noteRefusal } from './refusals.js';
 
 /** Why a syntactically valid command cannot be carried out here, or null (pure; the runtime names refusals with it). */
@@ -39,7 +41,7 @@ export function commandProblem(config: CoreConfig, endpoint: Endpoint, command: 
 }
 
 export function onAnswered(ctx: Ctx, endpoint: Endpoint, answer: ServerAnswer): void {
-  const { s, config, log } = ctx;
+  const { s, log } = ctx;
   if (s.inFlight !== endpoint) {
     log('warn', 'answer for an event not in flight ignored', { endpoint, inFlight: s.inFlight });
     return;
@@ -50,11 +52,18 @@ export function onAnswered(ctx: Ctx, endpoint: Endpoint, answer: ServerAnswer): 
     onStateDelivered(ctx);
   }
   if (s.mode.kind === 'deactivated') log('info', 'server answers again: back in service');
+  applyAnswer(ctx, endpoint, answer);
+  // After the answer's own effects: a lock-out replaces the "wrong PIN" overlay at once.
+  if (endpoint === 'pin-enter') onPinAnswer(ctx, answer);
+}
 
+function applyAnswer(ctx: Ctx, endpoint: Endpoint, answer: ServerAnswer): void {
+  const { s, config, log } = ctx;
   switch (answer.kind) {
     case 'exception':
       log('warn', 'server answered with an exception', { endpoint, status: answer.status, exceptionType: answer.exceptionType });
       if (s.mode.kind === 'starting' || s.mode.kind === 'deactivated') setMode(ctx, { kind: 'idle', lines: [] });
+      sound(ctx, 'refused');
       showOverlay(ctx, hasText(answer.displayMessages) ? answer.displayMessages : config.messages.serverError);
       return;
     case 'invalid':
@@ -70,6 +79,7 @@ export function onAnswered(ctx: Ctx, endpoint: Endpoint, answer: ServerAnswer): 
 function rejectCommand(ctx: Ctx, endpoint: Endpoint, reason: string): void {
   const { s, config } = ctx;
   noteRefusal(ctx, endpoint, reason);
+  sound(ctx, 'refused');
   if (s.mode.kind === 'deactivated') setMode(ctx, { kind: 'idle', lines: [] });
   showOverlay(ctx, config.messages.serverError);
 }

@@ -2,7 +2,7 @@
  * What every part of the core shares: the draft state a transition builds, the effects it emits,
  * and the small helpers on boxes, modes and the PIN buffer. Pure: no I/O, no timers, no clock.
  */
-import type { CoreConfig, CoreState, Effect, LogLevel, Mode } from '../core-types.js';
+import type { CoreConfig, CoreState, Effect, LogLevel, Mode, SoundName, TimerName } from '../core-types.js';
 
 export type Draft = { -readonly [K in keyof CoreState]: CoreState[K] };
 
@@ -26,7 +26,10 @@ export function anyBoxOpen(s: CoreState): boolean {
   return Object.values(s.boxes).some((st) => st === 'OPEN');
 }
 
-/** Switch mode; leaving a mode drops its overlay, its PIN buffer (unless idle) and its door timer. */
+/**
+ * Switch mode; leaving a mode drops its overlay and its PIN buffer (unless idle). The door-open
+ * window outlives the mode (doors.ts): a pulsed door must still be judged when its time is up.
+ */
 export function setMode(ctx: Ctx, mode: Mode): void {
   const { s, fx } = ctx;
   if (s.mode.kind !== mode.kind) {
@@ -34,8 +37,30 @@ export function setMode(ctx: Ctx, mode: Mode): void {
     fx.push({ type: 'stop-timer', timer: 'message' });
     if (mode.kind !== 'idle' && s.pin !== '') clearPin(ctx);
   }
-  if (s.mode.kind === 'opening' && mode.kind !== 'opening') fx.push({ type: 'stop-timer', timer: 'door-open' });
   s.mode = mode;
+}
+
+export function sound(ctx: Ctx, name: SoundName): void {
+  ctx.fx.push({ type: 'sound', sound: name });
+}
+
+/** The fault key of service mode (the technician port sets it): /state DOWN "service". */
+export const SERVICE_FAULT = 'service';
+
+export function inServiceMode(s: CoreState): boolean {
+  return s.faults[SERVICE_FAULT] !== undefined;
+}
+
+const AJAR_PREFIX = 'door-ajar:';
+
+/** The door-ajar timer of one box. */
+export function doorAjarTimer(boxId: string): TimerName {
+  return `${AJAR_PREFIX}${boxId}`;
+}
+
+/** The box of a door-ajar timer, or null for another timer. */
+export function boxOfAjarTimer(timer: TimerName): string | null {
+  return timer.startsWith(AJAR_PREFIX) ? timer.slice(AJAR_PREFIX.length) : null;
 }
 
 export function clearPin(ctx: Ctx): void {

@@ -1,7 +1,11 @@
 /**
  * What the display shows, derived from the state: the mode's lines, a temporary overlay over them,
- * the masked PIN. A `display` effect goes out only when the derived lines change, so no transition
- * can forget to restore the prompt.
+ * the masked PIN, and the alarm screens. A `display` effect goes out only when the derived lines
+ * change, so no transition can forget to restore the prompt.
+ *
+ * What wins, first to last: a temporary overlay; the tamper screen (out of service); the door-ajar
+ * reminder (naming the boxes); the mode's screen — where idle shows the PIN lock-out countdown, or
+ * "please wait" while a reader's or librarian's event is in flight, or the prompt.
  *
  * Transitions here: overlay shown (with the `message` timer) -> overlay cleared when the timer ends,
  * on a mode change, or when a PIN digit is typed.
@@ -23,23 +27,39 @@ export function onMessageTimer(ctx: Ctx): void {
   ctx.s.overlay = null;
 }
 
+/** "0:25", "14:59": a countdown in whole seconds, rounded up (it never shows 0:00 while locked). */
+export function formatCountdown(ms: number): string {
+  const total = Math.max(0, Math.ceil(ms / 1000));
+  return `${Math.floor(total / 60)}:${String(total % 60).padStart(2, '0')}`;
+}
+
+function fill(lines: readonly string[], key: string, value: string): string[] {
+  return lines.map((l) => l.split(`{${key}}`).join(value));
+}
+
 /** The lines the display should show now (derived, never stored apart from `shown`). */
 export function screen(config: CoreConfig, s: CoreState): readonly string[] {
   if (s.overlay && hasText(s.overlay)) return s.overlay;
   const m = config.messages;
   // Stopping: say so, except to someone at an open box (the mode's instructions still apply).
   if (s.drain !== 'off' && s.mode.kind !== 'opening' && s.mode.kind !== 'closing') return m.restarting;
+  if (s.alarms.some((a) => a.kind === 'tamper')) return m.tamper;
+  const ajar = config.boxes.filter((b) => s.alarms.some((a) => a.kind === 'door-ajar' && a.boxId === b.id)).map((b) => b.number);
+  if (ajar.length > 0) return fill(m.doorAjar, 'box', ajar.join(', '));
   switch (s.mode.kind) {
     case 'starting':
       return m.starting;
     case 'idle': {
+      if (s.pinThrottle.lockout !== null) return fill(m.pinLockout, 'time', formatCountdown(s.pinThrottle.lockout.remainingMs));
+      // The answer to a scan or PIN is on its way: "please wait", not the prompt again.
+      if (s.inFlight !== null && s.inFlight !== 'state') return m.busy;
       const prompt = hasText(s.mode.lines) ? s.mode.lines : m.prompt;
       return s.pin === '' ? prompt : [prompt[0] ?? '', m.pinEntry.replace('{mask}', '*'.repeat(s.pin.length))];
     }
     case 'opening':
       return hasText(s.mode.lines) ? s.mode.lines : m.busy;
     case 'closing':
-      return hasText(s.mode.lines) ? s.mode.lines : m.boxOpen;
+      return s.inFlight === 'cancel' ? m.busy : hasText(s.mode.lines) ? s.mode.lines : m.boxOpen;
     case 'disabled':
       return hasText(s.mode.lines) ? s.mode.lines : m.disabled;
     case 'deactivated':

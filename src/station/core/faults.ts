@@ -3,10 +3,12 @@
  * that the next /state reports as `DOWN` with an errorMessage.
  *
  * Transitions here: fault set (message) -> fault changed -> fault cleared (null); each marks a
- * /state owed. A failed pulse and a reported problem add a one-shot error.
+ * /state owed. A failed pulse and a reported problem add a one-shot error. Service mode (the
+ * `service` fault) turned off while the tamper input is open raises the tamper alarm (alarms.ts).
  */
 import type { Ctx } from './context.js';
-import { boxNumber } from './context.js';
+import { boxNumber, SERVICE_FAULT } from './context.js';
+import { onServiceModeOff } from './alarms.js';
 
 export function onFault(ctx: Ctx, key: string, message: string | null): void {
   const { s, log } = ctx;
@@ -16,6 +18,7 @@ export function onFault(ctx: Ctx, key: string, message: string | null): void {
     const { [key]: _gone, ...rest } = s.faults;
     s.faults = rest;
     log('info', 'fault cleared', { fault: key });
+    if (key === SERVICE_FAULT) onServiceModeOff(ctx);
   } else {
     if (current === message) return;
     s.faults = { ...s.faults, [key]: message };

@@ -14,17 +14,27 @@
  * | idle    | cancel with a PIN typed                | PIN cleared                                    |
  * | closing | cancel, cancellable, nothing in flight | send /cancel                                   |
  * | idle    | technician-open                        | opening (doors.ts)                             |
+ * | rescue* | technician-open                        | opening; warn log naming the technician; the   |
+ * |         |                                        | next answered /state names it                  |
+ * | any     | scan, key, cancel while a tamper alarm | refused (the screen says out of service)       |
+ * | any     | key while the keypad is locked         | refused, nothing sent (pin-throttle.ts)        |
  * | other   | any of these                           | refused: logged, overlay with the reason       |
  * | any     | any of these while draining            | refused: the screen says "restarting"          |
  * | any     | pin-idle timer                         | PIN cleared                                    |
+ *
+ * *rescue: starting, deactivated or disabled with service mode on (the server cannot be asked).
+ *
+ * Sounds: an accepted scan or key plays `accepted`; every refusal plays `refused`.
  */
 import type { KeypadKey } from '../../devices/types.js';
 import { PIN_LENGTH } from '../../protocol/types.js';
 import type { Ctx } from './context.js';
-import { anyBoxOpen, boxNumber, clearPin, isKnownBox } from './context.js';
+import { hasAlarm } from './alarms.js';
+import { anyBoxOpen, boxNumber, clearPin, inServiceMode, isKnownBox, sound } from './context.js';
 import { showOverlay } from './display.js';
 import { startOpening } from './doors.js';
 import { send } from './outbound.js';
+import { isKeypadLocked } from './pin-throttle.js';
 
 /** Longest identifier accepted from a scanner; drivers drop longer frames already. */
 export const MAX_IDENTIFIER_LENGTH = 128;
@@ -37,10 +47,14 @@ interface Refusal {
   readonly lines: readonly string[] | null;
 }
 
-/** Why a reader's or librarian's input cannot start an event now, or null when it is allowed. */
-function refusal(ctx: Ctx, opts: { allowInFlight?: boolean } = {}): Refusal | null {
+/**
+ * Why a reader's or librarian's input (or a technician's opening, `technician: true`) cannot start
+ * an event now, or null when it is allowed.
+ */
+function refusal(ctx: Ctx, opts: { allowInFlight?: boolean; technician?: boolean } = {}): Refusal | null {
   const { s, config } = ctx;
   if (s.drain !== 'off') return { reason: 'station restarting', lines: null };
+  if (!opts.technician && hasAlarm(ctx, 'tamper')) return { reason: 'tamper alarm', lines: null };
   switch (s.mode.kind) {
     case 'starting':
       return { reason: 'station starting', lines: config.messages.busy };
@@ -61,6 +75,7 @@ function refusal(ctx: Ctx, opts: { allowInFlight?: boolean } = {}): Refusal | nu
 
 function refuse(ctx: Ctx, what: string, r: Refusal): void {
   ctx.log('info', `${what} refused: ${r.reason}`);
+  sound(ctx, 'refused');
   if (r.lines) showOverlay(ctx, r.lines);
 }
 
@@ -69,6 +84,7 @@ export function onScan(ctx: Ctx, identifierType: 'BAR_CODE' | 'RFID', raw: strin
   const value = raw.trim();
   if (value.length === 0 || value.length > MAX_IDENTIFIER_LENGTH || !PRINTABLE.test(value)) {
     log('warn', 'unreadable identifier dropped', { identifierType, length: raw.length });
+    sound(ctx, 'refused');
     showOverlay(ctx, config.messages.unreadable);
     return;
   }
@@ -82,6 +98,7 @@ export function onScan(ctx: Ctx, identifierType: 'BAR_CODE' | 'RFID', raw: strin
   if (r) return refuse(ctx, 'scan', r);
   if (s.pin !== '') clearPin(ctx);
   log('info', 'identifier scanned', { identifierType, identifierValue: value });
+  sound(ctx, 'accepted');
   send(ctx, { endpoint: 'item-identify', identifierType, identifierValue: value });
 }
 
@@ -96,6 +113,8 @@ export function onKey(ctx: Ctx, key: KeypadKey): void {
     if (key.kind === 'enter' && s.pin !== '') clearPin(ctx);
     return refuse(ctx, 'key', r);
   }
+  // The lock-out screen already says it (with its countdown): nothing typed, nothing sent.
+  if (isKeypadLocked(ctx)) return refuse(ctx, 'key', { reason: 'keypad locked after wrong PINs', lines: null });
   const restartIdle = (): void => {
     fx.push({ type: 'start-timer', timer: 'pin-idle', ms: config.timing.pinIdleMs });
   };
@@ -108,21 +127,26 @@ export function onKey(ctx: Ctx, key: KeypadKey): void {
       if (s.pin.length >= PIN_LENGTH) return restartIdle();
       s.pin += key.digit;
       s.overlay = null;
+      sound(ctx, 'accepted');
       return restartIdle();
     case 'backspace':
       s.pin = s.pin.slice(0, -1);
+      sound(ctx, 'accepted');
       return s.pin === '' ? clearPin(ctx) : restartIdle();
     case 'clear':
+      sound(ctx, 'accepted');
       return clearPin(ctx);
     case 'enter': {
       const pin = s.pin;
       clearPin(ctx);
       if (pin.length !== PIN_LENGTH) {
         log('info', 'PIN of wrong length not sent', { length: pin.length });
+        sound(ctx, 'refused');
         showOverlay(ctx, config.messages.pinLength);
         return;
       }
       log('info', 'PIN entered', { length: pin.length });
+      sound(ctx, 'accepted');
       send(ctx, { endpoint: 'pin-enter', pin });
       return;
     }
@@ -136,6 +160,7 @@ export function onPinIdleTimer(ctx: Ctx): void {
 
 export function onCancelPressed(ctx: Ctx): void {
   const { s, config, log } = ctx;
+  if (hasAlarm(ctx, 'tamper')) return refuse(ctx, 'cancel', { reason: 'tamper alarm', lines: null });
   if (s.mode.kind === 'idle' && s.pin !== '' && s.inFlight === null) {
     clearPin(ctx);
     return;
@@ -144,20 +169,38 @@ export function onCancelPressed(ctx: Ctx): void {
   if (s.inFlight !== null) return refuse(ctx, 'cancel', { reason: `/${s.inFlight} in flight`, lines: config.messages.busy });
   if (s.mode.kind === 'closing' && s.mode.cancellable) {
     log('info', 'cancel pressed', { boxes: s.mode.boxes });
+    sound(ctx, 'accepted');
     send(ctx, { endpoint: 'cancel' });
     return;
   }
   refuse(ctx, 'cancel', { reason: `not cancellable in mode ${s.mode.kind}`, lines: config.messages.cannotCancel });
 }
 
-export function onTechnicianOpen(ctx: Ctx, boxId: string): void {
-  const { config, log } = ctx;
-  const r = refusal(ctx);
-  if (r) return refuse(ctx, 'technician open', r);
+/** Modes in which the server cannot be asked: a technician in service mode may still open a box. */
+const RESCUE_MODES = new Set(['starting', 'deactivated', 'disabled']);
+
+export function onTechnicianOpen(ctx: Ctx, boxId: string, by = 'technician'): void {
+  const { s, config, log } = ctx;
   if (!isKnownBox(config, boxId)) {
-    log('warn', 'technician open of an unknown box refused', { boxId });
+    log('warn', 'technician open of an unknown box refused', { boxId, technician: by });
     return;
   }
-  log('warn', `technician opens box ${boxNumber(config, boxId)}`, { boxId });
-  startOpening(ctx, 'technician', [boxId], [`Service: box ${boxNumber(config, boxId)}`]);
+  const n = boxNumber(config, boxId);
+  const lines = [config.messages.serviceOpen.replace('{box}', String(n))];
+  if (RESCUE_MODES.has(s.mode.kind) && inServiceMode(s) && s.drain === 'off') {
+    // Rescue open: the server cannot be asked. Only a /state may be in flight (the deactivated
+    // heartbeat); a reader's event or an open door still refuses.
+    const busy = s.inFlight !== null && s.inFlight !== 'state' ? `/${s.inFlight} in flight` : anyBoxOpen(s) ? 'a box is open' : null;
+    if (busy !== null) return refuse(ctx, 'technician open', { reason: busy, lines: null });
+    const mode = s.mode.kind;
+    log('warn', `rescue open: technician ${by} opens box ${n} while the station is ${mode} (the server cannot be asked)`, { boxId, box: n, technician: by, mode });
+    // One-shot: kept until a /state carrying it is answered (outbound.ts, answers.ts).
+    s.pendingErrors = [...s.pendingErrors, `box ${n} rescue-opened by technician ${by} while ${mode}`];
+    startOpening(ctx, 'technician', [boxId], lines);
+    return;
+  }
+  const r = refusal(ctx, { technician: true });
+  if (r) return refuse(ctx, 'technician open', r);
+  log('warn', `technician ${by} opens box ${n}`, { boxId, box: n, technician: by });
+  startOpening(ctx, 'technician', [boxId], lines);
 }

@@ -6,9 +6,16 @@
  *
  * Transitions here: free -> in flight (send: any event; flushState: the owed /state) ->
  * free (answers.ts on `answered` / `unanswered`). A heartbeat timer marks a /state owed.
+ *
+ * What /state says about health (ARCHITECTURE.md, "errorMessage with UP"): errorMessage names every
+ * lasting fault, every alarm in force and every one-shot error, joined by "; ", or is null; st is
+ * DOWN while a fault, a one-shot error or an alarm that stops service (tamper) is there, and UP
+ * otherwise — a forced-open, ajar or PIN lock-out alarm leaves the other boxes serving, so it goes
+ * out as UP with the errorMessage naming it.
  */
 import type { OutboundRequest } from '../core-types.js';
 import type { Ctx } from './context.js';
+import { BLOCKING_ALARMS } from './alarms.js';
 import { takeReport } from './door-reports.js';
 
 export function send(ctx: Ctx, request: OutboundRequest): void {
@@ -30,15 +37,18 @@ export function onHeartbeatTimer(ctx: Ctx): void {
 export function flushState(ctx: Ctx): void {
   const { s, config, fx } = ctx;
   if (!s.stateOwed || s.inFlight !== null) return;
-  if (s.mode.kind === 'opening' && s.mode.pending.length > 0) return;
-  const errors = [...Object.values(s.faults), ...s.pendingErrors];
+  // Pulsed doors still in their door-open window (whatever the mode: a rescue open's mode may change).
+  if (Object.values(s.doorWindow).includes('pending')) return;
+  const faults = Object.values(s.faults);
+  const down = faults.length > 0 || s.pendingErrors.length > 0 || s.alarms.some((a) => BLOCKING_ALARMS.has(a.kind));
+  const errors = [...faults, ...s.alarms.map((a) => a.detail), ...s.pendingErrors];
   s.reportingErrors = s.pendingErrors;
   s.pendingErrors = [];
   s.stateOwed = false;
   const doors = takeReport(ctx);
   send(ctx, {
     endpoint: 'state',
-    st: errors.length > 0 ? 'DOWN' : 'UP',
+    st: down ? 'DOWN' : 'UP',
     errorMessage: errors.length > 0 ? errors.join('; ') : null,
     boxes: config.boxes.map((b) => ({ id: b.id, st: doors[b.id] ?? 'CLOSED' })),
   });

@@ -5,7 +5,7 @@
  * worst case for request storms. Every transition is handed to the property's checks with the
  * state before and after.
  */
-import { messagesSchema } from '../../../src/config/schema.js';
+import { messagesSchema, pinSchema, timingSchema } from '../../../src/config/schema.js';
 import type { DoorState } from '../../../src/devices/types.js';
 import { initialState, transition } from '../../../src/station/core.js';
 import type { CoreConfig, CoreState, Effect, Input, OutboundRequest, TimerName } from '../../../src/station/core-types.js';
@@ -16,7 +16,8 @@ export const DOOR_SPRING_MS = 20;
 
 export const CORE: CoreConfig = {
   boxes: OWN_BOXES.map((id, i) => ({ id, number: i + 1 })),
-  timing: { heartbeatIntervalMs: HEARTBEAT_MS, pinIdleMs: 20_000, messageMs: 500, duplicateScanWindowMs: 0, doorOpenTimeoutMs: 400 },
+  timing: timingSchema.parse({ heartbeatIntervalMs: HEARTBEAT_MS, pinIdleMs: 20_000, messageMs: 500, duplicateScanWindowMs: 0, doorOpenTimeoutMs: 400 }),
+  pin: pinSchema.parse({}),
   messages: messagesSchema.parse({}),
 };
 
@@ -93,6 +94,8 @@ export class CoreWorld {
         case 'log':
         case 'journal-action':
         case 'drained':
+        case 'save-pin-throttle':
+        case 'sound':
           break;
       }
     }
