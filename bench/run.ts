@@ -5,7 +5,7 @@
  *
  *   --quick         short windows and few runs: a smoke run, not figures to quote
  *   --json          JSON on stdout instead of the table
- *   --only LIST     comma-separated sections: scan,latency,journal,startup,memory,idle,fleet
+ *   --only LIST     comma-separated sections: scan,latency,journal,startup,memory,idle,fleet,metrics
  *   --profile       also a --cpu-prof of one daemon start and a heap snapshot of the memory run
  *                   (bench/out/profiles/, bench/out/*.heapsnapshot)
  *   --experiment    also: the scan figure with the station logging at warn instead of info, and
@@ -22,12 +22,13 @@ import { benchLatency, type LatencyResult } from './latency.js';
 import { describeMachine, machine } from './lib/machine.js';
 import { haveSocat } from './lib/pty.js';
 import { benchMemory, type MemoryResult } from './memory.js';
+import { benchMetrics, metricsReport, type MetricsResult } from './metrics.js';
 import { report } from './report.js';
 import { benchScan, type ScanResult } from './scan.js';
 import { benchStartup, type StartupResult } from './startup.js';
 import { verdicts } from './targets.js';
 
-const SECTIONS = ['scan', 'latency', 'journal', 'startup', 'memory', 'idle', 'fleet'] as const;
+const SECTIONS = ['scan', 'latency', 'journal', 'startup', 'memory', 'idle', 'fleet', 'metrics'] as const;
 type Section = (typeof SECTIONS)[number];
 
 export interface BenchResults {
@@ -39,6 +40,7 @@ export interface BenchResults {
   memoryExperiment?: MemoryResult;
   idle?: IdleResult;
   fleet?: FleetResult;
+  metrics?: MetricsResult;
 }
 
 const { values } = parseArgs({
@@ -93,6 +95,10 @@ try {
     progress('fleet: largest N with every heartbeat in time');
     results.fleet = await benchFleet(dir, quick ? { sizes: [50, 200], heartbeatMs: 2_000, observeMs: 6_000, ratePerMin: 2 } : { sizes: [250, 500, 1_000, 2_000], heartbeatMs: 5_000, observeMs: 15_000, ratePerMin: 2 });
   }
+  if (only.has('metrics')) {
+    progress('metrics: RSS and the scan path with metrics on and off; one scrape of a 1,000-station fleet');
+    results.metrics = await benchMetrics(dir, quick ? { events: 1_000, rounds: 2, scans: 40, warmup: 5, fleetStations: 200, experiment: values.experiment === true, idleMs: 10_000 } : { events: 5_000, rounds: 3, scans: 200, warmup: 20, fleetStations: 1_000, experiment: values.experiment === true, idleMs: 60_000 });
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
@@ -108,4 +114,8 @@ const doc = {
 };
 writeFileSync(join(outDir, 'latest.json'), `${JSON.stringify(doc, null, 2)}\n`);
 if (values.json === true) console.log(JSON.stringify(doc));
-else console.log(report(results, `${describeMachine(doc.machine)}; load average ${doc.loadAverage.before.map((l) => l.toFixed(1)).join(' ')} -> ${doc.loadAverage.after.map((l) => l.toFixed(1)).join(' ')}; ${doc.seconds.toFixed(0)} s${quick ? ' (--quick: smoke run)' : ''}`));
+else {
+  console.log(report(results, `${describeMachine(doc.machine)}; load average ${doc.loadAverage.before.map((l) => l.toFixed(1)).join(' ')} -> ${doc.loadAverage.after.map((l) => l.toFixed(1)).join(' ')}; ${doc.seconds.toFixed(0)} s${quick ? ' (--quick: smoke run)' : ''}`));
+  // Issue 14's section prints its own tables (bench/metrics.ts).
+  if (results.metrics) console.log(`\n${metricsReport(results.metrics)}`);
+}

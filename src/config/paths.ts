@@ -20,6 +20,7 @@ export const CONFIG_PATH_KEYS: readonly string[] = [
   'storage.directory',
   'portal.credentialsFile',
   'debug.listen.socket',
+  'metrics.textfileDir',
 ];
 
 function isRecord(v: unknown): v is Record<string, unknown> {

@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { boardHardwareSchema } from '../devices/board-config.js';
 import { debugConfigSchema } from '../debug/config.js';
 import { HARD_MAX_PULSE_MS } from '../devices/types.js';
+import { metricsConfigSchema } from '../metrics/config.js';
 import { portalConfigSchema } from '../portal/config.js';
 import { LOCALES, TEXTS, type Texts } from './messages.js';
 
@@ -208,6 +209,7 @@ export const configSchema = z.strictObject({
   storage: storageSchema.prefault({}),
   portal: portalConfigSchema.optional(),
   debug: debugConfigSchema.prefault({}),
+  metrics: metricsConfigSchema.prefault({}),
 });
 
 /** The config file as written (defaults optional). */

@@ -33,9 +33,12 @@ export function hashToken(token: string): string {
   return `sha256:${createHash('sha256').update(token, 'utf8').digest('hex')}`;
 }
 
-/** Whether `have` (the token's scope) allows what `need` asks for: service implies read. */
+/** Each scope includes those before it: service implies read, read implies metrics; metrics allows nothing else. */
+const SCOPE_RANK: Readonly<Record<TokenScope, number>> = { metrics: 0, read: 1, service: 2 };
+
+/** Whether `have` (the token's scope) allows what `need` asks for. */
 export function scopeAllows(have: TokenScope, need: TokenScope): boolean {
-  return have === 'service' || need === 'read';
+  return SCOPE_RANK[have] >= SCOPE_RANK[need];
 }
 
 export class TokenStore {

@@ -11,7 +11,8 @@ export const DEFAULT_DEBUG_PORT = 8470;
 /** Name of the systemd credential (LoadCredential=technician-tokens:...) with extra token entries. */
 export const TOKENS_CREDENTIAL = 'technician-tokens';
 
-export const tokenScopeSchema = z.enum(['read', 'service']);
+/** metrics: GET /metrics only (a Prometheus server). read: also status, logs, events. service: also the actions. */
+export const tokenScopeSchema = z.enum(['metrics', 'read', 'service']);
 export type TokenScope = z.output<typeof tokenScopeSchema>;
 
 /**
@@ -23,7 +24,7 @@ export const TOKEN_HASH_RE = /^sha256:[0-9a-f]{64}$/;
 export const tokenEntrySchema = z.strictObject({
   /** Who holds the token; logged with every service action (the token itself never is). */
   name: z.string().regex(/^[A-Za-z0-9._@-]{1,64}$/, 'must be 1-64 of A-Z a-z 0-9 . _ @ -'),
-  /** read: status, logs, events. service: also the actions (open, self-test, service mode, ...). */
+  /** metrics: /metrics only. read: also status, logs, events. service: also the actions (open, self-test, service mode, ...). */
   scope: tokenScopeSchema,
   hash: z.string().regex(TOKEN_HASH_RE, 'must be "sha256:" and 64 lowercase hex digits (stationctl token new)'),
 });

@@ -148,6 +148,7 @@ export class StationHost {
       const restartNeeded = (['listen', 'logLines', 'headersTimeoutMs', 'requestTimeoutMs', 'maxConnections', 'maxConnectionsPerAddress', 'refusalLogIntervalMs'] as const)
         .filter((k) => JSON.stringify(loaded.config.debug[k]) !== JSON.stringify(old.loaded.config.debug[k]))
         .map((k) => `debug.${k}`);
+      if (JSON.stringify(loaded.config.metrics) !== JSON.stringify(old.loaded.config.metrics)) restartNeeded.push('metrics');
       return { ok: true, restartNeeded };
     });
   }

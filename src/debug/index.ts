@@ -7,6 +7,8 @@ import type { Station } from '../app.js';
 import type { LoadedConfig } from '../config/load.js';
 import { errorMessage } from '../errors.js';
 import type { LogRing } from '../log.js';
+import { MetricsService } from '../metrics/service.js';
+import { hostView } from '../metrics/host-view.js';
 import { StationHost, type HostOptions } from './host.js';
 import { createTechnicianServer, listenTechnicianPort, type TechnicianPort } from './server.js';
 
@@ -23,6 +25,8 @@ export interface WithPort {
   readonly host: StationHost;
   /** Null when disabled or when it could not listen. */
   readonly port: TechnicianPort | null;
+  /** The station's metrics (/metrics, textfile); null when `metrics.enabled` is false. */
+  readonly metrics: MetricsService | null;
 }
 
 export async function withTechnicianPort(opts: TechnicianPortOptions): Promise<WithPort> {
@@ -37,10 +41,16 @@ export async function withTechnicianPort(opts: TechnicianPortOptions): Promise<W
       }),
   });
   let port: TechnicianPort | null = null;
+  // Metrics follow the host's observer (so they survive a reload); /metrics is served by the port,
+  // the textfile is written even without one.
+  // Nothing could read them without the port or a textfile: then prom-client is never loaded.
+  const metricsWanted = loaded.config.metrics.enabled && (loaded.config.debug.enabled || loaded.config.metrics.textfileDir !== null);
+  const metrics = metricsWanted ? new MetricsService({ config: loaded.config.metrics, view: hostView(host), subscribe: (l) => host.observer.follow(l), log }) : null;
+  metrics?.start();
   const debug = loaded.config.debug;
   if (debug.enabled) {
     try {
-      port = await listenTechnicianPort(createTechnicianServer({ host, ring: opts.ring, log }), debug);
+      port = await listenTechnicianPort(createTechnicianServer({ host, ring: opts.ring, log, metrics }), debug);
       log.info({ address: port.address, tokens: host.tokens.size }, 'technician port listening');
       if (host.tokens.size === 0) log.warn('no technician tokens configured: only /healthz answers (stationctl token new)');
     } catch (e) {
@@ -62,8 +72,9 @@ export async function withTechnicianPort(opts: TechnicianPortOptions): Promise<W
     },
     async stop() {
       await port?.close();
+      await metrics?.stop();
       await host.stop();
     },
   };
-  return { station, host, port };
+  return { station, host, port, metrics };
 }

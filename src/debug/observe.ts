@@ -36,6 +36,8 @@ export interface BoxAction {
 
 export class StationObserver {
   private readonly listeners = new Set<(e: StreamEvent) => void>();
+  /** In-process followers (the metrics): not live streams, so not counted by `subscribers`. */
+  private readonly followers = new Set<(e: RuntimeEvent | TechnicianEvent) => void>();
   private detach: Unsubscribe = () => undefined;
   private lastContact: number | null = null;
   private sent: { readonly endpoint: Endpoint; readonly eventId: string; readonly since: number } | null = null;
@@ -65,8 +67,15 @@ export class StationObserver {
     return () => this.listeners.delete(listener);
   }
 
+  /** Live streams subscribed now. */
   get subscribers(): number {
     return this.listeners.size;
+  }
+
+  /** Every event, without the stream's wall-clock `at`, for the station's whole life (metrics). */
+  follow(listener: (e: RuntimeEvent | TechnicianEvent) => void): Unsubscribe {
+    this.followers.add(listener);
+    return () => this.followers.delete(listener);
   }
 
   /** Record why the next pulse of `boxId` happens ("technician alice", "self-test"). */
@@ -79,6 +88,7 @@ export class StationObserver {
    * pulses locks itself and publishes their `lock` events here).
    */
   publish(e: RuntimeEvent | TechnicianEvent): void {
+    for (const f of this.followers) f(e);
     const at = new Date().toISOString();
     this.note(e, at);
     const event: StreamEvent = { ...e, at };

@@ -22,6 +22,8 @@ import type { DebugConfig } from './config.js';
 import { ConnectionGuard } from './connections.js';
 import type { StationHost } from './host.js';
 import { COMMON_HEADERS, HttpError, sendError, sendJson } from './http.js';
+import { metricsRoutes } from './metrics-route.js';
+import type { MetricsService } from '../metrics/service.js';
 import { loadPage, type Page } from './page.js';
 import { readRoutes } from './read.js';
 import { RefusalLog } from './refusals.js';
@@ -42,11 +44,13 @@ export interface PortOptions {
   readonly host: StationHost;
   readonly ring: LogRing;
   readonly log: Logger;
+  /** The station's metrics (GET /metrics); null or absent: metrics are off. */
+  readonly metrics?: MetricsService | null;
 }
 
-export function createTechnicianServer({ host, ring, log }: PortOptions): Server {
+export function createTechnicianServer({ host, ring, log, metrics = null }: PortOptions): Server {
   const page: Page = loadPage();
-  const routes: Route[] = [...readRoutes({ host, ring, streams: { open: 0 }, log }), ...actionRoutes({ host, log })];
+  const routes: Route[] = [...readRoutes({ host, ring, streams: { open: 0 }, log }), ...actionRoutes({ host, log }), ...metricsRoutes(metrics)];
   // Fixed for the life of the server (a change of these needs a process restart: host.reload says so).
   const limits = host.config.debug;
   const refusals = new RefusalLog(log, limits.refusalLogIntervalMs);

@@ -8,6 +8,7 @@ import { pino } from 'pino';
 import { EXIT_CONFIG, errorMessage } from '../errors.js';
 import { createLogger, type LogLevelName } from '../log.js';
 import { SimConfigError, generateStation, parseSimData, seedData, type SeedData } from '../sim/index.js';
+import { FleetMetricsError } from './metrics.js';
 import { runFleet, type FleetSummary, type RunIo } from './run.js';
 
 export const EXIT_USAGE = 64;
@@ -31,6 +32,12 @@ export const FLEET_USAGE = `usage: pickup-station fleet [options]
   --report-s S                a status line every S seconds (default 10; 0: none)
   --log-level L               the stations' log level, on stderr (default warn)
   --version V                 protocol version segment (default v2)
+  --metrics-port N            serve every station's Prometheus metrics (a station label each) on
+                              http://HOST:N/metrics (0: a free port, printed); the summary then
+                              gives the size and render time of one whole scrape
+  --metrics-host H            where /metrics listens (default 127.0.0.1)
+  --metrics-token-file FILE   a file holding a token (stationctl token new) scrapers must present
+                              as Bearer; required for a --metrics-host other than loopback
   --json                      the summary as one JSON line
   --help`;
 
@@ -81,6 +88,9 @@ export async function runFleetCli(argv: string[], io: FleetCliIo = processIo): P
         'report-s': { type: 'string' },
         'log-level': { type: 'string' },
         version: { type: 'string' },
+        'metrics-port': { type: 'string' },
+        'metrics-host': { type: 'string' },
+        'metrics-token-file': { type: 'string' },
         json: { type: 'boolean' },
         help: { type: 'boolean' },
       },
@@ -114,6 +124,13 @@ export async function runFleetCli(argv: string[], io: FleetCliIo = processIo): P
     const data = values['stations-file'] === undefined ? seedData(Array.from({ length: count ?? 10 }, () => generateStation())) : loadStations(values['stations-file'], count);
     const durationS = values['duration-s'] === undefined ? null : num(values['duration-s'], 'duration-s', 0, 0.1, 7 * 24 * 3600);
     const reportS = num(values['report-s'], 'report-s', 10, 0, 3600);
+    if (values['metrics-port'] === undefined && (values['metrics-host'] !== undefined || values['metrics-token-file'] !== undefined)) {
+      throw new UsageError('--metrics-host and --metrics-token-file need --metrics-port');
+    }
+    const metrics =
+      values['metrics-port'] === undefined
+        ? null
+        : { host: values['metrics-host'] ?? '127.0.0.1', port: int(values['metrics-port'], 'metrics-port', 0, 0, 65_535), tokenFile: values['metrics-token-file'] ?? null };
     const summary = await runFleet(
       {
         data,
@@ -127,13 +144,14 @@ export async function runFleetCli(argv: string[], io: FleetCliIo = processIo): P
         durationMs: durationS === null ? null : durationS * 1000,
         reportMs: reportS === 0 ? null : reportS * 1000,
         log: createLogger(level as LogLevelName, pino.destination({ dest: 2, sync: true })),
+        metrics,
       },
       io,
     );
     io.out(values.json === true ? JSON.stringify(summary) : describe(summary));
     return 0;
   } catch (e) {
-    if (e instanceof UsageError) {
+    if (e instanceof UsageError || e instanceof FleetMetricsError) {
       io.err(`${e.message}\n${FLEET_USAGE}`);
       return EXIT_USAGE;
     }
@@ -186,5 +204,11 @@ function describe(s: FleetSummary): string {
     ...(s.heartbeatReceived ? [`  heartbeat spacing at the server: ${hb(s.heartbeatReceived)}`] : []),
     `  memory: rss ${s.memory.rssMiB.toFixed(1)} MiB, heap used ${s.memory.heapUsedMiB.toFixed(1)} MiB${s.memory.afterGc ? ' (after GC)' : ''}`,
     `  event-loop delay after the ramp: p99 ${s.eventLoopDelay.p99Ms.toFixed(1)} ms, max ${s.eventLoopDelay.maxMs.toFixed(1)} ms`,
+    ...(s.metrics
+      ? [
+          `  metrics (${s.metrics.url}): one scrape of ${s.metrics.stations} stations = ${s.metrics.series} series, ${(s.metrics.bytes / 1024 / 1024).toFixed(2)} MiB; ` +
+            `render p50 ${s.metrics.renderMs.p50.toFixed(0)} ms, max ${s.metrics.renderMs.max.toFixed(0)} ms (${s.metrics.renderMs.n} renders, ${s.metrics.served} served over HTTP)`,
+        ]
+      : []),
   ].join('\n');
 }

@@ -32,6 +32,8 @@ export interface FleetOptions {
   /** The shared keep-alive agents every station's client uses. */
   readonly agent: HttpAgents;
   readonly answerTimeoutMs?: number;
+  /** Called with each station once it runs (fleet metrics observe it from there). */
+  readonly onStation?: (member: FleetMember) => void;
 }
 
 export interface FleetMember {
@@ -108,7 +110,9 @@ export class Fleet {
       waitMs: config.server.answerTimeoutMs * config.server.attempts + config.timing.doorOpenTimeoutMs + 5_000,
     });
     script.start();
-    return { def, station, sim, script };
+    const member = { def, station, sim, script };
+    this.o.onStation?.(member);
+    return member;
   }
 
   stats(): FleetStats {

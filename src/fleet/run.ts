@@ -11,6 +11,7 @@ import { CONTROL_PREFIX } from '../sim/index.js';
 import { useSharedAgents, type SharedAgents } from './agent.js';
 import { Fleet, type FleetStats } from './fleet.js';
 import { HeartbeatTracker, heartbeatLogger, type HeartbeatSummary } from './heartbeat.js';
+import { startFleetMetrics, type FleetMetrics, type ScrapeFigures } from './metrics.js';
 import { controlApiSupply, seededSupply, serverSupply, type Supply } from './supply.js';
 
 export interface RunOptions {
@@ -29,6 +30,8 @@ export interface RunOptions {
   /** A status line this often; null: none. */
   readonly reportMs: number | null;
   readonly log: Logger;
+  /** Serve every station's metrics on one /metrics (null: none). */
+  readonly metrics?: { readonly host: string; readonly port: number; readonly tokenFile: string | null } | null;
 }
 
 export interface FleetSummary {
@@ -46,7 +49,12 @@ export interface FleetSummary {
   readonly memory: { readonly rssMiB: number; readonly heapUsedMiB: number; readonly afterGc: boolean };
   /** Event-loop delay of the fleet process after the ramp: a late heartbeat with a small one here was late elsewhere. */
   readonly eventLoopDelay: { readonly p99Ms: number; readonly maxMs: number };
+  /** What /metrics served and what one exposition of every station costs (measured at the end); null without metrics. */
+  readonly metrics: (ScrapeFigures & { readonly url: string }) | null;
 }
+
+/** Renders of the whole exposition at the end of a run, for its size and time. */
+export const SCRAPE_MEASUREMENTS = 5;
 
 export interface RunIo {
   out(line: string): void;
@@ -62,7 +70,13 @@ export async function runFleet(o: RunOptions, io: RunIo): Promise<FleetSummary> 
   const loop = monitorEventLoopDelay({ resolution: 10 });
   let server: ReferenceServer | null = null;
   let fleet: Fleet | null = null;
+  let metrics: FleetMetrics | null = null;
   try {
+    if (o.metrics) {
+      metrics = await startFleetMetrics({ ...o.metrics, eventLoopResolutionMs: 1_000, log: o.log });
+      io.out(`fleet: metrics of every station at ${metrics.url}`);
+    }
+    const m = metrics;
     let baseUrl: string;
     let supply: Supply;
     if (o.serverUrl === null) {
@@ -74,7 +88,7 @@ export async function runFleet(o: RunOptions, io: RunIo): Promise<FleetSummary> 
       baseUrl = o.serverUrl;
       supply = await pickSupply(baseUrl, o.data, agents);
     }
-    const started = Fleet.start({ stations: o.data.stations, baseUrl, version: o.version, supply, heartbeatMs: o.heartbeatMs, ratePerMin: o.ratePerMin, holdMs: o.holdMs, rampMs: o.rampMs, log: o.log, agent: agents });
+    const started = Fleet.start({ stations: o.data.stations, baseUrl, version: o.version, supply, heartbeatMs: o.heartbeatMs, ratePerMin: o.ratePerMin, holdMs: o.holdMs, rampMs: o.rampMs, log: o.log, agent: agents, ...(m ? { onStation: (member) => m.add(member) } : {}) });
     fleet = started.fleet;
     io.out(`fleet: ${o.data.stations.length} stations -> ${baseUrl}/${o.version} (${supply.kind}); heartbeat ${o.heartbeatMs} ms, ${o.ratePerMin} actions/station/min, ramp ${o.rampMs} ms`);
     const f = fleet;
@@ -90,6 +104,7 @@ export async function runFleet(o: RunOptions, io: RunIo): Promise<FleetSummary> 
       if (report) clearInterval(report);
     }
     loop.disable();
+    const scrape = m === null ? null : { ...(await m.measure(SCRAPE_MEASUREMENTS)), url: m.url };
     const ids = o.data.stations.map((s) => s.id);
     globalThis.gc?.();
     const mem = process.memoryUsage();
@@ -105,8 +120,10 @@ export async function runFleet(o: RunOptions, io: RunIo): Promise<FleetSummary> 
       heartbeatReceived: server === null ? null : received.summary(ids),
       memory: { rssMiB: mem.rss / MiB, heapUsedMiB: mem.heapUsed / MiB, afterGc: globalThis.gc !== undefined },
       eventLoopDelay: { p99Ms: loop.percentile(99) / 1e6, maxMs: loop.max / 1e6 },
+      metrics: scrape,
     };
   } finally {
+    await metrics?.close();
     await fleet?.stop();
     await server?.stop();
     agents.release();

@@ -154,6 +154,14 @@ export interface PreviousRun {
   readonly problem: string | null;
 }
 
+/**
+ * A box's door-open window: `pending` (pulsed, not yet OPEN), `opened` (pulsed and OPEN), or
+ * `carried` (pulsed by an earlier run that was cut short: its door may still spring open after the
+ * restart, which is that pulse's opening, not a forced one; no "did not open" when it stays shut —
+ * the restart note already tells).
+ */
+export type DoorWindow = 'pending' | 'opened' | 'carried';
+
 export interface CoreState {
   readonly mode: Mode;
   /** Door truth per boxId, as the sensors last reported it. */
@@ -177,7 +185,7 @@ export interface CoreState {
    * Boxes whose lock was pulsed and whose door-open window (doorOpenTimeoutMs) is still open:
    * `pending` until the door reports OPEN. A door opening outside such a window is forced open.
    */
-  readonly doorWindow: Readonly<Record<string, 'pending' | 'opened'>>;
+  readonly doorWindow: Readonly<Record<string, DoorWindow>>;
   /** The last opening of each box as one of the three door outcomes. */
   readonly doorOutcomes: Readonly<Record<string, DoorOutcome>>;
   /** The tamper input (cabinet or service door) reads open. */

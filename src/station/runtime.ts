@@ -16,7 +16,7 @@ import { errorMessage } from '../errors.js';
 import { MemoryJournal } from '../journal/memory.js';
 import { maskIdentifier, previousRun, type Journal, type JournalHealth } from '../journal/types.js';
 import { NOT_RESENT_STOPPING, type ProtocolSender, type SendOutcome } from '../protocol/client.js';
-import type { Endpoint, RequestBodies } from '../protocol/types.js';
+import type { CommandType, Endpoint, RequestBodies } from '../protocol/types.js';
 import { MemoryPinThrottleStore, type PinThrottleStore } from '../storage/pin-throttle-store.js';
 import { BuzzerPlayer } from './buzzer-player.js';
 import { boxNumber, commandProblem, initialState, transition } from './core.js';
@@ -25,6 +25,13 @@ import type { Alarm, CoreConfig, CoreState, DoorOutcome, Effect, Input, Outbound
 /** The fault set while the PIN throttle cannot be saved (st DOWN: a restart would forget failures). */
 export const PIN_THROTTLE_FAULT = 'storage:pin-throttle';
 
+/**
+ * How an event ended, as a closed set (a metrics label must never grow with what a server sends):
+ * the answered command's type, the protocol's exception body, an answer that was no valid command,
+ * or no answer after every attempt.
+ */
+export type OutcomeKind = CommandType | 'exception' | 'invalid' | 'unanswered';
+
 /** A finished protocol event as technicians see it (never with the PIN). */
 export interface EventRecord {
   readonly endpoint: Endpoint;
@@ -32,6 +39,9 @@ export interface EventRecord {
   readonly traceIds: readonly string[];
   readonly attempts: number;
   readonly outcome: string;
+  readonly outcomeKind: OutcomeKind;
+  /** How long the answering HTTP attempt took (request to parsed answer), ms; null when unanswered. */
+  readonly answerMs: number | null;
   readonly startedAt: number;
   readonly ms: number;
 }
@@ -47,6 +57,12 @@ export type RuntimeEvent =
   | { readonly type: 'mode'; readonly mode: CoreState['mode']['kind'] }
   /** An alarm raised (active) or cleared; the core state's `alarms` holds those in force. */
   | { readonly type: 'alarm'; readonly alarm: Alarm; readonly active: boolean };
+
+/** Input voltage (V) and signal strength (%) as last measured for /state; null where the source could not tell. */
+export interface PowerReading {
+  readonly inputVoltage: number | null;
+  readonly internetSignalStrength: number | null;
+}
 
 export interface RuntimeOptions {
   readonly config: StationConfig;
@@ -87,6 +103,7 @@ export class StationRuntime {
   private readonly player: BuzzerPlayer;
   private running = false;
   private lastStateOutcomeAt: number | null = null;
+  private lastPowerRead: PowerReading | null = null;
   readonly journal: Journal;
   /** The event whose answer is being dispatched (its id goes into the journal's action record). */
   private answering: string | null = null;
@@ -250,6 +267,7 @@ export class StationRuntime {
           power.inputVoltage().catch(() => null),
           power.internetSignalStrength().catch(() => null),
         ]);
+        this.lastPowerRead = { inputVoltage, internetSignalStrength };
         return {
           station,
           st: request.st,
@@ -309,6 +327,8 @@ export class StationRuntime {
       traceIds: outcome.attempts.map((a) => a.traceId),
       attempts: outcome.attempts.length,
       outcome: outcome.result.kind === 'answered' ? describeAnswer(this.core, outcome) : `unanswered: ${outcome.result.reason}`,
+      outcomeKind: outcomeKindOf(outcome),
+      answerMs: outcome.result.kind === 'answered' ? (outcome.attempts.at(-1)?.ms ?? null) : null,
       startedAt,
       ms: this.now() - startedAt,
     };
@@ -386,6 +406,11 @@ export class StationRuntime {
     return this.lastStateOutcomeAt;
   }
 
+  /** The measurements the last /state carried (null: not measured); null before the first /state. */
+  lastPower(): PowerReading | null {
+    return this.lastPowerRead;
+  }
+
   /** The journal's health, for the technician status. */
   journalHealth(): JournalHealth {
     return this.journal.health();
@@ -427,6 +452,12 @@ export class StationRuntime {
     await this.opts.hardware.locks.allOff();
     await this.journal.flush();
   }
+}
+
+function outcomeKindOf(outcome: SendOutcome): OutcomeKind {
+  if (outcome.result.kind !== 'answered') return 'unanswered';
+  const a = outcome.result.answer;
+  return a.kind === 'command' ? a.command.type : a.kind;
 }
 
 function describeAnswer(core: CoreConfig, outcome: SendOutcome): string {

@@ -62,6 +62,7 @@ describe('GET /api/status', () => {
     expect(cfg.debug.tokens).toEqual([
       { name: 'reader-tech', scope: 'read' },
       { name: 'alice', scope: 'service' },
+      { name: 'prometheus', scope: 'metrics' },
     ]);
     expect(text).not.toMatch(/sha256:/);
     expect(text).not.toContain(STATION.password);

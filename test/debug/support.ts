@@ -20,7 +20,7 @@ export interface DebugHarness {
   readonly wp: WithPort;
   /** http://127.0.0.1:PORT */
   readonly url: string;
-  readonly tokens: { readonly read: string; readonly service: string };
+  readonly tokens: { readonly read: string; readonly service: string; readonly metrics: string };
   readonly ring: LogRing;
   /** A temp dir holding config.json (what reload reads) and the password file. */
   readonly dir: string;
@@ -33,7 +33,7 @@ export interface DebugHarness {
 }
 
 export async function startDebugHarness(overrides: Omit<HarnessOverrides, 'ring' | 'debug'> & { debug?: Omit<NonNullable<ConfigInput['debug']>, 'tokens'> } = {}): Promise<DebugHarness> {
-  const tokens = { read: newToken(), service: newToken() };
+  const tokens = { read: newToken(), service: newToken(), metrics: newToken() };
   const ring = new LogRing(500);
   const debug = {
     listen: { host: '127.0.0.1', port: 0 },
@@ -41,6 +41,7 @@ export async function startDebugHarness(overrides: Omit<HarnessOverrides, 'ring'
     tokens: [
       { name: 'reader-tech', scope: 'read' as const, hash: hashToken(tokens.read) },
       { name: 'alice', scope: 'service' as const, hash: hashToken(tokens.service) },
+      { name: 'prometheus', scope: 'metrics' as const, hash: hashToken(tokens.metrics) },
     ],
   };
   const h = await startHarness({ ...overrides, debug, ring });

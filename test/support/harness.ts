@@ -38,6 +38,7 @@ export interface HarnessOverrides {
   readonly locks?: ConfigInput['locks'];
   readonly messages?: ConfigInput['messages'];
   readonly debug?: ConfigInput['debug'];
+  readonly metrics?: ConfigInput['metrics'];
   readonly pin?: ConfigInput['pin'];
   readonly buzzer?: ConfigInput['buzzer'];
   /** Default null (memory): tests that check what survives a restart give a temp directory. */

@@ -122,3 +122,31 @@ describe('restart truth: deposit, cancel, journal problems', () => {
     expect(restart(none).first).toMatchObject({ st: 'UP', errorMessage: null });
   });
 });
+
+describe('restart truth: a door the earlier run pulsed opens after the restart', () => {
+  const killedMidPulse: PreviousRun = { ...none, action: pickup([B5]) };
+  const opened: Input = { type: 'door', boxId: B5, state: 'OPEN' };
+
+  it('inside the door-open window it is that pulse opening, not a forced one', () => {
+    const started = run(initialState(allClosed), { type: 'start', previous: killedMidPulse });
+    expect(started.fx).toContainEqual({ type: 'start-timer', timer: 'door-open', ms: config.timing.doorOpenTimeoutMs });
+    const late = run(started.state, opened);
+    expect(late.state.alarms).toEqual([]);
+    expect(late.state.doorOutcomes[B5]).toBe('commanded-opened');
+    expect(late.fx.some((e) => e.type === 'pulse')).toBe(false);
+  });
+
+  it('after the window it is forced open; a door that stayed shut adds no "did not open" to the restart note', () => {
+    const started = run(initialState(allClosed), { type: 'start', previous: killedMidPulse });
+    const windowOver = run(started.state, { type: 'timer', timer: 'door-open' });
+    expect(windowOver.state.pendingErrors.filter((e) => e.includes('did not open'))).toEqual([]);
+    const forced = run(windowOver.state, opened);
+    expect(forced.state.alarms).toMatchObject([{ kind: 'forced-open', boxId: B5 }]);
+  });
+
+  it('a box the earlier run never pulsed gets no window', () => {
+    const started = run(initialState(allClosed), { type: 'start', previous: { ...none, action: pickup([], [B5]) } });
+    expect(started.fx.some((e) => e.type === 'start-timer' && e.timer === 'door-open')).toBe(false);
+    expect(run(started.state, opened).state.alarms).toMatchObject([{ kind: 'forced-open', boxId: B5 }]);
+  });
+});

@@ -67,7 +67,7 @@ export const TECHNICIAN_USAGE = `technician commands (over the station's technic
   scan <code> [--rfid]        inject a scan (simulated hardware or service mode) [service]
   pin <digits>|-              inject a PIN ("-": read it from stdin, kept out of ps) [service]
   reload                      re-read the config file and restart the station    [service]
-  token new [--scope read|service] [--name N]
+  token new [--scope metrics|read|service] [--name N]
                               make a token: prints it once, and the config entry with its hash
 
 options:
@@ -285,7 +285,7 @@ async function execute(command: TechnicianCommand, values: Record<string, unknow
 function tokenNew(values: Record<string, unknown>, args: string[], io: TechnicianCliIo): number {
   if (args[0] !== 'new') throw new UsageError(`token takes "new", got "${args[0] ?? ''}"`);
   const scope = tokenScopeSchema.safeParse(str(values['scope']) ?? 'read');
-  if (!scope.success) throw new UsageError('--scope must be read or service');
+  if (!scope.success) throw new UsageError('--scope must be metrics, read or service');
   const name = str(values['name']) ?? `technician-${new Date().toISOString().slice(0, 10)}`;
   const named = tokenEntrySchema.shape.name.safeParse(name);
   if (!named.success) throw new UsageError(`--name ${named.error.issues[0]?.message ?? 'is invalid'}`);

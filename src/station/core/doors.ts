@@ -22,6 +22,8 @@
  * | any     | door-open timer with doors pending      | commanded-not-opened; errorMessage "box N did    |
  * |         |                                         | not open"; /state owed; window closed            |
  * | any     | door-open timer, nothing pending        | window closed                                    |
+ * | start   | earlier run pulsed, door CLOSED now     | window `carried` + timer (restart.ts): a late    |
+ * |         |                                         | opening is commanded, not forced                 |
  */
 import type { DoorState } from '../../devices/types.js';
 import type { ActionSource } from '../core-types.js';
@@ -78,6 +80,21 @@ export function onDoor(ctx: Ctx, boxId: string, state: DoorState): void {
     if (pending.length > 0) return;
   }
   s.stateOwed = true;
+}
+
+/**
+ * At start: boxes whose lock the cut-short earlier run had pulsed and whose door reads CLOSED now
+ * get a door-open window, as if just pulsed. A door that springs open right after the restart is
+ * the earlier pulse's opening, not a forced one. Nothing is pulsed.
+ */
+export function carryDoorWindows(ctx: Ctx, pulsed: readonly string[]): void {
+  const { s, config, fx } = ctx;
+  const carried = pulsed.filter((b) => isKnownBox(config, b) && s.boxes[b] !== 'OPEN');
+  if (carried.length === 0) return;
+  const window = { ...s.doorWindow };
+  for (const b of carried) window[b] = 'carried';
+  s.doorWindow = window;
+  fx.push({ type: 'start-timer', timer: 'door-open', ms: config.timing.doorOpenTimeoutMs });
 }
 
 export function onDoorOpenTimer(ctx: Ctx): void {

@@ -13,6 +13,8 @@
  * | start, action not finished    | /state owed, DOWN naming each box: not opened / opened, still  |
  * |                               | open / opened, closed while stopped / …                        |
  * | start, journal damaged        | /state owed, DOWN "journal damaged: …"                         |
+ * | start, a pulsed door CLOSED   | its door-open window carried over (doors.ts): a door springing |
+ * |                               | open right after the restart is no forced opening               |
  * | first answer after such start | a deposit or pickup was cut short: its notice is shown (close  |
  * |                               | the box / try again; none when it visibly completed)           |
  *
@@ -24,6 +26,7 @@ import type { ActionSource, CoreConfig, PreviousRun } from '../core-types.js';
 import type { Ctx } from './context.js';
 import { boxNumber } from './context.js';
 import { showOverlay } from './display.js';
+import { carryDoorWindows } from './doors.js';
 
 const ACTION_NAMES: Readonly<Record<ActionSource | 'cancel', string>> = {
   'item-identify': 'deposit',
@@ -65,6 +68,7 @@ export function onStart(ctx: Ctx, previous: PreviousRun | null): void {
   const { s, config, log } = ctx;
   s.stateOwed = true;
   if (previous === null) return;
+  if (previous.action !== null) carryDoorWindows(ctx, previous.action.pulsed);
   const notes = restartNotes(config, s.boxes, previous);
   if (notes.length === 0) return;
   log('warn', 'restarted with work of an earlier run unfinished; it is reported, not redone', { notes });

@@ -1,0 +1,218 @@
+/**
+ * The station's Prometheus metrics (prom-client). Loaded only by a dynamic import (service.ts,
+ * fleet), so a station with metrics off never loads prom-client, and one with metrics on loads it
+ * after its first protocol event.
+ *
+ * Two kinds of series:
+ * - counted from runtime events as they happen (`StationRecorder.note`): events by endpoint and
+ *   outcome, attempts, answer latency, deactivations, lock pulses, alarms raised;
+ * - read from the running station at scrape time (gauges with `collect`): mode, doors, alarms in
+ *   force, device health, faults, the measurements of the last /state, the age of the last
+ *   answered /state. Gauges are reset and refilled on every scrape, so a box or a device that a
+ *   reload removed leaves no stale series.
+ *
+ * Every label value comes from a closed set or from the config (station id, box number, device
+ * name); never from a scan, a PIN, a token, an eventId or a server's text.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type LabelValues } from 'prom-client';
+import type { Endpoint } from '../protocol/types.js';
+import type { AlarmKind, ModeKind } from '../station/core-types.js';
+import { VERSION } from '../version.js';
+import { deviceRoles, type CountedEvent, type StationNow, type StationView } from './view.js';
+
+export const PREFIX = 'pickup_station_';
+/** Answer latency buckets, seconds: a library server answers in tens of ms; the spec's time-out is 20 s. */
+export const ANSWER_BUCKETS_SECONDS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20] as const;
+const MODES: readonly ModeKind[] = ['starting', 'idle', 'opening', 'closing', 'disabled', 'deactivated'];
+const ALARM_KINDS: readonly AlarmKind[] = ['forced-open', 'door-ajar', 'tamper', 'pin-lockout'];
+
+export interface StationMetricsOptions {
+  /**
+   * Add prom-client's process and Node metrics (CPU, memory, event loop, GC), named
+   * `pickup_station_process_…` / `pickup_station_nodejs_…`: node_exporter has process_* of its own,
+   * and the textfile collector refuses a file whose names clash with them.
+   */
+  readonly processMetrics: boolean;
+  /** Sampling interval of the event-loop delay histogram, ms. */
+  readonly eventLoopResolutionMs: number;
+  /** Monotonic clock, ms. */
+  readonly now?: () => number;
+}
+
+/** Counts one station's runtime events. */
+export interface StationRecorder {
+  note(e: CountedEvent): void;
+  /** Forget the station: its gauges disappear from the next scrape (its counters stay, as counters do). */
+  remove(): void;
+}
+
+interface Tracked {
+  readonly view: StationView;
+  /** When this station was added (the age of the last answered /state counts from here before one). */
+  readonly since: number;
+  lastStateAnswer: number | null;
+}
+
+type Fill<L extends string> = (set: (labels: LabelValues<L>, value: number) => void, station: string, now: StationNow, t: Tracked) => void;
+
+export class StationMetrics {
+  readonly registry = new Registry();
+  private readonly stations = new Map<string, Tracked>();
+  private readonly now: () => number;
+  private readonly events: Counter<'station' | 'endpoint' | 'outcome'>;
+  private readonly attempts: Counter<'station' | 'endpoint'>;
+  private readonly answerSeconds: Histogram<'station'>;
+  private readonly deactivations: Counter<'station'>;
+  private readonly pulses: Counter<'station' | 'box'>;
+  private readonly alarms: Counter<'station' | 'kind'>;
+
+  constructor(opts: StationMetricsOptions) {
+    this.now = opts.now ?? (() => performance.now());
+    const registers = [this.registry];
+    this.events = new Counter({
+      name: `${PREFIX}events_total`,
+      help: 'Protocol events finished, by endpoint and outcome (the command type answered, exception, invalid, or unanswered after every attempt).',
+      labelNames: ['station', 'endpoint', 'outcome'],
+      registers,
+    });
+    this.attempts = new Counter({
+      name: `${PREFIX}event_attempts_total`,
+      help: 'HTTP attempts of protocol events (one per event plus one per resend).',
+      labelNames: ['station', 'endpoint'],
+      registers,
+    });
+    // By station only, not by endpoint: /state is nearly every answer anyway, and at 1,000 stations
+    // the histogram by endpoint was more than half of a scrape's render time (ARCHITECTURE.md).
+    this.answerSeconds = new Histogram({
+      name: `${PREFIX}answer_duration_seconds`,
+      help: 'Time from sending the answering HTTP attempt of a protocol event to its parsed answer.',
+      labelNames: ['station'],
+      buckets: [...ANSWER_BUCKETS_SECONDS],
+      registers,
+    });
+    this.deactivations = new Counter({
+      name: `${PREFIX}deactivations_total`,
+      help: 'Times the station entered deactivated mode (an event unanswered after every attempt).',
+      labelNames: ['station'],
+      registers,
+    });
+    this.pulses = new Counter({ name: `${PREFIX}lock_pulses_total`, help: 'Lock pulses, by box number.', labelNames: ['station', 'box'], registers });
+    this.alarms = new Counter({ name: `${PREFIX}alarms_total`, help: 'Alarms raised, by kind.', labelNames: ['station', 'kind'], registers });
+
+    this.gauge(`${PREFIX}mode`, 'The station mode: 1 for the current one, 0 for the others.', ['station', 'mode'], (set, station, s) => {
+      const mode = s.runtime.snapshot().mode.kind;
+      for (const m of MODES) set({ station, mode: m }, m === mode ? 1 : 0);
+    });
+    this.gauge(`${PREFIX}state_answer_age_seconds`, 'Seconds since the last answered /state (since the station started when none was answered yet).', ['station'], (set, station, _s, t) => {
+      set({ station }, (this.now() - (t.lastStateAnswer ?? t.since)) / 1000);
+    });
+    this.gauge(`${PREFIX}door_open`, 'Door state by box number: 1 open, 0 closed.', ['station', 'box'], (set, station, s) => {
+      const doors = s.runtime.snapshot().boxes;
+      for (const b of s.boxes) set({ station, box: String(b.number) }, doors[b.id] === 'OPEN' ? 1 : 0);
+    });
+    this.gauge(`${PREFIX}alarm_active`, 'Alarms in force, by kind.', ['station', 'kind'], (set, station, s) => {
+      const active = s.runtime.snapshot().alarms;
+      for (const kind of ALARM_KINDS) set({ station, kind }, active.filter((a) => a.kind === kind).length);
+    });
+    this.gauge(`${PREFIX}faults`, 'Lasting error conditions (device missing, service mode): /state says DOWN while any is set.', ['station'], (set, station, s) => {
+      set({ station }, Object.keys(s.runtime.snapshot().faults).length);
+    });
+    this.gauge(`${PREFIX}device_up`, 'Device health: 1 working, 0 not (by device name and role).', ['station', 'device', 'role'], (set, station, s) => {
+      for (const { device, role } of deviceRoles(s.hardware)) set({ station, device: device.name, role }, device.health().ok ? 1 : 0);
+    });
+    this.gauge(`${PREFIX}input_voltage_volts`, 'Input voltage as reported in the last /state (absent when not measured).', ['station'], (set, station, s) => {
+      const v = s.runtime.lastPower()?.inputVoltage;
+      if (typeof v === 'number') set({ station }, v);
+    });
+    this.gauge(`${PREFIX}signal_strength_percent`, 'Internet signal strength as reported in the last /state (100 wired; absent when not measured).', ['station'], (set, station, s) => {
+      const v = s.runtime.lastPower()?.internetSignalStrength;
+      if (typeof v === 'number') set({ station }, v);
+    });
+    this.gauge(`${PREFIX}journal_ok`, 'The journal keeps its records (1), or cannot write them (0): restart truth is lost.', ['station'], (set, station, s) => {
+      set({ station }, s.runtime.journalHealth().ok ? 1 : 0);
+    });
+    this.gauge(`${PREFIX}journal_problem`, 'The journal reports a problem (1): damaged or unreadable at start (set aside), or a failed write; 0 once it writes again.', ['station'], (set, station, s) => {
+      set({ station }, s.runtime.journalHealth().problem === null ? 0 : 1);
+    });
+    new Gauge({ name: `${PREFIX}build_info`, help: 'Always 1; the labels say which software runs.', labelNames: ['version', 'node'], registers }).set({ version: VERSION, node: process.version }, 1);
+
+    if (opts.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: PREFIX, eventLoopMonitoringPrecision: opts.eventLoopResolutionMs });
+  }
+
+  get contentType(): string {
+    return this.registry.contentType;
+  }
+
+  /** Every series in the Prometheus text format. */
+  render(): Promise<string> {
+    return this.registry.metrics();
+  }
+
+  /**
+   * Start keeping the metrics of one station. A station id is added once. `since`: when the
+   * station started (monotonic ms; default now), for the age of the last answered /state before one.
+   */
+  add(view: StationView, since = this.now()): StationRecorder {
+    const station = view.stationId;
+    if (this.stations.has(station)) throw new Error(`station ${station} is already in the metrics`);
+    const t: Tracked = { view, since, lastStateAnswer: null };
+    this.stations.set(station, t);
+    // Counters that alert rules take increase() of start at 0: a series born at 1 has no increase.
+    this.deactivations.inc({ station }, 0);
+    for (const kind of ALARM_KINDS) this.alarms.inc({ station, kind }, 0);
+    for (const b of view.current()?.boxes ?? []) this.pulses.inc({ station, box: String(b.number) }, 0);
+    return {
+      note: (e) => this.note(t, e),
+      remove: () => {
+        this.stations.delete(station);
+      },
+    };
+  }
+
+  private note(t: Tracked, e: CountedEvent): void {
+    const station = t.view.stationId;
+    switch (e.type) {
+      case 'event-done': {
+        const endpoint: Endpoint = e.record.endpoint;
+        this.events.inc({ station, endpoint, outcome: e.record.outcomeKind });
+        this.attempts.inc({ station, endpoint }, e.record.attempts);
+        if (e.record.answerMs !== null) {
+          this.answerSeconds.observe({ station }, e.record.answerMs / 1000);
+          // When it finished (the runtime's clock), not when it was counted: events seen before
+          // prom-client was loaded are counted later (service.ts).
+          if (endpoint === 'state') t.lastStateAnswer = e.record.startedAt + e.record.ms;
+        }
+        return;
+      }
+      case 'lock':
+        if (e.energized) this.pulses.inc({ station, box: String(e.number) });
+        return;
+      case 'mode':
+        if (e.mode === 'deactivated') this.deactivations.inc({ station });
+        return;
+      case 'alarm':
+        if (e.active) this.alarms.inc({ station, kind: e.alarm.kind });
+        return;
+    }
+  }
+
+  /** A gauge refilled from every station at each scrape. */
+  private gauge<L extends string>(name: string, help: string, labelNames: readonly L[], fill: Fill<L>): void {
+    const stations = this.stations;
+    new Gauge<L>({
+      name,
+      help,
+      labelNames,
+      registers: [this.registry],
+      collect() {
+        this.reset();
+        const set = (labels: LabelValues<L>, value: number): void => this.set(labels, value);
+        for (const t of stations.values()) {
+          const now = t.view.current();
+          // A station being replaced (reload) is skipped for one scrape rather than shown stale.
+          if (now !== null) fill(set, t.view.stationId, now, t);
+        }
+      },
+    });
+  }
+}
