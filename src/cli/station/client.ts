@@ -37,6 +37,8 @@ export class StationRefusedError extends Error {
 
 // Nothing listens there. (EACCES on a socket is not this: it is reported as it is.)
 const NOT_RUNNING = new Set(['ECONNREFUSED', 'ENOENT', 'ENOTSOCK']);
+/** How often a GET is sent again after its connection was reset before any answer (see send()). */
+const GET_RESET_RETRIES = 3;
 
 export class PortClient {
   constructor(
@@ -51,7 +53,26 @@ export class PortClient {
     return { ...base, protocol: u.protocol, hostname: u.hostname, port: u.port, path: u.pathname + u.search };
   }
 
-  private send(method: string, path: string, body: unknown, accept: string): Promise<IncomingMessage> {
+  /**
+   * One request. A GET whose connection is reset before any answer is sent again (at most
+   * GET_RESET_RETRIES times, after a short pause): under a connection flood the port closes
+   * sockets that have not yet sent an authenticated request to make room (src/debug/connections.ts),
+   * and a technician's fresh socket can be one of them. A POST is never sent twice: it may be an
+   * action (a box opening) that the station already carried out.
+   */
+  private async send(method: string, path: string, body: unknown, accept: string): Promise<IncomingMessage> {
+    for (let retry = 0; ; retry++) {
+      try {
+        return await this.sendOnce(method, path, body, accept);
+      } catch (e) {
+        const reset = (e as NodeJS.ErrnoException).code === 'ECONNRESET';
+        if (method !== 'GET' || !reset || retry >= GET_RESET_RETRIES) throw e;
+        await new Promise((r) => setTimeout(r, 50 * 2 ** retry));
+      }
+    }
+  }
+
+  private sendOnce(method: string, path: string, body: unknown, accept: string): Promise<IncomingMessage> {
     const text = body === undefined ? undefined : JSON.stringify(body);
     const headers: Record<string, string> = { accept };
     if (text !== undefined) headers['content-type'] = 'application/json';
