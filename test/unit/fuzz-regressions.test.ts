@@ -63,4 +63,14 @@ describe('8b: a PIN goes out only with the Enter that follows its digits', () =>
     const sent = transition(CONFIG, s, { type: 'key', key: { kind: 'enter' } }).effects.filter((e) => e.type === 'send');
     expect(sent).toEqual([{ type: 'send', request: { endpoint: 'pin-enter', pin: '000004' } }]);
   });
+
+  it('six digits left without Enter: the next reader\'s six replace them, and their Enter sends their own PIN', () => {
+    const digits = (ds: string): Input[] => [...ds].map((d) => ({ type: 'key', key: { kind: 'digit', digit: d } }));
+    const wfi: Input = { type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } };
+    let s = run([wfi]);
+    for (const i of [...digits('111111'), ...digits('222222')]) s = transition(CONFIG, s, i).state;
+    expect(s.pin).toBe('222222');
+    const sent = transition(CONFIG, s, { type: 'key', key: { kind: 'enter' } }).effects.filter((e) => e.type === 'send');
+    expect(sent).toEqual([{ type: 'send', request: { endpoint: 'pin-enter', pin: '222222' } }]);
+  });
 });

@@ -7,7 +7,8 @@
  * | mode    | input                                  | effect                                         |
  * |---------|----------------------------------------|------------------------------------------------|
  * | idle    | scan (printable, not a double read)    | send /item-identify                            |
- * | idle    | digit / backspace / clear              | PIN buffer edited (pin-idle timer restarted)   |
+ * | idle    | digit / backspace / clear              | PIN buffer edited, the last six digits kept    |
+ * |         |                                        | (pin-idle timer restarted)                     |
  * | idle    | enter with 6 digits                    | send /pin-enter                                |
  * | idle    | enter with another length              | overlay pinLength                              |
  * | idle    | enter while an event is in flight      | refused (busy); the typed PIN is dropped       |
@@ -124,8 +125,10 @@ export function onKey(ctx: Ctx, key: KeypadKey): void {
         log('warn', 'keypad sent a non-digit; dropped');
         return;
       }
-      if (s.pin.length >= PIN_LENGTH) return restartIdle();
-      s.pin += key.digit;
+      // The last six digits typed count: a reader who typed six and walked away without Enter
+      // leaves nothing behind once the next reader has typed their own six (their Enter must
+      // never send the first reader's PIN).
+      s.pin = (s.pin + key.digit).slice(-PIN_LENGTH);
       s.overlay = null;
       sound(ctx, 'accepted');
       return restartIdle();
