@@ -74,3 +74,25 @@ describe('8b: a PIN goes out only with the Enter that follows its digits', () =>
     expect(sent).toEqual([{ type: 'send', request: { endpoint: 'pin-enter', pin: '222222' } }]);
   });
 });
+
+describe('8a: door changes kept while /state went unanswered are replayed in order, each once', () => {
+  it('forced open, closed, forced, closed with every /state unanswered, then forced again and answered (shrunk counterexample): four /state, the door as it went', () => {
+    // The property once bounded every input to three requests; this one owes the server the two
+    // changes it never heard of, so it sends them first. Each /state carries one step of the door's
+    // history, in order, and then nothing more is sent: a bounded replay, not a storm.
+    const wfi: Input = { type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } };
+    const lost: Input = { type: 'unanswered', endpoint: 'state', reason: 'HTTP 302' };
+    const door = (state: 'OPEN' | 'CLOSED'): Input => ({ type: 'door', boxId: BOX, state });
+    let s = run([wfi, door('OPEN'), wfi, door('CLOSED'), lost, door('OPEN'), lost, door('CLOSED'), lost]);
+    const reported: string[] = [];
+    let next = transition(CONFIG, s, door('OPEN'));
+    for (let i = 0; i < 10; i++) {
+      const send = next.effects.find((e) => e.type === 'send');
+      if (send === undefined) break;
+      if (send.request.endpoint === 'state') reported.push(send.request.boxes.map((b) => b.st).join());
+      s = next.state;
+      next = transition(CONFIG, s, wfi);
+    }
+    expect(reported).toEqual(['CLOSED', 'OPEN', 'CLOSED', 'OPEN']);
+  });
+});
