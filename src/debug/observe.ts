@@ -16,6 +16,19 @@ export type TechnicianEvent =
 
 export type StreamEvent = (RuntimeEvent | TechnicianEvent) & { readonly at: string };
 
+/** The newest protocol event that did not end in a command carried out, as the status shows it. */
+export interface FailureView {
+  readonly endpoint: Endpoint;
+  readonly eventId: string;
+  /** The event's outcome: "unanswered: <cause>", "exception <status> <type>", "invalid: …", "refused: …". */
+  readonly reason: string;
+  readonly attempts: number;
+  readonly ageMs: number;
+}
+
+/** Outcomes that are not a command carried out (runtime.ts names them so). */
+const FAILED_OUTCOME = /^(unanswered|exception|invalid|refused)\b/;
+
 export interface BoxAction {
   readonly what: string;
   readonly at: string;
@@ -29,6 +42,7 @@ export class StationObserver {
   private lastContact: number | null = null;
   private sent: { readonly endpoint: Endpoint; readonly eventId: string; readonly since: number } | null = null;
   private lastAnswered: Endpoint | null = null;
+  private failure: (Omit<FailureView, 'ageMs'> & { readonly since: number }) | null = null;
   /** Why the next pulse of a box happens (set by a technician action just before it dispatches). */
   private readonly openers = new Map<string, string>();
   private readonly actions = new Map<string, BoxAction & { readonly pulsed: string | null }>();
@@ -91,6 +105,13 @@ export class StationObserver {
     return this.sent === null ? null : { endpoint: this.sent.endpoint, eventId: this.sent.eventId, ageMs: Math.round(this.now() - this.sent.since) };
   }
 
+  /** The last failed event (kept after later successes: the status shows how long ago it was). */
+  lastFailure(): FailureView | null {
+    if (this.failure === null) return null;
+    const { since, ...rest } = this.failure;
+    return { ...rest, ageMs: Math.round(this.now() - since) };
+  }
+
   boxAction(boxId: string): BoxAction | null {
     const a = this.actions.get(boxId);
     return a === undefined ? null : { what: a.what, at: a.at };
@@ -103,6 +124,10 @@ export class StationObserver {
         break;
       case 'event-done':
         this.sent = null;
+        if (FAILED_OUTCOME.test(e.record.outcome)) {
+          const { endpoint, eventId, outcome, attempts } = e.record;
+          this.failure = { endpoint, eventId, reason: outcome, attempts, since: this.now() };
+        }
         if (!e.record.outcome.startsWith('unanswered')) {
           this.lastContact = this.now();
           this.lastAnswered = e.record.endpoint;

@@ -10,7 +10,7 @@ import { VERSION } from '../version.js';
 import type { Technician } from './auth.js';
 import type { StationHost } from './host.js';
 import { inServiceMode, readerActivity } from './guards.js';
-import type { BoxAction } from './observe.js';
+import type { BoxAction, FailureView } from './observe.js';
 
 /**
  * Optional capability of a lock bank or door sensor driver: the hardware line behind a box (e.g.
@@ -104,6 +104,8 @@ export interface StatusBody {
   readonly inFlight: { readonly endpoint: string; readonly eventId: string | null; readonly ageMs: number | null } | null;
   /** Monotonic ms since the last answered protocol event; null before the first. */
   readonly lastServerContactAgeMs: number | null;
+  /** The last event that failed (unanswered, exception, invalid or refused command) and its cause; null: none yet. */
+  readonly lastFailure: FailureView | null;
   readonly display: readonly string[];
   readonly events: readonly EventView[];
   readonly boxes: readonly BoxStatusView[];
@@ -137,6 +139,7 @@ export function buildStatus(host: StationHost, who: Technician, eventCount: numb
     tamper: hardware.tamper ? { open: snap.tamperOpen, name: hardware.tamper.name } : null,
     inFlight,
     lastServerContactAgeMs: host.observer.lastContactAgeMs(),
+    lastFailure: host.observer.lastFailure(),
     display: hardware.display.lastShown(),
     events: runtime.events().slice(-eventCount).map((r) => eventView(r, now)),
     boxes: boxViews(host),

@@ -28,6 +28,7 @@ import got, { type Got } from 'got';
 import pRetry, { AbortError } from 'p-retry';
 import type { Logger } from 'pino';
 import { UnansweredError, errorMessage } from '../errors.js';
+import { describeTransportError } from './failure.js';
 import { parseServerResponse } from './parse.js';
 import type { Endpoint, RequestBodies, ServerAnswer } from './types.js';
 
@@ -209,7 +210,7 @@ export class HttpProtocolClient implements ProtocolSender {
           } catch (e) {
             if (signal?.aborted) throw new AbortError('station stopping');
             const status = e instanceof UnansweredError ? e.status : exchange.status();
-            const reason = exchange.abandoned() ?? (e instanceof UnansweredError ? e.reason : describeHttpError(e));
+            const reason = exchange.abandoned() ?? (e instanceof UnansweredError ? e.reason : describeTransportError(e));
             const ms = this.now() - slotStart;
             attempts.push({ attempt, traceId, status, answered: false, error: reason, ms });
             log.warn({ endpoint, eventId, traceId, attempt, status, error: reason, ms: Math.round(ms) }, 'event unanswered');
@@ -246,11 +247,4 @@ interface Exchange {
   readonly answer: Promise<RawAnswer>;
   status(): number | null;
   abandoned(): string | null;
-}
-
-function describeHttpError(e: unknown): string {
-  if (e && typeof e === 'object' && 'code' in e && typeof e.code === 'string') {
-    return e.code === 'ETIMEDOUT' ? 'no answer within the answer timeout' : `${e.code}: ${errorMessage(e)}`;
-  }
-  return errorMessage(e);
 }

@@ -30,6 +30,8 @@ const exceptionSchema = z.object({
 });
 
 export function parseServerResponse(status: number, contentType: string | undefined, body: string): ServerAnswer {
+  if (status >= 300 && status < 400) throw new UnansweredError(`HTTP ${status}: a redirect, not followed (the station talks to server.baseUrl only)`, status);
+  if (body.trim() === '') throw new UnansweredError(`HTTP ${status} ${contentType ?? 'without content type'}: empty body`, status);
   let json: unknown;
   try {
     json = JSON.parse(body);

@@ -4,6 +4,7 @@
  * the loopback-only control API. What to answer is decided elsewhere (decide.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
 import { ENDPOINTS, type Endpoint, type RequestBodies } from '../protocol/types.js';
@@ -11,7 +12,7 @@ import { handleControl, CONTROL_PREFIX } from './control.js';
 import { checkSimData } from './data.js';
 import { decide } from './decide.js';
 import { ServerStoppedError, SimConfigError, UnknownStationError, WaitTimeoutError } from './errors.js';
-import { FaultTable, faultProcesses, replacementResponse, withExtraFields } from './faults.js';
+import { FaultTable, faultProcesses, replacementResponse, wrappedResponse } from './faults.js';
 import { parseJson, parseJsonOrText, readBody, recordHeaders, sendJson, sendText } from './http-util.js';
 import { exceptionBody, serverLanguage, type ExceptionType } from './messages.js';
 import { initialStationState, isStationAvailable, snapshot, type StationSimState } from './state.js';
@@ -60,6 +61,13 @@ interface Waiter {
 
 type PartialRecord = Omit<RequestRecord, 'status' | 'response' | 'resendOf' | 'fault' | 'notes' | 'stationId'>;
 
+/** Headers announcing the whole body, `cutAfter` bytes of it, then the connection reset. */
+function sendCut(res: ServerResponse, status: number, contentType: string, text: string, cutAfter: number, headers: Readonly<Record<string, string>>): void {
+  const body = Buffer.from(text);
+  res.writeHead(status, { ...headers, 'content-type': contentType, 'content-length': body.length });
+  res.write(body.subarray(0, cutAfter), () => res.destroy());
+}
+
 const noopLogger: SimLogger = { info: () => undefined, warn: () => undefined };
 
 export class ReferenceServer {
@@ -71,6 +79,7 @@ export class ReferenceServer {
   readonly #log: SimLogger;
   readonly #control: boolean;
   readonly #maxRecords: number;
+  readonly #tls: ReferenceServerOptions['tls'];
   readonly #stations = new Map<string, SimStation>();
   readonly #states = new Map<string, StationSimState>();
   readonly #events = new Map<string, Map<string, CachedAnswer>>();
@@ -99,6 +108,7 @@ export class ReferenceServer {
     this.#log = options.logger ?? noopLogger;
     this.#control = options.control ?? true;
     this.#maxRecords = options.maxRecords ?? 10_000;
+    this.#tls = options.tls;
     for (const s of options.stations) {
       this.#stations.set(s.id, s);
       this.#states.set(s.id, initialStationState(s, options.deposits ?? [], options.pickups ?? []));
@@ -131,7 +141,8 @@ export class ReferenceServer {
 
   async start(): Promise<string> {
     if (this.#server !== null) throw new Error('reference server already started');
-    const server = createServer((req, res) => this.#onRequest(req, res));
+    const handler = (req: IncomingMessage, res: ServerResponse): void => this.#onRequest(req, res);
+    const server: Server = this.#tls === undefined ? createServer(handler) : createTlsServer({ key: this.#tls.key, cert: this.#tls.cert }, handler);
     this.#server = server;
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
@@ -141,7 +152,7 @@ export class ReferenceServer {
       });
     });
     const { address, port } = server.address() as AddressInfo;
-    this.#url = `http://${address.includes(':') ? `[${address}]` : address}:${port}${this.#prefix}`;
+    this.#url = `${this.#tls === undefined ? 'http' : 'https'}://${address.includes(':') ? `[${address}]` : address}:${port}${this.#prefix}`;
     return this.#url;
   }
 
@@ -284,9 +295,9 @@ export class ReferenceServer {
 
     const fault = this.#faults.take(endpoint);
     if (fault !== null && !faultProcesses(fault)) {
-      const raw = replacementResponse(fault);
+      const raw = replacementResponse(fault, endpoint, path);
       if (raw === null) res.destroy();
-      else sendText(res, raw.status, raw.contentType, raw.text, echo);
+      else sendText(res, raw.status, raw.contentType, raw.text, { ...echo, ...raw.headers });
       this.#record(base, { status: raw?.status ?? null, response: raw?.recorded ?? null, stationId: null, resendOf: null, fault: fault.kind, notes: ['not processed'] });
       return;
     }
@@ -304,10 +315,14 @@ export class ReferenceServer {
       }, fault.ms);
       this.#timers.add(timer);
       this.#record(base, { ...result, status: p.answer.status, response: p.answer.body });
+    } else if (fault === null) {
+      sendJson(res, p.answer.status, p.answer.body, headers);
+      this.#record(base, { ...result, status: p.answer.status, response: p.answer.body });
     } else {
-      const response = fault?.kind === 'extra-fields' ? withExtraFields(p.answer.body, fault.fields) : p.answer.body;
-      sendJson(res, p.answer.status, response, headers);
-      this.#record(base, { ...result, status: p.answer.status, response });
+      const w = wrappedResponse(fault, p.answer.status, p.answer.body);
+      if (w.cutAfter === undefined) sendText(res, w.status, w.contentType, w.text, headers);
+      else sendCut(res, w.status, w.contentType, w.text, w.cutAfter, headers);
+      this.#record(base, { ...result, status: w.status, response: w.recorded });
     }
   }
 

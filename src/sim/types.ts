@@ -51,6 +51,8 @@ export interface ReferenceServerOptions {
   readonly control?: boolean;
   /** Keep only the newest N request records (a fleet run would grow without bound). Default 10000. */
   readonly maxRecords?: number;
+  /** Serve HTTPS with this key and certificate (PEM) instead of plain HTTP. */
+  readonly tls?: { readonly key: string | Buffer; readonly cert: string | Buffer };
 }
 
 /** The protocol's error body (any 4xx/5xx). `message` is an extra, ignored by stations, for humans. */
@@ -66,7 +68,23 @@ export type SimAnswer =
   | { readonly status: 200; readonly body: ServerCommand }
   | { readonly status: number; readonly body: ExceptionBody };
 
-export type FaultKind = 'delay' | 'drop' | 'exception500' | 'exception' | 'html502' | 'non-json' | 'malformed' | 'extra-fields';
+export type FaultKind =
+  | 'delay'
+  | 'drop'
+  | 'reset'
+  | 'truncated'
+  | 'huge'
+  | 'exception500'
+  | 'exception'
+  | 'status'
+  | 'html502'
+  | 'redirect'
+  | 'empty'
+  | 'non-json'
+  | 'malformed'
+  | 'unknown-command'
+  | 'foreign-box'
+  | 'extra-fields';
 
 export type Fault =
   /** The request is processed at once; the answer leaves after `ms` (e.g. past the station's answer timeout). */
@@ -76,16 +94,35 @@ export type Fault =
    * first, so the answer is lost, not the request - the case a resend with the same eventId is for.
    */
   | { readonly kind: 'drop'; readonly processed?: boolean }
+  /** The server acts; its answer's headers and the first half of its body go out, then the socket is destroyed. */
+  | { readonly kind: 'reset' }
+  /** The server acts; its answer's JSON is cut in the middle (a complete HTTP response, an incomplete body). */
+  | { readonly kind: 'truncated' }
+  /** The server acts; its answer carries an unknown field that makes the body `bytes` long (default 4 MiB). */
+  | { readonly kind: 'huge'; readonly bytes?: number }
   | { readonly kind: 'exception500'; readonly displayMessages?: readonly string[] }
   /**
    * The protocol's exception body with any status and exceptionType, without acting on the request
    * (default: 404 InvalidPinException, every PIN answered as wrong: the PIN throttle's tests).
    */
   | { readonly kind: 'exception'; readonly status: number; readonly exceptionType: ExceptionType; readonly displayMessages?: readonly string[] }
+  /** A bare status without the exception body (default 503 text/plain "Service Unavailable"). */
+  | { readonly kind: 'status'; readonly status?: number; readonly contentType?: string; readonly body?: string }
   | { readonly kind: 'html502' }
+  /** A redirect (default 307) to `location` (default the same path on https://library.example). */
+  | { readonly kind: 'redirect'; readonly status?: number; readonly location?: string }
+  /** HTTP 200 application/json with an empty body. */
+  | { readonly kind: 'empty' }
   | { readonly kind: 'non-json'; readonly body?: string }
   /** HTTP 200 application/json: `body` serialized (default {"type":"box-open"}), or `raw` text as is. */
   | { readonly kind: 'malformed'; readonly body?: unknown; readonly raw?: string }
+  /** HTTP 200 with a well-formed command of a type the protocol does not have (default "frobnicate"). */
+  | { readonly kind: 'unknown-command'; readonly type?: string }
+  /**
+   * HTTP 200 with the command the endpoint expects naming a box of no station of this server:
+   * box-open to /item-identify and /pin-enter, wait-for-closing to /state and /cancel.
+   */
+  | { readonly kind: 'foreign-box'; readonly boxId?: string }
   /** The normal answer plus unknown top-level fields (never replacing a known one). */
   | { readonly kind: 'extra-fields'; readonly fields?: Readonly<Record<string, unknown>> };
 

@@ -62,6 +62,23 @@ export type ModeKind = Mode['kind'];
  */
 export type TimerName = 'heartbeat' | 'pin-idle' | 'message' | 'door-open' | 'refusal' | 'pin-lockout' | 'ajar-reminder' | `door-ajar:${string}`;
 
+/** Each box's door as one /state reports it, by boxId. */
+export type DoorSnapshot = Readonly<Record<string, BoxStatus>>;
+
+/**
+ * Door changes on their way to the server (core/door-reports.ts): a /state reports the doors as
+ * they are when it goes out, so a door that opens and closes again before the server hears of it
+ * would vanish; such a change is kept as a snapshot and reported first.
+ */
+export interface DoorReports {
+  /** Snapshots holding a change that the doors as they are now would hide, oldest first. */
+  readonly queued: readonly DoorSnapshot[];
+  /** What the /state in flight reports; null when no /state is in flight. */
+  readonly sending: DoorSnapshot | null;
+  /** What the last answered /state reported (the server received it). */
+  readonly delivered: DoorSnapshot;
+}
+
 /**
  * Refused server commands inside the current refusal window (null: no window open). The first
  * refusal opens it (logged, one extra /state); later ones are only counted, and the window's end
@@ -180,6 +197,8 @@ export interface CoreState {
   };
   /** Refused server commands of the current window (no storms on a refused answer); null: none. */
   readonly refusals: RefusalWindow | null;
+  /** Door changes not yet known to the server (no change lost while a /state is in flight or unanswered). */
+  readonly doorReports: DoorReports;
   /** A message for whoever was at the station when it restarted, shown with the first answer. */
   readonly notice: readonly string[] | null;
   /** Graceful stop (core/drain.ts): off; draining (input refused, in-flight work finishing); drained. */

@@ -17,6 +17,7 @@
  * | core/restart.ts    | restart truth: what an earlier run left unfinished, told at start      |
  * | core/drain.ts      | graceful stop: input refused, in-flight work finished, then drained    |
  * | core/outbound.ts   | the outbound queue: one event in flight, the owed /state, heartbeat    |
+| core/door-reports.ts | door changes the server has not heard of, reported in order          |
  * | core/display.ts    | the derived screen and its temporary overlay                           |
  *
  * After every input the owed /state goes out if the queue is free (outbound.flushState), a restart
@@ -39,6 +40,7 @@ import { onRefusalTimer } from './core/refusals.js';
 import { onStart, showNotice } from './core/restart.js';
 import type { CoreConfig, CoreState, Effect, Input, LogLevel, TimerName, Transition } from './core-types.js';
 
+export { commandProblem } from './core/answers.js';
 export { boxNumber, inServiceMode, SERVICE_FAULT } from './core/context.js';
 export { formatCountdown, screen } from './core/display.js';
 export { lockoutMsFor } from './core/pin-throttle.js';
@@ -61,6 +63,7 @@ export function initialState(doors: Readonly<Record<string, DoorState>>): CoreSt
     tamperOpen: false,
     pinThrottle: { failures: 0, lockout: null },
     refusals: null,
+    doorReports: { queued: [], sending: null, delivered: { ...doors } },
     notice: null,
     drain: 'off',
     overlay: null,

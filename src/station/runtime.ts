@@ -19,7 +19,7 @@ import { NOT_RESENT_STOPPING, type ProtocolSender, type SendOutcome } from '../p
 import type { CommandType, Endpoint, RequestBodies } from '../protocol/types.js';
 import { MemoryPinThrottleStore, type PinThrottleStore } from '../storage/pin-throttle-store.js';
 import { BuzzerPlayer } from './buzzer-player.js';
-import { boxNumber, initialState, transition } from './core.js';
+import { boxNumber, commandProblem, initialState, transition } from './core.js';
 import type { Alarm, CoreConfig, CoreState, DoorOutcome, Effect, Input, OutboundRequest, PinThrottleRecord, TimerName } from './core-types.js';
 
 /** The fault set while the PIN throttle cannot be saved (st DOWN: a restart would forget failures). */
@@ -310,7 +310,7 @@ export class StationRuntime {
       const cutByStop = outcome.result.kind === 'unanswered' && (outcome.result.reason === NOT_RESENT_STOPPING || this.abort.signal.aborted);
       if (journaled && !cutByStop) {
         // Not when stopping cut it short: the restarted station then reports it as not answered.
-        journal.record({ t: 'outcome', eventId, outcome: outcome.result.kind === 'answered' ? describeAnswer(outcome) : 'unanswered' });
+        journal.record({ t: 'outcome', eventId, outcome: outcome.result.kind === 'answered' ? describeAnswer(this.core, outcome) : 'unanswered' });
       }
       if (request.endpoint === 'state' && outcome.result.kind === 'answered') {
         journal.record({ t: 'reported', boxes: Object.fromEntries(request.boxes.map((b) => [b.id, b.st])) });
@@ -326,7 +326,7 @@ export class StationRuntime {
       eventId: outcome.eventId,
       traceIds: outcome.attempts.map((a) => a.traceId),
       attempts: outcome.attempts.length,
-      outcome: outcome.result.kind === 'answered' ? describeAnswer(outcome) : `unanswered: ${outcome.result.reason}`,
+      outcome: outcome.result.kind === 'answered' ? describeAnswer(this.core, outcome) : `unanswered: ${outcome.result.reason}`,
       outcomeKind: outcomeKindOf(outcome),
       answerMs: outcome.result.kind === 'answered' ? (outcome.attempts.at(-1)?.ms ?? null) : null,
       startedAt,
@@ -468,12 +468,14 @@ function outcomeKindOf(outcome: SendOutcome): OutcomeKind {
   return a.kind === 'command' ? a.command.type : a.kind;
 }
 
-function describeAnswer(outcome: SendOutcome): string {
+function describeAnswer(core: CoreConfig, outcome: SendOutcome): string {
   if (outcome.result.kind !== 'answered') return 'unanswered';
   const a = outcome.result.answer;
   switch (a.kind) {
-    case 'command':
-      return a.command.type;
+    case 'command': {
+      const problem = commandProblem(core, outcome.endpoint, a.command);
+      return problem === null ? a.command.type : `refused: ${problem}`;
+    }
     case 'exception':
       return `exception ${a.status} ${a.exceptionType}`;
     case 'invalid':

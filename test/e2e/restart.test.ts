@@ -20,7 +20,8 @@ import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { SEED_BARCODES, SEED_PIN_MULTI, SEED_PIN_SINGLE, type RequestRecord } from '../../src/sim/index.js';
 import { DaemonRig, type DaemonProcess } from '../support/daemon-rig.js';
-import { box } from '../support/harness.js';
+import { box, STATION } from '../support/harness.js';
+import { filesUnder, findLeaksIn } from '../support/secrets.js';
 
 const CONFIG: Partial<ConfigInput> = {
   // A second /state (UP) follows soon; the technician reads the notice before it goes.
@@ -178,6 +179,7 @@ describe('SIGKILL at each step, then a restart', () => {
     rig = await DaemonRig.create(CONFIG);
     const before = rig.start();
     await rig.idle();
+    const streams = { 'events stream (killed run)': rig.stream('/api/events/stream'), 'logs stream (killed run)': rig.stream('/api/logs/stream') };
     await s.reach(rig);
 
     // kill -9: no handler runs, no lock is driven OFF by the process, nothing is flushed by it.
@@ -200,6 +202,7 @@ describe('SIGKILL at each step, then a restart', () => {
     expect(body.boxes).toEqual(rig.configInput.station.boxes.map((b) => ({ id: b.id, st: doorsNow[b.number] })));
 
     const notice = await rig.statusUntil((st) => st['mode'] !== 'starting', 'first answer');
+    const streamsAfter = { 'events stream (restarted run)': rig.stream('/api/events/stream'), 'logs stream (restarted run)': rig.stream('/api/logs/stream') };
     if (s.notice !== null) {
       const expected = { restartedNotOpened: ['The station restarted', 'please scan or enter your PIN again'], restartedOpened: ['The station restarted', 'please close the box when done'] }[s.notice];
       expect(notice['display']).toEqual(expected);
@@ -215,6 +218,19 @@ describe('SIGKILL at each step, then a restart', () => {
     expect(newRun.filter((r) => r.endpoint !== 'state')).toEqual([]);
     expect(after.lines().filter((l) => l.msg === 'pulsing lock')).toEqual([]);
     expect(Object.values(rig.sim().locks).every((on) => !on)).toBe(true);
+
+    // Secrets (issue 11 point 9): both runs' logs, the journal and every other file in the state
+    // directory, the technician status and the live streams.
+    const status = await rig.tech('GET', '/api/status');
+    const sources: Record<string, string> = {
+      'log (killed run)': before.out() + before.err(),
+      'log (restarted run)': after.out() + after.err(),
+      'technician status': JSON.stringify(status.body),
+      ...Object.fromEntries([...Object.entries(streams), ...Object.entries(streamsAfter)].map(([k, v]) => [k, v.text()])),
+      ...Object.fromEntries(filesUnder(rig.stateDir)),
+    };
+    expect(Object.keys(sources).some((k) => k.startsWith(rig!.stateDir))).toBe(true);
+    expect(findLeaksIn(sources, { stationId: STATION.id, password: STATION.password, tokens: [rig.token], pins: [SEED_PIN_SINGLE, SEED_PIN_MULTI] })).toEqual([]);
     // "Within 1 s of process start" is a speed figure: `npm run bench` measures it (startup:
     // process start -> first /state, the same path with the journal read back; its verdict
     // "start -> first /state p99 < 1 s"). Never a timed assertion here (the project's rule); this

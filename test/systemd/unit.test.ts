@@ -66,6 +66,11 @@ describe('pickup-station.service', () => {
     expect(Number(unit['Unit']!['StartLimitBurst']![0])).toBeGreaterThan(1);
   });
 
+  it('starts after time sync (a board without an RTC would refuse the server certificate as not yet valid) without pulling it in', () => {
+    expect(unit['Unit']!['After']!.join(' ').split(/\s+/)).toEqual(expect.arrayContaining(['network.target', 'time-sync.target']));
+    expect(unit['Unit']!['Wants']?.join(' ') ?? '').not.toContain('time-sync.target');
+  });
+
   it('drives every lock OFF before start (gating) and after stop (not masking the exit status)', () => {
     const safe = 'safe-state --config /etc/pickup-station/config.json';
     expect(svc['ExecStartPre']).toEqual([`node /opt/pickup-station/current/app/main.js ${safe}`]);

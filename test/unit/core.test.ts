@@ -191,7 +191,7 @@ describe('cancel', () => {
 
 describe('PIN entry', () => {
   const digit = (d: string): Input => ({ type: 'key', key: { kind: 'digit', digit: d } });
-  it('masks digits, supports backspace and clear, caps at 6 digits', () => {
+  it('masks digits, supports backspace and clear, keeps the last 6 digits typed', () => {
     let r = run(idle(), digit('1'), digit('2'), digit('3'));
     expect(screen(config, r.state)).toEqual(['Scan or PIN', 'PIN: ***']);
     r = run(r.state, { type: 'key', key: { kind: 'backspace' } });
@@ -199,7 +199,8 @@ describe('PIN entry', () => {
     r = run(r.state, { type: 'key', key: { kind: 'clear' } });
     expect(r.state.pin).toBe('');
     r = run(r.state, ...'12345678'.split('').map(digit));
-    expect(r.state.pin).toBe('123456');
+    expect(r.state.pin).toBe('345678');
+    expect(screen(config, r.state)).toEqual(['Scan or PIN', 'PIN: ******']);
   });
 
   it('Enter with 6 digits sends /pin-enter and clears the PIN', () => {
@@ -216,16 +217,16 @@ describe('PIN entry', () => {
     expect(r.fx).toContainEqual({ type: 'display', lines: config.messages.pinLength });
   });
 
-  it('typing goes on while a heartbeat is in flight; Enter then is refused and keeps the PIN', () => {
+  it('typing goes on while a heartbeat is in flight; Enter then is refused and drops the PIN (never sent by a later Enter)', () => {
     let r = run(idle(), { type: 'timer', timer: 'heartbeat' }, ...'123456'.split('').map(digit));
     expect(r.state.inFlight).toBe('state');
     expect(r.state.pin).toBe('123456');
     r = run(r.state, { type: 'key', key: { kind: 'enter' } });
     expect(sends(r.fx)).toEqual([]);
     expect(r.fx).toContainEqual({ type: 'display', lines: config.messages.busy });
-    expect(r.state.pin).toBe('123456');
+    expect(r.state.pin).toBe('');
     r = run(r.state, answered('state', waitForInput()), { type: 'key', key: { kind: 'enter' } });
-    expect(sends(r.fx)).toEqual([{ endpoint: 'pin-enter', pin: '123456' }]);
+    expect(sends(r.fx)).toEqual([]);
   });
 
   it('is cleared after the idle timeout', () => {

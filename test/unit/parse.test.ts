@@ -47,4 +47,13 @@ describe('parseServerResponse', () => {
   ])('HTTP %i %s not of the protocol counts as unanswered', (status, ct, body) => {
     expect(() => parseServerResponse(status, ct, body)).toThrow(UnansweredError);
   });
+
+  it('a redirect is unanswered and named as one (never followed)', () => {
+    expect(() => parseServerResponse(307, 'text/html', '<html>moved</html>')).toThrow(/HTTP 307: a redirect, not followed/);
+    expect(() => parseServerResponse(302, 'application/json', '{"type":"box-open","boxes":["' + B + '"]}')).toThrow(UnansweredError);
+  });
+
+  it('an empty body is unanswered and named as empty', () => {
+    expect(() => parseServerResponse(200, 'application/json', '')).toThrow(/HTTP 200 application\/json: empty body/);
+  });
 });

@@ -16,6 +16,7 @@ export function formatStatus(s: StatusBody): string {
   out.push(`station ${s.stationId}  (pickup-station ${s.version}, ${s.hardware} hardware)`);
   out.push(`mode        ${s.mode}${s.service ? '  [SERVICE MODE: /state DOWN "service"]' : ''}${s.busyWith ? `  [${s.busyWith} running]` : ''}`);
   out.push(`server      last contact ${age(s.lastServerContactAgeMs)}; in flight: ${s.inFlight ? `/${s.inFlight.endpoint} ${s.inFlight.eventId ?? ''}`.trim() : 'nothing'}`);
+  if (s.lastFailure) out.push(`last failure ${age(s.lastFailure.ageMs)}: /${s.lastFailure.endpoint} ${s.lastFailure.reason} (attempts=${s.lastFailure.attempts})`);
   const faults = Object.entries(s.faults);
   out.push(`faults      ${faults.length === 0 ? 'none' : faults.map(([k, v]) => `${k}: ${v}`).join('; ')}`);
   const alarms = s.alarms ?? [];

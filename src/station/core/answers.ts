@@ -22,13 +22,14 @@ import type { Endpoint, ServerAnswer, ServerCommand } from '../../protocol/types
 import type { CoreConfig } from '../core-types.js';
 import type { Ctx } from './context.js';
 import { isKnownBox, setMode, sound } from './context.js';
-import { showOverlay } from './display.js';
+import { hasText, showOverlay } from './display.js';
+import { onStateDelivered, onStateLost } from './door-reports.js';
 import { startOpening } from './doors.js';
 import { onPinAnswer } from './pin-throttle.js';
 import { noteRefusal } from './refusals.js';
 
-/** Why a syntactically valid command cannot be carried out here, or null. */
-function commandProblem(config: CoreConfig, endpoint: Endpoint, command: ServerCommand): string | null {
+/** Why a syntactically valid command cannot be carried out here, or null (pure; the runtime names refusals with it). */
+export function commandProblem(config: CoreConfig, endpoint: Endpoint, command: ServerCommand): string | null {
   if (command.type === 'box-open' && endpoint !== 'item-identify' && endpoint !== 'pin-enter') {
     return `box-open is not an answer to /${endpoint}`;
   }
@@ -46,7 +47,10 @@ export function onAnswered(ctx: Ctx, endpoint: Endpoint, answer: ServerAnswer): 
     return;
   }
   s.inFlight = null;
-  if (endpoint === 'state') s.reportingErrors = [];
+  if (endpoint === 'state') {
+    s.reportingErrors = [];
+    onStateDelivered(ctx);
+  }
   if (s.mode.kind === 'deactivated') log('info', 'server answers again: back in service');
   applyAnswer(ctx, endpoint, answer);
   // After the answer's own effects: a lock-out replaces the "wrong PIN" overlay at once.
@@ -60,7 +64,7 @@ function applyAnswer(ctx: Ctx, endpoint: Endpoint, answer: ServerAnswer): void {
       log('warn', 'server answered with an exception', { endpoint, status: answer.status, exceptionType: answer.exceptionType });
       if (s.mode.kind === 'starting' || s.mode.kind === 'deactivated') setMode(ctx, { kind: 'idle', lines: [] });
       sound(ctx, 'refused');
-      showOverlay(ctx, answer.displayMessages.length > 0 ? answer.displayMessages : config.messages.serverError);
+      showOverlay(ctx, hasText(answer.displayMessages) ? answer.displayMessages : config.messages.serverError);
       return;
     case 'invalid':
       return rejectCommand(ctx, endpoint, answer.reason);
@@ -111,6 +115,7 @@ export function onUnanswered(ctx: Ctx, endpoint: Endpoint, reason: string): void
     // Not delivered: report these again with the next /state.
     s.pendingErrors = [...s.reportingErrors, ...s.pendingErrors];
     s.reportingErrors = [];
+    onStateLost(ctx);
   }
   if (s.mode.kind !== 'deactivated') {
     log('error', 'server did not answer after every attempt: deactivated mode (heartbeat only)', { endpoint, reason });

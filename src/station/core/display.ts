@@ -13,6 +13,11 @@
 import type { CoreConfig, CoreState } from '../core-types.js';
 import type { Ctx } from './context.js';
 
+/** Whether lines have something to read: a server may send [] or blank lines, which must never blank the display. */
+export function hasText(lines: readonly string[]): boolean {
+  return lines.some((l) => l.trim() !== '');
+}
+
 export function showOverlay(ctx: Ctx, lines: readonly string[]): void {
   ctx.s.overlay = lines;
   ctx.fx.push({ type: 'start-timer', timer: 'message', ms: ctx.config.timing.messageMs });
@@ -34,7 +39,7 @@ function fill(lines: readonly string[], key: string, value: string): string[] {
 
 /** The lines the display should show now (derived, never stored apart from `shown`). */
 export function screen(config: CoreConfig, s: CoreState): readonly string[] {
-  if (s.overlay) return s.overlay;
+  if (s.overlay && hasText(s.overlay)) return s.overlay;
   const m = config.messages;
   // Stopping: say so, except to someone at an open box (the mode's instructions still apply).
   if (s.drain !== 'off' && s.mode.kind !== 'opening' && s.mode.kind !== 'closing') return m.restarting;
@@ -48,15 +53,15 @@ export function screen(config: CoreConfig, s: CoreState): readonly string[] {
       if (s.pinThrottle.lockout !== null) return fill(m.pinLockout, 'time', formatCountdown(s.pinThrottle.lockout.remainingMs));
       // The answer to a scan or PIN is on its way: "please wait", not the prompt again.
       if (s.inFlight !== null && s.inFlight !== 'state') return m.busy;
-      const prompt = s.mode.lines.length > 0 ? s.mode.lines : m.prompt;
+      const prompt = hasText(s.mode.lines) ? s.mode.lines : m.prompt;
       return s.pin === '' ? prompt : [prompt[0] ?? '', m.pinEntry.replace('{mask}', '*'.repeat(s.pin.length))];
     }
     case 'opening':
-      return s.mode.lines;
+      return hasText(s.mode.lines) ? s.mode.lines : m.busy;
     case 'closing':
-      return s.inFlight === 'cancel' ? m.busy : s.mode.lines;
+      return s.inFlight === 'cancel' ? m.busy : hasText(s.mode.lines) ? s.mode.lines : m.boxOpen;
     case 'disabled':
-      return s.mode.lines.length > 0 ? s.mode.lines : m.disabled;
+      return hasText(s.mode.lines) ? s.mode.lines : m.disabled;
     case 'deactivated':
       return m.stationOff;
   }

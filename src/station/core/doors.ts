@@ -30,6 +30,7 @@ import type { ActionSource } from '../core-types.js';
 import type { Ctx } from './context.js';
 import { boxNumber, isKnownBox, setMode } from './context.js';
 import { onDoorClosed, onDoorOpened, onForcedOpen } from './alarms.js';
+import { beforeDoorChange } from './door-reports.js';
 
 export function startOpening(ctx: Ctx, by: ActionSource, boxIds: readonly string[], lines: readonly string[]): void {
   const { s, config, fx } = ctx;
@@ -55,6 +56,7 @@ export function onDoor(ctx: Ctx, boxId: string, state: DoorState): void {
     return;
   }
   if (s.boxes[boxId] === state) return;
+  beforeDoorChange(ctx, boxId);
   s.boxes = { ...s.boxes, [boxId]: state };
   const n = boxNumber(config, boxId);
   if (state === 'OPEN') {

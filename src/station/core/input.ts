@@ -7,9 +7,11 @@
  * | mode    | input                                  | effect                                         |
  * |---------|----------------------------------------|------------------------------------------------|
  * | idle    | scan (printable, not a double read)    | send /item-identify                            |
- * | idle    | digit / backspace / clear              | PIN buffer edited (pin-idle timer restarted)   |
+ * | idle    | digit / backspace / clear              | PIN buffer edited, the last six digits kept    |
+ * |         |                                        | (pin-idle timer restarted)                     |
  * | idle    | enter with 6 digits                    | send /pin-enter                                |
  * | idle    | enter with another length              | overlay pinLength                              |
+ * | idle    | enter while an event is in flight      | refused (busy); the typed PIN is dropped       |
  * | idle    | cancel with a PIN typed                | PIN cleared                                    |
  * | closing | cancel, cancellable, nothing in flight | send /cancel                                   |
  * | idle    | technician-open                        | opening (doors.ts)                             |
@@ -104,9 +106,14 @@ export function onScan(ctx: Ctx, identifierType: 'BAR_CODE' | 'RFID', raw: strin
 export function onKey(ctx: Ctx, key: KeypadKey): void {
   const { s, config, fx, log } = ctx;
   // Typing only fills the local buffer, so it may go on while an event (a heartbeat) is in flight;
-  // Enter starts an event and is refused then — the typed PIN stays for another Enter.
+  // Enter starts an event and is refused then. A refused Enter drops the typed PIN: the reader who
+  // pressed it may walk away, and the next reader's Enter must never send it (their own digits
+  // would be ignored past six, and the first reader's box would open for them).
   const r = refusal(ctx, { allowInFlight: key.kind !== 'enter' });
-  if (r) return refuse(ctx, 'key', r);
+  if (r) {
+    if (key.kind === 'enter' && s.pin !== '') clearPin(ctx);
+    return refuse(ctx, 'key', r);
+  }
   // The lock-out screen already says it (with its countdown): nothing typed, nothing sent.
   if (isKeypadLocked(ctx)) return refuse(ctx, 'key', { reason: 'keypad locked after wrong PINs', lines: null });
   const restartIdle = (): void => {
@@ -118,8 +125,10 @@ export function onKey(ctx: Ctx, key: KeypadKey): void {
         log('warn', 'keypad sent a non-digit; dropped');
         return;
       }
-      if (s.pin.length >= PIN_LENGTH) return restartIdle();
-      s.pin += key.digit;
+      // The last six digits typed count: a reader who typed six and walked away without Enter
+      // leaves nothing behind once the next reader has typed their own six (their Enter must
+      // never send the first reader's PIN).
+      s.pin = (s.pin + key.digit).slice(-PIN_LENGTH);
       s.overlay = null;
       sound(ctx, 'accepted');
       return restartIdle();

@@ -16,6 +16,7 @@
 import type { OutboundRequest } from '../core-types.js';
 import type { Ctx } from './context.js';
 import { BLOCKING_ALARMS } from './alarms.js';
+import { takeReport } from './door-reports.js';
 
 export function send(ctx: Ctx, request: OutboundRequest): void {
   ctx.s.inFlight = request.endpoint;
@@ -44,11 +45,12 @@ export function flushState(ctx: Ctx): void {
   s.reportingErrors = s.pendingErrors;
   s.pendingErrors = [];
   s.stateOwed = false;
+  const doors = takeReport(ctx);
   send(ctx, {
     endpoint: 'state',
     st: down ? 'DOWN' : 'UP',
     errorMessage: errors.length > 0 ? errors.join('; ') : null,
-    boxes: config.boxes.map((b) => ({ id: b.id, st: s.boxes[b.id] ?? 'CLOSED' })),
+    boxes: config.boxes.map((b) => ({ id: b.id, st: doors[b.id] ?? 'CLOSED' })),
   });
   fx.push({ type: 'start-timer', timer: 'heartbeat', ms: config.timing.heartbeatIntervalMs });
 }

@@ -1,0 +1,98 @@
+/**
+ * Counterexamples the fuzzers found (test/fuzz/), shrunk by fast-check and kept here as they were
+ * reported, so each stays fixed whatever the generators do later.
+ */
+import { describe, expect, it } from 'vitest';
+import { messagesSchema, pinSchema, timingSchema } from '../../src/config/schema.js';
+import { initialState, screen, transition } from '../../src/station/core.js';
+import type { CoreConfig, CoreState, Input } from '../../src/station/core-types.js';
+
+const BOX = 'aaaaaaaa-aaaa-4aaa-aaaa-aaaaaaaaaaa1';
+const CONFIG: CoreConfig = {
+  boxes: [{ id: BOX, number: 1 }],
+  timing: timingSchema.parse({ heartbeatIntervalMs: 1_000, pinIdleMs: 20_000, messageMs: 500, duplicateScanWindowMs: 0, doorOpenTimeoutMs: 400 }),
+  pin: pinSchema.parse({}),
+  messages: messagesSchema.parse({}),
+};
+
+function run(inputs: readonly Input[], from: CoreState = initialState({ [BOX]: 'CLOSED' })): CoreState {
+  let s = transition(CONFIG, from, { type: 'start' }).state;
+  for (const i of inputs) s = transition(CONFIG, s, i).state;
+  return s;
+}
+const hasText = (lines: readonly string[]): boolean => lines.some((l) => l.trim() !== '');
+
+describe('8b: a server command without text never blanks the display', () => {
+  it('wait-for-closing with displayMessages [] (shrunk counterexample) shows the station\'s own "close the box"', () => {
+    const s = run([{ type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-closing', boxes: [BOX], displayMessages: [], cancellable: false } } }]);
+    expect(s.mode.kind).toBe('closing');
+    expect(screen(CONFIG, s)).toEqual(CONFIG.messages.boxOpen);
+  });
+
+  it('an exception whose displayMessages are blank (shrunk counterexample) shows the station\'s error text', () => {
+    const s = run([{ type: 'answered', endpoint: 'state', answer: { kind: 'exception', status: 200, exceptionType: '', displayMessages: ['   '] } }]);
+    expect(screen(CONFIG, s)).toEqual(CONFIG.messages.serverError);
+  });
+
+  it.each([
+    ['box-open', { type: 'box-open', boxes: [BOX], displayMessages: [''] }, 'item-identify'],
+    ['wait-for-input', { type: 'wait-for-input', displayMessages: [' ', ''] }, 'state'],
+    ['station-disable', { type: 'station-disable', displayMessages: ['\t'] }, 'state'],
+  ] as const)('%s with blank lines', (_name, command, endpoint) => {
+    let s = run([{ type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } }]);
+    // Put the endpoint in flight (an answer to an event not in flight is ignored).
+    s = transition(CONFIG, s, endpoint === 'item-identify' ? { type: 'scan', identifierType: 'BAR_CODE', value: 'X', at: 0 } : { type: 'timer', timer: 'heartbeat' }).state;
+    expect(s.inFlight).toBe(endpoint);
+    s = transition(CONFIG, s, { type: 'answered', endpoint, answer: { kind: 'command', command } }).state;
+    expect(hasText(screen(CONFIG, s)), JSON.stringify(screen(CONFIG, s))).toBe(true);
+  });
+});
+
+describe('8b: a PIN goes out only with the Enter that follows its digits', () => {
+  it('a refused Enter (a /state in flight) drops the typed PIN: the next reader\'s Enter does not send it (shrunk counterexample)', () => {
+    const wfi: Input = { type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } };
+    const digits = (ds: string): Input[] => [...ds].map((d) => ({ type: 'key', key: { kind: 'digit', digit: d } }));
+    let s = run([{ type: 'timer', timer: 'heartbeat' }, wfi]);
+    expect(s.inFlight).toBe('state'); // the heartbeat's /state went out once the first was answered
+    for (const i of digits('000000')) s = transition(CONFIG, s, i).state;
+    const refused = transition(CONFIG, s, { type: 'key', key: { kind: 'enter' } });
+    expect(refused.effects.filter((e) => e.type === 'send')).toEqual([]);
+    expect(refused.state.pin).toBe('');
+    s = transition(CONFIG, refused.state, wfi).state;
+    for (const i of digits('000004')) s = transition(CONFIG, s, i).state;
+    const sent = transition(CONFIG, s, { type: 'key', key: { kind: 'enter' } }).effects.filter((e) => e.type === 'send');
+    expect(sent).toEqual([{ type: 'send', request: { endpoint: 'pin-enter', pin: '000004' } }]);
+  });
+
+  it('six digits left without Enter: the next reader\'s six replace them, and their Enter sends their own PIN', () => {
+    const digits = (ds: string): Input[] => [...ds].map((d) => ({ type: 'key', key: { kind: 'digit', digit: d } }));
+    const wfi: Input = { type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } };
+    let s = run([wfi]);
+    for (const i of [...digits('111111'), ...digits('222222')]) s = transition(CONFIG, s, i).state;
+    expect(s.pin).toBe('222222');
+    const sent = transition(CONFIG, s, { type: 'key', key: { kind: 'enter' } }).effects.filter((e) => e.type === 'send');
+    expect(sent).toEqual([{ type: 'send', request: { endpoint: 'pin-enter', pin: '222222' } }]);
+  });
+});
+
+describe('8a: door changes kept while /state went unanswered are replayed in order, each once', () => {
+  it('forced open, closed, forced, closed with every /state unanswered, then forced again and answered (shrunk counterexample): four /state, the door as it went', () => {
+    // The property once bounded every input to three requests; this one owes the server the two
+    // changes it never heard of, so it sends them first. Each /state carries one step of the door's
+    // history, in order, and then nothing more is sent: a bounded replay, not a storm.
+    const wfi: Input = { type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } };
+    const lost: Input = { type: 'unanswered', endpoint: 'state', reason: 'HTTP 302' };
+    const door = (state: 'OPEN' | 'CLOSED'): Input => ({ type: 'door', boxId: BOX, state });
+    let s = run([wfi, door('OPEN'), wfi, door('CLOSED'), lost, door('OPEN'), lost, door('CLOSED'), lost]);
+    const reported: string[] = [];
+    let next = transition(CONFIG, s, door('OPEN'));
+    for (let i = 0; i < 10; i++) {
+      const send = next.effects.find((e) => e.type === 'send');
+      if (send === undefined) break;
+      if (send.request.endpoint === 'state') reported.push(send.request.boxes.map((b) => b.st).join());
+      s = next.state;
+      next = transition(CONFIG, s, wfi);
+    }
+    expect(reported).toEqual(['CLOSED', 'OPEN', 'CLOSED', 'OPEN']);
+  });
+});
