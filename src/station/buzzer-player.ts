@@ -53,6 +53,17 @@ export class BuzzerPlayer {
     if (this.beeping && this.buzzer !== null) await this.buzzer.silence();
   }
 
+  /**
+   * hold() without waiting, when nothing is beeping (the usual case): true = held, silent now, and
+   * release() is owed; false = a beep is sounding, nothing changed (use hold(), which silences it).
+   * Lets the runtime energize a lock in the same tick as the answer that commands it.
+   */
+  holdIfSilent(): boolean {
+    if (this.beeping && this.buzzer !== null) return false;
+    this.holds += 1;
+    return true;
+  }
+
   /** The lock pulse is over: the pattern may go on. */
   release(): void {
     this.holds = Math.max(0, this.holds - 1);

@@ -96,6 +96,8 @@ export class StationRuntime {
   private readonly history: EventRecord[] = [];
   private readonly now: () => number;
   private pulses: Promise<void> = Promise.resolve();
+  /** Pulses queued or running (0: the next one may start at once). */
+  private pulsesQueued = 0;
   private sending: Promise<void> = Promise.resolve();
   /** PIN throttle saves, in order; a /pin-enter waits for them (the count is on disk before a guess goes out). */
   private saving: Promise<void> = Promise.resolve();
@@ -349,37 +351,57 @@ export class StationRuntime {
     }
   }
 
+  /**
+   * Pulses run one after another. When none is queued or running and the buzzer is silent, the
+   * lock is energized synchronously, in the tick of the answer that commands it: no promise hop lets
+   * the effects after `pulse` (display, timers, log lines) or other callbacks run first. Otherwise
+   * it waits its turn on the chain (and hold() silences a beep in progress first).
+   */
   private pulseBoxes(boxIds: readonly string[]): void {
-    const { hardware, config, log } = this.opts;
     for (const boxId of boxIds) {
       const number = boxNumber(this.core, boxId);
       if (number === undefined) continue; // the core only pulses boxes of this station
+      this.pulsesQueued += 1;
+      if (this.pulsesQueued === 1 && this.player.holdIfSilent()) {
+        this.pulses = this.energize(boxId, number);
+        continue;
+      }
       this.pulses = this.pulses.then(async () => {
-        if (!this.running) return;
+        if (!this.running) return void (this.pulsesQueued -= 1);
         // The buzzer is silent and paused for the whole pulse (BuzzerPlayer).
         await this.player.hold();
-        if (!this.running) return this.player.release();
-        // Write, then pulse: a restart must know this lock may have been energized.
-        this.journal.record({ t: 'pulse', boxId, at: new Date().toISOString() });
-        // The driver first, then the log line and the observers: neither a slow log write (a full
-        // journald pipe blocks a synchronous write) nor an observer stands between the answer and the lock.
-        let pulse: Promise<void>;
-        try {
-          pulse = hardware.locks.pulse(number, config.locks.pulseMs);
-        } catch (e) {
-          pulse = Promise.reject(e instanceof Error ? e : new Error(String(e)));
+        if (!this.running) {
+          this.pulsesQueued -= 1;
+          return this.player.release();
         }
-        this.emit({ type: 'lock', boxId, number, energized: true });
-        log.info({ boxId, box: number, ms: config.locks.pulseMs }, 'pulsing lock');
-        try {
-          await pulse;
-        } catch (e) {
-          this.dispatch({ type: 'pulse-failed', boxId, message: errorMessage(e) });
-        } finally {
-          this.emit({ type: 'lock', boxId, number, energized: false });
-          this.player.release();
-        }
+        return this.energize(boxId, number);
       });
+    }
+  }
+
+  /** One pulse, the buzzer held: journal, driver, observers; ends with the lock OFF and the buzzer released. */
+  private async energize(boxId: string, number: number): Promise<void> {
+    const { hardware, config, log } = this.opts;
+    // Write, then pulse: a restart must know this lock may have been energized.
+    this.journal.record({ t: 'pulse', boxId, at: new Date().toISOString() });
+    // The driver first, then the log line and the observers: neither a slow log write (a full
+    // journald pipe blocks a synchronous write) nor an observer stands between the answer and the lock.
+    let pulse: Promise<void>;
+    try {
+      pulse = hardware.locks.pulse(number, config.locks.pulseMs);
+    } catch (e) {
+      pulse = Promise.reject(e instanceof Error ? e : new Error(String(e)));
+    }
+    this.emit({ type: 'lock', boxId, number, energized: true });
+    log.info({ boxId, box: number, ms: config.locks.pulseMs }, 'pulsing lock');
+    try {
+      await pulse;
+    } catch (e) {
+      this.dispatch({ type: 'pulse-failed', boxId, message: errorMessage(e) });
+    } finally {
+      this.pulsesQueued -= 1;
+      this.emit({ type: 'lock', boxId, number, energized: false });
+      this.player.release();
     }
   }
 

@@ -104,6 +104,38 @@ describe('runtime timers', () => {
     await runtime.stop();
   });
 
+  it('energizes the first lock in the tick of its answer (before any promise hop), the next ones one after another', async () => {
+    const sender = new ScriptedSender((endpoint) =>
+      endpoint === 'pin-enter' ? { kind: 'command', command: { type: 'box-open', boxes: [BOX(1), BOX(2)], displayMessages: [] } } : waitForInput,
+    );
+    const { hardware, runtime } = await started(config({ locks: { pulseMs: 500 } }), sender);
+    const order: string[] = [];
+    // Write, then pulse: each pulse record precedes its lock.
+    const record = runtime.journal.record.bind(runtime.journal);
+    vi.spyOn(runtime.journal, 'record').mockImplementation((entry) => {
+      if (entry.t === 'pulse') order.push(`journal pulse ${entry.boxId === BOX(1) ? 1 : 2}`);
+      record(entry);
+    });
+    runtime.onEvent((e) => {
+      if (e.type === 'lock') order.push(`lock ${e.number} ${e.energized ? 'on' : 'off'}`);
+      if (e.type === 'event-done' && e.record.endpoint === 'pin-enter') {
+        order.push('answer');
+        // Runs at the first promise hop after the answer is handed to the core.
+        queueMicrotask(() => order.push('next microtask'));
+      }
+    });
+    hardware.typePin('123456');
+    await vi.advanceTimersByTimeAsync(0);
+    expect(order).toEqual(['answer', 'journal pulse 1', 'lock 1 on', 'next microtask']);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(order.slice(4)).toEqual(['lock 1 off', 'journal pulse 2', 'lock 2 on']);
+    expect(hardware.locks.isEnergized(1)).toBe(false);
+    await vi.advanceTimersByTimeAsync(500);
+    expect(order.slice(7)).toEqual(['lock 2 off']);
+    expect(hardware.locks.pulses).toEqual([{ box: 1, ms: 500 }, { box: 2, ms: 500 }]);
+    await runtime.stop();
+  });
+
   it('stop() drives the lock OFF in the middle of a pulse', async () => {
     const sender = new ScriptedSender((endpoint) =>
       endpoint === 'pin-enter' ? { kind: 'command', command: { type: 'box-open', boxes: [BOX(1)], displayMessages: [] } } : waitForInput,
