@@ -22,7 +22,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { ClientRequest, Agent as HttpAgent, IncomingMessage } from 'node:http';
+import type { Agent as HttpAgent, IncomingMessage } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
 import got, { type Got } from 'got';
 import pRetry, { AbortError } from 'p-retry';
@@ -139,15 +139,12 @@ export class HttpProtocolClient implements ProtocolSender {
   /**
    * One HTTP request and its answer, read up to the cap. `status()` is the answer's status once its
    * head arrived (for an attempt that fails after it); `abandoned()` why the answer was not read
-   * to the end (too large), else null; `staleConnection()` whether it failed because the server had
-   * closed the kept-alive connection it went out on (reset before any answer on a reused socket).
+   * to the end (too large), else null.
    */
   private exchange(endpoint: Endpoint, payload: string, traceId: string, signal: AbortSignal | undefined): Exchange {
     const cap = this.opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
     let status: number | null = null;
     let abandoned: string | null = null;
-    let reusedSocket = false;
-    let stale = false;
     const answer = new Promise<RawAnswer>((resolve, reject) => {
       const stream = this.http.stream(endpoint, { body: payload, headers: { 'x-service-trace-id': traceId }, ...(signal ? { signal } : {}) });
       const chunks: Buffer[] = [];
@@ -158,9 +155,6 @@ export class HttpProtocolClient implements ProtocolSender {
         stream.destroy();
         reject(new Error(why));
       };
-      stream.once('request', (req: ClientRequest) => {
-        reusedSocket = req.reusedSocket;
-      });
       stream.once('response', (res: IncomingMessage) => {
         head = res;
         status = res.statusCode ?? null;
@@ -183,12 +177,11 @@ export class HttpProtocolClient implements ProtocolSender {
       });
       // .on, not .once: after an abandon, got may still report the destroyed request's error.
       stream.on('error', (e: Error) => {
-        stale ||= reusedSocket && head === null && abandoned === null && isConnectionReset(e);
         stream.destroy();
         reject(e);
       });
     });
-    return { answer, status: () => status, abandoned: () => abandoned, staleConnection: () => stale };
+    return { answer, status: () => status, abandoned: () => abandoned };
   }
 
   async send<E extends Endpoint>(endpoint: E, body: RequestBodies[E], signal?: AbortSignal, control: SendControl = {}): Promise<SendOutcome> {
@@ -206,20 +199,9 @@ export class HttpProtocolClient implements ProtocolSender {
           slotStart = this.now();
           control.onAttempt?.(attempt);
           log.debug({ endpoint, eventId, traceId, attempt }, 'sending event');
-          let exchange = this.exchange(endpoint, payload, traceId, signal);
+          const exchange = this.exchange(endpoint, payload, traceId, signal);
           try {
-            const res = await exchange.answer.catch((e: unknown) => {
-              // A kept-alive connection the server closed while it sat idle (its keep-alive timeout
-              // ran out as this request left): the request never reached the server. Sent again at
-              // once on a new connection, within the same attempt, instead of one answer timeout
-              // (20 s) later; once only, so a server that resets every connection still costs
-              // attempts. Node's own advice for idempotent requests; an event resent with its
-              // eventId is what the protocol does anyway.
-              if (!exchange.staleConnection() || signal?.aborted) throw e;
-              log.info({ endpoint, eventId, traceId, attempt }, 'kept-alive connection closed by the server; sent again at once');
-              exchange = this.exchange(endpoint, payload, traceId, signal);
-              return exchange.answer;
-            });
+            const res = await exchange.answer;
             const answer = parseServerResponse(res.statusCode, res.contentType, res.body);
             const ms = this.now() - slotStart;
             attempts.push({ attempt, traceId, status: res.statusCode, answered: true, error: null, ms });
@@ -265,11 +247,4 @@ interface Exchange {
   readonly answer: Promise<RawAnswer>;
   status(): number | null;
   abandoned(): string | null;
-  staleConnection(): boolean;
-}
-
-/** A connection reset or closed under a request (got passes Node's code through). */
-function isConnectionReset(e: Error): boolean {
-  const code = 'code' in e ? e.code : undefined;
-  return code === 'ECONNRESET' || code === 'EPIPE';
 }
