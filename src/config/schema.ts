@@ -135,7 +135,12 @@ export const lockSchema = z.strictObject({
   pulseMs: z.number().int().min(10).max(HARD_MAX_PULSE_MS).default(600),
 });
 
-const lines = z.array(z.string()).optional();
+// A station text replaces the whole screen: an empty one (or all blank lines) would leave a reader
+// in front of a blank display, which says neither "working" nor "broken".
+const lines = z
+  .array(z.string())
+  .refine((ls) => ls.some((l) => l.trim() !== ''), 'must have at least one line that is not blank (the display would be empty)')
+  .optional();
 const line = z.string().optional();
 
 /**

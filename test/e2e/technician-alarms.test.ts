@@ -92,6 +92,8 @@ describe('technician page: alarms', () => {
       expect(await p.textContent('#box-3 .last')).toMatch(/^FORCED OPEN \(opened without a command\)/);
       expect(await p.textContent('#tamper')).toBe('OPEN · simulated tamper switch');
       await expect.poll(() => p.textContent('#pin-throttle'), POLL).toMatch(/^LOCKED for (10:00|9:[0-5]\d) \(1 wrong in a row\)$/);
+      // The wrong PIN's exception is the last failure, named as the status names it (never the PIN).
+      await expect.poll(() => p.textContent('#last-failure'), POLL).toMatch(/^\/pin-enter exception \d{3} \S+ · 1 attempt · \d+ s ago$/);
       // Prominent: the alarm list is the first thing on the page, visible without scrolling.
       const box = await p.locator('#alarms').boundingBox();
       expect(box && box.y < p.viewportSize()!.height / 2).toBe(true);

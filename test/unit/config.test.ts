@@ -40,13 +40,14 @@ describe('config', () => {
           ...valid(dirWithPassword()),
           pin: { lockoutMs: 60_000, maxLockoutMs: 30_000 },
           buzzer: { patterns: { accepted: [60, 60] } },
-          messages: { locale: 'de', doorAjar: 'close it' },
+          messages: { locale: 'de', doorAjar: 'close it', prompt: [], busy: ['', '   '] },
         },
         'test',
         {},
       ),
     );
-    expect(problems.map((p) => p.path).sort()).toEqual(['buzzer.patterns.accepted', 'messages.doorAjar', 'messages.locale', 'pin.maxLockoutMs']);
+    expect(problems.map((p) => p.path).sort()).toEqual(['buzzer.patterns.accepted', 'messages.busy', 'messages.doorAjar', 'messages.locale', 'messages.prompt', 'pin.maxLockoutMs']);
+    expect(problems.find((p) => p.path === 'messages.prompt')?.message).toMatch(/not blank/);
   });
 
   it('reports every problem at once with its path and the bad value', () => {
