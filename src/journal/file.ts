@@ -6,8 +6,8 @@
  * - A record is appended with one synchronous write(2) before the effect it records: the page cache
  *   survives a kill -9, and the write costs microseconds, so a lock is still energized well under a
  *   millisecond after its box-open answer.
- * - fsync follows at once but asynchronously, batched (records written while one fsync runs share
- *   the next). Waiting for it before the pulse would cost milliseconds to tens of milliseconds on an
+ * - fsync follows asynchronously at the end of the event-loop turn that wrote the record, batched
+ *   (the records of one turn share it; records written while one fsync runs share the next). Waiting for it before the pulse would cost milliseconds to tens of milliseconds on an
  *   SD card per action; a power cut inside that window loses at most the last records — and a power
  *   cut also cuts the lock's power, while the sensors tell the restarted station where the doors are.
  * - Compaction replaces the file with one `snapshot` record by atomicWrite (temp file + fsync +
@@ -160,6 +160,11 @@ export class FileJournal implements Journal {
 
   /** fsync until no record came in meanwhile; then compact if due (never while an fsync holds the fd). */
   private async syncLoop(): Promise<void> {
+    // The first fsync starts at the end of this event-loop turn, not inside record(): the records
+    // of one turn (a scan's event and attempt; an answer's outcome, action and pulse) share it, and
+    // none of their write(2)s runs while an fsync started by the one before it holds the file (such
+    // a write can stall for milliseconds; seen in the box-open -> lock tail).
+    await new Promise<void>((resolve) => setImmediate(resolve));
     do {
       this.dirty = false;
       const fd = this.fd;

@@ -74,7 +74,8 @@ export interface JournalHealth {
  * - `record()` is synchronous on purpose: it returns once the record is in the operating system
  *   (a kill -9 cannot lose it) so the runtime can write and then pulse in the same tick — a lock is
  *   energized less than a millisecond after its box-open answer (issue 13). Durability against a
- *   power cut follows within `flush()`'s fsync, which the file adapter starts at once, batched.
+ *   power cut follows within `flush()`'s fsync, which the file adapter starts at the end of the
+ *   event-loop turn that wrote the record, batched.
  *   It never throws: a failed write is reported through `health()` and `onProblem`.
  * - Records that change nothing (the same doors reported again) may be skipped.
  * - `close()` flushes and releases the file; records after it are dropped.
