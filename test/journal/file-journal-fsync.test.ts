@@ -3,6 +3,7 @@
  * one), at the end of the event-loop turn that wrote the records, one fsync for all of that turn's
  * records. Real files in a temp dir; node:fs's fsync is wrapped only to count its calls.
  */
+import type * as nodeFs from 'node:fs';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -11,7 +12,7 @@ import { FileJournal, JOURNAL_FILE } from '../../src/journal/file.js';
 
 const fsyncs = vi.hoisted(() => ({ count: 0 }));
 vi.mock('node:fs', async (importOriginal) => {
-  const fs = await importOriginal<typeof import('node:fs')>();
+  const fs = await importOriginal<typeof nodeFs>();
   return {
     ...fs,
     fsync: (fd: number, cb: (e: NodeJS.ErrnoException | null) => void) => {
