@@ -46,10 +46,17 @@ export class SimDoors extends SimDevice implements DoorSensors {
   }
 }
 
+/** How many pulses SimLocks keeps for inspection. */
+export const MAX_PULSES_KEPT = 1_000;
+
 export class SimLocks extends SimDevice implements LockBank {
   readonly boxNumbers: readonly number[];
-  /** Every pulse ever given, for tests and the demo. */
+  /**
+   * The last MAX_PULSES_KEPT pulses, oldest first, for tests and the demo; `pulseCount` counts them
+   * all. Bounded: a demo or a fleet of simulated stations runs for days.
+   */
   readonly pulses: PulseRecord[] = [];
+  pulseCount = 0;
   readonly jammed = new Set<number>();
   private readonly energized = new Set<number>();
   private readonly energizedChanges = new Listeners<[number, boolean]>();
@@ -91,6 +98,8 @@ export class SimLocks extends SimDevice implements LockBank {
     this.energized.add(box);
     this.energizedChanges.emit(box, true);
     this.pulses.push({ box, ms });
+    this.pulseCount += 1;
+    if (this.pulses.length > MAX_PULSES_KEPT) this.pulses.splice(0, this.pulses.length - MAX_PULSES_KEPT);
     if (!this.jammed.has(box)) {
       const spring = setTimeout(() => {
         this.springTimers.delete(spring);
