@@ -362,7 +362,7 @@ export class StationRuntime {
       const number = boxNumber(this.core, boxId);
       if (number === undefined) continue; // the core only pulses boxes of this station
       this.pulsesQueued += 1;
-      if (this.pulsesQueued === 1 && this.player.holdIfSilent()) {
+      if (this.pulsesQueued === 1 && this.running && this.player.holdIfSilent()) {
         this.pulses = this.energize(boxId, number);
         continue;
       }
