@@ -9,78 +9,24 @@
  * with the `start` input. It never touches a file itself.
  */
 import { randomUUID } from 'node:crypto';
-import type { Logger } from 'pino';
 import type { StationConfig } from '../config/schema.js';
-import type { Device, DoorState, StationHardware, Unsubscribe } from '../devices/types.js';
+import type { Device, DoorState, Unsubscribe } from '../devices/types.js';
 import { errorMessage } from '../errors.js';
 import { MemoryJournal } from '../journal/memory.js';
 import { maskIdentifier, previousRun, type Journal, type JournalHealth } from '../journal/types.js';
-import { NOT_RESENT_STOPPING, type ProtocolSender, type SendOutcome } from '../protocol/client.js';
-import type { CommandType, Endpoint, RequestBodies } from '../protocol/types.js';
+import { NOT_RESENT_STOPPING, type SendOutcome } from '../protocol/client.js';
+import type { Endpoint, RequestBodies } from '../protocol/types.js';
 import { MemoryPinThrottleStore, type PinThrottleStore } from '../storage/pin-throttle-store.js';
 import { BuzzerPlayer } from './buzzer-player.js';
-import { boxNumber, commandProblem, initialState, transition } from './core.js';
-import type { Alarm, CoreConfig, CoreState, DoorOutcome, Effect, Input, OutboundRequest, PinThrottleRecord, TimerName } from './core-types.js';
+import { boxNumber, initialState, transition } from './core.js';
+import type { CoreConfig, CoreState, Effect, Input, OutboundRequest, PinThrottleRecord, TimerName } from './core-types.js';
+import { describeAnswer, outcomeKindOf } from './event-outcome.js';
+import type { DrainResult, EventRecord, PowerReading, RuntimeEvent, RuntimeOptions } from './runtime-types.js';
+
+export type { DrainResult, EventRecord, OutcomeKind, PowerReading, RuntimeEvent, RuntimeOptions } from './runtime-types.js';
 
 /** The fault set while the PIN throttle cannot be saved (st DOWN: a restart would forget failures). */
 export const PIN_THROTTLE_FAULT = 'storage:pin-throttle';
-
-/**
- * How an event ended, as a closed set (a metrics label must never grow with what a server sends):
- * the answered command's type, the protocol's exception body, an answer that was no valid command,
- * or no answer after every attempt.
- */
-export type OutcomeKind = CommandType | 'exception' | 'invalid' | 'unanswered';
-
-/** A finished protocol event as technicians see it (never with the PIN). */
-export interface EventRecord {
-  readonly endpoint: Endpoint;
-  readonly eventId: string;
-  readonly traceIds: readonly string[];
-  readonly attempts: number;
-  readonly outcome: string;
-  readonly outcomeKind: OutcomeKind;
-  /** How long the answering HTTP attempt took (request to parsed answer), ms; null when unanswered. */
-  readonly answerMs: number | null;
-  readonly startedAt: number;
-  readonly ms: number;
-}
-
-/** What the runtime tells its observers (technician port, demo terminal, bench). */
-export type RuntimeEvent =
-  | { readonly type: 'event-sent'; readonly endpoint: Endpoint; readonly eventId: string }
-  | { readonly type: 'event-done'; readonly record: EventRecord }
-  | { readonly type: 'display'; readonly lines: readonly string[] }
-  /** A door changed; `outcome`: how its last opening counts (null before any). */
-  | { readonly type: 'box'; readonly boxId: string; readonly number: number; readonly state: DoorState; readonly outcome: DoorOutcome | null }
-  | { readonly type: 'lock'; readonly boxId: string; readonly number: number; readonly energized: boolean }
-  | { readonly type: 'mode'; readonly mode: CoreState['mode']['kind'] }
-  /** An alarm raised (active) or cleared; the core state's `alarms` holds those in force. */
-  | { readonly type: 'alarm'; readonly alarm: Alarm; readonly active: boolean };
-
-/** Input voltage (V) and signal strength (%) as last measured for /state; null where the source could not tell. */
-export interface PowerReading {
-  readonly inputVoltage: number | null;
-  readonly internetSignalStrength: number | null;
-}
-
-export interface RuntimeOptions {
-  readonly config: StationConfig;
-  readonly hardware: StationHardware;
-  readonly client: ProtocolSender;
-  readonly log: Logger;
-  /** Monotonic clock, ms. */
-  readonly now?: () => number;
-  /** How many finished events to keep for technicians. */
-  readonly historySize?: number;
-  /** Where the PIN throttle survives a restart (default: memory, lost on restart). */
-  readonly pinThrottleStore?: PinThrottleStore;
-  /** Where the runtime writes down what it is about to do (default: memory, kept for this run only). */
-  readonly journal?: Journal;
-}
-
-/** How a drain ended: everything finished, or the drain limit ran out first. */
-export type DrainResult = 'drained' | 'limit';
 
 export function coreConfigOf(config: StationConfig): CoreConfig {
   return { boxes: config.station.boxes, timing: config.timing, pin: config.pin, messages: config.messages };
@@ -484,23 +430,3 @@ export class StationRuntime {
   }
 }
 
-function outcomeKindOf(outcome: SendOutcome): OutcomeKind {
-  if (outcome.result.kind !== 'answered') return 'unanswered';
-  const a = outcome.result.answer;
-  return a.kind === 'command' ? a.command.type : a.kind;
-}
-
-function describeAnswer(core: CoreConfig, outcome: SendOutcome): string {
-  if (outcome.result.kind !== 'answered') return 'unanswered';
-  const a = outcome.result.answer;
-  switch (a.kind) {
-    case 'command': {
-      const problem = commandProblem(core, outcome.endpoint, a.command);
-      return problem === null ? a.command.type : `refused: ${problem}`;
-    }
-    case 'exception':
-      return `exception ${a.status} ${a.exceptionType}`;
-    case 'invalid':
-      return `invalid: ${a.reason}`;
-  }
-}

@@ -1,0 +1,26 @@
+/** How a finished protocol event is named in its record: the closed kind (for metrics) and the text (for technicians). */
+import type { SendOutcome } from '../protocol/client.js';
+import { commandProblem } from './core.js';
+import type { CoreConfig } from './core-types.js';
+import type { OutcomeKind } from './runtime-types.js';
+
+export function outcomeKindOf(outcome: SendOutcome): OutcomeKind {
+  if (outcome.result.kind !== 'answered') return 'unanswered';
+  const a = outcome.result.answer;
+  return a.kind === 'command' ? a.command.type : a.kind;
+}
+
+export function describeAnswer(core: CoreConfig, outcome: SendOutcome): string {
+  if (outcome.result.kind !== 'answered') return 'unanswered';
+  const a = outcome.result.answer;
+  switch (a.kind) {
+    case 'command': {
+      const problem = commandProblem(core, outcome.endpoint, a.command);
+      return problem === null ? a.command.type : `refused: ${problem}`;
+    }
+    case 'exception':
+      return `exception ${a.status} ${a.exceptionType}`;
+    case 'invalid':
+      return `invalid: ${a.reason}`;
+  }
+}
