@@ -13,11 +13,11 @@
  */
 import { startStation } from '../../src/app.js';
 import { withTechnicianPort } from '../../src/debug/index.js';
-import { SerialScanner } from '../../src/devices/serial/scanner.js';
 import { SimulatedStation } from '../../src/devices/sim/station.js';
 import type { StationHardware } from '../../src/devices/types.js';
 import { createLogger, LogRing } from '../../src/log.js';
 import type { SimStation } from '../../src/sim/index.js';
+import { withSerialScanner } from '../lib/serial-hardware.js';
 import { stationConfig } from '../lib/station.js';
 
 interface Args {
@@ -40,33 +40,7 @@ const ring = new LogRing(config.debug.logLines);
 const log = createLogger(config.log.level, undefined, { ring });
 const sim = new SimulatedStation({ boxNumbers: config.station.boxes.map((b) => b.number), doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100 });
 let hardware: StationHardware = sim;
-if (args.tty !== undefined) {
-  // The serial board-profile defaults (src/devices/input/schema.ts), as bench/children/scan-station.ts.
-  const scanner = new SerialScanner({
-    identifierType: 'BAR_CODE',
-    port: { path: args.tty, baudRate: 9600, dataBits: 8, parity: 'none', stopBits: 1 },
-    framing: { terminator: 'any', prefix: '', suffix: '', maxLength: 128 },
-    idleGapMs: 200,
-    reconnect: { initialMs: 500, maxMs: 30_000, factor: 2 },
-    openTimeoutMs: 5_000,
-    log,
-  });
-  await scanner.start();
-  hardware = {
-    locks: sim.locks,
-    doors: sim.doors,
-    scanners: [scanner],
-    keypad: sim.keypad,
-    cancelButton: sim.cancelButton,
-    display: sim.display,
-    power: sim.power,
-    devices: () => [sim.locks, sim.doors, scanner, sim.keypad, sim.cancelButton, sim.display],
-    close: async () => {
-      await scanner.close();
-      await sim.close();
-    },
-  };
-}
+if (args.tty !== undefined) hardware = await withSerialScanner(sim, args.tty, log);
 const first = await startStation({ config, password: args.station.password, log, hardware });
 const { station, port } = await withTechnicianPort({
   station: first,

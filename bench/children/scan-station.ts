@@ -8,11 +8,10 @@
  * Sends {ready: true} on IPC once the scanner is open and the first /state is answered.
  */
 import { startStation } from '../../src/app.js';
-import type { StationHardware } from '../../src/devices/types.js';
-import { SerialScanner } from '../../src/devices/serial/scanner.js';
 import { SimulatedStation } from '../../src/devices/sim/station.js';
 import { createLogger } from '../../src/log.js';
 import type { SimStation } from '../../src/sim/index.js';
+import { withSerialScanner } from '../lib/serial-hardware.js';
 import { stationConfig } from '../lib/station.js';
 
 interface Args {
@@ -29,36 +28,12 @@ const args = JSON.parse(process.argv[2] ?? '{}') as Args;
 const config = stationConfig(args.station, args.serverUrl, { timing: { heartbeatIntervalMs: 600_000 }, storage: { directory: args.stateDir }, ...(args.logLevel ? { log: { level: args.logLevel } } : {}) });
 const log = createLogger(config.log.level);
 const sim = new SimulatedStation({ boxNumbers: config.station.boxes.map((b) => b.number), doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100 });
-// The serial board-profile defaults of the drivers-input branch (src/devices/input/schema.ts).
-const scanner = new SerialScanner({
-  identifierType: 'BAR_CODE',
-  port: { path: args.tty, baudRate: 9600, dataBits: 8, parity: 'none', stopBits: 1 },
-  framing: { terminator: 'any', prefix: '', suffix: '', maxLength: 128 },
-  idleGapMs: 200,
-  reconnect: { initialMs: 500, maxMs: 30_000, factor: 2 },
-  openTimeoutMs: 5_000,
-  log,
-});
-await scanner.start();
-const hardware: StationHardware = {
-  locks: sim.locks,
-  doors: sim.doors,
-  scanners: [scanner],
-  keypad: sim.keypad,
-  cancelButton: sim.cancelButton,
-  display: sim.display,
-  power: sim.power,
-  devices: () => [sim.locks, sim.doors, scanner, sim.keypad, sim.cancelButton, sim.display],
-  close: async () => {
-    await scanner.close();
-    await sim.close();
-  },
-};
+const hardware = await withSerialScanner(sim, args.tty, log);
 const station = await startStation({ config, password: args.station.password, log, hardware });
 const off = station.runtime.onEvent((e) => {
   if (e.type === 'event-done' && e.record.endpoint === 'state') {
     off();
-    process.send?.({ ready: true, scannerOk: scanner.health().ok });
+    process.send?.({ ready: true, scannerOk: hardware.scanners.every((s) => s.health().ok) });
   }
 });
 process.on('disconnect', () => {
