@@ -4,28 +4,13 @@
  * then `drained` — once.
  */
 import { describe, expect, it } from 'vitest';
-import { messagesSchema } from '../../src/config/schema.js';
-import { initialState, screen, transition } from '../../src/station/core.js';
-import type { CoreConfig, CoreState, Effect, Input } from '../../src/station/core-types.js';
+import { initialState, screen } from '../../src/station/core.js';
+import type { CoreState, Effect, Input } from '../../src/station/core-types.js';
+import { B1, coreConfig, runCore, sends } from './support/core-steps.js';
 
-const B1 = '11111111-1111-4111-8111-111111111111';
-const config: CoreConfig = {
-  boxes: [{ id: B1, number: 1 }],
-  timing: { heartbeatIntervalMs: 30_000, pinIdleMs: 20_000, messageMs: 5_000, duplicateScanWindowMs: 1_500, doorOpenTimeoutMs: 4_000, doorAjarMs: 120_000, doorAjarReminderMs: 30_000 },
-  pin: { maxFailures: 5, lockoutMs: 30_000, maxLockoutMs: 900_000, countdownTickMs: 1_000 },
-  messages: messagesSchema.parse({}),
-};
-function run(state: CoreState, ...inputs: Input[]): { state: CoreState; fx: Effect[] } {
-  const fx: Effect[] = [];
-  for (const i of inputs) {
-    const t = transition(config, state, i);
-    state = t.state;
-    fx.push(...t.effects);
-  }
-  return { state, fx };
-}
+const config = coreConfig({ boxes: [{ id: B1, number: 1 }] });
+const run = (state: CoreState, ...inputs: Input[]) => runCore(config, state, ...inputs);
 const drained = (fx: readonly Effect[]) => fx.filter((e) => e.type === 'drained');
-const sends = (fx: readonly Effect[]) => fx.flatMap((e) => (e.type === 'send' ? [e.request] : []));
 const cmd = (endpoint: 'state' | 'item-identify', command: object): Input => ({ type: 'answered', endpoint, answer: { kind: 'command', command: command as never } });
 const idle = (): CoreState => run(initialState({ [B1]: 'CLOSED' }), { type: 'start' }, cmd('state', { type: 'wait-for-input', displayMessages: [] })).state;
 

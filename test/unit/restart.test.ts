@@ -4,38 +4,25 @@
  * and nothing but /state is sent; a reader who was mid-pickup gets a message.
  */
 import { describe, expect, it } from 'vitest';
-import { messagesSchema } from '../../src/config/schema.js';
-import { initialState, screen, transition } from '../../src/station/core.js';
-import type { CoreConfig, CoreState, Effect, Input, PreviousRun } from '../../src/station/core-types.js';
+import { initialState, screen } from '../../src/station/core.js';
+import type { CoreState, Input, PreviousRun } from '../../src/station/core-types.js';
+import { B1, coreConfig, runCore, states as stateSends } from './support/core-steps.js';
 
-const B1 = '11111111-1111-4111-8111-111111111111';
 const B5 = '55555555-5555-4555-8555-555555555555';
 const B6 = '66666666-6666-4666-8666-666666666666';
 const EV = '5e0c2b7a-3d7e-4f7a-9b1c-2a4e6f8d0c11';
-const config: CoreConfig = {
+const config = coreConfig({
   boxes: [
     { id: B1, number: 1 },
     { id: B5, number: 5 },
     { id: B6, number: 6 },
   ],
-  timing: { heartbeatIntervalMs: 30_000, pinIdleMs: 20_000, messageMs: 5_000, duplicateScanWindowMs: 1_500, doorOpenTimeoutMs: 4_000, doorAjarMs: 120_000, doorAjarReminderMs: 30_000 },
-  pin: { maxFailures: 5, lockoutMs: 30_000, maxLockoutMs: 900_000, countdownTickMs: 1_000 },
-  messages: messagesSchema.parse({}),
-};
+});
 type Doors = Record<string, 'OPEN' | 'CLOSED'>;
 const allClosed: Doors = { [B1]: 'CLOSED', [B5]: 'CLOSED', [B6]: 'CLOSED' };
 const none: PreviousRun = { inFlight: null, action: null, reported: allClosed, problem: null };
 
-function run(state: CoreState, ...inputs: Input[]): { state: CoreState; fx: Effect[] } {
-  const fx: Effect[] = [];
-  for (const i of inputs) {
-    const t = transition(config, state, i);
-    state = t.state;
-    fx.push(...t.effects);
-  }
-  return { state, fx };
-}
-const stateSends = (fx: readonly Effect[]) => fx.flatMap((e) => (e.type === 'send' && e.request.endpoint === 'state' ? [e.request] : []));
+const run = (state: CoreState, ...inputs: Input[]) => runCore(config, state, ...inputs);
 const waitForInput: Input = { type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } };
 
 /** Start with `previous` and the doors read now; answer the first /state; send the next heartbeat. */

@@ -10,9 +10,11 @@ import type { ServerAnswer, ServerCommand } from '../../../src/protocol/types.js
 export const B1 = '11111111-1111-4111-8111-111111111111';
 export const B2 = '22222222-2222-4222-8222-222222222222';
 
-export function coreConfig(overrides: { timing?: Partial<CoreConfig['timing']>; pin?: Partial<CoreConfig['pin']>; locale?: 'cs' | 'en' } = {}): CoreConfig {
+export function coreConfig(
+  overrides: { boxes?: CoreConfig['boxes']; timing?: Partial<CoreConfig['timing']>; pin?: Partial<CoreConfig['pin']>; locale?: 'cs' | 'en' } = {},
+): CoreConfig {
   return {
-    boxes: [
+    boxes: overrides.boxes ?? [
       { id: B1, number: 1 },
       { id: B2, number: 2 },
     ],
@@ -29,6 +31,17 @@ export function coreConfig(overrides: { timing?: Partial<CoreConfig['timing']>; 
     pin: { maxFailures: 5, lockoutMs: 30_000, maxLockoutMs: 900_000, countdownTickMs: 1_000, ...overrides.pin },
     messages: messagesSchema.parse({ locale: overrides.locale ?? 'en' }),
   };
+}
+
+/** Feed `inputs` to the core from `state`: the state after the last one and every effect, in order. */
+export function runCore(config: CoreConfig, state: CoreState, ...inputs: Input[]): { state: CoreState; fx: Effect[] } {
+  const fx: Effect[] = [];
+  for (const i of inputs) {
+    const t = transition(config, state, i);
+    state = t.state;
+    fx.push(...t.effects);
+  }
+  return { state, fx };
 }
 
 export interface Stepper {
@@ -50,12 +63,8 @@ export function stepper(config: CoreConfig, state: CoreState): Stepper {
       return out;
     },
     feed(...inputs) {
-      const fx: Effect[] = [];
-      for (const i of inputs) {
-        const t = transition(config, st.state, i);
-        st.state = t.state;
-        fx.push(...t.effects);
-      }
+      const { state: after, fx } = runCore(config, st.state, ...inputs);
+      st.state = after;
       pending.push(...fx);
       return fx;
     },
