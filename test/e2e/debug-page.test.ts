@@ -5,15 +5,15 @@
  * confirmation, and no console errors (the CSP allows the page's own inline code only).
  * Leaves a screenshot at test-artifacts/technician-page.png.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEED_BARCODES } from '../../src/sim/index.js';
+import { launchChromium } from '../support/chromium.js';
 import { box, until } from '../support/harness.js';
 import { idle, startDebugHarness, type DebugHarness } from '../debug/support.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const POLL = { timeout: 5_000, interval: 25 };
 const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts');
 
@@ -21,11 +21,7 @@ let browser: Browser;
 let d: DebugHarness;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: apt-get install -y chromium (.ci/run does this)`);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   d = await startDebugHarness({ timing: { heartbeatIntervalMs: 1_000 } });
   await idle(d);
 }, 60_000);

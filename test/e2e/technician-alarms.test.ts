@@ -4,16 +4,16 @@
  * stream), each box's lock and door lines, at a desktop and at a phone viewport (390×844) with no
  * horizontal scrolling. Screenshots: test-artifacts/technician-alarms-{desktop,phone}.png.
  */
-import { existsSync, mkdirSync } from 'node:fs';
+import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryJournal } from '../../src/journal/memory.js';
 import { SEED_UNKNOWN_PIN } from '../../src/sim/index.js';
+import { launchChromium } from '../support/chromium.js';
 import { until } from '../support/harness.js';
 import { idle, startDebugHarness, type DebugHarness } from '../debug/support.js';
 
-const CHROMIUM = '/usr/bin/chromium';
 const POLL = { timeout: 8_000, interval: 25 };
 const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts');
 const JOURNAL_PROBLEM = '/var/lib/pickup-station/journal.log damaged: record 3 of 9: checksum mismatch; set aside';
@@ -22,11 +22,7 @@ let browser: Browser;
 let d: DebugHarness;
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} missing: apt-get install -y chromium (.ci/run does this)`);
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = await launchChromium();
   // One wrong PIN locks the keypad for 10 minutes; a door is ajar after 1 s; the journal was found damaged at start.
   d = await startDebugHarness({
     timing: { heartbeatIntervalMs: 1_000, doorAjarMs: 1_000 },
