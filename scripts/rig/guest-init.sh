@@ -4,6 +4,9 @@
 # through isa-debug-exit (port 0xf4): 0 = pass, 1 = fail.
 /bin/busybox --install -s /bin
 export PATH=/bin:/sbin:/usr/bin HOME=/tmp CI=1 NODE_OPTIONS=--max-old-space-size=768
+# RIG_LOOP, RIG_LOOP_STALL: the reproduction loops in test/hw (0: they skip).
+# shellcheck source=/dev/null
+. /etc/rig-env
 mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev

@@ -5,6 +5,8 @@
 #
 #   scripts/rig/run.sh            build what is missing, boot, run test/hw, exit with the guest's result
 #   RIG_TESTS="test/hw/x.test.ts" scripts/rig/run.sh   run a subset
+#   RIG_LOOP=200 [RIG_LOOP_STALL=1] RIG_TESTS=test/hw/input-ready-loop.test.ts RIG_TIMEOUT=3600 scripts/rig/run.sh
+#                                 a reproduction loop (it skips unless RIG_LOOP is set)
 #
 # Everything downloaded or built is cached under .rig/ (git-ignored): a second run only rebuilds
 # the initramfs (~2 s) and boots. Facts behind the choices: ../shared/notes/driver-rig.md.
@@ -114,11 +116,13 @@ rm -rf "$IR"; mkdir -p "$IR"/{bin,sbin,usr/bin,lib/modules,proc,sys,dev,tmp,app,
 cp /bin/busybox "$IR/bin/busybox"
 cp "$(command -v node)" "$IR/usr/bin/node"
 cp "$K"/x/usr/bin/gpio* "$IR/usr/bin/"
+# util-linux's chrt (busybox has none): the reproduction loop's real-time CPU hog.
+cp "$(command -v chrt)" "$IR/usr/bin/chrt"
 copy_libs() { for f in "$@"; do ldd "$f" 2>/dev/null | grep -o '/[^ ]*' | while read -r lib; do
   [ -e "$IR$lib" ] || { mkdir -p "$IR$(dirname "$lib")"; cp -L "$lib" "$IR$lib"; }; done; done; }
 # node and every native addon (epoll, node-hid, serialport, rolldown, lightningcss) with their libraries.
 mapfile -t addons < <(find node_modules -name '*.node' -path '*linux-x64*' -o -name '*.node' -path '*/build/Release/*' | grep -v musl)
-copy_libs "$IR/usr/bin/node" "${addons[@]}"
+copy_libs "$IR/usr/bin/node" "$IR/usr/bin/chrt" "${addons[@]}"
 # libgpiod from the package (not the host): the tools' own library.
 mkdir -p "$IR/usr/lib/x86_64-linux-gnu"; cp -a "$K"/x/usr/lib/x86_64-linux-gnu/libgpiod.so.* "$IR/usr/lib/x86_64-linux-gnu/"
 for l in $(LD_LIBRARY_PATH="$K/x/usr/lib/x86_64-linux-gnu" ldd "$K/x/usr/bin/gpioset" | grep -o '/[^ ]*' | grep -v libgpiod); do
@@ -140,6 +144,8 @@ tar -c --exclude='node_modules/typescript' --exclude='node_modules/eslint' --exc
   package.json tsconfig.json vitest.config.ts dist src test hardware node_modules | tar -x -C "$IR/app"
 cp scripts/rig/guest-init.sh "$IR/init"; chmod +x "$IR/init"
 printf '%s\n' "${RIG_TESTS:-test/hw}" > "$IR/etc/rig-tests"
+# The reproduction loops' settings (numbers only), sourced by the guest's /init.
+printf 'export RIG_LOOP=%d RIG_LOOP_STALL=%d\n' "${RIG_LOOP:-0}" "${RIG_LOOP_STALL:-0}" > "$IR/etc/rig-env"
 (cd "$IR" && find . -print0 | cpio --null -o -H newc --quiet) > "$RIG/initramfs.cpio"
 stamp "initramfs $(du -m "$RIG/initramfs.cpio" | cut -f1) MB"
 
