@@ -9,13 +9,15 @@
  * With RIG_LOOP_STALL=1 the kernel's gap between "line requested" and "edge interrupt armed" is
  * made long, as a busy or preempted CPU makes it (see stallIrqThreadCreation).
  *
- * For each press that is never reported it prints what the kernel shows afterwards: the line's
- * level, and gpiomon's interrupt with its count from /proc/interrupts. A count of 0 with the line
- * high means the pull-up came before gpiomon's edge interrupt was armed, although open() had
- * already said "ready" (the race the line-request check in gpiod-tools.ts closes).
+ * For each press that is never reported it prints what the kernel shows: the line's level, and
+ * gpiomon's interrupt count (/proc/interrupts; it accumulates over requests) at the end of the
+ * previous press and now. The line high with the count unchanged means the pull-up raised no
+ * interrupt: it came before gpiomon's edge interrupt was armed, although open() had already said
+ * "ready" (the race that REQUEST_FD_HELD in gpiod-tools.ts closes).
  */
 import { execFileSync, spawn as nodeSpawn } from 'node:child_process';
 import { existsSync, readFileSync } from 'node:fs';
+import { cpus } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { CdevBackend, type SpawnFn } from '../../src/devices/gpio/cdev.js';
 import { GpioButton } from '../../src/devices/gpio/inputs.js';
@@ -58,12 +60,14 @@ function stallIrqThreadCreation(): () => void {
 
 const median = (xs: number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)] ?? NaN;
 
-/** gpiomon's rows of /proc/interrupts (one gpiomon runs at a time here). */
-const gpiomonInterrupts = (): string[] =>
-  readFileSync('/proc/interrupts', 'utf8')
+/** gpiomon's interrupt count from /proc/interrupts (one gpiomon runs at a time here); null without one. */
+function gpiomonIrqCount(): number | null {
+  const row = readFileSync('/proc/interrupts', 'utf8')
     .split('\n')
-    .filter((l) => /\bgpiomon\b/.test(l))
-    .map((l) => l.replace(/\s+/g, ' ').trim());
+    .find((l) => /\bgpiomon\b/.test(l));
+  const counts = row?.trim().split(/\s+/).slice(1, 1 + cpus().length);
+  return counts ? counts.reduce((sum, c) => sum + Number(c), 0) : null;
+}
 
 describe.skipIf(!HAS_GPIOD_TOOLS || !(LOOPS > 0))(`cdev input readiness, ${LOOPS} presses per tool generation${STALL ? ', irq thread creation stalled' : ''}`, () => {
   for (const [version, label] of [
@@ -77,6 +81,7 @@ describe.skipIf(!HAS_GPIOD_TOOLS || !(LOOPS > 0))(`cdev input readiness, ${LOOPS
       const openMs: number[] = [];
       const undoStall = STALL ? stallIrqThreadCreation() : () => undefined;
       const t0 = performance.now();
+      let irqCount: number | null = null;
       try {
         for (let i = 1; i <= LOOPS; i++) {
           chip.pull(OFFSET, 'down');
@@ -95,11 +100,12 @@ describe.skipIf(!HAS_GPIOD_TOOLS || !(LOOPS > 0))(`cdev input readiness, ${LOOPS
           try {
             await waitFor('press', () => presses === 1, 5000);
           } catch {
-            missed.push(`#${i}: no press in 5 s; line level ${chip.value(OFFSET)}; /proc/interrupts: ${JSON.stringify(gpiomonInterrupts())}`);
+            missed.push(`#${i}: no press in 5 s; line level ${chip.value(OFFSET)}; gpiomon irq count ${irqCount ?? 'n/a'} before, ${gpiomonIrqCount() ?? 'n/a'} now`);
           }
           chip.pull(OFFSET, 'down');
           await sleep(DEBOUNCE_MS * 3);
           if (presses > 1) missed.push(`#${i}: ${presses} presses`);
+          irqCount = gpiomonIrqCount();
           await button.close();
         }
       } finally {
