@@ -110,7 +110,9 @@ describe('cdev backend (fake spawn)', () => {
     const script = f.scripts().at(-1)!;
     expect(script).toContain('gpioget -b pull-up -c /dev/gpiochip0 7 || exit 10');
     expect(script).toContain('gpiomon -F %E -b pull-up -c /dev/gpiochip0 7 &');
-    expect(script).toMatch(/until gpioinfo -c \/dev\/gpiochip0 .*line\[\[:space:\]\]\+7:\.\*gpiomon/);
+    // Ready only once gpiomon ("$p") holds its line request's descriptor, not when gpioinfo lists it.
+    expect(script).toContain('until ls -l /proc/"$p"/fd');
+    expect(script).not.toContain('gpioinfo');
     await backend.close();
   });
 

@@ -17,6 +17,7 @@ import {
   parseGpiogetValue,
   parseGpiomonEvent,
   pulseArgs,
+  REQUEST_FD_HELD,
   setOnceArgs,
   shellQuote,
 } from '../../src/devices/gpio/gpiod-tools.js';
@@ -153,5 +154,33 @@ describe('helper script (real sh, stand-in tools)', () => {
     expect(r.out().startsWith('1\nready\n')).toBe(true);
     r.child.stdin.end('\n');
     await r.exited;
+  });
+});
+
+describe('the line-request check (REQUEST_FD_HELD, real sh, a stand-in ls)', () => {
+  /** Runs the check with "$p" = 4242 against a stand-in `ls -l` printing `fds`; its exit code and the ls call. */
+  async function check(fds: string[]): Promise<{ code: number | null; lsCall: string }> {
+    const dir = mkdtempSync(join(tmpdir(), 'gpiod-fd-'));
+    const listing = fds.map((target, i) => `lrwx------ 1 pickup pickup 64 Nov 23 20:31 ${i} -> ${target}`).join('\n');
+    writeFileSync(join(dir, 'ls'), `#!/bin/sh\necho "$*" > ${join(dir, 'ls.call')}\nprintf '%s\\n' '${listing}'\n`);
+    chmodSync(join(dir, 'ls'), 0o755);
+    const child = spawn('sh', ['-c', `p=4242; ${REQUEST_FD_HELD}`], { env: { ...process.env, PATH: `${dir}:${process.env['PATH']}` }, stdio: 'ignore' });
+    const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
+    return { code, lsCall: readFileSync(join(dir, 'ls.call'), 'utf8').trim() };
+  }
+
+  it("looks at the background tool's own descriptors", async () => {
+    expect((await check(['/dev/null'])).lsCall).toBe('-l /proc/4242/fd');
+  });
+
+  it('is true once a line request is held: uAPI v2 (libgpiod 2.x) or a v1 event request (libgpiod 1.x)', async () => {
+    expect((await check(['/dev/null', 'pipe:[2312413]', '/dev/gpiochip0', 'anon_inode:gpio-line'])).code).toBe(0);
+    expect((await check(['/dev/null', '/dev/gpiochip0', 'anon_inode:gpio-event'])).code).toBe(0);
+  });
+
+  it('is false while the tool has only opened the chip (the kernel has not finished the request)', async () => {
+    expect((await check(['/dev/null', 'pipe:[2312413]', '/dev/gpiochip0'])).code).not.toBe(0);
+    // Other anonymous inodes, and a v1 line handle (a request without edge detection), do not count.
+    expect((await check(['anon_inode:[eventfd]', 'anon_inode:gpio-linehandle', 'anon_inode:[signalfd]'])).code).not.toBe(0);
   });
 });

@@ -24,7 +24,7 @@ import {
   parseGpiogetValue,
   parseGpiomonEvent,
   pulseArgs,
-  requestedCheck,
+  REQUEST_FD_HELD,
   setOnceArgs,
   type DetectedChip,
   type GpiodVersion,
@@ -122,11 +122,12 @@ class CdevInput implements InputLine {
 
   static async open(env: CdevEnv, name: string, line: ToolLine, spec: InputSpec): Promise<CdevInput> {
     // gpioget first (gpiomon cannot be asked for the level), then gpiomon; "ready" only once gpiomon
-    // holds the line. An edge in the few ms between the two requests is the one edge it can miss.
+    // holds its line request, which the kernel hands out after arming the edge interrupt
+    // (REQUEST_FD_HELD). An edge in the few ms between the two requests is the one edge it can miss.
     const helper = new Helper(
       env,
       name,
-      lineScript([getArgs(env.version, line, spec.bias)], READY, monArgs(env.version, line, spec.bias), requestedCheck(env.version, line, 'gpiomon')),
+      lineScript([getArgs(env.version, line, spec.bias)], READY, monArgs(env.version, line, spec.bias), REQUEST_FD_HELD),
     );
     try {
       await helper.waitReady(START_TIMEOUT_MS);

@@ -102,17 +102,18 @@ export function monArgs(version: GpiodVersion, l: ToolLine, bias: Bias): string[
 }
 
 /**
- * Lists the chip's lines with their consumers; used to wait until gpiomon has really requested
- * its line (it prints nothing when it starts), so that no edge after "ready" is missed.
+ * A shell condition for lineScript's backgroundUp: true once the background tool (the script's
+ * "$p") holds a line request's file descriptor, `anon_inode:gpio-line` (uAPI v2, libgpiod 2.x) or
+ * `anon_inode:gpio-event` (uAPI v1 event request, libgpiod 1.x). The kernel installs that
+ * descriptor as the last step of the request, after the line's edge interrupt is armed
+ * (gpiolib-cdev.c, linereq_create and lineevent_create: gpiod_request_user, edge_detector_setup
+ * or request_threaded_irq, then fd_install), so from then on no edge is missed.
+ *
+ * Not gpioinfo's consumer (what was checked before): the kernel sets the consumer first, so a line
+ * can list "gpiomon" while its interrupt is not armed yet, and an edge in that gap is lost for
+ * good. The rig lost a cancel-button press that way (test/hw/input-ready-loop.test.ts).
  */
-export function infoArgs(version: GpiodVersion, l: ToolLine): string[] {
-  return version === 1 ? ['gpioinfo', l.chipPath] : ['gpioinfo', '-c', l.chipPath];
-}
-
-/** A shell condition: true once `consumer` holds line `offset` in the gpioinfo output (v1 and v2 formats). */
-export function requestedCheck(version: GpiodVersion, l: ToolLine, consumer: string): string {
-  return `${shellQuote(infoArgs(version, l))} 2>/dev/null | grep -Eq ${shellQuote([`^[[:space:]]*line[[:space:]]+${l.offset}:.*${consumer}`])}`;
-}
+export const REQUEST_FD_HELD = `ls -l /proc/"$p"/fd 2>/dev/null | grep -Eq 'anon_inode:\\[?gpio-(line|event)\\]?$'`;
 
 /** POSIX single-quoting, so argv survives `sh -c`. */
 export function shellQuote(argv: readonly string[]): string {
@@ -127,7 +128,8 @@ export function shellQuote(argv: readonly string[]): string {
  * started still ends by its own timer, because the steps do not read stdin.
  */
 export function lineScript(steps: readonly (readonly string[])[], marker: string, background: readonly string[], backgroundUp?: string): string {
-  // With backgroundUp, the marker waits (up to ~10 s) until that condition says the background tool holds its line.
+  // With backgroundUp (a condition that may use the background tool's pid, "$p"), the marker waits
+  // (up to ~10 s) until that condition says the background tool holds its line.
   const wait = backgroundUp
     ? [`n=0; until ${backgroundUp}; do kill -0 "$p" 2>/dev/null || exit 20; n=$((n+1)); [ "$n" -gt 500 ] && exit 21; sleep 0.02; done`]
     : [];
