@@ -12,6 +12,8 @@
  * own from a clean tsc output (--dist); the bench builds its station children the same way (--entry).
  *
  *   DIR/main.js            `pickup-station` (daemon, safe-state, demo, sim-server, fleet)
+ *   DIR/daemon.js          the daemon mode's loader: compiles DIR/daemon.cjs (the daemon, CommonJS)
+ *                          with the V8 code cache of an earlier start (src/boot/code-cache.ts)
  *   DIR/stationctl.js      `stationctl`
  *   DIR/chunks/*.js        what an entry loads only when needed (the technician port, the board
  *                          drivers, the demo, the portal client, ...): esbuild's code splitting
@@ -32,7 +34,7 @@ import { build } from 'esbuild';
 import { builtinModules } from 'node:module';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -143,7 +145,8 @@ const importsByRequirePlugin = {
  * pointed at those files.
  */
 const MODES = {
-  './daemon.js': { name: 'daemon', source: 'dist/src/daemon.js' },
+  // The daemon's file loads daemon.cjs through the V8 code cache (src/boot/code-cache.ts).
+  './daemon.js': { name: 'daemon', source: 'dist/src/boot/daemon-entry.js' },
   './devices/gpio/safe-state-cli.js': { name: 'safe-state', source: 'dist/src/devices/gpio/safe-state-cli.js' },
   './demo/run.js': { name: 'demo', source: 'dist/src/demo/run.js' },
   './sim/cli.js': { name: 'sim-server', source: 'dist/src/sim/cli.js' },
@@ -155,6 +158,16 @@ export const ENTRIES = {
   main: 'dist/src/main.js',
   stationctl: 'dist/src/cli/stationctl.js',
   ...Object.fromEntries(Object.values(MODES).map((m) => [m.name, m.source])),
+};
+
+/**
+ * Built as CommonJS, DIR/<name>.cjs, for src/boot/code-cache.ts to compile with a V8 code cache
+ * (vm.Script runs scripts, not ES modules). Only that loader runs them: `import.meta.url` becomes
+ * its parameter __pickupModuleUrl, and dynamic imports become require() (vm.Script has no module
+ * loader for import()).
+ */
+export const COMMONJS_ENTRIES = {
+  daemon: 'dist/src/daemon.js',
 };
 
 const modesPlugin = {
@@ -171,35 +184,62 @@ const modesPlugin = {
  * `dist`: the folder holding tsc's src/ output (default the repository's dist/); `entries` are
  * relative to it. Packages resolve from the node_modules above it.
  */
-export async function buildApp({ out, dist = join(ROOT, 'dist'), metafile = null, entries = ENTRIES, readable = false }) {
+export async function buildApp({ out, dist = join(ROOT, 'dist'), metafile = null, entries = ENTRIES, commonJsEntries = entries === ENTRIES ? COMMONJS_ENTRIES : {}, readable = false }) {
   rmSync(out, { recursive: true, force: true });
-  const result = await build({
+  const entryPoints = (list) => Object.fromEntries(Object.entries(list).map(([name, file]) => [name, resolve(dist, file.replace(/^dist\//, ''))]));
+  const common = {
     absWorkingDir: ROOT,
-    entryPoints: Object.fromEntries(Object.entries(entries).map(([name, file]) => [name, resolve(dist, file.replace(/^dist\//, ''))])),
     outdir: out,
     bundle: true,
     // No shared chunks: each entry is one self-contained file (code the entries share is in each).
     // What a file loads on demand (the technician port, the board drivers, ...) is evaluated on
     // first import, not at start: esbuild wraps such modules in a lazy initializer.
     splitting: false,
-    format: 'esm',
     platform: 'node',
     target: 'node20.11',
     external: EXTERNAL,
     plugins: [modesPlugin, lazyPlugin, deferredAtLoadPlugin, importsByRequirePlugin],
-    // CommonJS dependencies (pino, its helpers) and the plugin above require Node built-ins: give every output file a real require.
-    banner: { js: "import { createRequire as __pickupCreateRequire } from 'node:module';\nconst require = __pickupCreateRequire(import.meta.url);" },
     // Whitespace and syntax only: identifiers keep their names, so stack traces in the journal stay readable.
     minifyWhitespace: !readable,
     minifySyntax: !readable,
     legalComments: 'linked',
     metafile: metafile !== null,
     logLevel: 'warning',
+  };
+  const esm = await build({
+    ...common,
+    entryPoints: entryPoints(entries),
+    format: 'esm',
+    // CommonJS dependencies (pino, its helpers) and the plugin above require Node built-ins: give every output file a real require.
+    banner: { js: "import { createRequire as __pickupCreateRequire } from 'node:module';\nconst require = __pickupCreateRequire(import.meta.url);" },
   });
+  // Around each CommonJS output: the function expression the loader compiles, as the loader defines it.
+  const { COMMONJS_WRAPPER_START, COMMONJS_WRAPPER_END } = await import(pathToFileURL(join(dist, 'src/boot/code-cache.js')).href);
+  const cjs =
+    Object.keys(commonJsEntries).length === 0
+      ? null
+      : await build({
+          ...common,
+          entryPoints: entryPoints(commonJsEntries),
+          format: 'cjs',
+          outExtension: { '.js': '.cjs' },
+          define: { 'import.meta.url': '__pickupModuleUrl' },
+          supported: { 'dynamic-import': false },
+          // The loader compiles the file as it is: a function of the CommonJS arguments (no copy of
+          // the source to wrap it), ASCII only (read as latin1: no UTF-8 decoding).
+          banner: { js: COMMONJS_WRAPPER_START },
+          footer: { js: COMMONJS_WRAPPER_END },
+          charset: 'ascii',
+          // In a CommonJS file a require() runs where the module is initialized (lazily for what the
+          // daemon loads on demand), so the ESM build's imports-by-require plugin is not needed; and
+          // without it named imports of built-ins read the module object instead of a copy of it.
+          plugins: [modesPlugin, lazyPlugin, deferredAtLoadPlugin],
+        });
   mkdirSync(join(out, 'page'), { recursive: true });
   cpSync(join(ROOT, 'src/debug/page/technician.html'), join(out, 'page/technician.html'));
-  if (metafile !== null) writeFileSync(metafile, JSON.stringify(result.metafile));
-  return result;
+  const meta = { inputs: { ...esm.metafile?.inputs, ...cjs?.metafile?.inputs }, outputs: { ...esm.metafile?.outputs, ...cjs?.metafile?.outputs } };
+  if (metafile !== null) writeFileSync(metafile, JSON.stringify(meta));
+  return { esm, cjs, metafile: metafile !== null ? meta : undefined };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {
