@@ -47,39 +47,108 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const EXTERNAL = ['serialport', '@serialport/*', 'node-hid', 'onoff', 'epoll', 'pino-pretty', 'prom-client'];
 
 /**
- * Dependencies of got that only its unused options need. Each is replaced, for got's own imports
- * only, by a facade that requires the real package from the release's node_modules the first time
- * one of its exports is touched (their code is not in the bundle at all). Behaviour is unchanged if
- * the option is ever used.
+ * Dependencies that only an unused option needs, each replaced, for one importer's imports only, by
+ * a facade that loads the real thing the first time it is used. Behaviour is unchanged if it ever
+ * is. `external`: the facade requires the package from the release's node_modules at that moment
+ * (its code is not in the bundle); otherwise the facade's require() is bundled and esbuild evaluates
+ * the module lazily, at that require(). Built-ins are always required at that moment.
+ *
+ * Measured (bench, start -> first /state): the packages and built-ins below loaded before the first
+ * /state cost ~45 ms (http2-wrapper, cacheable-request) and ~4 ms (the rest) per start.
  */
-const lazyModules = {
+const GOT = /[\\/]node_modules[\\/]got[\\/]/;
+const lazyModules = [
   // got/core/options.js: `http2wrapper.auto` and `http2wrapper.globalAgent`, read only with http2: true.
-  'http2-wrapper': `
+  {
+    importer: GOT,
+    specifier: 'http2-wrapper',
+    external: true,
+    contents: `
     let real;
     const load = () => (real ??= require('http2-wrapper'));
     export default {
       get auto() { return load().auto; },
       get globalAgent() { return load().globalAgent; },
     };`,
+  },
   // got/core/index.js: `new CacheableRequest(...)` only with the cache option; `error instanceof
   // CacheError` on every failed request (false until the real module exists: none of its errors can).
-  'cacheable-request': `
+  {
+    importer: GOT,
+    specifier: 'cacheable-request',
+    external: true,
+    contents: `
     let real;
     const load = () => (real ??= require('cacheable-request'));
     export default function CacheableRequest(...args) { return new (load().default)(...args); }
     export class CacheError extends Error {
       static [Symbol.hasInstance](value) { return real !== undefined && value instanceof real.CacheError; }
     }`,
-};
+  },
+  // got/core/options.js: \`new CacheableLookup()\` only with dnsCache: true. It loads node:dns (and
+  // c-ares reads resolv.conf) and node:os.
+  {
+    importer: GOT,
+    specifier: 'cacheable-lookup',
+    contents: `
+    export default function CacheableLookup(...args) { return new (require('cacheable-lookup').default)(...args); }`,
+  },
+  // got/core/index.js: decompressResponse(response) only with decompress: true (the protocol client
+  // sets false). It loads node:zlib.
+  {
+    importer: GOT,
+    specifier: 'decompress-response',
+    contents: `
+    export default function decompressResponse(response) { return require('decompress-response').default(response); }`,
+  },
+  // got/core/options.js: \`https.request\` for an https: URL only (node:https loads node:tls).
+  {
+    importer: GOT,
+    specifier: 'node:https',
+    contents: `
+    export default new Proxy({}, { get: (_, key) => require('node:https')[key] });`,
+  },
+  // got/core/options.js: its default checkServerIdentity, handed to every request, called by
+  // node:tls on an https: connection only.
+  {
+    importer: GOT,
+    specifier: 'node:tls',
+    contents: `
+    export function checkServerIdentity(hostname, cert) { return require('node:tls').checkServerIdentity(hostname, cert); }`,
+  },
+  // pino/lib/transport.js: \`new ThreadStream(...)\` for pino's worker-thread transports only (the
+  // station logs to stdout). It loads node:assert and a worker's plumbing.
+  {
+    importer: /[\\/]node_modules[\\/]pino[\\/]lib[\\/]transport\.js$/,
+    specifier: 'thread-stream',
+    contents: `
+    module.exports = function ThreadStream(...args) { return new (require('thread-stream'))(...args); };`,
+  },
+  // sonic-boom (pino's stdout writer): assert() in one check of an option the station never sets.
+  {
+    importer: /[\\/]node_modules[\\/]sonic-boom[\\/]index\.js$/,
+    specifier: 'assert',
+    contents: `
+    module.exports = function assert(value, message) { return require('node:assert')(value, message); };`,
+  },
+];
 
 const lazyPlugin = {
-  name: 'lazy-got-dependencies',
+  name: 'lazy-dependencies',
   setup(b) {
-    const filter = new RegExp(`^(${Object.keys(lazyModules).join('|')})$`);
-    b.onResolve({ filter }, (args) => (/[\\/]node_modules[\\/]got[\\/]/.test(args.importer) ? { path: args.path, namespace: 'lazy' } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => ({ contents: lazyModules[args.path], loader: 'js', resolveDir: join(ROOT, 'node_modules/got') }));
-    // The facades' own require() of the real package: left to run time.
-    b.onResolve({ filter }, (args) => (args.namespace === 'lazy' ? { path: args.path, external: true } : undefined));
+    const escape = (t) => t.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    const filter = new RegExp(`^(${[...new Set(lazyModules.map((m) => escape(m.specifier)))].join('|')})$`);
+    const find = (path, importer) => lazyModules.findIndex((m) => m.specifier === path && m.importer.test(importer));
+    b.onResolve({ filter }, (args) => {
+      if (args.namespace === 'lazy') {
+        // A facade's own require() of the real thing: from node_modules at run time, or bundled (lazily evaluated).
+        const facade = lazyModules[Number(args.importer)];
+        return facade.external === true || args.path.startsWith('node:') || args.path === 'assert' ? { path: args.path, external: true } : undefined;
+      }
+      const i = find(args.path, args.importer);
+      return i < 0 ? undefined : { path: String(i), namespace: 'lazy' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => ({ contents: lazyModules[Number(args.path)].contents, loader: 'js', resolveDir: join(ROOT, 'node_modules/got') }));
   },
 };
 
