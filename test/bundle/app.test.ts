@@ -114,7 +114,7 @@ describe('the daemon from app/, as the unit starts it', { timeout: 60_000 }, () 
     expect(first.starting['codeCache']).toBe('absent');
     expect(first.messages).toContain('code cache written for the next start');
     const written = readdirSync(cacheDir!).filter((n) => n.endsWith('.v8cache'));
-    expect(written).toEqual([expect.stringMatching(new RegExp(`^daemon\\.cjs\\.[0-9a-f]{16}\\.${process.version.replace(/\./g, '\\.')}-${process.arch}\\.v8cache$`))]);
+    expect(written).toEqual([expect.stringMatching(new RegExp(`^daemon\\.cjs\\.[0-9a-f]{8}\\.${process.version.replace(/\./g, '\\.')}-${process.arch}\\.v8cache$`))]);
 
     const second = await run(false);
     expect(second.starting['codeCache']).toBe('used');
