@@ -52,12 +52,15 @@ export async function benchStartup(dir: string, release: string, node: NodeUnder
   const url = await server.start();
   const { file, env } = writeDaemonFiles(dir, def, url, { storage: { directory: join(dir, 'state') } });
   const unit = readUnit();
-  const daemon = placeCommand(unit.execStart, unit, { node: node.path, release, configFile: file, cacheDir: join(dir, `cache-${node.version}`) });
+  const cacheDir = join(dir, `cache-${node.version}`);
+  const daemon = placeCommand(unit.execStart, unit, { node: node.path, release, configFile: file, cacheDir });
   const station: Sample[] = [];
   const bare: Sample[] = [];
   let profile: ProfileShare[] | null = null;
   try {
-    await daemonStart(server, def, node, daemon, env, []);
+    // The first start warms the page cache, and runs until the daemon has written its code cache
+    // for the next start (src/boot/code-cache.ts), as a station does once it is ready.
+    await daemonStart(server, def, node, daemon, env, [], () => waitForFile(cacheDir, (f) => f.endsWith('.v8cache'), 10_000));
     await bareStart(server, def, node, url);
     for (let i = 0; i < runs; i++) {
       if (i % 2 === 0) {
@@ -93,13 +96,23 @@ export async function benchStartup(dir: string, release: string, node: NodeUnder
 
 const isState = (id: string) => (r: RequestRecord) => r.endpoint === 'state' && r.stationId === id;
 
-async function daemonStart(server: ReferenceServer, def: SimStation, node: NodeUnderTest, cmd: Command, env: NodeJS.ProcessEnv, extraFlags: string[]): Promise<Sample> {
+async function daemonStart(
+  server: ReferenceServer,
+  def: SimStation,
+  node: NodeUnderTest,
+  cmd: Command,
+  env: NodeJS.ProcessEnv,
+  extraFlags: string[],
+  beforeStop: () => Promise<void> = () => Promise.resolve(),
+): Promise<Sample> {
   const first = server.waitForRequest(isState(def.id), 15_000, { afterSeq: server.lastSeq });
   const t0 = performance.now();
   const p = spawnNode([...cmd.nodeFlags, ...extraFlags, ...cmd.args], { node: node.path, env: { ...cmd.env, ...env }, stdio: 'ignore' });
   try {
     const ms = (await first).at - t0;
-    return { ms, cpuMs: mainThreadCpuMs(p.child.pid ?? 0) };
+    const sample = { ms, cpuMs: mainThreadCpuMs(p.child.pid ?? 0) };
+    await beforeStop();
+    return sample;
   } finally {
     await stopChild(p);
   }
@@ -136,4 +149,20 @@ function importCost(node: NodeUnderTest, specifier: string, runs: number): { imp
     boots.push(r.bootMs);
   }
   return { importMs: summarize(imports).p50, bootMs: summarize(boots).p50 };
+}
+
+/** Resolves once `dir` (searched recursively) holds a file whose name passes `match`; throws after `limitMs`. */
+async function waitForFile(dir: string, match: (name: string) => boolean, limitMs: number): Promise<void> {
+  const until = performance.now() + limitMs;
+  for (;;) {
+    let names: string[] = [];
+    try {
+      names = readdirSync(dir, { recursive: true }).map(String);
+    } catch {
+      // not created yet
+    }
+    if (names.some((n) => match(n))) return;
+    if (performance.now() > until) throw new Error(`bench startup: no ${dir}/**/*.v8cache after ${limitMs} ms: the daemon did not write its code cache`);
+    await new Promise((r) => setTimeout(r, 50));
+  }
 }

@@ -1,8 +1,10 @@
 /** The station daemon: config -> hardware -> runtime, until a signal. */
 import { parseArgs } from 'node:util';
+import type { Logger } from 'pino';
 import { startStation, type Station } from './app.js';
+import type { CodeCache } from './boot/code-cache.js';
 import { loadConfigFile, type LoadedConfig } from './config/load.js';
-import { ConfigError, EXIT_CONFIG } from './errors.js';
+import { ConfigError, EXIT_CONFIG, errorMessage } from './errors.js';
 import { TERMINATING_SIGNALS, serveUntilSignal } from './lifecycle.js';
 import { createLogger, LogRing } from './log.js';
 import { VERSION } from './version.js';
@@ -41,7 +43,12 @@ export function holdSignals(): { release(replay: boolean): void } {
   };
 }
 
-export async function runDaemon(args: string[]): Promise<number> {
+/** What started the daemon hands it: the bundled app's code cache (src/boot/daemon-entry.ts). */
+export interface DaemonBoot {
+  readonly codeCache?: CodeCache;
+}
+
+export async function runDaemon(args: string[], boot: DaemonBoot = {}): Promise<number> {
   // A parseArgs error (missing value, unknown flag) reaches main.ts, which prints the usage (exit 2).
   const { values } = parseArgs({ args, options: { config: { type: 'string', short: 'c' } }, strict: true });
   const file = values.config ?? DEFAULT_CONFIG_FILE;
@@ -54,7 +61,7 @@ export async function runDaemon(args: string[]): Promise<number> {
   const loaded = outcome.loaded;
   const ring = new LogRing(loaded.config.debug.logLines);
   const log = createLogger(loaded.config.log.level, undefined, { ring });
-  log.info({ version: VERSION, config: file, station: loaded.config.station.id, hardware: loaded.config.hardware.kind }, 'starting');
+  log.info({ version: VERSION, config: file, station: loaded.config.station.id, hardware: loaded.config.hardware.kind, codeCache: boot.codeCache?.use ?? 'off' }, 'starting');
   const start = (l: LoadedConfig): Promise<Station> => startStation({ config: l.config, password: l.password, log });
   // The technician port starts after the station and is closed before it (its stop() does both).
   // Everything that must be up before READY=1 starts above the systemd integration.
@@ -71,6 +78,9 @@ export async function runDaemon(args: string[]): Promise<number> {
     }
     throw e;
   }
+  // The first /state goes out first: the technician port's loading (below) would hold it up by a
+  // few ms of CPU if it ran while got prepares the request or the socket connects (bench: start).
+  await headStart(first.runtime.firstReportWritten(), loaded.config.timing.firstReportHeadStartMs);
   // Loaded only now, while the first /state is on its way: the technician port, reloads, the update
   // lock and the systemd integration are needed before READY=1, not before the station reports in
   // (ARCHITECTURE.md, "Start-up"). In the bundled app they are evaluated here, not at start.
@@ -102,8 +112,30 @@ export async function runDaemon(args: string[]): Promise<number> {
   );
   held.release(true);
   await systemd.ready();
+  saveCodeCache(boot.codeCache, log);
   const code = await served;
   await systemd.flush();
   return code;
 }
 
+
+/**
+ * Once the station is ready, the code cache of everything compiled so far is written for the next
+ * start (only when the one read at this start was not used). A failure is logged, nothing more.
+ */
+function saveCodeCache(cache: CodeCache | undefined, log: Logger): void {
+  if (cache === undefined) return;
+  cache.save().then(
+    (done) => {
+      if (done === 'written') log.info({ codeCache: cache.file }, 'code cache written for the next start');
+    },
+    (e: unknown) => log.warn({ codeCache: cache.file, error: errorMessage(e) }, 'code cache not written; the next start compiles from source'),
+  );
+}
+
+/** Resolves when `written` does, or after `limitMs` (a server that does not accept the connection). */
+function headStart(written: Promise<void>, limitMs: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, limitMs)));
+  return Promise.race([written, limit]).finally(() => clearTimeout(timer));
+}

@@ -12,6 +12,8 @@
  * own from a clean tsc output (--dist); the bench builds its station children the same way (--entry).
  *
  *   DIR/main.js            `pickup-station` (daemon, safe-state, demo, sim-server, fleet)
+ *   DIR/daemon.js          the daemon mode's loader: compiles DIR/daemon.cjs (the daemon, CommonJS)
+ *                          with the V8 code cache of an earlier start (src/boot/code-cache.ts)
  *   DIR/stationctl.js      `stationctl`
  *   DIR/chunks/*.js        what an entry loads only when needed (the technician port, the board
  *                          drivers, the demo, the portal client, ...): esbuild's code splitting
@@ -32,7 +34,7 @@ import { build } from 'esbuild';
 import { builtinModules } from 'node:module';
 import { cpSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { dirname, join, resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { parseArgs } from 'node:util';
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
@@ -45,44 +47,113 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
 export const EXTERNAL = ['serialport', '@serialport/*', 'node-hid', 'onoff', 'epoll', 'pino-pretty', 'prom-client'];
 
 /**
- * Dependencies of got that only its unused options need. Each is replaced, for got's own imports
- * only, by a facade that requires the real package from the release's node_modules the first time
- * one of its exports is touched (their code is not in the bundle at all). Behaviour is unchanged if
- * the option is ever used.
+ * Dependencies that only an unused option needs, each replaced, for one importer's imports only, by
+ * a facade that loads the real thing the first time it is used. Behaviour is unchanged if it ever
+ * is. `external`: the facade requires the package from the release's node_modules at that moment
+ * (its code is not in the bundle); otherwise the facade's require() is bundled and esbuild evaluates
+ * the module lazily, at that require(). Built-ins are always required at that moment.
+ *
+ * Measured (bench, start -> first /state): the packages and built-ins below loaded before the first
+ * /state cost ~45 ms (http2-wrapper, cacheable-request) and ~4 ms (the rest) per start.
  */
-const lazyModules = {
+const GOT = /[\\/]node_modules[\\/]got[\\/]/;
+const lazyModules = [
   // got/core/options.js: `http2wrapper.auto` and `http2wrapper.globalAgent`, read only with http2: true.
-  'http2-wrapper': `
+  {
+    importer: GOT,
+    specifier: 'http2-wrapper',
+    external: true,
+    contents: `
     let real;
     const load = () => (real ??= require('http2-wrapper'));
     export default {
       get auto() { return load().auto; },
       get globalAgent() { return load().globalAgent; },
     };`,
+  },
   // got/core/index.js: `new CacheableRequest(...)` only with the cache option; `error instanceof
   // CacheError` on every failed request (false until the real module exists: none of its errors can).
-  'cacheable-request': `
+  {
+    importer: GOT,
+    specifier: 'cacheable-request',
+    external: true,
+    contents: `
     let real;
     const load = () => (real ??= require('cacheable-request'));
     export default function CacheableRequest(...args) { return new (load().default)(...args); }
     export class CacheError extends Error {
       static [Symbol.hasInstance](value) { return real !== undefined && value instanceof real.CacheError; }
     }`,
-};
+  },
+  // got/core/options.js: \`new CacheableLookup()\` only with dnsCache: true. It loads node:dns (and
+  // c-ares reads resolv.conf) and node:os.
+  {
+    importer: GOT,
+    specifier: 'cacheable-lookup',
+    contents: `
+    export default function CacheableLookup(...args) { return new (require('cacheable-lookup').default)(...args); }`,
+  },
+  // got/core/index.js: decompressResponse(response) only with decompress: true (the protocol client
+  // sets false). It loads node:zlib.
+  {
+    importer: GOT,
+    specifier: 'decompress-response',
+    contents: `
+    export default function decompressResponse(response) { return require('decompress-response').default(response); }`,
+  },
+  // got/core/options.js: \`https.request\` for an https: URL only (node:https loads node:tls).
+  {
+    importer: GOT,
+    specifier: 'node:https',
+    contents: `
+    export default new Proxy({}, { get: (_, key) => require('node:https')[key] });`,
+  },
+  // got/core/options.js: its default checkServerIdentity, handed to every request, called by
+  // node:tls on an https: connection only.
+  {
+    importer: GOT,
+    specifier: 'node:tls',
+    contents: `
+    export function checkServerIdentity(hostname, cert) { return require('node:tls').checkServerIdentity(hostname, cert); }`,
+  },
+  // pino/lib/transport.js: \`new ThreadStream(...)\` for pino's worker-thread transports only (the
+  // station logs to stdout). It loads node:assert and a worker's plumbing.
+  {
+    importer: /[\\/]node_modules[\\/]pino[\\/]lib[\\/]transport\.js$/,
+    specifier: 'thread-stream',
+    contents: `
+    module.exports = function ThreadStream(...args) { return new (require('thread-stream'))(...args); };`,
+  },
+  // sonic-boom (pino's stdout writer): assert() in one check of an option the station never sets.
+  {
+    importer: /[\\/]node_modules[\\/]sonic-boom[\\/]index\.js$/,
+    specifier: 'assert',
+    contents: `
+    module.exports = function assert(value, message) { return require('node:assert')(value, message); };`,
+  },
+];
 
 const lazyPlugin = {
-  name: 'lazy-got-dependencies',
+  name: 'lazy-dependencies',
   setup(b) {
-    const filter = new RegExp(`^(${Object.keys(lazyModules).join('|')})$`);
-    b.onResolve({ filter }, (args) => (/[\\/]node_modules[\\/]got[\\/]/.test(args.importer) ? { path: args.path, namespace: 'lazy' } : undefined));
-    b.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => ({ contents: lazyModules[args.path], loader: 'js', resolveDir: join(ROOT, 'node_modules/got') }));
-    // The facades' own require() of the real package: left to run time.
-    b.onResolve({ filter }, (args) => (args.namespace === 'lazy' ? { path: args.path, external: true } : undefined));
+    const escape = (t) => t.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&');
+    const filter = new RegExp(`^(${[...new Set(lazyModules.map((m) => escape(m.specifier)))].join('|')})$`);
+    const find = (path, importer) => lazyModules.findIndex((m) => m.specifier === path && m.importer.test(importer));
+    b.onResolve({ filter }, (args) => {
+      if (args.namespace === 'lazy') {
+        // A facade's own require() of the real thing: from node_modules at run time, or bundled (lazily evaluated).
+        const facade = lazyModules[Number(args.importer)];
+        return facade.external === true || args.path.startsWith('node:') || args.path === 'assert' ? { path: args.path, external: true } : undefined;
+      }
+      const i = find(args.path, args.importer);
+      return i < 0 ? undefined : { path: String(i), namespace: 'lazy' };
+    });
+    b.onLoad({ filter: /.*/, namespace: 'lazy' }, (args) => ({ contents: lazyModules[Number(args.path)].contents, loader: 'js', resolveDir: join(ROOT, 'node_modules/got') }));
   },
 };
 
 /**
- * Module-level work in dependencies that only an error message needs, made lazy. Each entry names
+ * Module-level work in dependencies that only an error message or an unused option needs, made lazy. Each entry names
  * the file, the exact text and its replacement; the build fails when the text is gone (the
  * dependency changed: look again), so nothing is silently left eager or patched wrongly.
  *
@@ -91,6 +162,15 @@ const lazyPlugin = {
  * (measured) and pages of ICU data in RSS.
  */
 const deferredAtLoad = [
+  // pino reads worker_threads' isMainThread at load, for a stream that is not sync (the station's
+  // stdout is): loading worker_threads (a worker's plumbing, ~0.5 ms) for a flag it never reads.
+  {
+    file: /[\\/]node_modules[\\/]pino[\\/]lib[\\/]tools\.js$/,
+    edits: [
+      ["const { isMainThread } = require('worker_threads')", "const isMainThread = () => require('worker_threads').isMainThread"],
+      ['if (!opts.sync && isMainThread) {', 'if (!opts.sync && isMainThread()) {'],
+    ],
+  },
   {
     file: /[\\/]node_modules[\\/]@sindresorhus[\\/]is[\\/]distribution[\\/]index\.js$/,
     edits: [
@@ -143,7 +223,8 @@ const importsByRequirePlugin = {
  * pointed at those files.
  */
 const MODES = {
-  './daemon.js': { name: 'daemon', source: 'dist/src/daemon.js' },
+  // The daemon's file loads daemon.cjs through the V8 code cache (src/boot/code-cache.ts).
+  './daemon.js': { name: 'daemon', source: 'dist/src/boot/daemon-entry.js' },
   './devices/gpio/safe-state-cli.js': { name: 'safe-state', source: 'dist/src/devices/gpio/safe-state-cli.js' },
   './demo/run.js': { name: 'demo', source: 'dist/src/demo/run.js' },
   './sim/cli.js': { name: 'sim-server', source: 'dist/src/sim/cli.js' },
@@ -155,6 +236,16 @@ export const ENTRIES = {
   main: 'dist/src/main.js',
   stationctl: 'dist/src/cli/stationctl.js',
   ...Object.fromEntries(Object.values(MODES).map((m) => [m.name, m.source])),
+};
+
+/**
+ * Built as CommonJS, DIR/<name>.cjs, for src/boot/code-cache.ts to compile with a V8 code cache
+ * (vm.Script runs scripts, not ES modules). Only that loader runs them: `import.meta.url` becomes
+ * its parameter __pickupModuleUrl, and dynamic imports become require() (vm.Script has no module
+ * loader for import()).
+ */
+export const COMMONJS_ENTRIES = {
+  daemon: 'dist/src/daemon.js',
 };
 
 const modesPlugin = {
@@ -171,35 +262,62 @@ const modesPlugin = {
  * `dist`: the folder holding tsc's src/ output (default the repository's dist/); `entries` are
  * relative to it. Packages resolve from the node_modules above it.
  */
-export async function buildApp({ out, dist = join(ROOT, 'dist'), metafile = null, entries = ENTRIES, readable = false }) {
+export async function buildApp({ out, dist = join(ROOT, 'dist'), metafile = null, entries = ENTRIES, commonJsEntries = entries === ENTRIES ? COMMONJS_ENTRIES : {}, readable = false }) {
   rmSync(out, { recursive: true, force: true });
-  const result = await build({
+  const entryPoints = (list) => Object.fromEntries(Object.entries(list).map(([name, file]) => [name, resolve(dist, file.replace(/^dist\//, ''))]));
+  const common = {
     absWorkingDir: ROOT,
-    entryPoints: Object.fromEntries(Object.entries(entries).map(([name, file]) => [name, resolve(dist, file.replace(/^dist\//, ''))])),
     outdir: out,
     bundle: true,
     // No shared chunks: each entry is one self-contained file (code the entries share is in each).
     // What a file loads on demand (the technician port, the board drivers, ...) is evaluated on
     // first import, not at start: esbuild wraps such modules in a lazy initializer.
     splitting: false,
-    format: 'esm',
     platform: 'node',
     target: 'node20.11',
     external: EXTERNAL,
     plugins: [modesPlugin, lazyPlugin, deferredAtLoadPlugin, importsByRequirePlugin],
-    // CommonJS dependencies (pino, its helpers) and the plugin above require Node built-ins: give every output file a real require.
-    banner: { js: "import { createRequire as __pickupCreateRequire } from 'node:module';\nconst require = __pickupCreateRequire(import.meta.url);" },
     // Whitespace and syntax only: identifiers keep their names, so stack traces in the journal stay readable.
     minifyWhitespace: !readable,
     minifySyntax: !readable,
     legalComments: 'linked',
     metafile: metafile !== null,
     logLevel: 'warning',
+  };
+  const esm = await build({
+    ...common,
+    entryPoints: entryPoints(entries),
+    format: 'esm',
+    // CommonJS dependencies (pino, its helpers) and the plugin above require Node built-ins: give every output file a real require.
+    banner: { js: "import { createRequire as __pickupCreateRequire } from 'node:module';\nconst require = __pickupCreateRequire(import.meta.url);" },
   });
+  // Around each CommonJS output: the function expression the loader compiles, as the loader defines it.
+  const { COMMONJS_WRAPPER_START, COMMONJS_WRAPPER_END } = await import(pathToFileURL(join(dist, 'src/boot/code-cache.js')).href);
+  const cjs =
+    Object.keys(commonJsEntries).length === 0
+      ? null
+      : await build({
+          ...common,
+          entryPoints: entryPoints(commonJsEntries),
+          format: 'cjs',
+          outExtension: { '.js': '.cjs' },
+          define: { 'import.meta.url': '__pickupModuleUrl' },
+          supported: { 'dynamic-import': false },
+          // The loader compiles the file as it is: a function of the CommonJS arguments (no copy of
+          // the source to wrap it), ASCII only (read as latin1: no UTF-8 decoding).
+          banner: { js: COMMONJS_WRAPPER_START },
+          footer: { js: COMMONJS_WRAPPER_END },
+          charset: 'ascii',
+          // In a CommonJS file a require() runs where the module is initialized (lazily for what the
+          // daemon loads on demand), so the ESM build's imports-by-require plugin is not needed; and
+          // without it named imports of built-ins read the module object instead of a copy of it.
+          plugins: [modesPlugin, lazyPlugin, deferredAtLoadPlugin],
+        });
   mkdirSync(join(out, 'page'), { recursive: true });
   cpSync(join(ROOT, 'src/debug/page/technician.html'), join(out, 'page/technician.html'));
-  if (metafile !== null) writeFileSync(metafile, JSON.stringify(result.metafile));
-  return result;
+  const meta = { inputs: { ...esm.metafile?.inputs, ...cjs?.metafile?.inputs }, outputs: { ...esm.metafile?.outputs, ...cjs?.metafile?.outputs } };
+  if (metafile !== null) writeFileSync(metafile, JSON.stringify(meta));
+  return { esm, cjs, metafile: metafile !== null ? meta : undefined };
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

@@ -89,6 +89,11 @@ export const timingSchema = z.strictObject({
    * lock OFF and exits. Must stay below the unit's TimeoutStopSec= (test/systemd/unit.test.ts).
    */
   drainLimitMs: durationMs(30_000, 0, 600_000),
+  /**
+   * At start, the technician port (and so READY=1) waits at most this long for the first /state to
+   * be written to the network, so that loading it does not delay the station's first report.
+   */
+  firstReportHeadStartMs: durationMs(250, 0, 10_000),
 });
 
 /** The PIN brute-force throttle (src/station/core/pin-throttle.ts). */

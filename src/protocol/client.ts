@@ -22,7 +22,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { readFileSync } from 'node:fs';
-import type { Agent as HttpAgent, IncomingMessage } from 'node:http';
+import type { ClientRequest, Agent as HttpAgent, IncomingMessage } from 'node:http';
 import type { Agent as HttpsAgent } from 'node:https';
 import got, { type Got } from 'got';
 import pRetry, { AbortError } from 'p-retry';
@@ -53,6 +53,11 @@ export interface SendOutcome {
 export interface SendControl {
   /** Called just before attempt n (1-based) leaves. */
   readonly onAttempt?: (attempt: number) => void;
+  /**
+   * Called when attempt n's request has been written out (handed to the OS), or has ended without
+   * that (refused connection, time-out, stop).
+   */
+  readonly onWritten?: (attempt: number) => void;
   /** Once aborted no further attempt is sent (the one on the wire may still be answered). */
   readonly noResend?: AbortSignal;
 }
@@ -141,12 +146,14 @@ export class HttpProtocolClient implements ProtocolSender {
    * head arrived (for an attempt that fails after it); `abandoned()` why the answer was not read
    * to the end (too large), else null.
    */
-  private exchange(endpoint: Endpoint, payload: string, traceId: string, signal: AbortSignal | undefined): Exchange {
+  private exchange(endpoint: Endpoint, payload: string, traceId: string, signal: AbortSignal | undefined, written: () => void): Exchange {
     const cap = this.opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
     let status: number | null = null;
     let abandoned: string | null = null;
     const answer = new Promise<RawAnswer>((resolve, reject) => {
       const stream = this.http.stream(endpoint, { body: payload, headers: { 'x-service-trace-id': traceId }, ...(signal ? { signal } : {}) });
+      // 'finish' of Node's request: the whole request is in the socket (got's own stream finishes earlier).
+      stream.once('request', (req: ClientRequest) => req.once('finish', written));
       const chunks: Buffer[] = [];
       let received = 0;
       let head: IncomingMessage | null = null;
@@ -199,9 +206,15 @@ export class HttpProtocolClient implements ProtocolSender {
           slotStart = this.now();
           control.onAttempt?.(attempt);
           log.debug({ endpoint, eventId, traceId, attempt }, 'sending event');
-          const exchange = this.exchange(endpoint, payload, traceId, signal);
+          let writtenReported = false;
+          const written = (): void => {
+            if (writtenReported) return;
+            writtenReported = true;
+            control.onWritten?.(attempt);
+          };
+          const exchange = this.exchange(endpoint, payload, traceId, signal, written);
           try {
-            const res = await exchange.answer;
+            const res = await exchange.answer.finally(written);
             const answer = parseServerResponse(res.statusCode, res.contentType, res.body);
             const ms = this.now() - slotStart;
             attempts.push({ attempt, traceId, status: res.statusCode, answered: true, error: null, ms });

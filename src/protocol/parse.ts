@@ -12,22 +12,29 @@ import * as z from 'zod';
 import { UnansweredError } from '../errors.js';
 import type { ServerAnswer, ServerCommand } from './types.js';
 
-const displayMessages = z.array(z.string()).default([]);
-const uuidLower = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'not a lowercase UUID');
-const boxList = z.array(uuidLower).min(1, 'no boxes').refine((b) => new Set(b).size === b.length, 'duplicate box ids');
-
-const commandSchema = z.discriminatedUnion('type', [
-  z.object({ type: z.literal('wait-for-input'), displayMessages }),
-  z.object({ type: z.literal('station-disable'), displayMessages }),
-  z.object({ type: z.literal('box-open'), boxes: boxList, displayMessages }),
-  z.object({ type: z.literal('wait-for-closing'), boxes: boxList, displayMessages, cancellable: z.boolean().default(false) }),
-]);
-
-const exceptionSchema = z.object({
-  type: z.literal('exception'),
-  exceptionType: z.string().default('UnknownException'),
-  displayMessages,
-});
+/**
+ * Built on the first answer, not when the module loads: a start reports in before any answer
+ * arrives, and building the schemas is zod work its first /state need not wait for (bench: start).
+ */
+function buildSchemas() {
+  const displayMessages = z.array(z.string()).default([]);
+  const uuidLower = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'not a lowercase UUID');
+  const boxList = z.array(uuidLower).min(1, 'no boxes').refine((b) => new Set(b).size === b.length, 'duplicate box ids');
+  return {
+    command: z.discriminatedUnion('type', [
+      z.object({ type: z.literal('wait-for-input'), displayMessages }),
+      z.object({ type: z.literal('station-disable'), displayMessages }),
+      z.object({ type: z.literal('box-open'), boxes: boxList, displayMessages }),
+      z.object({ type: z.literal('wait-for-closing'), boxes: boxList, displayMessages, cancellable: z.boolean().default(false) }),
+    ]),
+    exception: z.object({
+      type: z.literal('exception'),
+      exceptionType: z.string().default('UnknownException'),
+      displayMessages,
+    }),
+  };
+}
+let schemas: ReturnType<typeof buildSchemas> | undefined;
 
 export function parseServerResponse(status: number, contentType: string | undefined, body: string): ServerAnswer {
   if (status >= 300 && status < 400) throw new UnansweredError(`HTTP ${status}: a redirect, not followed (the station talks to server.baseUrl only)`, status);
@@ -38,12 +45,13 @@ export function parseServerResponse(status: number, contentType: string | undefi
   } catch {
     throw new UnansweredError(`HTTP ${status} ${contentType ?? 'without content type'}: not JSON`, status);
   }
-  const exception = exceptionSchema.safeParse(json);
+  schemas ??= buildSchemas();
+  const exception = schemas.exception.safeParse(json);
   if (exception.success) {
     return { kind: 'exception', status, exceptionType: exception.data.exceptionType, displayMessages: exception.data.displayMessages };
   }
   if (status !== 200) throw new UnansweredError(`HTTP ${status} without the protocol's exception body`, status);
-  const command = commandSchema.safeParse(json);
+  const command = schemas.command.safeParse(json);
   if (!command.success) {
     const issue = command.error.issues[0];
     const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';

@@ -58,6 +58,8 @@ export class StationRuntime {
   /** Aborted when draining begins: the event in flight is not resent. */
   private readonly noResend = new AbortController();
   private drained: (() => void) | null = null;
+  private reportWritten: () => void = () => undefined;
+  private readonly firstReportOnWire = new Promise<void>((resolve) => (this.reportWritten = resolve));
   private drainPromise: Promise<DrainResult> | null = null;
 
   constructor(private readonly opts: RuntimeOptions) {
@@ -253,8 +255,10 @@ export class StationRuntime {
       this.emit({ type: 'event-sent', endpoint: request.endpoint, eventId });
       outcome = await this.opts.client.send(request.endpoint, body, this.abort.signal, {
         noResend: this.noResend.signal,
+        onWritten: this.reportWritten,
         ...(journaled ? { onAttempt: (attempt: number) => journal.record({ t: 'attempt', eventId, attempt }) } : {}),
       });
+      this.reportWritten(); // for a client that does not report writes
       const cutByStop = outcome.result.kind === 'unanswered' && (outcome.result.reason === NOT_RESENT_STOPPING || this.abort.signal.aborted);
       if (journaled && !cutByStop) {
         // Not when stopping cut it short: the restarted station then reports it as not answered.
@@ -264,6 +268,7 @@ export class StationRuntime {
         journal.record({ t: 'reported', boxes: Object.fromEntries(request.boxes.map((b) => [b.id, b.st])) });
       }
     } catch (e) {
+      this.reportWritten();
       // A client must not throw; if one does, the event counts as unanswered rather than stalling the queue.
       this.opts.log.error({ endpoint: request.endpoint, error: errorMessage(e) }, 'protocol client failed');
       this.dispatch({ type: 'unanswered', endpoint: request.endpoint, reason: errorMessage(e) });
@@ -414,7 +419,17 @@ export class StationRuntime {
   }
 
   /** Stop: timers off, in-flight event aborted, pulses finished, every lock OFF. */
+  /**
+   * Resolves once the first event since start() (the start's /state) is written to the network, or
+   * its first attempt ended without that (or the station stopped). What loads after start (the
+   * technician port) waits for it, so that its loading does not delay the station's first report.
+   */
+  firstReportWritten(): Promise<void> {
+    return this.firstReportOnWire;
+  }
+
   async stop(): Promise<void> {
+    this.reportWritten();
     if (!this.running) return;
     this.running = false;
     this.drained?.();

@@ -91,6 +91,36 @@ describe('the daemon from app/, as the unit starts it', { timeout: 60_000 }, () 
     const major = Number(process.versions.node.split('.')[0]);
     if (major >= 22) expect(readdirSync(join(work, 'cache')).length).toBeGreaterThan(0);
   });
+
+  it("the daemon's code cache: the first start compiles and, once ready, writes it; the next start uses it", async () => {
+    rig = await DaemonRig.create();
+    const cmd = placed(unit.execStart, rig.configFile);
+    const cacheDir = cmd.env['NODE_COMPILE_CACHE'];
+    expect(cacheDir).toBe(join(work, 'cache/node-compile-cache'));
+    const run = async (writes: boolean): Promise<{ starting: Record<string, unknown>; messages: string[] }> => {
+      const firstState = rig!.server.waitForRequest((r) => r.endpoint === 'state', 30_000, { afterSeq: rig!.server.lastSeq });
+      const d = rig!.start(cmd.env, { node: process.execPath, argv: [...cmd.nodeFlags, ...cmd.args] });
+      expect((await firstState).status).toBe(200);
+      await rig!.idle();
+      // Written once the station is ready (after its technician port is up: idle() used it).
+      if (writes) await expect.poll(() => d.lines().some((l) => l.msg === 'code cache written for the next start'), { timeout: 10_000 }).toBe(true);
+      d.child.kill('SIGTERM');
+      expect((await d.exited).code).toBe(0);
+      const lines = d.lines();
+      return { starting: lines.find((l) => l.msg === 'starting') ?? {}, messages: lines.map((l) => String(l.msg)) };
+    };
+
+    const first = await run(true);
+    expect(first.starting['codeCache']).toBe('absent');
+    expect(first.messages).toContain('code cache written for the next start');
+    const written = readdirSync(cacheDir!).filter((n) => n.endsWith('.v8cache'));
+    expect(written).toEqual([expect.stringMatching(new RegExp(`^daemon\\.cjs\\.[0-9a-f]{8}\\.${process.version.replace(/\./g, '\\.')}-${process.arch}\\.v8cache$`))]);
+
+    const second = await run(false);
+    expect(second.starting['codeCache']).toBe('used');
+    expect(second.messages).not.toContain('code cache written for the next start');
+    expect(readdirSync(cacheDir!).filter((n) => n.endsWith('.v8cache'))).toEqual(written);
+  });
 });
 
 describe('a stop during start-up', { timeout: 60_000 }, () => {

@@ -52,6 +52,46 @@ describe('HttpProtocolClient', () => {
     server.closeAllConnections();
   });
 
+  it('onWritten: once per attempt, when the whole request is in the socket (the server has it before it answers), or when the attempt failed', async () => {
+    const events: string[] = [];
+    let release: () => void = () => undefined;
+    server = createServer((req, res) => {
+      let data = '';
+      req.on('data', (c: Buffer) => (data += c.toString()));
+      req.on('end', () => {
+        events.push(`server has ${(JSON.parse(data) as { event: string }).event === body.event ? 'the body' : 'something else'}`);
+        // Answer only once the test saw onWritten: written means on the wire, not answered.
+        release = () => {
+          res.writeHead(200, { 'content-type': 'application/json' });
+          res.end('{"type":"wait-for-input","displayMessages":["x"]}');
+        };
+      });
+    });
+    await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
+    const port = (server.address() as AddressInfo).port;
+    const sent = client(`http://127.0.0.1:${port}`, 5_000).send('cancel', body, undefined, {
+      onWritten: (attempt) => {
+        events.push(`written ${attempt}`);
+        setTimeout(() => release(), 20);
+      },
+    });
+    expect((await sent).result.kind).toBe('answered');
+    expect(events).toHaveLength(2);
+    expect(events).toContain('written 1');
+    expect(events).toContain('server has the body');
+
+    // Refused connections: each attempt reports, having failed before anything was written.
+    const s = createServer();
+    await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
+    const closed = (s.address() as AddressInfo).port;
+    await new Promise<void>((r) => s.close(() => r()));
+    const written: number[] = [];
+    const refused = await client(`http://127.0.0.1:${closed}`, 50, 2).send('cancel', body, undefined, { onWritten: (attempt) => written.push(attempt) });
+    expect(refused.result.kind).toBe('unanswered');
+    expect(written).toEqual([1, 2]);
+    server.closeAllConnections();
+  });
+
   it('every request is released after its answer: nothing stays on the station-long abort signal (200s and 4xx)', async () => {
     // The runtime passes one AbortSignal for its whole life: a request that kept its listener on
     // it would keep itself and its answer alive (got's request stream is not destroyed by itself).

@@ -8,6 +8,7 @@ import { validateConfig } from '../../src/config/load.js';
 import type { StationConfig } from '../../src/config/schema.js';
 import { SimulatedStation } from '../../src/devices/sim/station.js';
 import { StationRuntime } from '../../src/station/runtime.js';
+import type { ProtocolSender, SendOutcome } from '../../src/protocol/client.js';
 import { ScriptedSender, waitForInput } from '../support/scripted-sender.js';
 
 const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
@@ -26,7 +27,7 @@ function config(overrides: Record<string, unknown> = {}): StationConfig {
   return config;
 }
 
-async function started(cfg = config(), sender = new ScriptedSender(() => waitForInput)) {
+async function started<S extends ProtocolSender = ScriptedSender>(cfg = config(), sender: S = new ScriptedSender(() => waitForInput) as ProtocolSender as S) {
   const hardware = new SimulatedStation({ boxNumbers: [1, 2, 3], doorSpringMs: cfg.hardware.kind === 'simulated' ? cfg.hardware.doorSpringMs : 0, inputVoltage: 12, internetSignalStrength: 100 });
   const runtime = new StationRuntime({ config: cfg, hardware, client: sender, log: pino({ level: 'silent' }) });
   await runtime.start();
@@ -174,5 +175,56 @@ describe('runtime timers', () => {
     const { sender, runtime } = await started();
     expect(sender.of('state')[0]).toMatchObject({ station: STATION, inputVoltage: 12, internetSignalStrength: 100 });
     await runtime.stop();
+  });
+});
+
+describe('firstReportWritten (the daemon loads its technician port after it)', () => {
+  /** A client whose first /state is written at once but answered only when the test says so. */
+  function heldClient(reportsWrites: boolean) {
+    let answer: () => void = () => undefined;
+    const client: ProtocolSender = {
+      send: (endpoint, body, _signal, control) =>
+        new Promise<SendOutcome>((resolve) => {
+          if (reportsWrites) control?.onWritten?.(1);
+          answer = () => resolve({ eventId: body.event, endpoint, attempts: [], result: { kind: 'answered', answer: waitForInput } });
+        }),
+    };
+    return { client, answer: () => answer() };
+  }
+  const flag = (p: Promise<void>) => {
+    const seen = { done: false };
+    void p.then(() => (seen.done = true));
+    return seen;
+  };
+
+  it('resolves once the start /state is written, before its answer', async () => {
+    const { client, answer } = heldClient(true);
+    const { runtime } = await started(config(), client);
+    const written = flag(runtime.firstReportWritten());
+    await vi.advanceTimersByTimeAsync(0);
+    expect(written.done).toBe(true);
+    answer();
+    await runtime.stop();
+  });
+
+  it('with a client that does not report writes: once the /state is answered; and at the latest when the station stops', async () => {
+    const held = heldClient(false);
+    const { runtime } = await started(config(), held.client);
+    const written = flag(runtime.firstReportWritten());
+    await vi.advanceTimersByTimeAsync(1_000);
+    expect(written.done).toBe(false);
+    held.answer();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(written.done).toBe(true);
+    await runtime.stop();
+
+    const never = heldClient(false);
+    const second = await started(config(), never.client);
+    const stopped = flag(second.runtime.firstReportWritten());
+    const stopping = second.runtime.stop();
+    await vi.advanceTimersByTimeAsync(0);
+    expect(stopped.done).toBe(true);
+    never.answer();
+    await stopping;
   });
 });
