@@ -2,6 +2,12 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** src/zod-mini.ts re-exports zod/mini, whose `z` export is all of it: import it as a namespace. */
+const ZOD_MINI_NAMESPACE = {
+  selector: "ImportDeclaration[source.value=/zod-mini\\.js$/] > :matches(ImportSpecifier[imported.name='z'], ImportDefaultSpecifier)",
+  message: "use import * as z from '<path>/zod-mini.js' (tree-shaking; ARCHITECTURE.md, Start-up)",
+};
+
 export default tseslint.config(
   { ignores: ['dist/', 'app/', 'bench/out/', 'node_modules/', 'coverage/', 'test-artifacts/', '.rig/', 'release/', '.cache/', 'src/debug/page/**'] },
   js.configs.recommended,
@@ -31,8 +37,20 @@ export default tseslint.config(
           selector: "ImportDeclaration[source.value='zod'] > :matches(ImportSpecifier[imported.name='z'], ImportDefaultSpecifier)",
           message: "use import * as z from 'zod' (tree-shaking; ARCHITECTURE.md, Start-up)",
         },
+        ZOD_MINI_NAMESPACE,
+        {
+          // zod/mini has no locale of its own and reads `jitless` when a schema is built: its
+          // settings are made in src/zod-mini.ts, and every schema module imports zod/mini through it.
+          selector: "ImportDeclaration[source.value='zod/mini'][importKind!='type']",
+          message: "use import * as z from '<path>/zod-mini.js' (English messages and jitless set first; src/zod-mini.ts)",
+        },
       ],
     },
+  },
+  {
+    // The one module that imports zod/mini itself, to set it up.
+    files: ['src/zod-mini.ts'],
+    rules: { 'no-restricted-syntax': ['error', ZOD_MINI_NAMESPACE] },
   },
   {
     // The pure core: types from anywhere, values only from the pure protocol types and its own

@@ -10,10 +10,9 @@
  * the profile `gpio.backend` and every box's `lock` line, with the daemon's own line schema
  * (line-schema.ts). A problem there is still a ConfigError (exit 78) naming the path; the rest of
  * the profile is the daemon's to check. zod/mini, as the line schema: safe-state does not load zod's
- * full API, and so its problems read as zod's English messages by the locale set here.
+ * full API; src/zod-mini.ts sets zod's English messages for its problems.
  */
-import * as z from 'zod/mini';
-import en from 'zod/v4/locales/en.js';
+import * as z from '../../zod-mini.js';
 import { dirname, resolve } from 'node:path';
 import { readJsonFile } from '../../config/read.js';
 import { zodProblems } from '../../config/problems.js';
@@ -23,8 +22,6 @@ import type { Logger } from '../../log.js';
 import { openGpioBackend } from './backend.js';
 import { gpioBackendSchema, outputLineSchema } from './line-schema.js';
 import type { GpioBackend } from './types.js';
-
-z.config(en());
 
 /** The config's hardware section as far as safe-state reads it. */
 const hardwareRefSchema = z.discriminatedUnion('kind', [
