@@ -1,10 +1,11 @@
 /**
- * The one config schema (zod). Every key has its default here; README.md documents each.
- * Protocol defaults are the spec's: answer timeout 20 s, 3 attempts, heartbeat at most every 30 s.
+ * The one config schema (zod/mini, see src/zod-mini.ts). Every key has its default here; README.md
+ * documents each. Protocol defaults are the spec's: answer timeout 20 s, 3 attempts, heartbeat at
+ * most every 30 s.
  *
  * Validation reports every problem at once with its path and the bad value (see load.ts).
  */
-import * as z from 'zod';
+import * as z from '../zod-mini.js';
 import { boardHardwareSchema } from '../devices/board-config.js';
 import { debugConfigSchema } from '../debug/config.js';
 import { HARD_MAX_PULSE_MS } from '../devices/types.js';
@@ -12,20 +13,14 @@ import { metricsConfigSchema } from '../metrics/config.js';
 import { portalConfigSchema } from '../portal/config.js';
 import { LOCALES, TEXTS, type Texts } from './messages.js';
 
-// zod compiles a parser per object schema on its first parse (new Function): worth it for a schema
-// parsed thousands of times, not for a station that parses its config once and an answer per event
-// (measured: first config parse 7.7 -> 3.6 ms, an answer's parse 4-5 -> 5-6 µs). Process-wide;
-// set here because every config and answer parse loads this module first.
-z.config({ jitless: true });
-
-const uuidV4Lower = z
-  .string()
-  .regex(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'must be a lowercase UUIDv4');
-const durationMs = (dflt: number, min = 1, max = 24 * 3600_000) => z.number().int().min(min).max(max).default(dflt);
+const uuidV4Lower = z.string().check(z.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'must be a lowercase UUIDv4'));
+const intIn = (min: number, max: number) => z.number().check(z.int(), z.minimum(min), z.maximum(max));
+const durationMs = (dflt: number, min = 1, max = 24 * 3600_000) => z._default(intIn(min, max), dflt);
+const nonEmpty = () => z.string().check(z.minLength(1));
 
 export const boxSchema = z.strictObject({
   /** 1-based position in the station, as printed on the door; boards map numbers to lines. */
-  number: z.number().int().min(1).max(999),
+  number: intIn(1, 999),
   /** The boxId (UUIDv4, lowercase) the library system knows. */
   id: uuidV4Lower,
 });
@@ -34,39 +29,41 @@ export const stationSchema = z
   .strictObject({
     id: uuidV4Lower,
     /** File holding the station password; default: $CREDENTIALS_DIRECTORY/station-password. */
-    passwordFile: z.string().min(1).optional(),
-    boxes: z.array(boxSchema).min(1).max(999),
+    passwordFile: z.optional(nonEmpty()),
+    boxes: z.array(boxSchema).check(z.minLength(1), z.maxLength(999)),
   })
-  .superRefine((s, ctx) => {
-    const seenIds = new Set<string>();
-    const seenNumbers = new Set<number>();
-    s.boxes.forEach((b, i) => {
-      if (seenIds.has(b.id)) ctx.addIssue({ code: 'custom', path: ['boxes', i, 'id'], message: 'duplicate box id', input: b.id });
-      if (seenNumbers.has(b.number))
-        ctx.addIssue({ code: 'custom', path: ['boxes', i, 'number'], message: 'duplicate box number', input: b.number });
-      seenIds.add(b.id);
-      seenNumbers.add(b.number);
-    });
-  });
+  .check(
+    z.superRefine((s, ctx) => {
+      const seenIds = new Set<string>();
+      const seenNumbers = new Set<number>();
+      s.boxes.forEach((b, i) => {
+        if (seenIds.has(b.id)) ctx.addIssue({ code: 'custom', path: ['boxes', i, 'id'], message: 'duplicate box id', input: b.id });
+        if (seenNumbers.has(b.number))
+          ctx.addIssue({ code: 'custom', path: ['boxes', i, 'number'], message: 'duplicate box number', input: b.number });
+        seenIds.add(b.id);
+        seenNumbers.add(b.number);
+      });
+    }),
+  );
 
 export const serverSchema = z.strictObject({
   /** Scheme, domain and path up to (not including) the version segment. */
   baseUrl: z.url({ protocol: /^https?$/ }),
   /** The versioned path segment appended to baseUrl. */
-  version: z.string().regex(/^[A-Za-z0-9._-]+$/).default('v2'),
+  version: z._default(z.string().check(z.regex(/^[A-Za-z0-9._-]+$/)), 'v2'),
   /** Wait this long for an answer before resending (spec: 20 s). */
   answerTimeoutMs: durationMs(20_000, 10, 600_000),
   /** Attempts per event, the first included (spec: 3 = 2 resends). */
-  attempts: z.number().int().min(1).max(10).default(3),
+  attempts: z._default(intIn(1, 10), 3),
   /** Sent as Accept-Language; null: derived from messages.locale (ACCEPT_LANGUAGE in messages.ts). */
-  acceptLanguage: z.string().min(1).nullable().default(null),
+  acceptLanguage: z._default(z.nullable(nonEmpty()), null),
   /** Extra CA bundle file for a library server with a private CA. */
-  caFile: z.string().min(1).nullable().default(null),
+  caFile: z._default(z.nullable(nonEmpty()), null),
   /**
    * Largest answer body read; a longer one is abandoned mid-stream and counts as unanswered. The
    * protocol's answers are a few hundred bytes; 64 KiB leaves room for long display texts.
    */
-  maxAnswerBytes: z.number().int().min(1_024).max(16_777_216).default(65_536),
+  maxAnswerBytes: z._default(intIn(1_024, 16_777_216), 65_536),
 });
 
 export const timingSchema = z.strictObject({
@@ -100,7 +97,7 @@ export const timingSchema = z.strictObject({
 export const pinSchema = z
   .strictObject({
     /** Exception answers to /pin-enter in a row before the keypad is locked. */
-    maxFailures: z.number().int().min(1).max(100).default(5),
+    maxFailures: z._default(intIn(1, 100), 5),
     /** The first lock-out; doubled with each further failure ... */
     lockoutMs: durationMs(30_000, 1_000),
     /** ... up to this. */
@@ -108,53 +105,57 @@ export const pinSchema = z
     /** The display's countdown steps this often. */
     countdownTickMs: durationMs(1_000, 100, 60_000),
   })
-  .superRefine((p, ctx) => {
-    if (p.maxLockoutMs < p.lockoutMs) ctx.addIssue({ code: 'custom', path: ['maxLockoutMs'], message: `must be at least lockoutMs (${p.lockoutMs})`, input: p.maxLockoutMs });
-  });
+  .check(
+    z.superRefine((p, ctx) => {
+      if (p.maxLockoutMs < p.lockoutMs) ctx.addIssue({ code: 'custom', path: ['maxLockoutMs'], message: `must be at least lockoutMs (${p.lockoutMs})`, input: p.maxLockoutMs });
+    }),
+  );
 
 /** A buzzer pattern: milliseconds on, off, on, ... starting and ending with a sound. */
 const patternSchema = z
-  .array(z.number().int().min(10).max(5_000))
-  .min(1)
-  .max(31)
-  .refine((p) => p.length % 2 === 1, 'needs an odd number of durations (on, off, on, ...: it starts and ends with a sound)');
+  .array(intIn(10, 5_000))
+  .check(
+    z.minLength(1),
+    z.maxLength(31),
+    z.refine((p) => p.length % 2 === 1, 'needs an odd number of durations (on, off, on, ...: it starts and ends with a sound)'),
+  );
 
 /** What the buzzer plays (the line is in the board profile; the demo rings the terminal bell). */
 export const buzzerSchema = z.strictObject({
-  patterns: z
-    .strictObject({
+  patterns: z.prefault(
+    z.strictObject({
       /** An accepted scan or key. */
-      accepted: patternSchema.default([60]),
+      accepted: z._default(patternSchema, [60]),
       /** A refusal or an exception answer: a double beep. */
-      refused: patternSchema.default([80, 80, 80]),
+      refused: z._default(patternSchema, [80, 80, 80]),
       /** Forced open and tamper. */
-      alarm: patternSchema.default([400, 150, 400, 150, 400, 150, 400]),
+      alarm: z._default(patternSchema, [400, 150, 400, 150, 400, 150, 400]),
       /** Door ajar, repeated every timing.doorAjarReminderMs. */
-      reminder: patternSchema.default([200, 300, 200]),
-    })
-    .prefault({}),
+      reminder: z._default(patternSchema, [200, 300, 200]),
+    }),
+    {},
+  ),
 });
 
 export const lockSchema = z.strictObject({
   /** How long a lock solenoid is energized per opening. */
-  pulseMs: z.number().int().min(10).max(HARD_MAX_PULSE_MS).default(600),
+  pulseMs: z._default(intIn(10, HARD_MAX_PULSE_MS), 600),
 });
 
 // A station text replaces the whole screen: an empty one (or all blank lines) would leave a reader
 // in front of a blank display, which says neither "working" nor "broken".
-const lines = z
-  .array(z.string())
-  .refine((ls) => ls.some((l) => l.trim() !== ''), 'must have at least one line that is not blank (the display would be empty)')
-  .optional();
-const line = z.string().optional();
+const lines = z.optional(
+  z.array(z.string()).check(z.refine((ls) => ls.some((l) => l.trim() !== ''), 'must have at least one line that is not blank (the display would be empty)')),
+);
+const line = z.optional(z.string());
 
 /**
  * Texts the station shows on its own (server texts come with each command): the set of
  * `locale` (src/config/messages.ts), any key overriding that text alone.
  */
-export const messagesSchema = z
-  .strictObject({
-    locale: z.enum(LOCALES).default('en'),
+export const messagesSchema = z.pipe(
+  z.strictObject({
+    locale: z._default(z.enum(LOCALES), 'en'),
     starting: lines,
     prompt: lines,
     pinEntry: line,
@@ -176,25 +177,26 @@ export const messagesSchema = z
     doorAjar: lines,
     pinLockout: lines,
     serviceOpen: line,
-  })
-  .transform(({ locale, ...overrides }) => {
+  }),
+  z.transform(({ locale, ...overrides }) => {
     const set: Texts = TEXTS[locale];
     const chosen = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as Partial<Texts>;
     return { locale, ...set, ...chosen };
-  });
+  }),
+);
 
 export const simulatedHardwareSchema = z.strictObject({
   kind: z.literal('simulated'),
   /** The simulated door springs open this long after its lock is pulsed. */
-  doorSpringMs: z.number().int().min(0).max(60_000).default(50),
+  doorSpringMs: z._default(intIn(0, 60_000), 50),
   /** Simulated measurements for /state. */
-  inputVoltage: z.number().min(0).max(100).default(12.1),
-  internetSignalStrength: z.number().int().min(0).max(100).default(100),
+  inputVoltage: z._default(z.number().check(z.minimum(0), z.maximum(100)), 12.1),
+  internetSignalStrength: z._default(intIn(0, 100), 100),
   /**
    * A JSON file keeping the simulated doors (and lock outputs) across restarts, with door changes
    * written to it from outside applied while running (src/devices/sim/state-file.ts); null: none.
    */
-  stateFile: z.string().min(1).nullable().default(null),
+  stateFile: z._default(z.nullable(nonEmpty()), null),
 });
 
 export const hardwareSchema = z.discriminatedUnion('kind', [simulatedHardwareSchema, boardHardwareSchema]);
@@ -205,27 +207,27 @@ export const storageSchema = z.strictObject({
    * The unit's StateDirectory= (/var/lib/pickup-station). null: state is kept in memory only and
    * lost on restart (the demo and fleet mode, whose stations are throwaway).
    */
-  directory: z.string().min(1).nullable().default('/var/lib/pickup-station'),
+  directory: z._default(z.nullable(nonEmpty()), '/var/lib/pickup-station'),
 });
 
 export const logSchema = z.strictObject({
-  level: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  level: z._default(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
 });
 
 export const configSchema = z.strictObject({
   station: stationSchema,
   server: serverSchema,
-  timing: timingSchema.prefault({}),
-  locks: lockSchema.prefault({}),
-  messages: messagesSchema.prefault({}),
-  pin: pinSchema.prefault({}),
-  buzzer: buzzerSchema.prefault({}),
-  hardware: hardwareSchema.default({ kind: 'simulated', doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100, stateFile: null }),
-  log: logSchema.prefault({}),
-  storage: storageSchema.prefault({}),
-  portal: portalConfigSchema.optional(),
-  debug: debugConfigSchema.prefault({}),
-  metrics: metricsConfigSchema.prefault({}),
+  timing: z.prefault(timingSchema, {}),
+  locks: z.prefault(lockSchema, {}),
+  messages: z.prefault(messagesSchema, {}),
+  pin: z.prefault(pinSchema, {}),
+  buzzer: z.prefault(buzzerSchema, {}),
+  hardware: z._default(hardwareSchema, { kind: 'simulated', doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100, stateFile: null }),
+  log: z.prefault(logSchema, {}),
+  storage: z.prefault(storageSchema, {}),
+  portal: z.optional(portalConfigSchema),
+  debug: z.prefault(debugConfigSchema, {}),
+  metrics: z.prefault(metricsConfigSchema, {}),
 });
 
 /** The config file as written (defaults optional). */

@@ -10,7 +10,7 @@
  * the records before the first bad one and says what was wrong.
  */
 import { crc32 } from 'node:zlib';
-import * as z from 'zod';
+import * as z from '../zod-mini.js';
 import type { JournalEntry, JournalState } from './types.js';
 
 export const JOURNAL_HEADER = '# pickup-station journal 1';
@@ -19,20 +19,20 @@ const boxStatus = z.enum(['OPEN', 'CLOSED']);
 const doors = z.record(z.string(), boxStatus);
 const userEndpoint = z.enum(['item-identify', 'pin-enter', 'cancel']);
 const actionSource = z.enum(['item-identify', 'pin-enter', 'technician']);
-const event = z.object({ endpoint: userEndpoint, eventId: z.string(), attempts: z.number().int().min(0), preview: z.string().nullable() });
-const action = z.object({ by: actionSource, eventId: z.string().nullable(), boxes: z.array(z.string()), pulsed: z.array(z.string()) });
-const state: z.ZodType<JournalState> = z.object({
-  inFlight: event.nullable(),
-  action: action.nullable(),
-  reported: doors.nullable(),
-  previous: z.object({ inFlight: event.nullable(), action: action.nullable() }).nullable(),
+const event = z.object({ endpoint: userEndpoint, eventId: z.string(), attempts: z.number().check(z.int(), z.minimum(0)), preview: z.nullable(z.string()) });
+const action = z.object({ by: actionSource, eventId: z.nullable(z.string()), boxes: z.array(z.string()), pulsed: z.array(z.string()) });
+const state: z.ZodMiniType<JournalState> = z.object({
+  inFlight: z.nullable(event),
+  action: z.nullable(action),
+  reported: z.nullable(doors),
+  previous: z.nullable(z.object({ inFlight: z.nullable(event), action: z.nullable(action) })),
 });
-const entrySchema: z.ZodType<JournalEntry> = z.discriminatedUnion('t', [
+const entrySchema: z.ZodMiniType<JournalEntry> = z.discriminatedUnion('t', [
   z.object({ t: z.literal('start'), at: z.string() }),
-  z.object({ t: z.literal('event'), endpoint: userEndpoint, eventId: z.string(), preview: z.string().nullable() }),
-  z.object({ t: z.literal('attempt'), eventId: z.string(), attempt: z.number().int().min(1) }),
+  z.object({ t: z.literal('event'), endpoint: userEndpoint, eventId: z.string(), preview: z.nullable(z.string()) }),
+  z.object({ t: z.literal('attempt'), eventId: z.string(), attempt: z.number().check(z.int(), z.minimum(1)) }),
   z.object({ t: z.literal('outcome'), eventId: z.string(), outcome: z.string() }),
-  z.object({ t: z.literal('action'), by: actionSource, eventId: z.string().nullable(), boxes: z.array(z.string()) }),
+  z.object({ t: z.literal('action'), by: actionSource, eventId: z.nullable(z.string()), boxes: z.array(z.string()) }),
   z.object({ t: z.literal('pulse'), boxId: z.string(), at: z.string() }),
   z.object({ t: z.literal('reported'), boxes: doors }),
   z.object({ t: z.literal('snapshot'), state }),

@@ -4,35 +4,31 @@
  * for node_exporter's textfile collector.
  *
  * Defaults: on, no textfile. prom-client is loaded only when `enabled` (and only after the first
- * protocol event has finished, so it never delays the first /state).
+ * protocol event has finished, so it never delays the first /state). zod/mini (src/zod-mini.ts):
+ * the daemon builds this schema before its first /state.
  */
 import { isAbsolute } from 'node:path';
-import * as z from 'zod';
+import * as z from '../zod-mini.js';
 
 /** The file written into `textfileDir` (node_exporter reads `*.prom` there). */
 export const TEXTFILE_NAME = 'pickup-station.prom';
 
 export const metricsConfigSchema = z.strictObject({
   /** false: no /metrics (404), no textfile, prom-client never loaded. */
-  enabled: z.boolean().default(true),
+  enabled: z._default(z.boolean(), true),
   /**
    * A folder node_exporter's textfile collector reads (--collector.textfile.directory); the station
    * writes `pickup-station.prom` there atomically every `textfileIntervalMs`. null: no textfile.
    */
-  textfileDir: z
-    .string()
-    .min(1)
-    .refine((p) => isAbsolute(p), 'must be an absolute path')
-    .nullable()
-    .default(null),
+  textfileDir: z._default(z.nullable(z.string().check(z.minLength(1), z.refine((p) => isAbsolute(p), 'must be an absolute path'))), null),
   /** How often the textfile is rewritten. */
-  textfileIntervalMs: z.number().int().min(100).max(3_600_000).default(15_000),
+  textfileIntervalMs: z._default(z.number().check(z.int(), z.minimum(100), z.maximum(3_600_000)), 15_000),
   /**
    * Sampling interval of the event-loop delay histogram (prom-client's
    * eventLoopMonitoringPrecision). Each sample wakes the process: prom-client's 10 ms default would
    * be 100 wake-ups a second on an idle board.
    */
-  eventLoopResolutionMs: z.number().int().min(10).max(60_000).default(1_000),
+  eventLoopResolutionMs: z._default(z.number().check(z.int(), z.minimum(10), z.maximum(60_000)), 1_000),
 });
 
 export type MetricsConfig = z.output<typeof metricsConfigSchema>;

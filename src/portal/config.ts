@@ -5,43 +5,51 @@
  * (`stationctl portal …`) do, so the section is optional in the station config.
  * Secrets (client secret, user password) never live in the config: they come from a separate
  * credentials file, by default the systemd credential `portal-client`.
+ *
+ * zod/mini (src/zod-mini.ts): the daemon builds the section's schema before its first /state; the
+ * portal client itself (classic zod) is loaded by the commissioning commands only.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as z from 'zod';
+import * as z from '../zod-mini.js';
 
 /** Name of the systemd credential (LoadCredential=portal-client:...) holding the credentials JSON. */
 export const PORTAL_CREDENTIAL = 'portal-client';
+
+const intIn = (min: number, max: number) => z.number().check(z.int(), z.minimum(min), z.maximum(max));
+const nonEmpty = () => z.string().check(z.minLength(1));
 
 export const portalConfigSchema = z
   .strictObject({
     /** The portal's {base_url}: scheme, host and any path prefix; API paths are appended. */
     baseUrl: z.url({ protocol: /^https?$/ }),
     /** Credentials JSON file; default: $CREDENTIALS_DIRECTORY/portal-client. */
-    credentialsFile: z.string().min(1).optional(),
+    credentialsFile: z.optional(nonEmpty()),
     /** OAuth2 grant: the client itself (client_credentials) or a library user via the client (password). */
-    grant: z.enum(['client_credentials', 'password']).default('client_credentials'),
+    grant: z._default(z.enum(['client_credentials', 'password']), 'client_credentials'),
     /** Library user name for the password grant; the password is in the credentials file. */
-    username: z.string().min(1).optional(),
+    username: z.optional(nonEmpty()),
     /** Per-request timeout (connect to last byte). */
-    timeoutMs: z.number().int().min(100).max(600_000).default(30_000),
+    timeoutMs: z._default(intIn(100, 600_000), 30_000),
     /** Largest answer read; a longer one is abandoned (a search page is tens to hundreds of KiB). */
-    maxAnswerBytes: z.number().int().min(1_024).max(268_435_456).default(4_194_304),
+    maxAnswerBytes: z._default(intIn(1_024, 268_435_456), 4_194_304),
   })
-  .superRefine((p, ctx) => {
-    if (p.grant === 'password' && p.username === undefined)
-      ctx.addIssue({ code: 'custom', path: ['username'], message: 'required when grant is "password"' });
-  });
+  .check(
+    z.superRefine((p, ctx) => {
+      if (p.grant === 'password' && p.username === undefined)
+        ctx.addIssue({ code: 'custom', path: ['username'], message: 'required when grant is "password"' });
+    }),
+  );
 
 export type PortalConfigInput = z.input<typeof portalConfigSchema>;
 export type PortalConfig = z.output<typeof portalConfigSchema>;
 
 export const portalCredentialsSchema = z.strictObject({
   // HTTP Basic cannot carry a colon in the user part: reject it here rather than send a wrong header.
-  clientId: z.string().min(1).regex(/^[^:]*$/, 'must not contain ":"'),
-  clientSecret: z.string().min(1),
+  clientId: z.string().check(z.minLength(1), z.regex(/^[^:]*$/, 'must not contain ":"')),
+  clientSecret: nonEmpty(),
   /** The library user's password, for the password grant only. */
-  password: z.string().min(1).optional(),
+  password: z.optional(nonEmpty()),
 });
 export type PortalCredentials = z.output<typeof portalCredentialsSchema>;
 

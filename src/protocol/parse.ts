@@ -8,7 +8,7 @@
  *
  * Unknown fields are ignored everywhere (spec, general rule 1).
  */
-import * as z from 'zod';
+import * as z from '../zod-mini.js';
 import { UnansweredError } from '../errors.js';
 import type { ServerAnswer, ServerCommand } from './types.js';
 
@@ -17,19 +17,22 @@ import type { ServerAnswer, ServerCommand } from './types.js';
  * arrives, and building the schemas is zod work its first /state need not wait for (bench: start).
  */
 function buildSchemas() {
-  const displayMessages = z.array(z.string()).default([]);
-  const uuidLower = z.string().regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'not a lowercase UUID');
-  const boxList = z.array(uuidLower).min(1, 'no boxes').refine((b) => new Set(b).size === b.length, 'duplicate box ids');
+  const displayMessages = z._default(z.array(z.string()), []);
+  const uuidLower = z.string().check(z.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'not a lowercase UUID'));
+  const boxList = z.array(uuidLower).check(
+    z.minLength(1, 'no boxes'),
+    z.refine((b) => new Set(b).size === b.length, 'duplicate box ids'),
+  );
   return {
     command: z.discriminatedUnion('type', [
       z.object({ type: z.literal('wait-for-input'), displayMessages }),
       z.object({ type: z.literal('station-disable'), displayMessages }),
       z.object({ type: z.literal('box-open'), boxes: boxList, displayMessages }),
-      z.object({ type: z.literal('wait-for-closing'), boxes: boxList, displayMessages, cancellable: z.boolean().default(false) }),
+      z.object({ type: z.literal('wait-for-closing'), boxes: boxList, displayMessages, cancellable: z._default(z.boolean(), false) }),
     ]),
     exception: z.object({
       type: z.literal('exception'),
-      exceptionType: z.string().default('UnknownException'),
+      exceptionType: z._default(z.string(), 'UnknownException'),
       displayMessages,
     }),
   };

@@ -13,7 +13,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import * as z from 'zod';
+import * as z from '../zod-mini.js';
 import { errorMessage } from '../errors.js';
 import type { PinThrottleRecord } from '../station/core-types.js';
 import { atomicWrite } from './atomic-write.js';
@@ -34,8 +34,8 @@ export const PIN_THROTTLE_FILE = 'pin-throttle.json';
 
 const fileSchema = z.strictObject({
   version: z.literal(1),
-  failures: z.number().int().min(0).max(1_000_000),
-  lockoutMs: z.number().int().min(1).nullable(),
+  failures: z.number().check(z.int(), z.minimum(0), z.maximum(1_000_000)),
+  lockoutMs: z.nullable(z.number().check(z.int(), z.minimum(1))),
 });
 
 export class FilePinThrottleStore implements PinThrottleStore {

@@ -1,57 +1,59 @@
 /**
- * Board-profile sections of the input/output devices: `scanners`, `keypad`, `display` (zod).
+ * Board-profile sections of the input/output devices: `scanners`, `keypad`, `display` (zod/mini,
+ * see src/zod-mini.ts).
  * Every key has its default here; the doc comment of each key is its documentation.
  *
  * USB ids may be written as numbers (3118) or hex strings ("0x0c2e" or "0c2e").
  * Protocol strings (prefix, suffix, clear, …) are JSON strings; "\u0002" is the byte 0x02.
  */
-import * as z from 'zod';
+import * as z from '../../zod-mini.js';
 import { CLEAR_KEY_USAGES, type ClearKeyName } from '../hid/keypad.js';
 
-const ms = (dflt: number, min = 1, max = 600_000) => z.number().int().min(min).max(max).default(dflt);
+const intIn = (min: number, max: number) => z.number().check(z.int(), z.minimum(min), z.maximum(max));
+const ms = (dflt: number, min = 1, max = 600_000) => z._default(intIn(min, max), dflt);
 
 const usbId = z.union([
-  z.number().int().min(0).max(0xffff),
-  z
-    .string()
-    .regex(/^(0x)?[0-9a-fA-F]{1,4}$/, 'must be a USB id: a number or hex like "0x0c2e"')
-    .transform((s) => parseInt(s.replace(/^0x/, ''), 16)),
+  intIn(0, 0xffff),
+  z.pipe(
+    z.string().check(z.regex(/^(0x)?[0-9a-fA-F]{1,4}$/, 'must be a USB id: a number or hex like "0x0c2e"')),
+    z.transform((s) => parseInt(s.replace(/^0x/, ''), 16)),
+  ),
 ]);
 
-const devicePath = z.string().regex(/^\/\S+$/, 'must be an absolute device path (e.g. /dev/serial/by-id/… or /dev/pickup-barcode)');
+const devicePath = z.string().check(z.regex(/^\/\S+$/, 'must be an absolute device path (e.g. /dev/serial/by-id/… or /dev/pickup-barcode)'));
 
 /** Reopen delays after a device is lost: initialMs, then ×factor, at most maxMs. */
 export const reconnectSchema = z.strictObject({
   initialMs: ms(500, 10),
   maxMs: ms(30_000, 10),
-  factor: z.number().min(1).max(10).default(2),
+  factor: z._default(z.number().check(z.minimum(1), z.maximum(10)), 2),
 });
 
 /** Line settings of a serial device. */
 const serialLine = {
   /** Stable path: /dev/serial/by-id/… or a udev symlink such as /dev/pickup-barcode. */
   path: devicePath,
-  baudRate: z.number().int().min(50).max(4_000_000).default(9600),
-  dataBits: z.union([z.literal(5), z.literal(6), z.literal(7), z.literal(8)]).default(8),
-  parity: z.enum(['none', 'even', 'odd', 'mark', 'space']).default('none'),
-  stopBits: z.union([z.literal(1), z.literal(2)]).default(1),
+  baudRate: z._default(intIn(50, 4_000_000), 9600),
+  dataBits: z._default(z.union([z.literal(5), z.literal(6), z.literal(7), z.literal(8)]), 8),
+  parity: z._default(z.enum(['none', 'even', 'odd', 'mark', 'space']), 'none'),
+  stopBits: z._default(z.union([z.literal(1), z.literal(2)]), 1),
   /** Capped exponential backoff for reopening after an unplug. */
-  reconnect: reconnectSchema.prefault({}),
+  reconnect: z.prefault(reconnectSchema, {}),
   /** An open (or the final close) that takes longer counts as failed. */
   openTimeoutMs: ms(5_000, 10),
 };
 
 const identifierType = z.enum(['BAR_CODE', 'RFID']);
 /** Longest identifier accepted (the station core accepts at most 128). */
-const maxLength = z.number().int().min(1).max(128).default(128);
+const maxLength = z._default(intIn(1, 128), 128);
 
 export const serialFramingSchema = z.strictObject({
   /** CR, LF, CRLF, any (CR or LF or CRLF) or none (frames end at an idle gap). */
-  terminator: z.enum(['CR', 'LF', 'CRLF', 'any', 'none']).default('any'),
+  terminator: z._default(z.enum(['CR', 'LF', 'CRLF', 'any', 'none']), 'any'),
   /** Stripped from the start of a frame when present, e.g. "]C1" or "\u0002" (STX). */
-  prefix: z.string().max(16).default(''),
+  prefix: z._default(z.string().check(z.maxLength(16)), ''),
   /** Stripped from the end of a frame when present, e.g. "\u0003" (ETX). */
-  suffix: z.string().max(16).default(''),
+  suffix: z._default(z.string().check(z.maxLength(16)), ''),
   maxLength,
   /** With terminator none: a pause this long ends a frame. Otherwise a partial frame this stale is dropped. */
   idleGapMs: ms(200, 5, 10_000),
@@ -61,21 +63,21 @@ export const serialScannerSchema = z.strictObject({
   kind: z.literal('serial'),
   identifierType,
   ...serialLine,
-  framing: serialFramingSchema.prefault({}),
+  framing: z.prefault(serialFramingSchema, {}),
 });
 
 const hidDevice = {
   vendorId: usbId,
   productId: usbId,
   /** Pick one of several identical devices by USB serial number. */
-  serialNumber: z.string().min(1).nullable().default(null),
+  serialNumber: z._default(z.nullable(z.string().check(z.minLength(1))), null),
   /** Or by hidraw path (unstable across replugs; prefer serialNumber). */
-  path: devicePath.nullable().default(null),
+  path: z._default(z.nullable(devicePath), null),
   /** Set when the device prefixes its input reports with a report id. */
-  reportId: z.number().int().min(1).max(255).nullable().default(null),
+  reportId: z._default(z.nullable(intIn(1, 255)), null),
   /** The device list is re-checked this often to notice an unplug that raised no error. */
   presenceCheckMs: ms(2_000, 50, 60_000),
-  reconnect: reconnectSchema.prefault({}),
+  reconnect: z.prefault(reconnectSchema, {}),
   openTimeoutMs: ms(5_000, 10),
 };
 
@@ -84,7 +86,7 @@ export const hidScannerSchema = z.strictObject({
   identifierType,
   ...hidDevice,
   /** The keyboard layout the scanner is configured for: us, or cz-qwertz (Czech QWERTZ). */
-  layout: z.enum(['us', 'cz-qwertz']).default('us'),
+  layout: z._default(z.enum(['us', 'cz-qwertz']), 'us'),
   maxLength,
   /** Characters without Enter for this long are a broken frame and are dropped. */
   frameTimeoutMs: ms(500, 10, 10_000),
@@ -98,7 +100,7 @@ export const hidKeypadSchema = z.strictObject({
   kind: z.literal('hid'),
   ...hidDevice,
   /** Keys that clear the typed PIN. */
-  clearKeys: z.array(z.enum(clearKeyNames)).default(['escape', 'numlock', 'delete', 'kp-asterisk', 'kp-slash']),
+  clearKeys: z._default(z.array(z.enum(clearKeyNames)), ['escape', 'numlock', 'delete', 'kp-asterisk', 'kp-slash']),
 });
 
 /** The GPIO matrix keypad belongs to the GPIO drivers (src/devices/board.ts validates it); accepted here as is. */
@@ -107,21 +109,21 @@ export const gpioMatrixKeypadPassThrough = z.looseObject({ kind: z.literal('gpio
 export const keypadSchema = z.discriminatedUnion('kind', [hidKeypadSchema, gpioMatrixKeypadPassThrough]);
 
 const displaySize = {
-  columns: z.number().int().min(8).max(80).default(20),
-  rows: z.number().int().min(1).max(8).default(4),
+  columns: z._default(intIn(8, 80), 20),
+  rows: z._default(intIn(1, 8), 4),
   /** wrap: word-wrap long lines (cut when wrapping would push given lines off); cut: cut each line. */
-  overflow: z.enum(['wrap', 'cut']).default('wrap'),
+  overflow: z._default(z.enum(['wrap', 'cut']), 'wrap'),
 };
 
 export const serialDisplayProtocolSchema = z.strictObject({
   /** Sent first on every update: clears the display and homes the cursor (default form feed). */
-  clear: z.string().max(16).default('\f'),
+  clear: z._default(z.string().check(z.maxLength(16)), '\f'),
   /** Between rows (not after the last). */
-  lineEnd: z.string().max(8).default('\r\n'),
+  lineEnd: z._default(z.string().check(z.maxLength(8)), '\r\n'),
   /** Per-row prefix, e.g. a set-cursor command; null = none. */
-  rowStart: z.array(z.string().max(16)).max(8).nullable().default(null),
+  rowStart: z._default(z.nullable(z.array(z.string().check(z.maxLength(16))).check(z.maxLength(8))), null),
   /** Pad every row with spaces to the full width (for displays that wrap by themselves: with lineEnd ""). */
-  padLines: z.boolean().default(false),
+  padLines: z._default(z.boolean(), false),
 });
 
 export const serialDisplaySchema = z.strictObject({
@@ -129,8 +131,8 @@ export const serialDisplaySchema = z.strictObject({
   ...serialLine,
   ...displaySize,
   /** What the display's font has: ascii (diacritics transliterated), latin1, utf8. */
-  charset: z.enum(['ascii', 'latin1', 'utf8']).default('ascii'),
-  protocol: serialDisplayProtocolSchema.prefault({}),
+  charset: z._default(z.enum(['ascii', 'latin1', 'utf8']), 'ascii'),
+  protocol: z.prefault(serialDisplayProtocolSchema, {}),
   /** A display update not handed to the OS within this time fails (show() rejects). */
   writeTimeoutMs: ms(2_000, 10, 60_000),
 });
@@ -139,29 +141,29 @@ export const terminalDisplaySchema = z.strictObject({
   kind: z.literal('terminal'),
   ...displaySize,
   /** The charset of the LCD being imitated; utf8 = show everything. */
-  charset: z.enum(['ascii', 'latin1', 'utf8']).default('utf8'),
-  frame: z.enum(['unicode', 'ascii']).default('unicode'),
+  charset: z._default(z.enum(['ascii', 'latin1', 'utf8']), 'utf8'),
+  frame: z._default(z.enum(['unicode', 'ascii']), 'unicode'),
 });
 
 export const displaySchema = z.discriminatedUnion('kind', [serialDisplaySchema, terminalDisplaySchema]);
 
-/** The three sections; board.ts may spread `.shape` into its own object (then re-apply refineInputProfile). */
+/** The three sections; board-config.ts spreads `.shape` into its own object (then re-applies refineInputProfile). */
 export const inputProfileObject = z.strictObject({
   /** Barcode and RFID readers; none = a station without scanners (PIN only). */
-  scanners: z.array(scannerSchema).max(8).default([]),
+  scanners: z._default(z.array(scannerSchema).check(z.maxLength(8)), []),
   /** The PIN keypad, or null for none. */
-  keypad: keypadSchema.nullable().default(null),
-  display: displaySchema.prefault({ kind: 'terminal' }),
+  keypad: z._default(z.nullable(keypadSchema), null),
+  display: z.prefault(displaySchema, { kind: 'terminal' }),
 });
 
 type ProfileSections = z.output<typeof inputProfileObject>;
 
 /**
  * Checks across devices: no serial path used twice, no two HID devices matching the same
- * device, one rowStart entry per display row. Usable as `.superRefine(refineInputProfile)` on
+ * device, one rowStart entry per display row. Usable as `.check(z.superRefine(refineInputProfile))` on
  * any object schema that contains the three sections.
  */
-export function refineInputProfile(p: { scanners: ProfileSections['scanners']; display: ProfileSections['display']; keypad: unknown }, ctx: z.RefinementCtx): void {
+export function refineInputProfile(p: { scanners: ProfileSections['scanners']; display: ProfileSections['display']; keypad: unknown }, ctx: z.core.$RefinementCtx): void {
   const serialPaths = new Map<string, string>();
   const claim = (path: string, where: (string | number)[]): void => {
     const other = serialPaths.get(path);
@@ -193,7 +195,7 @@ function isHidKeypad(k: unknown): k is z.output<typeof hidKeypadSchema> {
   return typeof k === 'object' && k !== null && (k as { kind?: unknown }).kind === 'hid';
 }
 
-export const inputProfileSchema = inputProfileObject.superRefine(refineInputProfile);
+export const inputProfileSchema = inputProfileObject.check(z.superRefine(refineInputProfile));
 
 /** The sections as written in a profile (defaults optional). */
 export type InputProfileInput = z.input<typeof inputProfileSchema>;
