@@ -1,9 +1,9 @@
 /**
  * RSS of a station after 10,000 protocol events and whether it grows: one station process
- * (bench/children/rss-station.ts, bundled like the release) run with the unit's node flags,
+ * (bench/children/rss-station.ts, bundled like the release) run with the unit's node flags and environment,
  * against the reference server in this process; memory sampled after forced GC at 10k, 20k and
  * 30k events; growth is the least-squares slope per 10k events. Beside it, bare Node with the
- * same flags doing as many HTTP requests (bench/children/bare-rss.ts).
+ * same flags and environment doing as many HTTP requests (bench/children/bare-rss.ts).
  */
 import { randomUUID } from 'node:crypto';
 import { ReferenceServer, generateStation } from '../src/sim/index.js';
@@ -33,6 +33,8 @@ export interface MemoryRun {
 
 export interface MemoryResult {
   readonly nodeFlags: readonly string[];
+  /** The unit's Environment= (placed), given to both processes. */
+  readonly env: Readonly<Record<string, string>>;
   readonly station: MemoryRun;
   readonly bare: MemoryRun;
 }
@@ -44,7 +46,16 @@ interface Report {
 
 const isReport = (m: unknown): Report | undefined => (typeof m === 'object' && m !== null && 'memory' in m ? (m as Report) : undefined);
 
-export async function benchMemory(node: NodeUnderTest, stationScript: string, nodeFlags: readonly string[], stateDir: string, step: number, steps: number, heapSnapshot: string | null = null): Promise<MemoryResult> {
+export async function benchMemory(
+  node: NodeUnderTest,
+  stationScript: string,
+  nodeFlags: readonly string[],
+  env: Readonly<Record<string, string>>,
+  stateDir: string,
+  step: number,
+  steps: number,
+  heapSnapshot: string | null = null,
+): Promise<MemoryResult> {
   const def = generateStation(8);
   const deposit = '31234000000017';
   const server = new ReferenceServer({
@@ -55,18 +66,18 @@ export async function benchMemory(node: NodeUnderTest, stationScript: string, no
   });
   const url = await server.start();
   try {
-    const station = await run(node, [...nodeFlags, '--expose-gc', stationScript, JSON.stringify({ serverUrl: url, station: def, deposit, stateDir })], step, steps, heapSnapshot);
+    const station = await run(node, env, [...nodeFlags, '--expose-gc', stationScript, JSON.stringify({ serverUrl: url, station: def, deposit, stateDir })], step, steps, heapSnapshot);
     const body = JSON.stringify({ station: def.id, st: 'UP', errorMessage: null, boxes: def.boxes.map((id) => ({ id, st: 'CLOSED' })), event: randomUUID() });
     const authorization = `Basic ${Buffer.from(`${def.id}:${def.password}`).toString('base64')}`;
-    const bare = await run(node, [...nodeFlags, '--expose-gc', childScript('bare-rss'), `${url}/state`, authorization, body], step, steps, null);
-    return { nodeFlags, station, bare };
+    const bare = await run(node, env, [...nodeFlags, '--expose-gc', childScript('bare-rss'), `${url}/state`, authorization, body], step, steps, null);
+    return { nodeFlags, env, station, bare };
   } finally {
     await server.stop();
   }
 }
 
-async function run(node: NodeUnderTest, args: readonly string[], step: number, steps: number, heapSnapshot: string | null): Promise<MemoryRun> {
-  const p = spawnNode(args, { node: node.path, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
+async function run(node: NodeUnderTest, env: Readonly<Record<string, string>>, args: readonly string[], step: number, steps: number, heapSnapshot: string | null): Promise<MemoryRun> {
+  const p = spawnNode(args, { node: node.path, env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const child = p.child;
   const samples: MemorySample[] = [];
   const t0 = performance.now();

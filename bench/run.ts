@@ -118,7 +118,9 @@ try {
     if (only.has('memory')) {
       progress(`${tag}: RSS over 3 x 10k events, station and bare node, with the unit's flags (${nodeFlags.join(' ') || 'none'})`);
       const snapshot = values.profile === true ? join(outDir, `station-${node.version}-${Date.now()}.heapsnapshot`) : null;
-      r.memory = await benchMemory(node, children['rss-station'] ?? '', nodeFlags, join(nd, 'rss-state'), quick ? 2_000 : 10_000, 3, snapshot);
+      // The unit's Environment= too (MALLOC_ARENA_MAX shapes RSS), its cache folder placed under this run's.
+      const { env } = placeCommand(unit.execStart, unit, { node: 'node', release, configFile: '', cacheDir: join(nd, 'rss-cache') });
+      r.memory = await benchMemory(node, children['rss-station'] ?? '', nodeFlags, env, join(nd, 'rss-state'), quick ? 2_000 : 10_000, 3, snapshot);
     }
     if (idle) r.idle = await idle;
   }
