@@ -118,7 +118,6 @@ export async function runDaemon(args: string[], boot: DaemonBoot = {}): Promise<
   return code;
 }
 
-
 /**
  * Once the station is ready, the code cache of everything compiled so far is written for the next
  * start (only when the one read at this start was not used). A failure is logged, nothing more.

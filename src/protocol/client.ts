@@ -146,14 +146,14 @@ export class HttpProtocolClient implements ProtocolSender {
    * head arrived (for an attempt that fails after it); `abandoned()` why the answer was not read
    * to the end (too large), else null.
    */
-  private exchange(endpoint: Endpoint, payload: string, traceId: string, signal: AbortSignal | undefined, written: () => void): Exchange {
+  private exchange(endpoint: Endpoint, payload: string, traceId: string, signal: AbortSignal | undefined, written: (() => void) | undefined): Exchange {
     const cap = this.opts.maxAnswerBytes ?? DEFAULT_MAX_ANSWER_BYTES;
     let status: number | null = null;
     let abandoned: string | null = null;
     const answer = new Promise<RawAnswer>((resolve, reject) => {
       const stream = this.http.stream(endpoint, { body: payload, headers: { 'x-service-trace-id': traceId }, ...(signal ? { signal } : {}) });
       // 'finish' of Node's request: the whole request is in the socket (got's own stream finishes earlier).
-      stream.once('request', (req: ClientRequest) => req.once('finish', written));
+      if (written) stream.once('request', (req: ClientRequest) => req.once('finish', written));
       const chunks: Buffer[] = [];
       let received = 0;
       let head: IncomingMessage | null = null;
@@ -206,15 +206,19 @@ export class HttpProtocolClient implements ProtocolSender {
           slotStart = this.now();
           control.onAttempt?.(attempt);
           log.debug({ endpoint, eventId, traceId, attempt }, 'sending event');
+          // Only when asked (the runtime asks until its first report is on the wire): not per request.
+          const { onWritten } = control;
           let writtenReported = false;
-          const written = (): void => {
-            if (writtenReported) return;
-            writtenReported = true;
-            control.onWritten?.(attempt);
-          };
+          const written = onWritten
+            ? (): void => {
+                if (writtenReported) return;
+                writtenReported = true;
+                onWritten(attempt);
+              }
+            : undefined;
           const exchange = this.exchange(endpoint, payload, traceId, signal, written);
           try {
-            const res = await exchange.answer.finally(written);
+            const res = await (written ? exchange.answer.finally(written) : exchange.answer);
             const answer = parseServerResponse(res.statusCode, res.contentType, res.body);
             const ms = this.now() - slotStart;
             attempts.push({ attempt, traceId, status: res.statusCode, answered: true, error: null, ms });

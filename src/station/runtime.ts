@@ -58,8 +58,13 @@ export class StationRuntime {
   /** Aborted when draining begins: the event in flight is not resent. */
   private readonly noResend = new AbortController();
   private drained: (() => void) | null = null;
-  private reportWritten: () => void = () => undefined;
-  private readonly firstReportOnWire = new Promise<void>((resolve) => (this.reportWritten = resolve));
+  private reportOnWire = false;
+  private resolveReportWritten: () => void = () => undefined;
+  private readonly firstReportOnWire = new Promise<void>((resolve) => (this.resolveReportWritten = resolve));
+  private readonly reportWritten = (): void => {
+    this.reportOnWire = true;
+    this.resolveReportWritten();
+  };
   private drainPromise: Promise<DrainResult> | null = null;
 
   constructor(private readonly opts: RuntimeOptions) {
@@ -255,7 +260,7 @@ export class StationRuntime {
       this.emit({ type: 'event-sent', endpoint: request.endpoint, eventId });
       outcome = await this.opts.client.send(request.endpoint, body, this.abort.signal, {
         noResend: this.noResend.signal,
-        onWritten: this.reportWritten,
+        ...(this.reportOnWire ? {} : { onWritten: this.reportWritten }),
         ...(journaled ? { onAttempt: (attempt: number) => journal.record({ t: 'attempt', eventId, attempt }) } : {}),
       });
       this.reportWritten(); // for a client that does not report writes
