@@ -22,6 +22,7 @@ import { childScript, mainThreadCpuMs, spawnNode, stopChild } from './lib/proc.j
 import { writeDaemonFiles } from './lib/station.js';
 import { summarize, type Summary } from './lib/stats.js';
 import { placeCommand, readUnit, type Command } from './lib/unit.js';
+import { waitFor } from '../test/support/wait.js';
 
 export interface StartupResult {
   readonly station: Summary;
@@ -60,7 +61,9 @@ export async function benchStartup(dir: string, release: string, node: NodeUnder
   try {
     // The first start warms the page cache, and runs until the daemon has written its code cache
     // for the next start (src/boot/code-cache.ts), as a station does once it is ready.
-    await daemonStart(server, def, node, daemon, env, [], () => waitForFile(cacheDir, (f) => f.endsWith('.v8cache'), 10_000));
+    await daemonStart(server, def, node, daemon, env, [], async () => {
+      await waitFor(() => holdsFile(cacheDir, (f) => f.endsWith('.v8cache')), 10_000, `the daemon's code cache in ${cacheDir}`);
+    });
     await bareStart(server, def, node, url);
     for (let i = 0; i < runs; i++) {
       if (i % 2 === 0) {
@@ -151,18 +154,11 @@ function importCost(node: NodeUnderTest, specifier: string, runs: number): { imp
   return { importMs: summarize(imports).p50, bootMs: summarize(boots).p50 };
 }
 
-/** Resolves once `dir` (searched recursively) holds a file whose name passes `match`; throws after `limitMs`. */
-async function waitForFile(dir: string, match: (name: string) => boolean, limitMs: number): Promise<void> {
-  const until = performance.now() + limitMs;
-  for (;;) {
-    let names: string[] = [];
-    try {
-      names = readdirSync(dir, { recursive: true }).map(String);
-    } catch {
-      // not created yet
-    }
-    if (names.some((n) => match(n))) return;
-    if (performance.now() > until) throw new Error(`bench startup: no ${dir}/**/*.v8cache after ${limitMs} ms: the daemon did not write its code cache`);
-    await new Promise((r) => setTimeout(r, 50));
+/** True once `dir` (searched recursively) holds a file whose name passes `match`. */
+function holdsFile(dir: string, match: (name: string) => boolean): boolean {
+  try {
+    return readdirSync(dir, { recursive: true }).some((n) => match(String(n)));
+  } catch {
+    return false; // not created yet
   }
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 /**
- * The station as it runs in the field: tsc's dist/src bundled by esbuild into one ESM file per
- * entry point, plus the chunks its dynamic imports load on demand.
+ * The station as it runs in the field: tsc's dist/src bundled by esbuild into one self-contained
+ * file per entry point (what a mode loads on demand is in it, evaluated on first import).
  *
  *   node scripts/app/build.mjs [--out DIR] [--dist DIR] [--metafile FILE] [--entry NAME=FILE ...] [--readable]
  *
@@ -11,12 +11,11 @@
  * `npm run build` writes app/ from tsc's dist/; the release bundle (scripts/bundle/build.sh) its
  * own from a clean tsc output (--dist); the bench builds its station children the same way (--entry).
  *
- *   DIR/main.js            `pickup-station` (daemon, safe-state, demo, sim-server, fleet)
+ *   DIR/main.js            `pickup-station`: dispatches to its mode's file
+ *   DIR/safe-state.js, demo.js, sim-server.js, fleet.js   the other modes
  *   DIR/daemon.js          the daemon mode's loader: compiles DIR/daemon.cjs (the daemon, CommonJS)
  *                          with the V8 code cache of an earlier start (src/boot/code-cache.ts)
  *   DIR/stationctl.js      `stationctl`
- *   DIR/chunks/*.js        what an entry loads only when needed (the technician port, the board
- *                          drivers, the demo, the portal client, ...): esbuild's code splitting
  *   DIR/page/technician.html   the technician page, read by src/debug/page.ts
  *
  * Why (ARCHITECTURE.md, "Start-up"): a fresh process spent most of its start resolving, reading
@@ -152,7 +151,7 @@ const lazyPlugin = {
       if (args.namespace === 'lazy') {
         // A facade's own require() of the real thing: from node_modules at run time, or bundled (lazily evaluated).
         const facade = lazyModules[Number(args.importer)];
-        return facade.external === true || args.path.startsWith('node:') || args.path === 'assert' ? { path: args.path, external: true } : undefined;
+        return facade.external === true || BUILTINS.has(args.path) ? { path: args.path, external: true } : undefined;
       }
       const i = find(args.path, args.importer);
       return i < 0 ? undefined : { path: String(i), namespace: 'lazy' };
@@ -300,33 +299,35 @@ export async function buildApp({ out, dist = join(ROOT, 'dist'), metafile = null
     // CommonJS dependencies (pino, its helpers) and the plugin above require Node built-ins: give every output file a real require.
     banner: { js: "import { createRequire as __pickupCreateRequire } from 'node:module';\nconst require = __pickupCreateRequire(import.meta.url);" },
   });
-  // Around each CommonJS output: the function expression the loader compiles, as the loader defines it.
-  const { COMMONJS_WRAPPER_START, COMMONJS_WRAPPER_END } = await import(pathToFileURL(join(dist, 'src/boot/code-cache.js')).href);
-  const cjs =
-    Object.keys(commonJsEntries).length === 0
-      ? null
-      : await build({
-          ...common,
-          entryPoints: entryPoints(commonJsEntries),
-          format: 'cjs',
-          outExtension: { '.js': '.cjs' },
-          define: { 'import.meta.url': '__pickupModuleUrl' },
-          supported: { 'dynamic-import': false },
-          // The loader compiles the file as it is: a function of the CommonJS arguments (no copy of
-          // the source to wrap it), ASCII only (read as latin1: no UTF-8 decoding).
-          banner: { js: COMMONJS_WRAPPER_START },
-          footer: { js: COMMONJS_WRAPPER_END },
-          charset: 'ascii',
-          // In a CommonJS file a require() runs where the module is initialized (lazily for what the
-          // daemon loads on demand), so the ESM build's imports-by-require plugin is not needed; and
-          // without it named imports of built-ins read the module object instead of a copy of it.
-          plugins: [modesPlugin, lazyPlugin, deferredAtLoadPlugin],
-        });
+  const cjs = Object.keys(commonJsEntries).length === 0 ? null : await buildCommonJs(common, entryPoints(commonJsEntries), dist);
   mkdirSync(join(out, 'page'), { recursive: true });
   cpSync(join(ROOT, 'src/debug/page/technician.html'), join(out, 'page/technician.html'));
   const meta = { inputs: { ...esm.metafile?.inputs, ...cjs?.metafile?.inputs }, outputs: { ...esm.metafile?.outputs, ...cjs?.metafile?.outputs } };
   if (metafile !== null) writeFileSync(metafile, JSON.stringify(meta));
   return { esm, cjs, metafile: metafile !== null ? meta : undefined };
+}
+
+/** The CommonJS outputs, DIR/<name>.cjs, that src/boot/code-cache.ts compiles (see COMMONJS_ENTRIES). */
+async function buildCommonJs(common, entryPoints, dist) {
+  // Around each: the function expression the loader compiles, as the loader defines it.
+  const { COMMONJS_WRAPPER_START, COMMONJS_WRAPPER_END } = await import(pathToFileURL(join(dist, 'src/boot/code-cache.js')).href);
+  return build({
+    ...common,
+    entryPoints,
+    format: 'cjs',
+    outExtension: { '.js': '.cjs' },
+    define: { 'import.meta.url': '__pickupModuleUrl' },
+    supported: { 'dynamic-import': false },
+    // The loader compiles the file as it is: a function of the CommonJS arguments (no copy of
+    // the source to wrap it), ASCII only (read as latin1: no UTF-8 decoding).
+    banner: { js: COMMONJS_WRAPPER_START },
+    footer: { js: COMMONJS_WRAPPER_END },
+    charset: 'ascii',
+    // In a CommonJS file a require() runs where the module is initialized (lazily for what the
+    // daemon loads on demand), so the ESM build's imports-by-require plugin is not needed; and
+    // without it named imports of built-ins read the module object instead of a copy of it.
+    plugins: [modesPlugin, lazyPlugin, deferredAtLoadPlugin],
+  });
 }
 
 if (import.meta.url === `file://${process.argv[1]}`) {

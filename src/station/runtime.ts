@@ -423,7 +423,6 @@ export class StationRuntime {
     return this.drainPromise;
   }
 
-  /** Stop: timers off, in-flight event aborted, pulses finished, every lock OFF. */
   /**
    * Resolves once the first event since start() (the start's /state) is written to the network, or
    * its first attempt ended without that (or the station stopped). What loads after start (the
@@ -433,6 +432,7 @@ export class StationRuntime {
     return this.firstReportOnWire;
   }
 
+  /** Stop: timers off, in-flight event aborted, pulses finished, every lock OFF. */
   async stop(): Promise<void> {
     this.reportWritten();
     if (!this.running) return;
