@@ -17,9 +17,15 @@
  * the scan path"). The two share zod's core and its settings: what loads classic later (the
  * technician port, the portal client, the reference server) keeps them.
  */
-import { config } from 'zod/mini';
+import { config, int, maximum, minimum, minLength, number, string } from 'zod/mini';
 import en from 'zod/v4/locales/en.js';
 
 config({ ...en(), jitless: true });
 
 export * from 'zod/mini';
+
+/** An integer in [min, max]: the bound of every count, size and duration in the config schemas. */
+export const intIn = (min: number, max: number) => number().check(int(), minimum(min), maximum(max));
+
+/** A string that is not empty. */
+export const nonEmpty = () => string().check(minLength(1));

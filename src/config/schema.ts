@@ -6,6 +6,7 @@
  * Validation reports every problem at once with its path and the bad value (see load.ts).
  */
 import * as z from '../zod-mini.js';
+import { intIn, nonEmpty } from '../zod-mini.js';
 import { boardHardwareSchema } from '../devices/board-config.js';
 import { debugConfigSchema } from '../debug/config.js';
 import { HARD_MAX_PULSE_MS } from '../devices/types.js';
@@ -14,9 +15,7 @@ import { portalConfigSchema } from '../portal/config.js';
 import { LOCALES, TEXTS, type Texts } from './messages.js';
 
 const uuidV4Lower = z.string().check(z.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'must be a lowercase UUIDv4'));
-const intIn = (min: number, max: number) => z.number().check(z.int(), z.minimum(min), z.maximum(max));
 const durationMs = (dflt: number, min = 1, max = 24 * 3600_000) => z._default(intIn(min, max), dflt);
-const nonEmpty = () => z.string().check(z.minLength(1));
 
 export const boxSchema = z.strictObject({
   /** 1-based position in the station, as printed on the door; boards map numbers to lines. */

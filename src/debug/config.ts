@@ -9,6 +9,7 @@
  * port itself only after it.
  */
 import * as z from '../zod-mini.js';
+import { intIn } from '../zod-mini.js';
 
 export const DEFAULT_DEBUG_PORT = 8470;
 /** Name of the systemd credential (LoadCredential=technician-tokens:...) with extra token entries. */
@@ -23,8 +24,6 @@ export type TokenScope = z.output<typeof tokenScopeSchema>;
  * hash cannot be reversed by guessing, and a slow KDF would cost the board CPU on every request.
  */
 export const TOKEN_HASH_RE = /^sha256:[0-9a-f]{64}$/;
-
-const intIn = (min: number, max: number) => z.number().check(z.int(), z.minimum(min), z.maximum(max));
 
 export const tokenEntrySchema = z.strictObject({
   /** Who holds the token; logged with every service action (the token itself never is). */

@@ -9,13 +9,11 @@
  * reads the file.
  */
 import * as z from '../zod-mini.js';
+import { intIn, nonEmpty } from '../zod-mini.js';
 import { gpioBackendSchema, inputLineSchema, outputLineSchema } from './gpio/line-schema.js';
 import { hidKeypadSchema, inputProfileObject, refineInputProfile } from './input/schema.js';
 
 export { inputLineSchema, outputLineSchema };
-
-const intIn = (min: number, max: number) => z.number().check(z.int(), z.minimum(min), z.maximum(max));
-const nonEmpty = () => z.string().check(z.minLength(1));
 
 export const boardBoxSchema = z.strictObject({
   number: intIn(1, 999),

@@ -12,12 +12,10 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import * as z from '../zod-mini.js';
+import { intIn, nonEmpty } from '../zod-mini.js';
 
 /** Name of the systemd credential (LoadCredential=portal-client:...) holding the credentials JSON. */
 export const PORTAL_CREDENTIAL = 'portal-client';
-
-const intIn = (min: number, max: number) => z.number().check(z.int(), z.minimum(min), z.maximum(max));
-const nonEmpty = () => z.string().check(z.minLength(1));
 
 export const portalConfigSchema = z
   .strictObject({

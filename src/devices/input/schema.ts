@@ -7,9 +7,9 @@
  * Protocol strings (prefix, suffix, clear, …) are JSON strings; "\u0002" is the byte 0x02.
  */
 import * as z from '../../zod-mini.js';
+import { intIn } from '../../zod-mini.js';
 import { CLEAR_KEY_USAGES, type ClearKeyName } from '../hid/keypad.js';
 
-const intIn = (min: number, max: number) => z.number().check(z.int(), z.minimum(min), z.maximum(max));
 const ms = (dflt: number, min = 1, max = 600_000) => z._default(intIn(min, max), dflt);
 
 const usbId = z.union([
