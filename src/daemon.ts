@@ -83,7 +83,7 @@ export async function runDaemon(args: string[], boot: DaemonBoot = {}): Promise<
   await headStart(first.runtime.firstReportWritten(), loaded.config.timing.firstReportHeadStartMs);
   // Loaded only now, while the first /state is on its way: the technician port, reloads, the update
   // lock and the systemd integration are needed before READY=1, not before the station reports in
-  // (ARCHITECTURE.md, "Start-up"). In the bundled app they are evaluated here, not at start.
+  // (docs/decisions/0046). In the bundled app they are evaluated here, not at start.
   const [{ withTechnicianPort }, { reloadOnSignal }, { createSystemdIntegration }, { holdUpdateLock }] = await Promise.all([
     import('./debug/index.js'),
     import('./debug/reload-signal.js'),

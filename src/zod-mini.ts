@@ -13,8 +13,7 @@
  *   5-6 µs). An object schema reads the setting when it is built, hence here, before the first.
  *
  * Why zod/mini and not classic zod on the start path: classic's schemas carry its whole chainable
- * API and loading it costs ~14 ms of the daemon's start (ARCHITECTURE.md, "Start-up, memory and
- * the scan path"). The two share zod's core and its settings: what loads classic later (the
+ * API and loading it costs ~14 ms of the daemon's start (docs/decisions/0045). The two share zod's core and its settings: what loads classic later (the
  * technician port, the portal client, the reference server) keeps them.
  */
 import { config, int, maximum, minimum, minLength, number, string } from 'zod/mini';

@@ -1,6 +1,6 @@
 /**
  * The daemon's code compiled once per release and Node version, not at every start: a V8 code
- * cache (ARCHITECTURE.md, "Start-up"). The bundled app's daemon is a CommonJS file (app/daemon.cjs)
+ * cache (docs/decisions/0047). The bundled app's daemon is a CommonJS file (app/daemon.cjs)
  * that this loader compiles with vm.Script, handing V8 the cache written by an earlier start; once
  * the station is ready, the daemon asks for the cache of everything compiled so far (its start,
  * the first /state through got, the technician port) to be written for the next start.
@@ -8,7 +8,7 @@
  * Why our own and not Node's: Node 20 (Debian's, armv7) has no compile cache at all; Node 22+'s
  * (NODE_COMPILE_CACHE, still set by the unit for main.js and the other modes) covers ES modules, and
  * a cache made once the station is ready also holds what V8 compiled lazily while it started
- * (figures in ARCHITECTURE.md). The folder is NODE_COMPILE_CACHE's: the unit's CacheDirectory.
+ * (figures in docs/decisions/0047). The folder is NODE_COMPILE_CACHE's: the unit's CacheDirectory.
  *
  * Safety: a cache is used only for the exact source it was made from (the file name carries the
  * source's CRC-32, the Node version and the architecture), and only if its own CRC-32 checks out

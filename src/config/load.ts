@@ -13,7 +13,7 @@ import { configSchema, type StationConfig } from './schema.js';
 
 export { zodProblems };
 // Reading a JSON file safely lives in read.ts (no schema there: safe-state reads the config with it
-// without evaluating the station's whole schema; ARCHITECTURE.md, "Start-up").
+// without evaluating the station's whole schema; docs/decisions/0050).
 export { MAX_CONFIG_BYTES, MAX_CONFIG_DEPTH, jsonSyntaxMessage, readFailure, readJsonFile, tooDeep } from './read.js';
 
 /** Name of the systemd credential (LoadCredential=station-password:...) holding the password. */

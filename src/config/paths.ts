@@ -10,7 +10,7 @@
  */
 import { isAbsolute, resolve } from 'node:path';
 
-/** Every config key that holds a path (dotted, as in README's configuration table). */
+/** Every config key that holds a path (dotted, as in docs/config.md). */
 export const CONFIG_PATH_KEYS: readonly string[] = [
   'station.passwordFile',
   'server.caFile',

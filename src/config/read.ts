@@ -1,8 +1,8 @@
 /**
  * Reading a JSON file for a config problem report: size and depth caps, a byte-order mark
  * accepted, syntax errors as messages that never quote the file. No schema here, so that
- * safe-state reads its config without evaluating the station's whole schema (ARCHITECTURE.md,
- * "Start-up"); load.ts re-exports all of it.
+ * safe-state reads its config without evaluating the station's whole schema
+ * (docs/decisions/0050); load.ts re-exports all of it.
  */
 import { readFileSync, statSync } from 'node:fs';
 import { ConfigError, errorMessage, type ConfigProblem } from '../errors.js';

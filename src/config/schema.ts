@@ -1,5 +1,5 @@
 /**
- * The one config schema (zod/mini, see src/zod-mini.ts). Every key has its default here; README.md
+ * The one config schema (zod/mini, see src/zod-mini.ts). Every key has its default here; docs/config.md
  * documents each. Protocol defaults are the spec's: answer timeout 20 s, 3 attempts, heartbeat at
  * most every 30 s.
  *

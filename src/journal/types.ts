@@ -73,7 +73,7 @@ export interface JournalHealth {
  *   unreadable journal comes back with `problem` set and whatever could be trusted (never a throw).
  * - `record()` is synchronous on purpose: it returns once the record is in the operating system
  *   (a kill -9 cannot lose it) so the runtime can write and then pulse in the same tick — a lock is
- *   energized less than a millisecond after its box-open answer (issue 13). Durability against a
+ *   energized less than a millisecond after its box-open answer (docs/decisions/0007). Durability against a
  *   power cut follows within `flush()`'s fsync, which the file adapter starts at the end of the
  *   event-loop turn that wrote the record, batched.
  *   It never throws: a failed write is reported through `health()` and `onProblem`.

@@ -82,7 +82,7 @@ export class StationMetrics {
       registers,
     });
     // By station only, not by endpoint: /state is nearly every answer anyway, and at 1,000 stations
-    // the histogram by endpoint was more than half of a scrape's render time (ARCHITECTURE.md).
+    // the histogram by endpoint was more than half of a scrape's render time (docs/decisions/0026).
     this.answerSeconds = new Histogram({
       name: `${PREFIX}answer_duration_seconds`,
       help: 'Time from sending the answering HTTP attempt of a protocol event to its parsed answer.',

@@ -17,7 +17,7 @@
  * exceptions — into an HTTPError with a captured stack and a pass through got's retry and error
  * machinery before `throwHttpErrors: false` hands the response back (measured: 466 instead of
  * 603 µs of CPU per 404 exchange, 475 instead of 507 per /state, the reference server's own work
- * included; ARCHITECTURE.md, "Scan path"). `decompress: false`: the answers are a few hundred
+ * included; docs/decisions/0051). `decompress: false`: the answers are a few hundred
  * bytes, so no Accept-Encoding is sent and no decompressing stream is set up per answer.
  */
 import { randomUUID } from 'node:crypto';

@@ -1,5 +1,5 @@
 /**
- * Station protocol v2 (../shared/specs/station-protocol-v2.md): request bodies and server commands.
+ * Station protocol v2 (docs/protocol/endpoints.md, answers.md): request bodies and server commands.
  */
 
 export type Endpoint = 'state' | 'item-identify' | 'pin-enter' | 'cancel';

@@ -3,7 +3,7 @@
  * safe-state (safe-state.ts, which validates only the lock lines it drives) share it, so both read
  * a lock line the same way. Written with zod/mini (src/zod-mini.ts), as is every schema the daemon
  * builds before its first /state: zod's full API is ~140 KB to compile and initialize before the
- * first lock can be driven OFF, mini ~30 KB (ARCHITECTURE.md, "Start-up").
+ * first lock can be driven OFF, mini ~30 KB (docs/decisions/0045).
  */
 import * as z from '../../zod-mini.js';
 

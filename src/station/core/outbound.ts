@@ -7,7 +7,7 @@
  * Transitions here: free -> in flight (send: any event; flushState: the owed /state) ->
  * free (answers.ts on `answered` / `unanswered`). A heartbeat timer marks a /state owed.
  *
- * What /state says about health (ARCHITECTURE.md, "errorMessage with UP"): errorMessage names every
+ * What /state says about health (docs/decisions/0028): errorMessage names every
  * lasting fault, every alarm in force and every one-shot error, joined by "; ", or is null; st is
  * DOWN while a fault, a one-shot error or an alarm that stops service (tamper) is there, and UP
  * otherwise — a forced-open, ajar or PIN lock-out alarm leaves the other boxes serving, so it goes

@@ -2,7 +2,7 @@
  * Refused server commands without storms. A refused answer (unknown type, a foreign box, box-open
  * to /state, a body that is no command) opens nothing and is reported by a /state DOWN with an
  * errorMessage. That /state usually gets the same answer from the same server: reported at once
- * every time, a station sent /state as fast as the server answered (issue 11: ~2,000 in 6 s with
+ * every time, a station sent /state as fast as the server answered (~2,000 in 6 s with
  * two log lines each), and a server release with a new command type would make a fleet hammer it.
  *
  * So refusals are counted per refusal window — one heartbeat interval, the `refusal` timer:
