@@ -5,7 +5,7 @@ import tseslint from 'typescript-eslint';
 /** src/zod-mini.ts re-exports zod/mini, whose `z` export is all of it: import it as a namespace. */
 const ZOD_MINI_NAMESPACE = {
   selector: "ImportDeclaration[source.value=/zod-mini\\.js$/] > :matches(ImportSpecifier[imported.name='z'], ImportDefaultSpecifier)",
-  message: "use import * as z from '<path>/zod-mini.js' (tree-shaking; ARCHITECTURE.md, Start-up)",
+  message: "use import * as z from '<path>/zod-mini.js' (tree-shaking; docs/decisions/0045)",
 };
 
 export default tseslint.config(
@@ -28,14 +28,14 @@ export default tseslint.config(
   {
     // zod's `z` export is one namespace object holding all of zod (every locale included: ~600 KB
     // that a bundle must compile at every start); `import * as z` lets the bundler keep only what
-    // is used (~115 KB). ARCHITECTURE.md, "Start-up".
+    // is used (~115 KB). docs/decisions/0045.
     files: ['src/**'],
     rules: {
       'no-restricted-syntax': [
         'error',
         {
           selector: "ImportDeclaration[source.value='zod'] > :matches(ImportSpecifier[imported.name='z'], ImportDefaultSpecifier)",
-          message: "use import * as z from 'zod' (tree-shaking; ARCHITECTURE.md, Start-up)",
+          message: "use import * as z from 'zod' (tree-shaking; docs/decisions/0045)",
         },
         ZOD_MINI_NAMESPACE,
         {

@@ -1,5 +1,5 @@
 /**
- * What metrics cost (issue 14): the station assembled as the daemon does it, with metrics on and
+ * What metrics cost: the station assembled as the daemon does it, with metrics on and
  * off, side by side in the same run (bench/children/metrics-station.ts), both asked for /metrics
  * over HTTP alike (the "off" one answers 404):
  *

@@ -55,7 +55,7 @@ export interface BenchResults {
   journal?: JournalResult;
   /** Fleet mode, with this process's node only. */
   fleet?: FleetResult;
-  /** What metrics cost (issue 14; bench/metrics.ts), this process's node. */
+  /** What metrics cost (bench/metrics.ts), this process's node. */
   metrics?: MetricsResult;
 }
 

@@ -1,11 +1,11 @@
 /**
- * The targets of issue 13, evaluated per Node version (reported, never asserted in tests):
+ * The project's performance targets, evaluated per Node version (reported, never asserted in tests):
  *   start → first /state ≤ 3× bare Node (p50s), the daemon as the unit starts it;
  *   steady RSS < 60 MiB after 10k events with the unit's flags, flat to 30k (≤ 0.5 MiB per 10k);
  *   scan → /item-identify ≤ 1.5× the bare tty hop (p50s) and p99 < 5 ms;
  *   box-open answer → lock energized p99 < 1 ms; door edge → /state at the server p50 < 1 ms;
  *   safe-state start → every lock OFF ≤ 2× bare Node start;
- * and the earlier ones still held: start → first /state p99 < 1 s (issue 11: restart truth), RSS
+ * and the earlier ones still held: start → first /state p99 < 1 s (restart truth), RSS
  * under the unit's MemoryHigh=, idle CPU < 0.3 % of a core, fleet ≥ 1,000 stations.
  */
 import { unitMemoryLimits } from './lib/unit-memory.js';

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # npm run fuzz: every fast-check property of test/fuzz/ at its full count (FUZZ_SCALE=1; npm test
 # runs 5 % of it), then the case count of each property and the total. Fails when a property fails
-# or when fewer than 100,000 cases ran (issue 11 point 8). FUZZ_SEED=<n> replays a reported seed.
+# or when fewer than 100,000 cases ran. FUZZ_SEED=<n> replays a reported seed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 counts=$(mktemp)

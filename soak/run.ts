@@ -1,5 +1,5 @@
 /**
- * `npm run soak` (issue 11 point 7): a station soaked against a flapping server.
+ * `npm run soak`: a station soaked against a flapping server.
  *
  * This process is the station — startStation() with simulated hardware, as the daemon assembles it,
  * the real HTTPS client trusting a private CA, the technician port with its live stream followed —

@@ -18,7 +18,7 @@
  *   DIR/stationctl.js      `stationctl`
  *   DIR/page/technician.html   the technician page, read by src/debug/page.ts
  *
- * Why (ARCHITECTURE.md, "Start-up"): a fresh process spent most of its start resolving, reading
+ * Why (docs/decisions/0043, 0044): a fresh process spent most of its start resolving, reading
  * and compiling ~200 module files; one file per entry removes that. Native addons and the packages
  * that load them stay in node_modules (external): they locate their .node files relative to their
  * own package folder. The output resolves them from the release's node_modules, so DIR must sit in
