@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEED_BARCODES } from '../../src/sim/index.js';
 import { launchChromium } from '../support/chromium.js';
 import { box, until } from '../support/harness.js';
-import { idle, startDebugHarness, type DebugHarness } from '../debug/support.js';
+import { idle, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
 
 const POLL = { timeout: 5_000, interval: 25 };
 const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts');

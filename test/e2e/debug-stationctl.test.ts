@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken, newToken } from '../../src/debug/auth.js';
 import { ReferenceServer, SEED_BARCODES, defaultSeed, type RequestRecord } from '../../src/sim/index.js';
-import { idle, startDebugHarness } from '../debug/support.js';
+import { idle, startDebugHarness } from '../support/technician-harness.js';
 import { STATION, box, until } from '../support/harness.js';
 
 const MAIN = join(import.meta.dirname, '../../dist/src/main.js');

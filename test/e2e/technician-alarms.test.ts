@@ -12,7 +12,7 @@ import { MemoryJournal } from '../../src/journal/memory.js';
 import { SEED_UNKNOWN_PIN } from '../../src/sim/index.js';
 import { launchChromium } from '../support/chromium.js';
 import { until } from '../support/harness.js';
-import { idle, startDebugHarness, type DebugHarness } from '../debug/support.js';
+import { idle, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
 
 const POLL = { timeout: 8_000, interval: 25 };
 const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts');

@@ -18,8 +18,8 @@ import { describe, it } from 'vitest';
 import { screen } from '../../src/station/core.js';
 import type { ActionSource, CoreConfig, Effect, Input, PreviousRun, TimerName } from '../../src/station/core-types.js';
 import type { Endpoint, ServerAnswer } from '../../src/protocol/types.js';
-import { CORE, CoreWorld, type Step } from './support/driver.js';
-import { FUZZ_TIMEOUT_MS, check, must } from './support/runs.js';
+import { CORE, CoreWorld, type Step } from '../support/fuzz-driver.js';
+import { FUZZ_TIMEOUT_MS, check, must } from '../support/fuzz-runs.js';
 
 /** Box ids with no run of two digits, so a PIN can never hide in one (see the PIN rule). */
 const BOXES = ['a', 'b', 'c'].map((c, i) => `${c.repeat(8)}-${c.repeat(4)}-4${c.repeat(3)}-a${c.repeat(3)}-${c.repeat(11)}${i + 1}`);

@@ -13,8 +13,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnansweredError } from '../../src/errors.js';
 import { HttpProtocolClient } from '../../src/protocol/client.js';
 import { parseServerResponse } from '../../src/protocol/parse.js';
-import { rawResponse, type RawResponse } from './support/answers.js';
-import { checkAsync, FUZZ_TIMEOUT_MS, must } from './support/runs.js';
+import { rawResponse, type RawResponse } from '../support/fuzz-answers.js';
+import { checkAsync, FUZZ_TIMEOUT_MS, must } from '../support/fuzz-runs.js';
 
 const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 let next: RawResponse = { status: 200, contentType: 'application/json', body: '{}' };

@@ -19,9 +19,9 @@ import { UnansweredError } from '../../src/errors.js';
 import { parseServerResponse } from '../../src/protocol/parse.js';
 import type { Endpoint, ServerAnswer } from '../../src/protocol/types.js';
 import type { Input, OutboundRequest } from '../../src/station/core-types.js';
-import { OWN_BOXES, rawResponse, type RawResponse } from './support/answers.js';
-import { CoreWorld, HEARTBEAT_MS, type Server, type Step } from './support/driver.js';
-import { FUZZ_TIMEOUT_MS, check, must } from './support/runs.js';
+import { OWN_BOXES, rawResponse, type RawResponse } from '../support/fuzz-answers.js';
+import { CoreWorld, HEARTBEAT_MS, type Server, type Step } from '../support/fuzz-driver.js';
+import { FUZZ_TIMEOUT_MS, check, must } from '../support/fuzz-runs.js';
 
 /** The real parse: an answer, or the client's "unanswered" (it would have resent, then given up). */
 function parsed(r: RawResponse): { kind: 'answer'; answer: ServerAnswer } | { kind: 'unanswered'; reason: string } {

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { messagesSchema, pinSchema, timingSchema } from '../../src/config/schema.js';
 import { MAX_KEPT } from '../../src/station/core/door-reports.js';
 import type { CoreConfig, Effect, OutboundRequest } from '../../src/station/core-types.js';
-import { VirtualCore } from './support/virtual-core.js';
+import { VirtualCore } from '../support/virtual-core.js';
 
 const A = 'aaaaaaaa-aaaa-4aaa-8aaa-000000000001';
 const B = 'aaaaaaaa-aaaa-4aaa-8aaa-000000000002';

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { messagesSchema } from '../../src/config/schema.js';
 import type { CoreConfig, Effect } from '../../src/station/core-types.js';
 import type { Endpoint, ServerAnswer } from '../../src/protocol/types.js';
-import { maxInWindow, VirtualCore } from './support/virtual-core.js';
+import { maxInWindow, VirtualCore } from '../support/virtual-core.js';
 
 const B1 = '11111111-1111-4111-8111-111111111111';
 const B2 = '22222222-2222-4222-8222-222222222222';
