@@ -2,7 +2,7 @@
  * The monitoring assets in ops/: Prometheus' own tool checks the example configs, the alert rules
  * and their unit tests, and lints what /metrics serves; the Grafana dashboard names only metrics
  * the station exports. (Every dashboard and rule expression is also evaluated by a real Prometheus
- * in test/ops/prometheus.test.ts.)
+ * in test/e2e/ops-prometheus.test.ts.)
  */
 import { spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

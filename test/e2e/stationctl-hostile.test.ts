@@ -74,7 +74,7 @@ describe('messages name the limit or the command to type', () => {
     expect(word.err).toContain('-n takes a whole number from 0 to 10000, got "lots"');
   });
 
-  it('an action with a read token says how to get a service token (selftest outside service mode: test/e2e/debug-stationctl)', async () => {
+  it('an action with a read token says how to get a service token (selftest outside service mode: test/e2e/technician-stationctl)', async () => {
     const r = await run(['selftest', '--url', daemon.url, '--token-file', tokenFile]);
     expect(r.code).toBe(1);
     // A read token: refused for its scope first, with how to get a service token.

@@ -1,7 +1,7 @@
 /**
  * The README's way to a Prometheus token: `stationctl token new --scope metrics` (the built CLI).
  * Its entry, configured, lets the token in with the metrics scope, which allows /metrics and
- * nothing else (over HTTP: test/metrics/endpoint.test.ts).
+ * nothing else (over HTTP: test/integration/metrics-endpoint.test.ts).
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';

@@ -4,7 +4,7 @@
  * the daemon's config step (daemonConfig, what runDaemon does first) ends in 0 or 78, never a
  * throw; a 78 message has no stack and never a secret that was planted anywhere in the file.
  *
- * Runs per property: $FUZZ_RUNS (default 300; `FUZZ_RUNS=20000 npx vitest run test/hostile/config-fuzz.test.ts` for a long run).
+ * Runs per property: $FUZZ_RUNS (default 300; `FUZZ_RUNS=20000 npx vitest run test/fuzz/config-files.test.ts` for a long run).
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -86,7 +86,7 @@ export class DaemonRig {
 
   /**
    * Start the daemon (`env` on top of the credentials and runtime directories). `launch`: another
-   * node and argv for it (test/bundle/app.test.ts starts the bundled app/ as the unit does).
+   * node and argv for it (test/e2e/bundle-app.test.ts starts the bundled app/ as the unit does).
    */
   start(env: NodeJS.ProcessEnv = {}, launch: { node: string; argv: readonly string[] } = { node: process.execPath, argv: [MAIN, 'run', '--config', this.configFile] }): DaemonProcess {
     const spawnedAt = performance.now();
