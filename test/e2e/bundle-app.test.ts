@@ -18,7 +18,7 @@ import { fakeGpiod, type FakeGpiod } from '../../bench/lib/fake-gpiod.js';
 import { placeCommand, readUnit, type Command } from '../../bench/lib/unit.js';
 import { SEED_BARCODES } from '../../src/sim/seed.js';
 import { DaemonRig } from '../support/daemon-rig.js';
-import { box } from '../support/harness.js';
+import { box, sleep } from '../support/shared.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const APP = join(REPO, 'app');
@@ -205,7 +205,7 @@ it('the demo from app/ shows its prompt and quits', { timeout: 60_000 }, async (
   let out = '';
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   const exited = new Promise<number | null>((r) => child.on('exit', (code) => r(code)));
-  for (let i = 0; i < 300 && !out.includes('Scan an item'); i++) await new Promise((r) => setTimeout(r, 100));
+  for (let i = 0; i < 300 && !out.includes('Scan an item'); i++) await sleep(100);
   expect(out).toContain('Scan an item');
   child.stdin.write('quit\n');
   expect(await exited).toBe(0);

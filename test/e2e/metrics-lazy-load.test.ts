@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashToken, newToken } from '../../src/debug/auth.js';
 import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
-import { STATION, until } from '../support/harness.js';
+import { sleep, STATION, waitFor } from '../support/shared.js';
 
 const MAIN = join(import.meta.dirname, '../../dist/src/main.js');
 const HOOK = `const M = require('node:module');
@@ -61,7 +61,7 @@ async function startDaemon(metrics: Record<string, unknown>, before: (s: Referen
   let err = '';
   child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
   child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
-  const port = await until(() => /"address":"(http:\/\/127\.0\.0\.1:\d+)".*technician port listening/.exec(out)?.[1], 'technician port', 15_000);
+  const port = await waitFor('technician port', () => /"address":"(http:\/\/127\.0\.0\.1:\d+)".*technician port listening/.exec(out)?.[1], 15_000);
   return { srv: server, out: () => out, err: () => err, port, token };
 }
 
@@ -78,13 +78,13 @@ describe('prom-client is loaded lazily', () => {
           const { time } = JSON.parse(l) as { time: number | string };
           return typeof time === 'number' ? time : Date.parse(time);
         });
-    await new Promise((r) => setTimeout(r, 1_000));
+    await sleep(1_000);
     // Read together: while nothing is answered yet, prom-client must not be loaded.
     const [err, answers] = [d.err(), answered()];
     if (answers.length === 0) expect(err).not.toContain('PROM-CLIENT LOADED');
     else console.error('lazy-load: the first answer came within a second of the port listening (a slow machine); only the order is checked');
-    const loadedAt = await until(() => /PROM-CLIENT LOADED (\d+)/.exec(d.err())?.[1], 'prom-client loaded after an answer', 10_000);
-    const firstAnswer = await until(() => answered()[0], 'an answered event in the log');
+    const loadedAt = await waitFor('prom-client loaded after an answer', () => /PROM-CLIENT LOADED (\d+)/.exec(d.err())?.[1], 10_000);
+    const firstAnswer = await waitFor('an answered event in the log', () => answered()[0]);
     expect(Number(loadedAt)).toBeGreaterThanOrEqual(firstAnswer);
     expect(d.srv.requests[0]).toMatchObject({ endpoint: 'state', fault: 'delay' });
     const r = await fetch(`${d.port}/metrics`, { headers: { authorization: `Bearer ${d.token}` } });
@@ -94,7 +94,7 @@ describe('prom-client is loaded lazily', () => {
 
   it('metrics off: never loaded, and /metrics is a 404', async () => {
     const d = await startDaemon({ enabled: false });
-    await until(() => d.srv.requests.filter((r) => r.endpoint === 'state' && r.status === 200).length >= 3, 'three answered heartbeats', 10_000);
+    await waitFor('three answered heartbeats', () => d.srv.requests.filter((r) => r.endpoint === 'state' && r.status === 200).length >= 3, 10_000);
     const r = await fetch(`${d.port}/metrics`, { headers: { authorization: `Bearer ${d.token}` } });
     expect(r.status).toBe(404);
     expect(d.err()).not.toContain('PROM-CLIENT LOADED');

@@ -13,7 +13,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken, newToken } from '../../src/debug/auth.js';
 import { ReferenceServer, SEED_BARCODES, defaultSeed } from '../../src/sim/index.js';
-import { STATION, until } from '../support/harness.js';
+import { sleep, STATION, waitFor } from '../support/shared.js';
 import { requireTool, runs } from '../support/tools.js';
 import { dashboardExpressions, freePort, instantiate, metricNamesIn } from '../support/ops-assets.js';
 
@@ -70,7 +70,7 @@ async function eventually(what: string, check: () => Promise<boolean>, timeoutMs
       last = e;
     }
     if (performance.now() - t0 > timeoutMs) throw new Error(`timed out waiting for: ${what}${last ? ` (last error: ${last instanceof Error ? last.message : 'none'})` : ''}`);
-    await new Promise((r) => setTimeout(r, 250));
+    await sleep(250);
   }
 }
 
@@ -108,7 +108,7 @@ describe.runIf(haveProm && haveNodeExporter)('a real Prometheus and node_exporte
     };
     writeFileSync(join(dir, 'config.json'), JSON.stringify(config));
     daemon = start(process.execPath, [MAIN, '--config', join(dir, 'config.json')], { PATH: process.env['PATH'], CREDENTIALS_DIRECTORY: dir });
-    const listening = await until(() => /"address":"(http:\/\/127\.0\.0\.1:\d+)".*technician port listening/.exec(daemon.out()), 'technician port', 15_000);
+    const listening = await waitFor('technician port', () => /"address":"(http:\/\/127\.0\.0\.1:\d+)".*technician port listening/.exec(daemon.out()), 15_000);
     techUrl = listening[1] as string;
 
     const nodePort = await freePort();

@@ -9,10 +9,10 @@ import { pino } from 'pino';
 import { HttpProtocolClient } from '../../src/protocol/client.js';
 import { HostileServer } from '../support/hostile-server.js';
 import { startDaemon, type Daemon } from '../support/hostile-daemon.js';
+import { sleep, STATION } from '../support/shared.js';
 
 const WAIT_FOR_INPUT = { type: 'wait-for-input', displayMessages: ['Scan an item'] };
 const MB = 1024 * 1024;
-const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 
 let server: HostileServer | undefined;
 let daemon: Daemon | undefined;
@@ -25,11 +25,11 @@ afterEach(async () => {
 
 function client(baseUrl: string, maxAnswerBytes?: number): HttpProtocolClient {
   return new HttpProtocolClient({
-    baseUrl, version: 'v2', stationId: STATION, password: 'x'.repeat(20), answerTimeoutMs: 5_000, attempts: 1,
+    baseUrl, version: 'v2', stationId: STATION.id, password: 'x'.repeat(20), answerTimeoutMs: 5_000, attempts: 1,
     acceptLanguage: null, caFile: null, userAgent: 'pickup-station/test', log: pino({ level: 'silent' }), ...(maxAnswerBytes === undefined ? {} : { maxAnswerBytes }),
   });
 }
-const stateBody = { station: STATION, st: 'UP' as const, errorMessage: null, inputVoltage: 12, internetSignalStrength: 100, boxes: [], event: 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb' };
+const stateBody = { station: STATION.id, st: 'UP' as const, errorMessage: null, inputVoltage: 12, internetSignalStrength: 100, boxes: [], event: 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb' };
 
 describe('the protocol client reads at most server.maxAnswerBytes', () => {
   it('a 200 MB chunked answer: abandoned past 64 KiB (the default), unanswered with the reason', async () => {
@@ -83,7 +83,7 @@ describe('the daemon given a 200 MB answer', () => {
     const big = server.deliveries[armedAt]!;
     await big.done;
     expect(big.abandoned).toBe(true);
-    await new Promise((r) => setTimeout(r, 1_000));
+    await sleep(1_000);
     const after = d.memory();
     // 200 MB read and parsed would be ~400 MiB of RSS; bounded reading costs next to nothing.
     expect(after.hwm - before.rss).toBeLessThan(24);

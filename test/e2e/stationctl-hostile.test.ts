@@ -9,7 +9,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
-import { STATION, until } from '../support/harness.js';
+import { STATION, waitFor } from '../support/shared.js';
 import { startDaemon, type Daemon } from '../support/hostile-daemon.js';
 
 const CTL = join(import.meta.dirname, '../../dist/src/cli/stationctl.js');
@@ -93,15 +93,15 @@ describe('logs -f and events -f across a station restart', () => {
     const env = { STATIONCTL_TOKEN: daemon.token };
     const logs = stationctl(['logs', '-f', '-n', '5', '--json', '--url', daemon.url], env);
     const events = stationctl(['--url', daemon.url, 'events', '-f', '--json'], env);
-    await until(() => logs.out.includes('"msg":"event answered"') && events.out.includes('"event":"event-done"'), 'both followers see the running station', 15_000);
+    await waitFor('both followers see the running station', () => logs.out.includes('"msg":"event answered"') && events.out.includes('"event":"event-done"'), 15_000);
 
     const restartedAt = new Date().toISOString();
     daemon = await daemon.restart();
     // (pino's base has no pid here: the new process is told by its "starting" line's time.)
     const startedAgain = (): string | undefined => logs.out.split('\n').find((l) => l.includes('"msg":"starting"') && (JSON.parse(l) as { time: string }).time > restartedAt);
-    await until(startedAgain, 'logs -f shows the new process\'s lines', 20_000);
+    await waitFor('logs -f shows the new process\'s lines', startedAgain, 20_000);
     const eventsBefore = events.out.length;
-    await until(() => events.out.length > eventsBefore && events.out.slice(eventsBefore).includes('"event":"event-done"'), 'events -f shows the new station\'s events', 20_000);
+    await waitFor('events -f shows the new station\'s events', () => events.out.length > eventsBefore && events.out.slice(eventsBefore).includes('"event":"event-done"'), 20_000);
 
     logs.child.kill('SIGINT');
     events.child.kill('SIGINT');

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
-import { STATION } from '../support/harness.js';
+import { sleep, STATION } from '../support/shared.js';
 import { startNotifyReceiver, type NotifyReceiver } from '../support/notify-receiver.js';
 
 const MAIN = join(import.meta.dirname, '../../dist/src/main.js');
@@ -102,7 +102,7 @@ describe.skipIf(!HAVE_TOOL)('daemon under a (simulated) systemd notify socket', 
     writeFileSync(file, JSON.stringify({ station: { id: 'nope', boxes: [] }, server: { baseUrl: 'https://x.example' } }));
     const p = daemon(['run', '--config', file], { NOTIFY_SOCKET: receiver.path, WATCHDOG_USEC: '2000000' });
     expect(await p.exited).toBe(78);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     expect(receiver.messages()).toEqual([]);
   });
 });

@@ -13,7 +13,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { holdUpdateLock, UPDATE_LOCK_FILE } from '../../src/systemd/update-lock.js';
 import { startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
 import { DaemonRig } from '../support/daemon-rig.js';
-import { until } from '../support/harness.js';
+import { waitFor } from '../support/shared.js';
 import { requireTool, runs } from '../support/tools.js';
 
 const REPO = join(import.meta.dirname, '../..');
@@ -36,15 +36,15 @@ describe('the daemon side: updates.lock follows the station', () => {
     const lock = holdUpdateLock(d.wp.host, dir, d.h.log, 4242);
     expect(existsSync(file)).toBe(false);
     d.h.sim.forceOpen(3);
-    await until(() => existsSync(file), 'lock written');
+    await waitFor('lock written', () => existsSync(file));
     expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ pid: 4242, reason: 'box 3 is open' });
     expect(lock.held()).toBe('box 3 is open');
     const { body } = await d.call('GET', '/api/status', { token: d.tokens.read });
     expect(body['activity']).toBe('box 3 is open');
     d.h.sim.closeDoor(3);
-    await until(() => !existsSync(file), 'lock released');
+    await waitFor('lock released', () => !existsSync(file));
     d.h.sim.forceOpen(2);
-    await until(() => existsSync(file), 'lock written again');
+    await waitFor('lock written again', () => existsSync(file));
     lock.close();
     expect(existsSync(file)).toBe(false);
   });
@@ -136,14 +136,14 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL)('install.sh waits for the update lo
     await rig.idle();
     expect(existsSync(lockFile())).toBe(false);
     rig.setDoor(2, 'OPEN');
-    await until(() => existsSync(lockFile()), 'the daemon holds the lock');
+    await waitFor('the daemon holds the lock', () => existsSync(lockFile()));
 
     const child = spawn('bash', [SCRIPT, '--root', root, '--bundle', bundle('2.0.0'), '--lock-wait', '60'], { env: env() });
     let out = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     child.stderr.on('data', (b: Buffer) => (out += b.toString()));
     const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-    await until(() => out.includes('waiting for the station to be free: box 2 is open'), 'install.sh waits', 30_000);
+    await waitFor('install.sh waits', () => out.includes('waiting for the station to be free: box 2 is open'), 30_000);
     expect(current()).toBe('releases/1.0.0');
 
     rig.setDoor(2, 'CLOSED');

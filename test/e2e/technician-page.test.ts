@@ -11,7 +11,7 @@ import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { SEED_BARCODES } from '../../src/sim/index.js';
 import { launchChromium } from '../support/chromium.js';
-import { box, until } from '../support/harness.js';
+import { box, waitFor } from '../support/shared.js';
 import { idle, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
 
 const POLL = { timeout: 5_000, interval: 25 };
@@ -67,7 +67,7 @@ describe('technician page in headless Chromium', () => {
     d.h.sim.scanBarcode(SEED_BARCODES[0]);
     await expect.poll(() => page.textContent('#box-1 .st'), POLL).toBe('OPEN');
     const identify = await d.h.server.waitForRequest((r) => r.endpoint === 'item-identify');
-    await until(() => d.wp.station.runtime.snapshot().mode.kind === 'closing', 'closing');
+    await waitFor('closing', () => d.wp.station.runtime.snapshot().mode.kind === 'closing');
     const shown = d.h.sim.display.lastShown().join('\n');
     await expect.poll(() => page.textContent('#lcd'), POLL).toBe(shown);
     await expect.poll(() => page.locator('#timeline .trace-id').allTextContents(), POLL).toContain(`trace ${identify.traceId}`);

@@ -16,10 +16,10 @@ import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { runTechnicianCli } from '../../src/cli/station/commands.js';
 import { idle, readStream, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
+import { sleep } from '../support/shared.js';
 
 const FLOOD = join(import.meta.dirname, '../support/socket-flood.mjs');
 const CTL = join(import.meta.dirname, '../../dist/src/cli/stationctl.js');
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 let d: DebugHarness | undefined;
 afterEach(async () => {

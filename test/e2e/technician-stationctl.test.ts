@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken, newToken } from '../../src/debug/auth.js';
 import { ReferenceServer, SEED_BARCODES, defaultSeed, type RequestRecord } from '../../src/sim/index.js';
 import { idle, startDebugHarness } from '../support/technician-harness.js';
-import { STATION, box, until } from '../support/harness.js';
+import { box, sleep, STATION, waitFor } from '../support/shared.js';
 
 const MAIN = join(import.meta.dirname, '../../dist/src/main.js');
 const CTL = join(import.meta.dirname, '../../dist/src/cli/stationctl.js');
@@ -96,7 +96,6 @@ async function startDaemon(): Promise<Daemon> {
 }
 
 const readTokenText = (file: string): string => readFileSync(file, 'utf8').trim();
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const stateBody = (r: RequestRecord) => r.body as { st: string; errorMessage: string | null; boxes: { id: string; st: string }[] };
 let d: Daemon;
 const ctl = (args: string[], token = d.serviceFile, opts: { input?: string } = {}) => stationctl([...args, '--socket', d.socket, '--token-file', token], opts);
@@ -221,7 +220,7 @@ describe('stationctl over TCP (--url, $STATIONCTL_TOKEN)', () => {
       const child = spawn(process.execPath, [CTL, 'events', '-f'], { env: { PATH: process.env['PATH'], ...env } });
       let out = '';
       child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-      await until(() => h.wp.host.observer.subscribers === 1, 'stationctl subscribed', 10_000);
+      await waitFor('stationctl subscribed', () => h.wp.host.observer.subscribers === 1, 10_000);
       h.h.sim.scanBarcode(SEED_BARCODES[0]);
       for (let i = 0; i < 200 && !/box 1 OPEN/.test(out); i++) await sleep(25);
       expect(out).toMatch(/\/item-identify\s+box-open\s+attempts=1/);

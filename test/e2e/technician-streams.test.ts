@@ -12,7 +12,7 @@ import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
-import { STATION, until } from '../support/harness.js';
+import { sleep, STATION, waitFor } from '../support/shared.js';
 import { startDaemon, type Daemon } from '../support/hostile-daemon.js';
 
 const MB = 1024 * 1024;
@@ -82,18 +82,18 @@ describe('live streams whose clients stop reading', () => {
     // Warm-up: the same flood to eight clients that read, so the ring is full (2,000 lines of
     // ~6 KiB) and everything the flood and eight streams need anyway has been allocated once.
     const warm = Array.from({ length: 8 }, () => readingStream(d));
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     await flood(d, 3_000);
     for (const w of warm) w.close();
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     const before = await d.memoryAfterGc();
 
     const reader = readingStream(d, 2_000);
     const stuck = await Promise.all(Array.from({ length: 7 }, () => stuckStream(d)));
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     // 3,000 lines of ~6 KiB: ~18 MiB per stream, ~125 MiB for seven if nothing bounded them.
     await flood(d, 3_000);
-    await until(() => d.lines().filter((l) => l.includes('live stream dropped')).length >= 7, 'seven streams dropped', 20_000);
+    await waitFor('seven streams dropped', () => d.lines().filter((l) => l.includes('live stream dropped')).length >= 7, 20_000);
     const during = d.memory();
     const drops = d.lines().filter((l) => l.includes('live stream dropped')).map((l) => JSON.parse(l) as { unsentBytes: number; limit: number; path: string });
     expect(drops).toHaveLength(7);
@@ -107,7 +107,7 @@ describe('live streams whose clients stop reading', () => {
     expect(reader.bytes()).toBeGreaterThan((2_000 + 3_000) * 6_000);
     reader.close();
     for (const s of stuck) s.destroy();
-    await new Promise((r) => setTimeout(r, 500));
+    await sleep(500);
     const after = await d.memoryAfterGc();
     console.error(
       `figure: 7 stuck + 1 reading log streams under a ${((3_000 * 6_000) / MB).toFixed(0)} MiB log flood -> daemon after GC: RSS ${before.rss.toFixed(1)} MiB ` +

@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { daemonConfig } from '../../src/daemon.js';
+import { STATION } from '../support/shared.js';
 
 const RUNS = Number(process.env['FUZZ_RUNS'] ?? 300);
 const PASSWORD = 'Abcdefghij0123456789';
@@ -21,7 +22,7 @@ const ENV = { CREDENTIALS_DIRECTORY: dir };
 const file = join(dir, 'config.json');
 
 const VALID = {
-  station: { id: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', boxes: [{ number: 1, id: 'bbbbbbbb-bbbb-4bbb-8bbb-000000000001' }] },
+  station: { id: STATION.id, boxes: [{ number: 1, id: 'bbbbbbbb-bbbb-4bbb-8bbb-000000000001' }] },
   server: { baseUrl: 'https://library.example/pickup' },
 };
 /** Every key of the schema (and a few that are not), as paths into the config. */

@@ -29,7 +29,7 @@ import { HAVE_OPENSSL } from '../support/certs.js';
 import { filesUnder } from '../support/secrets.js';
 import { faultCatalogue, makeFaultCerts, type FaultCerts, type FaultDef } from '../support/fault-catalogue.js';
 import { startFaultStation, type FaultStation } from '../support/fault-station.js';
-import { STATION, until } from '../support/harness.js';
+import { STATION, waitFor } from '../support/shared.js';
 
 const ANSWER_TIMEOUT_MS = 1_000;
 const ATTEMPTS = 3;
@@ -100,10 +100,10 @@ afterAll(() => {
 });
 
 const ready = (fs: FaultStation, mode: 'idle' | 'closing'): Promise<true> =>
-  until(() => {
+  waitFor(`${mode} with nothing in flight`, () => {
     const s = fs.wp.station.runtime.snapshot();
     return s.mode.kind === mode && s.inFlight === null;
-  }, `${mode} with nothing in flight`, 15_000);
+  }, 15_000);
 
 /** The next finished /state that was answered (the heartbeat timer has just restarted). */
 function nextAnsweredState(fs: FaultStation): Promise<void> {
@@ -181,10 +181,10 @@ async function runRow(endpoint: Endpoint, fault: FaultDef, once = false): Promis
     });
     await fs.faulty.apply(fault, endpoint, once ? { times: 1 } : {});
     trigger(fs, endpoint);
-    const row = await until(() => sent.find((s) => s.endpoint === endpoint), `/${endpoint} sent`, HEARTBEAT_MS + 2_000);
-    const record = await until(() => done.get(row.eventId), `/${endpoint} finished`, ATTEMPTS * ANSWER_TIMEOUT_MS + 5_000);
+    const row = await waitFor(`/${endpoint} sent`, () => sent.find((s) => s.endpoint === endpoint), HEARTBEAT_MS + 2_000);
+    const record = await waitFor(`/${endpoint} finished`, () => done.get(row.eventId), ATTEMPTS * ANSWER_TIMEOUT_MS + 5_000);
     off();
-    const outcome = await until(() => after, 'the outcome taken in', 1_000);
+    const outcome = await waitFor('the outcome taken in', () => after, 1_000);
     const display = outcome.display;
     const status = await fs.status();
     const title = `/${endpoint} × ${fault.name}`;
@@ -207,7 +207,7 @@ async function runRow(endpoint: Endpoint, fault: FaultDef, once = false): Promis
         const answered = wire.at(-1)?.response as { displayMessages?: string[] } | undefined;
         expect(display, title).toEqual(answered?.displayMessages);
         const opens = NORMAL[endpoint].opens;
-        await until(() => fs.sim.locks.pulses.length >= pulsesBefore + (opens === null ? 0 : 1), 'the pulse', 2_000);
+        await waitFor('the pulse', () => fs.sim.locks.pulses.length >= pulsesBefore + (opens === null ? 0 : 1), 2_000);
         expect(fs.sim.locks.pulses.slice(pulsesBefore).map((p) => p.box), title).toEqual(opens === null ? [] : [opens]);
         await fs.faulty.heal();
         await fs.status();

@@ -12,7 +12,7 @@ import { runFleetCli } from '../../src/fleet/cli.js';
 import { runFleet, SCRAPE_MEASUREMENTS, type FleetSummary } from '../../src/fleet/run.js';
 import { createLogger } from '../../src/log.js';
 import { generateStation, seedData } from '../../src/sim/index.js';
-import { until } from '../support/harness.js';
+import { sleep, waitFor } from '../support/shared.js';
 import { parseExposition } from '../support/prom-text.js';
 
 describe('fleet metrics', () => {
@@ -42,7 +42,7 @@ describe('fleet metrics', () => {
     );
     let summary: FleetSummary;
     try {
-      const url = await until(() => /metrics of every station at (\S+)/.exec(lines.join('\n'))?.[1], 'metrics url');
+      const url = await waitFor('metrics url', () => /metrics of every station at (\S+)/.exec(lines.join('\n'))?.[1]);
       const scrape = async (): Promise<ReturnType<typeof parseExposition>> => {
         const r = await fetch(url, { headers: { authorization: `Bearer ${token}` } });
         expect(r.status).toBe(200);
@@ -53,7 +53,7 @@ describe('fleet metrics', () => {
       const t0 = performance.now();
       while (!data.stations.every((s) => e.find('pickup_station_lock_pulses_total', { station: s.id }).some((x) => x.value > 0))) {
         if (performance.now() - t0 > 20_000) throw new Error('timed out waiting for a pulse on every station');
-        await new Promise((r) => setTimeout(r, 200));
+        await sleep(200);
         e = await scrape();
       }
       for (const s of data.stations) {

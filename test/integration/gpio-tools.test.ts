@@ -21,6 +21,7 @@ import {
   setOnceArgs,
   shellQuote,
 } from '../../src/devices/gpio/gpiod-tools.js';
+import { sleep } from '../support/shared.js';
 
 const L = { chipPath: '/dev/gpiochip0', offset: 17, activeLow: false };
 const LL = { ...L, activeLow: true };
@@ -97,7 +98,7 @@ function fakeTools(): { dir: string; log: string } {
 
 async function untilLogged(log: string, text: string): Promise<void> {
   const has = (): boolean => existsSync(log) && readFileSync(log, 'utf8').includes(text);
-  for (let i = 0; i < 500 && !has(); i++) await new Promise((r) => setTimeout(r, 10));
+  for (let i = 0; i < 500 && !has(); i++) await sleep(10);
   expect(has()).toBe(true);
 }
 
@@ -107,7 +108,7 @@ function runScript(script: string, dir: string) {
   child.stdout.on('data', (c: Buffer) => (out += c.toString()));
   const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
   const waitOut = async (text: string): Promise<void> => {
-    for (let i = 0; i < 500 && !out.includes(text); i++) await new Promise((r) => setTimeout(r, 10));
+    for (let i = 0; i < 500 && !out.includes(text); i++) await sleep(10);
     expect(out).toContain(text);
   };
   return { child, exited, waitOut, out: () => out };

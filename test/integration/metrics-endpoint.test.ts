@@ -12,7 +12,8 @@ import { MemoryJournal } from '../../src/journal/memory.js';
 import { LogRing } from '../../src/log.js';
 import { SEED_BARCODES, SEED_PIN_MULTI, SEED_UNKNOWN_PIN } from '../../src/sim/index.js';
 import { idle, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
-import { STATION, startHarness, until, type Harness, type HarnessOverrides } from '../support/harness.js';
+import { STATION, waitFor } from '../support/shared.js';
+import { startHarness, type Harness, type HarnessOverrides } from '../support/harness.js';
 import { parseExposition, type Exposition } from '../support/prom-text.js';
 
 let d: DebugHarness | undefined;
@@ -61,7 +62,7 @@ describe('GET /metrics: what it counts', () => {
     expect(statesBefore).toBeGreaterThanOrEqual(1);
 
     d.h.sim.scanBarcode(SEED_BARCODES[0]);
-    await until(() => d!.wp.station.runtime.snapshot().mode.kind === 'closing', 'closing');
+    await waitFor('closing', () => d!.wp.station.runtime.snapshot().mode.kind === 'closing');
     const open = await scrape(d);
     expect(open.value('pickup_station_events_total', { station, endpoint: 'item-identify', outcome: 'box-open' })).toBe(1);
     expect(open.value('pickup_station_event_attempts_total', { station, endpoint: 'item-identify' })).toBe(1);
@@ -126,21 +127,21 @@ describe('GET /metrics: what it counts', () => {
     });
 
     d.h.sim.forceOpen(3);
-    await until(() => d!.wp.station.runtime.snapshot().alarms.some((a) => a.kind === 'forced-open'), 'forced-open raised');
+    await waitFor('forced-open raised', () => d!.wp.station.runtime.snapshot().alarms.some((a) => a.kind === 'forced-open'));
     expect(await alarms()).toMatchObject({ total: { 'forced-open': 1 }, active: { 'forced-open': 1 } });
     d.h.sim.closeDoor(3);
-    await until(() => d!.wp.station.runtime.snapshot().alarms.length === 0, 'forced-open cleared');
+    await waitFor('forced-open cleared', () => d!.wp.station.runtime.snapshot().alarms.length === 0);
     expect(await alarms()).toMatchObject({ total: { 'forced-open': 1 }, active: { 'forced-open': 0 } });
 
     d.h.sim.openTamper();
-    await until(() => d!.wp.station.runtime.snapshot().alarms.some((a) => a.kind === 'tamper'), 'tamper raised');
+    await waitFor('tamper raised', () => d!.wp.station.runtime.snapshot().alarms.some((a) => a.kind === 'tamper'));
     expect(await alarms()).toMatchObject({ total: { tamper: 1 }, active: { tamper: 1 } });
     d.h.sim.closeTamper();
-    await until(() => d!.wp.station.runtime.snapshot().alarms.length === 0, 'tamper cleared');
+    await waitFor('tamper cleared', () => d!.wp.station.runtime.snapshot().alarms.length === 0);
     await idle(d);
 
     d.h.sim.typePin(SEED_PIN_MULTI); // boxes 5 and 6, left open
-    await until(() => d!.wp.station.runtime.snapshot().alarms.filter((a) => a.kind === 'door-ajar').length === 2, 'both doors ajar', 5_000);
+    await waitFor('both doors ajar', () => d!.wp.station.runtime.snapshot().alarms.filter((a) => a.kind === 'door-ajar').length === 2, 5_000);
     expect(await alarms()).toMatchObject({ total: { 'door-ajar': 2 }, active: { 'door-ajar': 2 } });
     d.h.sim.closeDoor(5);
     d.h.sim.closeDoor(6);
@@ -153,12 +154,12 @@ describe('GET /metrics: what it counts', () => {
       d.h.sim.typePin(SEED_UNKNOWN_PIN);
       await d.h.server.waitForRequest((r) => r.endpoint === 'pin-enter', 5_000, { afterSeq: seq });
     }
-    await until(() => d!.wp.station.runtime.snapshot().alarms.some((a) => a.kind === 'pin-lockout'), 'lock-out raised');
+    await waitFor('lock-out raised', () => d!.wp.station.runtime.snapshot().alarms.some((a) => a.kind === 'pin-lockout'));
     const locked = await alarms();
     expect(locked).toMatchObject({ total: { 'pin-lockout': 1 }, active: { 'pin-lockout': 1 } });
     const e = await scrape(d);
     expect(e.value('pickup_station_events_total', { station, endpoint: 'pin-enter', outcome: 'exception' })).toBe(2);
-    await until(() => d!.wp.station.runtime.snapshot().alarms.length === 0, 'lock-out over', 5_000);
+    await waitFor('lock-out over', () => d!.wp.station.runtime.snapshot().alarms.length === 0, 5_000);
     expect(await alarms()).toEqual({
       total: { 'forced-open': 1, 'door-ajar': 2, tamper: 1, 'pin-lockout': 1 },
       active: { 'forced-open': 0, 'door-ajar': 0, tamper: 0, 'pin-lockout': 0 },
@@ -183,7 +184,7 @@ describe('GET /metrics: what it counts', () => {
     d = await startDebugHarness({ server: { answerTimeoutMs: 300 } });
     await idle(d);
     d.h.server.setFault('*', { kind: 'delay', ms: 5_000 });
-    await until(() => d!.wp.station.runtime.snapshot().mode.kind === 'deactivated', 'deactivated', 15_000);
+    await waitFor('deactivated', () => d!.wp.station.runtime.snapshot().mode.kind === 'deactivated', 15_000);
     const off = await scrape(d);
     expect(off.value('pickup_station_mode', { station, mode: 'deactivated' })).toBe(1);
     expect(off.value('pickup_station_deactivations_total', { station })).toBe(1);
@@ -205,11 +206,11 @@ describe('GET /metrics: nothing secret, labels bounded by the config', () => {
     d = await startDebugHarness();
     await idle(d);
     d.h.sim.scanBarcode(SEED_BARCODES[0]);
-    await until(() => d!.wp.station.runtime.snapshot().mode.kind === 'closing', 'closing');
+    await waitFor('closing', () => d!.wp.station.runtime.snapshot().mode.kind === 'closing');
     d.h.sim.closeDoor(1);
     await idle(d);
     d.h.sim.typePin(SEED_PIN_MULTI);
-    await until(() => d!.wp.station.runtime.snapshot().mode.kind === 'closing', 'closing after PIN');
+    await waitFor('closing after PIN', () => d!.wp.station.runtime.snapshot().mode.kind === 'closing');
     d.h.sim.closeDoor(5);
     d.h.sim.closeDoor(6);
     await idle(d);
@@ -272,9 +273,9 @@ describe('without a technician port', () => {
     expect(wp.metrics).not.toBeNull();
     const file = join(dir, 'pickup-station.prom');
     const read = () => (readdirSync(dir).includes('pickup-station.prom') ? parseExposition(readFileSync(file, 'utf8')) : null);
-    await until(() => read()?.find('pickup_station_mode', { station, mode: 'idle' })[0]?.value === 1, 'idle in the textfile');
+    await waitFor('idle in the textfile', () => read()?.find('pickup_station_mode', { station, mode: 'idle' })[0]?.value === 1);
     h!.sim.scanBarcode(SEED_BARCODES[0]);
-    await until(() => read()?.find('pickup_station_lock_pulses_total', { station, box: '1' })[0]?.value === 1, 'the pulse in the textfile');
+    await waitFor('the pulse in the textfile', () => read()?.find('pickup_station_lock_pulses_total', { station, box: '1' })[0]?.value === 1);
   });
 
   it('neither a port nor a textfile: no metrics at all (prom-client is never loaded for nothing)', async () => {

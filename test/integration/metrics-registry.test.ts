@@ -16,7 +16,7 @@ import type { CountedEvent, StationNow, StationView } from '../../src/metrics/vi
 import { initialState } from '../../src/station/core.js';
 import type { Alarm } from '../../src/station/core-types.js';
 import type { EventRecord, RuntimeEvent } from '../../src/station/runtime.js';
-import { until } from '../support/harness.js';
+import { sleep, waitFor } from '../support/shared.js';
 import { parseExposition } from '../support/prom-text.js';
 
 const ID = '5b1f4a52-9c3e-4d7a-8e21-0c6f3b9a7d10';
@@ -163,10 +163,10 @@ describe('MetricsService', () => {
     s.start();
     await s.load();
     const file = join(dir, 'pickup-station.prom');
-    await until(() => readdirSync(dir).includes('pickup-station.prom'), 'textfile');
+    await waitFor('textfile', () => readdirSync(dir).includes('pickup-station.prom'));
     expect(parseExposition(readFileSync(file, 'utf8')).value('pickup_station_lock_pulses_total', { box: '1' })).toBe(0);
     emit({ type: 'lock', boxId: BOXES[0]!.id, number: 1, energized: true });
-    await until(() => parseExposition(readFileSync(file, 'utf8')).value('pickup_station_lock_pulses_total', { box: '1' }) === 1, 'rewritten');
+    await waitFor('rewritten', () => parseExposition(readFileSync(file, 'utf8')).value('pickup_station_lock_pulses_total', { box: '1' }) === 1);
     await s.stop();
     expect(readdirSync(dir)).toEqual(['pickup-station.prom']);
   });
@@ -179,12 +179,12 @@ describe('MetricsService', () => {
     service = new MetricsService({ config: metricsConfigSchema.parse({ textfileDir: dir, textfileIntervalMs: 100 }), view: fakeStation().view, subscribe: (l) => (listeners.add(l), () => listeners.delete(l)), log });
     service.start();
     await service.load();
-    await new Promise((r) => setTimeout(r, 450));
+    await sleep(450);
     expect(lines.filter((l) => l.includes('cannot be written'))).toHaveLength(1);
     const { mkdirSync } = await import('node:fs');
     mkdirSync(dir);
-    await until(() => readdirSync(dir).includes('pickup-station.prom'), 'written once the folder exists');
-    await until(() => lines.some((l) => l.includes('written again')), 'recovery logged');
+    await waitFor('written once the folder exists', () => readdirSync(dir).includes('pickup-station.prom'));
+    await waitFor('recovery logged', () => lines.some((l) => l.includes('written again')));
   });
 
   it('a relative textfile folder in the config file is against the folder of the file', () => {

@@ -5,7 +5,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SERVER_TEXTS, serverLanguage } from '../../src/sim/messages.js';
 import { SEED_BARCODES, SEED_UNKNOWN_PIN } from '../../src/sim/index.js';
-import { startHarness, until, type Harness } from '../support/harness.js';
+import { waitFor } from '../support/shared.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -36,11 +37,11 @@ describe('serverLanguage', () => {
 describe('a Czech station against the reference server', () => {
   it('gets its prompt, its box texts and its exceptions in Czech', async () => {
     h = await startHarness({ messages: { locale: 'cs' } });
-    await until(() => h!.sim.display.lastShown().join('|') === 'Naskenujte položku|nebo zadejte PIN', 'Czech prompt');
+    await waitFor('Czech prompt', () => h!.sim.display.lastShown().join('|') === 'Naskenujte položku|nebo zadejte PIN');
     h.sim.typePin(SEED_UNKNOWN_PIN);
-    await until(() => h!.sim.display.lastShown().join('|') === 'Neplatný PIN|zkuste to znovu', 'Czech exception');
-    await until(() => h!.station.runtime.snapshot().overlay === null, 'message over', 2_000);
+    await waitFor('Czech exception', () => h!.sim.display.lastShown().join('|') === 'Neplatný PIN|zkuste to znovu');
+    await waitFor('message over', () => h!.station.runtime.snapshot().overlay === null, 2_000);
     h.sim.scanBarcode(SEED_BARCODES[0]);
-    await until(() => h!.sim.display.lastShown().join('|') === 'Vložte položku do schránky 1|a zavřete dvířka', 'Czech closing text');
+    await waitFor('Czech closing text', () => h!.sim.display.lastShown().join('|') === 'Vložte položku do schránky 1|a zavřete dvířka');
   });
 });

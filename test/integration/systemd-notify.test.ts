@@ -10,9 +10,9 @@ import { startWatchdog } from '../../src/systemd/watchdog.js';
 import type { HealthResult } from '../../src/systemd/health.js';
 import { captureLog } from '../support/capture-log.js';
 import { startNotifyReceiver, type NotifyReceiver } from '../support/notify-receiver.js';
+import { sleep } from '../support/shared.js';
 
 const HAVE_TOOL = requireTool('systemd-notify', anyExists('/usr/bin/systemd-notify', '/bin/systemd-notify'), 'systemd');
-const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 let receiver: NotifyReceiver;
 beforeEach(async () => {

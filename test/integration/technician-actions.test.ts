@@ -6,7 +6,7 @@
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SEED_BARCODES, SEED_PIN_SINGLE, type RequestRecord } from '../../src/sim/index.js';
-import { box, until } from '../support/harness.js';
+import { box, waitFor } from '../support/shared.js';
 import { idle, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
 
 let d: DebugHarness | undefined;
@@ -49,7 +49,7 @@ describe('POST /api/boxes/:box/open', () => {
     d = await startDebugHarness();
     await idle(d);
     d.h.sim.typePin(SEED_PIN_SINGLE);
-    await until(() => d!.h.station.runtime.snapshot().mode.kind === 'closing', 'pickup waits for closing');
+    await waitFor('pickup waits for closing', () => d!.h.station.runtime.snapshot().mode.kind === 'closing');
     const shown = d.h.sim.display.lastShown();
     const pulses = d.h.sim.locks.pulses.length;
     const r = await d.call('POST', '/api/boxes/1/open');
@@ -126,7 +126,7 @@ describe('POST /api/selftest', () => {
     // Jammed doors make each box wait out doorOpenTimeoutMs: the test is still running when service mode goes off.
     for (let n = 2; n <= 8; n++) d.h.sim.locks.jammed.add(n);
     const test = d.call('POST', '/api/selftest');
-    await until(() => d!.h.sim.locks.pulses.length >= 1, 'first pulse');
+    await waitFor('first pulse', () => d!.h.sim.locks.pulses.length >= 1);
     await d.call('POST', '/api/service', { body: { on: false } });
     const report = (await test).body as { ok: boolean; skipped: { box: number; reason: string }[] };
     expect(report.ok).toBe(false);
@@ -154,7 +154,7 @@ describe('POST /api/inject/*', () => {
     expect(r.text).not.toContain(SEED_PIN_SINGLE);
     const q = await d.h.server.waitForRequest((x) => x.endpoint === 'pin-enter');
     expect(q.body).toMatchObject({ pin: SEED_PIN_SINGLE });
-    await until(() => d!.h.station.runtime.snapshot().mode.kind === 'closing', 'pickup');
+    await waitFor('pickup', () => d!.h.station.runtime.snapshot().mode.kind === 'closing');
     expect(d.h.logs.join('')).not.toContain(SEED_PIN_SINGLE);
     expect(warnLines(d).find((l) => l.msg === 'technician action: inject pin')).toMatchObject({ technician: 'alice', length: 6 });
   });
@@ -214,7 +214,7 @@ describe('POST /api/reload', () => {
     d = await startDebugHarness();
     await idle(d);
     d.h.sim.scanBarcode(SEED_BARCODES[0]);
-    await until(() => d!.h.station.runtime.snapshot().mode.kind === 'closing', 'deposit');
+    await waitFor('deposit', () => d!.h.station.runtime.snapshot().mode.kind === 'closing');
     const r = await d.call('POST', '/api/reload');
     expect(r.status).toBe(409);
     expect(r.body['message']).toMatch(/box action is in progress/);

@@ -6,7 +6,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import type { StatusBody } from '../../src/debug/status.js';
-import { box, until } from '../support/harness.js';
+import { box, waitFor } from '../support/shared.js';
 import { idle, readStream, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
 
 let d: DebugHarness | undefined;
@@ -23,14 +23,14 @@ describe('alarms on the technician port', () => {
     await idle(d);
     const s = await readStream(d, '/api/events/stream');
     d.h.sim.forceOpen(2);
-    await until(() => s.events.some((e) => e.data.type === 'alarm'), 'alarm event');
+    await waitFor('alarm event', () => s.events.some((e) => e.data.type === 'alarm'));
     const raised = s.events.find((e) => e.data.type === 'alarm')!;
     expect(raised.event).toBe('alarm');
     expect(raised.data).toMatchObject({ alarm: { kind: 'forced-open', boxId: box(2), detail: 'box 2 forced open' }, active: true });
     expect(s.events.find((e) => e.data.type === 'box')?.data).toMatchObject({ number: 2, state: 'OPEN', outcome: 'opened-without-command' });
 
     d.h.sim.openTamper();
-    await until(() => d!.wp.station.runtime.snapshot().alarms.length === 2, 'tamper alarm');
+    await waitFor('tamper alarm', () => d!.wp.station.runtime.snapshot().alarms.length === 2);
     const status = (await d.call('GET', '/api/status')).body as unknown as StatusBody;
     expect(status.alarms).toEqual([
       { kind: 'forced-open', boxId: box(2), detail: 'box 2 forced open' },
@@ -43,7 +43,7 @@ describe('alarms on the technician port', () => {
 
     d.h.sim.closeDoor(2);
     d.h.sim.closeTamper();
-    await until(() => s.events.filter((e) => e.data.type === 'alarm' && e.data['active'] === false).length === 2, 'both cleared');
+    await waitFor('both cleared', () => s.events.filter((e) => e.data.type === 'alarm' && e.data['active'] === false).length === 2);
     s.close();
   });
 });
@@ -54,7 +54,7 @@ describe('rescue open (the server cannot be asked)', () => {
     const dh = await startDebugHarness({ server: { attempts: 1, answerTimeoutMs: 300 } });
     await idle(dh);
     dh.h.server.setFault('*', { kind: 'drop', processed: false });
-    await until(() => dh.wp.station.runtime.snapshot().mode.kind === 'deactivated', 'deactivated', 5_000);
+    await waitFor('deactivated', () => dh.wp.station.runtime.snapshot().mode.kind === 'deactivated', 5_000);
     return dh;
   }
 
@@ -97,7 +97,7 @@ describe('rescue open (the server cannot be asked)', () => {
     d = await startDebugHarness();
     await idle(d);
     d.h.server.disableStation(d.h.config.station.id, ['Closed for inventory']);
-    await until(() => d!.wp.station.runtime.snapshot().mode.kind === 'disabled', 'disabled', 5_000);
+    await waitFor('disabled', () => d!.wp.station.runtime.snapshot().mode.kind === 'disabled', 5_000);
     expect((await d.call('POST', '/api/boxes/3/open')).status).toBe(409);
     await d.call('POST', '/api/service', { body: { on: true } });
     const r = await d.call('POST', '/api/boxes/3/open');

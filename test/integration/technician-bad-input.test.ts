@@ -7,7 +7,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SEED_PIN_MULTI } from '../../src/sim/index.js';
-import { until } from '../support/harness.js';
+import { waitFor } from '../support/shared.js';
 import { idle, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
 
 let d: DebugHarness | undefined;
@@ -109,7 +109,7 @@ describe('bad input', () => {
     d = await startDebugHarness();
     await idle(d);
     d.h.sim.typePin(SEED_PIN_MULTI);
-    await until(() => d!.wp.station.runtime.snapshot().mode.kind === 'closing', 'pickup in progress');
+    await waitFor('pickup in progress', () => d!.wp.station.runtime.snapshot().mode.kind === 'closing');
     for (const [path, body] of [
       ['/api/boxes/1/open', undefined],
       ['/api/inject/scan', { value: '31234000000017' }],

@@ -7,7 +7,7 @@
 import { Agent, request } from 'node:http';
 import { afterEach, describe, expect, it } from 'vitest';
 import { idle, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
-import { until } from '../support/harness.js';
+import { sleep, waitFor } from '../support/shared.js';
 
 let d: DebugHarness | undefined;
 afterEach(async () => {
@@ -38,7 +38,7 @@ describe('a 10,000-request flood without a token', () => {
     await idle(d);
     // The station's own warning before the flood: an unanswered /state (HTML 502 from a "proxy").
     d.h.server.setFault('state', { kind: 'html502' }, { times: 1 });
-    await until(() => d!.ring.tail(1000).find((l) => l.includes('"msg":"event unanswered"')), 'the station warns about the unanswered /state');
+    await waitFor('the station warns about the unanswered /state', () => d!.ring.tail(1000).find((l) => l.includes('"msg":"event unanswered"')));
 
     const url = new URL(d.url);
     // 8 keep-alive sockets: under the per-address cap, as a flood that wants to be answered would do.
@@ -63,7 +63,7 @@ describe('a 10,000-request flood without a token', () => {
     expect(Object.fromEntries(statuses)).toEqual({ 400: N / 2, 401: N / 2 });
 
     // Every count is flushed one interval after the last refusal of its kind.
-    await new Promise((r) => setTimeout(r, intervalMs * 2.5));
+    await sleep(intervalMs * 2.5);
     const lines = d.ring.tail(1000).map((l) => JSON.parse(l) as { msg: string; refusal?: Kind; count?: number; level: number; time: string });
     const refusalLines = lines.filter((l) => l.refusal !== undefined);
     const windows = Math.ceil((floodMs + intervalMs * 2.5) / intervalMs) + 1;

@@ -7,7 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { SEED_BARCODES } from '../../src/sim/index.js';
 import type { BoxStatusView, EventView } from '../../src/debug/status.js';
 import { VERSION } from '../../src/version.js';
-import { STATION, box, until } from '../support/harness.js';
+import { box, STATION, waitFor } from '../support/shared.js';
 import { idle, readStream, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
 
 let d: DebugHarness | undefined;
@@ -21,7 +21,7 @@ describe('GET /api/status', () => {
     d = await startDebugHarness();
     await idle(d);
     d.h.sim.scanBarcode(SEED_BARCODES[0]);
-    await until(() => d!.h.station.runtime.snapshot().mode.kind === 'closing' && !d!.h.sim.locks.isEnergized(1), 'closing, pulse over');
+    await waitFor('closing, pulse over', () => d!.h.station.runtime.snapshot().mode.kind === 'closing' && !d!.h.sim.locks.isEnergized(1));
     const { status, body } = await d.call('GET', '/api/status', { token: d.tokens.read });
     expect(status).toBe(200);
     expect(body).toMatchObject({ version: VERSION, stationId: d.h.config.station.id, mode: 'closing', service: false, hardware: 'simulated' });
@@ -98,9 +98,9 @@ describe('GET /api/logs', () => {
   it('the log stream sends the backlog, then new lines as they are written', async () => {
     d = await startDebugHarness();
     const s = await readStream(d, '/api/logs/stream?lines=3');
-    await until(() => s.events.length >= 3, 'backlog');
+    await waitFor('backlog', () => s.events.length >= 3);
     d.h.log.warn({ marker: 'xyzzy' }, 'a new line');
-    await until(() => s.events.some((e) => JSON.stringify(e.data).includes('xyzzy')), 'new line');
+    await waitFor('new line', () => s.events.some((e) => JSON.stringify(e.data).includes('xyzzy')));
     s.close();
   });
 });
@@ -110,10 +110,10 @@ describe('GET /api/events/stream', () => {
     d = await startDebugHarness();
     await idle(d);
     const s = await readStream(d, '/api/events/stream');
-    await until(() => s.events[0]?.event === 'status', 'status first');
+    await waitFor('status first', () => s.events[0]?.event === 'status');
     d.h.sim.scanBarcode(SEED_BARCODES[0]);
-    await until(() => s.events.some((e) => e.event === 'box' && e.data['state'] === 'OPEN'), 'box OPEN');
-    await until(() => s.events.some((e) => e.event === 'event-done' && (e.data['record'] as EventView).endpoint === 'item-identify'), 'event-done');
+    await waitFor('box OPEN', () => s.events.some((e) => e.event === 'box' && e.data['state'] === 'OPEN'));
+    await waitFor('event-done', () => s.events.some((e) => e.event === 'event-done' && (e.data['record'] as EventView).endpoint === 'item-identify'));
     const kinds = new Set(s.events.map((e) => e.event));
     for (const k of ['event-sent', 'event-done', 'display', 'box', 'lock', 'mode']) expect(kinds, k).toContain(k);
     const done = s.events.find((e) => e.event === 'event-done')?.data['record'] as EventView;
@@ -126,9 +126,9 @@ describe('GET /api/events/stream', () => {
     d = await startDebugHarness({ debug: { keepAliveMs: 100 } });
     const s = await readStream(d, '/api/events/stream');
     expect(d.wp.host.observer.subscribers).toBe(1);
-    await until(() => s.comments.filter((c) => c === ': keep-alive').length >= 2, 'keep-alives', 3_000);
+    await waitFor('keep-alives', () => s.comments.filter((c) => c === ': keep-alive').length >= 2, 3_000);
     s.close();
-    await until(() => d!.wp.host.observer.subscribers === 0, 'unsubscribed on disconnect');
+    await waitFor('unsubscribed on disconnect', () => d!.wp.host.observer.subscribers === 0);
   });
 
   it('refuses streams beyond debug.maxStreams with 503', async () => {
@@ -137,7 +137,7 @@ describe('GET /api/events/stream', () => {
     const r = await d.call('GET', '/api/logs/stream');
     expect(r.status).toBe(503);
     s.close();
-    await until(() => d!.wp.host.observer.subscribers === 0, 'closed');
+    await waitFor('closed', () => d!.wp.host.observer.subscribers === 0);
     const again = await readStream(d, '/api/logs/stream');
     again.close();
   });

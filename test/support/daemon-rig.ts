@@ -16,7 +16,7 @@ import type { ConfigInput } from '../../src/config/schema.js';
 import { hashToken, newToken } from '../../src/debug/auth.js';
 import type { DoorState } from '../../src/devices/types.js';
 import { ReferenceServer, defaultSeed, type RequestRecord } from '../../src/sim/index.js';
-import { STATION, until } from './harness.js';
+import { sleep, STATION, waitFor } from './shared.js';
 
 export const MAIN = join(import.meta.dirname, '../../dist/src/main.js');
 
@@ -160,7 +160,7 @@ export class DaemonRig {
       const s = await this.tech('GET', '/api/status').catch(() => null);
       if (s?.status === 200 && s.body['mode'] === 'idle' && s.body['inFlight'] === null) return;
       if (performance.now() > deadline) throw new Error(`daemon not idle: ${JSON.stringify(s?.body ?? null).slice(0, 300)}`);
-      await new Promise((r) => setTimeout(r, 20));
+      await sleep(20);
     }
   }
 
@@ -171,7 +171,7 @@ export class DaemonRig {
       const s = await this.tech('GET', '/api/status').catch(() => null);
       if (s?.status === 200 && predicate(s.body)) return s.body;
       if (performance.now() > deadline) throw new Error(`timed out waiting for: ${what} (status ${JSON.stringify(s?.body ?? null).slice(0, 400)})`);
-      await new Promise((r) => setTimeout(r, 10));
+      await sleep(10);
     }
   }
 
@@ -181,14 +181,14 @@ export class DaemonRig {
 
   /** Poll the simulated hardware's file until `predicate` holds. */
   simUntil(predicate: (f: SimFile) => boolean, what: string, timeoutMs = 10_000): Promise<SimFile> {
-    return until(() => {
+    return waitFor(what, () => {
       try {
         const f = this.sim();
         return predicate(f) ? f : undefined;
       } catch {
         return undefined;
       }
-    }, what, timeoutMs);
+    }, timeoutMs);
   }
 
   /** A person opens or closes a door: written to the simulated hardware's file (the daemon applies it). */

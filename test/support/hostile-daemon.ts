@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { hashToken, newToken } from '../../src/debug/auth.js';
 import { placeCommand, readUnit } from '../../bench/lib/unit.js';
-import { STATION } from './harness.js';
+import { STATION } from './shared.js';
 
 const MAIN = join(import.meta.dirname, '../../dist/src/main.js');
 /** As in systemd/pickup-station.service's ExecStart= (read from it, so the two cannot drift). */

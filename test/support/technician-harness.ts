@@ -13,7 +13,8 @@ import { hashToken, newToken } from '../../src/debug/auth.js';
 import { withTechnicianPort, type WithPort } from '../../src/debug/index.js';
 import { SseParser } from '../../src/debug/sse.js';
 import { LogRing } from '../../src/log.js';
-import { STATION, startHarness, until, type Harness, type HarnessOverrides } from './harness.js';
+import { STATION, waitFor } from './shared.js';
+import { startHarness, type Harness, type HarnessOverrides } from './harness.js';
 
 export interface DebugHarness {
   readonly h: Harness;
@@ -102,10 +103,10 @@ export async function startDebugHarness(overrides: Omit<HarnessOverrides, 'ring'
 
 /** Wait until the station waits for input with nothing in flight. */
 export const idle = (d: DebugHarness): Promise<true> =>
-  until(() => {
+  waitFor('idle', () => {
     const s = d.wp.station.runtime.snapshot();
     return s.mode.kind === 'idle' && s.inFlight === null;
-  }, 'idle');
+  });
 
 export interface StreamReader {
   readonly events: { readonly event: string; readonly data: Record<string, unknown> & { type?: string } }[];

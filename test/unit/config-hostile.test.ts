@@ -12,8 +12,8 @@ import { looksLikeSecret } from '../../src/config/problems.js';
 import { daemonConfig } from '../../src/daemon.js';
 import { ConfigError } from '../../src/errors.js';
 import { configProblems } from '../support/config-problems.js';
+import { STATION } from '../support/shared.js';
 
-const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 const BOX = 'bbbbbbbb-bbbb-4bbb-8bbb-000000000001';
 const PASSWORD = 'Abcdefghij0123456789';
 const TOKEN = 'pst_q2VfX0k9yHc3m1ZtR8uWbN4sLpA7eJd6iGoK5vTxYz0';
@@ -22,7 +22,7 @@ function folder(): string {
   return mkdtempSync(join(tmpdir(), 'hostile-cfg-'));
 }
 const base = (passwordFile: string) => ({
-  station: { id: STATION, passwordFile, boxes: [{ number: 1, id: BOX }] },
+  station: { id: STATION.id, passwordFile, boxes: [{ number: 1, id: BOX }] },
   server: { baseUrl: 'https://library.example/pickup' },
 });
 function writeConfig(dir: string, config: unknown, name = 'config.json'): string {
@@ -138,7 +138,7 @@ describe('the password problem names the character class, never a character', ()
 
 describe('config errors never print a secret-looking value (issue 11 point 9)', () => {
   const pasted = (dir: string) => ({
-    station: { id: STATION, passwordFile: join(dir, 'pw'), password: PASSWORD, boxes: [{ number: 1, id: BOX }] },
+    station: { id: STATION.id, passwordFile: join(dir, 'pw'), password: PASSWORD, boxes: [{ number: 1, id: BOX }] },
     server: { baseUrl: 'https://library.example/pickup', acceptLanguage: 42, attempts: TOKEN },
     debug: { tokens: [{ name: 'alice', scope: 'service', hash: TOKEN }], [`${PASSWORD}`]: 1 },
     portal: { baseUrl: 'https://portal.example', clientSecret: 'Zx9vQ2mP7rT4wY6uB3nK8sD1' },
@@ -173,17 +173,17 @@ describe('config errors never print a secret-looking value (issue 11 point 9)', 
     const dir = folder();
     writeFileSync(join(dir, 'pw'), PASSWORD);
     const problems = configProblems(() =>
-      loadConfigObject({ ...base(join(dir, 'pw')), station: { id: STATION.toUpperCase(), passwordFile: join(dir, 'pw'), boxes: [{ number: 0, id: BOX }] }, server: { baseUrl: 'ftp://library.example' } }, 'x', {}),
+      loadConfigObject({ ...base(join(dir, 'pw')), station: { id: STATION.id.toUpperCase(), passwordFile: join(dir, 'pw'), boxes: [{ number: 0, id: BOX }] }, server: { baseUrl: 'ftp://library.example' } }, 'x', {}),
     );
-    expect(problems.find((p) => p.path === 'station.id')?.value).toBe(JSON.stringify(STATION.toUpperCase()));
+    expect(problems.find((p) => p.path === 'station.id')?.value).toBe(JSON.stringify(STATION.id.toUpperCase()));
     expect(problems.find((p) => p.path === 'station.boxes.0.number')?.value).toBe('0');
     expect(problems.find((p) => p.path === 'server.baseUrl')?.value).toBe('"ftp://library.example"');
   });
 
   it('what looks like a secret, and what does not', () => {
-    for (const s of [PASSWORD, TOKEN, `Basic ${Buffer.from(`${STATION}:${PASSWORD}`).toString('base64')}`, `Bearer ${TOKEN}`, 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc123XYZ', 'Zx9vQ2mP7rT4wY6uB3nK8sD1'])
+    for (const s of [PASSWORD, TOKEN, `Basic ${Buffer.from(`${STATION.id}:${PASSWORD}`).toString('base64')}`, `Bearer ${TOKEN}`, 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc123XYZ', 'Zx9vQ2mP7rT4wY6uB3nK8sD1'])
       expect(looksLikeSecret(s), s).toBe(true);
-    for (const s of [STATION, STATION.toUpperCase(), 'https://library.example/pickup/v2', '/etc/pickup-station/station-password', 'Scan an item', 'cs-CZ, cs;q=0.9', 'gpio-sim.0', 'pinctrl-bcm2711', 'info', 'rpi4-12-boxes.json'])
+    for (const s of [STATION.id, STATION.id.toUpperCase(), 'https://library.example/pickup/v2', '/etc/pickup-station/station-password', 'Scan an item', 'cs-CZ, cs;q=0.9', 'gpio-sim.0', 'pinctrl-bcm2711', 'info', 'rpi4-12-boxes.json'])
       expect(looksLikeSecret(s), s).toBe(false);
   });
 

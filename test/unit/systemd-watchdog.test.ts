@@ -15,14 +15,14 @@ import { StationRuntime } from '../../src/station/runtime.js';
 import { createSystemdIntegration, runtimeHeartbeatCheck, startLoopLagProbe, stateStalenessLimitMs, watchdogPeriodMs } from '../../src/systemd/index.js';
 import type { SdNotifier } from '../../src/systemd/notify.js';
 import { ScriptedSender, waitForInput } from '../support/scripted-sender.js';
+import { STATION } from '../support/shared.js';
 
-const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 const BOX = (n: number) => `bbbbbbbb-bbbb-4bbb-8bbb-${String(n).padStart(12, '0')}`;
 const silent = pino({ level: 'silent' });
 
 function config(): StationConfig {
   const { config, problems } = validateConfig({
-    station: { id: STATION, boxes: [1, 2].map((n) => ({ number: n, id: BOX(n) })) },
+    station: { id: STATION.id, boxes: [1, 2].map((n) => ({ number: n, id: BOX(n) })) },
     server: { baseUrl: 'http://127.0.0.1:1' },
   });
   if (!config) throw new Error(JSON.stringify(problems));
