@@ -17,7 +17,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fakeGpiod, type FakeGpiod } from '../../bench/lib/fake-gpiod.js';
 import { placeCommand, readUnit, type Command } from '../../bench/lib/unit.js';
 import { SEED_BARCODES } from '../../src/sim/seed.js';
-import { DaemonRig } from '../support/daemon-rig.js';
+import { DaemonRig } from '../support/daemon.js';
 import { box, sleep } from '../support/shared.js';
 
 const REPO = join(import.meta.dirname, '../..');

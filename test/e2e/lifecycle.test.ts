@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { TERMINATING_SIGNALS } from '../../src/lifecycle.js';
 import { SEED_BARCODES, SEED_PIN_SINGLE, type RequestRecord } from '../../src/sim/index.js';
-import { DaemonRig } from '../support/daemon-rig.js';
+import { DaemonRig } from '../support/daemon.js';
 import { box, waitFor } from '../support/shared.js';
 
 let rig: DaemonRig | undefined;

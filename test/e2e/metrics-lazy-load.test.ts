@@ -3,16 +3,16 @@
  * first protocol event has finished. Proven on the built daemon as a process: a `--require` hook
  * (test tooling, written here) reports when Node's module loader loads prom-client.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashToken, newToken } from '../../src/debug/auth.js';
 import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
+import { MAIN, spawnDaemon } from '../support/daemon.js';
 import { sleep, STATION, waitFor } from '../support/shared.js';
 
-const MAIN = join(import.meta.dirname, '../../dist/src/main.js');
 const HOOK = `const M = require('node:module');
 const load = M._load;
 let seen = false;
@@ -53,16 +53,10 @@ async function startDaemon(metrics: Record<string, unknown>, before: (s: Referen
       metrics,
     }),
   );
-  child = spawn(process.execPath, ['--require', join(dir, 'hook.cjs'), MAIN, '--config', join(dir, 'config.json')], {
-    env: { PATH: process.env['PATH'], CREDENTIALS_DIRECTORY: dir },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let out = '';
-  let err = '';
-  child.stdout!.on('data', (b: Buffer) => (out += b.toString()));
-  child.stderr!.on('data', (b: Buffer) => (err += b.toString()));
-  const port = await waitFor('technician port', () => /"address":"(http:\/\/127\.0\.0\.1:\d+)".*technician port listening/.exec(out)?.[1], 15_000);
-  return { srv: server, out: () => out, err: () => err, port, token };
+  const p = spawnDaemon(process.execPath, ['--require', join(dir, 'hook.cjs'), MAIN, '--config', join(dir, 'config.json')], { CREDENTIALS_DIRECTORY: dir });
+  child = p.child;
+  const port = await waitFor('technician port', () => /"address":"(http:\/\/127\.0\.0\.1:\d+)".*technician port listening/.exec(p.out())?.[1], 15_000);
+  return { srv: server, out: p.out, err: p.err, port, token };
 }
 
 describe('prom-client is loaded lazily', () => {

@@ -8,7 +8,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { HttpProtocolClient } from '../../src/protocol/client.js';
 import { HostileServer } from '../support/hostile-server.js';
-import { startDaemon, type Daemon } from '../support/hostile-daemon.js';
+import { startDaemon, type Daemon } from '../support/daemon.js';
 import { sleep, STATION } from '../support/shared.js';
 
 const WAIT_FOR_INPUT = { type: 'wait-for-input', displayMessages: ['Scan an item'] };

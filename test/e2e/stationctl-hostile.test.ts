@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
 import { STATION, waitFor } from '../support/shared.js';
-import { startDaemon, type Daemon } from '../support/hostile-daemon.js';
+import { startDaemon, type Daemon } from '../support/daemon.js';
 
 const CTL = join(import.meta.dirname, '../../dist/src/cli/stationctl.js');
 

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { holdUpdateLock, UPDATE_LOCK_FILE } from '../../src/systemd/update-lock.js';
 import { startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
-import { DaemonRig } from '../support/daemon-rig.js';
+import { DaemonRig } from '../support/daemon.js';
 import { waitFor } from '../support/shared.js';
 import { requireTool, runs } from '../support/tools.js';
 

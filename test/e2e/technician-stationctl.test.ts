@@ -11,10 +11,10 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken, newToken } from '../../src/debug/auth.js';
 import { ReferenceServer, SEED_BARCODES, defaultSeed, type RequestRecord } from '../../src/sim/index.js';
+import { MAIN, spawnDaemon } from '../support/daemon.js';
 import { idle, startDebugHarness } from '../support/technician-harness.js';
 import { box, sleep, STATION, waitFor } from '../support/shared.js';
 
-const MAIN = join(import.meta.dirname, '../../dist/src/main.js');
 const CTL = join(import.meta.dirname, '../../dist/src/cli/stationctl.js');
 
 interface Run {
@@ -74,22 +74,19 @@ async function startDaemon(): Promise<Daemon> {
       },
     }),
   );
-  const child = spawn(process.execPath, [MAIN, '--config', config], { env: { PATH: process.env['PATH'], CREDENTIALS_DIRECTORY: dir }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-  const exited = new Promise((r) => child.once('exit', r));
+  const p = spawnDaemon(process.execPath, [MAIN, '--config', config], { CREDENTIALS_DIRECTORY: dir });
   await server.waitForRequest((r) => r.endpoint === 'state' && r.status === 200, 10_000);
-  for (let i = 0; i < 200 && !out.includes('technician port listening'); i++) await sleep(25);
+  await p.waitForLine((l) => l['msg'] === 'technician port listening', 'the technician port', 5_000);
   return {
     server,
     dir,
     socket,
     serviceFile,
     readFile,
-    out: () => out,
+    out: p.out,
     async stop() {
-      child.kill('SIGTERM');
-      await exited;
+      p.child.kill('SIGTERM');
+      await p.exited;
       await server.stop();
     },
   };

@@ -13,7 +13,7 @@ import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
 import { sleep, STATION, waitFor } from '../support/shared.js';
-import { startDaemon, type Daemon } from '../support/hostile-daemon.js';
+import { startDaemon, type Daemon } from '../support/daemon.js';
 
 const MB = 1024 * 1024;
 let daemon: Daemon | undefined;
