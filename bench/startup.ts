@@ -22,7 +22,7 @@ import { childScript, mainThreadCpuMs, spawnNode, stopChild } from './lib/proc.j
 import { writeDaemonFiles } from './lib/station.js';
 import { summarize, type Summary } from './lib/stats.js';
 import { placeCommand, readUnit, type Command } from './lib/unit.js';
-import { waitFor } from '../test/support/wait.js';
+import { waitFor } from '../test/support/shared.js';
 
 export interface StartupResult {
   readonly station: Summary;
@@ -62,7 +62,7 @@ export async function benchStartup(dir: string, release: string, node: NodeUnder
     // The first start warms the page cache, and runs until the daemon has written its code cache
     // for the next start (src/boot/code-cache.ts), as a station does once it is ready.
     await daemonStart(server, def, node, daemon, env, [], async () => {
-      await waitFor(() => holdsFile(cacheDir, (f) => f.endsWith('.v8cache')), 10_000, `the daemon's code cache in ${cacheDir}`);
+      await waitFor(`the daemon's code cache in ${cacheDir}`, () => holdsFile(cacheDir, (f) => f.endsWith('.v8cache')), 10_000);
     });
     await bareStart(server, def, node, url);
     for (let i = 0; i < runs; i++) {

@@ -82,7 +82,7 @@ export const timingSchema = z.strictObject({
   doorAjarReminderMs: durationMs(30_000, 1_000),
   /**
    * A graceful stop (SIGTERM) finishes what is in flight for at most this long, then drives every
-   * lock OFF and exits. Must stay below the unit's TimeoutStopSec= (test/systemd/unit.test.ts).
+   * lock OFF and exits. Must stay below the unit's TimeoutStopSec= (test/e2e/systemd-unit.test.ts).
    */
   drainLimitMs: durationMs(30_000, 0, 600_000),
   /**

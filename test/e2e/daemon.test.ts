@@ -8,7 +8,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
-import { STATION } from '../support/harness.js';
+import { STATION } from '../support/shared.js';
 
 const MAIN = join(import.meta.dirname, '../../dist/src/main.js');
 

@@ -2,6 +2,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
+import { sleep } from '../support/shared.js';
 
 const MAIN = join(import.meta.dirname, '../../dist/src/main.js');
 
@@ -19,40 +20,40 @@ function startDemo(args: string[] = []) {
   const io = { out: '' };
   demo.stdout.on('data', (d: Buffer) => (io.out += d.toString()));
   const exited = new Promise<number | null>((resolve) => demo.on('exit', resolve));
-  const waitFor = async (text: string | RegExp, from = 0, timeoutMs = 15_000): Promise<void> => {
+  const waitForOutput = async (text: string | RegExp, from = 0, timeoutMs = 15_000): Promise<void> => {
     const start = performance.now();
     while (!(typeof text === 'string' ? io.out.slice(from).includes(text) : text.test(io.out.slice(from)))) {
       if (performance.now() - start > timeoutMs) throw new Error(`demo output lacks ${String(text)}:\n${io.out}`);
-      await new Promise((r) => setTimeout(r, 20));
+      await sleep(20);
     }
   };
-  return { demo, io, exited, waitFor };
+  return { demo, io, exited, waitForOutput };
 }
 
 describe('demo', () => {
   it('starts in Czech (--locale cs): its own texts and the server texts in Czech; a forced door and the tamper switch raise alarms; the buzzer rings the terminal bell', async () => {
-    const { demo, io, exited, waitFor } = startDemo(['--locale', 'cs']);
-    await waitFor('(texts: cs)');
-    await waitFor('│Naskenujte položku'); // the reference server's prompt, in the station's language
+    const { demo, io, exited, waitForOutput } = startDemo(['--locale', 'cs']);
+    await waitForOutput('(texts: cs)');
+    await waitForOutput('│Naskenujte položku'); // the reference server's prompt, in the station's language
     demo.stdin.write('scan 0000\n'); // unknown to the server: "please wait" while in flight, then its exception
-    await waitFor('│Čekejte prosím...');
-    await waitFor('│Položka nenalezena'); // the answer: an exception (the server's text, in Czech too)
+    await waitForOutput('│Čekejte prosím...');
+    await waitForOutput('│Položka nenalezena'); // the answer: an exception (the server's text, in Czech too)
     let mark = io.out.length;
     demo.stdin.write('key 1\n');
-    await waitFor('\x07', mark); // the accepted key's beep
+    await waitForOutput('\x07', mark); // the accepted key's beep
     demo.stdin.write('key enter\n');
-    await waitFor('│PIN má 6 číslic', mark);
+    await waitForOutput('│PIN má 6 číslic', mark);
     mark = io.out.length;
     demo.stdin.write('open 3\n');
-    await waitFor('ALARM: box 3 forced open', mark);
+    await waitForOutput('ALARM: box 3 forced open', mark);
     demo.stdin.write('close 3\n');
-    await waitFor('alarm cleared: box 3 forced open', mark);
+    await waitForOutput('alarm cleared: box 3 forced open', mark);
     mark = io.out.length;
     demo.stdin.write('tamper open\n');
-    await waitFor('ALARM: tamper', mark);
-    await waitFor('│Stanice mimo provoz', mark);
+    await waitForOutput('ALARM: tamper', mark);
+    await waitForOutput('│Stanice mimo provoz', mark);
     demo.stdin.write('tamper close\n');
-    await waitFor('alarm cleared: tamper', mark);
+    await waitForOutput('alarm cleared: tamper', mark);
     demo.stdin.write('quit\n');
     expect(await exited).toBe(0);
   });
@@ -73,30 +74,30 @@ describe('demo', () => {
     demo.stdout.on('data', (d: Buffer) => (out += d.toString()));
     const exited = new Promise<number | null>((resolve) => demo.on('exit', resolve));
     // Waits for `text` in what was printed after `from` (an offset into the output).
-    const waitFor = async (text: string | RegExp, from = 0, timeoutMs = 15_000): Promise<void> => {
+    const waitForOutput = async (text: string | RegExp, from = 0, timeoutMs = 15_000): Promise<void> => {
       const start = performance.now();
       while (!(typeof text === 'string' ? out.slice(from).includes(text) : text.test(out.slice(from)))) {
         if (performance.now() - start > timeoutMs) throw new Error(`demo output lacks ${String(text)}:\n${out}`);
-        await new Promise((r) => setTimeout(r, 20));
+        await sleep(20);
       }
     };
-    await waitFor('│Scan an item');
+    await waitForOutput('│Scan an item');
     demo.stdin.write('scan 31234000000017\n');
-    await waitFor(/boxes: 1:OPEN/);
+    await waitForOutput(/boxes: 1:OPEN/);
     let mark = out.length;
     demo.stdin.write('close 1\n');
-    await waitFor(/boxes: 1:· 2:·/, mark);
+    await waitForOutput(/boxes: 1:· 2:·/, mark);
     // The prompt returns once the server answered the /state that reported the box closed.
-    await waitFor('│Scan an item', mark);
+    await waitForOutput('│Scan an item', mark);
     mark = out.length;
     demo.stdin.write('pin 654321\n');
-    await waitFor(/boxes: .*5:OPEN 6:OPEN/, mark);
+    await waitForOutput(/boxes: .*5:OPEN 6:OPEN/, mark);
     // The station is in "closing" only once the /state reporting the open doors is answered.
-    await waitFor(/│Take your items from boxes 5, 6/, mark);
+    await waitForOutput(/│Take your items from boxes 5, 6/, mark);
     demo.stdin.write('status\n');
-    await waitFor('mode: closing');
+    await waitForOutput('mode: closing');
     demo.stdin.write('bogus\n');
-    await waitFor('unknown command "bogus"');
+    await waitForOutput('unknown command "bogus"');
     demo.stdin.write('quit\n');
     expect(await exited).toBe(0);
   });

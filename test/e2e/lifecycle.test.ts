@@ -9,8 +9,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { TERMINATING_SIGNALS } from '../../src/lifecycle.js';
 import { SEED_BARCODES, SEED_PIN_SINGLE, type RequestRecord } from '../../src/sim/index.js';
-import { DaemonRig } from '../support/daemon-rig.js';
-import { box, until } from '../support/harness.js';
+import { DaemonRig } from '../support/daemon.js';
+import { box, waitFor } from '../support/shared.js';
 
 let rig: DaemonRig | undefined;
 afterEach(async () => {
@@ -33,7 +33,7 @@ describe('SIGTERM drains', () => {
     const identify = await rig.server.waitForRequest((r) => r.endpoint === 'item-identify', 5_000, { afterSeq: seq });
 
     const events = rig.stream('/api/events/stream');
-    await until(() => events.text().includes('event: status'), 'live stream open');
+    await waitFor('live stream open', () => events.text().includes('event: status'));
     p.child.kill('SIGTERM');
     // New input is refused while draining (the technician gate or the core: no /pin-enter goes out).
     const injected = await rig.tech('POST', '/api/inject/pin', { pin: SEED_PIN_SINGLE });
@@ -153,9 +153,5 @@ describe('SIGHUP reloads the config', () => {
 });
 
 async function waitForLine(p: { lines(): { msg: string }[] }, msg: string, timeoutMs = 10_000): Promise<void> {
-  const deadline = performance.now() + timeoutMs;
-  while (!p.lines().some((l) => l.msg === msg)) {
-    if (performance.now() > deadline) throw new Error(`no log line "${msg}"`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
+  await waitFor(`the log line "${msg}"`, () => p.lines().some((l) => l.msg === msg), timeoutMs);
 }

@@ -11,8 +11,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryJournal } from '../../src/journal/memory.js';
 import { SEED_UNKNOWN_PIN } from '../../src/sim/index.js';
 import { launchChromium } from '../support/chromium.js';
-import { until } from '../support/harness.js';
-import { idle, startDebugHarness, type DebugHarness } from '../debug/support.js';
+import { waitFor } from '../support/shared.js';
+import { idle, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
 
 const POLL = { timeout: 8_000, interval: 25 };
 const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts');
@@ -67,7 +67,7 @@ describe('technician page: alarms', () => {
 
     // A wrong PIN: the keypad locks (PIN lock-out).
     d.h.sim.typePin(SEED_UNKNOWN_PIN);
-    await until(() => d.wp.station.runtime.snapshot().pinThrottle.lockout !== null, 'lock-out');
+    await waitFor('lock-out', () => d.wp.station.runtime.snapshot().pinThrottle.lockout !== null);
     await idle(d);
     // A door forced open; after 1 s it is also ajar.
     d.h.sim.forceOpen(3);

@@ -18,13 +18,13 @@ import { describe, it } from 'vitest';
 import { screen } from '../../src/station/core.js';
 import type { ActionSource, CoreConfig, Effect, Input, PreviousRun, TimerName } from '../../src/station/core-types.js';
 import type { Endpoint, ServerAnswer } from '../../src/protocol/types.js';
-import { CORE, CoreWorld, type Step } from './support/driver.js';
-import { FUZZ_TIMEOUT_MS, check, must } from './support/runs.js';
+import { CoreDriver, DOOR_SPRING_MS, PROPERTY_CORE, type Step } from '../support/core-driver.js';
+import { FUZZ_TIMEOUT_MS, check, must } from '../support/fuzz-runs.js';
 
 /** Box ids with no run of two digits, so a PIN can never hide in one (see the PIN rule). */
 const BOXES = ['a', 'b', 'c'].map((c, i) => `${c.repeat(8)}-${c.repeat(4)}-4${c.repeat(3)}-a${c.repeat(3)}-${c.repeat(11)}${i + 1}`);
 const UNKNOWN_BOX = 'dddddddd-dddd-4ddd-addd-dddddddddddd';
-const CONFIG: CoreConfig = { ...CORE, boxes: BOXES.map((id, i) => ({ id, number: i + 1 })) };
+const CONFIG: CoreConfig = { ...PROPERTY_CORE, boxes: BOXES.map((id, i) => ({ id, number: i + 1 })) };
 
 const ENDPOINTS: readonly Endpoint[] = ['state', 'item-identify', 'pin-enter', 'cancel'];
 const TIMERS: readonly TimerName[] = ['heartbeat', 'pin-idle', 'message', 'door-open', 'refusal'];
@@ -117,7 +117,7 @@ function runInputs(inputs: readonly Input[]): void {
   /** Digits typed since the last Enter key (whatever the core made of them). */
   let sinceEnter = '';
   const allLogs: string[] = [];
-  const world = new CoreWorld((step) => {
+  const check = (step: Step): void => {
     const { input: i, before, after, effects } = step;
     // One event in flight: an answer frees the queue, then at most one send.
     if ((i.type === 'answered' || i.type === 'unanswered') && inFlight === i.endpoint) inFlight = null;
@@ -166,7 +166,8 @@ function runInputs(inputs: readonly Input[]): void {
     }
     allLogs.push(logsOf(effects));
     if (i.type === 'key' && i.key.kind === 'enter') sinceEnter = '';
-  }, Object.fromEntries(BOXES.map((b) => [b, 'CLOSED'])), CONFIG);
+  };
+  const world = new CoreDriver(CONFIG, Object.fromEntries(BOXES.map((b) => [b, 'CLOSED'])), { check, doorSpringMs: DOOR_SPRING_MS });
 
   world.input({ type: 'start' });
   for (const i of inputs) world.input(i);

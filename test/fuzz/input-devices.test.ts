@@ -23,7 +23,7 @@ import type { SerialLink, SerialOpener } from '../../src/devices/serial/link.js'
 import { SerialScanner } from '../../src/devices/serial/scanner.js';
 import type { KeypadKey } from '../../src/devices/types.js';
 import { typeReports } from '../support/hid-reports.js';
-import { FUZZ_TIMEOUT_MS, check, checkAsync } from './support/runs.js';
+import { FUZZ_TIMEOUT_MS, check, checkAsync } from '../support/fuzz-runs.js';
 
 const PRINTABLE_ASCII = /^[\x20-\x7e]+$/;
 const logLines: string[] = [];

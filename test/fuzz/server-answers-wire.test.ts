@@ -13,10 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { UnansweredError } from '../../src/errors.js';
 import { HttpProtocolClient } from '../../src/protocol/client.js';
 import { parseServerResponse } from '../../src/protocol/parse.js';
-import { rawResponse, type RawResponse } from './support/answers.js';
-import { checkAsync, FUZZ_TIMEOUT_MS, must } from './support/runs.js';
+import { rawResponse, type RawResponse } from '../support/fuzz-answers.js';
+import { checkAsync, FUZZ_TIMEOUT_MS, must } from '../support/fuzz-runs.js';
+import { STATION } from '../support/shared.js';
 
-const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 let next: RawResponse = { status: 200, contentType: 'application/json', body: '{}' };
 let server: Server;
 let client: HttpProtocolClient;
@@ -35,7 +35,7 @@ beforeAll(async () => {
   client = new HttpProtocolClient({
     baseUrl: `http://127.0.0.1:${port}`,
     version: 'v2',
-    stationId: STATION,
+    stationId: STATION.id,
     password: 'FuzzStationPassword1',
     answerTimeoutMs: 2_000,
     attempts: 1,
@@ -59,7 +59,7 @@ describe('arbitrary server answers over a real socket', () => {
       3_000,
       fc.asyncProperty(onTheWire, async (r) => {
         next = r;
-        const outcome = await client.send('state', { station: STATION, st: 'UP', errorMessage: null, boxes: [], event: crypto.randomUUID() });
+        const outcome = await client.send('state', { station: STATION.id, st: 'UP', errorMessage: null, boxes: [], event: crypto.randomUUID() });
         let expected: { kind: 'answered'; answer: unknown } | { kind: 'unanswered' };
         try {
           expected = { kind: 'answered', answer: parseServerResponse(r.status, r.contentType, r.body) };

@@ -19,9 +19,9 @@ import { UnansweredError } from '../../src/errors.js';
 import { parseServerResponse } from '../../src/protocol/parse.js';
 import type { Endpoint, ServerAnswer } from '../../src/protocol/types.js';
 import type { Input, OutboundRequest } from '../../src/station/core-types.js';
-import { OWN_BOXES, rawResponse, type RawResponse } from './support/answers.js';
-import { CoreWorld, HEARTBEAT_MS, type Server, type Step } from './support/driver.js';
-import { FUZZ_TIMEOUT_MS, check, must } from './support/runs.js';
+import { OWN_BOXES, rawResponse, type RawResponse } from '../support/fuzz-answers.js';
+import { CoreDriver, DOOR_SPRING_MS, HEARTBEAT_MS, PROPERTY_CORE, type Server, type Step } from '../support/core-driver.js';
+import { FUZZ_TIMEOUT_MS, check, must } from '../support/fuzz-runs.js';
 
 /** The real parse: an answer, or the client's "unanswered" (it would have resent, then given up). */
 function parsed(r: RawResponse): { kind: 'answer'; answer: ServerAnswer } | { kind: 'unanswered'; reason: string } {
@@ -82,9 +82,9 @@ function runSession(steps: readonly SessionStep[]): void {
     else must(pulses.length === 1 && JSON.stringify(pulses[0]) === JSON.stringify(expected), () => `pulses ${JSON.stringify(pulses)}, not exactly ${JSON.stringify(expected)}, on ${JSON.stringify(input)}`);
     if (input.type === 'door' && step.before.boxes[input.boxId] !== input.state) doorChanges++;
   };
-  const world = new CoreWorld(pulseCheck);
+  const world = new CoreDriver(PROPERTY_CORE, Object.fromEntries(OWN_BOXES.map((b) => [b, 'CLOSED'])), { check: pulseCheck, doorSpringMs: DOOR_SPRING_MS });
   current = steps[0]?.responses ?? null;
-  const atStart = world.input({ type: 'start' }, server);
+  const atStart = world.run({ type: 'start' }, server);
   must(atStart <= MAX_BURST, () => `${atStart} requests at start`);
 
   for (const step of steps) {
@@ -96,25 +96,25 @@ function runSession(steps: readonly SessionStep[]): void {
     switch (step.action) {
       case 'scan':
         actions++;
-        sends = world.input({ type: 'scan', identifierType: 'BAR_CODE', value: `ITEM-${step.box}`, at: world.now }, server);
+        sends = world.run({ type: 'scan', identifierType: 'BAR_CODE', value: `ITEM-${step.box}`, at: world.now }, server);
         break;
       case 'pin':
         actions++;
-        for (const d of '123456') sends += world.input({ type: 'key', key: { kind: 'digit', digit: d } }, server);
-        sends += world.input({ type: 'key', key: { kind: 'enter' } }, server);
+        for (const d of '123456') sends += world.run({ type: 'key', key: { kind: 'digit', digit: d } }, server);
+        sends += world.run({ type: 'key', key: { kind: 'enter' } }, server);
         break;
       case 'cancel':
         actions++;
-        sends = world.input({ type: 'cancel-pressed' }, server);
+        sends = world.run({ type: 'cancel-pressed' }, server);
         break;
       case 'close-doors':
-        for (const b of OWN_BOXES) if (world.state.boxes[b] === 'OPEN') sends += world.input({ type: 'door', boxId: b, state: 'CLOSED' }, server);
+        for (const b of OWN_BOXES) if (world.state.boxes[b] === 'OPEN') sends += world.run({ type: 'door', boxId: b, state: 'CLOSED' }, server);
         break;
       case 'force-door':
-        sends = world.input({ type: 'door', boxId: OWN_BOXES[step.box] ?? '', state: 'OPEN' }, server);
+        sends = world.run({ type: 'door', boxId: OWN_BOXES[step.box] ?? '', state: 'OPEN' }, server);
         break;
       case 'wait':
-        world.advance(step.ms, server);
+        world.advance(world.now + step.ms, server);
         break;
     }
     // Zero time passes in a user action: its requests are bounded by what it does, not by the answers.

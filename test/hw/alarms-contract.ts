@@ -19,16 +19,14 @@ import type { BoardProfileInput } from '../../src/devices/board-config.js';
 import type { GpioBackend } from '../../src/devices/gpio/types.js';
 import { SimDisplay, SimKeypad, SimScanner } from '../../src/devices/sim/inputs.js';
 import { ReferenceServer, defaultSeed, SEED_BARCODES, type RequestRecord, type SimStation } from '../../src/sim/index.js';
+import { STATION as SHARED_STATION } from '../support/shared.js';
 import { report, silentLog, type SimChip, simChip, sleep, waitFor } from './sim.js';
 
 // Under TCG the cdev backend's helpers start slowly: the lock bank's OFF confirmation gets its maximum.
 const WATCHDOG_MARGIN_MS = 2_000;
 
-const STATION: SimStation = {
-  id: 'd3b07384-d9a0-4c9b-8f3e-2b8c1a0e5f11',
-  password: 'TestStationPassw0rd1',
-  boxes: Array.from({ length: 6 }, (_, i) => `a1b2c3d4-0000-4000-8000-${String(i + 1).padStart(12, '0')}`),
-};
+// Six of the test station's boxes: one per lock line of the test's chip.
+const STATION: SimStation = { ...SHARED_STATION, boxes: SHARED_STATION.boxes.slice(0, 6) };
 // Lines on the test's chip: locks 0-5, doors 6-11 (active = OPEN), tamper 12 (active = open), buzzer 13.
 const LOCK = (n: number): number => n - 1;
 const DOOR = (n: number): number => 5 + n;

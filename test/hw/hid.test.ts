@@ -15,7 +15,7 @@ import { HidScanner } from '../../src/devices/hid/scanner.js';
 import type { LayoutName } from '../../src/devices/hid/layouts.js';
 import type { KeypadKey } from '../../src/devices/types.js';
 import { report, typeReports, UP } from '../support/hid-reports.js';
-import { waitFor } from '../support/wait.js';
+import { waitFor } from '../support/shared.js';
 import { openHidraw, UhidChild } from '../support/uhid-child.js';
 
 const VID = 0x1234;
@@ -36,7 +36,7 @@ describe.skipIf(!existsSync('/dev/uhid'))('HID on real hidraw (uhid)', () => {
 
   /** Wait until this process (the drivers') has exactly `n` /dev/hidraw* files open. */
   async function hidrawHandles(n: number, timeoutMs: number, what: string): Promise<void> {
-    await waitFor(() => openHidraw().length === n, timeoutMs, what).catch((e: unknown) => {
+    await waitFor(what, () => openHidraw().length === n, timeoutMs).catch((e: unknown) => {
       throw new Error(`${e instanceof Error ? e.message : String(e)}; open now: ${openHidraw().join(', ') || 'none'}`);
     });
   }
@@ -75,26 +75,26 @@ describe.skipIf(!existsSync('/dev/uhid'))('HID on real hidraw (uhid)', () => {
     const dev = await fakeDevice('SCANNER-US');
     const { s, scans } = scanner('us', 'SCANNER-US');
     await s.start();
-    await waitFor(() => s.health().ok, 15_000, 'scanner open');
+    await waitFor('scanner open', () => s.health().ok, 15_000);
 
     await dev.send({ cmd: 'input', reports: typeReports('us', '8594000123456') });
-    await waitFor(() => scans.length >= 1, 15_000, 'the US scan');
+    await waitFor('the US scan', () => scans.length >= 1, 15_000);
     expect(scans).toEqual(['8594000123456']);
 
     const t0 = performance.now();
     await dev.send({ cmd: 'destroy' });
-    await waitFor(() => !s.health().ok, 10_000, 'health not ok after UHID_DESTROY');
+    await waitFor('health not ok after UHID_DESTROY', () => !s.health().ok, 10_000);
     expect(s.health().detail).toMatch(/^HID barcode scanner 1234:5678 serial SCANNER-US missing/);
     console.error(`hid: not ok ${(performance.now() - t0).toFixed(0)} ms after UHID_DESTROY (${s.health().detail})`);
 
     const t1 = performance.now();
     await dev.send({ cmd: 'create', vendor: VID, product: PID, name: 'Pickup Fake Scanner', uniq: 'SCANNER-US' });
-    await waitFor(() => s.health().ok, 15_000, 'reconnect after replug');
+    await waitFor('reconnect after replug', () => s.health().ok, 15_000);
     console.error(`hid: ok again ${(performance.now() - t1).toFixed(0)} ms after UHID_CREATE2`);
     // The unplugged device's handle is released (node-hid closes it once its read ends): one left.
     await hidrawHandles(1, 5_000, 'the unplugged handle released, one open');
     await dev.send({ cmd: 'input', reports: typeReports('us', 'AFTER-42') });
-    await waitFor(() => scans.length >= 2, 15_000, 'a scan after replug');
+    await waitFor('a scan after replug', () => scans.length >= 2, 15_000);
     expect(scans).toEqual(['8594000123456', 'AFTER-42']);
   });
 
@@ -102,12 +102,12 @@ describe.skipIf(!existsSync('/dev/uhid'))('HID on real hidraw (uhid)', () => {
     const dev = await fakeDevice('SCANNER-CZ');
     const { s, scans } = scanner('cz-qwertz', null);
     await s.start();
-    await waitFor(() => s.health().ok, 15_000, 'scanner open');
+    await waitFor('scanner open', () => s.health().ok, 15_000);
     const reports = typeReports('cz-qwertz', '8594000123456');
     // What the scanner sends really is Shift + digit row (the unshifted keys would be +ěščřžýáíé).
     expect(reports[0]).toEqual(report(0x02, 0x25));
     await dev.send({ cmd: 'input', reports });
-    await waitFor(() => scans.length >= 1, 15_000, 'the Czech scan');
+    await waitFor('the Czech scan', () => scans.length >= 1, 15_000);
     expect(scans).toEqual(['8594000123456']);
   });
 
@@ -118,12 +118,12 @@ describe.skipIf(!existsSync('/dev/uhid'))('HID on real hidraw (uhid)', () => {
     const keys: KeypadKey[] = [];
     k.onKey((key) => keys.push(key));
     await k.start();
-    await waitFor(() => k.health().ok, 15_000, 'keypad open');
+    await waitFor('keypad open', () => k.health().ok, 15_000);
     await dev.send({
       cmd: 'input',
       reports: [report(0, 0x59), UP, report(0, 0x62), UP, report(0, 0x2a), UP, report(0, 0x29), UP, report(0, 0x5e), UP, report(0, 0x58), UP],
     });
-    await waitFor(() => keys.length >= 6, 15_000, 'six keys');
+    await waitFor('six keys', () => keys.length >= 6, 15_000);
     expect(keys).toEqual([
       { kind: 'digit', digit: '1' },
       { kind: 'digit', digit: '0' },

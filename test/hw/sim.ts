@@ -7,6 +7,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import pino from 'pino';
+import { sleep } from '../support/shared.js';
+
+export { sleep, waitFor } from '../support/shared.js';
 
 const CONFIGFS = '/sys/kernel/config/gpio-sim';
 
@@ -49,17 +52,7 @@ export function report(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
-/** Poll `fn` until it is true; the tests may poll, the drivers never do. */
-export async function waitFor(what: string, fn: () => boolean, timeoutMs = 10_000): Promise<number> {
-  const t0 = performance.now();
-  while (!fn()) {
-    if (performance.now() - t0 > timeoutMs) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(2);
-  }
-  return performance.now() - t0;
-}
 
 /**
  * Watch a line's level from now until `until` settles; returns the intervals it was at `level`

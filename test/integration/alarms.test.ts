@@ -9,7 +9,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SEED_BARCODES, SEED_PIN_MULTI, SEED_PIN_SINGLE, SEED_UNKNOWN_PIN, type RequestRecord } from '../../src/sim/index.js';
-import { box, startHarness, until, type Harness } from '../support/harness.js';
+import { box, sleep, waitFor } from '../support/shared.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -19,7 +20,7 @@ afterEach(async () => {
 
 type StateBody = { st: string; errorMessage: string | null; boxes: { id: string; st: string }[] };
 const body = (r: RequestRecord): StateBody => r.body as StateBody;
-const idle = (x: Harness) => until(() => x.station.runtime.snapshot().mode.kind === 'idle' && x.station.runtime.snapshot().inFlight === null, 'idle');
+const idle = (x: Harness) => waitFor('idle', () => x.station.runtime.snapshot().mode.kind === 'idle' && x.station.runtime.snapshot().inFlight === null);
 const logLines = (x: Harness): { level: number; msg: string; outcome?: string; box?: number }[] => x.logs.map((l) => JSON.parse(l) as { level: number; msg: string });
 const stateAfter = (x: Harness, seq: number, pred: (b: StateBody) => boolean) =>
   x.server.waitForRequest((r) => r.endpoint === 'state' && pred(body(r)), 5_000, { afterSeq: seq });
@@ -48,7 +49,7 @@ describe('forced open and the three door outcomes', () => {
     await idle(h);
     // commanded and opened: a deposit
     h.sim.scanBarcode(SEED_BARCODES[0]);
-    await until(() => h!.station.runtime.snapshot().mode.kind === 'closing', 'closing');
+    await waitFor('closing', () => h!.station.runtime.snapshot().mode.kind === 'closing');
     h.sim.closeDoor(1);
     await idle(h);
     // commanded, not opened: a jammed lock on a pickup (PIN 123456 opens box 4)
@@ -59,7 +60,7 @@ describe('forced open and the three door outcomes', () => {
     await idle(h);
     // opened without a command: the jammed door opens by itself later
     h.sim.forceOpen(4);
-    await until(() => h!.station.runtime.snapshot().alarms.length === 1, 'forced-open alarm');
+    await waitFor('forced-open alarm', () => h!.station.runtime.snapshot().alarms.length === 1);
 
     const outcomes = logLines(h).filter((l) => l.outcome !== undefined).map((l) => [l.level, l.msg, l.outcome]);
     expect(outcomes).toEqual([
@@ -76,11 +77,11 @@ describe('door ajar', () => {
     h = await startHarness({ timing: { doorAjarMs: 1_500, doorAjarReminderMs: 1_000 } });
     await idle(h);
     h.sim.typePin(SEED_PIN_MULTI);
-    await until(() => h!.station.runtime.snapshot().mode.kind === 'closing', 'closing');
+    await waitFor('closing', () => h!.station.runtime.snapshot().mode.kind === 'closing');
     const ajar = await h.server.waitForRequest((r) => r.endpoint === 'state' && (body(r).errorMessage ?? '').includes('box 6 open for'));
     expect(body(ajar)).toMatchObject({ st: 'UP', errorMessage: 'box 5 open for 2 s; box 6 open for 2 s' });
-    await until(() => h!.sim.display.lastShown().join() === 'Please close box 5, 6', 'reminder on the display');
-    await until(() => h!.sim.buzzer.beeps.filter((b) => b.ms === 200).length >= 4, 'reminder pattern twice');
+    await waitFor('reminder on the display', () => h!.sim.display.lastShown().join() === 'Please close box 5, 6');
+    await waitFor('reminder pattern twice', () => h!.sim.buzzer.beeps.filter((b) => b.ms === 200).length >= 4);
     h.sim.closeDoor(5);
     h.sim.closeDoor(6);
     const closed = await stateAfter(h, ajar.seq, (b) => b.boxes.every((x) => x.st === 'CLOSED'));
@@ -100,14 +101,14 @@ describe('tamper', () => {
     expect(body(down).errorMessage).toBe('tamper');
     h.sim.scanBarcode(SEED_BARCODES[0]);
     h.sim.typePin(SEED_PIN_SINGLE);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     expect(h.server.requests.filter((r) => r.endpoint === 'item-identify' || r.endpoint === 'pin-enter')).toEqual([]);
     expect(h.sim.display.lastShown()).toEqual(['Station out of service', 'please ask the staff']);
     h.sim.closeTamper();
     const up = await stateAfter(h, down.seq, (b) => b.st === 'UP');
     expect(body(up).errorMessage).toBeNull();
     await idle(h);
-    await new Promise((r) => setTimeout(r, 250)); // past the duplicate-scan window
+    await sleep(250); // past the duplicate-scan window
     h.sim.scanBarcode(SEED_BARCODES[0]);
     await h.server.waitForRequest((r) => r.endpoint === 'item-identify');
   });
@@ -125,17 +126,17 @@ describe('PIN throttle', () => {
   it('5 PINs the server refuses lock the keypad with a countdown; nothing is sent while locked; after it a good PIN resets the count', async () => {
     h = await startHarness({ pin: { lockoutMs: 2_000 } });
     for (let i = 0; i < 5; i++) expect((await tryPin(h, SEED_UNKNOWN_PIN)).status).toBe(404);
-    await until(() => h!.sim.display.lastShown()[0] === 'Too many wrong PINs', 'lock-out screen');
+    await waitFor('lock-out screen', () => h!.sim.display.lastShown()[0] === 'Too many wrong PINs');
     expect(h.sim.display.lastShown()[1]).toMatch(/^try again in 0:0[12]$/);
     const lockedState = await h.server.waitForRequest((r) => r.endpoint === 'state' && (body(r).errorMessage ?? '').includes('keypad locked'));
     expect(body(lockedState)).toMatchObject({ st: 'UP', errorMessage: 'keypad locked for 2 s after 5 wrong PINs' });
     const before = h.server.requests.filter((r) => r.endpoint === 'pin-enter').length;
     h.sim.typePin(SEED_PIN_SINGLE);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     expect(h.server.requests.filter((r) => r.endpoint === 'pin-enter')).toHaveLength(before);
-    await until(() => h!.station.runtime.snapshot().pinThrottle.lockout === null, 'unlocked', 5_000);
+    await waitFor('unlocked', () => h!.station.runtime.snapshot().pinThrottle.lockout === null, 5_000);
     expect((await tryPin(h, SEED_PIN_SINGLE)).response).toMatchObject({ type: 'box-open' });
-    await until(() => h!.station.runtime.snapshot().pinThrottle.failures === 0, 'count reset by the pickup');
+    await waitFor('count reset by the pickup', () => h!.station.runtime.snapshot().pinThrottle.failures === 0);
   });
 
   it("the reference server's exception fault answers valid PINs as wrong: they count like any other", async () => {
@@ -143,14 +144,14 @@ describe('PIN throttle', () => {
     h.server.setFault('pin-enter', 'exception', { times: 2 });
     expect((await tryPin(h, SEED_PIN_SINGLE)).fault).toBe('exception');
     expect((await tryPin(h, SEED_PIN_MULTI)).fault).toBe('exception');
-    await until(() => h!.station.runtime.snapshot().pinThrottle.lockout !== null, 'locked');
+    await waitFor('locked', () => h!.station.runtime.snapshot().pinThrottle.lockout !== null);
   });
 
   it('a restart on the same state directory keeps the lock-out (its own file, written atomically)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'station-state-'));
     h = await startHarness({ pin: { lockoutMs: 60_000 }, storage: { directory: dir } });
     for (let i = 0; i < 5; i++) await tryPin(h, SEED_UNKNOWN_PIN);
-    await until(() => h!.station.runtime.snapshot().pinThrottle.lockout !== null, 'locked');
+    await waitFor('locked', () => h!.station.runtime.snapshot().pinThrottle.lockout !== null);
     await h.stop();
     expect(JSON.parse(readFileSync(join(dir, 'pin-throttle.json'), 'utf8'))).toEqual({ version: 1, failures: 5, lockoutMs: 60_000 });
 
@@ -159,7 +160,7 @@ describe('PIN throttle', () => {
     await idle(h);
     expect(h.sim.display.lastShown()).toEqual(['Too many wrong PINs', expect.stringMatching(/^try again in (1:00|0:59)$/)]);
     h.sim.typePin(SEED_PIN_SINGLE);
-    await new Promise((r) => setTimeout(r, 300));
+    await sleep(300);
     expect(h.server.requests.filter((r) => r.endpoint === 'pin-enter')).toEqual([]);
   });
 });

@@ -5,13 +5,13 @@ import { type AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpProtocolClient } from '../../src/protocol/client.js';
+import { STATION } from '../support/shared.js';
 
 const log = pino({ level: 'silent' });
-const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
-const body = { station: STATION, event: 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb' };
+const body = { station: STATION.id, event: 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb' };
 
 function client(baseUrl: string, answerTimeoutMs: number, attempts = 3) {
-  return new HttpProtocolClient({ baseUrl, version: 'v2', stationId: STATION, password: 'x'.repeat(20), answerTimeoutMs, attempts, acceptLanguage: null, caFile: null, userAgent: 'pickup-station/test', log });
+  return new HttpProtocolClient({ baseUrl, version: 'v2', stationId: STATION.id, password: 'x'.repeat(20), answerTimeoutMs, attempts, acceptLanguage: null, caFile: null, userAgent: 'pickup-station/test', log });
 }
 
 let server: Server | undefined;

@@ -6,14 +6,15 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryJournal } from '../../src/journal/memory.js';
 import { SEED_BARCODES } from '../../src/sim/index.js';
-import { startHarness, until, type Harness } from '../support/harness.js';
+import { waitFor } from '../support/shared.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
   await h?.stop();
   h = undefined;
 });
-const idle = (h: Harness) => until(() => h.station.runtime.snapshot().mode.kind === 'idle' && h.station.runtime.snapshot().inFlight === null, 'idle');
+const idle = (h: Harness) => waitFor('idle', () => h.station.runtime.snapshot().mode.kind === 'idle' && h.station.runtime.snapshot().inFlight === null);
 
 describe('StationRuntime.drain', () => {
   it('an event whose answer was lost is not resent: drained at once, and the journal keeps it for the next run', async () => {

@@ -4,7 +4,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { SEED_BARCODES, SEED_PIN_MULTI, SEED_PIN_SINGLE, SEED_RFID, SEED_UNKNOWN_BARCODE, type RequestRecord } from '../../src/sim/index.js';
-import { box, startHarness, until, type Harness } from '../support/harness.js';
+import { box, waitFor } from '../support/shared.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -14,7 +15,7 @@ afterEach(async () => {
 
 const of = (h: Harness, endpoint: string): RequestRecord[] => h.server.requests.filter((r) => r.endpoint === endpoint);
 const responseType = (r: RequestRecord | undefined): unknown => (r?.response as { type?: string } | null)?.type;
-const idle = (h: Harness) => until(() => h.station.runtime.snapshot().mode.kind === 'idle' && h.station.runtime.snapshot().inFlight === null, 'idle');
+const idle = (h: Harness) => waitFor('idle', () => h.station.runtime.snapshot().mode.kind === 'idle' && h.station.runtime.snapshot().inFlight === null);
 
 describe('deposit', () => {
   it('scan -> box-open -> pulse -> /state OPEN -> wait-for-closing cancellable -> close -> /state CLOSED -> wait-for-input', async () => {
@@ -29,7 +30,7 @@ describe('deposit', () => {
     expect((opened.body as { boxes: unknown[] }).boxes).toContainEqual({ id: box(1), st: 'OPEN' });
     expect(opened.response).toMatchObject({ type: 'wait-for-closing', boxes: [box(1)], cancellable: true });
     expect(h.sim.locks.pulses).toEqual([{ box: 1, ms: 50 }]);
-    await until(() => h!.station.runtime.snapshot().mode.kind === 'closing', 'closing mode');
+    await waitFor('closing mode', () => h!.station.runtime.snapshot().mode.kind === 'closing');
     expect(h.sim.display.lastShown()).toEqual((opened.response as { displayMessages: string[] }).displayMessages);
 
     h.sim.closeDoor(1);
@@ -45,7 +46,7 @@ describe('deposit', () => {
     h.sim.scanRfid(SEED_RFID);
     const identify = await h.server.waitForRequest((r) => r.endpoint === 'item-identify');
     expect(identify.body).toMatchObject({ identifierType: 'RFID', identifierValue: SEED_RFID });
-    await until(() => h!.sim.locks.pulses.length === 1, 'pulse');
+    await waitFor('pulse', () => h!.sim.locks.pulses.length === 1);
     expect(h.sim.locks.pulses[0]?.box).toBe(3);
   });
 });
@@ -62,10 +63,10 @@ describe('pickup', () => {
     expect((opened.body as { boxes: unknown[] }).boxes).toEqual(expect.arrayContaining([{ id: box(5), st: 'OPEN' }, { id: box(6), st: 'OPEN' }]));
     expect(opened.response).toMatchObject({ type: 'wait-for-closing', cancellable: false });
     expect(h.sim.locks.pulses.map((p) => p.box)).toEqual([5, 6]);
-    await until(() => h!.station.runtime.snapshot().mode.kind === 'closing', 'closing');
+    await waitFor('closing', () => h!.station.runtime.snapshot().mode.kind === 'closing');
     h.sim.closeDoor(5);
     h.sim.closeDoor(6);
-    await until(() => h!.server.stationState(h!.config.station.id).usedPickups.length === 1, 'pickup done');
+    await waitFor('pickup done', () => h!.server.stationState(h!.config.station.id).usedPickups.length === 1);
     await idle(h);
   });
 });
@@ -75,14 +76,14 @@ describe('cancel', () => {
     h = await startHarness({ timing: { messageMs: 2_000 } });
     await idle(h);
     h.sim.scanBarcode(SEED_BARCODES[1]);
-    await until(() => h!.station.runtime.snapshot().mode.kind === 'closing', 'closing');
+    await waitFor('closing', () => h!.station.runtime.snapshot().mode.kind === 'closing');
     h.sim.pressCancel();
     const cancel = await h.server.waitForRequest((r) => r.endpoint === 'cancel');
     expect(cancel.response).toMatchObject({ type: 'wait-for-closing', boxes: [box(2)], cancellable: false });
-    await until(() => h!.station.runtime.snapshot().inFlight === null, 'cancel answered');
+    await waitFor('cancel answered', () => h!.station.runtime.snapshot().inFlight === null);
     // Not cancellable any more: the station refuses locally, nothing sent.
     h.sim.pressCancel();
-    await until(() => h!.sim.display.lastShown().join() === h!.config.messages.cannotCancel.join(), 'cannot-cancel message');
+    await waitFor('cannot-cancel message', () => h!.sim.display.lastShown().join() === h!.config.messages.cannotCancel.join());
     expect(of(h, 'cancel')).toHaveLength(1);
     h.sim.closeDoor(2);
     await idle(h);
@@ -93,10 +94,10 @@ describe('cancel', () => {
     h = await startHarness({ timing: { messageMs: 5_000 } });
     await idle(h);
     h.sim.scanBarcode(SEED_BARCODES[0]);
-    await until(() => h!.station.runtime.snapshot().mode.kind === 'closing', 'closing');
+    await waitFor('closing', () => h!.station.runtime.snapshot().mode.kind === 'closing');
     h.server.setFault('cancel', { kind: 'exception500', displayMessages: ['Cannot cancel now'] }, { times: 1 });
     h.sim.pressCancel();
-    await until(() => h!.sim.display.lastShown().join() === 'Cannot cancel now', 'server message shown');
+    await waitFor('server message shown', () => h!.sim.display.lastShown().join() === 'Cannot cancel now');
     expect(h.station.runtime.snapshot().mode.kind).toBe('closing');
     expect(of(h, 'cancel')).toHaveLength(1); // an exception is an answer: never resent
   });
@@ -108,16 +109,16 @@ describe('cancel', () => {
     await h.server.waitForRequest((r) => r.endpoint === 'pin-enter');
     // A pickup is not cancellable; a faulty answer offers cancel anyway, and the server's /cancel refuses.
     h.server.setFault('state', { kind: 'malformed', body: { type: 'wait-for-closing', boxes: [box(4)], displayMessages: ['x'], cancellable: true } }, { times: 1 });
-    await until(() => {
+    await waitFor('closing, cancellable', () => {
       const m = h!.station.runtime.snapshot().mode;
       return m.kind === 'closing' && m.cancellable;
-    }, 'closing, cancellable');
+    });
     h.sim.pressCancel();
     const cancel = await h.server.waitForRequest((r) => r.endpoint === 'cancel');
     expect(cancel.status).toBe(400);
     expect(cancel.response).toMatchObject({ type: 'exception', exceptionType: 'CannotCancelException' });
     const messages = (cancel.response as { displayMessages: string[] }).displayMessages;
-    await until(() => h!.sim.display.lastShown().join() === messages.join(), 'refusal shown');
+    await waitFor('refusal shown', () => h!.sim.display.lastShown().join() === messages.join());
     expect(h.station.runtime.snapshot().mode.kind).toBe('closing');
   });
 });
@@ -127,11 +128,11 @@ describe('station-disable', () => {
     h = await startHarness();
     await idle(h);
     h.server.disableStation(h.config.station.id, ['Closed for inventory']);
-    await until(() => h!.station.runtime.snapshot().mode.kind === 'disabled', 'disabled', 10_000);
+    await waitFor('disabled', () => h!.station.runtime.snapshot().mode.kind === 'disabled', 10_000);
     expect(h.sim.display.lastShown()).toEqual(['Closed for inventory']);
     h.sim.scanBarcode(SEED_BARCODES[0]);
     const before = of(h, 'state').length;
-    await until(() => of(h!, 'state').length >= before + 1, 'heartbeat continues', 10_000);
+    await waitFor('heartbeat continues', () => of(h!, 'state').length >= before + 1, 10_000);
     expect(of(h, 'item-identify')).toHaveLength(0);
     h.server.enableStation(h.config.station.id);
     await idle(h);
@@ -147,8 +148,8 @@ describe('exception answers', () => {
     const r = await h.server.waitForRequest((x) => x.endpoint === 'item-identify');
     expect(r.status).toBe(404);
     const messages = (r.response as { displayMessages: string[] }).displayMessages;
-    await until(() => h!.sim.display.lastShown().join() === messages.join(), 'exception messages shown');
-    await until(() => h!.sim.display.lastShown().join() === prompt.join(), 'prompt again');
+    await waitFor('exception messages shown', () => h!.sim.display.lastShown().join() === messages.join());
+    await waitFor('prompt again', () => h!.sim.display.lastShown().join() === prompt.join());
     expect(of(h, 'item-identify')).toHaveLength(1);
     expect(h.sim.locks.pulses).toEqual([]);
   });
@@ -160,7 +161,7 @@ describe('unanswered -> deactivated -> recovery', () => {
     await idle(h);
     h.server.setFault('*', { kind: 'delay', ms: 5_000 });
     h.sim.scanBarcode(SEED_BARCODES[0]);
-    await until(() => h!.station.runtime.snapshot().mode.kind === 'deactivated', 'deactivated', 15_000);
+    await waitFor('deactivated', () => h!.station.runtime.snapshot().mode.kind === 'deactivated', 15_000);
     const attempts = of(h, 'item-identify');
     expect(attempts).toHaveLength(3);
     expect(new Set(attempts.map((a) => a.eventId)).size).toBe(1);
@@ -174,11 +175,11 @@ describe('unanswered -> deactivated -> recovery', () => {
     h.sim.scanBarcode(SEED_BARCODES[1]);
     h.sim.typePin(SEED_PIN_SINGLE);
     const seq = h.server.requests.length;
-    await until(() => h!.server.requests.slice(seq).filter((r) => r.endpoint === 'state').length >= 2, 'heartbeats while deactivated', 15_000);
+    await waitFor('heartbeats while deactivated', () => h!.server.requests.slice(seq).filter((r) => r.endpoint === 'state').length >= 2, 15_000);
     expect(h.server.requests.slice(seq).every((r) => r.endpoint === 'state')).toBe(true);
 
     h.server.clearFaults();
-    await until(() => h!.station.runtime.snapshot().mode.kind === 'idle', 'back in service', 15_000);
+    await waitFor('back in service', () => h!.station.runtime.snapshot().mode.kind === 'idle', 15_000);
     expect(h.sim.display.lastShown()).not.toEqual(h.config.messages.stationOff);
   });
 
@@ -187,7 +188,7 @@ describe('unanswered -> deactivated -> recovery', () => {
     await idle(h);
     h.server.setFault('item-identify', kind, { times: 2 });
     h.sim.scanBarcode(SEED_BARCODES[0]);
-    await until(() => h!.sim.locks.pulses.length === 1, 'third attempt answered and box opened', 15_000);
+    await waitFor('third attempt answered and box opened', () => h!.sim.locks.pulses.length === 1, 15_000);
     const attempts = of(h, 'item-identify');
     expect(attempts.map((a) => a.fault)).toEqual([kind, kind, null]);
     expect(new Set(attempts.map((a) => a.eventId)).size).toBe(1);
@@ -231,6 +232,6 @@ describe('commands that must not open a box', () => {
     await idle(h);
     h.server.setFault('*', 'extra-fields');
     h.sim.scanBarcode(SEED_BARCODES[0]);
-    await until(() => h!.sim.locks.pulses.length === 1, 'box opened despite extra fields');
+    await waitFor('box opened despite extra fields', () => h!.sim.locks.pulses.length === 1);
   });
 });

@@ -6,14 +6,15 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryJournal } from '../../src/journal/memory.js';
 import type { JournalEntry } from '../../src/journal/types.js';
 import { SEED_BARCODES, SEED_PIN_MULTI } from '../../src/sim/index.js';
-import { box, startHarness, until, type Harness } from '../support/harness.js';
+import { box, waitFor } from '../support/shared.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
   await h?.stop();
   h = undefined;
 });
-const idle = (h: Harness) => until(() => h.station.runtime.snapshot().mode.kind === 'idle' && h.station.runtime.snapshot().inFlight === null, 'idle');
+const idle = (h: Harness) => waitFor('idle', () => h.station.runtime.snapshot().mode.kind === 'idle' && h.station.runtime.snapshot().inFlight === null);
 
 /** Notes, for every record, whether any lock was energized when it was written. */
 class WatchingJournal extends MemoryJournal {
@@ -33,9 +34,9 @@ describe('journal written by the runtime', () => {
     journal.energized = () => [1, 2, 3, 4, 5, 6, 7, 8].filter((n) => sim.locks.isEnergized(n));
     await idle(h);
     h.sim.scanBarcode(SEED_BARCODES[0]);
-    await until(() => h!.station.runtime.snapshot().mode.kind === 'closing', 'waiting for closing');
+    await waitFor('waiting for closing', () => h!.station.runtime.snapshot().mode.kind === 'closing');
     h.sim.closeDoor(1);
-    await until(() => journal.current().action === null && journal.current().reported?.[box(1)] === 'CLOSED', 'action finished');
+    await waitFor('action finished', () => journal.current().action === null && journal.current().reported?.[box(1)] === 'CLOSED');
 
     const kinds = journal.seen.map((s) => s.entry.t);
     expect(kinds.slice(0, 2)).toEqual(['start', 'reported']);
@@ -57,7 +58,7 @@ describe('journal written by the runtime', () => {
     journal.energized = () => [1, 2, 3, 4, 5, 6, 7, 8].filter((n) => sim.locks.isEnergized(n));
     await idle(h);
     h.sim.typePin(SEED_PIN_MULTI);
-    await until(() => sim.locks.pulses.length === 2 && !sim.locks.isEnergized(6), 'both pulsed');
+    await waitFor('both pulsed', () => sim.locks.pulses.length === 2 && !sim.locks.isEnergized(6));
     const pulses = journal.seen.filter((s) => s.entry.t === 'pulse');
     expect(pulses.map((p) => p.entry)).toEqual([expect.objectContaining({ boxId: box(5) }), expect.objectContaining({ boxId: box(6) })]);
     // Box 6's record was written after box 5's pulse ended, before box 6's began.
@@ -70,7 +71,7 @@ describe('journal written by the runtime', () => {
     h = await startHarness({ journal });
     await idle(h);
     h.station.runtime.dispatch({ type: 'technician-open', boxId: box(3) });
-    await until(() => h!.sim.locks.pulses.length === 1, 'pulsed');
+    await waitFor('pulsed', () => h!.sim.locks.pulses.length === 1);
     expect(journal.records).toContainEqual({ t: 'action', by: 'technician', eventId: null, boxes: [box(3)] });
     expect(journal.records).toContainEqual(expect.objectContaining({ t: 'pulse', boxId: box(3) }));
   });

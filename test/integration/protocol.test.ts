@@ -2,7 +2,8 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { SEED_BARCODES, SEED_PIN_MULTI, SEED_PIN_SINGLE } from '../../src/sim/index.js';
 import { VERSION } from '../../src/version.js';
-import { STATION, startHarness, until, type Harness } from '../support/harness.js';
+import { sleep, STATION, waitFor } from '../support/shared.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 let h: Harness | undefined;
 afterEach(async () => {
@@ -15,7 +16,7 @@ const UUID_V4 = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f
 describe('protocol client', () => {
   it('sends the spec headers, a fresh trace id per request and a fresh lowercase UUIDv4 per event', async () => {
     h = await startHarness({ server: { acceptLanguage: 'cs-CZ, cs;q=0.9' } });
-    await until(() => h!.station.runtime.snapshot().mode.kind === 'idle', 'idle');
+    await waitFor('idle', () => h!.station.runtime.snapshot().mode.kind === 'idle');
     h.sim.scanBarcode(SEED_BARCODES[0]);
     await h.server.waitForRequest((r) => r.endpoint === 'item-identify');
     const records = h.server.requests;
@@ -43,11 +44,11 @@ describe('protocol client', () => {
 
   it('Accept-Language follows messages.locale unless server.acceptLanguage names one', async () => {
     h = await startHarness();
-    await until(() => h!.server.requests.length >= 1, 'first /state');
+    await waitFor('first /state', () => h!.server.requests.length >= 1);
     expect(h.server.requests[0]!.headers['accept-language']).toBe('en');
     await h.stop();
     h = await startHarness({ messages: { locale: 'cs' } });
-    await until(() => h!.server.requests.length >= 1, 'first /state');
+    await waitFor('first /state', () => h!.server.requests.length >= 1);
     expect(h.server.requests[0]!.headers['accept-language']).toBe('cs-CZ, cs;q=0.9');
     // (a configured one wins: the test above sends 'cs-CZ, cs;q=0.9' with the English texts)
   });
@@ -57,8 +58,8 @@ describe('protocol client', () => {
     const r = await h.server.waitForRequest((x) => x.endpoint === 'state');
     expect(r.status).toBe(401);
     const messages = (r.response as { displayMessages: string[] }).displayMessages;
-    await until(() => h!.sim.display.lastShown().join() === messages.join(), 'auth failure shown');
-    await new Promise((res) => setTimeout(res, 500));
+    await waitFor('auth failure shown', () => h!.sim.display.lastShown().join() === messages.join());
+    await sleep(500);
     expect(h.server.requests.filter((x) => x.eventId === r.eventId)).toHaveLength(1);
   });
 });
@@ -66,22 +67,22 @@ describe('protocol client', () => {
 describe('secrets in logs', () => {
   it('no password, Authorization value or PIN digits in any log line over full flows', async () => {
     h = await startHarness();
-    await until(() => h!.station.runtime.snapshot().mode.kind === 'idle', 'idle');
+    await waitFor('idle', () => h!.station.runtime.snapshot().mode.kind === 'idle');
     // deposit
     h.sim.scanBarcode(SEED_BARCODES[0]);
-    await until(() => h!.station.runtime.snapshot().mode.kind === 'closing', 'closing (deposit)');
+    await waitFor('closing (deposit)', () => h!.station.runtime.snapshot().mode.kind === 'closing');
     h.sim.closeDoor(1);
-    await until(() => h!.station.runtime.snapshot().mode.kind === 'idle' && h!.station.runtime.snapshot().inFlight === null, 'idle');
+    await waitFor('idle', () => h!.station.runtime.snapshot().mode.kind === 'idle' && h!.station.runtime.snapshot().inFlight === null);
     // pickups, typed key by key
     for (const [pin, boxes] of [[SEED_PIN_SINGLE, [4]], [SEED_PIN_MULTI, [5, 6]]] as const) {
       h.sim.typePin(pin);
-      await until(() => h!.station.runtime.snapshot().mode.kind === 'closing', 'closing (pickup)');
+      await waitFor('closing (pickup)', () => h!.station.runtime.snapshot().mode.kind === 'closing');
       for (const b of boxes) h.sim.closeDoor(b);
-      await until(() => h!.station.runtime.snapshot().mode.kind === 'idle' && h!.station.runtime.snapshot().inFlight === null, 'idle');
+      await waitFor('idle', () => h!.station.runtime.snapshot().mode.kind === 'idle' && h!.station.runtime.snapshot().inFlight === null);
     }
     // a wrong-length PIN too
     h.sim.typePin('98765');
-    await until(() => h!.logs.some((l) => l.includes('PIN of wrong length')), 'wrong length logged');
+    await waitFor('wrong length logged', () => h!.logs.some((l) => l.includes('PIN of wrong length')));
 
     const all = h.logs.join('');
     expect(h.logs.length).toBeGreaterThan(20);

@@ -10,7 +10,8 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { SEED_BARCODES, type RequestRecord } from '../../src/sim/index.js';
-import { startHarness, until, type Harness } from '../support/harness.js';
+import { sleep, waitFor } from '../support/shared.js';
+import { startHarness, type Harness } from '../support/harness.js';
 
 const HEARTBEAT_MS = 250;
 const WINDOW_MS = 2_000;
@@ -22,8 +23,7 @@ afterEach(async () => {
   h = undefined;
 });
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-const idle = (h: Harness) => until(() => h.station.runtime.snapshot().mode.kind === 'idle' && h.station.runtime.snapshot().inFlight === null, 'idle');
+const idle = (h: Harness) => waitFor('idle', () => h.station.runtime.snapshot().mode.kind === 'idle' && h.station.runtime.snapshot().inFlight === null);
 const rejectLines = (h: Harness): number => h.logs.filter((l) => l.includes('"msg":"server command rejected')).length;
 
 interface Rate {
@@ -98,10 +98,10 @@ describe('the malformed fault on every endpoint', () => {
     h = await startHarness({ timing: { heartbeatIntervalMs: HEARTBEAT_MS } });
     await idle(h);
     h.sim.scanBarcode(SEED_BARCODES[0]);
-    await until(() => {
+    await waitFor('waiting for closing, cancellable', () => {
       const m = h!.station.runtime.snapshot().mode;
       return m.kind === 'closing' && m.cancellable && h!.station.runtime.snapshot().inFlight === null;
-    }, 'waiting for closing, cancellable');
+    });
     h.server.setFault('*', { kind: 'malformed', body: { type: 'frobnicate' } });
     const rate = await measure(h, WINDOW_MS, () => h!.sim.pressCancel());
     expect(rate.requests['cancel'] ?? 0, JSON.stringify(rate)).toBeGreaterThan(3);

@@ -14,7 +14,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { SerialPort } from 'serialport';
 import { SerialDisplay } from '../../src/devices/display/serial-display.js';
-import { HAVE_SOCAT, PtyPair, waitFor } from '../support/socat.js';
+import { waitFor } from '../support/shared.js';
+import { HAVE_SOCAT, PtyPair } from '../support/socat.js';
 
 
 /** The display's side of the wire: collects every byte received. */
@@ -68,7 +69,7 @@ describe.skipIf(!HAVE_SOCAT)('serial display over a socat pty pair', () => {
 
     await display.show(['Vložte knihu do boxu číslo 12', 'Děkujeme']);
     const expected = '\fVlozte knihu do boxu\r\ncislo 12\r\nDekujeme';
-    await waitFor(() => end.bytes().length >= expected.length, 2000, 'display bytes');
+    await waitFor('display bytes', () => end.bytes().length >= expected.length, 2000);
     expect(end.bytes().toString('latin1')).toBe(expected);
     expect(display.lastShown()).toEqual(['Vložte knihu do boxu číslo 12', 'Děkujeme']);
 
@@ -77,7 +78,7 @@ describe.skipIf(!HAVE_SOCAT)('serial display over a socat pty pair', () => {
     dev = null;
     await pty.stop();
     unlinkSync(path);
-    await waitFor(() => !display!.health().ok, 1000, 'display not ok');
+    await waitFor('display not ok', () => !display!.health().ok, 1000);
     expect(display.health().detail).toMatch(new RegExp(`^display ${path} missing`));
     await display.show(['Stanice mimo provoz']);
 
@@ -85,8 +86,8 @@ describe.skipIf(!HAVE_SOCAT)('serial display over a socat pty pair', () => {
     const end2 = await deviceEnd(pty.a);
     dev = end2.port;
     symlinkSync(pty.b, path);
-    await waitFor(() => display!.health().ok, 2000, 'display ok again');
-    await waitFor(() => end2.bytes().length >= 20, 2000, 'the re-sent frame');
+    await waitFor('display ok again', () => display!.health().ok, 2000);
+    await waitFor('the re-sent frame', () => end2.bytes().length >= 20, 2000);
     expect(end2.bytes().toString('latin1')).toBe('\fStanice mimo provoz');
   });
 });

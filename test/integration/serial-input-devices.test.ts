@@ -10,7 +10,8 @@ import { join } from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import { createInputDevices, inputProfileSchema } from '../../src/devices/input/index.js';
-import { HAVE_SOCAT, PtyPair, waitFor } from '../support/socat.js';
+import { waitFor } from '../support/shared.js';
+import { HAVE_SOCAT, PtyPair } from '../support/socat.js';
 
 
 describe.skipIf(!HAVE_SOCAT)('createInputDevices', () => {
@@ -49,7 +50,7 @@ describe.skipIf(!HAVE_SOCAT)('createInputDevices', () => {
       dev.scanners[0]!.onScan((v) => scans.push(v));
       const fh = await open(scanPty.a, 'r+');
       await fh.write('9788025710101\r');
-      await waitFor(() => scans.length > 0, 2000, 'a scan');
+      await waitFor('a scan', () => scans.length > 0, 2000);
       expect(scans).toEqual(['9788025710101']);
       await fh.close();
     } finally {

@@ -11,7 +11,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
 import type { FramingOptions } from '../../src/devices/serial/framing.js';
 import { SerialScanner } from '../../src/devices/serial/scanner.js';
-import { HAVE_SOCAT, PtyPair, waitFor } from '../support/socat.js';
+import { sleep, waitFor } from '../support/shared.js';
+import { HAVE_SOCAT, PtyPair } from '../support/socat.js';
 
 
 const logLines: Record<string, unknown>[] = [];
@@ -57,25 +58,24 @@ describe.skipIf(!HAVE_SOCAT)('serial scanner over a socat pty pair', () => {
   const send = async (s: string) => {
     await dev!.write(Buffer.from(s, 'latin1'));
   };
-  const pause = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
   it('reads CR, LF and CRLF terminated codes and a line split over several writes', async () => {
     const { scans } = await setup();
     await send('3181234567890\r');
     await send('A-1\nB-2\r\n');
     await send('SPL');
-    await pause(30);
+    await sleep(30);
     await send('IT-');
-    await pause(30);
+    await sleep(30);
     await send('LINE\r');
-    await waitFor(() => scans.length >= 4, 2000, 'four scans');
+    await waitFor('four scans', () => scans.length >= 4, 2000);
     expect(scans).toEqual(['3181234567890', 'A-1', 'B-2', 'SPLIT-LINE']);
   });
 
   it('exact CRLF framing with prefix/suffix strip', async () => {
     const { scans } = await setup({ terminator: 'CRLF', prefix: ']C1', suffix: '#' });
     await send(']C1ABC123#\r\nNOPREFIX\r\n');
-    await waitFor(() => scans.length >= 2, 2000, 'two scans');
+    await waitFor('two scans', () => scans.length >= 2, 2000);
     expect(scans).toEqual(['ABC123', 'NOPREFIX']);
   });
 
@@ -83,8 +83,8 @@ describe.skipIf(!HAVE_SOCAT)('serial scanner over a socat pty pair', () => {
     logLines.length = 0;
     const { scans } = await setup({ maxLength: 8 });
     await send('\u0000\u0001\u00ff\r\r123456789\rGOOD\r');
-    await waitFor(() => scans.length >= 1, 2000, 'the good scan');
-    await pause(50);
+    await waitFor('the good scan', () => scans.length >= 1, 2000);
+    await sleep(50);
     expect(scans).toEqual(['GOOD']);
     const drops = logLines.filter((l) => l.msg === 'scanner frame dropped').map((l) => l.reason);
     expect(drops).toEqual(['non-printable', 'empty', 'overlong']);
@@ -93,7 +93,7 @@ describe.skipIf(!HAVE_SOCAT)('serial scanner over a socat pty pair', () => {
   it('RFID reader without terminator: STX…ETX and a pause', async () => {
     const { scans } = await setup({ terminator: 'none', prefix: '\u0002', suffix: '\u0003' });
     await send('\u00020415AB9C3F\u0003');
-    await waitFor(() => scans.length >= 1, 2000, 'the RFID scan');
+    await waitFor('the RFID scan', () => scans.length >= 1, 2000);
     expect(scans).toEqual(['0415AB9C3F']);
   });
 
@@ -102,15 +102,19 @@ describe.skipIf(!HAVE_SOCAT)('serial scanner over a socat pty pair', () => {
     await dev!.close();
     dev = null;
     await pty.stop();
-    const downMs = await waitFor(() => !s.health().ok, 1000, 'health not ok');
+    const downT0 = performance.now();
+    await waitFor('health not ok', () => !s.health().ok, 1000);
+    const downMs = performance.now() - downT0;
     expect(s.health().detail).toMatch(new RegExp(`^barcode scanner ${pty.b} missing`));
 
-    await pause(300); // a few failed reopen attempts while the device is gone
+    await sleep(300); // a few failed reopen attempts while the device is gone
     await pty.start();
-    const upMs = await waitFor(() => s.health().ok, 2000, 'health ok again');
+    const upT0 = performance.now();
+    await waitFor('health ok again', () => s.health().ok, 2000);
+    const upMs = performance.now() - upT0;
     dev = await open(pty.a, 'r+');
     await send('AFTER-REPLUG\r');
-    await waitFor(() => scans.length >= 1, 2000, 'a scan after replug');
+    await waitFor('a scan after replug', () => scans.length >= 1, 2000);
     expect(scans).toEqual(['AFTER-REPLUG']);
     console.error(`serial scanner: not ok ${downMs.toFixed(0)} ms after socat died; ok ${upMs.toFixed(0)} ms after socat was back (backoff cap 400 ms)`);
     expect(upMs).toBeLessThan(1000);

@@ -11,14 +11,8 @@ import { SimulatedStation } from '../../src/devices/sim/station.js';
 import { MemoryJournal } from '../../src/journal/memory.js';
 import { createLogger, type Logger, type LogRing } from '../../src/log.js';
 import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
-import type { SimStation } from '../../src/sim/index.js';
+import { STATION } from './shared.js';
 
-export const STATION: SimStation = {
-  id: 'd3b07384-d9a0-4c9b-8f3e-2b8c1a0e5f11',
-  password: 'TestStationPassw0rd1',
-  boxes: Array.from({ length: 8 }, (_, i) => `a1b2c3d4-0000-4000-8000-${String(i + 1).padStart(12, '0')}`),
-};
-export const box = (n: number): string => STATION.boxes[n - 1] ?? '';
 
 export interface Harness {
   readonly server: ReferenceServer;
@@ -92,13 +86,3 @@ export async function startHarness(
   };
 }
 
-/** Poll until `predicate` holds (real time); fail with `what` after `timeoutMs`. */
-export async function until<T>(predicate: () => T | undefined | false | null, what: string, timeoutMs = 10_000): Promise<T> {
-  const start = performance.now();
-  for (;;) {
-    const v = predicate();
-    if (v) return v;
-    if (performance.now() - start > timeoutMs) throw new Error(`timed out waiting for: ${what}`);
-    await new Promise((r) => setTimeout(r, 5));
-  }
-}

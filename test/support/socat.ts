@@ -6,6 +6,7 @@ import { spawn, spawnSync, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { requireTool } from './tools.js';
+import { sleep } from './shared.js';
 
 export const HAVE_SOCAT = requireTool('socat', spawnSync('socat', ['-V'], { stdio: 'ignore' }).status === 0, 'socat');
 
@@ -30,7 +31,7 @@ export class PtyPair {
     while (!(existsSync(this.a) && existsSync(this.b))) {
       if (child.exitCode !== null) throw new Error(`socat exited with ${child.exitCode}`);
       if (performance.now() > until) throw new Error('socat did not create its ptys');
-      await new Promise((r) => setTimeout(r, 10));
+      await sleep(10);
     }
   }
 
@@ -45,4 +46,3 @@ export class PtyPair {
   }
 }
 
-export { waitFor } from './wait.js';

@@ -9,7 +9,7 @@ import { createBoardHardware, type InputDevicesFactory } from '../../src/devices
 import type { Display } from '../../src/devices/types.js';
 import { boardHardwareSchema, type BoardProfileInput } from '../../src/devices/board-config.js';
 import { SysfsBackend } from '../../src/devices/gpio/sysfs.js';
-import { FAKE_CHIPS, FakeGpioWorld } from './support/fake-onoff.js';
+import { FAKE_CHIPS, FakeGpioWorld } from '../support/fake-onoff.js';
 
 const log = pino({ level: 'silent' });
 const C = 'pinctrl-bcm2711';

@@ -10,6 +10,7 @@ import { boardHardwareSchema } from '../../src/devices/board-config.js';
 import { loadBoardProfile } from '../../src/devices/board-profile.js';
 import { ConfigError } from '../../src/errors.js';
 import { configProblems } from '../support/config-problems.js';
+import { STATION } from '../support/shared.js';
 
 const HW = join(import.meta.dirname, '../../hardware');
 
@@ -91,7 +92,7 @@ describe('board profiles', () => {
     writeFileSync(join(dir, 'pw'), 'Abcdefghij0123456789\n');
     const { config } = loadConfigObject(
       {
-        station: { id: 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa', passwordFile: join(dir, 'pw'), boxes: [{ number: 1, id: 'bbbbbbbb-bbbb-4bbb-8bbb-000000000001' }] },
+        station: { id: STATION.id, passwordFile: join(dir, 'pw'), boxes: [{ number: 1, id: 'bbbbbbbb-bbbb-4bbb-8bbb-000000000001' }] },
         server: { baseUrl: 'https://library.example/pickup' },
         hardware: { kind: 'board', profile: join(HW, 'rpi4-12-boxes.json'), power: { signal: { kind: 'wifi' } } },
       },

@@ -2,7 +2,7 @@
  * The daemon's V8 code cache loader (src/boot/code-cache.ts), on real files and V8's real cache:
  * absent -> written -> used; a damaged file, one for other source text and one V8 refuses are never
  * used; caches of older sources are removed when a new one is written. The bundled daemon's use of
- * it is proven in test/bundle/app.test.ts.
+ * it is proven in test/e2e/bundle-app.test.ts.
  */
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfigFile, loadConfigObject } from '../../src/config/load.js';
 import { configProblems } from '../support/config-problems.js';
+import { STATION } from '../support/shared.js';
 
-const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 const BOX = 'bbbbbbbb-bbbb-4bbb-8bbb-000000000001';
 const PASSWORD = 'Abcdefghij0123456789';
 
@@ -15,7 +15,7 @@ function dirWithPassword(password = PASSWORD): string {
   return dir;
 }
 const valid = (dir: string) => ({
-  station: { id: STATION, passwordFile: join(dir, 'station-password'), boxes: [{ number: 1, id: BOX }] },
+  station: { id: STATION.id, passwordFile: join(dir, 'station-password'), boxes: [{ number: 1, id: BOX }] },
   server: { baseUrl: 'https://library.example/pickup' },
 });
 
@@ -78,7 +78,7 @@ describe('config', () => {
 
   it('reads the password from $CREDENTIALS_DIRECTORY when no file is configured', () => {
     const dir = dirWithPassword();
-    const raw = { ...valid(dir), station: { id: STATION, boxes: [{ number: 1, id: BOX }] } };
+    const raw = { ...valid(dir), station: { id: STATION.id, boxes: [{ number: 1, id: BOX }] } };
     expect(loadConfigObject(raw, 'test', { CREDENTIALS_DIRECTORY: dir }).password).toBe(PASSWORD);
     const problems = configProblems(() => loadConfigObject(raw, 'test', {}));
     expect(problems).toEqual([expect.objectContaining({ path: 'station.passwordFile', message: expect.stringContaining('no station password') })]);
@@ -92,7 +92,7 @@ describe('config', () => {
   });
 
   it('schema and password problems come together; invalid JSON is one clear problem', () => {
-    const raw = { station: { id: STATION, passwordFile: '/nonexistent/pw', boxes: [] }, server: { baseUrl: 'https://x' } };
+    const raw = { station: { id: STATION.id, passwordFile: '/nonexistent/pw', boxes: [] }, server: { baseUrl: 'https://x' } };
     const problems = configProblems(() => loadConfigObject(raw, 'test', {}));
     expect(problems.map((p) => p.path).sort()).toEqual(['station.boxes', 'station.passwordFile']);
     const file = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'c.json');

@@ -19,7 +19,7 @@ import {
   timer,
   timersStarted,
   waitForInput,
-} from './support/core-steps.js';
+} from '../support/core-driver.js';
 
 const boxOpen = (boxes: string[]) => cmd({ type: 'box-open', boxes, displayMessages: ['Box opens'] });
 

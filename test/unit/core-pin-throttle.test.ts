@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { lockoutMsFor, screen } from '../../src/station/core.js';
 import type { Effect } from '../../src/station/core-types.js';
-import { answered, B1, cmd, coreConfig, idleStepper, pinKeys, sends, sounds, states, timer, timersStarted, wrongPin, type Stepper } from './support/core-steps.js';
+import { answered, B1, cmd, coreConfig, idleStepper, pinKeys, sends, sounds, states, timer, timersStarted, wrongPin, type Stepper } from '../support/core-driver.js';
 
 const saves = (fx: readonly Effect[]) => fx.flatMap((e) => (e.type === 'save-pin-throttle' ? [e.record] : []));
 

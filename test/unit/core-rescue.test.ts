@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { initialState, screen } from '../../src/station/core.js';
 import type { Effect } from '../../src/station/core-types.js';
-import { answered, B1, B2, cmd, coreConfig, idleStepper, logs, pinKeys, states, stepper, wrongPin, type Stepper } from './support/core-steps.js';
+import { answered, B1, B2, cmd, coreConfig, idleStepper, logs, pinKeys, states, stepper, wrongPin, type Stepper } from '../support/core-driver.js';
 
 const pulses = (fx: readonly Effect[]) => fx.flatMap((e) => (e.type === 'pulse' ? [e.boxIds] : []));
 const serviceOn = { type: 'fault', key: 'service', message: 'service' } as const;

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { messagesSchema, pinSchema, timingSchema } from '../../src/config/schema.js';
 import { MAX_KEPT } from '../../src/station/core/door-reports.js';
 import type { CoreConfig, Effect, OutboundRequest } from '../../src/station/core-types.js';
-import { VirtualCore } from './support/virtual-core.js';
+import { CoreDriver } from '../support/core-driver.js';
 
 const A = 'aaaaaaaa-aaaa-4aaa-8aaa-000000000001';
 const B = 'aaaaaaaa-aaaa-4aaa-8aaa-000000000002';
@@ -27,8 +27,8 @@ const states = (fx: readonly Effect[]): StateSent[] =>
   fx.flatMap((e) => (e.type === 'send' && e.request.endpoint === 'state' ? [e.request] : []));
 const doorsOf = (r: StateSent | undefined): string => (r ? r.boxes.map((b) => b.st[0]).join('') : '-');
 
-function started(): VirtualCore {
-  const c = new VirtualCore(CONFIG, { [A]: 'CLOSED', [B]: 'CLOSED' });
+function started(): CoreDriver {
+  const c = new CoreDriver(CONFIG, { [A]: 'CLOSED', [B]: 'CLOSED' });
   c.input({ type: 'start' });
   c.input({ type: 'answered', endpoint: 'state', answer: idle });
   return c;

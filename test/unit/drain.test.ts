@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { initialState, screen } from '../../src/station/core.js';
 import type { CoreState, Effect, Input } from '../../src/station/core-types.js';
-import { B1, coreConfig, runCore, sends } from './support/core-steps.js';
+import { B1, coreConfig, runCore, sends } from '../support/core-driver.js';
 
 const config = coreConfig({ boxes: [{ id: B1, number: 1 }] });
 const run = (state: CoreState, ...inputs: Input[]) => runCore(config, state, ...inputs);

@@ -3,7 +3,7 @@ import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GpioBuzzer, GpioTamperSwitch } from '../../src/devices/gpio/alarm-devices.js';
 import { SysfsBackend } from '../../src/devices/gpio/sysfs.js';
-import { FAKE_CHIPS, FakeGpioWorld } from './support/fake-onoff.js';
+import { FAKE_CHIPS, FakeGpioWorld } from '../support/fake-onoff.js';
 
 const log = pino({ level: 'silent' });
 const CHIP = 'pinctrl-bcm2711';

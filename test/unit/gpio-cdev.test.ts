@@ -9,6 +9,7 @@ import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { CdevBackend, type SpawnFn } from '../../src/devices/gpio/cdev.js';
 import { GpioLockBank } from '../../src/devices/gpio/locks.js';
+import { waitFor } from '../support/shared.js';
 
 class FakeChild extends EventEmitter {
   readonly stdin = new PassThrough();
@@ -81,8 +82,7 @@ function fakeSpawn(opts: { version?: string; busyTimes?: number } = {}) {
 const log = pino({ level: 'silent' });
 
 async function until(cond: () => boolean): Promise<void> {
-  for (let i = 0; i < 500 && !cond(); i++) await new Promise((r) => setTimeout(r, 5));
-  expect(cond()).toBe(true);
+  await waitFor('the fake helper to get there', cond, 2_500);
 }
 
 describe('cdev backend (fake spawn)', () => {

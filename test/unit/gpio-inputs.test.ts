@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GpioButton, GpioDoorSensors } from '../../src/devices/gpio/inputs.js';
 import { SysfsBackend } from '../../src/devices/gpio/sysfs.js';
 import type { DoorState } from '../../src/devices/types.js';
-import { FAKE_CHIPS, FakeGpioWorld } from './support/fake-onoff.js';
+import { FAKE_CHIPS, FakeGpioWorld } from '../support/fake-onoff.js';
 
 const log = pino({ level: 'silent' });
 const CHIP = 'pinctrl-bcm2711';

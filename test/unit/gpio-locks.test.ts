@@ -5,7 +5,7 @@ import { GpioLockBank, clampPulse } from '../../src/devices/gpio/locks.js';
 import { SysfsBackend } from '../../src/devices/gpio/sysfs.js';
 import type { OutputLine } from '../../src/devices/gpio/types.js';
 import { HARD_MAX_PULSE_MS } from '../../src/devices/types.js';
-import { FAKE_CHIPS, FakeGpioWorld } from './support/fake-onoff.js';
+import { FAKE_CHIPS, FakeGpioWorld } from '../support/fake-onoff.js';
 
 const log = pino({ level: 'silent' });
 const CHIP = 'pinctrl-bcm2711';

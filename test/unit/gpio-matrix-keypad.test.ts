@@ -4,7 +4,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { GpioMatrixKeypad, keyOf } from '../../src/devices/gpio/matrix-keypad.js';
 import { SysfsBackend } from '../../src/devices/gpio/sysfs.js';
 import type { KeypadKey } from '../../src/devices/types.js';
-import { FAKE_CHIPS, FakeGpioWorld } from './support/fake-onoff.js';
+import { FAKE_CHIPS, FakeGpioWorld } from '../support/fake-onoff.js';
 
 const CHIP = 'pinctrl-bcm2711';
 const BASE = 512;

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { messagesSchema } from '../../src/config/schema.js';
 import type { CoreConfig, Effect } from '../../src/station/core-types.js';
 import type { Endpoint, ServerAnswer } from '../../src/protocol/types.js';
-import { maxInWindow, VirtualCore } from './support/virtual-core.js';
+import { maxInWindow, CoreDriver } from '../support/core-driver.js';
 
 const B1 = '11111111-1111-4111-8111-111111111111';
 const B2 = '22222222-2222-4222-8222-222222222222';
@@ -38,7 +38,7 @@ const isRejectLog = (e: Effect): boolean => e.type === 'log' && e.level === 'err
 const countOf = (e: Effect): number => (e.type === 'log' && typeof e.data?.['count'] === 'number' ? e.data['count'] : 0);
 
 /** Answer every event with `answer` (after RTT); when nothing is in flight, let time run to the next timer. */
-function refuseRepeatedly(v: VirtualCore, answer: ServerAnswer, times: number): void {
+function refuseRepeatedly(v: CoreDriver, answer: ServerAnswer, times: number): void {
   let refused = 0;
   while (refused < times) {
     const endpoint: Endpoint | null = v.state.inFlight;
@@ -56,7 +56,7 @@ function refuseRepeatedly(v: VirtualCore, answer: ServerAnswer, times: number): 
 
 describe('a refused answer repeated 1,000 times', () => {
   it.each(REFUSED)('%s: at most one extra /state per heartbeat interval, one log line per interval with a count, no pulse', (_name, answer) => {
-    const v = new VirtualCore(config, closed);
+    const v = new CoreDriver(config, closed);
     v.input({ type: 'start' });
     refuseRepeatedly(v, answer, 1_000);
 
@@ -84,8 +84,8 @@ describe('a refused answer repeated 1,000 times', () => {
 });
 
 /** A station told wait-for-input, at virtual time 0 + RTT. */
-function idleStation(): VirtualCore {
-  const v = new VirtualCore(config, closed);
+function idleStation(): CoreDriver {
+  const v = new CoreDriver(config, closed);
   v.input({ type: 'start' });
   v.advance(RTT);
   v.input({ type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } });

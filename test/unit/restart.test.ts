@@ -6,7 +6,7 @@
 import { describe, expect, it } from 'vitest';
 import { initialState, screen } from '../../src/station/core.js';
 import type { CoreState, Input, PreviousRun } from '../../src/station/core-types.js';
-import { B1, coreConfig, runCore, states as stateSends } from './support/core-steps.js';
+import { B1, coreConfig, runCore, states as stateSends } from '../support/core-driver.js';
 
 const B5 = '55555555-5555-4555-8555-555555555555';
 const B6 = '66666666-6666-4666-8666-666666666666';

@@ -10,14 +10,14 @@ import { SimulatedStation } from '../../src/devices/sim/station.js';
 import { StationRuntime } from '../../src/station/runtime.js';
 import type { ProtocolSender, SendOutcome } from '../../src/protocol/client.js';
 import { ScriptedSender, waitForInput } from '../support/scripted-sender.js';
+import { STATION } from '../support/shared.js';
 
-const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 const BOX = (n: number) => `bbbbbbbb-bbbb-4bbb-8bbb-${String(n).padStart(12, '0')}`;
 
 function config(overrides: Record<string, unknown> = {}): StationConfig {
   const { config, problems } = validateConfig(
     {
-      station: { id: STATION, boxes: [1, 2, 3].map((n) => ({ number: n, id: BOX(n) })) },
+      station: { id: STATION.id, boxes: [1, 2, 3].map((n) => ({ number: n, id: BOX(n) })) },
       server: { baseUrl: 'http://127.0.0.1:1' },
       hardware: { kind: 'simulated', doorSpringMs: 100 },
       ...overrides,
@@ -173,7 +173,7 @@ describe('runtime timers', () => {
 
   it('/state carries inputVoltage and internetSignalStrength from the power sources', async () => {
     const { sender, runtime } = await started();
-    expect(sender.of('state')[0]).toMatchObject({ station: STATION, inputVoltage: 12, internetSignalStrength: 100 });
+    expect(sender.of('state')[0]).toMatchObject({ station: STATION.id, inputVoltage: 12, internetSignalStrength: 100 });
     await runtime.stop();
   });
 });

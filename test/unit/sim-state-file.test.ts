@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { SimulatedStation } from '../../src/devices/sim/station.js';
-import { until } from '../support/harness.js';
+import { waitFor } from '../support/shared.js';
 
 const make = (stateFile: string): SimulatedStation => new SimulatedStation({ boxNumbers: [1, 2], doorSpringMs: 5, inputVoltage: 12, internetSignalStrength: 100, stateFile });
 const read = (f: string): { doors: Record<string, string>; locks: Record<string, boolean> } => JSON.parse(readFileSync(f, 'utf8')) as never;
@@ -15,10 +15,10 @@ describe('simulated hardware state file', () => {
     const a = make(file);
     expect(read(file)).toEqual({ doors: { 1: 'CLOSED', 2: 'CLOSED' }, locks: { 1: false, 2: false } });
     const pulse = a.locks.pulse(2, 100);
-    await until(() => read(file).locks['2'] === true, 'lock on in the file');
-    await until(() => read(file).doors['2'] === 'OPEN', 'door sprang open');
+    await waitFor('lock on in the file', () => read(file).locks['2'] === true);
+    await waitFor('door sprang open', () => read(file).doors['2'] === 'OPEN');
     await pulse;
-    await until(() => read(file).locks['2'] === false, 'lock off in the file');
+    await waitFor('lock off in the file', () => read(file).locks['2'] === false);
     await a.close();
     const b = make(file);
     expect(await b.doors.read(2)).toBe('OPEN');
@@ -34,7 +34,7 @@ describe('simulated hardware state file', () => {
     s.doors.onChange((n, st) => seen.push([n, st]));
     writeFileSync(`${file}.tmp`, JSON.stringify({ doors: { 1: 'OPEN', 2: 'CLOSED' }, locks: { 1: true } }));
     renameSync(`${file}.tmp`, file);
-    await until(() => seen.length === 1, 'door 1 change applied');
+    await waitFor('door 1 change applied', () => seen.length === 1);
     expect(seen).toEqual([[1, 'OPEN']]);
     expect(s.locks.isEnergized(1)).toBe(false);
     await s.close();

@@ -1,0 +1,156 @@
+/**
+ * The update lock (src/systemd/update-lock.ts + systemd/install.sh): the daemon holds
+ * /run/pickup-station/updates.lock while someone uses the station, and an upgrade or rollback waits
+ * for it — bounded, with a message — before it changes anything; --force does not wait. install.sh
+ * runs into a throwaway root (--root), as in install.test.ts; the lock comes from the real daemon
+ * (dist/) or, for the refusals, from a file naming a live or a dead pid.
+ */
+import { spawn, spawnSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { holdUpdateLock, UPDATE_LOCK_FILE } from '../../src/systemd/update-lock.js';
+import { startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
+import { DaemonRig } from '../support/daemon.js';
+import { waitFor } from '../support/shared.js';
+import { requireTool, runs } from '../support/tools.js';
+
+const REPO = join(import.meta.dirname, '../..');
+const SCRIPT = join(REPO, 'systemd/install.sh');
+const IS_ROOT = process.getuid?.() === 0;
+const HAVE_SYSTEMCTL = requireTool('systemctl', runs('systemctl', ['--version']), 'systemd');
+
+describe('the daemon side: updates.lock follows the station', () => {
+  let d: DebugHarness | undefined;
+  afterEach(async () => {
+    await d?.stop();
+    d = undefined;
+  });
+
+  it('held with the reason while a box is open, released when it is closed, removed on close; a stale file is cleared at start', async () => {
+    d = await startDebugHarness();
+    const dir = mkdtempSync(join(tmpdir(), 'update-lock-'));
+    const file = join(dir, UPDATE_LOCK_FILE);
+    writeFileSync(file, '{"pid":1,"reason":"stale"}\n');
+    const lock = holdUpdateLock(d.wp.host, dir, d.h.log, 4242);
+    expect(existsSync(file)).toBe(false);
+    d.h.sim.forceOpen(3);
+    await waitFor('lock written', () => existsSync(file));
+    expect(JSON.parse(readFileSync(file, 'utf8'))).toMatchObject({ pid: 4242, reason: 'box 3 is open' });
+    expect(lock.held()).toBe('box 3 is open');
+    const { body } = await d.call('GET', '/api/status', { token: d.tokens.read });
+    expect(body['activity']).toBe('box 3 is open');
+    d.h.sim.closeDoor(3);
+    await waitFor('lock released', () => !existsSync(file));
+    d.h.sim.forceOpen(2);
+    await waitFor('lock written again', () => existsSync(file));
+    lock.close();
+    expect(existsSync(file)).toBe(false);
+  });
+});
+
+describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL)('install.sh waits for the update lock', { timeout: 90_000 }, () => {
+  let work: string;
+  let root: string;
+  let rig: DaemonRig | undefined;
+  beforeEach(() => {
+    work = mkdtempSync(join(tmpdir(), 'install-lock-'));
+    root = join(work, 'root');
+    mkdirSync(join(root, 'etc'), { recursive: true });
+    mkdirSync(join(root, 'run/pickup-station'), { recursive: true });
+    writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/bash\n');
+    writeFileSync(join(root, 'etc/group'), 'root:x:0:\ndialout:x:20:\n');
+  });
+  afterEach(async () => {
+    await rig?.close();
+    rig = undefined;
+    rmSync(work, { recursive: true, force: true });
+  });
+
+  /** A minimal release bundle (install.test.ts has the full one). */
+  function bundle(version: string): string {
+    const top = join(work, 'src', `pickup-station-${version}`);
+    const files: Record<string, string> = {
+      'app/main.js': `// ${version}\n`,
+      'app/stationctl.js': `// ${version}\n`,
+      'node_modules/pino/package.json': '{"name":"pino"}',
+      'hardware/README.md': 'boards\n',
+      'package.json': JSON.stringify({ name: 'pickup-station', version }),
+      'systemd/pickup-station.service': readFileSync(join(REPO, 'systemd/pickup-station.service'), 'utf8'),
+      'systemd/config.template.json': readFileSync(join(REPO, 'systemd/config.template.json'), 'utf8'),
+      'systemd/runtime-packages': readFileSync(join(REPO, 'systemd/runtime-packages'), 'utf8'),
+      'manifest.json': JSON.stringify({ name: 'pickup-station', version }),
+    };
+    for (const [f, text] of Object.entries(files)) {
+      mkdirSync(join(top, f, '..'), { recursive: true });
+      writeFileSync(join(top, f), text);
+    }
+    const file = join(work, `pickup-station-${version}.tar.gz`);
+    expect(spawnSync('tar', ['-czf', file, '-C', join(work, 'src'), `pickup-station-${version}`]).status).toBe(0);
+    return file;
+  }
+  const env = (): NodeJS.ProcessEnv => ({ PATH: process.env['PATH'], NODE: process.execPath, PICKUP_INSTALL_RECORD: join(work, 'record.txt') });
+  const install = (args: string[]) => {
+    const r = spawnSync('bash', [SCRIPT, '--root', root, ...args], { env: env(), encoding: 'utf8' });
+    return { status: r.status, out: r.stdout + r.stderr };
+  };
+  const current = (): string => readlinkSync(join(root, 'opt/pickup-station/current'));
+  const lockFile = (): string => join(root, 'run/pickup-station', UPDATE_LOCK_FILE);
+
+  it('held by a running process: the upgrade waits --lock-wait seconds, then gives up having changed nothing', () => {
+    expect(install(['--bundle', bundle('1.0.0')]).status).toBe(0);
+    writeFileSync(lockFile(), JSON.stringify({ pid: process.pid, reason: 'box 3 is open', since: new Date().toISOString() }));
+    const r = install(['--bundle', bundle('2.0.0'), '--lock-wait', '1']);
+    expect(r.status).toBe(1);
+    expect(r.out).toContain('waiting for the station to be free: box 3 is open (at most 1s; --force does not wait)');
+    expect(r.out).toContain('the station is still in use after 1s (box 3 is open); nothing was changed');
+    expect(current()).toBe('releases/1.0.0');
+    expect(existsSync(join(root, 'opt/pickup-station/releases/2.0.0'))).toBe(false);
+    // Rollback waits the same way.
+    expect(install(['--bundle', bundle('1.1.0'), '--force']).status).toBe(0);
+    const back = install(['--rollback', '--lock-wait', '0']);
+    expect(back.status).toBe(1);
+    expect(current()).toBe('releases/1.1.0');
+  });
+
+  it('--force does not wait; a lock whose pid is not running is stale and ignored', () => {
+    expect(install(['--bundle', bundle('1.0.0')]).status).toBe(0);
+    writeFileSync(lockFile(), JSON.stringify({ pid: process.pid, reason: '/pin-enter in flight' }));
+    const forced = install(['--bundle', bundle('2.0.0'), '--force']);
+    expect(forced.status, forced.out).toBe(0);
+    expect(forced.out).toContain('the station is in use (/pin-enter in flight); --force: not waiting');
+    expect(current()).toBe('releases/2.0.0');
+
+    const dead = spawnSync(process.execPath, ['-e', 'process.stdout.write(String(process.pid))'], { encoding: 'utf8' }).stdout;
+    writeFileSync(lockFile(), JSON.stringify({ pid: Number(dead), reason: 'box 1 is open' }));
+    const stale = install(['--bundle', bundle('3.0.0'), '--lock-wait', '0']);
+    expect(stale.status, stale.out).toBe(0);
+    expect(stale.out).not.toContain('waiting');
+  });
+
+  it('with the real daemon: waits while a box is open and goes on once it is closed', async () => {
+    expect(install(['--bundle', bundle('1.0.0')]).status).toBe(0);
+    rig = await DaemonRig.create({ timing: { heartbeatIntervalMs: 2_000 } });
+    const p = rig.start({ RUNTIME_DIRECTORY: join(root, 'run/pickup-station') });
+    await rig.idle();
+    expect(existsSync(lockFile())).toBe(false);
+    rig.setDoor(2, 'OPEN');
+    await waitFor('the daemon holds the lock', () => existsSync(lockFile()));
+
+    const child = spawn('bash', [SCRIPT, '--root', root, '--bundle', bundle('2.0.0'), '--lock-wait', '60'], { env: env() });
+    let out = '';
+    child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+    child.stderr.on('data', (b: Buffer) => (out += b.toString()));
+    const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+    await waitFor('install.sh waits', () => out.includes('waiting for the station to be free: box 2 is open'), 30_000);
+    expect(current()).toBe('releases/1.0.0');
+
+    rig.setDoor(2, 'CLOSED');
+    expect(await exited, out).toBe(0);
+    expect(out).toMatch(/the station is free \(waited \d+s\)/);
+    expect(current()).toBe('releases/2.0.0');
+    p.child.kill('SIGTERM');
+    expect((await p.exited).code).toBe(0);
+  });
+});
