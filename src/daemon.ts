@@ -84,7 +84,7 @@ export async function runDaemon(args: string[], boot: DaemonBoot = {}): Promise<
   // Loaded only now, while the first /state is on its way: the technician port, reloads, the update
   // lock and the systemd integration are needed before READY=1, not before the station reports in
   // (ARCHITECTURE.md, "Start-up"). In the bundled app they are evaluated here, not at start.
-  const [{ withTechnicianPort }, { reloadOnSignal }, { createSystemdIntegration }, { holdUpdateLock }] = await Promise.all([
+  const [{ withTechnicianPort }, { reloadOnSignal }, { systemdForHost }, { holdUpdateLock }] = await Promise.all([
     import('./debug/index.js'),
     import('./debug/reload-signal.js'),
     import('./systemd/index.js'),
@@ -92,8 +92,7 @@ export async function runDaemon(args: string[], boot: DaemonBoot = {}): Promise<
   ]);
   const { station, host } = await withTechnicianPort({ station: first, loaded, configFile: file, env: process.env, log, ring, start });
   // The technician port may restart the station (reload): follow whichever runtime is current.
-  const heartbeats = { lastStateOutcome: () => station.runtime.lastStateOutcome() };
-  const systemd = createSystemdIntegration({ env: process.env, log, config: loaded.config, runtime: heartbeats });
+  const systemd = systemdForHost(host, { env: process.env, log });
   // Signal handlers first: a SIGTERM while READY=1 is being sent must still stop the station cleanly.
   // install.sh waits while this is held (a box open, an event in flight); released when stopping.
   const updateLock = holdUpdateLock(host, process.env['RUNTIME_DIRECTORY'] ?? null, log);

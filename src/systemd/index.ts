@@ -4,6 +4,7 @@
  * (no $NOTIFY_SOCKET) all of it is a no-op, so the same daemon runs in a terminal and in tests.
  */
 import type { StationConfig } from '../config/schema.js';
+import type { StationHost } from '../debug/host.js';
 import type { Logger } from '../log.js';
 import { VERSION } from '../version.js';
 import { runtimeHeartbeatCheck, startLoopLagProbe, stateStalenessLimitMs, type HealthCheck, type HeartbeatSource } from './health.js';
@@ -77,4 +78,13 @@ export function createSystemdIntegration(opts: SystemdOptions): SystemdIntegrati
     flush: (timeoutMs = 3_000) => notifier.flush(timeoutMs),
     watchdog: () => dog,
   };
+}
+
+/**
+ * The daemon's systemd integration: its watchdog follows whichever station `host` runs now (a
+ * reload replaces it). The staleness limit is the start-up config's.
+ */
+export function systemdForHost(host: StationHost, opts: Omit<SystemdOptions, 'config' | 'runtime'>): SystemdIntegration {
+  const heartbeats: HeartbeatSource = { lastStateOutcome: () => host.station.runtime.lastStateOutcome() };
+  return createSystemdIntegration({ ...opts, config: host.config, runtime: heartbeats });
 }
