@@ -34,7 +34,9 @@ export type ReloadResult =
 
 export class StationHost {
   readonly observer = new StationObserver();
-  private current: { station: Station; loaded: LoadedConfig; core: CoreConfig; tokens: TokenStore } | null;
+  private current: { station: Station; loaded: LoadedConfig; core: CoreConfig; tokens: TokenStore; startedAt: number } | null;
+  /** Monotonic time the station swap in progress began (current is null meanwhile). */
+  private swapStartedAt = 0;
   private service = false;
   private action: string | null = null;
   private stopped = false;
@@ -56,8 +58,18 @@ export class StationHost {
       opts.log.error({ source: e.source, problems: e.problems }, 'technician tokens credential invalid; only the config file\'s tokens are accepted');
       tokens = new TokenStore(loaded.config.debug.tokens);
     }
-    this.current = { station, loaded, core: coreConfigOf(station.config), tokens };
+    this.current = { station, loaded, core: coreConfigOf(station.config), tokens, startedAt: performance.now() };
     this.observer.attach(station.runtime);
+  }
+
+  /**
+   * The watchdog's sign of life: when the current station last finished a /state, or when it was
+   * started if none has finished yet (a station just restarted by a reload is as fresh as its start).
+   * While a reload swaps the station, the time the swap began.
+   */
+  lastStateOutcome(): number {
+    if (this.current === null) return this.swapStartedAt;
+    return this.current.station.runtime.lastStateOutcome() ?? this.current.startedAt;
   }
 
   /** The running station; 503 while a reload swaps it. */
@@ -99,6 +111,11 @@ export class StationHost {
     }
   }
 
+  /** Whether a reload is between stopping the old station and installing the new one. */
+  get swapping(): boolean {
+    return this.current === null;
+  }
+
   /** The long action running now (for refusing short ones meanwhile), or null. */
   get busyWith(): string | null {
     return this.action;
@@ -127,6 +144,7 @@ export class StationHost {
       if (busy !== null) throw new HttpError(409, 'busy', `not now: ${busy}`);
 
       this.current = null;
+      this.swapStartedAt = performance.now();
       // Stop first: locks OFF and hardware released before the new config requests it again.
       await old.station.stop();
       let station: Station;
@@ -156,7 +174,7 @@ export class StationHost {
   private install(station: Station, loaded: LoadedConfig, tokens: TokenStore): void {
     // Stopped while the new station was starting: it must not run on unattended.
     if (this.stopped) void station.stop();
-    this.current = { station, loaded, core: coreConfigOf(station.config), tokens };
+    this.current = { station, loaded, core: coreConfigOf(station.config), tokens, startedAt: performance.now() };
     this.observer.attach(station.runtime);
     if (this.service) this.setService(true);
   }

@@ -18,7 +18,8 @@ export * from './health.js';
 export interface SystemdOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly log: Logger;
-  readonly config: StationConfig;
+  /** The config the station runs now (a reload changes it): the staleness limit follows it. */
+  readonly config: () => StationConfig;
   readonly runtime: HeartbeatSource;
   readonly pid?: number;
   /** Extra checks (e.g. the technician port), all required for a ping. */
@@ -65,9 +66,9 @@ export function createSystemdIntegration(opts: SystemdOptions): SystemdIntegrati
       const intervalMs = period / 2;
       const lag = startLoopLagProbe({ intervalMs: Math.min(LOOP_PROBE_MS, intervalMs), maxLagMs: Math.min(LOOP_MAX_LAG_MS, intervalMs), now });
       probe = lag;
-      const limitMs = stateStalenessLimitMs(config);
+      const limitMs = (): number => stateStalenessLimitMs(config());
       dog = startWatchdog({ notifier, intervalMs, log, checks: [lag, runtimeHeartbeatCheck(opts.runtime, limitMs, now), ...(opts.checks ?? [])] });
-      log.info({ watchdogMs: period, pingEveryMs: intervalMs, stateLimitMs: limitMs }, 'systemd: health-gated watchdog on');
+      log.info({ watchdogMs: period, pingEveryMs: intervalMs, stateLimitMs: limitMs() }, 'systemd: health-gated watchdog on');
     },
     stopping(): void {
       stopped = true;
@@ -82,9 +83,14 @@ export function createSystemdIntegration(opts: SystemdOptions): SystemdIntegrati
 
 /**
  * The daemon's systemd integration: its watchdog follows whichever station `host` runs now (a
- * reload replaces it). The staleness limit is the start-up config's.
+ * reload replaces it), with the staleness limit of the config that station runs.
  */
 export function systemdForHost(host: StationHost, opts: Omit<SystemdOptions, 'config' | 'runtime'>): SystemdIntegration {
-  const heartbeats: HeartbeatSource = { lastStateOutcome: () => host.station.runtime.lastStateOutcome() };
-  return createSystemdIntegration({ ...opts, config: host.config, runtime: heartbeats });
+  let config = host.config;
+  const current = (): StationConfig => {
+    // Between a reload's stop and start there is no station: the last config stands.
+    if (host.swapping) return config;
+    return (config = host.config);
+  };
+  return createSystemdIntegration({ ...opts, config: current, runtime: host });
 }

@@ -71,6 +71,7 @@ function configFile(): { file: string; write(extra: Partial<ConfigInput>): void 
         server: { baseUrl: 'http://127.0.0.1:1' },
         storage: { directory: null },
         debug: { enabled: false },
+        log: { level: 'silent' },
         ...extra,
       }),
     );
