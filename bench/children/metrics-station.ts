@@ -31,7 +31,7 @@ interface Args {
 const args = JSON.parse(process.argv[2] ?? '{}') as Args;
 const config = stationConfig(args.station, args.serverUrl, {
   // No heartbeat in the way of a scan (it would be refused as busy); the unknown items repeat.
-  timing: { heartbeatIntervalMs: 600_000, duplicateScanWindowMs: 0 },
+  timing: { heartbeatIntervalMs: 119_000, duplicateScanWindowMs: 0 },
   storage: { directory: null },
   debug: { listen: { host: '127.0.0.1', port: 0 }, tokens: [{ name: 'prometheus', scope: 'metrics', hash: args.tokenHash }] },
   metrics: { enabled: args.metrics },

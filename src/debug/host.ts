@@ -7,7 +7,8 @@
  */
 import type { Station } from '../app.js';
 import { loadConfigFile, type LoadedConfig } from '../config/load.js';
-import type { StationConfig } from '../config/schema.js';
+import { applyClasses, changedKeys, type ApplyOn } from '../config/apply.js';
+import { configSchema, type StationConfig } from '../config/schema.js';
 import { ConfigError, errorMessage, type ConfigProblem } from '../errors.js';
 import type { Logger } from '../log.js';
 import { coreConfigOf } from '../station/runtime.js';
@@ -32,7 +33,13 @@ export type ReloadResult =
   | { readonly ok: true; readonly restartNeeded: readonly string[] }
   | { readonly ok: false; readonly source: string; readonly problems: readonly ConfigProblem[] };
 
+let classes: ReadonlyMap<string, ApplyOn> | null = null;
+/** Every config key's reload class (config/apply.ts), walked once. */
+export const configApplyClasses = (): ReadonlyMap<string, ApplyOn> => (classes ??= applyClasses(configSchema));
+
 export class StationHost {
+  /** The config the process started with: what keys read once at start (class `process`) still use. */
+  readonly startConfig: StationConfig;
   readonly observer = new StationObserver();
   private current: { station: Station; loaded: LoadedConfig; core: CoreConfig; tokens: TokenStore; startedAt: number } | null;
   /** Monotonic time the station swap in progress began (current is null meanwhile). */
@@ -59,6 +66,7 @@ export class StationHost {
       tokens = new TokenStore(loaded.config.debug.tokens);
     }
     this.current = { station, loaded, core: coreConfigOf(station.config), tokens, startedAt: performance.now() };
+    this.startConfig = loaded.config;
     this.observer.attach(station.runtime);
   }
 
@@ -162,11 +170,9 @@ export class StationHost {
       }
       this.install(station, loaded, tokens);
       this.opts.log.level = loaded.config.log.level;
-      // Keys the port reads once, when it starts listening (its server options and caps).
-      const restartNeeded = (['listen', 'logLines', 'headersTimeoutMs', 'requestTimeoutMs', 'maxConnections', 'maxConnectionsPerAddress', 'refusalLogIntervalMs'] as const)
-        .filter((k) => JSON.stringify(loaded.config.debug[k]) !== JSON.stringify(old.loaded.config.debug[k]))
-        .map((k) => `debug.${k}`);
-      if (JSON.stringify(loaded.config.metrics) !== JSON.stringify(old.loaded.config.metrics)) restartNeeded.push('metrics');
+      // Keys read once at process start keep the values the process started with, however many
+      // reloads came between: compared with those, not with the previous reload's.
+      const restartNeeded = changedKeys(configApplyClasses(), this.startConfig, loaded.config).process;
       return { ok: true, restartNeeded };
     });
   }
