@@ -13,7 +13,7 @@ import * as z from '../zod-mini.js';
 import { intIn, nonEmpty } from '../zod-mini.js';
 import { live, restartsProcess, restartsStation } from './apply.js';
 import { boardHardwareSchema } from '../devices/board-config.js';
-import { debugConfigSchema } from '../debug/config.js';
+import { debugConfigSchema } from './technician.js';
 import { HARD_MAX_PULSE_MS } from '../devices/types.js';
 import { metricsConfigSchema } from '../metrics/config.js';
 import { portalConfigSchema } from '../portal/config.js';

@@ -4,7 +4,7 @@
  * (no $NOTIFY_SOCKET) all of it is a no-op, so the same daemon runs in a terminal and in tests.
  */
 import type { StationConfig } from '../config/schema.js';
-import type { StationHost } from '../debug/host.js';
+import type { Supervisor } from '../supervisor/supervisor.js';
 import type { Logger } from '../log.js';
 import { VERSION } from '../version.js';
 import { runtimeHeartbeatCheck, startLoopLagProbe, stateStalenessLimitMs, type HealthCheck, type HeartbeatSource } from './health.js';
@@ -82,15 +82,16 @@ export function createSystemdIntegration(opts: SystemdOptions): SystemdIntegrati
 }
 
 /**
- * The daemon's systemd integration: its watchdog follows whichever station `host` runs now (a
+ * The daemon's systemd integration: its watchdog follows whichever station `supervisor` runs now (a
  * reload replaces it), with the staleness limit of the config that station runs.
  */
-export function systemdForHost(host: StationHost, opts: Omit<SystemdOptions, 'config' | 'runtime'>): SystemdIntegration {
-  let config = host.config;
+export function systemdFor(supervisor: Supervisor, opts: Omit<SystemdOptions, 'config' | 'runtime'>): SystemdIntegration {
+  let config = supervisor.config;
   const current = (): StationConfig => {
     // Between a reload's stop and start there is no station: the last config stands.
-    if (host.swapping) return config;
-    return (config = host.config);
+    const now = supervisor.now();
+    if (now !== null) config = now.station.config;
+    return config;
   };
-  return createSystemdIntegration({ ...opts, config: current, runtime: host });
+  return createSystemdIntegration({ ...opts, config: current, runtime: supervisor });
 }

@@ -13,7 +13,7 @@ import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { hashToken, newToken } from '../../src/debug/auth.js';
+import { hashToken, newToken } from '../../src/technician/auth.js';
 import type { DoorState } from '../../src/devices/types.js';
 import { ReferenceServer, defaultSeed, type RequestRecord } from '../../src/sim/index.js';
 import { STATION, until } from './harness.js';

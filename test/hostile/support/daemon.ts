@@ -12,7 +12,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { hashToken, newToken } from '../../../src/debug/auth.js';
+import { hashToken, newToken } from '../../../src/technician/auth.js';
 import { placeCommand, readUnit } from '../../../bench/lib/unit.js';
 import { STATION } from '../../support/harness.js';
 

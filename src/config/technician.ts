@@ -10,7 +10,7 @@
  */
 import * as z from '../zod-mini.js';
 import { intIn } from '../zod-mini.js';
-import { live, restartsProcess } from '../config/apply.js';
+import { live, restartsProcess } from './apply.js';
 
 export const DEFAULT_DEBUG_PORT = 8470;
 /** Name of the systemd credential (LoadCredential=technician-tokens:...) with extra token entries. */
