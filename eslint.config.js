@@ -9,7 +9,7 @@ const ZOD_MINI_NAMESPACE = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/', 'app/', 'bench/out/', 'node_modules/', 'coverage/', 'test-artifacts/', '.rig/', 'release/', '.cache/', 'src/debug/page/**'] },
+  { ignores: ['dist/', 'app/', 'bench/out/', 'node_modules/', 'coverage/', 'test-artifacts/', '.rig/', 'release/', '.cache/', 'src/technician/page/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -62,11 +62,23 @@ export default tseslint.config(
         {
           patterns: [
             { regex: '^(?!\\.{1,2}/|\\.\\./\\.\\./protocol/types\\.js$|\\.\\./protocol/types\\.js$)', message: 'the core imports no package or Node module', allowTypeImports: true },
-            { regex: '^\\.\\./(\\.\\./)?(devices|config|debug|protocol/(?!types))', message: 'the core imports only types from outside station/', allowTypeImports: true },
+            { regex: '^\\.\\./(\\.\\./)?(devices|config|technician|supervisor|protocol/(?!types))', message: 'the core imports only types from outside station/', allowTypeImports: true },
           ],
         },
       ],
       'no-restricted-globals': ['error', 'setTimeout', 'setInterval', 'performance', 'Date', 'process'],
+    },
+  },
+  {
+    // The layers the supervisor builds on never know it or its clients: the supervisor owns the
+    // running station, not the other way round (ARCHITECTURE.md, layers).
+    files: ['src/station/**', 'src/devices/**', 'src/config/**', 'src/protocol/**', 'src/journal/**', 'src/storage/**', 'src/app.ts', 'src/errors.ts', 'src/log.ts', 'src/time.ts', 'src/zod-mini.ts'],
+    ignores: ['src/station/core.ts', 'src/station/core/**', 'src/station/core-types.ts'],
+    rules: {
+      '@typescript-eslint/no-restricted-imports': [
+        'error',
+        { patterns: [{ regex: '(^|/)(supervisor/|supervised\\.js$|technician/)', message: 'below the supervisor: do not import it or its clients (the technician port)' }] },
+      ],
     },
   },
   {

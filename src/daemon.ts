@@ -84,19 +84,19 @@ export async function runDaemon(args: string[], boot: DaemonBoot = {}): Promise<
   // Loaded only now, while the first /state is on its way: the technician port, reloads, the update
   // lock and the systemd integration are needed before READY=1, not before the station reports in
   // (docs/decisions/0046). In the bundled app they are evaluated here, not at start.
-  const [{ withTechnicianPort }, { reloadOnSignal }, { createSystemdIntegration }, { holdUpdateLock }] = await Promise.all([
-    import('./debug/index.js'),
-    import('./debug/reload-signal.js'),
+  const [{ startSupervised }, { reloadOnSignal }, { systemdFor }, { holdUpdateLock }] = await Promise.all([
+    import('./supervised.js'),
+    import('./systemd/reload-signal.js'),
     import('./systemd/index.js'),
     import('./systemd/update-lock.js'),
   ]);
-  const { station, host } = await withTechnicianPort({ station: first, loaded, configFile: file, env: process.env, log, ring, start });
-  // The technician port may restart the station (reload): follow whichever runtime is current.
-  const heartbeats = { lastStateOutcome: () => station.runtime.lastStateOutcome() };
-  const systemd = createSystemdIntegration({ env: process.env, log, config: loaded.config, runtime: heartbeats });
+  // The supervisor owns the running station from here on (reloads replace it); the port,
+  // metrics, SIGHUP, the update lock and the watchdog are its clients.
+  const { station, supervisor } = await startSupervised({ station: first, loaded, configFile: file, env: process.env, log, ring, start });
+  const systemd = systemdFor(supervisor, { env: process.env, log });
   // Signal handlers first: a SIGTERM while READY=1 is being sent must still stop the station cleanly.
   // install.sh waits while this is held (a box open, an event in flight); released when stopping.
-  const updateLock = holdUpdateLock(host, process.env['RUNTIME_DIRECTORY'] ?? null, log);
+  const updateLock = holdUpdateLock(supervisor, process.env['RUNTIME_DIRECTORY'] ?? null, log);
   const served = serveUntilSignal(
     station,
     log,
@@ -105,10 +105,10 @@ export async function runDaemon(args: string[], boot: DaemonBoot = {}): Promise<
         systemd.stopping();
         updateLock.close();
       },
-      reload: () => reloadOnSignal(host),
+      reload: () => reloadOnSignal(supervisor),
     },
-    // Read once: a reload cannot shorten a stop that systemd already timed (TimeoutStopSec=).
-    { drainLimitMs: loaded.config.timing.drainLimitMs },
+    // Read once (class `process`): a reload cannot shorten a stop that systemd already timed (TimeoutStopSec=).
+    { drainLimitMs: supervisor.startConfig.timing.drainLimitMs },
   );
   held.release(true);
   await systemd.ready();

@@ -47,7 +47,7 @@ async function measure(iterations: number, warmup: number, stateDir: string): Pr
     // it never collides with a measured event.
     locks: { pulseMs: 10 },
     hardware: { kind: 'simulated', doorSpringMs: 1, inputVoltage: 12.1, internetSignalStrength: 100 },
-    timing: { heartbeatIntervalMs: 600_000 },
+    timing: { heartbeatIntervalMs: 119_000 },
     // On disk, as the unit's StateDirectory: a write before a pulse costs what it costs in the field.
     storage: { directory: stateDir },
   });

@@ -1,6 +1,6 @@
 /**
  * The station under test for the cost of metrics: assembled as the daemon does it (startStation,
- * then withTechnicianPort, which brings the metrics), with `metrics.enabled` on or off, the
+ * then startSupervised, which brings the metrics), with `metrics.enabled` on or off, the
  * technician port on 127.0.0.1 with a metrics-scope token (its hash is passed in). Logging at info
  * to stdout, as the daemon logs.
  *
@@ -12,7 +12,7 @@
  * /state is answered.
  */
 import { startStation } from '../../src/app.js';
-import { withTechnicianPort } from '../../src/debug/index.js';
+import { startSupervised } from '../../src/supervised.js';
 import { SimulatedStation } from '../../src/devices/sim/station.js';
 import type { StationHardware } from '../../src/devices/types.js';
 import { createLogger, LogRing } from '../../src/log.js';
@@ -31,7 +31,7 @@ interface Args {
 const args = JSON.parse(process.argv[2] ?? '{}') as Args;
 const config = stationConfig(args.station, args.serverUrl, {
   // No heartbeat in the way of a scan (it would be refused as busy); the unknown items repeat.
-  timing: { heartbeatIntervalMs: 600_000, duplicateScanWindowMs: 0 },
+  timing: { heartbeatIntervalMs: 119_000, duplicateScanWindowMs: 0 },
   storage: { directory: null },
   debug: { listen: { host: '127.0.0.1', port: 0 }, tokens: [{ name: 'prometheus', scope: 'metrics', hash: args.tokenHash }] },
   metrics: { enabled: args.metrics },
@@ -42,7 +42,7 @@ const sim = new SimulatedStation({ boxNumbers: config.station.boxes.map((b) => b
 let hardware: StationHardware = sim;
 if (args.tty !== undefined) hardware = await withSerialScanner(sim, args.tty, log);
 const first = await startStation({ config, password: args.station.password, log, hardware });
-const { station, port } = await withTechnicianPort({
+const { station, port } = await startSupervised({
   station: first,
   loaded: { config, password: args.station.password },
   configFile: null,

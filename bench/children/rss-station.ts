@@ -31,7 +31,7 @@ const config = stationConfig(args.station, args.serverUrl, {
   locks: { pulseMs: 10 },
   hardware: { kind: 'simulated', doorSpringMs: 1, inputVoltage: 12.1, internetSignalStrength: 100 },
   // No heartbeat collisions (a scan during a /state is refused), and the deposit barcode repeats.
-  timing: { heartbeatIntervalMs: 600_000, duplicateScanWindowMs: 0 },
+  timing: { heartbeatIntervalMs: 119_000, duplicateScanWindowMs: 0 },
   // On disk, as the unit's StateDirectory: what the station keeps across restarts is written as in the field.
   storage: { directory: args.stateDir },
 });

@@ -16,7 +16,7 @@
  *   DIR/daemon.js          the daemon mode's loader: compiles DIR/daemon.cjs (the daemon, CommonJS)
  *                          with the V8 code cache of an earlier start (src/boot/code-cache.ts)
  *   DIR/stationctl.js      `stationctl`
- *   DIR/page/technician.html   the technician page, read by src/debug/page.ts
+ *   DIR/page/technician.html   the technician page, read by src/technician/page.ts
  *
  * Why (docs/decisions/0043, 0044): a fresh process spent most of its start resolving, reading
  * and compiling ~200 module files; one file per entry removes that. Native addons and the packages
@@ -301,7 +301,7 @@ export async function buildApp({ out, dist = join(ROOT, 'dist'), metafile = null
   });
   const cjs = Object.keys(commonJsEntries).length === 0 ? null : await buildCommonJs(common, entryPoints(commonJsEntries), dist);
   mkdirSync(join(out, 'page'), { recursive: true });
-  cpSync(join(ROOT, 'src/debug/page/technician.html'), join(out, 'page/technician.html'));
+  cpSync(join(ROOT, 'src/technician/page/technician.html'), join(out, 'page/technician.html'));
   const meta = { inputs: { ...esm.metafile?.inputs, ...cjs?.metafile?.inputs }, outputs: { ...esm.metafile?.outputs, ...cjs?.metafile?.outputs } };
   if (metafile !== null) writeFileSync(metafile, JSON.stringify(meta));
   return { esm, cjs, metafile: metafile !== null ? meta : undefined };

@@ -4,11 +4,16 @@
  * most every 30 s.
  *
  * Validation reports every problem at once with its path and the bad value (see load.ts).
+ *
+ * Every key also says how a reload applies it (apply.ts): `live`, `restartsStation` (the reload
+ * restarts the station in-process) or `restartsProcess` (read once at start). A section wrapped as
+ * a whole gives its class to its keys; a key inside may declare its own.
  */
 import * as z from '../zod-mini.js';
 import { intIn, nonEmpty } from '../zod-mini.js';
+import { live, restartsProcess, restartsStation } from './apply.js';
 import { boardHardwareSchema } from '../devices/board-config.js';
-import { debugConfigSchema } from '../debug/config.js';
+import { debugConfigSchema } from './technician.js';
 import { HARD_MAX_PULSE_MS } from '../devices/types.js';
 import { metricsConfigSchema } from '../metrics/config.js';
 import { portalConfigSchema } from '../portal/config.js';
@@ -65,9 +70,25 @@ export const serverSchema = z.strictObject({
   maxAnswerBytes: z._default(intIn(1_024, 16_777_216), 65_536),
 });
 
+/**
+ * The server considers a station without a /state for this long unavailable, forbids every box
+ * action and alerts its administrators (spec, "Timing"): a heartbeat interval must stay below it.
+ */
+export const SERVER_UNAVAILABLE_AFTER_MS = 120_000;
+
 export const timingSchema = z.strictObject({
-  /** Longest time between two /state requests (spec default 30 s). */
-  heartbeatIntervalMs: durationMs(30_000, 100, 600_000),
+  /**
+   * Longest time between two /state requests (spec default 30 s). Below the server's 2-minute
+   * unavailability window, or an idle, healthy station would be reported off between heartbeats.
+   */
+  heartbeatIntervalMs: z._default(
+    z.number().check(
+      z.int(),
+      z.minimum(100),
+      z.refine((ms) => ms < SERVER_UNAVAILABLE_AFTER_MS, `must be below ${SERVER_UNAVAILABLE_AFTER_MS} (the server considers a station unavailable after 2 minutes without a /state)`),
+    ),
+    30_000,
+  ),
   /** A typed PIN is cleared after this long without a key. */
   pinIdleMs: durationMs(20_000),
   /** Temporary messages (refusals, errors) stay this long before the prompt returns. */
@@ -84,12 +105,12 @@ export const timingSchema = z.strictObject({
    * A graceful stop (SIGTERM) finishes what is in flight for at most this long, then drives every
    * lock OFF and exits. Must stay below the unit's TimeoutStopSec= (test/e2e/systemd-unit.test.ts).
    */
-  drainLimitMs: durationMs(30_000, 0, 600_000),
+  drainLimitMs: restartsProcess(durationMs(30_000, 0, 600_000)),
   /**
    * At start, the technician port (and so READY=1) waits at most this long for the first /state to
    * be written to the network, so that loading it does not delay the station's first report.
    */
-  firstReportHeadStartMs: durationMs(250, 0, 10_000),
+  firstReportHeadStartMs: restartsProcess(durationMs(250, 0, 10_000)),
 });
 
 /** The PIN brute-force throttle (src/station/core/pin-throttle.ts). */
@@ -210,23 +231,26 @@ export const storageSchema = z.strictObject({
 });
 
 export const logSchema = z.strictObject({
-  level: z._default(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info'),
+  level: live(z._default(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info')),
 });
 
 export const configSchema = z.strictObject({
-  station: stationSchema,
-  server: serverSchema,
-  timing: z.prefault(timingSchema, {}),
-  locks: z.prefault(lockSchema, {}),
-  messages: z.prefault(messagesSchema, {}),
-  pin: z.prefault(pinSchema, {}),
-  buzzer: z.prefault(buzzerSchema, {}),
-  hardware: z._default(hardwareSchema, { kind: 'simulated', doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100, stateFile: null }),
+  station: restartsStation(stationSchema),
+  server: restartsStation(serverSchema),
+  timing: restartsStation(z.prefault(timingSchema, {})),
+  locks: restartsStation(z.prefault(lockSchema, {})),
+  messages: restartsStation(z.prefault(messagesSchema, {})),
+  pin: restartsStation(z.prefault(pinSchema, {})),
+  buzzer: restartsStation(z.prefault(buzzerSchema, {})),
+  hardware: restartsStation(z._default(hardwareSchema, { kind: 'simulated', doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100, stateFile: null })),
   log: z.prefault(logSchema, {}),
-  storage: z.prefault(storageSchema, {}),
-  portal: z.optional(portalConfigSchema),
+  storage: restartsStation(z.prefault(storageSchema, {})),
+  /** Read by `stationctl portal` from the file each time; the daemon does not use it. */
+  portal: live(z.optional(portalConfigSchema)),
+  /** The technician port: what it reads per request is live, how it listens is read at start. */
   debug: z.prefault(debugConfigSchema, {}),
-  metrics: z.prefault(metricsConfigSchema, {}),
+  /** Metrics are set up once at start. */
+  metrics: restartsProcess(z.prefault(metricsConfigSchema, {})),
 });
 
 /** The config file as written (defaults optional). */

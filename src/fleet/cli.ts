@@ -105,7 +105,7 @@ export async function runFleetCli(argv: string[], io: FleetCliIo = processIo): P
   }
   try {
     const count = values.stations === undefined ? undefined : int(values.stations, 'stations', 0, 1, 100_000);
-    const heartbeatMs = int(values['heartbeat-ms'], 'heartbeat-ms', 30_000, 100, 600_000);
+    const heartbeatMs = int(values['heartbeat-ms'], 'heartbeat-ms', 30_000, 100, 119_999);
     const level = values['log-level'] ?? 'warn';
     if (!(LEVELS as readonly string[]).includes(level)) throw new UsageError(`--log-level: one of ${LEVELS.join(', ')}`);
     const version = values.version ?? 'v2';

@@ -1,7 +1,7 @@
 /**
  * What the metrics see of a station, with no prom-client in sight (this file is loaded at start-up;
  * prom-client is not): a read-only view of the running station, and the runtime events metrics
- * count. The daemon's view follows config reloads (the technician port's StationHost); a fleet
+ * count. The daemon's view follows config reloads (the supervisor's current station); a fleet
  * has one view per virtual station.
  */
 import type { Device, StationHardware } from '../devices/types.js';

@@ -46,19 +46,21 @@ export interface HeartbeatSource {
 }
 
 /**
- * Healthy while the last finished /state is at most `limitMs` old. Before the first one, the
+ * Healthy while the last finished /state is at most `limitMs()` old (read at every check: a reload
+ * may change the config it derives from). Before the first one, the
  * creation time of this check stands in (the first /state goes out at start).
  */
-export function runtimeHeartbeatCheck(source: HeartbeatSource, limitMs: number, now: () => number): HealthCheck {
+export function runtimeHeartbeatCheck(source: HeartbeatSource, limitMs: () => number, now: () => number): HealthCheck {
   const createdAt = now();
   return {
     name: 'runtime',
     check(): HealthResult {
       const last = source.lastStateOutcome();
       const age = now() - (last ?? createdAt);
-      if (age <= limitMs) return OK;
+      const limit = limitMs();
+      if (age <= limit) return OK;
       const what = last === null ? 'no /state has finished since start' : 'the last /state finished';
-      return { ok: false, reason: `runtime stuck: ${what} ${Math.round(age / 1000)} s ago (limit ${Math.round(limitMs / 1000)} s)` };
+      return { ok: false, reason: `runtime stuck: ${what} ${Math.round(age / 1000)} s ago (limit ${Math.round(limit / 1000)} s)` };
     },
   };
 }

@@ -4,6 +4,7 @@
  * (no $NOTIFY_SOCKET) all of it is a no-op, so the same daemon runs in a terminal and in tests.
  */
 import type { StationConfig } from '../config/schema.js';
+import type { Supervisor } from '../supervisor/supervisor.js';
 import type { Logger } from '../log.js';
 import { VERSION } from '../version.js';
 import { runtimeHeartbeatCheck, startLoopLagProbe, stateStalenessLimitMs, type HealthCheck, type HeartbeatSource } from './health.js';
@@ -17,7 +18,8 @@ export * from './health.js';
 export interface SystemdOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly log: Logger;
-  readonly config: StationConfig;
+  /** The config the station runs now (a reload changes it): the staleness limit follows it. */
+  readonly config: () => StationConfig;
   readonly runtime: HeartbeatSource;
   readonly pid?: number;
   /** Extra checks (e.g. the technician port), all required for a ping. */
@@ -64,9 +66,9 @@ export function createSystemdIntegration(opts: SystemdOptions): SystemdIntegrati
       const intervalMs = period / 2;
       const lag = startLoopLagProbe({ intervalMs: Math.min(LOOP_PROBE_MS, intervalMs), maxLagMs: Math.min(LOOP_MAX_LAG_MS, intervalMs), now });
       probe = lag;
-      const limitMs = stateStalenessLimitMs(config);
+      const limitMs = (): number => stateStalenessLimitMs(config());
       dog = startWatchdog({ notifier, intervalMs, log, checks: [lag, runtimeHeartbeatCheck(opts.runtime, limitMs, now), ...(opts.checks ?? [])] });
-      log.info({ watchdogMs: period, pingEveryMs: intervalMs, stateLimitMs: limitMs }, 'systemd: health-gated watchdog on');
+      log.info({ watchdogMs: period, pingEveryMs: intervalMs, stateLimitMs: limitMs() }, 'systemd: health-gated watchdog on');
     },
     stopping(): void {
       stopped = true;
@@ -77,4 +79,19 @@ export function createSystemdIntegration(opts: SystemdOptions): SystemdIntegrati
     flush: (timeoutMs = 3_000) => notifier.flush(timeoutMs),
     watchdog: () => dog,
   };
+}
+
+/**
+ * The daemon's systemd integration: its watchdog follows whichever station `supervisor` runs now (a
+ * reload replaces it), with the staleness limit of the config that station runs.
+ */
+export function systemdFor(supervisor: Supervisor, opts: Omit<SystemdOptions, 'config' | 'runtime'>): SystemdIntegration {
+  let config = supervisor.config;
+  const current = (): StationConfig => {
+    // Between a reload's stop and start there is no station: the last config stands.
+    const now = supervisor.now();
+    if (now !== null) config = now.station.config;
+    return config;
+  };
+  return createSystemdIntegration({ ...opts, config: current, runtime: supervisor });
 }

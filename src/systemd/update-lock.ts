@@ -18,8 +18,7 @@
  */
 import { rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { readerActivity } from '../debug/guards.js';
-import type { StationHost } from '../debug/host.js';
+import type { Supervisor } from '../supervisor/supervisor.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import { atomicWriteSync } from '../storage/atomic-write.js';
@@ -34,19 +33,15 @@ export interface UpdateLock {
 }
 
 /** Why an update must wait now, or null (the reload's guard: someone is using the station). */
-export function updateBlocker(host: StationHost): string | null {
-  try {
-    return readerActivity(host.core, host.station.runtime.snapshot());
-  } catch {
-    return 'the station is restarting with a new config';
-  }
+export function updateBlocker(supervisor: Supervisor): string | null {
+  return supervisor.readerActivity();
 }
 
 /**
- * Follow the station through `host` and keep the lock file in `runtimeDirectory` in step with it.
+ * Follow the station through `supervisor` and keep the lock file in `runtimeDirectory` in step with it.
  * null directory (not under systemd): nothing is written, held() still answers.
  */
-export function holdUpdateLock(host: StationHost, runtimeDirectory: string | null, log: Logger, pid = process.pid): UpdateLock {
+export function holdUpdateLock(supervisor: Supervisor, runtimeDirectory: string | null, log: Logger, pid = process.pid): UpdateLock {
   const file = runtimeDirectory === null ? null : join(runtimeDirectory, UPDATE_LOCK_FILE);
   let reason: string | null = null;
   let scheduled = false;
@@ -64,7 +59,7 @@ export function holdUpdateLock(host: StationHost, runtimeDirectory: string | nul
   const update = (): void => {
     scheduled = false;
     if (closed) return;
-    const next = updateBlocker(host);
+    const next = updateBlocker(supervisor);
     if (next === reason) return;
     // Held -> held with another reason: no rewrite needed, the file says it is held.
     if (next !== null && reason !== null) {
@@ -83,7 +78,7 @@ export function holdUpdateLock(host: StationHost, runtimeDirectory: string | nul
   };
 
   write(null); // a stale file from a killed run
-  const unsubscribe = host.observer.subscribe(schedule);
+  const unsubscribe = supervisor.observer.subscribe(schedule);
   update();
   return {
     held: () => reason,

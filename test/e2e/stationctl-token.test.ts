@@ -6,8 +6,8 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TokenStore, scopeAllows } from '../../src/debug/auth.js';
-import { tokenListSchema } from '../../src/debug/config.js';
+import { TokenStore, scopeAllows } from '../../src/technician/auth.js';
+import { tokenListSchema } from '../../src/config/technician.js';
 
 const CTL = join(import.meta.dirname, '../../dist/src/cli/stationctl.js');
 const run = (args: string[]) => spawnSync(process.execPath, [CTL, ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] } });

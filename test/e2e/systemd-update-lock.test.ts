@@ -33,7 +33,7 @@ describe('the daemon side: updates.lock follows the station', () => {
     const dir = mkdtempSync(join(tmpdir(), 'update-lock-'));
     const file = join(dir, UPDATE_LOCK_FILE);
     writeFileSync(file, '{"pid":1,"reason":"stale"}\n');
-    const lock = holdUpdateLock(d.wp.host, dir, d.h.log, 4242);
+    const lock = holdUpdateLock(d.wp.supervisor, dir, d.h.log, 4242);
     expect(existsSync(file)).toBe(false);
     d.h.sim.forceOpen(3);
     await waitFor('lock written', () => existsSync(file));

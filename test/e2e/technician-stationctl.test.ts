@@ -9,7 +9,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashToken, newToken } from '../../src/debug/auth.js';
+import { hashToken, newToken } from '../../src/technician/auth.js';
 import { ReferenceServer, SEED_BARCODES, defaultSeed, type RequestRecord } from '../../src/sim/index.js';
 import { MAIN, spawnDaemon } from '../support/daemon.js';
 import { idle, startDebugHarness } from '../support/technician-harness.js';
@@ -217,7 +217,7 @@ describe('stationctl over TCP (--url, $STATIONCTL_TOKEN)', () => {
       const child = spawn(process.execPath, [CTL, 'events', '-f'], { env: { PATH: process.env['PATH'], ...env } });
       let out = '';
       child.stdout.on('data', (c: Buffer) => (out += c.toString()));
-      await waitFor('stationctl subscribed', () => h.wp.host.observer.subscribers === 1, 10_000);
+      await waitFor('stationctl subscribed', () => h.wp.supervisor.observer.subscribers === 1, 10_000);
       h.h.sim.scanBarcode(SEED_BARCODES[0]);
       for (let i = 0; i < 200 && !/box 1 OPEN/.test(out); i++) await sleep(25);
       expect(out).toMatch(/\/item-identify\s+box-open\s+attempts=1/);

@@ -1,5 +1,5 @@
 /**
- * GET /metrics on the technician port, started the way the daemon starts it (withTechnicianPort):
+ * GET /metrics on the technician port, started the way the daemon starts it (startSupervised):
  * the real station on simulated hardware against the reference server over HTTP on 127.0.0.1.
  */
 import { mkdtempSync, readFileSync, readdirSync } from 'node:fs';
@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startStation } from '../../src/app.js';
-import { withTechnicianPort } from '../../src/debug/index.js';
+import { startSupervised } from '../../src/supervised.js';
 import { MemoryJournal } from '../../src/journal/memory.js';
 import { LogRing } from '../../src/log.js';
 import { SEED_BARCODES, SEED_PIN_MULTI, SEED_UNKNOWN_PIN } from '../../src/sim/index.js';
@@ -253,7 +253,7 @@ describe('without a technician port', () => {
 
   async function start(overrides: HarnessOverrides) {
     h = await startHarness(overrides);
-    const wp = await withTechnicianPort({
+    const wp = await startSupervised({
       station: h.station,
       loaded: { config: h.config, password: STATION.password },
       configFile: null,

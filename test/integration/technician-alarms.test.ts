@@ -5,7 +5,7 @@
  * server answers; without service mode the refusal stays.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import type { StatusBody } from '../../src/debug/status.js';
+import type { StatusBody } from '../../src/technician/status.js';
 import { box, waitFor } from '../support/shared.js';
 import { idle, readStream, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
 

@@ -8,8 +8,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load.js';
-import { bearerToken, hashToken, loadTokenEntries, newToken, TokenStore } from '../../src/debug/auth.js';
-import { debugConfigSchema } from '../../src/debug/config.js';
+import { bearerToken, hashToken, loadTokenEntries, newToken, TokenStore } from '../../src/technician/auth.js';
+import { debugConfigSchema } from '../../src/config/technician.js';
 import { ConfigError } from '../../src/errors.js';
 import { startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
 

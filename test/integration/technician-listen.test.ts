@@ -8,8 +8,8 @@ import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { debugConfigSchema } from '../../src/debug/config.js';
-import { listenTechnicianPort } from '../../src/debug/server.js';
+import { debugConfigSchema } from '../../src/config/technician.js';
+import { listenTechnicianPort } from '../../src/technician/server.js';
 
 const plain = (): Server => createServer((_q, r) => r.end('ok'));
 const fetchOverSocket = (socketPath: string): Promise<string> =>

@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { SEED_BARCODES } from '../../src/sim/index.js';
-import type { BoxStatusView, EventView } from '../../src/debug/status.js';
+import type { BoxStatusView, EventView } from '../../src/technician/status.js';
 import { VERSION } from '../../src/version.js';
 import { box, STATION, waitFor } from '../support/shared.js';
 import { idle, readStream, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
@@ -125,10 +125,10 @@ describe('GET /api/events/stream', () => {
   it('sends keep-alive comments while idle and releases its subscription when the client goes', async () => {
     d = await startDebugHarness({ debug: { keepAliveMs: 100 } });
     const s = await readStream(d, '/api/events/stream');
-    expect(d.wp.host.observer.subscribers).toBe(1);
+    expect(d.wp.supervisor.observer.subscribers).toBe(1);
     await waitFor('keep-alives', () => s.comments.filter((c) => c === ': keep-alive').length >= 2, 3_000);
     s.close();
-    await waitFor('unsubscribed on disconnect', () => d!.wp.host.observer.subscribers === 0);
+    await waitFor('unsubscribed on disconnect', () => d!.wp.supervisor.observer.subscribers === 0);
   });
 
   it('refuses streams beyond debug.maxStreams with 503', async () => {
@@ -137,7 +137,7 @@ describe('GET /api/events/stream', () => {
     const r = await d.call('GET', '/api/logs/stream');
     expect(r.status).toBe(503);
     s.close();
-    await waitFor('closed', () => d!.wp.host.observer.subscribers === 0);
+    await waitFor('closed', () => d!.wp.supervisor.observer.subscribers === 0);
     const again = await readStream(d, '/api/logs/stream');
     again.close();
   });

@@ -12,9 +12,9 @@ import { Writable } from 'node:stream';
 import { startStation } from '../../src/app.js';
 import { validateConfig } from '../../src/config/load.js';
 import type { ConfigInput, StationConfig } from '../../src/config/schema.js';
-import { hashToken, newToken } from '../../src/debug/auth.js';
-import { withTechnicianPort, type WithPort } from '../../src/debug/index.js';
-import type { StatusBody } from '../../src/debug/status.js';
+import { hashToken, newToken } from '../../src/technician/auth.js';
+import { startSupervised, type Supervised } from '../../src/supervised.js';
+import type { StatusBody } from '../../src/technician/status.js';
 import { SimulatedStation } from '../../src/devices/sim/station.js';
 import { createLogger, LogRing, type Logger } from '../../src/log.js';
 import { defaultSeed } from '../../src/sim/seed.js';
@@ -37,7 +37,7 @@ export interface FaultStationOptions {
 
 export interface FaultStation {
   readonly faulty: FaultyServer;
-  readonly wp: WithPort;
+  readonly wp: Supervised;
   readonly sim: SimulatedStation;
   readonly config: StationConfig;
   readonly storageDir: string;
@@ -87,7 +87,7 @@ export async function startFaultStation(o: FaultStationOptions): Promise<FaultSt
   // The station's own HTTPS agent (keep-alive, like Node's global one) with the switchable lookup.
   const agent = { https: new Agent({ keepAlive: true, lookup: faulty.lookup.lookup }) };
   const station = await startStation({ config, password: o.station.password, log, hardware: sim, agent });
-  const wp = await withTechnicianPort({
+  const wp = await startSupervised({
     station,
     loaded: { config, password: o.station.password },
     configFile: null,

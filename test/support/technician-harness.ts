@@ -1,7 +1,7 @@
 /**
  * Technician-port harness: the integration harness (real station on simulated hardware against the
  * reference server over real HTTP) plus the technician port on 127.0.0.1, started the way the
- * daemon starts it (withTechnicianPort), with a read and a service token and a config file on disk
+ * daemon starts it (startSupervised), with a read and a service token and a config file on disk
  * for reload.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -9,16 +9,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStation } from '../../src/app.js';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { hashToken, newToken } from '../../src/debug/auth.js';
-import { withTechnicianPort, type WithPort } from '../../src/debug/index.js';
-import { SseParser } from '../../src/debug/sse.js';
+import { hashToken, newToken } from '../../src/technician/auth.js';
+import { startSupervised, type Supervised } from '../../src/supervised.js';
+import { SseParser } from '../../src/technician/sse.js';
 import { LogRing } from '../../src/log.js';
 import { STATION, waitFor } from './shared.js';
 import { startHarness, type Harness, type HarnessOverrides } from './harness.js';
 
 export interface DebugHarness {
   readonly h: Harness;
-  readonly wp: WithPort;
+  readonly wp: Supervised;
   /** http://127.0.0.1:PORT */
   readonly url: string;
   readonly tokens: { readonly read: string; readonly service: string; readonly metrics: string };
@@ -52,7 +52,7 @@ export async function startDebugHarness(overrides: Omit<HarnessOverrides, 'ring'
   const configFile = join(dir, 'config.json');
   const configInput = { ...h.config, station: { ...h.config.station, passwordFile } } as DebugHarness['configInput'];
   writeFileSync(configFile, JSON.stringify(configInput, null, 2));
-  const wp = await withTechnicianPort({
+  const wp = await startSupervised({
     station: h.station,
     loaded: { config: h.config, password: STATION.password },
     configFile,

@@ -72,7 +72,7 @@ async function station(client: ProtocolSender, cfg = config()) {
   const runtime = new StationRuntime({ config: cfg, hardware, client, log: silent });
   await runtime.start();
   const notifier = new RecordingNotifier();
-  const systemd = createSystemdIntegration({ env: { WATCHDOG_USEC: '30000000' }, log: silent, config: cfg, runtime, notifier, pid: 1 });
+  const systemd = createSystemdIntegration({ env: { WATCHDOG_USEC: '30000000' }, log: silent, config: () => cfg, runtime, notifier, pid: 1 });
   await systemd.ready();
   return { runtime, notifier, systemd };
 }
@@ -157,7 +157,7 @@ describe('health-gated watchdog (fake timers, real runtime)', () => {
     const runtime = new StationRuntime({ config: cfg, hardware: new SimulatedStation({ boxNumbers: [1, 2], doorSpringMs: 50, inputVoltage: 12, internetSignalStrength: 100 }), client: new ScriptedSender(() => waitForInput), log: silent });
     await runtime.start();
     const notifier = new RecordingNotifier();
-    const systemd = createSystemdIntegration({ env: {}, log: silent, config: cfg, runtime, notifier, pid: 1 });
+    const systemd = createSystemdIntegration({ env: {}, log: silent, config: () => cfg, runtime, notifier, pid: 1 });
     await systemd.ready();
     await vi.advanceTimersByTimeAsync(120_000);
     expect(notifier.sent.map((s) => s.message.split('\n')[0])).toEqual(['READY=1']);
@@ -169,7 +169,7 @@ describe('health-gated watchdog (fake timers, real runtime)', () => {
 describe('the checks on their own', () => {
   it('runtime check: fresh until the limit, counted from creation before the first /state', () => {
     let last: number | null = null;
-    const check = runtimeHeartbeatCheck({ lastStateOutcome: () => last }, 1_000, () => performance.now());
+    const check = runtimeHeartbeatCheck({ lastStateOutcome: () => last }, () => 1_000, () => performance.now());
     expect(check.check().ok).toBe(true);
     vi.advanceTimersByTime(1_000);
     expect(check.check().ok).toBe(true);

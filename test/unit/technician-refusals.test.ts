@@ -1,8 +1,8 @@
-/** RefusalLog's windows (src/debug/refusals.ts) under fake timers: first at once, then one count per interval. */
+/** RefusalLog's windows (src/technician/refusals.ts) under fake timers: first at once, then one count per interval. */
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { RefusalLog } from '../../src/debug/refusals.js';
+import { RefusalLog } from '../../src/technician/refusals.js';
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());

@@ -8,12 +8,12 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { hashToken, newToken } from '../../debug/auth.js';
-import { DEFAULT_DEBUG_PORT, tokenEntrySchema, tokenScopeSchema } from '../../debug/config.js';
+import { hashToken, newToken } from '../../technician/auth.js';
+import { DEFAULT_DEBUG_PORT, tokenEntrySchema, tokenScopeSchema } from '../../config/technician.js';
 import { PortClient, StationNotRunningError, StationRefusedError, TokenRefusedError, type Target } from './client.js';
 import { followStream } from './follow.js';
-import type { SelfTestReport } from '../../debug/selftest.js';
-import type { EventView, StatusBody } from '../../debug/status.js';
+import type { SelfTestReport } from '../../technician/selftest.js';
+import type { EventView, StatusBody } from '../../technician/status.js';
 import { formatEvent, formatLogLine, formatSelfTest, formatStatus, formatStreamEvent } from './format.js';
 
 export const EXIT_OK = 0;

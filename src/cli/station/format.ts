@@ -1,6 +1,6 @@
 /** Readable output of stationctl's technician commands (--json prints the API's JSON instead). */
-import type { SelfTestReport } from '../../debug/selftest.js';
-import type { EventView, StatusBody } from '../../debug/status.js';
+import type { SelfTestReport } from '../../technician/selftest.js';
+import type { EventView, StatusBody } from '../../technician/status.js';
 
 
 const pad = (s: string, n: number): string => (s.length >= n ? s : s + ' '.repeat(n - s.length));

@@ -30,8 +30,9 @@
 import type { KeypadKey } from '../../devices/types.js';
 import { PIN_LENGTH } from '../../protocol/types.js';
 import type { Ctx } from './context.js';
+import { isRescue, modeBlocker, readerEventInFlight } from './activity.js';
 import { hasAlarm } from './alarms.js';
-import { anyBoxOpen, boxNumber, clearPin, inServiceMode, isKnownBox, sound } from './context.js';
+import { anyBoxOpen, boxNumber, clearPin, isKnownBox, sound } from './context.js';
 import { showOverlay } from './display.js';
 import { startOpening } from './doors.js';
 import { send } from './outbound.js';
@@ -56,22 +57,26 @@ function refusal(ctx: Ctx, opts: { allowInFlight?: boolean; technician?: boolean
   const { s, config } = ctx;
   if (s.drain !== 'off') return { reason: 'station restarting', lines: null };
   if (!opts.technician && hasAlarm(ctx, 'tamper')) return { reason: 'tamper alarm', lines: null };
-  switch (s.mode.kind) {
-    case 'starting':
-      return { reason: 'station starting', lines: config.messages.busy };
-    case 'deactivated':
-      return { reason: 'station deactivated (server unanswered)', lines: null };
-    case 'disabled':
-      return { reason: 'station disabled by the server', lines: null };
-    case 'opening':
-    case 'closing':
-      return { reason: 'a box action is in progress', lines: config.messages.boxOpen };
-    case 'idle':
-      break;
-  }
+  const mode = modeBlocker(s);
+  if (mode !== null) return { reason: mode, lines: modeLines(config, s.mode.kind) };
   if (s.inFlight !== null && !opts.allowInFlight) return { reason: `/${s.inFlight} in flight`, lines: config.messages.busy };
   if (anyBoxOpen(s)) return { reason: 'a box is open', lines: config.messages.boxOpen };
   return null;
+}
+
+/** What the screen shows for an input refused by the mode; null: the screen already says it. */
+function modeLines(config: Ctx['config'], mode: Ctx['s']['mode']['kind']): readonly string[] | null {
+  switch (mode) {
+    case 'starting':
+      return config.messages.busy;
+    case 'opening':
+    case 'closing':
+      return config.messages.boxOpen;
+    case 'deactivated':
+    case 'disabled':
+    case 'idle':
+      return null;
+  }
 }
 
 function refuse(ctx: Ctx, what: string, r: Refusal): void {
@@ -179,9 +184,6 @@ export function onCancelPressed(ctx: Ctx): void {
   refuse(ctx, 'cancel', { reason: `not cancellable in mode ${s.mode.kind}`, lines: config.messages.cannotCancel });
 }
 
-/** Modes in which the server cannot be asked: a technician in service mode may still open a box. */
-const RESCUE_MODES = new Set(['starting', 'deactivated', 'disabled']);
-
 export function onTechnicianOpen(ctx: Ctx, boxId: string, by = 'technician'): void {
   const { s, config, log } = ctx;
   if (!isKnownBox(config, boxId)) {
@@ -190,10 +192,10 @@ export function onTechnicianOpen(ctx: Ctx, boxId: string, by = 'technician'): vo
   }
   const n = boxNumber(config, boxId);
   const lines = [config.messages.serviceOpen.replace('{box}', String(n))];
-  if (RESCUE_MODES.has(s.mode.kind) && inServiceMode(s) && s.drain === 'off') {
+  if (isRescue(s)) {
     // Rescue open: the server cannot be asked. Only a /state may be in flight (the deactivated
     // heartbeat); a reader's event or an open door still refuses.
-    const busy = s.inFlight !== null && s.inFlight !== 'state' ? `/${s.inFlight} in flight` : anyBoxOpen(s) ? 'a box is open' : null;
+    const busy = readerEventInFlight(s) ?? (anyBoxOpen(s) ? 'a box is open' : null);
     if (busy !== null) return refuse(ctx, 'technician open', { reason: busy, lines: null });
     const mode = s.mode.kind;
     log('warn', `rescue open: technician ${by} opens box ${n} while the station is ${mode} (the server cannot be asked)`, { boxId, box: n, technician: by, mode });

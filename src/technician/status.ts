@@ -8,9 +8,9 @@ import type { Alarm, DoorOutcome, ModeKind } from '../station/core-types.js';
 import type { EventRecord } from '../station/runtime.js';
 import { VERSION } from '../version.js';
 import type { Technician } from './auth.js';
-import type { StationHost } from './host.js';
-import { inServiceMode, readerActivity } from './guards.js';
-import type { BoxAction, FailureView } from './observe.js';
+import type { Supervisor } from '../supervisor/supervisor.js';
+import { inServiceMode, readerActivity } from '../station/core.js';
+import type { BoxAction, FailureView } from '../supervisor/observe.js';
 
 /**
  * Optional capability of a lock bank or door sensor driver: the hardware line behind a box (e.g.
@@ -47,10 +47,10 @@ export function eventView(r: EventRecord, now: number): EventView {
   return { ...rest, ageMs: Math.round(now - startedAt) };
 }
 
-export function boxViews(host: StationHost): BoxStatusView[] {
-  const { runtime, hardware } = host.station;
+export function boxViews(supervisor: Supervisor): BoxStatusView[] {
+  const { runtime, hardware } = supervisor.station;
   const snap = runtime.snapshot();
-  return host.core.boxes.map((b) => {
+  return supervisor.core.boxes.map((b) => {
     const lock = lineOf(hardware.locks, b.number);
     const door = lineOf(hardware.doors, b.number);
     return {
@@ -59,7 +59,7 @@ export function boxViews(host: StationHost): BoxStatusView[] {
       door: snap.boxes[b.id] ?? 'CLOSED',
       lockEnergized: hardware.locks.isEnergized(b.number),
       lines: lock === null && door === null ? null : { lock, door },
-      lastAction: host.observer.boxAction(b.id),
+      lastAction: supervisor.observer.boxAction(b.id),
       outcome: snap.doorOutcomes[b.id] ?? null,
       alarms: snap.alarms.filter((a) => a.boxId === b.id).map((a) => a.kind),
     };
@@ -120,29 +120,29 @@ export interface StatusBody {
   readonly config: unknown;
 }
 
-export function buildStatus(host: StationHost, who: Technician, eventCount: number): StatusBody {
-  const { runtime, hardware, config } = host.station;
+export function buildStatus(supervisor: Supervisor, who: Technician, eventCount: number): StatusBody {
+  const { runtime, hardware, config } = supervisor.station;
   const snap = runtime.snapshot();
   const now = performance.now();
-  const inFlight = snap.inFlight === null ? null : (host.observer.inFlight() ?? { endpoint: snap.inFlight, eventId: null, ageMs: null });
+  const inFlight = snap.inFlight === null ? null : (supervisor.observer.inFlight() ?? { endpoint: snap.inFlight, eventId: null, ageMs: null });
   return {
     version: VERSION,
     stationId: config.station.id,
     technician: who,
     mode: snap.mode.kind,
     service: inServiceMode(snap),
-    busyWith: host.busyWith,
-    activity: readerActivity(host.core, snap),
+    busyWith: supervisor.busyWith,
+    activity: readerActivity(supervisor.core, snap),
     faults: snap.faults,
     alarms: snap.alarms,
     pinThrottle: snap.pinThrottle,
     tamper: hardware.tamper ? { open: snap.tamperOpen, name: hardware.tamper.name } : null,
     inFlight,
-    lastServerContactAgeMs: host.observer.lastContactAgeMs(),
-    lastFailure: host.observer.lastFailure(),
+    lastServerContactAgeMs: supervisor.observer.lastContactAgeMs(),
+    lastFailure: supervisor.observer.lastFailure(),
     display: hardware.display.lastShown(),
     events: runtime.events().slice(-eventCount).map((r) => eventView(r, now)),
-    boxes: boxViews(host),
+    boxes: boxViews(supervisor),
     devices: hardware.devices().map(deviceView),
     hardware: config.hardware.kind,
     journal: { ...runtime.journalHealth(), location: runtime.journal.location },

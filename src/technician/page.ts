@@ -1,5 +1,5 @@
 /**
- * The technician page: one self-contained HTML file (src/debug/page/technician.html, inline CSS
+ * The technician page: one self-contained HTML file (src/technician/page/technician.html, inline CSS
  * and JS, no external resources), read once and served with a Content-Security-Policy that allows
  * exactly its own inline script and style (by hash) and connections to this origin only.
  *
@@ -16,9 +16,9 @@ export interface Page {
   readonly csp: string;
 }
 
-const RELATIVE = join('debug', 'page', 'technician.html');
+const RELATIVE = join('technician', 'page', 'technician.html');
 
-/** Finds the page from src/debug (tests) and from dist/src/debug (built): up to the package root, then src/. */
+/** Finds the page from src/technician (tests) and from dist/src/technician (built): up to the package root, then src/. */
 function pagePath(): string {
   const here = dirname(fileURLToPath(import.meta.url));
   const candidates = [join(here, 'page', 'technician.html'), join(here, '..', '..', '..', 'src', RELATIVE)];

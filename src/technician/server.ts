@@ -17,11 +17,11 @@ import { chmod, lstat, unlink } from 'node:fs/promises';
 import { errorMessage } from '../errors.js';
 import type { Logger, LogRing } from '../log.js';
 import { actionRoutes } from './actions.js';
-import { bearerToken, scopeAllows, type Technician } from './auth.js';
-import type { DebugConfig } from './config.js';
+import { bearerToken, scopeAllows, type Technician, type TechnicianTokens } from './auth.js';
+import type { DebugConfig } from '../config/technician.js';
 import { ConnectionGuard } from './connections.js';
-import type { StationHost } from './host.js';
-import { COMMON_HEADERS, HttpError, sendError, sendJson } from './http.js';
+import type { Supervisor } from '../supervisor/supervisor.js';
+import { COMMON_HEADERS, HttpError, httpErrorOf, sendError, sendJson } from './http.js';
 import { metricsRoutes } from './metrics-route.js';
 import type { MetricsService } from '../metrics/service.js';
 import { loadPage, type Page } from './page.js';
@@ -41,18 +41,20 @@ export interface TechnicianPort {
 }
 
 export interface PortOptions {
-  readonly host: StationHost;
+  readonly supervisor: Supervisor;
+  /** The technician tokens of the config the supervisor runs. */
+  readonly tokens: TechnicianTokens;
   readonly ring: LogRing;
   readonly log: Logger;
   /** The station's metrics (GET /metrics); null or absent: metrics are off. */
   readonly metrics?: MetricsService | null;
 }
 
-export function createTechnicianServer({ host, ring, log, metrics = null }: PortOptions): Server {
+export function createTechnicianServer({ supervisor, tokens, ring, log, metrics = null }: PortOptions): Server {
   const page: Page = loadPage();
-  const routes: Route[] = [...readRoutes({ host, ring, streams: { open: 0 }, log }), ...actionRoutes({ host, log }), ...metricsRoutes(metrics)];
-  // Fixed for the life of the server (a change of these needs a process restart: host.reload says so).
-  const limits = host.config.debug;
+  const routes: Route[] = [...readRoutes({ supervisor, ring, streams: { open: 0 }, log }), ...actionRoutes({ supervisor, log }), ...metricsRoutes(metrics)];
+  // Fixed for the life of the server (a change of these needs a process restart: supervisor.reload says so).
+  const limits = supervisor.config.debug;
   const refusals = new RefusalLog(log, limits.refusalLogIntervalMs);
   const guard = new ConnectionGuard(limits, (address) => refusals.refused('evicted', address));
 
@@ -69,7 +71,7 @@ export function createTechnicianServer({ host, ring, log, metrics = null }: Port
       throw new HttpError(400, 'token_in_url', 'credentials go in the Authorization header, never in the URL');
     }
     const token = bearerToken(req.headers.authorization);
-    const who = token === null ? null : host.tokens.verify(token);
+    const who = token === null ? null : tokens.of(supervisor.config).verify(token);
     if (who === null) {
       refusals.refused(token === null ? 'no-token' : 'wrong-token', req.socket.remoteAddress);
       throw new HttpError(401, 'unauthorized', 'unauthorized', {}, { 'www-authenticate': 'Bearer' });
@@ -110,14 +112,14 @@ export function createTechnicianServer({ host, ring, log, metrics = null }: Port
         log.debug({ method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started), technician: who.name }, 'technician port request');
       });
       handle(req, res, url, (w) => (who = w)).catch((e: unknown) => {
-        const err = e instanceof HttpError ? e : new HttpError(500, 'internal', 'internal error');
-        if (!(e instanceof HttpError)) log.error({ error: errorMessage(e), path: url.pathname }, 'technician port handler failed');
+        const err = httpErrorOf(e);
+        if (err === null) log.error({ error: errorMessage(e), path: url.pathname }, 'technician port handler failed');
         if (res.headersSent) {
           res.destroy();
           return;
         }
         // (A 413 carries Connection: close: node discards the rest of the body and closes gracefully.)
-        sendError(res, err);
+        sendError(res, err ?? new HttpError(500, 'internal', 'internal error'));
       });
     },
   );

@@ -1,6 +1,7 @@
 /** Small HTTP helpers of the technician port: JSON answers, typed errors, bounded JSON bodies. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type * as z from 'zod';
+import { SupervisorRefusal, type RefusalCode } from '../supervisor/refusal.js';
 
 /** An answer other than 2xx, with a stable machine-readable `error` code and a message for people. */
 export class HttpError extends Error {
@@ -14,6 +15,15 @@ export class HttpError extends Error {
   ) {
     super(message);
   }
+}
+
+const REFUSAL_STATUS: Readonly<Record<RefusalCode, number>> = { busy: 409, no_config_file: 409, reloading: 503, start_failed: 500 };
+
+/** The answer for an error a route threw: its own, or the supervisor's refusal; null for anything else (a 500). */
+export function httpErrorOf(e: unknown): HttpError | null {
+  if (e instanceof HttpError) return e;
+  if (e instanceof SupervisorRefusal) return new HttpError(REFUSAL_STATUS[e.code], e.code, e.message);
+  return null;
 }
 
 /** Headers on every answer: nothing is cached (status and logs are live and private), no sniffing. */

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Technician } from './auth.js';
-import type { TokenScope } from './config.js';
+import type { TokenScope } from '../config/technician.js';
 
 export interface RequestContext {
   readonly req: IncomingMessage;

@@ -1,17 +1,17 @@
 /**
  * SIGHUP (`systemctl reload pickup-station`) reloads the config exactly as the technician reload
- * does (StationHost.reload: validate first and keep the running config on a bad file; refuse while
+ * does (Supervisor.reload: validate first and keep the running config on a bad file; refuse while
  * a reader uses the station; stop the station — every lock OFF — and start it with the new config).
  * Resolves with the line to log; rejects with the refusal. Never echoes a config value: a bad file
  * is told by its paths and messages only.
  */
 import { errorMessage } from '../errors.js';
-import type { StationHost } from './host.js';
+import type { Supervisor } from '../supervisor/supervisor.js';
 
-export async function reloadOnSignal(host: StationHost): Promise<string> {
+export async function reloadOnSignal(supervisor: Supervisor): Promise<string> {
   let result;
   try {
-    result = await host.reload();
+    result = await supervisor.reload();
   } catch (e) {
     throw new Error(`not reloaded: ${errorMessage(e)}`);
   }

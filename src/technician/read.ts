@@ -3,13 +3,13 @@
  */
 import type { Logger, LogRing } from '../log.js';
 import { HttpError, sendJson } from './http.js';
-import type { StationHost } from './host.js';
+import type { Supervisor } from '../supervisor/supervisor.js';
 import type { RequestContext, Route } from './router.js';
 import { openSse } from './sse.js';
 import { buildStatus, eventView } from './status.js';
 
 export interface ReadDeps {
-  readonly host: StationHost;
+  readonly supervisor: Supervisor;
   readonly ring: LogRing;
   /** Counts open live streams against debug.maxStreams. */
   readonly streams: { open: number };
@@ -25,7 +25,7 @@ export function intParam(url: URL, name: string, dflt: number, max: number): num
 }
 
 function openStream(deps: ReadDeps, ctx: RequestContext) {
-  const { maxStreams, keepAliveMs, streamBufferBytes } = deps.host.config.debug;
+  const { maxStreams, keepAliveMs, streamBufferBytes } = deps.supervisor.config.debug;
   if (deps.streams.open >= maxStreams) throw new HttpError(503, 'too_many_streams', `at most ${maxStreams} live streams at once`);
   const path = ctx.url.pathname;
   const technician = ctx.who.name;
@@ -41,14 +41,14 @@ function openStream(deps: ReadDeps, ctx: RequestContext) {
 }
 
 export function readRoutes(deps: ReadDeps): Route[] {
-  const { host, ring } = deps;
+  const { supervisor, ring } = deps;
   return [
     {
       method: 'GET',
       path: '/api/status',
       scope: 'read',
       handle: (ctx) => {
-        sendJson(ctx.res, 200, buildStatus(host, ctx.who, intParam(ctx.url, 'events', host.config.debug.statusEvents, 100)));
+        sendJson(ctx.res, 200, buildStatus(supervisor, ctx.who, intParam(ctx.url, 'events', supervisor.config.debug.statusEvents, 100)));
       },
     },
     {
@@ -57,7 +57,7 @@ export function readRoutes(deps: ReadDeps): Route[] {
       scope: 'read',
       handle: (ctx) => {
         const now = performance.now();
-        const events = host.station.runtime.events().slice(-intParam(ctx.url, 'limit', 20, 100));
+        const events = supervisor.station.runtime.events().slice(-intParam(ctx.url, 'limit', 20, 100));
         sendJson(ctx.res, 200, { events: events.map((r) => eventView(r, now)) });
       },
     },
@@ -85,11 +85,11 @@ export function readRoutes(deps: ReadDeps): Route[] {
       path: '/api/events/stream',
       scope: 'read',
       handle: (ctx) => {
-        const status = buildStatus(host, ctx.who, host.config.debug.statusEvents);
+        const status = buildStatus(supervisor, ctx.who, supervisor.config.debug.statusEvents);
         const stream = openStream(deps, ctx);
         // The current picture first, then every change: a client never has to merge two sources.
         stream.send('status', status);
-        stream.onClose(host.observer.subscribe((e) => stream.send(e.type, e)));
+        stream.onClose(supervisor.observer.subscribe((e) => stream.send(e.type, e)));
       },
     },
   ];

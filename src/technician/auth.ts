@@ -9,9 +9,11 @@
 import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import type { StationConfig } from '../config/schema.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
+import type { Logger } from '../log.js';
 import { zodProblems } from '../config/load.js';
-import { TOKENS_CREDENTIAL, tokenListSchema, type TokenEntry, type TokenScope } from './config.js';
+import { TOKENS_CREDENTIAL, tokenListSchema, type TokenEntry, type TokenScope } from '../config/technician.js';
 
 export const TOKEN_PREFIX = 'pst_';
 // Bounds a presented token before hashing it (a header may be up to 16 KiB).
@@ -100,4 +102,41 @@ export function loadTokenEntries(configured: readonly TokenEntry[], env: Readonl
     throw new ConfigError(file, problems);
   }
   return [...configured, ...parsed.data];
+}
+
+/**
+ * The tokens of each config the supervisor runs: the config's entries plus the `technician-tokens`
+ * credential, read when that config is accepted. At start a bad credential does not stop the
+ * station: it is logged and only the config's tokens count (fewer tokens, never more); on reload
+ * it refuses the new config (registered as the supervisor's reload check).
+ */
+export class TechnicianTokens {
+  private readonly byConfig = new WeakMap<object, TokenStore>();
+
+  constructor(
+    private readonly env: Readonly<Record<string, string | undefined>>,
+    private readonly log: Logger,
+  ) {}
+
+  /** At start: a bad credential is logged; only the config's own tokens count. */
+  accept(config: StationConfig): TokenStore {
+    try {
+      this.check(config);
+    } catch (e) {
+      if (!(e instanceof ConfigError)) throw e;
+      this.log.error({ source: e.source, problems: e.problems }, 'technician tokens credential invalid; only the config file\'s tokens are accepted');
+      this.byConfig.set(config, new TokenStore(config.debug.tokens));
+    }
+    return this.of(config);
+  }
+
+  /** On reload: a bad credential throws its ConfigError (the reload is refused). */
+  check(config: StationConfig): void {
+    this.byConfig.set(config, new TokenStore(loadTokenEntries(config.debug.tokens, this.env)));
+  }
+
+  /** The tokens of `config` (accepted or checked before). */
+  of(config: StationConfig): TokenStore {
+    return this.byConfig.get(config) ?? this.accept(config);
+  }
 }

@@ -9,7 +9,7 @@
  */
 import type { DoorState, StationHardware } from '../devices/types.js';
 import { errorMessage } from '../errors.js';
-import type { StationObserver } from './observe.js';
+import type { StationObserver } from '../supervisor/observe.js';
 
 export interface BoxTestResult {
   readonly box: number;

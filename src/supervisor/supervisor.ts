@@ -1,0 +1,225 @@
+/**
+ * The supervisor owns the running station: the config it was started from and the one it runs,
+ * reloading (validate the file first — a bad one changes nothing — then stop the old station,
+ * every lock OFF and hardware released, and start the new one), service mode (which carries over a
+ * reload), the one slot for a long action (self-test, reload), and whether the station is free:
+ * the core's rules (station/core/activity.ts) asked of the current state.
+ *
+ * Its clients — the technician port, SIGHUP, the update lock, metrics, the systemd watchdog — ask
+ * it; nothing it builds on (station, config, devices) knows it.
+ */
+import type { Station } from '../app.js';
+import { applyClasses, changedKeys, type ApplyOn } from '../config/apply.js';
+import { loadConfigFile, type LoadedConfig } from '../config/load.js';
+import { configSchema, type StationConfig } from '../config/schema.js';
+import { ConfigError, errorMessage, type ConfigProblem } from '../errors.js';
+import type { Logger } from '../log.js';
+import { isRescue, notFreeReason, readerActivity, SERVICE_FAULT } from '../station/core.js';
+import type { CoreConfig } from '../station/core-types.js';
+import { coreConfigOf } from '../station/runtime.js';
+import { StationObserver } from './observe.js';
+import { SupervisorRefusal } from './refusal.js';
+
+export interface SupervisorOptions {
+  /** The config file to re-read on reload; null: reload is not available. */
+  readonly configFile: string | null;
+  readonly env: Readonly<Record<string, string | undefined>>;
+  readonly log: Logger;
+  /** Starts a station from a loaded config (the daemon: startStation). */
+  readonly start: (loaded: LoadedConfig) => Promise<Station>;
+  /** Neither the new nor the old config could be started again: the process should exit (systemd restarts it). */
+  readonly onFatal: (e: unknown) => void;
+}
+
+export type ReloadResult =
+  | { readonly ok: true; readonly restartNeeded: readonly string[] }
+  | { readonly ok: false; readonly source: string; readonly problems: readonly ConfigProblem[] };
+
+/** A client's own validation of a new config (throws ConfigError to refuse the reload). */
+export type ReloadCheck = (loaded: LoadedConfig) => void;
+
+/** How long a technician's action waits for a protocol event in flight (usually a heartbeat) to be answered. */
+const QUIET_WAIT_MS = 3_000;
+const POLL_MS = 10;
+
+let classes: ReadonlyMap<string, ApplyOn> | null = null;
+/** Every config key's reload class (config/apply.ts), walked once. */
+export const configApplyClasses = (): ReadonlyMap<string, ApplyOn> => (classes ??= applyClasses(configSchema));
+
+export class Supervisor {
+  readonly observer = new StationObserver();
+  /** The config the process started with: what keys read once at start (class `process`) still use. */
+  readonly startConfig: StationConfig;
+  private current: { station: Station; loaded: LoadedConfig; core: CoreConfig; startedAt: number } | null;
+  /** Monotonic time the station swap in progress began (current is null meanwhile). */
+  private swapStartedAt = 0;
+  private service = false;
+  private action: string | null = null;
+  private stopped = false;
+  private readonly checks: ReloadCheck[] = [];
+
+  /** `loaded` is what `station` was started from. */
+  constructor(
+    station: Station,
+    loaded: LoadedConfig,
+    private readonly opts: SupervisorOptions,
+  ) {
+    this.startConfig = loaded.config;
+    this.current = { station, loaded, core: coreConfigOf(station.config), startedAt: performance.now() };
+    this.observer.attach(station.runtime);
+  }
+
+  /** The running station; refused ('reloading') while a reload swaps it. */
+  get station(): Station {
+    return this.running().station;
+  }
+  get core(): CoreConfig {
+    return this.running().core;
+  }
+  /** The config the running station was started from. */
+  get config(): StationConfig {
+    return this.running().loaded.config;
+  }
+  /** The running station and its box table, or null while a reload swaps it. */
+  now(): { readonly station: Station; readonly core: CoreConfig } | null {
+    return this.current;
+  }
+  /** Whether a reload is between stopping the old station and installing the new one. */
+  get swapping(): boolean {
+    return this.current === null;
+  }
+
+  private running(): NonNullable<Supervisor['current']> {
+    if (this.current === null) throw new SupervisorRefusal('reloading', 'the station is restarting with a new config; try again in a moment');
+    return this.current;
+  }
+
+  /**
+   * The watchdog's sign of life: when the current station last finished a /state, or when it was
+   * started if none has finished yet (a station just restarted by a reload is as fresh as its start).
+   * While a reload swaps the station, the time the swap began.
+   */
+  lastStateOutcome(): number {
+    if (this.current === null) return this.swapStartedAt;
+    return this.current.station.runtime.lastStateOutcome() ?? this.current.startedAt;
+  }
+
+  /** Whether service mode is on (the core reports /state DOWN "service" while it is). */
+  get inService(): boolean {
+    return this.service;
+  }
+
+  /** Turn service mode on or off. */
+  setService(on: boolean): void {
+    this.service = on;
+    this.station.runtime.dispatch({ type: 'fault', key: SERVICE_FAULT, message: on ? 'service' : null });
+  }
+
+  /**
+   * Run `fn` holding the action slot; refused ('busy') while another long action (self-test,
+   * reload) runs. The slot is free again when `fn` settles.
+   */
+  async exclusive<T>(what: string, fn: () => Promise<T>): Promise<T> {
+    if (this.action !== null) throw new SupervisorRefusal('busy', `${this.action} in progress`);
+    this.action = what;
+    try {
+      return await fn();
+    } finally {
+      this.action = null;
+    }
+  }
+
+  /** The long action running now, or null. */
+  get busyWith(): string | null {
+    return this.action;
+  }
+
+  /** Why someone is using the station now (core/activity.ts readerActivity), or null; a swap counts. */
+  readerActivity(): string | null {
+    const now = this.current;
+    if (now === null) return 'the station is restarting with a new config';
+    return readerActivity(now.core, now.station.runtime.snapshot());
+  }
+
+  /**
+   * Resolves when the station is free for an action that opens a box or acts as a reader; refused
+   * ('busy') otherwise. A heartbeat in flight is waited out (briefly): it says nothing about a
+   * reader. `rescue`: a technician's open in service mode while the server cannot be asked needs
+   * only that no reader is here (the deactivated heartbeat may stay in flight for a minute).
+   */
+  async whenFree(opts: { rescue?: boolean } = {}): Promise<void> {
+    if (this.action !== null) throw new SupervisorRefusal('busy', `${this.action} in progress`);
+    const deadline = performance.now() + QUIET_WAIT_MS;
+    while (this.station.runtime.snapshot().inFlight !== null && performance.now() < deadline) await new Promise((r) => setTimeout(r, POLL_MS));
+    const snap = this.station.runtime.snapshot();
+    const reason = opts.rescue && isRescue(snap) ? readerActivity(this.core, snap) : notFreeReason(this.core, snap);
+    if (reason !== null) throw new SupervisorRefusal('busy', `not now: ${reason}`);
+  }
+
+  /** Add a client's validation of a reloaded config (a bad one refuses the reload like a schema problem). */
+  addReloadCheck(check: ReloadCheck): void {
+    this.checks.push(check);
+  }
+
+  /**
+   * Re-read and validate the config file; on success restart the station with it. A bad file
+   * answers its problems and leaves the running station as it is. Refused while a reader uses the
+   * station. `restartNeeded`: the keys read once at process start (class `process`) whose value
+   * differs from the one the process started with.
+   */
+  reload(): Promise<ReloadResult> {
+    const file = this.opts.configFile;
+    if (file === null) return Promise.reject(new SupervisorRefusal('no_config_file', 'this station was not started from a config file'));
+    return this.exclusive('reload', async () => {
+      let loaded: LoadedConfig;
+      try {
+        loaded = loadConfigFile(file, this.opts.env);
+        for (const check of this.checks) check(loaded);
+      } catch (e) {
+        if (e instanceof ConfigError) return { ok: false, source: e.source, problems: e.problems };
+        throw e;
+      }
+      const old = this.running();
+      const busy = this.readerActivity();
+      if (busy !== null) throw new SupervisorRefusal('busy', `not now: ${busy}`);
+
+      this.current = null;
+      this.swapStartedAt = performance.now();
+      // Stop first: locks OFF and hardware released before the new config requests it again.
+      await old.station.stop();
+      let station: Station;
+      try {
+        station = await this.opts.start(loaded);
+      } catch (e) {
+        this.opts.log.error({ error: errorMessage(e) }, 'the new config did not start; starting the previous one again');
+        try {
+          this.install(await this.opts.start(old.loaded), old.loaded);
+        } catch (e2) {
+          this.opts.log.fatal({ error: errorMessage(e2) }, 'the previous config did not start again either');
+          this.opts.onFatal(e2);
+        }
+        throw new SupervisorRefusal('start_failed', `the new config did not start: ${errorMessage(e)}; the previous config runs again`);
+      }
+      this.install(station, loaded);
+      this.opts.log.level = loaded.config.log.level;
+      // Compared with the start, not the previous reload: still not in effect is still said.
+      const restartNeeded = changedKeys(configApplyClasses(), this.startConfig, loaded.config).process;
+      return { ok: true, restartNeeded };
+    });
+  }
+
+  private install(station: Station, loaded: LoadedConfig): void {
+    // Stopped while the new station was starting: it must not run on unattended.
+    if (this.stopped) void station.stop();
+    this.current = { station, loaded, core: coreConfigOf(station.config), startedAt: performance.now() };
+    this.observer.attach(station.runtime);
+    if (this.service) this.setService(true);
+  }
+
+  /** Stop the station (locks OFF). Idempotent. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.observer.close();
+    await this.current?.station.stop();
+  }
+}
