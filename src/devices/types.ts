@@ -114,6 +114,11 @@ export interface Display extends Device {
   show(lines: readonly string[]): Promise<void>;
   /** The lines last given to show(), before fitting. */
   lastShown(): readonly string[];
+  /**
+   * Someone is at the station (a key, a scan, a button, a door): a display that dims or switches
+   * off when idle (an OLED, against burn-in) comes back on. Optional: most displays ignore it.
+   */
+  wake?(): void;
 }
 
 /** Sources of the two measurements in `/state`. Each returns null when it cannot tell. */
