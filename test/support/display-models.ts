@@ -309,3 +309,39 @@ function crc32(buf: Buffer): number {
   }
   return (c ^ 0xffffffff) >>> 0;
 }
+
+/** Every character the OLED text reader tries, in order of preference. */
+const OLED_CANDIDATES = [...Array.from({ length: 95 }, (_, i) => String.fromCharCode(0x20 + i)), ...'áčďéěíňóřšťúůýžÁČĎÉĚÍŇÓŘŠŤÚŮÝŽäöüÄÖÜ'];
+
+/**
+ * Read the text back from an OLED framebuffer as a person would: each 6×16 cell compared with the
+ * font's glyphs at the position the layout puts them (21 × 4, glyphs at x 1+6c, y 16r+2). A cell
+ * that matches no glyph reads "□"; lit pixels outside every glyph box are reported too.
+ */
+export function readOledText(pixels: Uint8Array, glyphOf: (ch: string) => readonly number[] | undefined): { rows: string[]; stray: number } {
+  const lit = (x: number, y: number): boolean => pixels[y * 128 + x] === 1;
+  const rows: string[] = [];
+  const covered = new Uint8Array(128 * 64);
+  for (let r = 0; r < 4; r++) {
+    let s = '';
+    for (let c = 0; c < 21; c++) {
+      const x0 = 1 + c * 6;
+      const y0 = r * 16 + 2;
+      const cell: number[] = [];
+      for (let gy = 0; gy < 11; gy++) {
+        let bits = 0;
+        for (let gx = 0; gx < 5; gx++) {
+          covered[(y0 + gy) * 128 + x0 + gx] = 1;
+          if (lit(x0 + gx, y0 + gy)) bits |= 0x10 >> gx;
+        }
+        cell.push(bits);
+      }
+      const key = cell.join(',');
+      s += OLED_CANDIDATES.find((ch) => (glyphOf(ch) ?? []).join(',') === key) ?? '□';
+    }
+    rows.push(s.trimEnd());
+  }
+  let stray = 0;
+  for (let i = 0; i < pixels.length; i++) if (pixels[i] === 1 && covered[i] !== 1) stray++;
+  return { rows, stray };
+}

@@ -1,7 +1,7 @@
 /**
  * The one entry the board assembly (src/devices/board.ts) calls for the input/output devices:
- * scanners (serial, HID), the HID PIN keypad and the display (serial character LCD/VFD or the
- * terminal), built from the profile sections validated by `inputProfileSchema`.
+ * scanners (serial, HID), the HID PIN keypad and the display (serial character LCD/VFD, HD44780
+ * LCD on an I2C backpack, SSD1306/SH1106 OLED on I2C, or the terminal), built from the profile sections validated by `inputProfileSchema`.
  *
  * createInputDevices opens every device once and resolves; a device that is missing at start is
  * NOT an error: its health() is not ok (→ /state DOWN with its errorMessage) and it keeps
@@ -16,7 +16,9 @@
  * own matrix schema> }).superRefine(refineInputProfile)` (see test/unit/input-profile.test.ts).
  */
 import type { Logger } from 'pino';
+import { Hd44780Display } from '../display/hd44780.js';
 import { SerialDisplay } from '../display/serial-display.js';
+import { OledDisplay } from '../display/ssd1306.js';
 import { TerminalDisplay } from '../display/terminal-display.js';
 import { HidKeypad } from '../hid/keypad.js';
 import { HidScanner } from '../hid/scanner.js';
@@ -131,6 +133,38 @@ export async function createInputDevices(profile: InputProfile, log: Logger): Pr
         break;
       case 'terminal':
         display = new TerminalDisplay({ size: { columns: d.columns, rows: d.rows }, charset: d.charset, overflow: d.overflow, frame: d.frame });
+        break;
+      case 'hd44780-i2c':
+        display = keep(
+          new Hd44780Display({
+            bus: d.bus,
+            address: d.address,
+            size: { columns: d.columns, rows: d.rows },
+            overflow: d.overflow,
+            pins: d.pins,
+            backlight: d.backlight,
+            czech: d.czech,
+            reconnect: d.reconnect,
+            openTimeoutMs: d.openTimeoutMs,
+            log: log.child({ component: 'display' }),
+          }),
+        );
+        break;
+      case 'oled-i2c':
+        display = keep(
+          new OledDisplay({
+            controller: d.controller,
+            bus: d.bus,
+            address: d.address,
+            overflow: d.overflow,
+            contrast: d.contrast,
+            rotate180: d.rotate180,
+            idle: d.idle,
+            reconnect: d.reconnect,
+            openTimeoutMs: d.openTimeoutMs,
+            log: log.child({ component: 'display' }),
+          }),
+        );
         break;
     }
 
