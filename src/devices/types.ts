@@ -83,6 +83,11 @@ export interface Keypad extends Device {
 /** A push button (the cancel button). Debounced by the implementation. */
 export interface PushButton extends Device {
   onPress(listener: () => void): Unsubscribe;
+  /**
+   * Whether the station offers what the button does now (a cancellable box is open). An on-screen
+   * button shows itself only then; a physical one ignores it. Optional.
+   */
+  setAvailable?(available: boolean): void;
 }
 
 /**

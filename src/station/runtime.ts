@@ -158,6 +158,7 @@ export class StationRuntime {
     const { state, effects } = transition(this.core, this.state, input);
     this.state = state;
     if (state.mode.kind !== before.mode.kind) this.emit({ type: 'mode', mode: state.mode.kind });
+    if (state.mode !== before.mode) this.opts.hardware.cancelButton?.setAvailable?.(state.mode.kind === 'closing' && state.mode.cancellable);
     if (state.alarms !== before.alarms) {
       for (const a of before.alarms) if (!state.alarms.includes(a)) this.emit({ type: 'alarm', alarm: a, active: false });
       for (const a of state.alarms) if (!before.alarms.includes(a)) this.emit({ type: 'alarm', alarm: a, active: true });

@@ -1,4 +1,4 @@
-/** The board-profile sections of the I2C displays: defaults, hex addresses, the backpack's pins, problems with paths. */
+/** The board-profile sections of the I2C displays and the kiosk: defaults, hex addresses, the backpack's pins, problems with paths. */
 import { describe, expect, it } from 'vitest';
 import { inputProfileSchema } from '../../src/devices/input/index.js';
 
@@ -45,5 +45,17 @@ describe('display kinds hd44780-i2c and oled-i2c', () => {
     expect(r.error?.issues.map((i) => i.path.join('.')).sort()).toEqual(['display.address', 'display.pins', 'display.rows']);
     const o = inputProfileSchema.safeParse({ display: { kind: 'oled-i2c', controller: 'ssd1309', idle: { dimAfterMs: 5 } } });
     expect(o.error?.issues.map((i) => i.path.join('.')).sort()).toEqual(['display.controller', 'display.idle.dimAfterMs']);
+  });
+
+  it('kiosk: port 8091 on loopback; the touchscreen is the keypad, so a keypad beside it is a problem', () => {
+    expect(inputProfileSchema.parse({ display: { kind: 'kiosk' } }).display).toEqual({
+      kind: 'kiosk',
+      port: 8091,
+      cancelLabel: 'Cancel',
+      keepAliveMs: 15_000,
+      reconnect: { initialMs: 500, maxMs: 30_000, factor: 2 },
+    });
+    const r = inputProfileSchema.safeParse({ display: { kind: 'kiosk' }, keypad: { kind: 'hid', vendorId: 1, productId: 2 } });
+    expect(r.error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual(['keypad: the kiosk display is the PIN keypad: set keypad to null']);
   });
 });

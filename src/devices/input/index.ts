@@ -19,11 +19,12 @@ import type { Logger } from 'pino';
 import { Hd44780Display } from '../display/hd44780.js';
 import { SerialDisplay } from '../display/serial-display.js';
 import { OledDisplay } from '../display/ssd1306.js';
+import { KioskPanel } from '../../kiosk/panel.js';
 import { TerminalDisplay } from '../display/terminal-display.js';
 import { HidKeypad } from '../hid/keypad.js';
 import { HidScanner } from '../hid/scanner.js';
 import { SerialScanner } from '../serial/scanner.js';
-import type { Display, IdentifierScanner, Keypad } from '../types.js';
+import type { Display, IdentifierScanner, Keypad, PushButton } from '../types.js';
 import type { InputProfile } from './schema.js';
 
 export {
@@ -43,6 +44,8 @@ export interface InputDevices {
   /** null when the profile has no keypad, or a gpio-matrix keypad (board.ts builds that one). */
   readonly keypad: Keypad | null;
   readonly display: Display;
+  /** The kiosk's on-screen cancel button (a GPIO cancel button in the profile takes precedence). */
+  readonly cancelButton?: PushButton | null;
 }
 
 type Startable = { start(): Promise<void>; close(): Promise<void> };
@@ -95,7 +98,7 @@ export async function createInputDevices(profile: InputProfile, log: Logger): Pr
       }
     });
 
-    let keypad: (Keypad & Startable) | null = null;
+    let keypad: Keypad | null = null;
     if (profile.keypad?.kind === 'hid') {
       const k = profile.keypad;
       keypad = keep(
@@ -114,6 +117,7 @@ export async function createInputDevices(profile: InputProfile, log: Logger): Pr
 
     const d = profile.display;
     let display: Display;
+    let cancelButton: PushButton | null = null;
     switch (d.kind) {
       case 'serial':
         warnUnstable(d.path, 'display', log);
@@ -166,10 +170,20 @@ export async function createInputDevices(profile: InputProfile, log: Logger): Pr
           }),
         );
         break;
+      case 'kiosk': {
+        const panel = keep(
+          new KioskPanel({ port: d.port, cancelLabel: d.cancelLabel, keepAliveMs: d.keepAliveMs, reconnect: d.reconnect, log: log.child({ component: 'kiosk' }) }),
+        );
+        display = panel.display;
+        // The schema allows a kiosk only with keypad null: the touchscreen is the keypad.
+        keypad = panel.keypad;
+        cancelButton = panel.cancelButton;
+        break;
+      }
     }
 
     await Promise.all(built.map((b) => b.start()));
-    return { scanners, keypad, display };
+    return { scanners, keypad, display, cancelButton };
   } catch (e) {
     await Promise.all(built.map((b) => b.close().catch(() => undefined)));
     throw e;

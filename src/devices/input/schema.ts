@@ -227,7 +227,22 @@ export const oledDisplaySchema = z.strictObject({
   ),
 });
 
-export const displaySchema = z.discriminatedUnion('kind', [serialDisplaySchema, terminalDisplaySchema, hd44780DisplaySchema, oledDisplaySchema]);
+/**
+ * A touchscreen showing the kiosk page (src/kiosk/): display, PIN keypad and cancel button in one.
+ * Served on 127.0.0.1 only, for a browser in kiosk mode on the same board (systemd/pickup-station-kiosk.service).
+ */
+export const kioskDisplaySchema = z.strictObject({
+  kind: z.literal('kiosk'),
+  port: z._default(intIn(1, 65_535), 8091),
+  /** The on-screen cancel button's text (shown only while a cancel is offered). */
+  cancelLabel: z._default(z.string().check(z.minLength(1), z.maxLength(24)), 'Cancel'),
+  /** Idle event streams get a keep-alive comment this often. */
+  keepAliveMs: ms(15_000, 100, 600_000),
+  /** Retry delays when the port cannot be listened on. */
+  reconnect: z.prefault(reconnectSchema, {}),
+});
+
+export const displaySchema = z.discriminatedUnion('kind', [serialDisplaySchema, terminalDisplaySchema, hd44780DisplaySchema, oledDisplaySchema, kioskDisplaySchema]);
 
 /** The three sections; board-config.ts spreads `.shape` into its own object (then re-applies refineInputProfile). */
 export const inputProfileObject = z.strictObject({
@@ -266,6 +281,8 @@ export function refineInputProfile(p: { scanners: ProfileSections['scanners']; d
     if (rs && rs.length < p.display.rows)
       ctx.addIssue({ code: 'custom', path: ['display', 'protocol', 'rowStart'], message: `needs one entry per row (${p.display.rows})` });
   }
+  if (p.display.kind === 'kiosk' && p.keypad !== null)
+    ctx.addIssue({ code: 'custom', path: ['keypad'], message: 'the kiosk display is the PIN keypad: set keypad to null' });
   const kp = p.keypad;
   if (isHidKeypad(kp)) {
     const key = `${kp.vendorId}:${kp.productId}:${kp.serialNumber ?? ''}:${kp.path ?? ''}`;
