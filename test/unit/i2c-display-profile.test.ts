@@ -1,6 +1,10 @@
 /** The board-profile sections of the I2C displays and the kiosk: defaults, hex addresses, the backpack's pins, problems with paths. */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { inputProfileSchema } from '../../src/devices/input/index.js';
+import { displaySchema, inputProfileSchema } from '../../src/devices/input/index.js';
+
+const REPO = join(import.meta.dirname, '../..');
 
 describe('display kinds hd44780-i2c and oled-i2c', () => {
   it('HD44780: bus 1, 0x27, 20x4, the common backpack wiring, backlight on, Czech transliterated', () => {
@@ -57,5 +61,18 @@ describe('display kinds hd44780-i2c and oled-i2c', () => {
     });
     const r = inputProfileSchema.safeParse({ display: { kind: 'kiosk' }, keypad: { kind: 'hid', vendorId: 1, productId: 2 } });
     expect(r.error?.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual(['keypad: the kiosk display is the PIN keypad: set keypad to null']);
+  });
+
+  it('the example display sections in hardware/displays/ are valid; the kiosk unit opens the default port', () => {
+    const dir = join(REPO, 'hardware/displays');
+    const files = readdirSync(dir).filter((f) => f.endsWith('.json'));
+    expect(files.sort()).toEqual(['hd44780-i2c.json', 'kiosk.json', 'oled-i2c.json']);
+    for (const f of files) expect(displaySchema.safeParse(JSON.parse(readFileSync(join(dir, f), 'utf8'))).error, f).toBeUndefined();
+    const unit = readFileSync(join(REPO, 'systemd/pickup-station-kiosk.service'), 'utf8');
+    const kiosk = displaySchema.parse({ kind: 'kiosk' });
+    const port = kiosk.kind === 'kiosk' ? kiosk.port : -1;
+    expect(unit).toContain(`http://127.0.0.1:${port}/`);
+    expect(unit).toContain(`/dev/tcp/127.0.0.1/${port}`);
+    expect(unit).toMatch(/^After=pickup-station\.service/m);
   });
 });
