@@ -150,9 +150,12 @@ describe('kiosk page at 800x480 with touch', () => {
   it('wrong PINs by touch reach the PIN throttle: the lock-out shows', async () => {
     for (let attempt = 0; attempt < 2; attempt++) {
       for (const d of '000000') await tap(d);
+      await expect.poll(screenText, POLL).toContain('PIN: ******');
+      const seq = server.lastSeq;
       await tap('enter');
+      // The tap's POST reaches the station asynchronously: wait for the server to see the PIN, then for its answer.
+      await server.waitForRequest((r) => r.endpoint === 'pin-enter', 5_000, { afterSeq: seq });
       await until(() => station.runtime.snapshot().inFlight === null && mode() === 'idle', 'answer');
-      await new Promise((r) => setTimeout(r, 400));
     }
     await expect.poll(() => screenText().then((t) => t.join(' ')), POLL).toMatch(/Too many wrong PINs/);
     await tap('1');

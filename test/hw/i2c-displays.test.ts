@@ -7,6 +7,7 @@
  * The OLED framebuffers leave the VM as base64 between markers on the console; scripts/rig/run.sh
  * writes them to test-artifacts/. Runs in the rig VM; skips elsewhere.
  */
+import { execFileSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -66,6 +67,12 @@ function takeWrites(): Write[] {
 describe.skipIf(BUS === null)('I2C displays through i2c-dev on i2c-stub (0x27 LCD, 0x3c OLED)', () => {
   const bus = BUS ?? 0;
   beforeAll(() => {
+    // The transfers run on libuv's worker threads, on either CPU, and the trace merges the CPUs'
+    // buffers by timestamp: under TCG the CPUs' own clocks (trace_clock local/global) disagree and
+    // events came out of order. So: every thread of this process on CPU 0 (new ones inherit it),
+    // and the clocksource's monotonic time (one clock for all CPUs) for the waits.
+    execFileSync('taskset', ['-a', '-p', '1', String(process.pid)], { stdio: 'ignore' });
+    write('trace_clock', 'mono');
     write('buffer_size_kb', '4096');
     write('events/smbus/smbus_write/enable', '1');
     write('trace', '');
