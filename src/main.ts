@@ -3,7 +3,8 @@
  * `pickup-station`: the station daemon and its helper modes.
  *
  *   pickup-station [run] --config FILE   the station (systemd runs this)
- *   pickup-station demo [--locale cs|en]  simulated station + embedded reference server, driven from the terminal
+ *   pickup-station demo [--locale cs|en] [--display text|16x2|20x4|20x4-czech|128x64|kiosk] [--kiosk-port N]
+ *                                         simulated station + embedded reference server, driven from the terminal
  *   pickup-station sim-server [...]       the reference station server on its own
  *   pickup-station fleet [...]            N virtual stations in one process (load tests)
  *   pickup-station safe-state --config F  every lock output OFF, then exit (systemd ExecStartPre/ExecStopPost)
@@ -24,6 +25,7 @@ async function runDaemon(args: string[]): Promise<number> {
 
 const USAGE = `usage: pickup-station [run] [--config FILE]     run the station (default config ${DEFAULT_CONFIG_FILE})
        pickup-station demo [--locale cs|en]      simulated station + embedded reference server
+            [--display text|16x2|20x4|20x4-czech|128x64|kiosk] [--kiosk-port N]   its display drawn as a real one
        pickup-station sim-server [--port N] ...  reference station server
        pickup-station fleet [--stations N] ...   N virtual stations against a station server
        pickup-station safe-state [--config FILE | --profile FILE]

@@ -26,7 +26,7 @@
 #                                             as root and hands the service a private copy)
 #   /usr/local/bin/pickup-station, stationctl small wrappers running the current release
 #   user pickup-station (system, no login, home /var/lib/pickup-station = the unit's StateDirectory),
-#   group pickup-station; groups gpio, dialout, pickup-hid created if missing.
+#   group pickup-station; groups gpio, dialout, pickup-hid, i2c created if missing.
 #
 # A release bundle is a .tar.gz whose top level (or single top directory) holds app/ (main.js,
 # stationctl.js, ...), node_modules/ (production only, addons built for the target), package.json,
@@ -56,7 +56,7 @@ umask 022
 
 readonly NAME=pickup-station
 readonly MIN_NODE=20.11.0
-readonly SUPPLEMENTARY_GROUPS=(gpio dialout pickup-hid)
+readonly SUPPLEMENTARY_GROUPS=(gpio dialout pickup-hid i2c)
 # What a release needs on a board (the libraries its addons link, the libgpiod tools) comes with the
 # release: its systemd/runtime-packages, which its tools/check-bundle.mjs checks against the addons.
 # A release without that file (older bundles) gets this list.
@@ -618,7 +618,7 @@ do_uninstall() {
     rm -rf "$ETC" "$ROOT/var/lib/$NAME" "$ROOT/etc/systemd/system/$NAME.service.d"
     if id_of passwd "$NAME" >/dev/null; then accounts userdel "$NAME"; fi
     if id_of group "$NAME" >/dev/null; then accounts groupdel "$NAME"; fi
-    say "removed everything, config and credentials included (groups gpio, dialout, pickup-hid stay)"
+    say "removed everything, config and credentials included (groups gpio, dialout, pickup-hid, i2c stay)"
   else
     say "removed; kept /etc/$NAME (config and credentials): --uninstall --purge removes them too"
   fi

@@ -43,7 +43,7 @@ const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), '../..');
  * which the metrics load only after the station reported in (src/metrics/service.ts): bundled, its
  * ~100 KB (with @opentelemetry/api) would be compiled at every start for nothing.
  */
-export const EXTERNAL = ['serialport', '@serialport/*', 'node-hid', 'onoff', 'epoll', 'pino-pretty', 'prom-client'];
+export const EXTERNAL = ['serialport', '@serialport/*', 'node-hid', 'onoff', 'epoll', 'i2c-bus', 'pino-pretty', 'prom-client'];
 
 /**
  * Dependencies that only an unused option needs, each replaced, for one importer's imports only, by

@@ -100,6 +100,27 @@ build_epoll() {
   cp "$out" "$epoll/build/Release/epoll.node"
 }
 
+# i2c-bus (the I2C displays) is nan-based like epoll: cross-built the same way, cached the same way.
+build_i2c_bus() {
+  local pkg=$APP/node_modules/i2c-bus version key out
+  version=$(node -p 'require(process.argv[1]).version' "$pkg/package.json")
+  key="i2c-bus-$version-$T_NODE_PKG-$T_NODE_VERSION-$("$T_TRIPLET-g++" -dumpfullversion)"
+  out=$CACHE/addons/$key/i2c.node
+  if [ ! -f "$out" ]; then
+    log "cross-building i2c-bus $version for $T_ARCH (node $T_NODE_VERSION headers)"
+    (cd "$APP" && npm_config_arch="$T_GYP_ARCH" npm_config_nodedir="$T_NODE_DIR" \
+      CC="$T_TRIPLET-gcc" CXX="$T_TRIPLET-g++" LINK="$T_TRIPLET-g++" AR="$T_TRIPLET-ar" \
+      npm rebuild i2c-bus --loglevel=error >/dev/null)
+    mkdir -p "$(dirname "$out")"
+    cp "$pkg/build/Release/i2c.node" "$out"
+  else
+    log "i2c-bus $version for $T_ARCH from the cache"
+  fi
+  rm -rf "$pkg/build"
+  mkdir -p "$pkg/build/Release"
+  cp "$out" "$pkg/build/Release/i2c.node"
+}
+
 # serialport and node-hid ship prebuilt N-API addons for every platform; keep the target's only
 # (glibc; node-hid in both its libusb and hidraw variants).
 prune_prebuilds() {
@@ -132,7 +153,7 @@ check_addon_machines() {
     esac
     log "addon ${f#"$APP"/}: $class $machine"
   done < <(find "$APP" -name '*.node' -type f -print0 | sort -z)
-  [ "$count" -ge 4 ] || die "expected epoll, serialport and node-hid (2) addons, found $count"
+  [ "$count" -ge 5 ] || die "expected epoll, i2c-bus, serialport and node-hid (2) addons, found $count"
   [ "$bad" -eq 0 ] || die "an addon is not $T_ELF_CLASS $T_ELF_MACHINE"
 }
 
@@ -197,6 +218,7 @@ main() {
   copy_sources
   install_production_deps
   build_epoll
+  build_i2c_bus
   prune_prebuilds
   check_addon_machines
   add_node

@@ -13,7 +13,7 @@
  *   load       every .node addon loads (require of the file itself)
  *   isolated   no devDependency resolves from the bundle (a bundle unpacked inside a dev
  *              checkout would silently use the checkout's node_modules)
- *   package    epoll, onoff, @serialport/bindings-cpp, serialport and node-hid load through their
+ *   package    epoll, onoff, i2c-bus, @serialport/bindings-cpp, serialport and node-hid load through their
  *              own entry points (so each picks the prebuild this node would pick)
  *   needed     every shared library an addon links (ELF DT_NEEDED) is glibc's or provided by a
  *              package of systemd/runtime-packages, the list systemd/install.sh installs; one line
@@ -205,6 +205,7 @@ function checkPackages() {
   const probes = {
     epoll: (m) => typeof m.Epoll === 'function',
     onoff: (m) => typeof m.Gpio === 'function' && typeof m.Gpio.accessible === 'boolean',
+    'i2c-bus': (m) => typeof m.openPromisified === 'function',
     '@serialport/bindings-cpp': (m) => typeof m.autoDetect().open === 'function',
     serialport: (m) => typeof m.SerialPort === 'function',
     'node-hid': (m) => {

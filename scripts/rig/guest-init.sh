@@ -11,8 +11,12 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t tmpfs tmp /tmp
-for m in configfs hid hid-generic uhid gpio-sim; do insmod /lib/modules/$m.ko || echo "rig-guest: insmod $m failed"; done
+for m in configfs hid hid-generic uhid gpio-sim i2c-dev; do insmod /lib/modules/$m.ko || echo "rig-guest: insmod $m failed"; done
+# Two SMBus chips where the I2C displays usually are: a PCF8574 LCD backpack and an SSD1306 OLED.
+insmod /lib/modules/i2c-stub.ko chip_addr=0x27,0x3c || echo "rig-guest: insmod i2c-stub failed"
 mount -t configfs configfs /sys/kernel/config
+# The smbus tracepoints show what reached the I2C bus (test/hw/i2c-displays.test.ts).
+mount -t tracefs nodev /sys/kernel/tracing || echo "rig-guest: cannot mount tracefs"
 # Loopback up: tests that run the reference server and a station inside the VM talk over 127.0.0.1.
 ip link set lo up || echo "rig-guest: cannot bring up lo"
 

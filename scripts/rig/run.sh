@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The driver rig: runs test/hw inside a throwaway QEMU VM (software emulation, TCG) on a Debian
 # kernel with real kernel GPIO drivers: gpio-sim (built out of tree, see build_gpio_sim) for lines
-# seen through /sys/class/gpio and /dev/gpiochipN, uhid for virtual HID devices.
+# seen through /sys/class/gpio and /dev/gpiochipN, uhid for virtual HID devices, i2c-stub behind
+# i2c-dev for the I2C displays (what reached the bus read back from the smbus tracepoints).
 #
 #   scripts/rig/run.sh            build what is missing, boot, run test/hw, exit with the guest's result
 #   RIG_TESTS="test/hw/x.test.ts" scripts/rig/run.sh   run a subset
@@ -137,6 +138,8 @@ for t in gpiodetect gpioget gpioinfo gpiomon gpioset; do
 done
 KM="$K/x/lib/modules/$KVER/kernel"
 cp "$KM/fs/configfs/configfs.ko" "$KM/drivers/hid/hid.ko" "$KM/drivers/hid/hid-generic.ko" "$KM/drivers/hid/uhid.ko" "$MOD/gpio-sim.ko" "$IR/lib/modules/"
+# I2C displays: i2c-dev (/dev/i2c-N) and i2c-stub (SMBus chips at given addresses), both in Debian's kernel.
+cp "$KM/drivers/i2c/i2c-dev.ko" "$KM/drivers/i2c/i2c-stub.ko" "$IR/lib/modules/"
 # Only what running tests needs: the type checker and linter stay on the host.
 tar -c --exclude='node_modules/typescript' --exclude='node_modules/eslint' --exclude='node_modules/@eslint' \
   --exclude='node_modules/@typescript-eslint' --exclude='node_modules/typescript-eslint' --exclude='node_modules/.cache' \
@@ -157,10 +160,17 @@ timeout "${RIG_TIMEOUT:-900}" qemu-system-x86_64 -accel tcg,thread=multi -cpu ma
   -nographic -no-reboot -nodefaults -serial stdio \
   -device isa-debug-exit,iobase=0xf4,iosize=0x04 \
   -kernel "$K/x/boot/vmlinuz-$KVER" -initrd "$RIG/initramfs.cpio" \
-  -append "console=ttyS0 panic=-1 rdinit=/init quiet loglevel=3"
-rc=$?
+  -append "console=ttyS0 panic=-1 rdinit=/init quiet loglevel=3" | tee "$RIG/console.log"
+rc=${PIPESTATUS[0]}
 set -e
 stamp "VM exited with $rc"
+# Files the tests hand out on the console ("[artifact NAME]base64[/artifact]"), e.g. the OLED framebuffer PNGs.
+mkdir -p "$ROOT/test-artifacts"
+grep -o '\[artifact [A-Za-z0-9._-]*\][A-Za-z0-9+/=]*\[/artifact\]' "$RIG/console.log" | while IFS= read -r a; do
+  name=${a#\[artifact }; name=${name%%\]*}
+  b64=${a#*\]}; b64=${b64%\[/artifact\]}
+  printf '%s' "$b64" | base64 -d > "$ROOT/test-artifacts/$name" && echo "rig: artifact test-artifacts/$name"
+done
 case "$rc" in
   1) echo "rig: PASS"; exit 0 ;;
   3) echo "rig: FAIL (tests failed in the guest)"; exit 1 ;;

@@ -105,8 +105,11 @@ export async function createBoardHardware(config: StationConfig, hw: BoardHardwa
     const inputs = await (deps.createInputDevices ?? createInputDevices)(profile, log);
     opened.push(...inputs.scanners, inputs.display);
     if (inputs.keypad) opened.push(inputs.keypad);
+    if (inputs.cancelButton) opened.push(inputs.cancelButton);
     const keypad = inputs.keypad ?? keypadMatrix;
-    return new BoardStation(locks, doors, inputs.scanners, keypad, cancel, inputs.display, new ConfiguredPowerMonitor(hw.power), backend, tamper, buzzer);
+    // A wired cancel button wins over the kiosk's on-screen one.
+    const cancelButton = cancel ?? inputs.cancelButton ?? null;
+    return new BoardStation(locks, doors, inputs.scanners, keypad, cancelButton, inputs.display, new ConfiguredPowerMonitor(hw.power), backend, tamper, buzzer);
   } catch (e) {
     log.error({ error: errorMessage(e) }, 'opening the board failed: releasing what was opened (locks OFF)');
     for (const d of opened) await d.close().catch(() => undefined);

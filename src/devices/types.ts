@@ -83,6 +83,11 @@ export interface Keypad extends Device {
 /** A push button (the cancel button). Debounced by the implementation. */
 export interface PushButton extends Device {
   onPress(listener: () => void): Unsubscribe;
+  /**
+   * Whether the station offers what the button does now (a cancellable box is open). An on-screen
+   * button shows itself only then; a physical one ignores it. Optional.
+   */
+  setAvailable?(available: boolean): void;
 }
 
 /**
@@ -114,6 +119,11 @@ export interface Display extends Device {
   show(lines: readonly string[]): Promise<void>;
   /** The lines last given to show(), before fitting. */
   lastShown(): readonly string[];
+  /**
+   * Someone is at the station (a key, a scan, a button, a door): a display that dims or switches
+   * off when idle (an OLED, against burn-in) comes back on. Optional: most displays ignore it.
+   */
+  wake?(): void;
 }
 
 /** Sources of the two measurements in `/state`. Each returns null when it cannot tell. */

@@ -104,8 +104,11 @@ export class StationRuntime {
     );
 
     const idOf = (n: number): string | undefined => this.core.boxes.find((b) => b.number === n)?.id;
+    // Any input wakes a display that dims when idle, whether or not the screen changes.
+    const wake = (): void => hw.display.wake?.();
     this.unsubscribe.push(
       hw.doors.onChange((n, st) => {
+        wake();
         const boxId = idOf(n);
         if (boxId === undefined) return log.warn({ box: n }, 'door change of a box not in the config');
         this.dispatch({ type: 'door', boxId, state: st });
@@ -114,10 +117,27 @@ export class StationRuntime {
     );
     if (hw.tamper) this.unsubscribe.push(hw.tamper.onChange((open) => this.dispatch({ type: 'tamper', open })));
     for (const sc of hw.scanners) {
-      this.unsubscribe.push(sc.onScan((value) => this.dispatch({ type: 'scan', identifierType: sc.identifierType, value, at: this.now() })));
+      this.unsubscribe.push(
+        sc.onScan((value) => {
+          wake();
+          this.dispatch({ type: 'scan', identifierType: sc.identifierType, value, at: this.now() });
+        }),
+      );
     }
-    if (hw.keypad) this.unsubscribe.push(hw.keypad.onKey((key) => this.dispatch({ type: 'key', key })));
-    if (hw.cancelButton) this.unsubscribe.push(hw.cancelButton.onPress(() => this.dispatch({ type: 'cancel-pressed' })));
+    if (hw.keypad)
+      this.unsubscribe.push(
+        hw.keypad.onKey((key) => {
+          wake();
+          this.dispatch({ type: 'key', key });
+        }),
+      );
+    if (hw.cancelButton)
+      this.unsubscribe.push(
+        hw.cancelButton.onPress(() => {
+          wake();
+          this.dispatch({ type: 'cancel-pressed' });
+        }),
+      );
     for (const d of hw.devices()) this.watchHealth(d);
     this.dispatch({ type: 'start', previous, pinThrottle, tamperOpen });
   }
@@ -138,6 +158,7 @@ export class StationRuntime {
     const { state, effects } = transition(this.core, this.state, input);
     this.state = state;
     if (state.mode.kind !== before.mode.kind) this.emit({ type: 'mode', mode: state.mode.kind });
+    if (state.mode !== before.mode) this.opts.hardware.cancelButton?.setAvailable?.(state.mode.kind === 'closing' && state.mode.cancellable);
     if (state.alarms !== before.alarms) {
       for (const a of before.alarms) if (!state.alarms.includes(a)) this.emit({ type: 'alarm', alarm: a, active: false });
       for (const a of state.alarms) if (!before.alarms.includes(a)) this.emit({ type: 'alarm', alarm: a, active: true });

@@ -102,3 +102,36 @@ describe('demo', () => {
     expect(await exited).toBe(0);
   });
 });
+
+describe('demo --display', () => {
+  it('draws the display as a 20x4 LCD with Czech custom characters, and as the 128x64 OLED', async () => {
+    const lcd = startDemo(['--locale', 'cs', '--display', '20x4-czech']);
+    await lcd.waitFor('│Naskenujte položku  │');
+    lcd.demo.stdin.write('quit\n');
+    expect(await lcd.exited).toBe(0);
+    const oled = startDemo(['--display', '128x64']);
+    await oled.waitFor(`┌${'─'.repeat(128)}┐`);
+    await oled.waitFor(/[▀▄█]/);
+    oled.demo.stdin.write('quit\n');
+    expect(await oled.exited).toBe(0);
+  });
+
+  it('serves the kiosk page with --display kiosk', async () => {
+    const k = startDemo(['--display', 'kiosk', '--kiosk-port', '0']);
+    await k.waitFor(/kiosk page: http:\/\/127\.0\.0\.1:(\d+)\//);
+    const port = /kiosk page: http:\/\/127\.0\.0\.1:(\d+)\//.exec(k.io.out)?.[1];
+    const page = await fetch(`http://127.0.0.1:${port}/`);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('id="keypad"');
+    k.demo.stdin.write('quit\n');
+    expect(await k.exited).toBe(0);
+  });
+
+  it('refuses an unknown display', async () => {
+    const { demo, exited } = startDemo(['--display', '40x2']);
+    let err = '';
+    demo.stderr.on('data', (d: Buffer) => (err += d.toString()));
+    expect(await exited).toBe(2);
+    expect(err).toContain('demo: --display must be text, 16x2, 20x4, 20x4-czech, 128x64, kiosk, got "40x2"');
+  });
+});

@@ -1,7 +1,7 @@
 /**
  * The one entry the board assembly (src/devices/board.ts) calls for the input/output devices:
- * scanners (serial, HID), the HID PIN keypad and the display (serial character LCD/VFD or the
- * terminal), built from the profile sections validated by `inputProfileSchema`.
+ * scanners (serial, HID), the HID PIN keypad and the display (serial character LCD/VFD, HD44780
+ * LCD on an I2C backpack, SSD1306/SH1106 OLED on I2C, or the terminal), built from the profile sections validated by `inputProfileSchema`.
  *
  * createInputDevices opens every device once and resolves; a device that is missing at start is
  * NOT an error: its health() is not ok (→ /state DOWN with its errorMessage) and it keeps
@@ -16,12 +16,15 @@
  * own matrix schema> }).superRefine(refineInputProfile)` (see test/unit/input-profile.test.ts).
  */
 import type { Logger } from 'pino';
+import { Hd44780Display } from '../display/hd44780.js';
 import { SerialDisplay } from '../display/serial-display.js';
+import { OledDisplay } from '../display/ssd1306.js';
+import { KioskPanel } from '../../kiosk/panel.js';
 import { TerminalDisplay } from '../display/terminal-display.js';
 import { HidKeypad } from '../hid/keypad.js';
 import { HidScanner } from '../hid/scanner.js';
 import { SerialScanner } from '../serial/scanner.js';
-import type { Display, IdentifierScanner, Keypad } from '../types.js';
+import type { Display, IdentifierScanner, Keypad, PushButton } from '../types.js';
 import type { InputProfile } from './schema.js';
 
 export {
@@ -41,6 +44,8 @@ export interface InputDevices {
   /** null when the profile has no keypad, or a gpio-matrix keypad (board.ts builds that one). */
   readonly keypad: Keypad | null;
   readonly display: Display;
+  /** The kiosk's on-screen cancel button (a GPIO cancel button in the profile takes precedence). */
+  readonly cancelButton?: PushButton | null;
 }
 
 type Startable = { start(): Promise<void>; close(): Promise<void> };
@@ -93,7 +98,7 @@ export async function createInputDevices(profile: InputProfile, log: Logger): Pr
       }
     });
 
-    let keypad: (Keypad & Startable) | null = null;
+    let keypad: Keypad | null = null;
     if (profile.keypad?.kind === 'hid') {
       const k = profile.keypad;
       keypad = keep(
@@ -112,6 +117,7 @@ export async function createInputDevices(profile: InputProfile, log: Logger): Pr
 
     const d = profile.display;
     let display: Display;
+    let cancelButton: PushButton | null = null;
     switch (d.kind) {
       case 'serial':
         warnUnstable(d.path, 'display', log);
@@ -132,10 +138,52 @@ export async function createInputDevices(profile: InputProfile, log: Logger): Pr
       case 'terminal':
         display = new TerminalDisplay({ size: { columns: d.columns, rows: d.rows }, charset: d.charset, overflow: d.overflow, frame: d.frame });
         break;
+      case 'hd44780-i2c':
+        display = keep(
+          new Hd44780Display({
+            bus: d.bus,
+            address: d.address,
+            size: { columns: d.columns, rows: d.rows },
+            overflow: d.overflow,
+            pins: d.pins,
+            backlight: d.backlight,
+            czech: d.czech,
+            reconnect: d.reconnect,
+            openTimeoutMs: d.openTimeoutMs,
+            log: log.child({ component: 'display' }),
+          }),
+        );
+        break;
+      case 'oled-i2c':
+        display = keep(
+          new OledDisplay({
+            controller: d.controller,
+            bus: d.bus,
+            address: d.address,
+            overflow: d.overflow,
+            contrast: d.contrast,
+            rotate180: d.rotate180,
+            idle: d.idle,
+            reconnect: d.reconnect,
+            openTimeoutMs: d.openTimeoutMs,
+            log: log.child({ component: 'display' }),
+          }),
+        );
+        break;
+      case 'kiosk': {
+        const panel = keep(
+          new KioskPanel({ port: d.port, cancelLabel: d.cancelLabel, keepAliveMs: d.keepAliveMs, reconnect: d.reconnect, log: log.child({ component: 'kiosk' }) }),
+        );
+        display = panel.display;
+        // The schema allows a kiosk only with keypad null: the touchscreen is the keypad.
+        keypad = panel.keypad;
+        cancelButton = panel.cancelButton;
+        break;
+      }
     }
 
     await Promise.all(built.map((b) => b.start()));
-    return { scanners, keypad, display };
+    return { scanners, keypad, display, cancelButton };
   } catch (e) {
     await Promise.all(built.map((b) => b.close().catch(() => undefined)));
     throw e;

@@ -145,7 +145,104 @@ export const terminalDisplaySchema = z.strictObject({
   frame: z._default(z.enum(['unicode', 'ascii']), 'unicode'),
 });
 
-export const displaySchema = z.discriminatedUnion('kind', [serialDisplaySchema, terminalDisplaySchema]);
+/** A 7-bit I2C address: a number (39) or a hex string ("0x27"). */
+const i2cAddress = (dflt: number) =>
+  z._default(
+    z.union([
+      intIn(0x03, 0x77),
+      z.pipe(
+        z.string().check(z.regex(/^0x[0-9a-fA-F]{1,2}$/, 'must be an I2C address: a number or hex like "0x27"')),
+        z.pipe(
+          z.transform((s: string) => parseInt(s.slice(2), 16)),
+          intIn(0x03, 0x77),
+        ),
+      ),
+    ]),
+    dflt,
+  );
+
+/** Where an I2C display is: /dev/i2c-`bus` (1 on a Raspberry Pi's header: SDA pin 3, SCL pin 5). */
+const i2cDevice = {
+  bus: z._default(intIn(0, 255), 1),
+  /** Capped exponential backoff for reopening after the display stopped answering. */
+  reconnect: z.prefault(reconnectSchema, {}),
+  /** Opening the bus and initialising the controller taking longer counts as failed. */
+  openTimeoutMs: ms(5_000, 10),
+};
+
+const expanderPin = (dflt: number) => z._default(intIn(0, 7), dflt);
+
+/** Which PCF8574 pin (P0–P7) drives which LCD signal; the default is the common backpack's. */
+export const pcf8574PinsSchema = z
+  .strictObject({
+    rs: expanderPin(0),
+    rw: expanderPin(1),
+    e: expanderPin(2),
+    backlight: expanderPin(3),
+    d4: expanderPin(4),
+    d5: expanderPin(5),
+    d6: expanderPin(6),
+    d7: expanderPin(7),
+  })
+  .check(
+    z.refine((p) => new Set(Object.values(p)).size === 8, 'every signal needs its own pin (P0–P7 each once)'),
+  );
+
+/** A HD44780 character LCD on a PCF8574 I2C backpack. */
+export const hd44780DisplaySchema = z.strictObject({
+  kind: z.literal('hd44780-i2c'),
+  ...i2cDevice,
+  /** 0x27 (PCF8574) or 0x3F (PCF8574A) on most backpacks, set by their A0–A2 jumpers. */
+  address: i2cAddress(0x27),
+  columns: z._default(intIn(8, 40), 20),
+  rows: z._default(intIn(1, 4), 4),
+  overflow: displaySize.overflow,
+  /** The backlight on (its bit is kept in every byte sent). */
+  backlight: z._default(z.boolean(), true),
+  pins: z.prefault(pcf8574PinsSchema, {}),
+  /** Letters the ROM lacks: transliterate (č → c), or custom-characters (up to 8 per screen, the rest transliterated). */
+  czech: z._default(z.enum(['transliterate', 'custom-characters']), 'transliterate'),
+});
+
+/** A 128×64 SSD1306 or SH1106 OLED on I2C: 21 × 4 characters, Czech letters drawn. */
+export const oledDisplaySchema = z.strictObject({
+  kind: z.literal('oled-i2c'),
+  controller: z._default(z.enum(['ssd1306', 'sh1106']), 'ssd1306'),
+  ...i2cDevice,
+  /** 0x3C on most modules (0x3D with the address jumper moved). */
+  address: i2cAddress(0x3c),
+  overflow: displaySize.overflow,
+  /** 0–255. */
+  contrast: z._default(intIn(0, 255), 0xcf),
+  /** The module is mounted upside down. */
+  rotate180: z._default(z.boolean(), false),
+  /** Against burn-in: dimmed, then switched off, after this long without new lines or input (null = never). */
+  idle: z.prefault(
+    z.strictObject({
+      dimAfterMs: z._default(z.nullable(intIn(1_000, 86_400_000)), 60_000),
+      offAfterMs: z._default(z.nullable(intIn(1_000, 86_400_000)), 600_000),
+      dimContrast: z._default(intIn(0, 255), 0x01),
+    }),
+    {},
+  ),
+});
+
+/**
+ * A touchscreen showing the kiosk page (src/kiosk/): display, PIN keypad and cancel button in one.
+ * Served on 127.0.0.1 only, for a browser in kiosk mode on the same board (systemd/pickup-station-kiosk.service).
+ */
+export const kioskDisplaySchema = z.strictObject({
+  kind: z.literal('kiosk'),
+  port: z._default(intIn(1, 65_535), 8091),
+  /** The on-screen cancel button's text (shown only while a cancel is offered). */
+  cancelLabel: z._default(z.string().check(z.minLength(1), z.maxLength(24)), 'Cancel'),
+  /** Idle event streams get a keep-alive comment this often. */
+  keepAliveMs: ms(15_000, 100, 600_000),
+  /** Retry delays when the port cannot be listened on. */
+  reconnect: z.prefault(reconnectSchema, {}),
+});
+
+export const displaySchema = z.discriminatedUnion('kind', [serialDisplaySchema, terminalDisplaySchema, hd44780DisplaySchema, oledDisplaySchema, kioskDisplaySchema]);
 
 /** The three sections; board-config.ts spreads `.shape` into its own object (then re-applies refineInputProfile). */
 export const inputProfileObject = z.strictObject({
@@ -184,6 +281,8 @@ export function refineInputProfile(p: { scanners: ProfileSections['scanners']; d
     if (rs && rs.length < p.display.rows)
       ctx.addIssue({ code: 'custom', path: ['display', 'protocol', 'rowStart'], message: `needs one entry per row (${p.display.rows})` });
   }
+  if (p.display.kind === 'kiosk' && p.keypad !== null)
+    ctx.addIssue({ code: 'custom', path: ['keypad'], message: 'the kiosk display is the PIN keypad: set keypad to null' });
   const kp = p.keypad;
   if (isHidKeypad(kp)) {
     const key = `${kp.vendorId}:${kp.productId}:${kp.serialNumber ?? ''}:${kp.path ?? ''}`;
