@@ -106,19 +106,19 @@ describe('demo', () => {
 describe('demo --display', () => {
   it('draws the display as a 20x4 LCD with Czech custom characters, and as the 128x64 OLED', async () => {
     const lcd = startDemo(['--locale', 'cs', '--display', '20x4-czech']);
-    await lcd.waitFor('│Naskenujte položku  │');
+    await lcd.waitForOutput('│Naskenujte položku  │');
     lcd.demo.stdin.write('quit\n');
     expect(await lcd.exited).toBe(0);
     const oled = startDemo(['--display', '128x64']);
-    await oled.waitFor(`┌${'─'.repeat(128)}┐`);
-    await oled.waitFor(/[▀▄█]/);
+    await oled.waitForOutput(`┌${'─'.repeat(128)}┐`);
+    await oled.waitForOutput(/[▀▄█]/);
     oled.demo.stdin.write('quit\n');
     expect(await oled.exited).toBe(0);
   });
 
   it('serves the kiosk page with --display kiosk', async () => {
     const k = startDemo(['--display', 'kiosk', '--kiosk-port', '0']);
-    await k.waitFor(/kiosk page: http:\/\/127\.0\.0\.1:(\d+)\//);
+    await k.waitForOutput(/kiosk page: http:\/\/127\.0\.0\.1:(\d+)\//);
     const port = /kiosk page: http:\/\/127\.0\.0\.1:(\d+)\//.exec(k.io.out)?.[1];
     const page = await fetch(`http://127.0.0.1:${port}/`);
     expect(page.status).toBe(200);

@@ -21,7 +21,7 @@ import { withKioskPanel } from '../../src/kiosk/front-panel.js';
 import { ReferenceServer, defaultSeed, SEED_BARCODES, SEED_PIN_SINGLE } from '../../src/sim/index.js';
 import { MemoryJournal } from '../../src/journal/memory.js';
 import { launchChromium } from '../support/chromium.js';
-import { STATION, box, until } from '../support/harness.js';
+import { STATION, box, waitFor } from '../support/shared.js';
 
 const POLL = { timeout: 5_000, interval: 25 };
 const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts');
@@ -88,7 +88,7 @@ async function overflowing(selector: string): Promise<string[]> {
 
 describe('kiosk page at 800x480 with touch', () => {
   it('shows the display lines live; keys are at least 9 mm; nothing is cut', async () => {
-    await until(() => mode() === 'idle', 'idle');
+    await waitFor('idle', () => mode() === 'idle');
     await expect.poll(screenText, POLL).toEqual(shown());
     expect(shown().length).toBeGreaterThan(0);
     const keys = await page.locator('.key:visible').all();
@@ -118,7 +118,7 @@ describe('kiosk page at 800x480 with touch', () => {
     expect(text).not.toMatch(/[0-9]{3}/);
     await shoot('pin-masked');
     await tap('enter');
-    await until(() => station.runtime.snapshot().boxes[box(4)] === 'OPEN', 'box 4 open');
+    await waitFor('box 4 open', () => station.runtime.snapshot().boxes[box(4)] === 'OPEN');
     expect(sim.locks.isEnergized(4) || station.runtime.snapshot().boxes[box(4)] === 'OPEN').toBe(true);
     await expect.poll(screenText, POLL).toEqual(shown());
     expect((await screenText()).join(' ')).toMatch(/4/);
@@ -126,14 +126,14 @@ describe('kiosk page at 800x480 with touch', () => {
     expect(await overflowing('#screen, #lines, .key')).toEqual([]);
     await shoot('pickup-box-open');
     sim.closeDoor(4);
-    await until(() => mode() === 'idle', 'idle after pickup');
+    await waitFor('idle after pickup', () => mode() === 'idle');
     await expect.poll(screenText, POLL).toEqual(shown());
   });
 
   it('the cancel button appears only while a deposit can be cancelled; a tap cancels it', async () => {
     expect(await page.isHidden('#cancel')).toBe(true);
     sim.scanBarcode(SEED_BARCODES[0]);
-    await until(() => mode() === 'closing', 'closing');
+    await waitFor('closing', () => mode() === 'closing');
     await expect.poll(() => page.isVisible('#cancel'), POLL).toBe(true);
     expect(await page.textContent('#cancel')).toBe('Cancel');
     await expect.poll(screenText, POLL).toEqual(shown());
@@ -144,7 +144,7 @@ describe('kiosk page at 800x480 with touch', () => {
     await expect.poll(() => page.isHidden('#cancel'), POLL).toBe(true);
     await expect.poll(screenText, POLL).toEqual(shown());
     sim.closeDoor(1);
-    await until(() => mode() === 'idle', 'idle after the deposit');
+    await waitFor('idle after the deposit', () => mode() === 'idle');
   });
 
   it('wrong PINs by touch reach the PIN throttle: the lock-out shows', async () => {
@@ -155,7 +155,7 @@ describe('kiosk page at 800x480 with touch', () => {
       await tap('enter');
       // The tap's POST reaches the station asynchronously: wait for the server to see the PIN, then for its answer.
       await server.waitForRequest((r) => r.endpoint === 'pin-enter', 5_000, { afterSeq: seq });
-      await until(() => station.runtime.snapshot().inFlight === null && mode() === 'idle', 'answer');
+      await waitFor('answer', () => station.runtime.snapshot().inFlight === null && mode() === 'idle');
     }
     await expect.poll(() => screenText().then((t) => t.join(' ')), POLL).toMatch(/Too many wrong PINs/);
     await tap('1');
