@@ -84,19 +84,25 @@ export async function runDaemon(args: string[], boot: DaemonBoot = {}): Promise<
   // Loaded only now, while the first /state is on its way: the technician port, reloads, the update
   // lock and the systemd integration are needed before READY=1, not before the station reports in
   // (ARCHITECTURE.md, "Start-up"). In the bundled app they are evaluated here, not at start.
-  const [{ withTechnicianPort }, { reloadOnSignal }, { createSystemdIntegration }, { holdUpdateLock }] = await Promise.all([
+  const [{ withTechnicianPort }, { reloadOnSignal }, { createSystemdIntegration }, { holdUpdateLock }, { keepReleaseStatus }] = await Promise.all([
     import('./debug/index.js'),
     import('./debug/reload-signal.js'),
     import('./systemd/index.js'),
     import('./systemd/update-lock.js'),
+    import('./systemd/release-status.js'),
   ]);
-  const { station, host } = await withTechnicianPort({ station: first, loaded, configFile: file, env: process.env, log, ring, start });
+  const { station, host, port } = await withTechnicianPort({ station: first, loaded, configFile: file, env: process.env, log, ring, start });
   // The technician port may restart the station (reload): follow whichever runtime is current.
   const heartbeats = { lastStateOutcome: () => station.runtime.lastStateOutcome() };
   const systemd = createSystemdIntegration({ env: process.env, log, config: loaded.config, runtime: heartbeats });
   // Signal handlers first: a SIGTERM while READY=1 is being sent must still stop the station cleanly.
   // install.sh waits while this is held (a box open, an event in flight); released when stopping.
   const updateLock = holdUpdateLock(host, process.env['RUNTIME_DIRECTORY'] ?? null, log);
+  // An upgrade waits for this to call the new release healthy (or rolls back).
+  const releaseStatus = keepReleaseStatus(
+    { mode: () => host.station.runtime.snapshot().mode.kind, subscribe: (l) => host.observer.subscribe(() => queueMicrotask(l)) },
+    { runtimeDirectory: process.env['RUNTIME_DIRECTORY'] ?? null, version: VERSION, healthz: port === null ? null : `${port.address}/healthz`, log },
+  );
   const served = serveUntilSignal(
     station,
     log,
@@ -104,6 +110,7 @@ export async function runDaemon(args: string[], boot: DaemonBoot = {}): Promise<
       onStopping: () => {
         systemd.stopping();
         updateLock.close();
+        releaseStatus.close();
       },
       reload: () => reloadOnSignal(host),
     },
