@@ -142,27 +142,17 @@ export class StationMetrics {
     new Gauge({ name: `${PREFIX}build_info`, help: 'Always 1; the labels say which software runs.', labelNames: ['version', 'node'], registers }).set({ version: VERSION, node: process.version }, 1);
     const installed = opts.installedVersion;
     if (installed !== undefined) {
-      new Gauge({
-        name: `${PREFIX}release_info`,
-        help: 'Always 1; running: the version of this process, installed: the one the installer installed last (differs after an automatic rollback).',
-        labelNames: ['running', 'installed'],
-        registers,
-        collect() {
-          this.reset();
-          this.set({ running: VERSION, installed: installed() ?? VERSION }, 1);
-        },
-      });
-      new Gauge({
-        name: `${PREFIX}release_mismatch`,
-        help: '1 when the running version is not the installed one (an upgrade failed its health check and was rolled back), else 0.',
-        registers,
-        collect() {
-          const v = installed();
-          this.set(v !== null && v !== VERSION ? 1 : 0);
-        },
+      this.gauge(
+        `${PREFIX}release_info`,
+        'Always 1; running: the version of this process, installed: the one the installer installed last (differs after an automatic rollback).',
+        ['station', 'running', 'installed'],
+        (set, station) => set({ station, running: VERSION, installed: installed() ?? VERSION }, 1),
+      );
+      this.gauge(`${PREFIX}release_mismatch`, '1 when the running version is not the installed one (an upgrade failed its health check and was rolled back), else 0.', ['station'], (set, station) => {
+        const v = installed();
+        set({ station }, v !== null && v !== VERSION ? 1 : 0);
       });
     }
-
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: PREFIX, eventLoopMonitoringPrecision: opts.eventLoopResolutionMs });
   }
 

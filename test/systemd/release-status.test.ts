@@ -7,11 +7,13 @@ import { mkdtempSync, readFileSync, rmSync, existsSync, writeFileSync } from 'no
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { StationMetrics } from '../../src/metrics/registry.js';
 import type { ModeKind } from '../../src/station/core-types.js';
 import { firstStateOf, keepReleaseStatus, readInstalledVersion, RELEASE_STATUS_FILE } from '../../src/systemd/release-status.js';
 import { VERSION } from '../../src/version.js';
 import { createLogger } from '../../src/log.js';
+import { idle, startDebugHarness } from '../debug/support.js';
+import { STATION } from '../support/harness.js';
+import { parseExposition } from '../support/prom-text.js';
 
 const silentLogger = () => createLogger('error', { write: () => undefined });
 
@@ -81,13 +83,26 @@ describe('installed vs running version in the metrics', () => {
     expect(readInstalledVersion(file())).toBeNull();
   });
 
-  it('release_info carries both versions and release_mismatch is 1 only when they differ', async () => {
-    const metrics = new StationMetrics({ processMetrics: false, eventLoopResolutionMs: 1000, installedVersion: () => readInstalledVersion(file()) });
-    const scrape = async () => (await metrics.render()).split('\n').filter((l) => l.startsWith('pickup_station_release_'));
-    expect(await scrape()).toEqual([`pickup_station_release_info{running="${VERSION}",installed="${VERSION}"} 1`, 'pickup_station_release_mismatch 0']);
-    writeFileSync(file(), `{"installed":"${VERSION}","running":"${VERSION}","result":"ok"}`);
-    expect(await scrape()).toContain('pickup_station_release_mismatch 0');
-    writeFileSync(file(), '{"installed":"9.9.9","running":"0.1.0","result":"rolled-back"}');
-    expect(await scrape()).toEqual([`pickup_station_release_info{running="${VERSION}",installed="9.9.9"} 1`, 'pickup_station_release_mismatch 1']);
+  it('/metrics: release_info carries both versions and release_mismatch is 1 only when they differ (what the fleet alert reads)', async () => {
+    const d = await startDebugHarness({ metrics: { installStatusFile: file() } });
+    try {
+      await idle(d);
+      const scrape = async () => {
+        const r = await d.call('GET', '/metrics', { token: d.tokens.metrics });
+        return parseExposition(r.text);
+      };
+      const station = STATION.id;
+      let m = await scrape();
+      expect(m.value('pickup_station_release_info', { station, running: VERSION, installed: VERSION })).toBe(1);
+      expect(m.value('pickup_station_release_mismatch', { station })).toBe(0);
+      writeFileSync(file(), '{"installed":"9.9.9","running":"0.1.0","result":"rolled-back"}');
+      m = await scrape();
+      expect(m.find('pickup_station_release_info', { station }).map((x) => x.labels)).toEqual([{ station, running: VERSION, installed: '9.9.9' }]);
+      expect(m.value('pickup_station_release_mismatch', { station })).toBe(1);
+      writeFileSync(file(), `{"installed":"${VERSION}","running":"${VERSION}","result":"ok"}`);
+      expect((await scrape()).value('pickup_station_release_mismatch', { station })).toBe(0);
+    } finally {
+      await d.stop();
+    }
   });
 });
