@@ -24,14 +24,16 @@ ARCH=arm64
 BUNDLE=""
 OUT=$ROOT/release
 KEY=""
+COMPRESSION=xz
 while [ $# -gt 0 ]; do
   case "$1" in
     --arch) ARCH=${2:?--arch needs a value}; shift 2 ;;
     --bundle) BUNDLE=${2:?--bundle needs a file}; shift 2 ;;
     --out) OUT=${2:?--out needs a directory}; shift 2 ;;
     --key) KEY=${2:?--key needs a public key file}; shift 2 ;;
+    --compression) COMPRESSION=${2:?--compression xz|gzip}; shift 2 ;;
     -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "usage: $0 [--arch arm64|armv7|x64] [--bundle FILE] [--key PUBKEY.gpg] [--out DIR]" >&2; exit 2 ;;
+    *) echo "usage: $0 [--arch arm64|armv7|x64] [--bundle FILE] [--key PUBKEY.gpg] [--compression xz|gzip] [--out DIR]" >&2; exit 2 ;;
   esac
 done
 
@@ -92,6 +94,14 @@ if [ -f "$SRC/hardware/99-pickup-station.rules" ]; then
 fi
 install -m 0644 "$HERE/debian/sysusers.conf" "$PKG/usr/lib/sysusers.d/pickup-station.conf"
 install -m 0644 "$HERE/debian/default" "$PKG/etc/default/pickup-station"
+if [ "$NODE_BUNDLED" = 1 ]; then
+  # The release's own Node is nodejs.org's binary, which links zlib (and OpenSSL, ICU) statically;
+  # Debian's nodejs is not an option there (bookworm's is 18, the addons are built for 24).
+  install -d -m 0755 "$PKG/usr/share/lintian/overrides"
+  printf '%s\n' '# nodejs.org Node (node/bin/node) links zlib statically; the release needs its Node 24.' \
+    'pickup-station: embedded-library zlib [usr/lib/pickup-station/release/node/bin/node]' >"$PKG/usr/share/lintian/overrides/pickup-station"
+  chmod 0644 "$PKG/usr/share/lintian/overrides/pickup-station"
+fi
 if [ -n "$KEY" ]; then
   install -d -m 0755 "$PKG/usr/share/keyrings"
   install -m 0644 "$KEY" "$PKG/usr/share/keyrings/pickup-station-archive-keyring.gpg"
@@ -141,6 +151,8 @@ DEB=$OUT/pickup-station_${VERSION}_${DEB_ARCH}.deb
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(stat -c %Y "$SRC/manifest.json")}
 export SOURCE_DATE_EPOCH
 find "$PKG" -newermt "@$SOURCE_DATE_EPOCH" -print0 | xargs -0r touch -h -d "@$SOURCE_DATE_EPOCH"
-dpkg-deb --root-owner-group -Zxz --build "$PKG" "$DEB" >/dev/null
+# xz: the smallest download for a board (gzip: several times faster to build, for test releases).
+case "$COMPRESSION" in xz | gzip) ;; *) die "--compression is xz or gzip" ;; esac
+dpkg-deb --root-owner-group "-Z$COMPRESSION" --build "$PKG" "$DEB" >/dev/null
 log "built $DEB"
 echo "$(basename "$DEB"): $(du -h "$DEB" | cut -f1) ($(stat -c %s "$DEB") bytes), installed $SIZE KiB; Depends: $DEPENDS"

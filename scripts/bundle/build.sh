@@ -55,6 +55,9 @@ compile_js() {
   rm -rf "$CACHE/tsc"
   "$ROOT/node_modules/.bin/tsc" -p "$ROOT/tsconfig.build.json" --outDir "$CACHE/tsc"
   node "$ROOT/scripts/app/build.mjs" --dist "$CACHE/tsc" --out "$APP/app"
+  # Run as `node app/main.js` (the unit, the wrappers): no executable bit, so nothing on the board
+  # looks for a `node` on PATH through the shebang (another Node than the release's).
+  chmod -R a-x+X "$APP/app"
 }
 
 copy_sources() {
