@@ -34,6 +34,7 @@ ARCH=x64
 WORK=""
 HEALTH_WAIT=60
 HANG=0
+REUSE=0   # --reuse: the packages and key of an earlier run in --work
 while [ $# -gt 0 ]; do
   case "$1" in
     --exec) EXEC=$2; shift 2 ;;
@@ -42,6 +43,7 @@ while [ $# -gt 0 ]; do
     --work) WORK=$2; shift 2 ;;
     --health-wait) HEALTH_WAIT=$2; shift 2 ;;
     --hang) HANG=1; shift ;;
+    --reuse) REUSE=1; shift ;;
     *) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 done
@@ -60,6 +62,12 @@ APT=(env DEBIAN_FRONTEND=noninteractive apt-get -y -q -o Dpkg::Options::=--force
 # --- releases, packages, repository (host) ------------------------------------------------------
 export GNUPGHOME=$WORK/gnupg
 prepare() {
+  if [ "$REUSE" = 1 ] && [ -f "$WORK/vendor.gpg" ]; then
+    KEY_ID=$(gpg --batch --with-colons --list-keys vendor@example.org | awk -F: '/^fpr:/ { print $10; exit }')
+    rm -rf "$WORK/repo"
+    log "reusing the key $KEY_ID and packages in $WORK/debs"
+    return 0
+  fi
   rm -rf "$GNUPGHOME" "$WORK/repo" "$WORK/debs" "$WORK/tarballs"
   mkdir -p "$GNUPGHOME" "$WORK/debs" "$WORK/tarballs"
   chmod 0700 "$GNUPGHOME"
@@ -85,10 +93,22 @@ sync_repo() { tar -C "$WORK/repo" -cf - dists pool | on sh -c 'rm -rf /srv/picku
 # --- the target ---------------------------------------------------------------------------------
 installed_version() { on dpkg-query -W -f='${Version}' pickup-station 2>/dev/null || true; }
 running_version() { on sh -c 'sed -n "s/.*\"version\":\"\([^\"]*\)\".*/\1/p" /run/pickup-station/release.json 2>/dev/null' || true; }
-locks_off() { # every lock output in the simulated cabinet is OFF
-  local s
-  s=$(on cat /var/lib/pickup-station/doors.json 2>/dev/null || echo '{}')
-  ! grep -q 'true' <<<"$(sed -n 's/.*"locks":\({[^}]*}\).*/\1/p' <<<"$s")" || fail "a lock output is ON: $s"
+locks_off() { # every lock output in the simulated cabinet is OFF (a pulse in progress may end first: 10 s)
+  local s i
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    s=$(on cat /var/lib/pickup-station/doors.json 2>/dev/null || echo '{}')
+    grep -q 'true' <<<"$(sed -n 's/.*"locks":\({[^}]*}\).*/\1/p' <<<"$s")" || return 0
+    sleep 1
+  done
+  fail "a lock output is ON: $s"
+}
+# The station's own dark time in a step: from systemd's first "Stopping" of the unit to its last
+# "Started" (no daemon running in between), from the journal since SINCE (epoch seconds).
+service_gap() {
+  on journalctl -u pickup-station --no-pager -o short-unix --since "@$1" | awk '
+    / Stopping pickup-station.service/ && !a { a = $1 }
+    / Started pickup-station.service/ && a { b = $1 }
+    END { if (a && b) printf "%.1f s", b - a; else print "n/a" }'
 }
 control() { on /usr/bin/pickup-station-e2e-node -e "fetch('http://127.0.0.1:8480/_control$1').then(r => r.text()).then(t => process.stdout.write(t))"; }
 state_times() { # the reference server's clock (ms) of every /state it received, in order
@@ -126,10 +146,20 @@ step_install() {
 step_configure() {
   # The node the release runs, for the helper scripts below (the target may have no other).
   on sh -c 'ln -sf /opt/pickup-station/current/node/bin/node /usr/bin/pickup-station-e2e-node 2>/dev/null; [ -x /opt/pickup-station/current/node/bin/node ] || ln -sf /usr/bin/node /usr/bin/pickup-station-e2e-node'
-  local id box1 box2 pw
-  id=$(cat /proc/sys/kernel/random/uuid); box1=$(cat /proc/sys/kernel/random/uuid); box2=$(cat /proc/sys/kernel/random/uuid)
-  pw=$(head -c 15 /dev/urandom | base64 | tr -d '/+=' | head -c 20)
-  printf '{"stations":[{"id":"%s","password":"%s","boxes":["%s","%s"]}]}\n' "$id" "$pw" "$box1" "$box2" >"$WORK/stations.json"
+  local id pw i boxes=() box_json="" box_ids=""
+  id=$(cat /proc/sys/kernel/random/uuid)
+  for i in 1 2 3 4 5 6 7 8; do
+    boxes+=("$(cat /proc/sys/kernel/random/uuid)")
+    box_json+="${box_json:+, }{ \"number\": $i, \"id\": \"${boxes[i - 1]}\" }"
+    box_ids+="${box_ids:+,}\"${boxes[i - 1]}\""
+  done
+  pw=$(head -c 10 /dev/urandom | od -An -tx1 | tr -d ' \n')   # the spec: 20 characters A-Z a-z 0-9
+  # Items waiting to be deposited, item n into box n: each scan opens its box (the reference server's records).
+  local deposits=""
+  for i in 1 2 3 4 5 6 7 8; do
+    deposits+="${deposits:+,}{\"identifierValue\":\"E2E$(printf '%010d' "$i")\",\"identifierType\":\"BAR_CODE\",\"stationId\":\"$id\",\"boxId\":\"${boxes[i - 1]}\"}"
+  done
+  printf '{"stations":[{"id":"%s","password":"%s","boxes":[%s]}],"deposits":[%s],"pickups":[]}\n' "$id" "$pw" "$box_ids" "$deposits" >"$WORK/stations.json"
   put "$WORK/stations.json" /root/e2e/stations.json
   on systemctl stop pickup-e2e-server 2>/dev/null || true
   on systemctl reset-failed pickup-e2e-server 2>/dev/null || true
@@ -144,8 +174,8 @@ step_configure() {
   if [ -z "$TOKEN" ] || [ -z "$entry" ]; then fail "stationctl token new: $tok"; fi
   cat >"$WORK/config.json" <<EOF
 {
-  "station": { "id": "$id", "boxes": [ { "number": 1, "id": "$box1" }, { "number": 2, "id": "$box2" } ] },
-  "server": { "baseUrl": "http://127.0.0.1:8480/v2" },
+  "station": { "id": "$id", "boxes": [ $box_json ] },
+  "server": { "baseUrl": "http://127.0.0.1:8480" },
   "hardware": { "kind": "simulated", "stateFile": "/var/lib/pickup-station/doors.json" },
   "debug": { "tokens": [ { "name": "e2e", "scope": "service", "hash": $entry } ] },
   "log": { "level": "info" }
@@ -160,15 +190,18 @@ EOF
   on systemctl restart pickup-station
   wait_for 90 "the station did not report in" reports_in
   log "step 2: configured; the station reported in $((SECONDS - t)) s after the start (running $(running_version))"
-  deposit 31234000000017
+  deposit
 }
 
-# A deposit: the scan, the box opens (the door springs open), the door is closed again.
+# A deposit: item n's scan, box n opens (the door springs open), the door is closed again
+# (unless leave-open: a reader still at the open box; close_door n later).
+DEPOSITS=0
 deposit() {
-  stationctl scan "$1" | sed 's/^/  /'
-  wait_for 30 "box 1 did not open" on grep -q '"1":"OPEN"' /var/lib/pickup-station/doors.json
-  [ "${2:-}" = leave-open ] && return 0
-  close_door 1
+  DEPOSITS=$((DEPOSITS + 1))
+  stationctl scan "E2E$(printf '%010d' "$DEPOSITS")" | sed 's/^/  /'
+  wait_for 30 "box $DEPOSITS did not open" on grep -q "\"$DEPOSITS\":\"OPEN\"" /var/lib/pickup-station/doors.json
+  if [ "${1:-}" = leave-open ]; then return 0; fi
+  close_door "$DEPOSITS"
 }
 close_door() {
   # In place (same file, owner and mode): a person closing the door, seen by the station's file watch.
@@ -180,17 +213,18 @@ close_door() {
 step_upgrade_waits() {
   publish "$(deb_of 1.1.0)"
   on apt-get -q update >/dev/null
-  deposit 31234000000025 leave-open
+  deposit leave-open
   on test -e /run/pickup-station/updates.lock || fail "a box is open but the update lock is not held"
-  local from t=$SECONDS
+  local from t=$SECONDS since
   from=$(state_count)
+  since=$(on date +%s)
   on sh -c "${APT[*]} upgrade > /root/e2e/upgrade-1.1.0.log 2>&1; echo \$? > /root/e2e/upgrade-1.1.0.rc" &
   local apt_pid=$!
   wait_for 60 "apt-get upgrade did not say it waits for the station" on grep -q 'waiting for the station to be free' /root/e2e/upgrade-1.1.0.log
   sleep 3
   [ "$(running_version)" = 1.0.0 ] || fail "1.0.0 stopped while a box was open (running: $(running_version))"
   log "step 3: apt-get upgrade waits: $(on grep -o 'waiting for the station to be free.*' /root/e2e/upgrade-1.1.0.log | head -n 1)"
-  close_door 1
+  close_door "$DEPOSITS"
   wait "$apt_pid"
   [ "$(on cat /root/e2e/upgrade-1.1.0.rc)" = 0 ] || { on cat /root/e2e/upgrade-1.1.0.log; fail "apt-get upgrade to 1.1.0 failed"; }
   if [ "$(running_version)" != 1.1.0 ] || [ "$(installed_version)" != 1.1.0 ]; then fail "after the upgrade: installed $(installed_version), running $(running_version)"; fi
@@ -198,8 +232,8 @@ step_upgrade_waits() {
   on grep -o 'release 1.1.0 is healthy.*' /root/e2e/upgrade-1.1.0.log | sed 's/^/  /'
   wait_for 60 "no /state after the upgrade" reports_in
   sleep 2
-  log "step 3: upgraded to 1.1.0 in $((SECONDS - t)) s (door closed -> healthy included); dark time $(dark_ms "$from") ms (longest gap between /state requests)"
-  deposit 31234000000017
+  log "step 3: upgraded to 1.1.0 in $((SECONDS - t)) s (door closed -> healthy included); service down $(service_gap "$since") (Stopping -> Started), longest gap between two /state at the server $(dark_ms "$from") ms (heartbeat every 30 s)"
+  deposit
 }
 
 metric() { on /usr/bin/pickup-station-e2e-node -e "fetch('http://127.0.0.1:8470/metrics', { headers: { authorization: 'Bearer $TOKEN' } }).then(r => r.text()).then(t => process.stdout.write(t))" | grep "^$1"; }
@@ -207,8 +241,9 @@ metric() { on /usr/bin/pickup-station-e2e-node -e "fetch('http://127.0.0.1:8470/
 step_broken() { # VERSION KIND
   publish "$(deb_of "$1")"
   on apt-get -q update >/dev/null
-  local t=$SECONDS from rc=0
+  local t=$SECONDS from rc=0 since
   from=$(state_count)
+  since=$(on date +%s)
   on sh -c "${APT[*]} upgrade > /root/e2e/upgrade-$1.log 2>&1" || rc=$?
   local took=$((SECONDS - t))
   [ "$rc" != 0 ] || { on cat "/root/e2e/upgrade-$1.log"; fail "apt-get upgrade to the broken $1 exited 0"; }
@@ -217,11 +252,11 @@ step_broken() { # VERSION KIND
   wait_for 60 "1.1.0 did not report in again" reports_in
   locks_off
   on journalctl -t pickup-station-install --no-pager -o cat | grep -q "upgrade from 1.1.0 to $1 failed" || fail "no journal line naming 1.1.0 and $1"
-  log "step: broken $1 ($2): apt-get exit $rc after $took s; running 1.1.0 again; dpkg: $(installed_version) ($(on dpkg-query -W -f='${db:Status-Abbrev}' pickup-station)); dark time $(dark_ms "$from") ms"
+  log "step: broken $1 ($2): apt-get exit $rc after $took s; running 1.1.0 again; dpkg: $(installed_version) ($(on dpkg-query -W -f='${db:Status-Abbrev}' pickup-station)); service down $(service_gap "$since"), longest gap between two /state at the server $(dark_ms "$from") ms"
   on journalctl -t pickup-station-install --no-pager -o cat | grep "to $1" | tail -n 2 | sed 's/^/  journal: /'
   metric pickup_station_release | sed 's/^/  metric: /'
   metric 'pickup_station_release_mismatch 1' >/dev/null || fail "release_mismatch is not 1"
-  deposit 31234000000017
+  deposit
 }
 
 step_tampered() {
@@ -255,7 +290,15 @@ step_remove() {
   on systemctl stop pickup-e2e-server || true
 }
 
+# A target that ran this before: back to no package at all.
+reset_target() {
+  on systemctl stop pickup-e2e-server 2>/dev/null || true
+  on "${APT[@]}" purge pickup-station >/dev/null 2>&1 || true
+  on rm -rf /etc/pickup-station /var/lib/pickup-station /opt/pickup-station /root/e2e /srv/pickup-station-repo
+}
+
 prepare
+reset_target
 step_install
 step_configure
 step_upgrade_waits
