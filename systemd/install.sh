@@ -625,12 +625,12 @@ apply_to_system() { # FROM: the release current was before this run ('' on a fir
   elif [ ! -f "$CREDS/station-password" ]; then
     say "not started yet: put the station password into /etc/$NAME/credentials/station-password (0600 root),"
     say "fill in /etc/$NAME/config.json, then: systemctl start $NAME"
+  elif [ "$CHANGED" = 0 ]; then
+    say "nothing changed"
   elif ! systemd_running; then
     say "systemd is not running here (a chroot or an image): $NAME starts at the next boot"
-  elif [ "$CHANGED" = 1 ]; then
-    start_proven "$1" "$RELEASE"
   else
-    say "nothing changed"
+    start_proven "$1" "$RELEASE"
   fi
 }
 

@@ -4,7 +4,9 @@
 # Everything the target needs is streamed through --exec's stdin; the target needs no network.
 #
 #   bash packaging/test/e2e.sh --exec "CMD" --bundle RELEASE.tar.gz [--arch x64|arm64|armv7]
-#                              [--work DIR] [--health-wait SECONDS] [--hang]
+#                              [--work DIR] [--health-wait SECONDS] [--hang] [--reuse] [--ssh]
+#   container: --exec "nsenter -t <its PID 1> -a"
+#   board:     --ssh --exec "ssh -i .board/ssh/id_ed25519 -p <port> -o StrictHostKeyChecking=no root@127.0.0.1"
 #
 # From one real release tarball, four test releases (packaging/test/restamp.mjs): 1.0.0, 1.1.0,
 # 1.2.0 that exits at start, (--hang) 1.3.0 that never gets ready. Debian packages of each
@@ -35,6 +37,7 @@ WORK=""
 HEALTH_WAIT=60
 HANG=0
 REUSE=0   # --reuse: the packages and key of an earlier run in --work
+REMOTE_SHELL=0  # --ssh: --exec is ssh (arguments quoted for the remote shell)
 while [ $# -gt 0 ]; do
   case "$1" in
     --exec) EXEC=$2; shift 2 ;;
@@ -44,6 +47,7 @@ while [ $# -gt 0 ]; do
     --health-wait) HEALTH_WAIT=$2; shift 2 ;;
     --hang) HANG=1; shift ;;
     --reuse) REUSE=1; shift ;;
+    --ssh) REMOTE_SHELL=1; shift ;;
     *) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 done
@@ -55,30 +59,33 @@ T0=$(date +%s)
 log() { printf '[e2e %4ss] %s\n' "$SECONDS" "$*"; }
 fail() { printf '[e2e %4ss] FAILED: %s\n' "$SECONDS" "$*" >&2; exit 1; }
 # shellcheck disable=SC2086 # --exec is a command prefix, split on purpose
-on() { $EXEC "$@"; }
+on() {
+  # ssh joins its arguments into one command line for the remote shell: quote each one for it.
+  if [ "$REMOTE_SHELL" = 1 ]; then $EXEC "$(printf '%q ' "$@")"; else $EXEC "$@"; fi
+}
 put() { on sh -c "mkdir -p \"\$(dirname '$2')\" && cat > '$2'" <"$1"; }
 APT=(env DEBIAN_FRONTEND=noninteractive apt-get -y -q -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
 
 # --- releases, packages, repository (host) ------------------------------------------------------
 export GNUPGHOME=$WORK/gnupg
 prepare() {
+  rm -rf "$WORK/repo"
   if [ "$REUSE" = 1 ] && [ -f "$WORK/vendor.gpg" ]; then
-    KEY_ID=$(gpg --batch --with-colons --list-keys vendor@example.org | awk -F: '/^fpr:/ { print $10; exit }')
-    rm -rf "$WORK/repo"
-    log "reusing the key $KEY_ID and packages in $WORK/debs"
-    return 0
+    log "reusing the key and the packages in $WORK"
+  else
+    rm -rf "$GNUPGHOME" "$WORK/debs" "$WORK/tarballs"
+    mkdir -p "$GNUPGHOME" "$WORK/debs" "$WORK/tarballs"
+    chmod 0700 "$GNUPGHOME"
+    gpg --batch --quiet --passphrase '' --quick-gen-key 'e2e vendor <vendor@example.org>' ed25519 sign never
+    gpg --batch --output "$WORK/vendor.gpg" --export vendor@example.org
   fi
-  rm -rf "$GNUPGHOME" "$WORK/repo" "$WORK/debs" "$WORK/tarballs"
-  mkdir -p "$GNUPGHOME" "$WORK/debs" "$WORK/tarballs"
-  chmod 0700 "$GNUPGHOME"
-  gpg --batch --quiet --passphrase '' --quick-gen-key 'e2e vendor <vendor@example.org>' ed25519 sign never
   KEY_ID=$(gpg --batch --with-colons --list-keys vendor@example.org | awk -F: '/^fpr:/ { print $10; exit }')
-  gpg --batch --output "$WORK/vendor.gpg" --export "$KEY_ID"
   local v how
   for v in 1.0.0 1.1.0 1.2.0:exit 1.3.0:hang; do
     how=${v#*:}; [ "$how" != "$v" ] || how=""
     v=${v%%:*}
     [ "$v" != 1.3.0 ] || [ "$HANG" = 1 ] || continue
+    if [ "$REUSE" = 1 ] && [ -f "$WORK/tarballs/pickup-station-$v-linux-$ARCH.tar.gz" ] && ls "$WORK"/debs/pickup-station_"$v"_*.deb >/dev/null 2>&1; then continue; fi
     node "$HERE/restamp.mjs" "$BUNDLE" "$WORK/tarballs" "$v" ${how:+--break "$how"} >/dev/null
     bash "$ROOT/packaging/deb/build.sh" --arch "$ARCH" --bundle "$WORK/tarballs/pickup-station-$v-linux-$ARCH.tar.gz" \
       --key "$WORK/vendor.gpg" --compression gzip --out "$WORK/debs" | sed 's/^/  /'
