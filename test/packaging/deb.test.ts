@@ -15,7 +15,7 @@ import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSy
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { makeSigningKeys, type SigningKeys } from '../support/gpg.js';
+import { disposeSigningKeys, makeSigningKeys, type SigningKeys } from '../support/gpg.js';
 import { requireTool, runs } from '../support/tools.js';
 
 const REPO = join(import.meta.dirname, '../..');
@@ -93,7 +93,7 @@ beforeAll(() => {
 });
 afterAll(() => {
   rmSync(work, { recursive: true, force: true });
-  if (keys !== undefined) rmSync(keys.dir, { recursive: true, force: true });
+  if (keys !== undefined) disposeSigningKeys(keys);
 });
 
 describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt repository', { timeout: 120_000 }, () => {

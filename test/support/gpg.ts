@@ -4,6 +4,7 @@
  * (`gpg --export`), the format apt's `signed-by=` and gpgv's `--keyring` read.
  */
 import { spawnSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 
 export interface SigningKeys {
@@ -48,4 +49,10 @@ export function signDetached(keys: SigningKeys, who: 'vendor' | 'other', file: s
   const r = spawnSync('bash', [SIGN, '--key-id', who === 'vendor' ? keys.vendorId : keys.otherId, file], { encoding: 'utf8', env: { ...process.env, GNUPGHOME: keys.dir } });
   if (r.status !== 0) throw new Error(`sign.sh: ${r.stdout}${r.stderr}`);
   return `${file}.sig`;
+}
+
+/** Stop the gpg-agent gpg started for `keys.dir` and remove the folder. */
+export function disposeSigningKeys(keys: SigningKeys): void {
+  spawnSync('gpgconf', ['--homedir', keys.dir, '--kill', 'gpg-agent'], { stdio: 'ignore' });
+  rmSync(keys.dir, { recursive: true, force: true });
 }

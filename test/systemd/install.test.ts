@@ -14,7 +14,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync,
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { makeSigningKeys, signDetached, type SigningKeys } from '../support/gpg.js';
+import { disposeSigningKeys, makeSigningKeys, signDetached, type SigningKeys } from '../support/gpg.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const SCRIPT = join(REPO, 'systemd/install.sh');
@@ -35,7 +35,7 @@ beforeAll(() => {
   if (IS_ROOT && HAVE_SYSTEMCTL && HAVE_GPG) keys = makeSigningKeys(mkdtempSync(join(tmpdir(), 'install-keys-')));
 });
 afterAll(() => {
-  if (keys !== undefined) rmSync(keys.dir, { recursive: true, force: true });
+  if (keys !== undefined) disposeSigningKeys(keys);
 });
 
 beforeEach(() => {
