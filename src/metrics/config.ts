@@ -29,6 +29,12 @@ export const metricsConfigSchema = z.strictObject({
    * be 100 wake-ups a second on an idle board.
    */
   eventLoopResolutionMs: z._default(z.number().check(z.int(), z.minimum(10), z.maximum(60_000)), 1_000),
+  /**
+   * The installer's record of the version it installed last (systemd/install.sh writes it; an
+   * automatic rollback leaves it naming the release that failed): `pickup_station_release_info`
+   * shows it beside the running version. null: not reported.
+   */
+  installStatusFile: z._default(z.nullable(z.string().check(z.minLength(1), z.refine((p) => isAbsolute(p), 'must be an absolute path'))), '/opt/pickup-station/install-status.json'),
 });
 
 export type MetricsConfig = z.output<typeof metricsConfigSchema>;

@@ -37,6 +37,11 @@ export interface StationMetricsOptions {
   readonly eventLoopResolutionMs: number;
   /** Monotonic clock, ms. */
   readonly now?: () => number;
+  /**
+   * The version the installer installed last (read at scrape time), or null when unknown: adds
+   * `release_info` and `release_mismatch` (this process's version is the running one).
+   */
+  readonly installedVersion?: () => string | null;
 }
 
 /** Counts one station's runtime events. */
@@ -135,7 +140,19 @@ export class StationMetrics {
       set({ station }, s.runtime.journalHealth().problem === null ? 0 : 1);
     });
     new Gauge({ name: `${PREFIX}build_info`, help: 'Always 1; the labels say which software runs.', labelNames: ['version', 'node'], registers }).set({ version: VERSION, node: process.version }, 1);
-
+    const installed = opts.installedVersion;
+    if (installed !== undefined) {
+      this.gauge(
+        `${PREFIX}release_info`,
+        'Always 1; running: the version of this process, installed: the one the installer installed last (differs after an automatic rollback).',
+        ['station', 'running', 'installed'],
+        (set, station) => set({ station, running: VERSION, installed: installed() ?? VERSION }, 1),
+      );
+      this.gauge(`${PREFIX}release_mismatch`, '1 when the running version is not the installed one (an upgrade failed its health check and was rolled back), else 0.', ['station'], (set, station) => {
+        const v = installed();
+        set({ station }, v !== null && v !== VERSION ? 1 : 0);
+      });
+    }
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: PREFIX, eventLoopMonitoringPrecision: opts.eventLoopResolutionMs });
   }
 

@@ -70,9 +70,15 @@ export class MetricsService {
   /** prom-client and the registry, loaded once; the textfile starts with it. */
   load(): Promise<StationMetrics> {
     this.loading ??= (async () => {
-      const { StationMetrics } = await import('./registry.js');
+      const [{ StationMetrics }, { readInstalledVersion }] = await Promise.all([import('./registry.js'), import('../systemd/release-status.js')]);
       const { config, view, log } = this.opts;
-      const metrics = new StationMetrics({ processMetrics: true, eventLoopResolutionMs: config.eventLoopResolutionMs, ...(this.opts.now ? { now: this.opts.now } : {}) });
+      const statusFile = config.installStatusFile;
+      const metrics = new StationMetrics({
+        processMetrics: true,
+        eventLoopResolutionMs: config.eventLoopResolutionMs,
+        ...(statusFile === null ? {} : { installedVersion: () => readInstalledVersion(statusFile) }),
+        ...(this.opts.now ? { now: this.opts.now } : {}),
+      });
       const recorder = metrics.add(view, this.since);
       for (const e of this.buffered) recorder.note(e);
       if (this.dropped > 0) log.warn({ dropped: this.dropped }, 'metrics: events before prom-client loaded were dropped (not counted)');

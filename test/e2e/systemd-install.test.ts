@@ -2,9 +2,10 @@
  * systemd/install.sh against a throwaway root (--root DIR): the files it lays out with their modes
  * and owners, a second run that changes nothing, an upgrade that keeps config and credentials, a
  * rollback, pruning to two releases, uninstall and purge, and the refusals (damaged bundle, wrong
- * Node). Bundles are small fakes with the real unit file and config template inside. The live
- * system is never touched: systemctl/udevadm/apt-get calls are recorded instead, users and groups
- * go into DIR/etc/passwd and DIR/etc/group.
+ * Node, a missing or bad signature). Bundles are small fakes with the real unit file and config
+ * template inside, signed with gpg by a vendor key this test generates. The live system is never
+ * touched: systemctl/udevadm/apt-get calls are recorded instead, users and groups go into
+ * DIR/etc/passwd and DIR/etc/group.
  */
 import { requireTool, runs } from '../support/tools.js';
 import { spawnSync } from 'node:child_process';
@@ -12,7 +13,8 @@ import { createHash } from 'node:crypto';
 import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { disposeSigningKeys, makeSigningKeys, signDetached, type SigningKeys } from '../support/gpg.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const SCRIPT = join(REPO, 'systemd/install.sh');
@@ -20,11 +22,21 @@ const UNIT = readFileSync(join(REPO, 'systemd/pickup-station.service'), 'utf8');
 const TEMPLATE = readFileSync(join(REPO, 'systemd/config.template.json'), 'utf8');
 const IS_ROOT = process.getuid?.() === 0;
 const HAVE_SYSTEMCTL = requireTool('systemctl', runs('systemctl', ['--version']), 'systemd');
+const HAVE_GPG = requireTool('gpg', runs('gpg', ['--version']), 'gnupg') && requireTool('gpgv', runs('gpgv', ['--version']), 'gpgv');
 const PASSWORD = 'AbCdEfGhIjKlMnOpQrSt';
 
 let work: string;
 let root: string;
 let record: string;
+/** The vendor's key and another one (gpg, made once for the file). */
+let keys: SigningKeys;
+
+beforeAll(() => {
+  if (IS_ROOT && HAVE_SYSTEMCTL && HAVE_GPG) keys = makeSigningKeys(mkdtempSync(join(tmpdir(), 'install-keys-')));
+});
+afterAll(() => {
+  if (keys !== undefined) disposeSigningKeys(keys);
+});
 
 beforeEach(() => {
   work = mkdtempSync(join(tmpdir(), 'install-test-'));
@@ -50,6 +62,8 @@ interface BundleOpts {
    * Every run of it is recorded in `ranMarker` (when given).
    */
   readonly node?: { readonly version: string; readonly runs?: boolean; readonly tamper?: boolean; readonly ranMarker?: string };
+  /** Who signs it (default the vendor); 'none': no .sig beside it. */
+  readonly signer?: 'vendor' | 'other' | 'none';
 }
 
 function fakeNode(opts: NonNullable<BundleOpts['node']>): string {
@@ -87,12 +101,17 @@ function bundle(version: string, opts: BundleOpts = {}): string {
   const file = join(work, `pickup-station-${version}-linux-arm64.tar.gz`);
   const tar = spawnSync('tar', ['-czf', file, '-C', join(work, 'src'), top]);
   expect(tar.status).toBe(0);
+  rmSync(`${file}.sig`, { force: true });
+  const signer = opts.signer ?? 'vendor';
+  if (signer !== 'none') signDetached(keys, signer, file);
   return file;
 }
 
-function install(args: string[], env: NodeJS.ProcessEnv = {}) {
+/** Runs install.sh into the root; a --bundle run gets the vendor's key (--key) unless it names one or `noKey`. */
+function install(args: string[], env: NodeJS.ProcessEnv = {}, opts: { noKey?: boolean } = {}) {
   rmSync(record, { force: true });
-  const r = spawnSync('bash', [SCRIPT, '--root', root, ...args], {
+  const key = args.includes('--bundle') && !args.includes('--key') && !opts.noKey ? ['--key', keys.vendorPublic] : [];
+  const r = spawnSync('bash', [SCRIPT, '--root', root, ...args, ...key], {
     env: { PATH: process.env['PATH'], NODE: process.execPath, PICKUP_INSTALL_RECORD: record, ...env },
     encoding: 'utf8',
   });
@@ -131,7 +150,7 @@ const stat = (rel: string) => {
 const link = (rel: string) => readlinkSync(join(root, rel));
 const read = (rel: string) => readFileSync(join(root, rel), 'utf8');
 
-describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL)('install.sh into a throwaway root', { timeout: 90_000 }, () => {
+describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a throwaway root', { timeout: 90_000 }, () => {
   it('fresh install from a bundle: layout, modes, owners, accounts, and the commands it would run', () => {
     const pw = join(work, 'pw');
     writeFileSync(pw, PASSWORD);
@@ -272,7 +291,8 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL)('install.sh into a throwaway root',
     // the backups useradd/groupadd keep (passwd-, group-).
     // (/opt itself stays: an empty system directory.)
     const left = Object.keys(snapshot()).filter((p) => !(p in pristine));
-    for (const p of left) expect(p).toMatch(/^(opt|etc\/(passwd-|group-|systemd(\/system(\/multi-user\.target\.wants)?)?|udev(\/rules\.d)?)|usr(\/local(\/bin)?)?)$/);
+    for (const p of left) expect(p).toMatch(/^(opt|etc\/(passwd-|group-|systemd(\/system(\/multi-user\.target\.wants)?)?|udev(\/rules\.d)?)|usr(\/local(\/bin)?|\/share(\/keyrings)?)?)$/);
+    expect(existsSync(join(root, 'usr/share/keyrings/pickup-station-archive-keyring.gpg'))).toBe(false);
     expect(idOf('group', 'pickup-hid')).toBeDefined();
   });
 
@@ -345,9 +365,115 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL)('install.sh into a throwaway root',
     bundle('2.0.0');
     const flat = join(work, 'flat.tar.gz');
     expect(spawnSync('tar', ['-czf', flat, '-C', join(work, 'src/pickup-station-2.0.0'), '.']).status).toBe(0);
+    signDetached(keys, 'vendor', flat);
     const r = install(['--bundle', flat]);
     expect(r.status, r.out).toBe(0);
     expect(link('opt/pickup-station/current')).toBe('releases/2.0.0');
+  });
+});
+
+describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh: signed bundles', { timeout: 90_000 }, () => {
+  const KEY = 'usr/share/keyrings/pickup-station-archive-keyring.gpg';
+
+  it('the first install checks the signature against --key and installs that key; the next upgrade is checked against it', () => {
+    const r = install(['--bundle', bundle('1.0.0')]);
+    expect(r.status, r.out).toBe(0);
+    expect(r.out).toContain(`signature ok: signed by ${keys.vendorId}`);
+    expect(readFileSync(join(root, KEY))).toEqual(readFileSync(keys.vendorPublic));
+    expect(stat(KEY)).toEqual({ mode: '644', owner: '0:0' });
+    const up = install(['--bundle', bundle('1.1.0')], {}, { noKey: true });
+    expect(up.status, up.out).toBe(0);
+    expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
+    // Signed by someone else: refused against the installed key, nothing changes.
+    const other = install(['--bundle', bundle('1.2.0', { signer: 'other' })], {}, { noKey: true });
+    expect(other.status).not.toBe(0);
+    expect(other.out).toContain('bad signature: pickup-station-1.2.0-linux-arm64.tar.gz is not signed by the vendor key');
+    expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
+    expect(other.commands).toEqual([expect.stringMatching(/^logger -t pickup-station-install -p daemon\.err -- refused pickup-station-1\.2\.0-linux-arm64\.tar\.gz/)]);
+  });
+
+  it('without a key installed or given, a bundle is refused', () => {
+    const r = install(['--bundle', bundle('1.0.0')], {}, { noKey: true });
+    expect(r.status).not.toBe(0);
+    expect(r.out).toContain('no vendor key');
+    expect(existsSync(join(root, 'opt/pickup-station'))).toBe(false);
+  });
+
+  it('refuses an unsigned bundle, and one changed after signing, before running anything from it', () => {
+    const ran = join(work, 'ran');
+    const unsigned = install(['--bundle', bundle('1.0.0', { signer: 'none', nodeMajor: 24, node: { version: '24.21.0', ranMarker: ran } })]);
+    expect(unsigned.status).not.toBe(0);
+    expect(unsigned.out).toContain('refusing an unsigned release');
+    const file = bundle('1.0.0', { nodeMajor: 24, node: { version: '24.21.0', ranMarker: ran } });
+    writeFileSync(file, Buffer.concat([readFileSync(file), Buffer.from([0])]));
+    const changed = install(['--bundle', file]);
+    expect(changed.status).not.toBe(0);
+    expect(changed.out).toContain('bad signature');
+    expect(existsSync(ran)).toBe(false);
+    expect(existsSync(join(root, 'opt/pickup-station'))).toBe(false);
+  });
+
+  it('--insecure-skip-signature installs an unsigned bundle and leaves a warning in the journal', () => {
+    const r = install(['--bundle', bundle('1.0.0', { signer: 'none' }), '--insecure-skip-signature'], {}, { noKey: true });
+    expect(r.status, r.out).toBe(0);
+    expect(r.out).toContain('WARNING: --insecure-skip-signature');
+    expect(r.commands[0]).toBe('logger -t pickup-station-install -p daemon.warning -- installing pickup-station-1.0.0-linux-arm64.tar.gz without checking its signature (--insecure-skip-signature)');
+    expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
+  });
+});
+
+describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh --package-release (the Debian package\'s postinst)', { timeout: 90_000 }, () => {
+  /** Lay out what dpkg unpacks: the release tree and the unit in /lib/systemd/system. */
+  function unpackPackage(version: string, opts: BundleOpts = {}): string {
+    bundle(version, opts);
+    const tree = join(root, 'usr/lib/pickup-station/release');
+    rmSync(tree, { recursive: true, force: true });
+    mkdirSync(join(tree, '..'), { recursive: true });
+    expect(spawnSync('cp', ['-a', join(work, 'src', `pickup-station-${version}`), tree]).status).toBe(0);
+    mkdirSync(join(root, 'lib/systemd/system'), { recursive: true });
+    writeFileSync(join(root, 'lib/systemd/system/pickup-station.service'), readFileSync(join(tree, 'systemd/pickup-station.service')));
+    return tree;
+  }
+
+  it('installs the unpacked release as hard links, leaves unit, udev rules and commands to the package, records what it installed', () => {
+    const pw = join(work, 'pw');
+    writeFileSync(pw, PASSWORD);
+    const tree = unpackPackage('1.0.0');
+    const r = install(['--package-release', tree, '--password-file', pw]);
+    expect(r.status, r.out).toBe(0);
+    expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
+    expect(lstatSync(join(root, 'opt/pickup-station/releases/1.0.0/app/main.js')).ino).toBe(lstatSync(join(tree, 'app/main.js')).ino);
+    for (const f of ['etc/systemd/system/pickup-station.service', 'etc/udev/rules.d/99-pickup-station.rules', 'usr/local/bin/stationctl'])
+      expect(existsSync(join(root, f)), f).toBe(false);
+    expect(read('etc/pickup-station/config.json')).toBe(TEMPLATE);
+    // dpkg brought the dependencies; no apt-get inside a maintainer script (dpkg holds the lock).
+    expect(r.commands.some((c) => c.startsWith('apt-get'))).toBe(false);
+    expect(r.commands).toContain('systemctl restart pickup-station');
+    expect(JSON.parse(read('opt/pickup-station/install-status.json'))).toMatchObject({ installed: '1.0.0', running: '1.0.0', result: 'ok' });
+  });
+
+  it('an upgrade keeps the older release intact when dpkg replaces the package files; a release with another unit gets it as an override', () => {
+    const pw = join(work, 'pw');
+    writeFileSync(pw, PASSWORD);
+    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', pw]).status).toBe(0);
+    // dpkg unpacks the next version by renaming new files over the old ones.
+    const tree = unpackPackage('1.1.0', { unitSuffix: '# 1.1.0\n' });
+    const up = install(['--package-release', tree]);
+    expect(up.status, up.out).toBe(0);
+    expect(up.commands.indexOf('systemctl stop pickup-station')).toBeLessThan(up.commands.indexOf('systemctl restart pickup-station'));
+    expect(read('opt/pickup-station/releases/1.0.0/app/main.js')).toBe('// pickup-station 1.0.0\n');
+    expect(link('opt/pickup-station/previous')).toBe('releases/1.0.0');
+    expect(existsSync(join(root, 'etc/systemd/system/pickup-station.service'))).toBe(false);
+    // Back to 1.0.0 by hand: its unit is not the package's (1.1.0's), so it overrides it.
+    const back = install(['--rollback']);
+    expect(back.status, back.out).toBe(0);
+    expect(read('etc/systemd/system/pickup-station.service')).toBe(UNIT);
+    expect(install(['--rollback']).status).toBe(0);
+    expect(existsSync(join(root, 'etc/systemd/system/pickup-station.service'))).toBe(false);
+    // --uninstall is the package manager's job here.
+    const un = install(['--uninstall']);
+    expect(un.status).not.toBe(0);
+    expect(un.out).toContain('apt-get remove pickup-station');
   });
 });
 

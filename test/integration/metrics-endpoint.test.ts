@@ -233,6 +233,8 @@ describe('GET /metrics: nothing secret, labels bounded by the config', () => {
       role: (v) => ['locks', 'doors', 'scanner', 'keypad', 'button', 'display', 'tamper', 'buzzer', 'other'].includes(v),
       le: (v) => v === '+Inf' || Number.isFinite(Number(v)),
       version: (v) => /^\d+\.\d+\.\d+/.test(v),
+      running: (v) => /^\d+\.\d+\.\d+/.test(v),
+      installed: (v) => /^\d+\.\d+\.\d+/.test(v),
       node: (v) => v === process.version,
     };
     for (const s of exp.samples.filter((x) => x.name.startsWith('pickup_station_') && !x.name.startsWith('pickup_station_process_') && !x.name.startsWith('pickup_station_nodejs_'))) {

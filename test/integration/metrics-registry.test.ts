@@ -196,6 +196,6 @@ describe('MetricsService', () => {
 
   it('rejects a relative textfile folder in a config given in process (nothing to resolve it against)', () => {
     expect(metricsConfigSchema.safeParse({ textfileDir: 'var/lib/node_exporter' }).success).toBe(false);
-    expect(metricsConfigSchema.parse({})).toEqual({ enabled: true, textfileDir: null, textfileIntervalMs: 15_000, eventLoopResolutionMs: 1_000 });
+    expect(metricsConfigSchema.parse({})).toEqual({ enabled: true, textfileDir: null, textfileIntervalMs: 15_000, eventLoopResolutionMs: 1_000, installStatusFile: '/opt/pickup-station/install-status.json' });
   });
 });

@@ -1,0 +1,317 @@
+#!/usr/bin/env bash
+# Fleet delivery end to end, against any Debian root that runs systemd: a systemd-nspawn container
+# (`--exec "nsenter -t PID -a"`) or the virtual board (`--exec "ssh -p 2222 root@127.0.0.1"`).
+# Everything the target needs is streamed through --exec's stdin; the target needs no network.
+#
+#   bash packaging/test/e2e.sh --exec "CMD" --bundle RELEASE.tar.gz [--arch x64|arm64|armv7]
+#                              [--work DIR] [--health-wait SECONDS] [--hang] [--reuse] [--ssh]
+#   container: --exec "nsenter -t <its PID 1> -a"
+#   board:     --ssh --exec "ssh -i .board/ssh/id_ed25519 -p <port> -o StrictHostKeyChecking=no root@127.0.0.1"
+#
+# From one real release tarball, four test releases (packaging/test/restamp.mjs): 1.0.0, 1.1.0,
+# 1.2.0 that exits at start, (--hang) 1.3.0 that never gets ready. Debian packages of each
+# (packaging/deb/build.sh), a repository signed by a key made here (packaging/apt/publish.sh). In
+# the target:
+#   1 the vendor key + a signed-by= sources entry; apt-get install pickup-station (1.0.0)
+#   2 configure: the bundle's reference server on 127.0.0.1:8480 (a transient unit), simulated
+#     hardware whose doors are a state file, a service token; the station reports in; a deposit
+#   3 1.1.0 published; a deposit's box is open (the update lock is held) while apt-get upgrade
+#     runs: it waits, the door is closed, it upgrades; 1.1.0 runs
+#   4 1.2.0 (exits at start) published: apt-get upgrade exits non-zero, 1.1.0 runs again, the
+#     journal line names both versions, pickup_station_release_mismatch is 1
+#   5 (--hang) the same with 1.3.0, bounded by --health-wait
+#   6 a package changed after signing is refused by apt
+#   7 apt-get remove: stopped, locks OFF, config kept; purge: config and state gone
+# Throughout: every lock output OFF whenever no box is being opened (the state file's "locks").
+# Prints a timing line per step: install/upgrade times and the station's dark time (the longest gap
+# between two /state requests the reference server received around an upgrade).
+# shellcheck disable=SC2016 # dpkg-query formats and remote commands are single-quoted on purpose
+set -euo pipefail
+HERE=$(cd "$(dirname "$0")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+
+EXEC=""
+BUNDLE=""
+ARCH=x64
+WORK=""
+HEALTH_WAIT=60
+HANG=0
+REUSE=0   # --reuse: the packages and key of an earlier run in --work
+REMOTE_SHELL=0  # --ssh: --exec is ssh (arguments quoted for the remote shell)
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --exec) EXEC=$2; shift 2 ;;
+    --bundle) BUNDLE=$2; shift 2 ;;
+    --arch) ARCH=$2; shift 2 ;;
+    --work) WORK=$2; shift 2 ;;
+    --health-wait) HEALTH_WAIT=$2; shift 2 ;;
+    --hang) HANG=1; shift ;;
+    --reuse) REUSE=1; shift ;;
+    --ssh) REMOTE_SHELL=1; shift ;;
+    *) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+  esac
+done
+if [ -z "$EXEC" ] || [ ! -f "$BUNDLE" ]; then echo "e2e: --exec and --bundle are required" >&2; exit 2; fi
+WORK=${WORK:-$(mktemp -d)}
+mkdir -p "$WORK"
+SECONDS=0
+T0=$(date +%s)
+log() { printf '[e2e %4ss] %s\n' "$SECONDS" "$*"; }
+fail() { printf '[e2e %4ss] FAILED: %s\n' "$SECONDS" "$*" >&2; exit 1; }
+# shellcheck disable=SC2086 # --exec is a command prefix, split on purpose
+on() {
+  # ssh joins its arguments into one command line for the remote shell: quote each one for it.
+  if [ "$REMOTE_SHELL" = 1 ]; then $EXEC "$(printf '%q ' "$@")"; else $EXEC "$@"; fi
+}
+put() { on sh -c "mkdir -p \"\$(dirname '$2')\" && cat > '$2'" <"$1"; }
+APT=(env DEBIAN_FRONTEND=noninteractive apt-get -y -q -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
+
+# --- releases, packages, repository (host) ------------------------------------------------------
+export GNUPGHOME=$WORK/gnupg
+trap 'gpgconf --kill gpg-agent 2>/dev/null || true' EXIT
+prepare() {
+  rm -rf "$WORK/repo"
+  if [ "$REUSE" = 1 ] && [ -f "$WORK/vendor.gpg" ]; then
+    log "reusing the key and the packages in $WORK"
+  else
+    rm -rf "$GNUPGHOME" "$WORK/debs" "$WORK/tarballs"
+    mkdir -p "$GNUPGHOME" "$WORK/debs" "$WORK/tarballs"
+    chmod 0700 "$GNUPGHOME"
+    gpg --batch --quiet --passphrase '' --quick-gen-key 'e2e vendor <vendor@example.org>' ed25519 sign never
+    gpg --batch --output "$WORK/vendor.gpg" --export vendor@example.org
+  fi
+  KEY_ID=$(gpg --batch --with-colons --list-keys vendor@example.org | awk -F: '/^fpr:/ { print $10; exit }')
+  local v how
+  for v in 1.0.0 1.1.0 1.2.0:exit 1.3.0:hang; do
+    how=${v#*:}; [ "$how" != "$v" ] || how=""
+    v=${v%%:*}
+    [ "$v" != 1.3.0 ] || [ "$HANG" = 1 ] || continue
+    if [ "$REUSE" = 1 ] && [ -f "$WORK/tarballs/pickup-station-$v-linux-$ARCH.tar.gz" ] && ls "$WORK"/debs/pickup-station_"$v"_*.deb >/dev/null 2>&1; then continue; fi
+    node "$HERE/restamp.mjs" "$BUNDLE" "$WORK/tarballs" "$v" ${how:+--break "$how"} >/dev/null
+    bash "$ROOT/packaging/deb/build.sh" --arch "$ARCH" --bundle "$WORK/tarballs/pickup-station-$v-linux-$ARCH.tar.gz" \
+      --key "$WORK/vendor.gpg" --compression gzip --out "$WORK/debs" | sed 's/^/  /'
+  done
+  log "prepared: key $KEY_ID, packages: $(cd "$WORK/debs" && ls)"
+}
+deb_of() { ls "$WORK"/debs/pickup-station_"$1"_*.deb; }
+publish() { bash "$ROOT/packaging/apt/publish.sh" --repo "$WORK/repo" --key-id "$KEY_ID" --dist stable "$@" >/dev/null; sync_repo; }
+# The repository into the target (file:///srv/pickup-station-repo): what rsync to a web server is in the field.
+sync_repo() { tar -C "$WORK/repo" -cf - dists pool | on sh -c 'rm -rf /srv/pickup-station-repo && mkdir -p /srv/pickup-station-repo && tar -xf - -C /srv/pickup-station-repo'; }
+
+# --- the target ---------------------------------------------------------------------------------
+installed_version() { on dpkg-query -W -f='${Version}' pickup-station 2>/dev/null || true; }
+running_version() { on sh -c 'sed -n "s/.*\"version\":\"\([^\"]*\)\".*/\1/p" /run/pickup-station/release.json 2>/dev/null' || true; }
+locks_off() { # every lock output in the simulated cabinet is OFF (a pulse in progress may end first: 10 s)
+  local s i
+  for i in 1 2 3 4 5 6 7 8 9 10; do
+    s=$(on cat /var/lib/pickup-station/doors.json 2>/dev/null || echo '{}')
+    grep -q 'true' <<<"$(sed -n 's/.*"locks":\({[^}]*}\).*/\1/p' <<<"$s")" || return 0
+    sleep 1
+  done
+  fail "a lock output is ON: $s"
+}
+# The station's own dark time in a step: from systemd's first "Stopping" of the unit to its last
+# "Started" (no daemon running in between), from the journal since SINCE (epoch seconds).
+service_gap() {
+  on journalctl -u pickup-station --no-pager -o short-unix --since "@$1" | awk '
+    / Stopping pickup-station.service/ && !a { a = $1 }
+    / Started pickup-station.service/ && a { b = $1 }
+    END { if (a && b) printf "%.1f s", b - a; else print "n/a" }'
+}
+control() { on /usr/bin/pickup-station-e2e-node -e "fetch('http://127.0.0.1:8480/_control$1').then(r => r.text()).then(t => process.stdout.write(t))"; }
+state_times() { # the reference server's clock (ms) of every /state it received, in order
+  control /requests | node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
+    for (const r of JSON.parse(s).requests) if (r.endpoint === "state") console.log(Math.round(r.at));
+  })'
+}
+state_count() { state_times | wc -l; }
+dark_ms() { # FROM: the longest gap (ms) between two /state requests from the FROM-th on (the server's
+  # view of the station's dark time; the heartbeat is every 30 s, so up to that is no darker than usual)
+  state_times | awk -v from="$1" 'NR >= from { if (p && $1 - p > m) m = $1 - p; p = $1 } END { print m + 0 }'
+}
+wait_for() { # SECONDS WHAT CMD...: until CMD succeeds
+  local n=$1 what=$2; shift 2
+  for ((i = 0; i < n; i++)); do "$@" >/dev/null 2>&1 && return 0; sleep 1; done
+  fail "$what (after ${n}s)"
+}
+reports_in() { [ "$(on sh -c 'sed -n "s/.*\"firstState\":\"\([a-z]*\)\".*/\1/p" /run/pickup-station/release.json 2>/dev/null')" = answered ]; }
+stationctl() { on env STATIONCTL_TOKEN="$TOKEN" stationctl "$@"; }
+
+step_install() {
+  put "$WORK/vendor.gpg" /usr/share/keyrings/pickup-station-archive-keyring.gpg
+  on sh -c 'printf "Types: deb\nURIs: file:///srv/pickup-station-repo\nSuites: stable\nComponents: main\nSigned-By: /usr/share/keyrings/pickup-station-archive-keyring.gpg\n" > /etc/apt/sources.list.d/pickup-station.sources'
+  publish "$(deb_of 1.0.0)"
+  on apt-get -q update -o Dir::Etc::SourceList=/dev/null >/dev/null
+  local t=$SECONDS
+  on "${APT[@]}" install pickup-station | sed 's/^/  /'
+  log "step 1: apt-get install pickup-station 1.0.0 took $((SECONDS - t)) s; installed $(installed_version)"
+  [ "$(installed_version)" = 1.0.0 ] || fail "dpkg says $(installed_version)"
+  on test -L /opt/pickup-station/current || fail "no /opt/pickup-station/current"
+  on systemctl is-enabled pickup-station >/dev/null || fail "the unit is not enabled"
+  on id pickup-station >/dev/null || fail "no system user"
+}
+
+step_configure() {
+  # The node the release runs, for the helper scripts below (the target may have no other).
+  on sh -c 'ln -sf /opt/pickup-station/current/node/bin/node /usr/bin/pickup-station-e2e-node 2>/dev/null; [ -x /opt/pickup-station/current/node/bin/node ] || ln -sf /usr/bin/node /usr/bin/pickup-station-e2e-node'
+  local id pw i boxes=() box_json="" box_ids=""
+  id=$(cat /proc/sys/kernel/random/uuid)
+  for i in 1 2 3 4 5 6 7 8; do
+    boxes+=("$(cat /proc/sys/kernel/random/uuid)")
+    box_json+="${box_json:+, }{ \"number\": $i, \"id\": \"${boxes[i - 1]}\" }"
+    box_ids+="${box_ids:+,}\"${boxes[i - 1]}\""
+  done
+  pw=$(head -c 10 /dev/urandom | od -An -tx1 | tr -d ' \n')   # the spec: 20 characters A-Z a-z 0-9
+  # Items waiting to be deposited, item n into box n: each scan opens its box (the reference server's records).
+  local deposits=""
+  for i in 1 2 3 4 5 6 7 8; do
+    deposits+="${deposits:+,}{\"identifierValue\":\"E2E$(printf '%010d' "$i")\",\"identifierType\":\"BAR_CODE\",\"stationId\":\"$id\",\"boxId\":\"${boxes[i - 1]}\"}"
+  done
+  printf '{"stations":[{"id":"%s","password":"%s","boxes":[%s]}],"deposits":[%s],"pickups":[]}\n' "$id" "$pw" "$box_ids" "$deposits" >"$WORK/stations.json"
+  put "$WORK/stations.json" /root/e2e/stations.json
+  on systemctl stop pickup-e2e-server 2>/dev/null || true
+  on systemctl reset-failed pickup-e2e-server 2>/dev/null || true
+  on systemd-run --quiet --unit=pickup-e2e-server /usr/bin/pickup-station-e2e-node /opt/pickup-station/releases/1.0.0/app/main.js \
+    sim-server --port 8480 --stations-file /root/e2e/stations.json
+  wait_for 30 "the reference server did not come up" control /stations
+  local tok
+  tok=$(on stationctl token new --scope service --name e2e)
+  TOKEN=$(grep -o 'pst_[A-Za-z0-9_-]*' <<<"$tok" | head -n 1)
+  local entry
+  entry=$(grep -o '"sha256:[0-9a-f]*"' <<<"$tok" | head -n 1)
+  if [ -z "$TOKEN" ] || [ -z "$entry" ]; then fail "stationctl token new: $tok"; fi
+  cat >"$WORK/config.json" <<EOF
+{
+  "station": { "id": "$id", "boxes": [ $box_json ] },
+  "server": { "baseUrl": "http://127.0.0.1:8480" },
+  "hardware": { "kind": "simulated", "stateFile": "/var/lib/pickup-station/doors.json" },
+  "debug": { "tokens": [ { "name": "e2e", "scope": "service", "hash": $entry } ] },
+  "log": { "level": "info" }
+}
+EOF
+  put "$WORK/config.json" /etc/pickup-station/config.json
+  printf '%s' "$pw" >"$WORK/pw"
+  put "$WORK/pw" /etc/pickup-station/credentials/station-password
+  on sh -c 'chmod 0600 /etc/pickup-station/credentials/station-password; chown root:pickup-station /etc/pickup-station/config.json; chmod 0640 /etc/pickup-station/config.json'
+  on sh -c "printf 'LOCK_WAIT=600\nHEALTH_WAIT=$HEALTH_WAIT\n' > /etc/default/pickup-station"
+  local t=$SECONDS
+  on systemctl restart pickup-station
+  wait_for 90 "the station did not report in" reports_in
+  log "step 2: configured; the station reported in $((SECONDS - t)) s after the start (running $(running_version))"
+  deposit
+}
+
+# A deposit: item n's scan, box n opens (the door springs open), the door is closed again
+# (unless leave-open: a reader still at the open box; close_door n later).
+DEPOSITS=0
+deposit() {
+  DEPOSITS=$((DEPOSITS + 1))
+  stationctl scan "E2E$(printf '%010d' "$DEPOSITS")" | sed 's/^/  /'
+  wait_for 30 "box $DEPOSITS did not open" on grep -q "\"$DEPOSITS\":\"OPEN\"" /var/lib/pickup-station/doors.json
+  if [ "${1:-}" = leave-open ]; then return 0; fi
+  close_door "$DEPOSITS"
+}
+close_door() {
+  # In place (same file, owner and mode): a person closing the door, seen by the station's file watch.
+  on sh -c "c=\$(sed 's/\"$1\":\"OPEN\"/\"$1\":\"CLOSED\"/' /var/lib/pickup-station/doors.json) && printf '%s' \"\$c\" > /var/lib/pickup-station/doors.json"
+  wait_for 30 "box $1 did not close" on sh -c '! test -e /run/pickup-station/updates.lock'
+  locks_off
+}
+
+step_upgrade_waits() {
+  publish "$(deb_of 1.1.0)"
+  on apt-get -q update >/dev/null
+  deposit leave-open
+  on test -e /run/pickup-station/updates.lock || fail "a box is open but the update lock is not held"
+  local from t=$SECONDS since
+  from=$(state_count)
+  since=$(on date +%s)
+  on sh -c "${APT[*]} upgrade > /root/e2e/upgrade-1.1.0.log 2>&1; echo \$? > /root/e2e/upgrade-1.1.0.rc" &
+  local apt_pid=$!
+  wait_for 60 "apt-get upgrade did not say it waits for the station" on grep -q 'waiting for the station to be free' /root/e2e/upgrade-1.1.0.log
+  sleep 3
+  [ "$(running_version)" = 1.0.0 ] || fail "1.0.0 stopped while a box was open (running: $(running_version))"
+  log "step 3: apt-get upgrade waits: $(on grep -o 'waiting for the station to be free.*' /root/e2e/upgrade-1.1.0.log | head -n 1)"
+  close_door "$DEPOSITS"
+  wait "$apt_pid"
+  [ "$(on cat /root/e2e/upgrade-1.1.0.rc)" = 0 ] || { on cat /root/e2e/upgrade-1.1.0.log; fail "apt-get upgrade to 1.1.0 failed"; }
+  if [ "$(running_version)" != 1.1.0 ] || [ "$(installed_version)" != 1.1.0 ]; then fail "after the upgrade: installed $(installed_version), running $(running_version)"; fi
+  locks_off
+  on grep -o 'release 1.1.0 is healthy.*' /root/e2e/upgrade-1.1.0.log | sed 's/^/  /'
+  wait_for 60 "no /state after the upgrade" reports_in
+  sleep 2
+  log "step 3: upgraded to 1.1.0 in $((SECONDS - t)) s (door closed -> healthy included); service down $(service_gap "$since") (Stopping -> Started), longest gap between two /state at the server $(dark_ms "$from") ms (heartbeat every 30 s)"
+  deposit
+}
+
+metric() { on /usr/bin/pickup-station-e2e-node -e "fetch('http://127.0.0.1:8470/metrics', { headers: { authorization: 'Bearer $TOKEN' } }).then(r => r.text()).then(t => process.stdout.write(t))" | grep -E "^$1"; }
+
+step_broken() { # VERSION KIND
+  publish "$(deb_of "$1")"
+  on apt-get -q update >/dev/null
+  local t=$SECONDS from rc=0 since
+  from=$(state_count)
+  since=$(on date +%s)
+  on sh -c "${APT[*]} upgrade > /root/e2e/upgrade-$1.log 2>&1" || rc=$?
+  local took=$((SECONDS - t))
+  [ "$rc" != 0 ] || { on cat "/root/e2e/upgrade-$1.log"; fail "apt-get upgrade to the broken $1 exited 0"; }
+  on grep -E 'rolled back|not healthy' "/root/e2e/upgrade-$1.log" | sed 's/^/  /'
+  [ "$(running_version)" = 1.1.0 ] || fail "after the rollback: running $(running_version)"
+  wait_for 60 "1.1.0 did not report in again" reports_in
+  locks_off
+  on journalctl -t pickup-station-install --no-pager -o cat | grep -q "upgrade from 1.1.0 to $1 failed" || fail "no journal line naming 1.1.0 and $1"
+  log "step: broken $1 ($2): apt-get exit $rc after $took s; running 1.1.0 again; dpkg: $(installed_version) ($(on dpkg-query -W -f='${db:Status-Abbrev}' pickup-station)); service down $(service_gap "$since"), longest gap between two /state at the server $(dark_ms "$from") ms"
+  on journalctl -t pickup-station-install --no-pager -o cat | grep "to $1" | tail -n 2 | sed 's/^/  journal: /'
+  metric pickup_station_release | sed 's/^/  metric: /'
+  metric 'pickup_station_release_mismatch(\{[^}]*\})? 1$' >/dev/null || fail "release_mismatch is not 1"
+  deposit
+}
+
+step_tampered() {
+  # A package signed into the index, then changed: 1.4.0 built from 1.1.0's release, one byte appended after publishing.
+  node "$HERE/restamp.mjs" "$WORK/tarballs/pickup-station-1.1.0-linux-$ARCH.tar.gz" "$WORK/tarballs" 1.4.0 >/dev/null
+  bash "$ROOT/packaging/deb/build.sh" --arch "$ARCH" --bundle "$WORK/tarballs/pickup-station-1.4.0-linux-$ARCH.tar.gz" --compression gzip --out "$WORK/debs" >/dev/null
+  bash "$ROOT/packaging/apt/publish.sh" --repo "$WORK/repo" --key-id "$KEY_ID" --dist stable "$(deb_of 1.4.0)" >/dev/null
+  local pool
+  pool=$(ls "$WORK"/repo/pool/main/p/pickup-station/pickup-station_1.4.0_*.deb)
+  printf '\0' >>"$pool"
+  sync_repo
+  on apt-get -q update >/dev/null
+  local rc=0 out
+  out=$(on "${APT[@]}" upgrade 2>&1) || rc=$?
+  if [ "$rc" = 0 ] || ! grep -qE 'Hash Sum mismatch|unexpected size' <<<"$out"; then echo "$out"; fail "apt accepted a package changed after signing"; fi
+  [ "$(running_version)" = 1.1.0 ] || fail "running $(running_version) after the refused package"
+  log "step 6: the package changed after signing is refused: $(grep -oE 'Hash Sum mismatch|File has unexpected size[^)]*\)' <<<"$out" | head -n 1)"
+}
+
+step_remove() {
+  on "${APT[@]}" remove pickup-station | sed 's/^/  /'
+  on systemctl is-active pickup-station >/dev/null && fail "still active after remove"
+  locks_off
+  on test -f /etc/pickup-station/config.json || fail "remove took the config"
+  on test -f /etc/pickup-station/credentials/station-password || fail "remove took the credentials"
+  on test ! -e /opt/pickup-station || fail "remove left /opt/pickup-station"
+  on "${APT[@]}" purge pickup-station | sed 's/^/  /'
+  on test ! -e /etc/pickup-station || fail "purge left /etc/pickup-station"
+  on test ! -e /var/lib/pickup-station || fail "purge left /var/lib/pickup-station"
+  log "step 7: remove stopped it (locks OFF) and kept config and credentials; purge removed them"
+  on systemctl stop pickup-e2e-server || true
+}
+
+# A target that ran this before: back to no package at all.
+reset_target() {
+  on systemctl stop pickup-e2e-server 2>/dev/null || true
+  on "${APT[@]}" purge pickup-station >/dev/null 2>&1 || true
+  on rm -rf /etc/pickup-station /var/lib/pickup-station /opt/pickup-station /root/e2e /srv/pickup-station-repo
+}
+
+prepare
+reset_target
+step_install
+step_configure
+step_upgrade_waits
+step_broken 1.2.0 "exits at start"
+if [ "$HANG" = 1 ]; then step_broken 1.3.0 "never ready"; fi
+step_tampered
+step_remove
+log "passed in $(( $(date +%s) - T0 )) s"

@@ -1,0 +1,53 @@
+#!/usr/bin/env node
+/**
+ * Test releases for the upgrade proof (packaging/test/e2e.sh): a copy of a real release tarball
+ * under another version, optionally broken on purpose, with its manifest's version and checksums
+ * brought in line (so every check the installer makes passes: only the release's behaviour differs).
+ *
+ *   node packaging/test/restamp.mjs IN.tar.gz OUT_DIR VERSION [--break exit|hang]
+ *     -> OUT_DIR/pickup-station-VERSION-linux-<arch>.tar.gz
+ *
+ *   --break exit  the daemon throws as it loads (app/daemon.js): the unit's start fails at once
+ *   --break hang  the daemon never gets to READY=1 (nor to a /state)
+ * safe-state (app/safe-state.js, the unit's ExecStartPre/ExecStopPost) is left intact in both.
+ */
+import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+const [input, outDir, version, flag, how] = process.argv.slice(2);
+if (!input || !outDir || !version || (flag !== undefined && (flag !== '--break' || !['exit', 'hang'].includes(how ?? '')))) {
+  console.error('usage: restamp.mjs IN.tar.gz OUT_DIR VERSION [--break exit|hang]');
+  process.exit(2);
+}
+const work = mkdtempSync(join(tmpdir(), 'restamp-'));
+try {
+  execFileSync('tar', ['-xzf', input, '-C', work]);
+  const [top] = readdirSync(work);
+  const newTop = `pickup-station-${version}`;
+  renameSync(join(work, top), join(work, newTop));
+  const dir = join(work, newTop);
+  const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
+  const changed = ['package.json'];
+  const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
+  writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ ...pkg, version }, null, 2)}\n`);
+  if (how !== undefined) {
+    const daemon = join(dir, 'app/daemon.js');
+    const poison =
+      how === 'exit'
+        ? `throw new Error('pickup-station ${version}: deliberately broken release (exits at start)');\n`
+        : `await new Promise(() => setInterval(() => {}, 1 << 30)); // ${version}: deliberately broken (never ready)\n`;
+    writeFileSync(daemon, poison + readFileSync(daemon, 'utf8'));
+    changed.push('app/daemon.js');
+  }
+  for (const f of changed) manifest.checksums[f] = createHash('sha256').update(readFileSync(join(dir, f))).digest('hex');
+  manifest.version = version;
+  writeFileSync(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
+  const out = join(outDir, `${newTop}-linux-${manifest.arch}.tar.gz`);
+  execFileSync('tar', ['--sort=name', '--owner=0', '--group=0', '--numeric-owner', '-czf', out, '-C', work, newTop]);
+  console.log(out);
+} finally {
+  rmSync(work, { recursive: true, force: true });
+}

@@ -1,0 +1,193 @@
+/**
+ * The Debian package and the signed apt repository, with the real tools: packaging/deb/build.sh
+ * (dpkg-deb) makes the package from a release tarball's layout, packaging/apt/publish.sh (reprepro)
+ * puts it into a repository signed by a key this test generates, and apt-get — with its own
+ * configuration and state in a temporary folder, trusting only the key named by signed-by= —
+ * fetches it from file://. apt must refuse a package whose bytes changed after signing, a
+ * repository signed by another key, and an InRelease changed after signing.
+ *
+ * The release inside is a small stand-in (the real one is 48 MB and takes a minute to compress);
+ * the package made from a real bundle is installed and upgraded under systemd by
+ * packaging/test/e2e.sh.
+ */
+import { spawnSync } from 'node:child_process';
+import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { disposeSigningKeys, makeSigningKeys, type SigningKeys } from '../support/gpg.js';
+import { requireTool, runs } from '../support/tools.js';
+
+const REPO = join(import.meta.dirname, '../..');
+const IS_ROOT = process.getuid?.() === 0;
+const HAVE_TOOLS =
+  requireTool('dpkg-deb', runs('dpkg-deb', ['--version']), 'dpkg') &&
+  requireTool('reprepro', runs('reprepro', ['--version']), 'reprepro') &&
+  requireTool('gpg', runs('gpg', ['--version']), 'gnupg') &&
+  requireTool('apt-get', runs('apt-get', ['--version']), 'apt');
+
+let work: string;
+let keys: SigningKeys;
+
+/** A release tarball with the layout scripts/bundle/build.sh makes (no Node inside: Depends nodejs). */
+function releaseTarball(version: string): string {
+  const top = `pickup-station-${version}`;
+  const dir = join(work, 'src', top);
+  const files: Record<string, string> = {
+    'app/main.js': `// pickup-station ${version}\n`,
+    'app/stationctl.js': `// stationctl ${version}\n`,
+    'node_modules/pino/package.json': '{"name":"pino"}\n',
+    'package.json': JSON.stringify({ name: 'pickup-station', version }) + '\n',
+    'systemd/pickup-station.service': readFileSync(join(REPO, 'systemd/pickup-station.service'), 'utf8'),
+    'systemd/install.sh': readFileSync(join(REPO, 'systemd/install.sh'), 'utf8'),
+    'systemd/runtime-packages': readFileSync(join(REPO, 'systemd/runtime-packages'), 'utf8'),
+    'systemd/config.template.json': readFileSync(join(REPO, 'systemd/config.template.json'), 'utf8'),
+    'hardware/99-pickup-station.rules': readFileSync(join(REPO, 'hardware/99-pickup-station.rules'), 'utf8'),
+    'manifest.json': JSON.stringify({ name: 'pickup-station', version, arch: 'x64', glibcMin: '2.34', nodeMajor: 20, git: { commit: 'abc123' }, builtAt: '2026-01-01T00:00:00.000Z' }),
+  };
+  for (const [f, text] of Object.entries(files)) {
+    mkdirSync(join(dir, f, '..'), { recursive: true });
+    writeFileSync(join(dir, f), text);
+  }
+  const file = join(work, `${top}-linux-x64.tar.gz`);
+  expect(spawnSync('tar', ['-czf', file, '-C', join(work, 'src'), top]).status).toBe(0);
+  return file;
+}
+
+function buildDeb(version: string, tarball = releaseTarball(version)): { deb: string; out: string } {
+  const out = join(work, 'debs');
+  const r = spawnSync('bash', [join(REPO, 'packaging/deb/build.sh'), '--arch', 'x64', '--bundle', tarball, '--out', out, '--key', keys.vendorPublic], { encoding: 'utf8' });
+  expect(r.status, r.stderr).toBe(0);
+  return { deb: join(out, `pickup-station_${version}_amd64.deb`), out: r.stdout };
+}
+
+function publish(repo: string, args: string[], signer: 'vendor' | 'other' = 'vendor') {
+  const id = signer === 'vendor' ? keys.vendorId : keys.otherId;
+  return spawnSync('bash', [join(REPO, 'packaging/apt/publish.sh'), '--repo', repo, '--key-id', id, ...args], { encoding: 'utf8', env: { ...process.env, GNUPGHOME: keys.dir } });
+}
+
+/** apt-get with a private configuration: only `sources` (deb822), nothing of the host's apt. */
+function apt(name: string, sources: string) {
+  const dir = join(work, `apt-${name}`);
+  for (const d of ['state/lists/partial', 'cache/archives/partial', 'etc/apt.conf.d', 'etc/preferences.d', 'etc/trusted.gpg.d', 'download']) mkdirSync(join(dir, d), { recursive: true });
+  writeFileSync(join(dir, 'state/status'), '');
+  writeFileSync(join(dir, 'etc/pickup-station.sources'), sources);
+  const opts = [
+    '-o', `Dir::State=${dir}/state`, '-o', `Dir::State::status=${dir}/state/status`, '-o', `Dir::Cache=${dir}/cache`,
+    '-o', `Dir::Etc=${dir}/etc`, '-o', 'Dir::Etc::SourceList=/dev/null', '-o', `Dir::Etc::SourceParts=${dir}/etc`,
+    '-o', `Dir::Etc::Trusted=${dir}/etc/trusted.gpg`, '-o', `Dir::Etc::TrustedParts=${dir}/etc/trusted.gpg.d`,
+    '-o', 'APT::Architecture=amd64', '-o', 'APT::Architectures::=amd64', '-o', 'APT::Sandbox::User=root', '-o', 'Debug::NoLocking=1',
+  ];
+  const run = (args: string[], cwd = dir) => {
+    const r = spawnSync('apt-get', [...opts, ...args], { encoding: 'utf8', cwd });
+    return { status: r.status, out: `${r.stdout}${r.stderr}` };
+  };
+  return { update: () => run(['update']), download: () => run(['download', 'pickup-station'], join(dir, 'download')), downloaded: () => readdirSync(join(dir, 'download')) };
+}
+
+const sources = (repo: string, key: string, suite = 'stable') => `Types: deb\nURIs: file://${repo}\nSuites: ${suite}\nComponents: main\nSigned-By: ${key}\n`;
+
+beforeAll(() => {
+  work = mkdtempSync(join(tmpdir(), 'deb-test-'));
+  if (IS_ROOT && HAVE_TOOLS) keys = makeSigningKeys(mkdtempSync(join(tmpdir(), 'deb-keys-')));
+});
+afterAll(() => {
+  rmSync(work, { recursive: true, force: true });
+  if (keys !== undefined) disposeSigningKeys(keys);
+});
+
+describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt repository', { timeout: 120_000 }, () => {
+  it('the package: control fields, Depends from the release, what it installs, maintainer scripts, conffile', () => {
+    const tarball = releaseTarball('1.0.0');
+    const { deb, out } = buildDeb('1.0.0', tarball);
+    expect(out).toContain('pickup-station_1.0.0_amd64.deb');
+    const field = (f: string) => spawnSync('dpkg-deb', ['-f', deb, f], { encoding: 'utf8' }).stdout.trim();
+    expect(field('Package')).toBe('pickup-station');
+    expect(field('Version')).toBe('1.0.0');
+    expect(field('Architecture')).toBe('amd64');
+    // What systemd/runtime-packages lists (the addons' libraries, gpiod, procps), glibc and systemd; Node from Debian (none inside).
+    expect(field('Depends')).toBe('libusb-1.0-0, libudev1, libstdc++6, libgcc-s1, gpiod, procps, libc6 (>= 2.34), systemd (>= 250), nodejs (>= 20.11)');
+    const list = spawnSync('dpkg-deb', ['-c', deb], { encoding: 'utf8' }).stdout;
+    for (const f of [
+      './lib/systemd/system/pickup-station.service',
+      './lib/udev/rules.d/99-pickup-station.rules',
+      './usr/bin/stationctl',
+      './usr/bin/pickup-station',
+      './usr/lib/sysusers.d/pickup-station.conf',
+      './usr/lib/pickup-station/release/app/main.js',
+      './usr/lib/pickup-station/release/systemd/install.sh',
+      './usr/share/keyrings/pickup-station-archive-keyring.gpg',
+      './etc/default/pickup-station',
+    ])
+      expect(list, f).toContain(f);
+    // No config, credentials or state in the package: the postinst makes the config once, never overwrites.
+    expect(list).not.toContain('./etc/pickup-station');
+    const control = join(work, 'control');
+    expect(spawnSync('dpkg-deb', ['-e', deb, control]).status).toBe(0);
+    expect(readFileSync(join(control, 'conffiles'), 'utf8')).toBe('/etc/default/pickup-station\n');
+    expect(readFileSync(join(control, 'postinst'), 'utf8')).toContain('--package-release "$RELEASE"');
+    expect(readFileSync(join(control, 'prerm'), 'utf8')).toContain('systemctl stop pickup-station.service');
+    // The same release gives the same bytes (file times from the release, SOURCE_DATE_EPOCH).
+    const first = readFileSync(deb);
+    buildDeb('1.0.0', tarball);
+    expect(readFileSync(deb).equals(first)).toBe(true);
+  });
+
+  it('apt fetches the package from the repository signed by the vendor key, and refuses one whose bytes changed after signing', () => {
+    const repo = join(work, 'repo');
+    const pub = publish(repo, ['--dist', 'stable', buildDeb('1.0.0').deb]);
+    expect(pub.status, pub.stderr).toBe(0);
+    expect(readFileSync(join(repo, 'dists/stable/InRelease'), 'utf8')).toContain('-----BEGIN PGP SIGNED MESSAGE-----');
+
+    const good = apt('good', sources(repo, keys.vendorPublic));
+    expect(good.update().status).toBe(0);
+    const got = good.download();
+    expect(got.status, got.out).toBe(0);
+    expect(good.downloaded()).toEqual(['pickup-station_1.0.0_amd64.deb']);
+
+    // One byte appended to the package in the pool: the signed index says another size and hash.
+    const pool = join(repo, 'pool/main/p/pickup-station/pickup-station_1.0.0_amd64.deb');
+    appendFileSync(pool, Buffer.from([0]));
+    const tampered = apt('tampered', sources(repo, keys.vendorPublic));
+    expect(tampered.update().status).toBe(0);
+    const refused = tampered.download();
+    expect(refused.status).not.toBe(0);
+    expect(refused.out).toMatch(/Hash Sum mismatch|File has unexpected size/);
+    expect(tampered.downloaded()).toEqual([]);
+  });
+
+  it('apt refuses a repository signed by another key, and an InRelease changed after signing', () => {
+    const repo = join(work, 'repo-other');
+    expect(publish(repo, ['--dist', 'stable', buildDeb('1.0.0').deb], 'other').status).toBe(0);
+    const other = apt('other', sources(repo, keys.vendorPublic));
+    const r = other.update();
+    expect(r.status).not.toBe(0);
+    expect(r.out).toMatch(/NO_PUBKEY|is not signed/);
+    expect(other.download().status).not.toBe(0);
+
+    const repo2 = join(work, 'repo-edited');
+    expect(publish(repo2, ['--dist', 'stable', buildDeb('1.0.0').deb]).status).toBe(0);
+    const inRelease = join(repo2, 'dists/stable/InRelease');
+    writeFileSync(inRelease, readFileSync(inRelease, 'utf8').replace('Label: pickup-station', 'Label: pickup-statioN'));
+    const edited = apt('edited', sources(repo2, keys.vendorPublic));
+    const e = edited.update();
+    expect(e.status).not.toBe(0);
+    expect(e.out).toMatch(/BADSIG|is not signed/);
+  });
+
+  it('canary first: a release published to canary reaches stable only when promoted', () => {
+    const repo = join(work, 'repo-canary');
+    expect(publish(repo, ['--dist', 'stable', buildDeb('1.0.0').deb]).status).toBe(0);
+    expect(publish(repo, ['--dist', 'canary', buildDeb('1.1.0').deb]).status).toBe(0);
+    const version = (suite: string) => readFileSync(join(repo, `dists/${suite}/main/binary-amd64/Packages`), 'utf8').match(/^Version: (.*)$/m)?.[1];
+    expect(version('canary')).toBe('1.1.0');
+    expect(version('stable')).toBe('1.0.0');
+    const p = publish(repo, ['--promote', 'canary', 'stable']);
+    expect(p.status, p.stderr).toBe(0);
+    expect(version('stable')).toBe('1.1.0');
+    const fleet = apt('fleet', sources(repo, keys.vendorPublic, 'stable'));
+    expect(fleet.update().status).toBe(0);
+    expect(fleet.download().status).toBe(0);
+    expect(fleet.downloaded()).toEqual(['pickup-station_1.1.0_amd64.deb']);
+  });
+});
