@@ -1,0 +1,106 @@
+// The virtual board's world, on the guest: the USB HID devices (an RFID reader ffff:0035 and a PIN
+// keypad 04d9:1203, the ids hardware/99-pickup-station.rules names; boot keyboards made through
+// /dev/uhid by uhid-keyboard.mjs, the driver rig's) and the person at the boxes (door switches on
+// the gpio-sim chip "virt-board", driven through sim_gpioN/pull).
+// It records every lock and buzzer output change with CLOCK_MONOTONIC ms to /run/board-io/events.log
+// (sampled every 2 ms; it starts before the station, so a pulse at a start is seen).
+// Commands, one per line into the FIFO /run/board-io/in:
+//   rfid VALUE | keypad DIGITS        type it (+ Enter)
+//   door N open | door N close        a person opens or shuts door N
+//   spring N                          door N opens 50 ms after lock N is next energized
+// Runs with the release's node (the board has no other).
+import { appendFileSync, closeSync, constants, createReadStream, mkdirSync, openSync, readFileSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { createInterface } from 'node:readline';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { EVENT_SIZE, create2Event, input2Event } from './uhid-keyboard.mjs';
+
+const LOCKS = 12, DOOR0 = 12, BUZZER = 26;
+const LOG = '/run/board-io/events.log';
+mkdirSync('/run/board-io', { recursive: true });
+const now = () => (Number(process.hrtime.bigint() / 1000n) / 1000).toFixed(1);
+const log = (line) => appendFileSync(LOG, `${now()} ${line}\n`);
+
+// --- GPIO ----------------------------------------------------------------------------------------
+const C = '/sys/kernel/config/gpio-sim/virt-board';
+const dev = readFileSync(`${C}/dev_name`, 'utf8').trim();
+const chip = readFileSync(`${C}/bank0/chip_name`, 'utf8').trim();
+const attr = (o, a) => `/sys/devices/platform/${dev}/${chip}/sim_gpio${o}/${a}`;
+const value = (o) => readFileSync(attr(o, 'value'), 'utf8').trim() === '1';
+const door = (n, open) => { writeFileSync(attr(DOOR0 + n - 1, 'pull'), open ? 'pull-up' : 'pull-down'); log(`door ${n} ${open ? 'open' : 'close'}`); };
+const outputs = [...Array.from({ length: LOCKS }, (_, i) => ({ name: `lock ${i + 1}`, o: i, box: i + 1 })), { name: 'buzzer', o: BUZZER }];
+const level = new Map(outputs.map((x) => [x.o, value(x.o)]));
+const springs = new Set();
+for (const x of outputs) if (level.get(x.o)) log(`${x.name} on (at start)`);
+setInterval(() => {
+  for (const x of outputs) {
+    const v = value(x.o);
+    if (v === level.get(x.o)) continue;
+    level.set(x.o, v);
+    log(`${x.name} ${v ? 'on' : 'off'}`);
+    if (v && x.box !== undefined && springs.delete(x.box)) setTimeout(() => door(x.box, true), 50);
+  }
+}, 2);
+
+// --- HID -----------------------------------------------------------------------------------------
+const DEVICES = {
+  rfid: { vendor: 0xffff, product: 0x0035, name: 'Virtual RFID reader', uniq: 'RFID1' },
+  keypad: { vendor: 0x04d9, product: 0x1203, name: 'Virtual PIN keypad', uniq: 'KP1' },
+};
+const fds = {};
+for (const [name, d] of Object.entries(DEVICES)) {
+  fds[name] = openSync('/dev/uhid', constants.O_RDWR | constants.O_NONBLOCK);
+  writeSync(fds[name], create2Event(d));
+}
+process.on('exit', () => { for (const fd of Object.values(fds)) closeSync(fd); });
+// Answer the kernel's report requests (GET_REPORT 9 -> 10 with EIO, SET_REPORT 13 -> 14).
+const buf = Buffer.alloc(EVENT_SIZE);
+setInterval(() => {
+  for (const fd of Object.values(fds)) {
+    for (;;) {
+      let n;
+      try { n = readSync(fd, buf, 0, EVENT_SIZE, null); } catch { break; }
+      if (n <= 0) break;
+      const type = buf.readUInt32LE(0);
+      if (type !== 9 && type !== 13) continue;
+      const r = Buffer.alloc(EVENT_SIZE);
+      r.writeUInt32LE(type + 1, 0);
+      r.writeUInt32LE(buf.readUInt32LE(4), 4);
+      if (type === 9) r.writeUInt16LE(5, 8);
+      writeSync(fd, r);
+    }
+  }
+}, 5);
+// US layout, main block: a-z 0x04.., 1-9 0x1e.., 0 0x27; Enter 0x28.
+const usage = (ch) => (ch >= 'a' && ch <= 'z' ? 0x04 + ch.charCodeAt(0) - 97 : ch === '0' ? 0x27 : 0x1e + ch.charCodeAt(0) - 49);
+async function type(name, text) {
+  const UP = [0, 0, 0, 0, 0, 0, 0, 0];
+  for (const u of [...[...text].map(usage), 0x28]) {
+    writeSync(fds[name], input2Event([0, 0, u, 0, 0, 0, 0, 0]));
+    await sleep(4);
+    writeSync(fds[name], input2Event(UP));
+    await sleep(4);
+  }
+  log(`typed ${text.length} keys + Enter on ${name}`); // never the keys: a PIN is a secret
+}
+
+// --- commands ----------------------------------------------------------------------------------
+rmSync('/run/board-io/in', { force: true });
+execFileSync('mkfifo', ['-m', '0600', '/run/board-io/in']);
+log('ready');
+console.log(`board-io: ready (/dev/${chip}); FIFO /run/board-io/in, log ${LOG}`);
+for (;;) {
+  // A FIFO ends (EOF) each time its writer closes it: reopen.
+  const rl = createInterface({ input: createReadStream('/run/board-io/in') });
+  for await (const line of rl) {
+    const w = line.trim().split(/\s+/);
+    try {
+      if ((w[0] === 'rfid' || w[0] === 'keypad') && /^[0-9a-z]+$/.test(w[1] ?? '')) await type(w[0], w[1]);
+      else if (w[0] === 'door' && Number(w[1]) >= 1 && Number(w[1]) <= LOCKS && (w[2] === 'open' || w[2] === 'close')) door(Number(w[1]), w[2] === 'open');
+      else if (w[0] === 'spring' && Number(w[1]) >= 1 && Number(w[1]) <= LOCKS) springs.add(Number(w[1]));
+      else log(`ignored: ${w[0] ?? ''}`);
+    } catch (e) {
+      log(`error: ${e.message}`);
+    }
+  }
+}

@@ -1,0 +1,155 @@
+#!/usr/bin/env bash
+# The virtual board's parts, built once and cached under .board/ (git-ignored):
+#   .board/kernel/<kver>/{vmlinuz,initrd.img}   Debian bookworm's arm64 kernel (from the image)
+#   .board/kernel/<kver>/gpio-sim.ko            gpio-sim + irq_sim, cross-compiled out of tree
+#   .board/image/<key>/rootfs.img               ext4 root: Debian bookworm arm64 (mmdebstrap), systemd
+#   .board/ssh/id_ed25519                       the key the host logs into the guest with
+# Sourced by scripts/board/run.sh (needs: ROOT, BOARD, stamp). Sets KVER, KDIR, IMAGE_BASE.
+set -euo pipefail
+
+# --- host tools ------------------------------------------------------------------------------
+board_host_tools() {
+  local need=()
+  command -v qemu-system-aarch64 >/dev/null || need+=(qemu-system-arm)
+  [ -x /usr/libexec/qemu-binfmt/aarch64-binfmt-P ] || need+=(qemu-user-static)
+  command -v mmdebstrap >/dev/null || need+=(mmdebstrap)
+  command -v arch-test >/dev/null || need+=(arch-test)
+  command -v aarch64-linux-gnu-gcc >/dev/null || need+=(gcc-aarch64-linux-gnu)
+  command -v mkfs.ext4 >/dev/null || need+=(e2fsprogs)
+  command -v ssh >/dev/null || need+=(openssh-client)
+  command -v make >/dev/null || need+=(make)
+  command -v bc >/dev/null || need+=(bc)
+  command -v qemu-img >/dev/null || need+=(qemu-utils)
+  if [ "${#need[@]}" -gt 0 ]; then
+    echo "board: installing ${need[*]}"
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${need[@]}" >/dev/null
+  fi
+  # arm64 binaries (the rootfs's maintainer scripts) run through qemu-user: binfmt_misc.
+  if [ ! -e /proc/sys/fs/binfmt_misc/register ]; then mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc; fi
+  if [ ! -e /proc/sys/fs/binfmt_misc/qemu-aarch64 ]; then cat /usr/lib/binfmt.d/qemu-aarch64.conf >/proc/sys/fs/binfmt_misc/register; fi
+}
+
+# --- a private apt state with bookworm's arm64 (and amd64, for the host's kbuild tools) lists ----
+MIRRORS=("deb http://deb.debian.org/debian bookworm main" "deb http://deb.debian.org/debian bookworm-updates main"
+  "deb http://deb.debian.org/debian-security bookworm-security main")
+board_apt_state() {
+  APTD="$BOARD/apt"
+  APT_B=(-o "Dir::Etc::SourceList=$APTD/sources.list" -o Dir::Etc::SourceParts=/dev/null -o "Dir::State=$APTD/state"
+    -o "Dir::Cache=$APTD/cache" -o Debug::NoLocking=1 -o APT::Architecture=arm64 -o "APT::Architectures::=arm64" -o "APT::Architectures::=amd64")
+  # Lists older than a day are refreshed: the kernel ABI moves with security updates.
+  if [ ! -f "$APTD/.done" ] || [ -n "$(find "$APTD/.done" -mmin +1440)" ]; then
+    rm -rf "$APTD"; mkdir -p "$APTD/state/lists/partial" "$APTD/cache/archives/partial"
+    printf '%s\n' "${MIRRORS[@]}" >"$APTD/sources.list"
+    apt-get -qq "${APT_B[@]}" update
+    touch "$APTD/.done"
+  fi
+  local abi
+  abi="$(apt-cache "${APT_B[@]}" depends linux-image-arm64 | sed -n 's/.*Depends: linux-image-\(.*\)-arm64$/\1/p' | head -1)"
+  [ -n "$abi" ] || { echo "board: no arm64 kernel ABI in the package lists" >&2; exit 2; }
+  KABI="$abi"; KVER="$abi-arm64"; KSERIES="${abi%%-*}"; KSERIES="${KSERIES%.*}"
+  KDIR="$BOARD/kernel/$KVER"
+}
+
+# --- gpio-sim for the arm64 kernel -------------------------------------------------------------
+# Debian builds neither GPIO_SIM nor IRQ_SIM. As in scripts/rig/run.sh: both in one module, with
+# irq_sim's handle_simple_irq(irq_to_desc(n)) -> generic_handle_irq(n) (irq_to_desc is not exported).
+# Cross-compiled: the arm64 headers package with the host's (amd64) kbuild tools in its scripts/.
+board_gpio_sim() {
+  [ -f "$KDIR/gpio-sim.ko" ] && return 0
+  local d="$BOARD/debs/$KVER" x="$KDIR/x" m="$KDIR/gpio-sim"
+  mkdir -p "$d"
+  if [ ! -f "$d/.done" ]; then
+    ( cd "$d" && { apt-get -q "${APT_B[@]}" download "linux-headers-$KVER" "linux-headers-$KABI-common" \
+        "linux-kbuild-$KSERIES:amd64" "linux-source-$KSERIES" 2>&1 | grep -v 'Download is performed unsandboxed' || true; } )
+    ls "$d"/linux-headers-*arm64*.deb "$d"/linux-source-*.deb "$d"/linux-kbuild-*amd64.deb >/dev/null
+    touch "$d/.done"
+  fi
+  rm -rf "$x" "$m"; mkdir -p "$x" "$m"
+  for f in "$d"/linux-headers-*.deb "$d"/linux-kbuild-*.deb; do dpkg-deb -x "$f" "$x"; done
+  local h="$x/usr/src/linux-headers-$KVER"
+  sed -i "s|^include /usr/src/|include $x/usr/src/|" "$h/Makefile"
+  # scripts/ and tools/ point at /usr/lib/linux-kbuild-*: point them into the extracted amd64 kbuild.
+  for l in scripts tools; do
+    if [ -L "$h/$l" ]; then ln -sfn "$x/usr/lib/linux-kbuild-$KSERIES/$l" "$h/$l"; fi
+  done
+  find "$x/usr/src" -maxdepth 3 -type l -lname '/usr/lib/linux-kbuild-*' | while read -r l; do
+    ln -sfn "$x$(readlink "$l")" "$l"; done
+  dpkg-deb --fsys-tarfile "$d"/linux-source-*.deb | tar -x -O "./usr/src/linux-source-$KSERIES.tar.xz" |
+    tar -xJ -C "$m" --strip-components=3 "linux-source-$KSERIES/drivers/gpio/gpio-sim.c" \
+      "linux-source-$KSERIES/drivers/gpio/gpiolib.h" "linux-source-$KSERIES/kernel/irq/irq_sim.c" 2>/dev/null ||
+    dpkg-deb --fsys-tarfile "$d"/linux-source-*.deb | tar -x -O "./usr/src/linux-source-$KSERIES.tar.xz" |
+      tar -xJ -C "$m" --transform='s|.*/||' "linux-source-$KSERIES/drivers/gpio/gpio-sim.c" \
+        "linux-source-$KSERIES/drivers/gpio/gpiolib.h" "linux-source-$KSERIES/kernel/irq/irq_sim.c"
+  ls "$m"
+  mv "$m/gpio-sim.c" "$m/gpio-sim-main.c"
+  sed -i 's/handle_simple_irq(irq_to_desc(irqnum));/generic_handle_irq(irqnum);/' "$m/irq_sim.c"
+  grep -q 'generic_handle_irq(irqnum);' "$m/irq_sim.c" || { echo "board: the irq_sim patch did not apply" >&2; exit 2; }
+  printf 'obj-m := gpio-sim.o\ngpio-sim-y := gpio-sim-main.o irq_sim.o\n' >"$m/Kbuild"
+  make -s -C "$h" M="$m" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- modules 2>&1 | grep -v 'Skipping BTF' || true
+  [ -f "$m/gpio-sim.ko" ] || { echo "board: gpio-sim did not build" >&2; exit 2; }
+  cp "$m/gpio-sim.ko" "$KDIR/gpio-sim.ko"
+  rm -rf "$x"
+}
+
+# --- the root filesystem -------------------------------------------------------------------------
+# Debian bookworm arm64, what Raspberry Pi OS Lite is built from: systemd as PID 1, udev, persistent
+# journald (/var/log/journal, Pi OS's default), openssh-server for the host's control connection,
+# systemd-networkd for QEMU's user network. The packages a Pi OS image already has and the station
+# needs at run time (systemd/runtime-packages: gpiod, libusb, libudev, procps) are in the image:
+# the guest has no route to a Debian mirror, so install.sh finds them installed, as on a Pi.
+# The kernel package is installed in the image (its modules and initramfs-tools' initrd, made by
+# the image's own tools under qemu-user); vmlinuz and the initrd are copied out for -kernel/-initrd.
+# The initrd holds only what mounts the root (MODULES=list: virtio_pci, virtio_blk, ext4): with
+# initramfs-tools' default (most) it took over 15 minutes under qemu-user, module by module.
+BOARD_PACKAGES=(systemd-sysv udev kmod dbus openssh-server iproute2 procps less e2fsprogs initramfs-tools
+  gpiod libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 ca-certificates)
+board_rootfs() {
+  local key
+  # Bump IMAGE_REV when the customisation below changes: the cache key is the kernel, the package
+  # list and this number.
+  local IMAGE_REV=1
+  key="$(printf '%s\n' "$KVER" "${BOARD_PACKAGES[@]}" "$IMAGE_REV" | sha256sum | cut -c1-12)"
+  IMAGE_BASE="$BOARD/image/$key/rootfs.img"
+  [ -f "$IMAGE_BASE" ] && [ -f "$KDIR/vmlinuz" ] && return 0
+  mkdir -p "$BOARD/ssh"
+  [ -f "$BOARD/ssh/id_ed25519" ] || ssh-keygen -q -t ed25519 -N '' -C board -f "$BOARD/ssh/id_ed25519"
+  local dir="$BOARD/image/$key" tree="$BOARD/image/$key/tree"
+  rm -rf "$dir"; mkdir -p "$tree"
+  local includes
+  includes="$(IFS=,; echo "${BOARD_PACKAGES[*]},linux-image-$KVER")"
+  mmdebstrap --quiet --mode=root --architectures=arm64 --variant=minbase --include="$includes" \
+    --aptopt='Acquire::Languages "none"' \
+    --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \
+    --dpkgopt='path-exclude=/usr/share/locale/*' --dpkgopt='path-include=/usr/share/doc/*/copyright' \
+    --setup-hook='mkdir -p "$1/etc/initramfs-tools/conf.d" "$1/usr/share/initramfs-tools/modules.d"' \
+    --setup-hook='echo MODULES=list > "$1/etc/initramfs-tools/conf.d/board"' \
+    --setup-hook='printf "%s\n" virtio_pci virtio_blk ext4 > "$1/usr/share/initramfs-tools/modules.d/board"' \
+    bookworm "$tree" "${MIRRORS[@]}"
+  # The board's own settings, as an image builder would make them.
+  echo board >"$tree/etc/hostname"
+  printf '127.0.0.1\tlocalhost\n127.0.1.1\tboard\n' >"$tree/etc/hosts"
+  printf '/dev/vda\t/\text4\terrors=remount-ro\t0\t1\n' >"$tree/etc/fstab"
+  mkdir -p "$tree/root/.ssh" "$tree/var/log/journal"
+  install -m 0600 "$BOARD/ssh/id_ed25519.pub" "$tree/root/.ssh/authorized_keys"
+  chmod 0700 "$tree/root/.ssh"
+  printf '[Match]\nName=en* eth*\n\n[Network]\nDHCP=ipv4\n' >"$tree/etc/systemd/network/20-wired.network"
+  ln -sf /lib/systemd/system/systemd-networkd.service "$tree/etc/systemd/system/multi-user.target.wants/systemd-networkd.service"
+  # Serial console login is not needed (control is over ssh); its getty is kept off the console.
+  ln -sf /dev/null "$tree/etc/systemd/system/serial-getty@ttyAMA0.service"
+  # No DNS resolver in a restricted user network: sshd must not wait for reverse lookups.
+  echo 'UseDNS no' >"$tree/etc/ssh/sshd_config.d/board.conf"
+  # gpio-sim and uhid load at boot; gpio-sim needs configfs (mounted by systemd).
+  mkdir -p "$tree/lib/modules/$KVER/extra"
+  aarch64-linux-gnu-strip --strip-debug -o "$tree/lib/modules/$KVER/extra/gpio-sim.ko" "$KDIR/gpio-sim.ko"
+  chroot "$tree" depmod -a "$KVER"
+  printf 'gpio-sim\nuhid\n' >"$tree/etc/modules-load.d/board.conf"
+  mkdir -p "$KDIR"
+  cp "$tree/boot/vmlinuz-$KVER" "$KDIR/vmlinuz"
+  cp "$tree/boot/initrd.img-$KVER" "$KDIR/initrd.img"
+  rm -f "$tree"/etc/machine-id; : >"$tree/etc/machine-id"
+  # An ext4 image made from the tree (mke2fs -d): 3 GiB, sparse.
+  mkfs.ext4 -q -F -L board -d "$tree" -E lazy_itable_init=0,lazy_journal_init=0 "$dir/rootfs.img.tmp" 3G
+  mv "$dir/rootfs.img.tmp" "$IMAGE_BASE"
+  rm -rf "$tree"
+}

@@ -1,0 +1,43 @@
+#!/usr/bin/env bash
+# The virtual board (issue: a virtual Raspberry Pi in CI): an arm64 Debian bookworm system booted
+# under qemu-system-aarch64 (TCG) with systemd as PID 1, the release installed on it by the
+# documented command and run by its shipped unit through kernel GPIO (gpio-sim) and HID (uhid).
+#
+#   scripts/board/run.sh            the compact run (install, first /state, deposit, pickup,
+#                                   reload, watchdog, one power cut mid-pulse)
+#   scripts/board/run.sh --full     everything (both GPIO backends, boot, reboot, the power-cut matrix, figures)
+#   BOARD_BUNDLE=release/x.tar.gz   install that bundle instead of building one (npm run bundle)
+#   BOARD_KEEP=1                    leave the guest running at the end (ssh details in .board/run/)
+#
+# Downloads and builds are cached under .board/ (git-ignored): a second run only boots.
+# What was learned doing this: scripts/board/README.md.
+set -euo pipefail
+ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
+BOARD="$ROOT/.board"
+RUN="$BOARD/run"
+T0=$(date +%s.%N)
+stamp() { printf 'board: [%6.1fs] %s\n' "$(echo "$(date +%s.%N) - $T0" | bc)" "$*"; }
+mkdir -p "$BOARD" "$RUN"
+# shellcheck source=scripts/board/image.sh
+. "$ROOT/scripts/board/image.sh"
+
+board_host_tools
+command -v socat >/dev/null || { apt-get install -y -qq --no-install-recommends socat >/dev/null; }
+stamp "host tools ready"
+board_apt_state
+stamp "arm64 package lists: kernel $KVER"
+board_gpio_sim
+stamp "gpio-sim.ko for $KVER"
+board_rootfs
+stamp "root filesystem image $(basename "$(dirname "$IMAGE_BASE")")"
+
+# The release under test: this checkout's arm64 bundle, built as a release is built.
+BUNDLE="${BOARD_BUNDLE:-}"
+if [ -z "$BUNDLE" ]; then
+  (cd "$ROOT" && bash scripts/bundle/build.sh --arch arm64 >"$RUN/bundle.log" 2>&1) || { tail -n 30 "$RUN/bundle.log"; exit 1; }
+  BUNDLE="$(ls -t "$ROOT"/release/pickup-station-*-linux-arm64.tar.gz | head -1)"
+fi
+stamp "bundle $(basename "$BUNDLE")"
+
+export BOARD RUN KDIR IMAGE_BASE BUNDLE
+exec node "$ROOT/scripts/board/scenario.mjs" "$@"
