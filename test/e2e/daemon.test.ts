@@ -2,27 +2,22 @@
  * The built daemon as a process (dist/, built by `npm test` before vitest): exit code 78 on a bad
  * config, a real run against the reference server, and a clean stop on SIGTERM.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
+import { MAIN, spawnDaemon } from '../support/daemon.js';
 import { STATION } from '../support/shared.js';
 
-const MAIN = join(import.meta.dirname, '../../dist/src/main.js');
 
 const children = new Set<ChildProcess>();
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}) {
-  const child = spawn(process.execPath, [MAIN, ...args], { env: { PATH: process.env['PATH'], ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  children.add(child);
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  return { child, exited, out: () => stdout, err: () => stderr };
+  const p = spawnDaemon(process.execPath, [MAIN, ...args], env);
+  children.add(p.child);
+  return { ...p, exited: p.exited.then((e) => e.code) };
 }
 
 let server: ReferenceServer | undefined;

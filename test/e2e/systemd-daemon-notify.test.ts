@@ -10,16 +10,16 @@
  * its HTTP client, name lookup and the systemd-notify child all work inside that sandbox.
  */
 import { anyExists, requireTool } from '../support/tools.js';
-import { spawn, spawnSync } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
+import { MAIN, spawnDaemon } from '../support/daemon.js';
 import { sleep, STATION } from '../support/shared.js';
 import { startNotifyReceiver, type NotifyReceiver } from '../support/notify-receiver.js';
 
-const MAIN = join(import.meta.dirname, '../../dist/src/main.js');
 const UNIT = join(import.meta.dirname, '../../systemd/pickup-station.service');
 const SANDBOX = join(import.meta.dirname, '../support/sandbox-run.py');
 const HAVE_TOOL = requireTool('systemd-notify', anyExists('/usr/bin/systemd-notify', '/bin/systemd-notify'), 'systemd');
@@ -28,19 +28,9 @@ const HAVE_SECCOMP = spawnSync('/usr/bin/python3', ['-c', 'import seccomp'], { s
 function daemon(args: string[], env: NodeJS.ProcessEnv, sandboxed = false) {
   const argv = [process.execPath, MAIN, ...args];
   const [cmd, ...rest] = sandboxed ? ['/usr/bin/python3', SANDBOX, UNIT, ...argv] : argv;
-  const child = spawn(cmd!, rest, { env: { PATH: process.env['PATH'], ...env }, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const msgs = () =>
-    stdout
-      .trim()
-      .split('\n')
-      .filter(Boolean)
-      .map((l) => (JSON.parse(l) as { msg: string }).msg);
-  return { child, exited, msgs, err: () => stderr };
+  const p = spawnDaemon(cmd!, rest, env);
+  const msgs = () => p.rawLines().map((l) => (JSON.parse(l) as { msg: string }).msg);
+  return { child: p.child, exited: p.exited.then((e) => e.code), msgs, err: p.err };
 }
 
 let receiver: NotifyReceiver;
