@@ -15,8 +15,8 @@ import { HttpProtocolClient } from '../../src/protocol/client.js';
 import { parseServerResponse } from '../../src/protocol/parse.js';
 import { rawResponse, type RawResponse } from './support/answers.js';
 import { checkAsync, FUZZ_TIMEOUT_MS, must } from './support/runs.js';
+import { TEST_STATION_ID as STATION } from '../support/ids.js';
 
-const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 let next: RawResponse = { status: 200, contentType: 'application/json', body: '{}' };
 let server: Server;
 let client: HttpProtocolClient;

@@ -9,10 +9,10 @@ import { pino } from 'pino';
 import { HttpProtocolClient } from '../../src/protocol/client.js';
 import { HostileServer } from './support/hostile-server.js';
 import { startDaemon, type Daemon } from './support/daemon.js';
+import { TEST_STATION_ID as STATION } from '../support/ids.js';
 
 const WAIT_FOR_INPUT = { type: 'wait-for-input', displayMessages: ['Scan an item'] };
 const MB = 1024 * 1024;
-const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 
 let server: HostileServer | undefined;
 let daemon: Daemon | undefined;

@@ -12,8 +12,8 @@ import { looksLikeSecret } from '../../src/config/problems.js';
 import { daemonConfig } from '../../src/daemon.js';
 import { ConfigError } from '../../src/errors.js';
 import { configProblems } from '../support/config-problems.js';
+import { TEST_STATION_ID as STATION } from '../support/ids.js';
 
-const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 const BOX = 'bbbbbbbb-bbbb-4bbb-8bbb-000000000001';
 const PASSWORD = 'Abcdefghij0123456789';
 const TOKEN = 'pst_q2VfX0k9yHc3m1ZtR8uWbN4sLpA7eJd6iGoK5vTxYz0';

@@ -5,9 +5,9 @@ import { type AddressInfo } from 'node:net';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { HttpProtocolClient } from '../../src/protocol/client.js';
+import { TEST_STATION_ID as STATION } from '../support/ids.js';
 
 const log = pino({ level: 'silent' });
-const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 const body = { station: STATION, event: 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb' };
 
 function client(baseUrl: string, answerTimeoutMs: number, attempts = 3) {

@@ -17,9 +17,8 @@ import { Supervisor } from '../../src/supervisor/supervisor.js';
 import { SimulatedStation } from '../../src/devices/sim/station.js';
 import { DeadServer } from '../support/scripted-sender.js';
 import { stateStalenessLimitMs, systemdFor, type SdNotifier } from '../../src/systemd/index.js';
+import { TEST_STATION_ID as STATION, testBoxId as BOX } from '../support/ids.js';
 
-const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
-const BOX = (n: number) => `bbbbbbbb-bbbb-4bbb-8bbb-${String(n).padStart(12, '0')}`;
 const PASSWORD = 'abcdefghij0123456789';
 const silent = pino({ level: 'silent' });
 

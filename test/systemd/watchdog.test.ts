@@ -14,9 +14,8 @@ import { StationRuntime } from '../../src/station/runtime.js';
 import { createSystemdIntegration, runtimeHeartbeatCheck, startLoopLagProbe, stateStalenessLimitMs, watchdogPeriodMs } from '../../src/systemd/index.js';
 import type { SdNotifier } from '../../src/systemd/notify.js';
 import { DeadServer, ScriptedSender, waitForInput } from '../support/scripted-sender.js';
+import { TEST_STATION_ID as STATION, testBoxId as BOX } from '../support/ids.js';
 
-const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
-const BOX = (n: number) => `bbbbbbbb-bbbb-4bbb-8bbb-${String(n).padStart(12, '0')}`;
 const silent = pino({ level: 'silent' });
 
 function config(): StationConfig {

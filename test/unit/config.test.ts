@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadConfigFile, loadConfigObject } from '../../src/config/load.js';
 import { configProblems } from '../support/config-problems.js';
+import { TEST_STATION_ID as STATION } from '../support/ids.js';
 
-const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
 const BOX = 'bbbbbbbb-bbbb-4bbb-8bbb-000000000001';
 const PASSWORD = 'Abcdefghij0123456789';
 

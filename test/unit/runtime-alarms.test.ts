@@ -16,13 +16,12 @@ import type { PinThrottleRecord } from '../../src/station/core-types.js';
 import { StationRuntime, type RuntimeEvent } from '../../src/station/runtime.js';
 import { FilePinThrottleStore, MemoryPinThrottleStore, type PinThrottleStore } from '../../src/storage/pin-throttle-store.js';
 import { ScriptedSender, waitForInput, type Script } from '../support/scripted-sender.js';
+import { TEST_STATION_ID as STATION, testBoxId as BOX } from '../support/ids.js';
 
 // Captured before fake timers: waiting for real file I/O (the state file's fsync).
 const realSetTimeout = setTimeout;
 const realIo = (): Promise<void> => new Promise((r) => realSetTimeout(r, 20));
 
-const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
-const BOX = (n: number) => `bbbbbbbb-bbbb-4bbb-8bbb-${String(n).padStart(12, '0')}`;
 const wrongPin: ServerAnswer = { kind: 'exception', status: 404, exceptionType: 'InvalidPinException', displayMessages: ['Wrong PIN'] };
 const boxOpen = (n: number): ServerAnswer => ({ kind: 'command', command: { type: 'box-open', boxes: [BOX(n)], displayMessages: [] } });
 

@@ -10,9 +10,8 @@ import { SimulatedStation } from '../../src/devices/sim/station.js';
 import { StationRuntime } from '../../src/station/runtime.js';
 import type { ProtocolSender, SendOutcome } from '../../src/protocol/client.js';
 import { ScriptedSender, waitForInput } from '../support/scripted-sender.js';
+import { TEST_STATION_ID as STATION, testBoxId as BOX } from '../support/ids.js';
 
-const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
-const BOX = (n: number) => `bbbbbbbb-bbbb-4bbb-8bbb-${String(n).padStart(12, '0')}`;
 
 function config(overrides: Record<string, unknown> = {}): StationConfig {
   const { config, problems } = validateConfig(
