@@ -1,2 +1,17 @@
-/** Waiting as a promise: the one sleep of the code base (on the global timers, so fake timers drive it). */
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+/**
+ * Waiting as a promise: the one sleep of the code base, on the global timers (so fake timers
+ * drive it, and a pending sleep keeps the process alive). With a signal it ends early, resolved,
+ * when the signal aborts (check `signal.aborted` after it if that matters).
+ */
+export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve();
+    const done = (): void => {
+      clearTimeout(timer);
+      signal?.removeEventListener('abort', done);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    signal?.addEventListener('abort', done, { once: true });
+  });
+}

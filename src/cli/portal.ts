@@ -14,7 +14,9 @@ import { SEARCH_KINDS, type SearchKind } from '../portal/schemas.js';
 import * as cmd from './portal/commands.js';
 import { createClient, DEFAULT_CONFIG_FILE, loadPortalConfig } from './portal/setup.js';
 
-export const EXIT_USAGE = 2;
+import { EXIT_USAGE, intOption, UsageError, usageFailure } from './args.js';
+
+export { EXIT_USAGE };
 
 export interface PortalCliIo {
   readonly stdout: { write(chunk: string): unknown };
@@ -67,18 +69,11 @@ options:
 exit codes: 0 ok, 1 failure or not found, 2 usage, 78 config or credentials
 `;
 
-class UsageError extends Error {}
-
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
 }
 
-function int(name: string, v: unknown, min: number): number | undefined {
-  const s = str(v);
-  if (s === undefined) return undefined;
-  if (!/^-?\d+$/.test(s) || Number(s) < min) throw new UsageError(`--${name} must be an integer${min > 0 ? ` >= ${min}` : ''}, got "${s}"`);
-  return Number(s);
-}
+const int = (name: string, v: unknown, min: number): number | undefined => intOption(v, name, min);
 
 function required<T>(name: string, v: T | undefined): T {
   if (v === undefined) throw new UsageError(`--${name} is required`);
@@ -187,8 +182,8 @@ export async function runPortalCli(argv: string[], io: PortalCliIo): Promise<num
     }
     return await run(command, values, positionals, io);
   } catch (e) {
-    if (e instanceof UsageError || (e instanceof TypeError && 'code' in e && String(e.code).startsWith('ERR_PARSE_ARGS')))
-      return fail(EXIT_USAGE, `${e.message}\n(see stationctl portal --help)`);
+    const usage = usageFailure(e, '(see stationctl portal --help)', (text) => void fail(EXIT_USAGE, text));
+    if (usage !== null) return usage;
     if (e instanceof ConfigError || e instanceof PortalCredentialsError) return fail(EXIT_CONFIG, e.message);
     if (e instanceof PortalTokenError) return fail(cmd.EXIT_FAILURE, `the portal refused the credentials: ${e.message}`);
     if (e instanceof PortalError || e instanceof cmd.TestRecordStepError) return fail(cmd.EXIT_FAILURE, e.message);

@@ -5,6 +5,7 @@
  * portal's commissioning commands.
  */
 import { VERSION } from '../version.js';
+import { EXIT_USAGE } from './args.js';
 import { TECHNICIAN_COMMANDS, TECHNICIAN_USAGE, commandIndex } from './station/commands.js';
 
 const USAGE = `usage: stationctl [options] <command> [...]   (options before or after the command)
@@ -23,7 +24,7 @@ export async function runStationctl(argv: string[]): Promise<number> {
     }
     const help = argv.includes('--help') || argv.includes('-h');
     (help ? console.log : console.error)(USAGE);
-    return help ? 0 : 2;
+    return help ? 0 : EXIT_USAGE;
   }
   switch (cmd) {
     case 'help':

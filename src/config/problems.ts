@@ -13,10 +13,10 @@
  */
 import type * as z from 'zod';
 import type { ConfigProblem } from '../errors.js';
+import { UUID_ANY_CASE_RE } from '../uuid.js';
 
 /** A key under which a value must never be shown (any segment of the path). */
 const SECRET_KEY_RE = /pass(word|wd|phrase)?|secret|token|bearer|auth|credential|api[-_]?key|private|hash|^key$|cookie|session/i;
-const UUID_ANY_CASE_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Whether a string looks like a credential: a technician token (`pst_`), an HTTP credential

@@ -18,8 +18,9 @@ import { HARD_MAX_PULSE_MS } from '../devices/types.js';
 import { metricsConfigSchema } from '../metrics/config.js';
 import { portalConfigSchema } from '../portal/config.js';
 import { LOCALES, TEXTS, type Texts } from './messages.js';
+import { UUID_V4_RE } from '../uuid.js';
 
-const uuidV4Lower = z.string().check(z.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/, 'must be a lowercase UUIDv4'));
+const uuidV4Lower = z.string().check(z.regex(UUID_V4_RE, 'must be a lowercase UUIDv4'));
 const durationMs = (dflt: number, min = 1, max = 24 * 3600_000) => z._default(intIn(min, max), dflt);
 
 export const boxSchema = z.strictObject({

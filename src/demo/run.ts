@@ -1,20 +1,27 @@
 /**
  * `npm start` / `pickup-station demo`: a simulated station against the embedded reference server
- * on 127.0.0.1, driven from the terminal. The display and the box states are printed as they change.
+ * on 127.0.0.1, driven from the terminal. The display is the terminal display driver imitating the
+ * field's 20x4 character LCD (fitted and transliterated as that LCD shows it); box states are
+ * printed as they change. The technician port listens on loopback with a service token made for
+ * this run only, so the page shows the same station from the technician's side.
  */
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { DestinationStream } from 'pino';
 import { startStation } from '../app.js';
+import { TerminalDisplay } from '../devices/display/terminal-display.js';
+import type { StationHardware } from '../devices/types.js';
+import { createLogger, LogRing } from '../log.js';
+import { startSupervised } from '../supervised.js';
+import { hashToken, newToken } from '../technician/auth.js';
 import { validateConfig } from '../config/load.js';
 import { simulatedStationFor } from '../devices/sim/station.js';
-import { createLogger } from '../log.js';
 import { serveUntilSignal } from '../lifecycle.js';
 import { ReferenceServer, defaultSeed } from '../sim/index.js';
 import { LOCALES, type Locale } from '../config/messages.js';
 import { UsageError } from '../errors.js';
 import { DEMO_BOX_IDS, DEMO_PASSWORD, DEMO_STATION_ID, demoConfig } from './config.js';
-import { frameDisplay, handleCommand, HELP, renderBoxes } from './terminal.js';
+import { handleCommand, HELP, renderBoxes } from './terminal.js';
 import { DEMO_DISPLAYS, demoScreen, type DemoDisplay } from './display-art.js';
 import { KioskPanel } from '../kiosk/panel.js';
 import { withKioskPanel } from '../kiosk/front-panel.js';
@@ -55,6 +62,29 @@ function demoArgs(args: string[]): DemoArgs {
   return { locale: locale as Locale, display: display as DemoDisplay, kioskPort };
 }
 
+/** The display of the stations in the field: a 20x4 character LCD with an ASCII font. */
+const DEMO_LCD = { columns: 20, rows: 4 } as const;
+
+/** The simulated station with `display` in place of its recording one (a person watches this one). */
+function withDisplay(sim: ReturnType<typeof simulatedStationFor>, display: TerminalDisplay): StationHardware {
+  return {
+    locks: sim.locks,
+    doors: sim.doors,
+    scanners: sim.scanners,
+    keypad: sim.keypad,
+    cancelButton: sim.cancelButton,
+    display,
+    power: sim.power,
+    tamper: sim.tamper,
+    buzzer: sim.buzzer,
+    devices: () => sim.devices().map((d) => (d === sim.display ? display : d)),
+    close: async () => {
+      await sim.close();
+      await display.close();
+    },
+  };
+}
+
 export async function runDemo(args: string[]): Promise<number> {
   const { locale, display, kioskPort } = demoArgs(args);
   const stationDef = { id: DEMO_STATION_ID, password: DEMO_PASSWORD, boxes: DEMO_BOX_IDS };
@@ -63,16 +93,26 @@ export async function runDemo(args: string[]): Promise<number> {
   const serverUrl = await server.start();
   const origin = new URL(serverUrl).origin;
 
-  const { config, problems } = validateConfig(demoConfig(origin, locale));
+  // A token for this run only: its hash goes into the config, the token itself only to this terminal.
+  const token = newToken();
+  const { config, problems } = validateConfig({
+    ...demoConfig(origin, locale),
+    debug: { listen: { host: '127.0.0.1', port: 0 }, tokens: [{ name: 'demo', scope: 'service', hash: hashToken(token) }] },
+  });
   if (!config) throw new Error(`demo config invalid: ${JSON.stringify(problems)}`);
-  const log = createLogger(config.log.level, await prettyStream());
+  const ring = new LogRing(config.debug.logLines);
+  const log = createLogger(config.log.level, await prettyStream(), { ring });
   const hardware = simulatedStationFor(config);
-  // --display kiosk: the touchscreen page is the display (and a keypad beside the typed commands).
+  // What a person watches: by default the terminal display driver as the field's 20x4 LCD; with
+  // --display another geometry, drawn by that display's own driver code from the display events;
+  // with --display kiosk the touchscreen page (and a keypad beside the typed commands).
+  const lcd = display === 'text' ? new TerminalDisplay({ size: DEMO_LCD, charset: 'ascii', overflow: 'wrap', frame: 'unicode' }) : null;
   const panel =
     display === 'kiosk'
       ? new KioskPanel({ port: kioskPort, cancelLabel: locale === 'cs' ? 'Zrušit' : 'Cancel', keepAliveMs: 15_000, reconnect: { initialMs: 500, maxMs: 5_000, factor: 2 }, log })
       : null;
   if (panel) await panel.start();
+  const fieldHardware = (): StationHardware => (lcd ? withDisplay(hardware, lcd) : panel ? withKioskPanel(hardware, panel) : hardware);
 
   console.log(`pickup-station demo: simulated station ${config.station.id} (texts: ${locale})`);
   console.log(`reference server ${serverUrl}`);
@@ -80,11 +120,13 @@ export async function runDemo(args: string[]): Promise<number> {
   console.log(`PINs to pick up:  ${seed.pickups.map((p) => p.pin).join(', ')}`);
   console.log(HELP);
 
+  const loaded = { config, password: DEMO_PASSWORD };
+  const first = await startStation({ ...loaded, log, hardware: fieldHardware() });
+  const { station, port } = await startSupervised({ station: first, loaded, configFile: null, env: {}, log, ring, start: (l) => startStation({ ...l, log, hardware: fieldHardware() }) });
+  if (port?.url) console.log(`technician page: ${port.url}/  (service token for this run only: ${token})`);
   if (panel) console.log(`kiosk page: http://127.0.0.1:${panel.port}/ (open it in a browser at 800x480)`);
-
-  const station = await startStation({ config, password: DEMO_PASSWORD, log, hardware: panel ? withKioskPanel(hardware, panel) : hardware });
   station.runtime.onEvent((e) => {
-    if (e.type === 'display') console.log(display === 'text' || display === 'kiosk' ? frameDisplay(e.lines) : demoScreen(display, e.lines));
+    if (e.type === 'display' && !lcd) console.log(demoScreen(display === 'kiosk' || display === 'text' ? '20x4' : display, e.lines));
     if (e.type === 'box') console.log(renderBoxes(station.runtime.snapshot().boxes, config.station.boxes));
     if (e.type === 'alarm') console.log(`${e.active ? 'ALARM' : 'alarm cleared'}: ${e.alarm.detail}`);
   });

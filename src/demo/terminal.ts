@@ -19,12 +19,6 @@ export const HELP = `commands:
 
 type Box = { readonly id: string; readonly number: number };
 
-export function frameDisplay(lines: readonly string[]): string {
-  const width = Math.max(20, ...lines.map((l) => l.length));
-  const bar = '─'.repeat(width);
-  return [`┌${bar}┐`, ...lines.map((l) => `│${l.padEnd(width)}│`), `└${bar}┘`].join('\n');
-}
-
 export function renderBoxes(states: Readonly<Record<string, BoxStatus>>, boxes: readonly Box[]): string {
   return `boxes: ${boxes.map((b) => `${b.number}:${states[b.id] === 'OPEN' ? 'OPEN' : '·'}`).join(' ')}`;
 }

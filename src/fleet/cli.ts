@@ -5,13 +5,13 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
-import { EXIT_CONFIG, errorMessage } from '../errors.js';
+import { intOption, numberOption, usageFailure } from '../cli/args.js';
+import { EXIT_CONFIG, errorMessage, UsageError } from '../errors.js';
 import { createLogger, type LogLevelName } from '../log.js';
 import { SimConfigError, generateStation, parseSimData, seedData, type SeedData } from '../sim/index.js';
 import { FleetMetricsError } from './metrics.js';
 import { runFleet, type FleetSummary, type RunIo } from './run.js';
 
-export const EXIT_USAGE = 64;
 
 export const FLEET_USAGE = `usage: pickup-station fleet [options]
   --stations N                number of virtual stations (default 10; with --stations-file: all of it)
@@ -52,21 +52,10 @@ const processIo: FleetCliIo = {
   err: (line) => process.stderr.write(`${line}\n`),
 };
 
-class UsageError extends Error {}
-
-function int(raw: string | undefined, name: string, dflt: number, min: number, max: number): number {
-  if (raw === undefined) return dflt;
-  const n = Number(raw);
-  if (!Number.isInteger(n) || n < min || n > max) throw new UsageError(`--${name}: must be an integer ${min}..${max} (got ${raw})`);
-  return n;
-}
-
-function num(raw: string | undefined, name: string, dflt: number, min: number, max: number): number {
-  if (raw === undefined) return dflt;
-  const n = Number(raw);
-  if (!Number.isFinite(n) || n < min || n > max) throw new UsageError(`--${name}: must be a number ${min}..${max} (got ${raw})`);
-  return n;
-}
+/** An integer option with its default. */
+const int = (raw: string | undefined, name: string, dflt: number, min: number, max: number): number => intOption(raw, name, min, max) ?? dflt;
+/** A number option with its default. */
+const num = (raw: string | undefined, name: string, dflt: number, min: number, max: number): number => numberOption(raw, name, min, max) ?? dflt;
 
 export async function runFleetCli(argv: string[], io: FleetCliIo = processIo): Promise<number> {
   let values;
@@ -96,8 +85,9 @@ export async function runFleetCli(argv: string[], io: FleetCliIo = processIo): P
       },
     }));
   } catch (e) {
-    io.err(`${errorMessage(e)}\n${FLEET_USAGE}`);
-    return EXIT_USAGE;
+    const usage = usageFailure(e, FLEET_USAGE, (text) => io.err(text));
+    if (usage !== null) return usage;
+    throw e;
   }
   if (values.help === true) {
     io.out(FLEET_USAGE);
@@ -151,10 +141,9 @@ export async function runFleetCli(argv: string[], io: FleetCliIo = processIo): P
     io.out(values.json === true ? JSON.stringify(summary) : describe(summary));
     return 0;
   } catch (e) {
-    if (e instanceof UsageError || e instanceof FleetMetricsError) {
-      io.err(`${e.message}\n${FLEET_USAGE}`);
-      return EXIT_USAGE;
-    }
+    // A metrics option that cannot work (a token file missing, a public address without one) is the command line's mistake too.
+    const usage = usageFailure(e instanceof FleetMetricsError ? new UsageError(e.message) : e, FLEET_USAGE, (text) => io.err(text));
+    if (usage !== null) return usage;
     if (e instanceof SimConfigError) {
       io.err(e.message);
       return EXIT_CONFIG;

@@ -15,6 +15,7 @@ import type { SimStation } from '../sim/index.js';
 import { HeartbeatTracker } from './heartbeat.js';
 import { ACTION_KINDS, StationScript, emptyStats, type ScriptStats } from './script.js';
 import type { Supply } from './supply.js';
+import { sleep } from '../time.js';
 
 export interface FleetOptions {
   readonly stations: readonly SimStation[];
@@ -89,7 +90,7 @@ export class Fleet {
     for (let i = 0; i < stations.length && !this.stopping; i++) {
       const due = t0 + (i * rampMs) / stations.length;
       const wait = due - performance.now();
-      if (wait > 0) await new Promise((r) => setTimeout(r, wait));
+      if (wait > 0) await sleep(wait);
       if (this.stopping) break;
       this.members.push(await this.startOne(stations[i] as SimStation));
     }

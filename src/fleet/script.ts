@@ -10,6 +10,7 @@ import type { SimStation } from '../sim/index.js';
 import type { Endpoint } from '../protocol/types.js';
 import type { Supply } from './supply.js';
 import { WaitAbortedError, nextEvent, settledIn, until } from './wait.js';
+import { sleep as wait } from '../time.js';
 
 export type ActionKind = 'deposit' | 'pickup' | 'cancel';
 export const ACTION_KINDS: readonly ActionKind[] = ['deposit', 'pickup', 'cancel'];
@@ -148,17 +149,8 @@ export class StationScript {
   }
 }
 
-function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  return new Promise((resolve, reject) => {
-    if (signal.aborted) return reject(new WaitAbortedError());
-    const t = setTimeout(() => {
-      signal.removeEventListener('abort', onAbort);
-      resolve();
-    }, ms);
-    const onAbort = (): void => {
-      clearTimeout(t);
-      reject(new WaitAbortedError());
-    };
-    signal.addEventListener('abort', onAbort, { once: true });
-  });
+/** Wait, or end with WaitAbortedError once `signal` aborts. */
+async function sleep(ms: number, signal: AbortSignal): Promise<void> {
+  if (!signal.aborted) await wait(ms, signal);
+  if (signal.aborted) throw new WaitAbortedError();
 }

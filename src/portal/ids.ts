@@ -1,7 +1,6 @@
 /** Client-side checks of the UUIDs the spec requires in paths and bodies. */
 
-const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-const UUID_V4_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/i;
+import { UUID_ANY_CASE_RE as UUID_RE, UUID_V4_ANY_CASE_RE as UUID_V4_RE } from '../uuid.js';
 
 /** Any 8-4-4-4-12 hex id (record ids come from the portal; their version is its business). */
 export function assertUuid(what: string, v: string): void {

@@ -10,6 +10,7 @@
  */
 import * as z from '../zod-mini.js';
 import { UnansweredError } from '../errors.js';
+import { UUID_RE } from '../uuid.js';
 import type { ServerAnswer, ServerCommand } from './types.js';
 
 /**
@@ -18,7 +19,7 @@ import type { ServerAnswer, ServerCommand } from './types.js';
  */
 function buildSchemas() {
   const displayMessages = z._default(z.array(z.string()), []);
-  const uuidLower = z.string().check(z.regex(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/, 'not a lowercase UUID'));
+  const uuidLower = z.string().check(z.regex(UUID_RE, 'not a lowercase UUID'));
   const boxList = z.array(uuidLower).check(
     z.minLength(1, 'no boxes'),
     z.refine((b) => new Set(b).size === b.length, 'duplicate box ids'),

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { intOption, usageFailure } from '../cli/args.js';
 import { EXIT_CONFIG, errorMessage } from '../errors.js';
 import { CONTROL_PREFIX } from './control.js';
 import { parseSimData } from './data.js';
@@ -14,7 +15,6 @@ import { DEMO_STATION, defaultSeed, type SeedData } from './seed.js';
 import { ReferenceServer } from './server.js';
 import type { SimLogger } from './types.js';
 
-export const EXIT_USAGE = 64;
 export const EXIT_UNAVAILABLE = 69;
 
 export interface SimCliIo {
@@ -39,6 +39,8 @@ export const SIM_SERVER_USAGE = `usage: pickup-station sim-server [options]
 
 export async function runSimServerCli(argv: string[], io: SimCliIo = processIo): Promise<number> {
   let values;
+  let port: number | undefined;
+  let absenceMs: number | undefined;
   try {
     ({ values } = parseArgs({
       args: argv,
@@ -52,19 +54,16 @@ export async function runSimServerCli(argv: string[], io: SimCliIo = processIo):
         help: { type: 'boolean' },
       },
     }));
+    if (values.help === true) {
+      io.out(SIM_SERVER_USAGE);
+      return 0;
+    }
+    port = intOption(values.port, 'port', 0, 65535);
+    absenceMs = intOption(values['absence-ms'], 'absence-ms', 1, 24 * 3600_000);
   } catch (e) {
-    io.err(`${errorMessage(e)}\n${SIM_SERVER_USAGE}`);
-    return EXIT_USAGE;
-  }
-  if (values.help === true) {
-    io.out(SIM_SERVER_USAGE);
-    return 0;
-  }
-  const port = intOption(values.port, 'port', 0, 65535);
-  const absenceMs = intOption(values['absence-ms'], 'absence-ms', 1, 24 * 3600_000);
-  if (port instanceof Error || absenceMs instanceof Error) {
-    io.err(`${(port instanceof Error ? port : (absenceMs as Error)).message}\n${SIM_SERVER_USAGE}`);
-    return EXIT_USAGE;
+    const usage = usageFailure(e, SIM_SERVER_USAGE, (text) => io.err(text));
+    if (usage !== null) return usage;
+    throw e;
   }
 
   let data: SeedData;
@@ -110,12 +109,6 @@ export async function runSimServerCli(argv: string[], io: SimCliIo = processIo):
   await server.stop();
   io.out('reference station server stopped');
   return 0;
-}
-
-function intOption(raw: string | undefined, name: string, min: number, max: number): number | undefined | Error {
-  if (raw === undefined) return undefined;
-  const n = Number(raw);
-  return Number.isInteger(n) && n >= min && n <= max ? n : new Error(`--${name}: must be an integer ${min}..${max} (got ${raw})`);
 }
 
 function loadStationsFile(file: string): SeedData {

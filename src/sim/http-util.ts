@@ -1,5 +1,5 @@
 /** Small node:http helpers shared by the protocol and control handlers. */
-import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 
 /** Far above any protocol body (a /state of 999 boxes is ~50 KiB); guards against a runaway client. */
 export const BODY_LIMIT_BYTES = 256 * 1024;
@@ -16,14 +16,7 @@ export async function readBody(req: IncomingMessage, limit = BODY_LIMIT_BYTES): 
   return size > limit ? null : Buffer.concat(chunks).toString('utf8');
 }
 
-export function sendText(res: ServerResponse, status: number, contentType: string, text: string, headers: Readonly<Record<string, string>> = {}): void {
-  res.writeHead(status, { ...headers, 'content-type': contentType, 'content-length': Buffer.byteLength(text) });
-  res.end(text);
-}
-
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
-  sendText(res, status, 'application/json', JSON.stringify(body), headers);
-}
+export { sendJson, sendText } from '../http-json.js';
 
 /** Header values as single strings; the password never reaches a record or a log line. */
 export function recordHeaders(headers: IncomingHttpHeaders): Record<string, string> {

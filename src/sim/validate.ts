@@ -8,7 +8,9 @@ import * as z from 'zod';
 import { PIN_LENGTH, type Endpoint, type RequestBodies } from '../protocol/types.js';
 import type { SimStation } from './types.js';
 
-export const UUID_V4_LOWER = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+import { UUID_V4_RE as UUID_V4_LOWER } from '../uuid.js';
+
+export { UUID_V4_LOWER };
 
 /** A validated request of one endpoint, discriminated by `endpoint`. */
 export type SimRequest = { [E in Endpoint]: { readonly endpoint: E; readonly body: RequestBodies[E] } }[Endpoint];

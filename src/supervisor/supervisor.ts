@@ -17,6 +17,7 @@ import type { Logger } from '../log.js';
 import { isRescue, notFreeReason, readerActivity, SERVICE_FAULT } from '../station/core.js';
 import type { CoreConfig } from '../station/core-types.js';
 import { coreConfigOf } from '../station/runtime.js';
+import { sleep } from '../time.js';
 import { StationObserver } from './observe.js';
 import { SupervisorRefusal } from './refusal.js';
 
@@ -150,7 +151,7 @@ export class Supervisor {
   async whenFree(opts: { rescue?: boolean } = {}): Promise<void> {
     if (this.action !== null) throw new SupervisorRefusal('busy', `${this.action} in progress`);
     const deadline = performance.now() + QUIET_WAIT_MS;
-    while (this.station.runtime.snapshot().inFlight !== null && performance.now() < deadline) await new Promise((r) => setTimeout(r, POLL_MS));
+    while (this.station.runtime.snapshot().inFlight !== null && performance.now() < deadline) await sleep(POLL_MS);
     const snap = this.station.runtime.snapshot();
     const reason = opts.rescue && isRescue(snap) ? readerActivity(this.core, snap) : notFreeReason(this.core, snap);
     if (reason !== null) throw new SupervisorRefusal('busy', `not now: ${reason}`);

@@ -1,6 +1,7 @@
 /** Small HTTP helpers of the technician port: JSON answers, typed errors, bounded JSON bodies. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type * as z from 'zod';
+import { sendJson as sendJsonBody } from '../http-json.js';
 import { SupervisorRefusal, type RefusalCode } from '../supervisor/refusal.js';
 
 /** An answer other than 2xx, with a stable machine-readable `error` code and a message for people. */
@@ -33,10 +34,9 @@ export const COMMON_HEADERS: Readonly<Record<string, string>> = {
   'referrer-policy': 'no-referrer',
 };
 
+/** JSON with the port's common headers (`headers` may override them). */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
-  const text = JSON.stringify(body);
-  res.writeHead(status, { ...COMMON_HEADERS, 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text), ...headers });
-  res.end(text);
+  sendJsonBody(res, status, body, { ...COMMON_HEADERS, ...headers }, 'application/json; charset=utf-8');
 }
 
 export function sendError(res: ServerResponse, e: HttpError): void {

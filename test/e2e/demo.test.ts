@@ -1,4 +1,8 @@
-/** `npm start`'s demo as a person uses it: commands typed on stdin, display and boxes on stdout. */
+/**
+ * `npm start`'s demo as a person uses it: commands typed on stdin, display and boxes on stdout. The
+ * display is the terminal display driver imitating the field's 20x4 ASCII LCD: Czech texts arrive
+ * transliterated, long ones wrapped at 20 columns, exactly as that LCD shows them.
+ */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -34,15 +38,15 @@ describe('demo', () => {
   it('starts in Czech (--locale cs): its own texts and the server texts in Czech; a forced door and the tamper switch raise alarms; the buzzer rings the terminal bell', async () => {
     const { demo, io, exited, waitForOutput } = startDemo(['--locale', 'cs']);
     await waitForOutput('(texts: cs)');
-    await waitForOutput('│Naskenujte položku'); // the reference server's prompt, in the station's language
+    await waitForOutput('│Naskenujte polozku  │'); // the reference server's prompt, in the station's language, as the ASCII LCD shows it
     demo.stdin.write('scan 0000\n'); // unknown to the server: "please wait" while in flight, then its exception
-    await waitForOutput('│Čekejte prosím...');
-    await waitForOutput('│Položka nenalezena'); // the answer: an exception (the server's text, in Czech too)
+    await waitForOutput('│Cekejte prosim...   │');
+    await waitForOutput('│Polozka nenalezena  │'); // the answer: an exception (the server's text, in Czech too)
     let mark = io.out.length;
     demo.stdin.write('key 1\n');
     await waitForOutput('\x07', mark); // the accepted key's beep
     demo.stdin.write('key enter\n');
-    await waitForOutput('│PIN má 6 číslic', mark);
+    await waitForOutput('│PIN ma 6 cislic     │', mark);
     mark = io.out.length;
     demo.stdin.write('open 3\n');
     await waitForOutput('ALARM: box 3 forced open', mark);
@@ -51,9 +55,27 @@ describe('demo', () => {
     mark = io.out.length;
     demo.stdin.write('tamper open\n');
     await waitForOutput('ALARM: tamper', mark);
-    await waitForOutput('│Stanice mimo provoz', mark);
+    await waitForOutput('│Stanice mimo provoz │', mark);
     demo.stdin.write('tamper close\n');
     await waitForOutput('alarm cleared: tamper', mark);
+    demo.stdin.write('quit\n');
+    expect(await exited).toBe(0);
+  });
+
+  it('serves the technician page on loopback with a service token for this run only', async () => {
+    const { demo, io, exited, waitForOutput } = startDemo();
+    await waitForOutput(/technician page: http:\/\/127\.0\.0\.1:\d+\/ +\(service token for this run only: pst_[A-Za-z0-9_-]{43}\)/);
+    const [, url, token] = /technician page: (\S+) +\(service token for this run only: (\S+)\)/.exec(io.out) ?? [];
+    const page = await fetch(url!);
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('Technician token');
+    const status = await fetch(`${url}api/status`, { headers: { authorization: `Bearer ${token}` } });
+    expect(status.status).toBe(200);
+    expect(((await status.json()) as { stationId: string }).stationId).toBe('5b1f4a52-9c3e-4d7a-8e21-0c6f3b9a7d10');
+    // The token is a service token: the technician may act, here turn service mode on.
+    const service = await fetch(`${url}api/service`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"on":true}' });
+    expect(service.status).toBe(200);
+    expect((await fetch(`${url}api/status`)).status).toBe(401);
     demo.stdin.write('quit\n');
     expect(await exited).toBe(0);
   });
@@ -93,7 +115,7 @@ describe('demo', () => {
     demo.stdin.write('pin 654321\n');
     await waitForOutput(/boxes: .*5:OPEN 6:OPEN/, mark);
     // The station is in "closing" only once the /state reporting the open doors is answered.
-    await waitForOutput(/│Take your items from boxes 5, 6/, mark);
+    await waitForOutput('│Take your items from│\n│boxes 5, 6          │', mark);
     demo.stdin.write('status\n');
     await waitForOutput('mode: closing');
     demo.stdin.write('bogus\n');

@@ -88,13 +88,13 @@ describe('fleet metrics', () => {
     expect(code).toBe(0);
     expect(lines.join('\n')).toMatch(/metrics \(http:\/\/127\.0\.0\.1:\d+\/metrics\): one scrape of 2 stations = \d+ series, [\d.]+ MiB; render p50 \d+ ms/);
 
-    expect(await runFleetCli(['--metrics-port', '0', '--metrics-host', '0.0.0.0', '--duration-s', '1'], io)).toBe(64);
+    expect(await runFleetCli(['--metrics-port', '0', '--metrics-host', '0.0.0.0', '--duration-s', '1'], io)).toBe(2);
     expect(errors.join('\n')).toMatch(/loopback address only/);
-    expect(await runFleetCli(['--metrics-token-file', '/nonexistent'], io)).toBe(64);
+    expect(await runFleetCli(['--metrics-token-file', '/nonexistent'], io)).toBe(2);
     expect(errors.join('\n')).toMatch(/need --metrics-port/);
     const bad = join(mkdtempSync(join(tmpdir(), 'fleet-metrics-')), 'token');
     writeFileSync(bad, 'not-a-token-but-maybe-a-secret\n');
-    expect(await runFleetCli(['--metrics-port', '0', '--metrics-token-file', bad, '--duration-s', '1'], io)).toBe(64);
+    expect(await runFleetCli(['--metrics-port', '0', '--metrics-token-file', bad, '--duration-s', '1'], io)).toBe(2);
     expect(errors.join('\n')).not.toContain('not-a-token-but-maybe-a-secret');
   });
 });

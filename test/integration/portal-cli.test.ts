@@ -149,7 +149,7 @@ describe('create-test-record', () => {
     expect((await run('create-test-record', '--title', 'T', '--fond', '1')).code).toBe(2);
     const r = await run('create-test-record', '--title', 'T', '--fond', 'one', '--department', '7');
     expect(r.code).toBe(2);
-    expect(r.stderr).toContain('--fond must be an integer');
+    expect(r.stderr).toContain('--fond: must be an integer');
     expect(fake.requests).toHaveLength(0);
   });
 });

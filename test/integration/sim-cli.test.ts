@@ -60,9 +60,9 @@ describe('runSimServerCli', () => {
 
   it('exits 64 on a bad option and 78 on a bad stations file', async () => {
     const bad = io();
-    expect(await runSimServerCli(['--port', 'abc'], bad)).toBe(64);
+    expect(await runSimServerCli(['--port', 'abc'], bad)).toBe(2);
     expect(bad.errors.join('\n')).toMatch(/--port: must be an integer/);
-    expect(await runSimServerCli(['--frobnicate'], io())).toBe(64);
+    expect(await runSimServerCli(['--frobnicate'], io())).toBe(2);
     const file = join(mkdtempSync(join(tmpdir(), 'sim-cli-')), 'stations.json');
     writeFileSync(file, JSON.stringify({ stations: [{ id: 'x', password: 'p', boxes: [] }] }));
     const cfg = io();

@@ -28,3 +28,19 @@ export class ScriptedSender implements ProtocolSender {
 }
 
 export const waitForInput: ServerAnswer = { kind: 'command', command: { type: 'wait-for-input', displayMessages: ['Scan or PIN'] } };
+
+/**
+ * A server that never answers: every event ends unanswered after `ms` (the HTTP client's
+ * attempts x answerTimeout), or at once with "aborted" when the runtime aborts it (a stop).
+ */
+export class DeadServer implements ProtocolSender {
+  constructor(private readonly ms: number) {}
+  send<E extends Endpoint>(endpoint: E, body: RequestBodies[E], signal?: AbortSignal): Promise<SendOutcome> {
+    return new Promise((resolve) => {
+      const done = (reason: string) => resolve({ eventId: body.event, endpoint, attempts: [], result: { kind: 'unanswered', reason } });
+      const onAbort = () => (clearTimeout(t), done('aborted'));
+      const t = setTimeout(() => (signal?.removeEventListener('abort', onAbort), done('connect ECONNREFUSED')), this.ms);
+      signal?.addEventListener('abort', onAbort);
+    });
+  }
+}

@@ -15,27 +15,12 @@ import { loadConfigFile, type LoadedConfig } from '../../src/config/load.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { Supervisor } from '../../src/supervisor/supervisor.js';
 import { SimulatedStation } from '../../src/devices/sim/station.js';
-import type { ProtocolSender, SendOutcome } from '../../src/protocol/client.js';
-import type { Endpoint, RequestBodies } from '../../src/protocol/types.js';
+import { DeadServer } from '../support/scripted-sender.js';
 import { stateStalenessLimitMs, systemdFor, type SdNotifier } from '../../src/systemd/index.js';
+import { box, STATION } from '../support/shared.js';
 
-const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
-const BOX = (n: number) => `bbbbbbbb-bbbb-4bbb-8bbb-${String(n).padStart(12, '0')}`;
 const PASSWORD = 'abcdefghij0123456789';
 const silent = pino({ level: 'silent' });
-
-/** Every event unanswered after `ms` (the client's attempts × answerTimeout); aborted on stop. */
-class HangingServer implements ProtocolSender {
-  constructor(private readonly ms: number) {}
-  send<E extends Endpoint>(endpoint: E, body: RequestBodies[E], signal?: AbortSignal): Promise<SendOutcome> {
-    return new Promise((resolve) => {
-      const done = (reason: string) => resolve({ eventId: body.event, endpoint, attempts: [], result: { kind: 'unanswered', reason } });
-      const onAbort = () => (clearTimeout(t), done('aborted'));
-      const t = setTimeout(() => (signal?.removeEventListener('abort', onAbort), done('timeout')), this.ms);
-      signal?.addEventListener('abort', onAbort);
-    });
-  }
-}
 
 class RecordingNotifier implements SdNotifier {
   readonly enabled = true;
@@ -54,7 +39,7 @@ const start = (l: LoadedConfig): Promise<Station> =>
     config: l.config,
     password: l.password,
     log: silent,
-    client: new HangingServer(l.config.server.attempts * l.config.server.answerTimeoutMs),
+    client: new DeadServer(l.config.server.attempts * l.config.server.answerTimeoutMs),
     hardware: new SimulatedStation({ boxNumbers: [1, 2], doorSpringMs: 50, inputVoltage: 12, internetSignalStrength: 100 }),
   });
 
@@ -67,7 +52,7 @@ function configFile(): { file: string; write(extra: Partial<ConfigInput>): void 
     writeFileSync(
       file,
       JSON.stringify({
-        station: { id: STATION, passwordFile, boxes: [1, 2].map((n) => ({ number: n, id: BOX(n) })) },
+        station: { id: STATION.id, passwordFile, boxes: [1, 2].map((n) => ({ number: n, id: box(n) })) },
         server: { baseUrl: 'http://127.0.0.1:1' },
         storage: { directory: null },
         debug: { enabled: false },

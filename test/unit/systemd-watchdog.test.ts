@@ -10,11 +10,10 @@ import { validateConfig } from '../../src/config/load.js';
 import type { StationConfig } from '../../src/config/schema.js';
 import { SimulatedStation } from '../../src/devices/sim/station.js';
 import type { ProtocolSender, SendOutcome } from '../../src/protocol/client.js';
-import type { Endpoint, RequestBodies } from '../../src/protocol/types.js';
 import { StationRuntime } from '../../src/station/runtime.js';
 import { createSystemdIntegration, runtimeHeartbeatCheck, startLoopLagProbe, stateStalenessLimitMs, watchdogPeriodMs } from '../../src/systemd/index.js';
 import type { SdNotifier } from '../../src/systemd/notify.js';
-import { ScriptedSender, waitForInput } from '../support/scripted-sender.js';
+import { DeadServer, ScriptedSender, waitForInput } from '../support/scripted-sender.js';
 import { STATION } from '../support/shared.js';
 
 const BOX = (n: number) => `bbbbbbbb-bbbb-4bbb-8bbb-${String(n).padStart(12, '0')}`;
@@ -41,19 +40,6 @@ class RecordingNotifier implements SdNotifier {
   flush = () => Promise.resolve();
   pingTimes(): number[] {
     return this.sent.filter((s) => s.message === 'WATCHDOG=1').map((s) => Math.round(s.at - this.sent[0]!.at));
-  }
-}
-
-/** The server is down: every event ends unanswered after attempts × answerTimeout, as the HTTP client's would. */
-class DeadServer implements ProtocolSender {
-  constructor(private readonly ms: number) {}
-  send<E extends Endpoint>(endpoint: E, body: RequestBodies[E], signal?: AbortSignal): Promise<SendOutcome> {
-    return new Promise((resolve) => {
-      const done = (reason: string) => resolve({ eventId: body.event, endpoint, attempts: [], result: { kind: 'unanswered', reason } });
-      const onAbort = () => (clearTimeout(t), done('aborted'));
-      const t = setTimeout(() => (signal?.removeEventListener('abort', onAbort), done('connect ECONNREFUSED')), this.ms);
-      signal?.addEventListener('abort', onAbort);
-    });
   }
 }
 

@@ -7,6 +7,7 @@
  */
 import { request, type IncomingMessage, type RequestOptions } from 'node:http';
 import { SseParser } from '../../technician/sse.js';
+import { sleep } from '../../time.js';
 
 export type Target = { readonly kind: 'url'; readonly url: string } | { readonly kind: 'socket'; readonly path: string };
 
@@ -67,7 +68,7 @@ export class PortClient {
       } catch (e) {
         const reset = (e as NodeJS.ErrnoException).code === 'ECONNRESET';
         if (method !== 'GET' || !reset || retry >= GET_RESET_RETRIES) throw e;
-        await new Promise((r) => setTimeout(r, 50 * 2 ** retry));
+        await sleep(50 * 2 ** retry);
       }
     }
   }

@@ -18,7 +18,9 @@ import { formatEvent, formatLogLine, formatSelfTest, formatStatus, formatStreamE
 
 export const EXIT_OK = 0;
 export const EXIT_FAILURE = 1;
-export const EXIT_USAGE = 2;
+import { EXIT_USAGE, UsageError, usageFailure } from '../args.js';
+
+export { EXIT_USAGE };
 /** Name of the systemd credential stationctl reads its token from (LoadCredential= in a unit, or systemd-run). */
 export const TOKEN_CREDENTIAL = 'technician-token';
 
@@ -78,8 +80,6 @@ options:
 
 exit codes: 0 ok, 1 failure (station not running, token refused, action refused), 2 usage
 `;
-
-class UsageError extends Error {}
 
 function str(v: unknown): string | undefined {
   return typeof v === 'string' ? v : undefined;
@@ -349,8 +349,8 @@ export async function runTechnicianCli(argv: string[], io: TechnicianCliIo): Pro
     };
     return await execute(command, values, args, ctx);
   } catch (e) {
-    if (e instanceof UsageError || (e instanceof TypeError && 'code' in e && String(e.code).startsWith('ERR_PARSE_ARGS')))
-      return fail(EXIT_USAGE, `${e.message}\n(see stationctl --help)`);
+    const usage = usageFailure(e, '(see stationctl --help)', (text) => void fail(EXIT_USAGE, text));
+    if (usage !== null) return usage;
     if (e instanceof StationNotRunningError) return fail(EXIT_FAILURE, `${e.message}: is the service up? (systemctl status pickup-station; --url or --socket if it listens elsewhere)`);
     if (e instanceof TokenRefusedError) return fail(EXIT_FAILURE, 'token refused (401): check --token-file / $STATIONCTL_TOKEN (a new one: stationctl token new, its entry in debug.tokens, then stationctl reload)');
     if (e instanceof StationRefusedError) return fail(EXIT_FAILURE, refusal(e));

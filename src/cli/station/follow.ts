@@ -8,6 +8,7 @@
  * other refusal but "busy for now" (503: restarting, too many streams).
  */
 import { describeTarget, StationNotRunningError, StationRefusedError, TokenRefusedError, type PortClient, type Target } from './client.js';
+import { sleep } from '../../time.js';
 
 export interface FollowOptions {
   readonly client: PortClient;
@@ -29,18 +30,6 @@ function retryable(e: unknown): boolean {
   return e instanceof StationNotRunningError || e instanceof Error;
 }
 
-function sleep(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (signal?.aborted) return resolve();
-    const done = (): void => {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    };
-    const timer = setTimeout(done, ms);
-    signal?.addEventListener('abort', done, { once: true });
-  });
-}
 
 /**
  * Follow `path(reconnecting)` until `signal` aborts. `reconnecting` is true for every connection

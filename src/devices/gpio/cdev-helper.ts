@@ -5,6 +5,7 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { DeviceError, errorMessage } from '../../errors.js';
 import type { GpiodVersion } from './gpiod-tools.js';
+import { sleep } from '../../time.js';
 
 /** The last hardware boundary: node's spawn (mocked in unit tests). */
 export type SpawnFn = (command: string, args: readonly string[], options: { stdio: 'pipe'; detached: boolean }) => ChildProcessWithoutNullStreams;
@@ -140,9 +141,7 @@ export class Helper {
  * A pause that keeps the process alive. (An unref'd timer here once let `safe-state` exit 0
  * silently while it was waiting for a busy line: the rig's kill -9 test caught it.)
  */
-export function delay(ms: number): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
+export const delay = sleep;
 
 export interface CdevEnv {
   readonly spawn: SpawnFn;

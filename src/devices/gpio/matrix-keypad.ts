@@ -13,6 +13,7 @@ import type { Logger } from '../../log.js';
 import type { Keypad, KeypadKey, Unsubscribe } from '../types.js';
 import { DeviceBase, faulty, HEALTHY, Listeners } from '../device-base.js';
 import type { GpioBackend, InputLine, InputSpec, OutputLine, OutputSpec } from './types.js';
+import { sleep } from '../../time.js';
 
 export interface MatrixKeypadOptions {
   readonly rows: readonly OutputSpec[];
@@ -32,7 +33,6 @@ export function keyOf(char: string, special: MatrixKeypadOptions['specialKeys'])
   return kind ? { kind } : null;
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
 
 export class GpioMatrixKeypad extends DeviceBase implements Keypad {
   private readonly keys = new Listeners<[KeypadKey]>();
