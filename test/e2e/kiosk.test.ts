@@ -1,7 +1,7 @@
 /**
  * The touchscreen kiosk page in real headless Chromium at the 7" panel's 800×480 with touch
  * events, against the reference server: a pickup by touch from PIN to box-open (masked digits,
- * backspace, clear), the screen following the display lines live, the cancel button offered only
+ * backspace, clear, the idle clear), the screen following the display lines live, the cancel button offered only
  * while a deposit can be cancelled (and cancelling by touch), the PIN throttle's lock-out after
  * wrong PINs typed by touch. Keys at least 9 mm (47 px) on the panel, no text cut, no console
  * errors; and the kiosk server serves nothing but its page (loopback only, own Host only).
@@ -47,7 +47,7 @@ beforeAll(async () => {
     log: { level: 'silent' },
     storage: { directory: null },
     server: { baseUrl: new URL(url).origin, answerTimeoutMs: 2_000 },
-    timing: { heartbeatIntervalMs: 1_000, messageMs: 300, doorOpenTimeoutMs: 5_000 },
+    timing: { heartbeatIntervalMs: 1_000, messageMs: 300, doorOpenTimeoutMs: 5_000, pinIdleMs: 5_000 },
     locks: { pulseMs: 50 },
     pin: { maxFailures: 2 },
   });
@@ -78,6 +78,8 @@ const shown = (): string[] => [...panel.display.lastShown()];
 const tap = (key: string): Promise<void> => page.tap(`[data-key="${key}"]`);
 const shoot = (name: string): Promise<Buffer> => page.screenshot({ path: join(ARTIFACTS, `kiosk-${name}.png`) });
 const mode = (): string => station.runtime.snapshot().mode.kind;
+/** The page shows what the display was last given (compared afresh on every poll: the lines move on). */
+const screenFollows = (): Promise<void> => expect.poll(async () => JSON.stringify(await screenText()) === JSON.stringify(shown()), POLL).toBe(true);
 
 /** Nothing inside `selector` overflows its box (cut or scrolled away). */
 async function overflowing(selector: string): Promise<string[]> {
@@ -89,7 +91,7 @@ async function overflowing(selector: string): Promise<string[]> {
 describe('kiosk page at 800x480 with touch', () => {
   it('shows the display lines live; keys are at least 9 mm; nothing is cut', async () => {
     await waitFor('idle', () => mode() === 'idle');
-    await expect.poll(screenText, POLL).toEqual(shown());
+    await screenFollows();
     expect(shown().length).toBeGreaterThan(0);
     const keys = await page.locator('.key:visible').all();
     expect(keys.length).toBe(13);
@@ -119,15 +121,16 @@ describe('kiosk page at 800x480 with touch', () => {
     await shoot('pin-masked');
     await tap('enter');
     await waitFor('box 4 open', () => station.runtime.snapshot().boxes[box(4)] === 'OPEN');
+    await waitFor('closing', () => mode() === 'closing');
     expect(sim.locks.isEnergized(4) || station.runtime.snapshot().boxes[box(4)] === 'OPEN').toBe(true);
-    await expect.poll(screenText, POLL).toEqual(shown());
+    await screenFollows();
     expect((await screenText()).join(' ')).toMatch(/4/);
     expect(await page.isHidden('#cancel')).toBe(true);
     expect(await overflowing('#screen, #lines, .key')).toEqual([]);
     await shoot('pickup-box-open');
     sim.closeDoor(4);
     await waitFor('idle after pickup', () => mode() === 'idle');
-    await expect.poll(screenText, POLL).toEqual(shown());
+    await screenFollows();
   });
 
   it('the cancel button appears only while a deposit can be cancelled; a tap cancels it', async () => {
@@ -136,15 +139,23 @@ describe('kiosk page at 800x480 with touch', () => {
     await waitFor('closing', () => mode() === 'closing');
     await expect.poll(() => page.isVisible('#cancel'), POLL).toBe(true);
     expect(await page.textContent('#cancel')).toBe('Cancel');
-    await expect.poll(screenText, POLL).toEqual(shown());
+    await screenFollows();
     expect(await overflowing('#screen, #lines, .key')).toEqual([]);
     await shoot('deposit-cancel-offered');
     await page.tap('#cancel');
     await server.waitForRequest((r) => r.endpoint === 'cancel');
     await expect.poll(() => page.isHidden('#cancel'), POLL).toBe(true);
-    await expect.poll(screenText, POLL).toEqual(shown());
+    await screenFollows();
     sim.closeDoor(1);
     await waitFor('idle after the deposit', () => mode() === 'idle');
+  });
+
+  it("a PIN left half-typed is cleared by the core's idle timeout, as a hardware keypad's", async () => {
+    await tap('4');
+    await tap('2');
+    await expect.poll(screenText, POLL).toContain('PIN: **');
+    await expect.poll(screenText, { timeout: 15_000, interval: 100 }).not.toContain('PIN: **');
+    expect(station.runtime.snapshot().pin).toBe('');
   });
 
   it('wrong PINs by touch reach the PIN throttle: the lock-out shows', async () => {
