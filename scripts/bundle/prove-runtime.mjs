@@ -93,9 +93,17 @@ function startChild(args, env, stdin = 'ignore', command = runner) {
   return { child, io, all, waitFor, waitExit };
 }
 
+/** A line without the BELs (the demo's buzzer, on the same stdout) and CRs that can land before a log line. */
+function unprefixed(line) {
+  let i = 0;
+  while (line[i] === '\u0007' || line[i] === '\r') i++;
+  return line.slice(i);
+}
+
 function jsonLines(text) {
   return text
     .split('\n')
+    .map(unprefixed)
     .filter((l) => l.startsWith('{'))
     .map((l) => {
       try {

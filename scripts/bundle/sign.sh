@@ -22,7 +22,7 @@ while [ $# -gt 0 ]; do
     *) files+=("$1"); shift ;;
   esac
 done
-[ -n "$KEY_ID" ] && [ "${#files[@]}" -gt 0 ] || { echo "usage: $0 --key-id FINGERPRINT FILE..." >&2; exit 2; }
+if [ -z "$KEY_ID" ] || [ "${#files[@]}" = 0 ]; then echo "usage: $0 --key-id FINGERPRINT FILE..." >&2; exit 2; fi
 
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
