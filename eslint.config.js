@@ -9,7 +9,7 @@ const ZOD_MINI_NAMESPACE = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/', 'app/', 'bench/out/', 'node_modules/', 'coverage/', 'test-artifacts/', '.rig/', 'release/', '.cache/', 'src/debug/page/**'] },
+  { ignores: ['dist/', 'app/', 'bench/out/', 'node_modules/', 'coverage/', 'test-artifacts/', '.rig/', '.board/', 'release/', '.cache/', 'src/debug/page/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
