@@ -9,7 +9,7 @@ const ZOD_MINI_NAMESPACE = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/', 'app/', 'bench/out/', 'node_modules/', 'coverage/', 'test-artifacts/', '.rig/', 'release/', '.cache/', 'src/technician/page/**'] },
+  { ignores: ['dist/', 'app/', 'bench/out/', 'node_modules/', 'coverage/', 'test-artifacts/', '.rig/', '.board/', 'release/', '.cache/', 'src/technician/page/**'] },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {

@@ -111,10 +111,6 @@ async function powerCut() {
   while (alive()) await sleep(50);
   for (const f of ['ssh-' + SSH_PORT + '.sock']) rmSync(join(RUN, f), { force: true });
 }
-async function waitDown(limitMs = 180_000) {
-  const t = performance.now();
-  while (alive()) { if (performance.now() - t > limitMs) throw new Fail('guest did not go down'); await sleep(500); }
-}
 
 // --- the reference server (host loopback) ------------------------------------------------------
 let simProc;
@@ -131,7 +127,6 @@ async function startSim(appDir) {
 const sim = async (path, init) => (await fetch(`http://127.0.0.1:${SIM_PORT}/_control${path}`, init)).json();
 const requests = async (after = 0) => (await sim(`/requests?after=${after}`)).requests;
 const lastSeq = async () => { const r = await requests(0); return r.length ? r[r.length - 1].seq : 0; };
-const fault = (endpoint, f, times) => sim('/fault', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ endpoint, fault: f, ...(times ? { times } : {}) }) });
 const clearFaults = () => sim('/clear-faults', { method: 'POST' });
 async function waitReq(pred, what, afterSeq, limitMs = 60_000) {
   const t = performance.now();
@@ -213,6 +208,11 @@ async function configure(over = {}) {
   await g(`install -m 0640 -o root -g pickup-station /root/config.json /etc/pickup-station/config.json &&
     install -m 0600 -o root -g root /root/station-password /etc/pickup-station/credentials/station-password &&
     install -m 0600 -o root -g root /root/technician-tokens /etc/pickup-station/credentials/technician-tokens && rm /root/station-password /root/technician-tokens`);
+  // The one local change, in a drop-in as README "Local changes to the unit" says, and not a
+  // sandboxing line: under TCG the first start (no V8 code cache yet) took 96-100 s, over the
+  // shipped TimeoutStartSec=90s (a Pi's cores run Node some 10x faster than this emulation).
+  await writeGuest('/root/board-emulation.conf', '[Service]\n# The virtual board is an emulation (TCG): starts are ~10x slower than on a Pi.\nTimeoutStartSec=600s\n');
+  await g('install -D -m 0644 /root/board-emulation.conf /etc/systemd/system/pickup-station.service.d/board-emulation.conf && systemctl daemon-reload');
 }
 
 async function firstState(after, what) {
@@ -277,7 +277,7 @@ async function main() {
   await waitEvent(/ ready$/, 'board-io ready');
   let seq = await lastSeq();
   let t = performance.now();
-  await g('systemctl restart pickup-station');
+  await g('systemctl restart pickup-station', { timeoutMs: 900_000 });
   let first = await firstState(seq, 'after the documented start');
   figure('systemctl restart -> first /state at the server, s', ((performance.now() - t) / 1000).toFixed(1));
   check(first.stationId === STATION.id && first.body.st === 'UP', `first /state UP from the installed station (${first.body.st})`);

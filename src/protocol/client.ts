@@ -117,6 +117,8 @@ function delay(ms: number, signal?: AbortSignal): Promise<void> {
 export class HttpProtocolClient implements ProtocolSender {
   private readonly http: Got;
   private readonly now: () => number;
+  /** Whether the last attempt was answered: an answered heartbeat after an answered one logs at debug. */
+  private lastAnswered = false;
 
   constructor(private readonly opts: ProtocolClientOptions) {
     this.now = opts.now ?? (() => performance.now());
@@ -222,7 +224,13 @@ export class HttpProtocolClient implements ProtocolSender {
             const answer = parseServerResponse(res.statusCode, res.contentType, res.body);
             const ms = this.now() - slotStart;
             attempts.push({ attempt, traceId, status: res.statusCode, answered: true, error: null, ms });
-            log.info({ endpoint, eventId, traceId, attempt, status: res.statusCode, answer: answer.kind, ms: Math.round(ms) }, 'event answered');
+            // A heartbeat answered at its first attempt, the previous event answered too, is an
+            // idle station's whole traffic: at debug, so that idle writes nothing to the journal
+            // (an SD card wears by writes). The first answer of a run, the first after a failure,
+            // readers' events, resends and exception answers stay at info.
+            const routine = endpoint === 'state' && attempt === 1 && answer.kind === 'command' && this.lastAnswered;
+            this.lastAnswered = true;
+            log[routine ? 'debug' : 'info']({ endpoint, eventId, traceId, attempt, status: res.statusCode, answer: answer.kind, ms: Math.round(ms) }, 'event answered');
             return answer;
           } catch (e) {
             if (signal?.aborted) throw new AbortError('station stopping');
@@ -230,6 +238,7 @@ export class HttpProtocolClient implements ProtocolSender {
             const reason = exchange.abandoned() ?? (e instanceof UnansweredError ? e.reason : describeTransportError(e));
             const ms = this.now() - slotStart;
             attempts.push({ attempt, traceId, status, answered: false, error: reason, ms });
+            this.lastAnswered = false;
             log.warn({ endpoint, eventId, traceId, attempt, status, error: reason, ms: Math.round(ms) }, 'event unanswered');
             throw new UnansweredError(reason, status);
           }

@@ -67,7 +67,8 @@ describe('the daemon given a 200 MB answer', () => {
   it('abandons it, resends with the same eventId, and its RSS (peak too) stays put', async () => {
     server = new HostileServer(() => ({ kind: 'json', body: WAIT_FOR_INPUT }));
     const url = await server.start();
-    daemon = await startDaemon(url, { server: { answerTimeoutMs: 1_500 }, timing: { heartbeatIntervalMs: 300 } });
+    // debug: answered heartbeats after the first are logged at that level only.
+    daemon = await startDaemon(url, { server: { answerTimeoutMs: 1_500 }, timing: { heartbeatIntervalMs: 300 }, log: { level: 'debug' } });
     const d = daemon;
     // Warm: a few heartbeats answered, so start-up allocation is behind us.
     await d.waitForLine((l) => l['msg'] === 'event answered' && Number(l['attempt']) === 1 && d.lines().filter((x) => x.includes('"event answered"')).length >= 8, 'eight answered heartbeats');

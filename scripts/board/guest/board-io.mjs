@@ -3,7 +3,7 @@
 // /dev/uhid by uhid-keyboard.mjs, the driver rig's) and the person at the boxes (door switches on
 // the gpio-sim chip "virt-board", driven through sim_gpioN/pull).
 // It records every lock and buzzer output change with CLOCK_MONOTONIC ms to /run/board-io/events.log
-// (sampled every 2 ms; it starts before the station, so a pulse at a start is seen).
+// (sampled every 20 ms; it starts before the station, so a pulse at a start is seen).
 // Commands, one per line into the FIFO /run/board-io/in:
 //   rfid VALUE | keypad DIGITS        type it (+ Enter)
 //   door N open | door N close        a person opens or shuts door N
@@ -11,6 +11,8 @@
 // Runs with the release's node (the board has no other).
 import { appendFileSync, closeSync, constants, createReadStream, mkdirSync, openSync, readFileSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
+import { Buffer } from 'node:buffer';
+import { setInterval, setTimeout } from 'node:timers';
 import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EVENT_SIZE, create2Event, input2Event } from './uhid-keyboard.mjs';
@@ -40,7 +42,7 @@ setInterval(() => {
     log(`${x.name} ${v ? 'on' : 'off'}`);
     if (v && x.box !== undefined && springs.delete(x.box)) setTimeout(() => door(x.box, true), 50);
   }
-}, 2);
+}, 20);
 
 // --- HID -----------------------------------------------------------------------------------------
 const DEVICES = {
@@ -70,7 +72,7 @@ setInterval(() => {
       writeSync(fd, r);
     }
   }
-}, 5);
+}, 50);
 // US layout, main block: a-z 0x04.., 1-9 0x1e.., 0 0x27; Enter 0x28.
 const usage = (ch) => (ch >= 'a' && ch <= 'z' ? 0x04 + ch.charCodeAt(0) - 97 : ch === '0' ? 0x27 : 0x1e + ch.charCodeAt(0) - 49);
 async function type(name, text) {

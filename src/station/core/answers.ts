@@ -85,8 +85,11 @@ function rejectCommand(ctx: Ctx, endpoint: Endpoint, reason: string): void {
 }
 
 function applyCommand(ctx: Ctx, endpoint: Endpoint, command: ServerCommand): void {
-  const { log } = ctx;
-  log('info', `server command ${command.type}`, { endpoint, ...('boxes' in command ? { boxes: command.boxes } : {}) });
+  const { log, s } = ctx;
+  // The same wait-for-input the station already shows (every idle heartbeat's answer) changes
+  // nothing: debug. Anything that changes what the station does or shows stays at info.
+  const unchanged = command.type === 'wait-for-input' && s.mode.kind === 'idle' && sameLines(s.mode.lines, command.displayMessages);
+  log(unchanged ? 'debug' : 'info', `server command ${command.type}`, { endpoint, ...('boxes' in command ? { boxes: command.boxes } : {}) });
   switch (command.type) {
     case 'wait-for-input':
       setMode(ctx, { kind: 'idle', lines: command.displayMessages });
@@ -123,4 +126,8 @@ export function onUnanswered(ctx: Ctx, endpoint: Endpoint, reason: string): void
   } else {
     log('warn', 'server still unanswered', { endpoint, reason });
   }
+}
+
+function sameLines(a: readonly string[], b: readonly string[]): boolean {
+  return a.length === b.length && a.every((line, i) => line === b[i]);
 }
