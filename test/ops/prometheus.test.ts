@@ -193,7 +193,7 @@ describe.runIf(haveProm && haveNodeExporter)('a real Prometheus and node_exporte
     await eventually('every rule evaluated', async () => {
       const rules = (await (await fetch(`${promUrl}/api/v1/rules`)).json()) as { data: { groups: { rules: { name: string; health: string; lastError?: string }[] }[] } };
       const all = rules.data.groups.flatMap((g) => g.rules);
-      expect(all).toHaveLength(13);
+      expect(all).toHaveLength(14);
       for (const r of all) if (r.health === 'err') throw new Error(`${r.name}: ${r.lastError ?? ''}`);
       return all.every((r) => r.health === 'ok');
     });
