@@ -9,10 +9,11 @@ import { spawn, spawnSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { holdUpdateLock, UPDATE_LOCK_FILE } from '../../src/systemd/update-lock.js';
 import { startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
 import { DaemonRig } from '../support/daemon.js';
+import { disposeSigningKeys, makeSigningKeys, signDetached, type SigningKeys } from '../support/gpg.js';
 import { waitFor } from '../support/shared.js';
 import { requireTool, runs } from '../support/tools.js';
 
@@ -20,6 +21,7 @@ const REPO = join(import.meta.dirname, '../..');
 const SCRIPT = join(REPO, 'systemd/install.sh');
 const IS_ROOT = process.getuid?.() === 0;
 const HAVE_SYSTEMCTL = requireTool('systemctl', runs('systemctl', ['--version']), 'systemd');
+const HAVE_GPG = requireTool('gpg', runs('gpg', ['--version']), 'gpg') && requireTool('gpgv', runs('gpgv', ['--version']), 'gpgv');
 
 describe('the daemon side: updates.lock follows the station', () => {
   let d: DebugHarness | undefined;
@@ -50,7 +52,15 @@ describe('the daemon side: updates.lock follows the station', () => {
   });
 });
 
-describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL)('install.sh waits for the update lock', { timeout: 90_000 }, () => {
+describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh waits for the update lock', { timeout: 90_000 }, () => {
+  // Bundles are signed by a vendor key the installer is given (--key), as in the field.
+  let keys: SigningKeys;
+  beforeAll(() => {
+    keys = makeSigningKeys(mkdtempSync(join(tmpdir(), 'update-lock-keys-')));
+  });
+  afterAll(() => {
+    disposeSigningKeys(keys);
+  });
   let work: string;
   let root: string;
   let rig: DaemonRig | undefined;
@@ -88,13 +98,12 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL)('install.sh waits for the update lo
     }
     const file = join(work, `pickup-station-${version}.tar.gz`);
     expect(spawnSync('tar', ['-czf', file, '-C', join(work, 'src'), `pickup-station-${version}`]).status).toBe(0);
+    signDetached(keys, 'vendor', file);
     return file;
   }
   const env = (): NodeJS.ProcessEnv => ({ PATH: process.env['PATH'], NODE: process.execPath, PICKUP_INSTALL_RECORD: join(work, 'record.txt') });
-  // The bundles here are unsigned: signatures are systemd-install.test.ts's subject, the lock is this one's.
   const install = (args: string[]) => {
-    const unsigned = args.includes('--bundle') ? ['--insecure-skip-signature'] : [];
-    const r = spawnSync('bash', [SCRIPT, '--root', root, ...args, ...unsigned], { env: env(), encoding: 'utf8' });
+    const r = spawnSync('bash', [SCRIPT, '--root', root, ...args, '--key', keys.vendorPublic], { env: env(), encoding: 'utf8' });
     return { status: r.status, out: r.stdout + r.stderr };
   };
   const current = (): string => readlinkSync(join(root, 'opt/pickup-station/current'));
@@ -140,7 +149,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL)('install.sh waits for the update lo
     rig.setDoor(2, 'OPEN');
     await waitFor('the daemon holds the lock', () => existsSync(lockFile()));
 
-    const child = spawn('bash', [SCRIPT, '--root', root, '--bundle', bundle('2.0.0'), '--lock-wait', '60', '--insecure-skip-signature'], { env: env() });
+    const child = spawn('bash', [SCRIPT, '--root', root, '--bundle', bundle('2.0.0'), '--lock-wait', '60', '--key', keys.vendorPublic], { env: env() });
     let out = '';
     child.stdout.on('data', (b: Buffer) => (out += b.toString()));
     child.stderr.on('data', (b: Buffer) => (out += b.toString()));
