@@ -241,10 +241,9 @@ async function pickup(pin, boxes) {
   for (const n of boxes) await waitReq((r) => isState(r) && boxSt(r, n) === 'OPEN', `/state box ${n} OPEN`, p.seq);
   for (const n of boxes) await io(`door ${n} close`);
   await waitReq((r) => isState(r) && boxes.every((n) => boxSt(r, n) === 'CLOSED') && r.body.st === 'UP', `/state boxes ${boxes} CLOSED`, p.seq + boxes.length);
-  const snap = await sim(`/stations/${STATION.id}`);
-  check(snap.active === null || snap.active === undefined || snap.active?.boxes?.length === 0 || true, 'pickup: server state read');
-  const left = (await requests(seq)).filter((r) => r.endpoint === 'pin-enter');
-  check(left.length === 1 && left[0].response?.boxIds?.length === boxes.length, `pickup: the PIN typed on the HID keypad opened boxes ${boxes.join(' and ')} (one /pin-enter, answered)`);
+  const pins = (await requests(seq)).filter((r) => r.endpoint === 'pin-enter');
+  const answer = JSON.stringify(pins[0]?.response ?? null);
+  check(pins.length === 1 && boxes.every((n) => answer.includes(boxId(n))), `pickup: the PIN typed on the HID keypad opened boxes ${boxes.join(' and ')} (one /pin-enter, answered box-open)`);
 }
 
 async function checkPulses(boxes, from) {
@@ -324,9 +323,9 @@ async function main() {
   await waitReq(isState, '/state after the watchdog restart', seq, 120_000);
 
   // Power cut mid-pulse of a pickup (box 4), door opened by the person; then a boot.
+  // The door springs open 50 ms into the pulse (board-io); the cut comes as soon as the host sees it.
+  await io('spring 4');
   await powerCutRow('pickup: mid-pulse, door open', PIN_ONE, 4, async () => {
-    await waitEvent(/ lock 4 on/, 'lock 4 energized');
-    await io('door 4 open');
     await waitEvent(/ door 4 open/, 'door 4 open');
     const l = await events();
     return !l.some((x) => / lock 4 off/.test(x));
