@@ -241,10 +241,9 @@ async function pickup(pin, boxes) {
   for (const n of boxes) await waitReq((r) => isState(r) && boxSt(r, n) === 'OPEN', `/state box ${n} OPEN`, p.seq);
   for (const n of boxes) await io(`door ${n} close`);
   await waitReq((r) => isState(r) && boxes.every((n) => boxSt(r, n) === 'CLOSED') && r.body.st === 'UP', `/state boxes ${boxes} CLOSED`, p.seq + boxes.length);
-  const snap = await sim(`/stations/${STATION.id}`);
-  check(snap.active === null || snap.active === undefined || snap.active?.boxes?.length === 0 || true, 'pickup: server state read');
-  const left = (await requests(seq)).filter((r) => r.endpoint === 'pin-enter');
-  check(left.length === 1 && left[0].response?.boxIds?.length === boxes.length, `pickup: the PIN typed on the HID keypad opened boxes ${boxes.join(' and ')} (one /pin-enter, answered)`);
+  const pins = (await requests(seq)).filter((r) => r.endpoint === 'pin-enter');
+  const answer = JSON.stringify(pins[0]?.response ?? null);
+  check(pins.length === 1 && boxes.every((n) => answer.includes(boxId(n))), `pickup: the PIN typed on the HID keypad opened boxes ${boxes.join(' and ')} (one /pin-enter, answered box-open)`);
 }
 
 async function checkPulses(boxes, from) {
@@ -324,9 +323,9 @@ async function main() {
   await waitReq(isState, '/state after the watchdog restart', seq, 120_000);
 
   // Power cut mid-pulse of a pickup (box 4), door opened by the person; then a boot.
+  // The door springs open 50 ms into the pulse (board-io); the cut comes as soon as the host sees it.
+  await io('spring 4');
   await powerCutRow('pickup: mid-pulse, door open', PIN_ONE, 4, async () => {
-    await waitEvent(/ lock 4 on/, 'lock 4 energized');
-    await io('door 4 open');
     await waitEvent(/ door 4 open/, 'door 4 open');
     const l = await events();
     return !l.some((x) => / lock 4 off/.test(x));
@@ -375,8 +374,44 @@ async function powerCutRow(row, pin, box, reach, doorsOpenAfter, message) {
   await waitReq((r) => isState(r) && doorsOpenAfter.every((n) => boxSt(r, n) === 'CLOSED'), 'doors closed after the row', second.seq);
 }
 
+/** Sectors written to the root disk so far (field 7 of /sys/block/vda/stat, 512-byte sectors). */
+const written = async () => Number((await g('cat /sys/block/vda/stat')).trim().split(/\s+/)[6]) * 512;
+
+/** Disk bytes written over `seconds` of idle, scaled to an hour (journald's sync and ext4's commit included). */
+async function idleWrites(seconds) {
+  await g('sync');
+  const a = await written();
+  await sleep(seconds * 1000);
+  const b = await written();
+  return ((b - a) * 3600) / seconds;
+}
+
 async function full() {
-  say('full matrix: not in this run yet');
+  const W = Number(process.env.BOARD_IDLE_S ?? 300);
+  // Idle: the station with its 30 s heartbeat, then the same board with the station stopped.
+  const withStation = await idleWrites(W);
+  figure(`disk bytes written per idle hour, station running (${W} s window, scaled)`, Math.round(withStation));
+  const seq = await lastSeq();
+  await g('sync');
+  const a = await written();
+  await pickupAgain(seq);
+  await g('sync');
+  figure('disk bytes written by one two-box pickup (incl. its /state reports), bytes', (await written()) - a);
+  await g('systemctl stop pickup-station');
+  const without = await idleWrites(W);
+  figure(`disk bytes written per idle hour, station stopped (${W} s window, scaled)`, Math.round(without));
+  await g('systemctl start pickup-station', { timeoutMs: 900_000 });
+}
+
+/** A second pickup for the write figure: boxes 8 and 9 by PIN (the doors spring open). */
+async function pickupAgain(seq) {
+  await io('spring 8');
+  await io('spring 9');
+  await io(`keypad ${PIN_TWO_B}`);
+  const p = await waitReq((r) => r.endpoint === 'pin-enter' && r.status === 200, 'pin-enter answered', seq);
+  for (const n of [8, 9]) await waitReq((r) => isState(r) && boxSt(r, n) === 'OPEN', `/state box ${n} OPEN`, p.seq);
+  for (const n of [8, 9]) await io(`door ${n} close`);
+  await waitReq((r) => isState(r) && [8, 9].every((n) => boxSt(r, n) === 'CLOSED'), '/state boxes 8, 9 CLOSED', p.seq + 2);
 }
 
 let failed = false;

@@ -75,14 +75,16 @@ setInterval(() => {
 }, 50);
 // US layout, main block: a-z 0x04.., 1-9 0x1e.., 0 0x27; Enter 0x28.
 const usage = (ch) => (ch >= 'a' && ch <= 'z' ? 0x04 + ch.charCodeAt(0) - 97 : ch === '0' ? 0x27 : 0x1e + ch.charCodeAt(0) - 49);
+// All reports in one burst, as a scanner sends them within milliseconds: paced by timers, a TCG
+// hiccup of over 500 ms between two keys made the station drop the frame as incomplete
+// (frameTimeoutMs). hidraw queues 64 reports per reader; a 16-character tag + Enter is 34.
 async function type(name, text) {
   const UP = [0, 0, 0, 0, 0, 0, 0, 0];
   for (const u of [...[...text].map(usage), 0x28]) {
     writeSync(fds[name], input2Event([0, 0, u, 0, 0, 0, 0, 0]));
-    await sleep(4);
     writeSync(fds[name], input2Event(UP));
-    await sleep(4);
   }
+  await sleep(0);
   log(`typed ${text.length} keys + Enter on ${name}`); // never the keys: a PIN is a secret
 }
 
