@@ -7,7 +7,7 @@
  *   on and off run in turn, the order swapped each round; scraped every 15 s, as the ops/ example
  *   configures Prometheus. With --experiment also under node --max-semi-space-size=1: most of a
  *   difference as shipped is the young generation's pages, which any extra allocation touches
- *   sooner (see README, Benchmarks);
+ *   sooner (see docs/development.md, Benchmarks);
  * - the scan path: scan → /item-identify at the server over a real pty (as bench/scan.ts), the two
  *   stations interleaved, the order rotated, scraped every second (harsher than any Prometheus);
  * - idle CPU: three daemons at the default heartbeat, side by side: metrics off, on, and on with

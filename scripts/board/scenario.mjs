@@ -87,7 +87,7 @@ async function boot(doorsOpen = []) {
   const cmdline = `root=/dev/vda rw console=ttyAMA0 net.ifnames=0 quiet loglevel=4${doorsOpen.length ? ` board.doors=${doorsOpen.join(',')}` : ''}`;
   // cache=writeback: the guest sees a volatile write cache and flushes it (ext4 commits, fsync);
   // QEMU passes each flush to the image (fdatasync). A SIGKILL to QEMU loses what only the guest's
-  // RAM held (its page cache), as a power cut does. README.md says what this cannot show.
+  // RAM held (its page cache), as a power cut does. scripts/board/README.md says what this cannot show.
   const args = ['-M', 'virt', '-accel', 'tcg,thread=multi', '-cpu', 'cortex-a72', '-smp', process.env.BOARD_SMP ?? '2', '-m', '1024',
     '-display', 'none', '-monitor', 'none', '-serial', `file:${RUN}/serial.log`, '-no-reboot',
     '-kernel', `${KDIR}/vmlinuz`, '-initrd', `${KDIR}/initrd.img`, '-append', cmdline,
@@ -191,7 +191,7 @@ async function install() {
   const name = basename(BUNDLE);
   await g(`cat > /root/${name}`, { input: readFileSync(BUNDLE), timeoutMs: 300_000 });
   const dir = name.replace(/-linux-[a-z0-9]+\.tar\.gz$/, '');
-  // README "Operating a station" → Install, word for word (as root: no sudo on the board image).
+  // docs/operating.md → Install, word for word (as root: no sudo on the board image).
   const t = performance.now();
   const out = await g(`cd /root && mkdir -p /tmp/ps && tar -xzf ${name} -C /tmp/ps && bash /tmp/ps/${dir}/systemd/install.sh --bundle ${name} 2>&1`, { timeoutMs: 900_000 });
   figure('install (tar -x + install.sh --bundle), s', ((performance.now() - t) / 1000).toFixed(1));
@@ -199,7 +199,7 @@ async function install() {
 }
 
 async function configure(over = {}) {
-  // README "Operating a station" → Configure: the config, the password as a credential file
+  // docs/operating.md → Configure: the config, the password as a credential file
   // (install -m 0600 -o root -g root), technician tokens; then a restart.
   await writeGuest('/root/station-password', STATION.password, '0600');
   await writeGuest('/root/config.json', JSON.stringify(config(over), null, 2));
@@ -208,7 +208,7 @@ async function configure(over = {}) {
   await g(`install -m 0640 -o root -g pickup-station /root/config.json /etc/pickup-station/config.json &&
     install -m 0600 -o root -g root /root/station-password /etc/pickup-station/credentials/station-password &&
     install -m 0600 -o root -g root /root/technician-tokens /etc/pickup-station/credentials/technician-tokens && rm /root/station-password /root/technician-tokens`);
-  // The one local change, in a drop-in as README "Local changes to the unit" says, and not a
+  // The one local change, in a drop-in as docs/operating.md "Local changes to the unit" says, and not a
   // sandboxing line: under TCG the first start (no V8 code cache yet) took 96-100 s, over the
   // shipped TimeoutStartSec=90s (a Pi's cores run Node some 10x faster than this emulation).
   await writeGuest('/root/board-emulation.conf', '[Service]\n# The virtual board is an emulation (TCG): starts are ~10x slower than on a Pi.\nTimeoutStartSec=600s\n');

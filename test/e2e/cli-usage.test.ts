@@ -1,5 +1,5 @@
 /**
- * The built `pickup-station` as a process (issue 15 point 5): a wrong command line exits 2 with
+ * The built `pickup-station` as a process: a wrong command line exits 2 with
  * what is wrong and the usage text, a bad config exits 78 with its paths — never a stack trace.
  */
 import { spawnSync } from 'node:child_process';

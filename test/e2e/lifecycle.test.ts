@@ -1,5 +1,5 @@
 /**
- * Signals on the real daemon (issue 11 point 5, issue 15 point 6): SIGTERM drains (new input
+ * Signals on the real daemon (docs/decisions/0009, 0010): SIGTERM drains (new input
  * refused, the event in flight answered, an answered box-open pulsed and reported, then every lock
  * OFF and exit 0) within timing.drainLimitMs; a second SIGTERM or the limit ends it at once;
  * SIGHUP reloads the config like the technician reload; every other terminating signal goes

@@ -1,5 +1,5 @@
 /**
- * Answers are bounded (issue 15 point 3), against a hostile server double on 127.0.0.1: a 200 MB
+ * Answers are bounded (docs/decisions/0039), against a hostile server double on 127.0.0.1: a 200 MB
  * answer (chunked, or announced by Content-Length) is read only up to server.maxAnswerBytes and
  * abandoned; the attempt counts as unanswered with the reason named and the event is resent with
  * the same eventId; the daemon's RSS — peak included — stays where it was.

@@ -1,5 +1,5 @@
 /**
- * Restart truth (issue 11 point 4) with the real daemon: SIGKILL at each step of a deposit, a
+ * Restart truth (docs/decisions/0008) with the real daemon: SIGKILL at each step of a deposit, a
  * pickup, a cancel and a technician open, then a restart, checked against the reference server's
  * record of requests.
  *
@@ -219,7 +219,7 @@ describe('SIGKILL at each step, then a restart', () => {
     expect(after.lines().filter((l) => l.msg === 'pulsing lock')).toEqual([]);
     expect(Object.values(rig.sim().locks).every((on) => !on)).toBe(true);
 
-    // Secrets (issue 11 point 9): both runs' logs, the journal and every other file in the state
+    // Secrets (docs/decisions/0020): both runs' logs, the journal and every other file in the state
     // directory, the technician status and the live streams.
     const status = await rig.tech('GET', '/api/status');
     const sources: Record<string, string> = {

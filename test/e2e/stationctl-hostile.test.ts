@@ -1,5 +1,5 @@
 /**
- * stationctl as a clumsy technician uses it (issue 15 point 7), the built CLI as a process against
+ * stationctl as a clumsy technician uses it, the built CLI as a process against
  * the built daemon: options before or after the command; `logs -f` and `events -f` ride out a
  * station restart (one line when it goes, one when it is back, the new lines follow, Ctrl-C ends
  * with 0); messages name the limit or the command to type next.

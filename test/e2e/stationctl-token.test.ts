@@ -1,5 +1,5 @@
 /**
- * The README's way to a Prometheus token: `stationctl token new --scope metrics` (the built CLI).
+ * docs/monitoring.md's way to a Prometheus token: `stationctl token new --scope metrics` (the built CLI).
  * Its entry, configured, lets the token in with the metrics scope, which allows /metrics and
  * nothing else (over HTTP: test/integration/metrics-endpoint.test.ts).
  */

@@ -1,5 +1,7 @@
 /**
- * systemd/pickup-station.service says what issue 5 asks, line by line, and systemd itself accepts
+ * systemd/pickup-station.service has, line by line, what the station relies on (readiness and the
+ * watchdog, locks OFF around every run, no restart on a bad config, the drain below the stop
+ * timeout, SIGHUP reloads, its own user, the sandbox), and systemd itself accepts
  * it (verify + offline security score <= 3.0, where systemd-analyze is installed; .ci/run runs the
  * same script unconditionally).
  */

@@ -1,5 +1,5 @@
 /**
- * The technician port stays reachable (issue 15 point 1), on real sockets: an attacker process
+ * The technician port stays reachable (docs/decisions/0036), on real sockets: an attacker process
  * holds 200 idle sockets and 10 slowloris sockets against the port (reconnecting whenever the
  * station closes one) while, every 400 ms, a technician runs `stationctl status` with a valid
  * token and a monitor asks `/healthz` on a fresh connection, and a technician's live event stream

@@ -1,5 +1,5 @@
 /**
- * Live streams have backpressure (issue 15 point 4), on the daemon as a process: eight
+ * Live streams have backpressure (docs/decisions/0038), on the daemon as a process: eight
  * `/api/logs/stream` clients that never read, under a log flood, are dropped once their unsent
  * data passes debug.streamBufferBytes; a client that reads keeps its stream (a 12 MiB backlog
  * included); after the stuck clients are gone the daemon's memory, measured after a forced GC

@@ -1,5 +1,5 @@
 /**
- * Fuzzing the config loader with fast-check (issue 15 point 5): whatever a config file holds —
+ * Fuzzing the config loader with fast-check (docs/decisions/0042): whatever a config file holds —
  * any JSON, a valid config with any key set to anything, arbitrary bytes, nesting of any depth —
  * the daemon's config step (daemonConfig, what runDaemon does first) ends in 0 or 78, never a
  * throw; a 78 message has no stack and never a secret that was planted anywhere in the file.

@@ -1,5 +1,5 @@
 /**
- * Property (issue 11 point 8b): any sequence of core inputs — scans of any text, keypad keys (odd
+ * Property (docs/decisions/0019, the core's inputs): any sequence of core inputs — scans of any text, keypad keys (odd
  * ones too), the cancel button, door changes of known and unknown boxes, answers of any shape to
  * any endpoint (in flight or not), unanswered events, every timer, faults, failed pulses,
  * technician opens — keeps the station's rules:

@@ -1,5 +1,5 @@
 /**
- * Property (issue 11 point 8c): whatever bytes a serial scanner sends and whatever reports a HID
+ * Property (docs/decisions/0019, the input devices): whatever bytes a serial scanner sends and whatever reports a HID
  * scanner or keypad sends — noise, half frames, rollover errors, control characters, Czech letters
  * from a scanner in the wrong mode, a line that never ends — the drivers, fed at their hardware
  * boundary (the serial opener, node-hid's backend) and run on fake timers:

@@ -1,5 +1,5 @@
 /**
- * Property (issue 11 point 8a, on the wire): an arbitrary server response — any status from 200
+ * Property (docs/decisions/0019, the server's answers on the wire): an arbitrary server response — any status from 200
  * to 599, any content type, any body — sent over a real socket to the station's HTTP client (got,
  * its answer cap, its header handling) means exactly what the parse says it means: the client
  * reports it answered with the parsed answer, or unanswered, and never anything else. Together

@@ -1,5 +1,5 @@
 /**
- * Property (issue 11 point 8a): whatever the server answers — valid, near-valid or garbage, any
+ * Property (docs/decisions/0019, the server's answers): whatever the server answers — valid, near-valid or garbage, any
  * status, any content type — to whichever endpoint, through the station's real parse
  * (parseServerResponse) and core (transition):
  *

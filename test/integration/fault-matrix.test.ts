@@ -1,5 +1,5 @@
 /**
- * The fault matrix (issue 11 point 6): every endpoint × every fault between the station and its
+ * The fault matrix (docs/development.md, docs/decisions/0016): every endpoint × every fault between the station and its
  * server, on real sockets. The station is the field's: HTTPS to `https://localhost:PORT` trusting
  * the library's private CA (`server.caFile`, certificates made by openssl here), the real client,
  * runtime and technician port, simulated hardware. Each row starts a fresh station, brings it to

@@ -1,5 +1,5 @@
 /**
- * The portal client's answers are bounded and named (issue 15 point 3), through `stationctl portal`
+ * The portal client's answers are bounded and named (docs/decisions/0039), through `stationctl portal`
  * against a hostile server double: an HTML page where JSON was expected is named as such (status,
  * content type, first bytes) instead of "expected object, received string"; a 200 MB answer is
  * abandoned past portal.maxAnswerBytes; a non-JSON token answer is named without its bytes.

@@ -1,5 +1,5 @@
 /**
- * No storms (issue 11 point 2), on real sockets: the reference server answers every endpoint with
+ * No storms (docs/decisions/0006), on real sockets: the reference server answers every endpoint with
  * something the station refuses (its `malformed` fault), and the request rate and the log lines are
  * counted. Before the fix a refused /state answer was followed by the next /state at once: about
  * 2,000 requests in 6 s at a 3 s heartbeat. Now refusals add at most one /state per heartbeat

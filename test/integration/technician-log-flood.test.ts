@@ -1,5 +1,5 @@
 /**
- * Refusals before authentication cost a bounded amount (issue 15 point 2): a flood of 10,000
+ * Refusals before authentication cost a bounded amount (docs/decisions/0037): a flood of 10,000
  * requests without a valid token, of four kinds (none, wrong, in the URL, a target that is no URL),
  * writes at most one line per kind per interval, each with a count that adds up to what was sent;
  * the station's own warning from before the flood is still in /api/logs afterwards.

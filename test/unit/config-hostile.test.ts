@@ -1,5 +1,5 @@
 /**
- * Hostile input, config and usage (issue 15 point 5; issue 11 point 9, config part): whatever the
+ * Hostile input, config and usage (docs/decisions/0040, 0041, 0042): whatever the
  * file holds, the loader reports problems with their paths and never a secret's value; relative
  * paths are relative to the config file; the password's problem is named by character class.
  */
@@ -136,7 +136,7 @@ describe('the password problem names the character class, never a character', ()
   });
 });
 
-describe('config errors never print a secret-looking value (issue 11 point 9)', () => {
+describe('config errors never print a secret-looking value', () => {
   const pasted = (dir: string) => ({
     station: { id: STATION.id, passwordFile: join(dir, 'pw'), password: PASSWORD, boxes: [{ number: 1, id: BOX }] },
     server: { baseUrl: 'https://library.example/pickup', acceptLanguage: 42, attempts: TOKEN },

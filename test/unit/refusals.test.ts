@@ -1,5 +1,5 @@
 /**
- * No storms on refused answers (issue 11 point 2): the pure core driven on a virtual clock with a
+ * No storms on refused answers (docs/decisions/0006): the pure core driven on a virtual clock with a
  * server that refuses-answers every event the same way. At most one extra /state per heartbeat
  * interval, one log line per interval with a count, door changes still reported at once.
  */

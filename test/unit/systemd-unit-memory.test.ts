@@ -1,5 +1,5 @@
 /**
- * The unit's memory ceiling (issue 15 point 3): present, MemoryHigh below MemoryMax, and both above
+ * The unit's memory ceiling: present, MemoryHigh below MemoryMax, and both above
  * the station's measured worst cases (steady 79 MiB + the bounded hostile cases), with every number
  * explained in the unit's comment.
  */
