@@ -448,6 +448,7 @@ build_from_source() {
   cp -a "$src/app" "$src/package.json" "$src/package-lock.json" "$src/systemd" "$STAGE/"
   [ -d "$src/hardware" ] && cp -a "$src/hardware" "$STAGE/"
   [ -f "$src/README.md" ] && cp -a "$src/README.md" "$STAGE/"
+  [ -d "$src/docs" ] && cp -a "$src/docs" "$STAGE/"
   (cd "$STAGE" && npm ci --omit=dev --no-audit --no-fund)
   # Compiler intermediates are not needed at run time.
   rm -rf "$STAGE"/node_modules/*/build/Release/obj.target "$STAGE"/node_modules/*/build/Release/.deps

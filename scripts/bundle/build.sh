@@ -12,7 +12,7 @@
 #       systemd/ hardware/   as they are in the repository (unit, install.sh, board profiles, udev)
 #       tools/check-bundle.mjs   integrity + addon load check, runs with the node the unit runs
 #       manifest.json    versions, git commit, sha256 + size of every file
-#       package.json, package-lock.json, README.md
+#       package.json, package-lock.json, README.md, docs/ (what README links to)
 #
 # Runs on an x86_64 Debian host with a supported Node (20 or 24: it runs tsc, esbuild and npm only);
 # installs its cross compiler with apt-get; downloads only from the npm registry. Caches in
@@ -64,7 +64,7 @@ copy_sources() {
   local f
   for f in package.json package-lock.json README.md; do cp "$ROOT/$f" "$APP/"; done
   # Owned by other work streams; shipped as they are at this commit, whatever exists.
-  for f in systemd hardware; do
+  for f in systemd hardware docs; do
     if [ -d "$ROOT/$f" ]; then cp -a "$ROOT/$f" "$APP/$f"; else log "note: no $f/ in the repository yet"; fi
   done
   mkdir -p "$APP/tools"

@@ -82,7 +82,7 @@ unpack() {
   [ "$tops" = "$(bundle_name)" ] || die "tarball top level is '$tops', expected one folder $(bundle_name)/"
   APP=$WORK/clean/$tops
   local d
-  for d in app/main.js app/daemon.js app/safe-state.js node_modules package.json package-lock.json README.md manifest.json tools/check-bundle.mjs; do
+  for d in app/main.js app/daemon.js app/safe-state.js node_modules package.json package-lock.json README.md docs/operating.md manifest.json tools/check-bundle.mjs; do
     [ -e "$APP/$d" ] || die "bundle lacks $d"
   done
   if [ "$T_NODE_BUNDLED" = 1 ]; then
