@@ -247,6 +247,8 @@ async function pickup(pin, boxes) {
 }
 
 async function checkPulses(boxes, from) {
+  // A door may be shut while its lock is still energized (box 6 of a two-box pickup): wait for each end.
+  for (const n of boxes) await waitEvent(new RegExp(` lock ${n} off`), `lock ${n} off`);
   const p = pulses((await events()).slice(from));
   for (const n of boxes) {
     const mine = p.filter((x) => x.lock === n);
