@@ -118,6 +118,8 @@ board_rootfs() {
   rm -rf "$dir"; mkdir -p "$tree"
   local includes
   includes="$(IFS=,; echo "${BOARD_PACKAGES[*]},linux-image-$KVER")"
+  # The hooks are run by mmdebstrap's shell, with the tree as "$1".
+  # shellcheck disable=SC2016
   mmdebstrap --quiet --mode=root --architectures=arm64 --variant=minbase --include="$includes" \
     --aptopt='Acquire::Languages "none"' \
     --dpkgopt='path-exclude=/usr/share/man/*' --dpkgopt='path-exclude=/usr/share/doc/*' \

@@ -35,7 +35,7 @@ stamp "root filesystem image $(basename "$(dirname "$IMAGE_BASE")")"
 BUNDLE="${BOARD_BUNDLE:-}"
 if [ -z "$BUNDLE" ]; then
   (cd "$ROOT" && bash scripts/bundle/build.sh --arch arm64 >"$RUN/bundle.log" 2>&1) || { tail -n 30 "$RUN/bundle.log"; exit 1; }
-  BUNDLE="$(ls -t "$ROOT"/release/pickup-station-*-linux-arm64.tar.gz | head -1)"
+  BUNDLE="$(find "$ROOT/release" -maxdepth 1 -name 'pickup-station-*-linux-arm64.tar.gz' -printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2-)"
 fi
 stamp "bundle $(basename "$BUNDLE")"
 

@@ -18,8 +18,9 @@ dev=$(cat "$C/dev_name"); chip=$(cat "$C/bank0/chip_name")
 echo pull-up >"/sys/devices/platform/$dev/$chip/sim_gpio24/pull"
 # The physical world outlives a power cut: doors the test left open are given on the kernel command
 # line (board.doors=4,5) and are open again at boot, before the station starts.
+# shellcheck disable=SC2013 # the command line is one line of words
 for w in $(cat /proc/cmdline); do
   case "$w" in board.doors=*) for n in $(echo "${w#board.doors=}" | tr , ' '); do
     echo pull-up >"/sys/devices/platform/$dev/$chip/sim_gpio$((11 + n))/pull"; done ;; esac
 done
-echo "virt-board: /dev/$chip ($dev), base $(cat /sys/class/gpio/$chip/base 2>/dev/null || echo '?')"
+echo "virt-board: /dev/$chip ($dev), base $(cat /sys/class/gpio/"$chip"/base 2>/dev/null || echo '?')"
