@@ -9,7 +9,21 @@ const ZOD_MINI_NAMESPACE = {
 };
 
 export default tseslint.config(
-  { ignores: ['dist/', 'app/', 'bench/out/', 'node_modules/', 'coverage/', 'test-artifacts/', '.rig/', '.board/', 'release/', '.cache/', 'src/technician/page/**'] },
+  {
+    ignores: [
+      'dist/',
+      'app/',
+      'bench/out/',
+      'node_modules/',
+      'coverage/',
+      'test-artifacts/',
+      '.rig/',
+      '.board/',
+      'release/',
+      '.cache/',
+      'src/technician/page/**',
+    ],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
   {
@@ -61,8 +75,16 @@ export default tseslint.config(
         'error',
         {
           patterns: [
-            { regex: '^(?!\\.{1,2}/|\\.\\./\\.\\./protocol/types\\.js$|\\.\\./protocol/types\\.js$)', message: 'the core imports no package or Node module', allowTypeImports: true },
-            { regex: '^\\.\\./(\\.\\./)?(devices|config|technician|supervisor|protocol/(?!types))', message: 'the core imports only types from outside station/', allowTypeImports: true },
+            {
+              regex: '^(?!\\.{1,2}/|\\.\\./\\.\\./protocol/types\\.js$|\\.\\./protocol/types\\.js$)',
+              message: 'the core imports no package or Node module',
+              allowTypeImports: true,
+            },
+            {
+              regex: '^\\.\\./(\\.\\./)?(devices|config|technician|supervisor|protocol/(?!types))',
+              message: 'the core imports only types from outside station/',
+              allowTypeImports: true,
+            },
           ],
         },
       ],
@@ -72,12 +94,31 @@ export default tseslint.config(
   {
     // The layers the supervisor builds on never know it or its clients: the supervisor owns the
     // running station, not the other way round (ARCHITECTURE.md, layers).
-    files: ['src/station/**', 'src/devices/**', 'src/config/**', 'src/protocol/**', 'src/journal/**', 'src/storage/**', 'src/app.ts', 'src/errors.ts', 'src/log.ts', 'src/time.ts', 'src/zod-mini.ts'],
+    files: [
+      'src/station/**',
+      'src/devices/**',
+      'src/config/**',
+      'src/protocol/**',
+      'src/journal/**',
+      'src/storage/**',
+      'src/app.ts',
+      'src/errors.ts',
+      'src/log.ts',
+      'src/time.ts',
+      'src/zod-mini.ts',
+    ],
     ignores: ['src/station/core.ts', 'src/station/core/**', 'src/station/core-types.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
-        { patterns: [{ regex: '(^|/)(supervisor/|supervised\\.js$|technician/)', message: 'below the supervisor: do not import it or its clients (the technician port)' }] },
+        {
+          patterns: [
+            {
+              regex: '(^|/)(supervisor/|supervised\\.js$|technician/)',
+              message: 'below the supervisor: do not import it or its clients (the technician port)',
+            },
+          ],
+        },
       ],
     },
   },

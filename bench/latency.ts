@@ -18,10 +18,22 @@ export interface LatencyResult {
   readonly doorToState: Summary;
 }
 
-export async function benchLatency(node: NodeUnderTest, script: string, nodeFlags: readonly string[], stateDir: string, iterations: number, warmup: number): Promise<LatencyResult> {
+export async function benchLatency(
+  node: NodeUnderTest,
+  script: string,
+  nodeFlags: readonly string[],
+  stateDir: string,
+  iterations: number,
+  warmup: number,
+): Promise<LatencyResult> {
   const p = spawnNode([...nodeFlags, script, String(iterations), String(warmup), stateDir], { node: node.path, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   try {
-    return await nextMessage(p.child, (m) => (typeof m === 'object' && m !== null && 'result' in m ? (m as { result: LatencyResult }).result : undefined), 300_000, 'latency-station');
+    return await nextMessage(
+      p.child,
+      (m) => (typeof m === 'object' && m !== null && 'result' in m ? (m as { result: LatencyResult }).result : undefined),
+      300_000,
+      'latency-station',
+    );
   } finally {
     await stopChild(p);
   }

@@ -66,7 +66,14 @@ export async function benchMemory(
   });
   const url = await server.start();
   try {
-    const station = await run(node, env, [...nodeFlags, '--expose-gc', stationScript, JSON.stringify({ serverUrl: url, station: def, deposit, stateDir })], step, steps, heapSnapshot);
+    const station = await run(
+      node,
+      env,
+      [...nodeFlags, '--expose-gc', stationScript, JSON.stringify({ serverUrl: url, station: def, deposit, stateDir })],
+      step,
+      steps,
+      heapSnapshot,
+    );
     const body = JSON.stringify({ station: def.id, st: 'UP', errorMessage: null, boxes: def.boxes.map((id) => ({ id, st: 'CLOSED' })), event: randomUUID() });
     const authorization = `Basic ${Buffer.from(`${def.id}:${def.password}`).toString('base64')}`;
     const bare = await run(node, env, [...nodeFlags, '--expose-gc', childScript('bare-rss'), `${url}/state`, authorization, body], step, steps, null);
@@ -76,7 +83,14 @@ export async function benchMemory(
   }
 }
 
-async function run(node: NodeUnderTest, env: Readonly<Record<string, string>>, args: readonly string[], step: number, steps: number, heapSnapshot: string | null): Promise<MemoryRun> {
+async function run(
+  node: NodeUnderTest,
+  env: Readonly<Record<string, string>>,
+  args: readonly string[],
+  step: number,
+  steps: number,
+  heapSnapshot: string | null,
+): Promise<MemoryRun> {
   const p = spawnNode(args, { node: node.path, env, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
   const child = p.child;
   const samples: MemorySample[] = [];

@@ -80,7 +80,8 @@ const MEMORY_SCRAPE_MS = 15_000;
 const SCAN_SCRAPE_MS = 1_000;
 
 const IPC_STDIO = ['ignore', 'ignore', 'inherit', 'ipc'] as const;
-const isReady = (m: unknown): { url: string } | undefined => (typeof m === 'object' && m !== null && 'ready' in m ? (m as unknown as { url: string }) : undefined);
+const isReady = (m: unknown): { url: string } | undefined =>
+  typeof m === 'object' && m !== null && 'ready' in m ? (m as unknown as { url: string }) : undefined;
 const isReport = (m: unknown): { events: number; memory: NodeJS.MemoryUsage } | undefined =>
   typeof m === 'object' && m !== null && 'memory' in m ? (m as { events: number; memory: NodeJS.MemoryUsage }) : undefined;
 
@@ -90,8 +91,18 @@ interface Station {
   readonly url: string;
 }
 
-async function startStationChild(serverUrl: string, def: ReturnType<typeof generateStation>, on: boolean, tokenHash: string, tty?: string, nodeFlags: readonly string[] = []): Promise<Station> {
-  const proc = spawnNode([...nodeFlags, '--expose-gc', childScript('metrics-station'), JSON.stringify({ serverUrl, station: def, metrics: on, tokenHash, ...(tty ? { tty } : {}) })], { stdio: [...IPC_STDIO] });
+async function startStationChild(
+  serverUrl: string,
+  def: ReturnType<typeof generateStation>,
+  on: boolean,
+  tokenHash: string,
+  tty?: string,
+  nodeFlags: readonly string[] = [],
+): Promise<Station> {
+  const proc = spawnNode(
+    [...nodeFlags, '--expose-gc', childScript('metrics-station'), JSON.stringify({ serverUrl, station: def, metrics: on, tokenHash, ...(tty ? { tty } : {}) })],
+    { stdio: [...IPC_STDIO] },
+  );
   const { url } = await nextMessage(proc.child, isReady, 20_000, `metrics-station (${on ? 'on' : 'off'}) ready`);
   return { on, proc, url };
 }
@@ -232,7 +243,12 @@ async function memoryRounds(
         s.proc.child.send({ run: plan.events });
         const r = await nextMessage(s.proc.child, isReport, 300_000, `metrics-station run ${round}`);
         const smaps = smapsRollup(s.proc.child.pid ?? 0);
-        sample[names[i] as (typeof names)[number]] = { events: r.events, rssMiB: r.memory.rss / MiB, anonMiB: smaps.anonymous / MiB, heapUsedMiB: r.memory.heapUsed / MiB };
+        sample[names[i] as (typeof names)[number]] = {
+          events: r.events,
+          rssMiB: r.memory.rss / MiB,
+          anonMiB: smaps.anonymous / MiB,
+          heapUsedMiB: r.memory.heapUsed / MiB,
+        };
       }
       rounds.push(sample as MemoryRound);
     }
@@ -251,7 +267,12 @@ async function stopStation(s: Station): Promise<void> {
 
 async function oneScan(server: ReferenceServer, fd: number, value: string): Promise<number> {
   const afterSeq = server.lastSeq;
-  const sent = server.waitForRequest((r: RequestRecord) => r.endpoint === 'item-identify' && typeof r.body === 'object' && r.body !== null && 'identifierValue' in r.body && r.body.identifierValue === value, 5_000, { afterSeq });
+  const sent = server.waitForRequest(
+    (r: RequestRecord) =>
+      r.endpoint === 'item-identify' && typeof r.body === 'object' && r.body !== null && 'identifierValue' in r.body && r.body.identifierValue === value,
+    5_000,
+    { afterSeq },
+  );
   const t0 = performance.now();
   writeSync(fd, `${value}\r\n`);
   return (await sent).at - t0;
@@ -260,7 +281,23 @@ async function oneScan(server: ReferenceServer, fd: number, value: string): Prom
 const FLEET_HEARTBEAT_MS = 5_000;
 
 function startFleet(n: number, metrics: boolean): Spawned {
-  const args = [MAIN_JS, 'fleet', '--stations', String(n), '--heartbeat-ms', String(FLEET_HEARTBEAT_MS), '--rate', '2', '--duration-s', '40', '--report-s', '0', '--log-level', 'silent', '--json'];
+  const args = [
+    MAIN_JS,
+    'fleet',
+    '--stations',
+    String(n),
+    '--heartbeat-ms',
+    String(FLEET_HEARTBEAT_MS),
+    '--rate',
+    '2',
+    '--duration-s',
+    '40',
+    '--report-s',
+    '0',
+    '--log-level',
+    'silent',
+    '--json',
+  ];
   return spawnNode(metrics ? [...args, '--metrics-port', '0'] : args, { stdio: ['ignore', 'pipe', 'inherit'] });
 }
 
@@ -328,7 +365,15 @@ function memoryTable(title: string, rounds: MetricsResult['memory']): string[] {
   const lines = [
     renderTable(
       [title, 'events', 'RSS', 'anon', 'heap used'],
-      rounds.flatMap((m, i) => (['offA', 'offB', 'on'] as const).map((k) => [`round ${i + 1}, ${LABEL[k]}`, String(m[k].events), m[k].rssMiB.toFixed(1), m[k].anonMiB.toFixed(1), m[k].heapUsedMiB.toFixed(1)])),
+      rounds.flatMap((m, i) =>
+        (['offA', 'offB', 'on'] as const).map((k) => [
+          `round ${i + 1}, ${LABEL[k]}`,
+          String(m[k].events),
+          m[k].rssMiB.toFixed(1),
+          m[k].anonMiB.toFixed(1),
+          m[k].heapUsedMiB.toFixed(1),
+        ]),
+      ),
     ),
   ];
   if (rounds.length > 0) {
@@ -352,7 +397,14 @@ export function metricsReport(r: MetricsResult): string {
         ['metrics cost: scan -> /item-identify (ms)', 'n', 'p50', 'p99', 'on/off p50', 'on/off p99'],
         [
           ['metrics off', String(r.scan.off.n), ms(r.scan.off.p50), ms(r.scan.off.p99), '', ''],
-          [`metrics on (scraped every ${SCAN_SCRAPE_MS / 1000} s)`, String(r.scan.on.n), ms(r.scan.on.p50), ms(r.scan.on.p99), x(r.scan.on.p50 / r.scan.off.p50), x(r.scan.on.p99 / r.scan.off.p99)],
+          [
+            `metrics on (scraped every ${SCAN_SCRAPE_MS / 1000} s)`,
+            String(r.scan.on.n),
+            ms(r.scan.on.p50),
+            ms(r.scan.on.p99),
+            x(r.scan.on.p50 / r.scan.off.p50),
+            x(r.scan.on.p99 / r.scan.off.p99),
+          ],
         ],
       ),
       `  ${r.scrapes} scrapes of /metrics over HTTP during the scan run`,

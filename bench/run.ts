@@ -71,7 +71,9 @@ const { values } = parseArgs({
   strict: true,
 });
 const quick = values.quick === true;
-const only = new Set<Section>(values.only === undefined ? SECTIONS : values.only.split(',').filter((s): s is Section => (SECTIONS as readonly string[]).includes(s)));
+const only = new Set<Section>(
+  values.only === undefined ? SECTIONS : values.only.split(',').filter((s): s is Section => (SECTIONS as readonly string[]).includes(s)),
+);
 const outDir = resolve('bench/out');
 mkdirSync(outDir, { recursive: true });
 const dir = mkdtempSync(join(tmpdir(), 'pickup-bench-'));
@@ -130,11 +132,21 @@ try {
   }
   if (only.has('fleet')) {
     progress('fleet: largest N with every heartbeat in time');
-    results.fleet = await benchFleet(dir, quick ? { sizes: [50, 200], heartbeatMs: 2_000, observeMs: 6_000, ratePerMin: 2 } : { sizes: [250, 500, 1_000, 2_000], heartbeatMs: 5_000, observeMs: 15_000, ratePerMin: 2 });
+    results.fleet = await benchFleet(
+      dir,
+      quick
+        ? { sizes: [50, 200], heartbeatMs: 2_000, observeMs: 6_000, ratePerMin: 2 }
+        : { sizes: [250, 500, 1_000, 2_000], heartbeatMs: 5_000, observeMs: 15_000, ratePerMin: 2 },
+    );
   }
   if (only.has('metrics')) {
     progress('metrics: RSS and the scan path with metrics on and off; one scrape of a 1,000-station fleet');
-    results.metrics = await benchMetrics(dir, quick ? { events: 1_000, rounds: 2, scans: 40, warmup: 5, fleetStations: 200, experiment: values.experiment === true, idleMs: 10_000 } : { events: 5_000, rounds: 3, scans: 200, warmup: 20, fleetStations: 1_000, experiment: values.experiment === true, idleMs: 60_000 });
+    results.metrics = await benchMetrics(
+      dir,
+      quick
+        ? { events: 1_000, rounds: 2, scans: 40, warmup: 5, fleetStations: 200, experiment: values.experiment === true, idleMs: 10_000 }
+        : { events: 5_000, rounds: 3, scans: 200, warmup: 20, fleetStations: 1_000, experiment: values.experiment === true, idleMs: 60_000 },
+    );
   }
 } finally {
   rmSync(dir, { recursive: true, force: true });
@@ -152,7 +164,12 @@ const doc = {
 writeFileSync(join(outDir, 'latest.json'), `${JSON.stringify(doc, null, 2)}\n`);
 if (values.json === true) console.log(JSON.stringify(doc));
 else {
-  console.log(report(results, `${describeMachine(doc.machine)}; load average ${doc.loadAverage.before.map((l) => l.toFixed(1)).join(' ')} -> ${doc.loadAverage.after.map((l) => l.toFixed(1)).join(' ')}; ${doc.seconds.toFixed(0)} s${quick ? ' (--quick: smoke run)' : ''}`));
+  console.log(
+    report(
+      results,
+      `${describeMachine(doc.machine)}; load average ${doc.loadAverage.before.map((l) => l.toFixed(1)).join(' ')} -> ${doc.loadAverage.after.map((l) => l.toFixed(1)).join(' ')}; ${doc.seconds.toFixed(0)} s${quick ? ' (--quick: smoke run)' : ''}`,
+    ),
+  );
   // Issue 14's section prints its own tables (bench/metrics.ts).
   if (results.metrics) console.log(`\n${metricsReport(results.metrics)}`);
 }

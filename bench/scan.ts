@@ -35,7 +35,15 @@ interface Variant {
 const isReady = (m: unknown): true | undefined => (typeof m === 'object' && m !== null && 'ready' in m ? true : undefined);
 const IPC_STDIO = ['ignore', 'ignore', 'inherit', 'ipc'] as const;
 
-export async function benchScan(dir: string, node: NodeUnderTest, stationScript: string, nodeFlags: readonly string[], iterations: number, warmup: number, experiment = false): Promise<ScanResult> {
+export async function benchScan(
+  dir: string,
+  node: NodeUnderTest,
+  stationScript: string,
+  nodeFlags: readonly string[],
+  iterations: number,
+  warmup: number,
+  experiment = false,
+): Promise<ScanResult> {
   const station = generateStation(8);
   // A second station for the experiment variant: two stations never share an id.
   const second = generateStation(8);
@@ -48,7 +56,17 @@ export async function benchScan(dir: string, node: NodeUnderTest, stationScript:
       await v.pty.start();
       const args =
         v.name === 'station' || v.name === 'stationWarn'
-          ? [...nodeFlags, stationScript, JSON.stringify({ serverUrl: url, station: v.name === 'station' ? station : second, tty: v.pty.b, stateDir: join(dir, `${v.name}-state`), ...(v.name === 'stationWarn' ? { logLevel: 'warn' } : {}) })]
+          ? [
+              ...nodeFlags,
+              stationScript,
+              JSON.stringify({
+                serverUrl: url,
+                station: v.name === 'station' ? station : second,
+                tty: v.pty.b,
+                stateDir: join(dir, `${v.name}-state`),
+                ...(v.name === 'stationWarn' ? { logLevel: 'warn' } : {}),
+              }),
+            ]
           : [childScript('bare-hop'), v.name === 'bareTty' ? 'tty' : 'serialport', v.pty.b, `${url}/item-identify`, station.id, station.password];
       v.proc = spawnNode(args, { node: node.path, stdio: [...IPC_STDIO] });
       await nextMessage(v.proc.child, isReady, 15_000, `${v.name} ready`);

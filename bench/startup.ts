@@ -47,7 +47,13 @@ interface Sample {
   readonly cpuMs: number;
 }
 
-export async function benchStartup(dir: string, release: string, node: NodeUnderTest, runs: number, opts: { profileDir: string | null }): Promise<StartupResult> {
+export async function benchStartup(
+  dir: string,
+  release: string,
+  node: NodeUnderTest,
+  runs: number,
+  opts: { profileDir: string | null },
+): Promise<StartupResult> {
   const def = generateStation(8);
   const server = new ReferenceServer({ stations: [def], maxRecords: 1_000 });
   const url = await server.start();

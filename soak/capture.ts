@@ -24,7 +24,10 @@ export class Capture {
   }
 
   async start(): Promise<void> {
-    for (const [path, name] of [['/api/events/stream', 'events.stream'], ['/api/logs/stream', 'logs.stream']] as const) {
+    for (const [path, name] of [
+      ['/api/events/stream', 'events.stream'],
+      ['/api/logs/stream', 'logs.stream'],
+    ] as const) {
       const ctl = new AbortController();
       this.aborts.push(ctl);
       const file = join(this.dir, name);

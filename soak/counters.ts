@@ -51,7 +51,12 @@ export class SoakCounters {
         const outcome = await real.send(...args);
         const [endpoint] = args;
         const r = outcome.result;
-        if (r.kind === 'answered' && r.answer.kind === 'command' && r.answer.command.type === 'box-open' && (endpoint === 'item-identify' || endpoint === 'pin-enter')) {
+        if (
+          r.kind === 'answered' &&
+          r.answer.kind === 'command' &&
+          r.answer.command.type === 'box-open' &&
+          (endpoint === 'item-identify' || endpoint === 'pin-enter')
+        ) {
           const boxes = r.answer.command.boxes;
           if (boxes.every((b) => this.stationBoxes.includes(b))) {
             this.boxOpens++;

@@ -56,7 +56,13 @@ const REPO = resolve(HERE, '../..');
 const FULL_HEARTBEATS = 2_880; // 24 h at the spec's default 30 s
 
 const { values } = parseArgs({
-  options: { minutes: { type: 'string' }, quick: { type: 'boolean' }, 'heartbeat-ms': { type: 'string' }, 'answer-timeout-ms': { type: 'string' }, json: { type: 'boolean' } },
+  options: {
+    minutes: { type: 'string' },
+    quick: { type: 'boolean' },
+    'heartbeat-ms': { type: 'string' },
+    'answer-timeout-ms': { type: 'string' },
+    json: { type: 'boolean' },
+  },
   strict: true,
 });
 const minutes = Number(values.minutes ?? (values.quick ? '1' : '10'));
@@ -115,7 +121,15 @@ async function main(): Promise<number> {
   const c = new SoakCounters(station.boxes);
   const client = c.watchClient(createClient(config, station.password, log, agent));
   const first = await startStation({ config, password: station.password, log, hardware: sim, client });
-  const wp = await startSupervised({ station: first, loaded: { config, password: station.password }, configFile: null, env: {}, log, ring, start: () => Promise.reject(new Error('no reload in the soak')) });
+  const wp = await startSupervised({
+    station: first,
+    loaded: { config, password: station.password },
+    configFile: null,
+    env: {},
+    log,
+    ring,
+    start: () => Promise.reject(new Error('no reload in the soak')),
+  });
   const portUrl = wp.port?.url;
   if (!portUrl) throw new Error('technician port did not start');
   const runtime = wp.station.runtime;
@@ -139,7 +153,11 @@ async function main(): Promise<number> {
   progress(`station ${station.id} against ${baseUrl}; ${minutes} min, heartbeat ${heartbeatMs} ms, answer timeout ${answerTimeoutMs} ms; files in ${dir}`);
 
   // --- the run: people act, the server flaps --------------------------------------------------
-  const people = new People(sim, server, station.boxes.map((_, i) => i + 1));
+  const people = new People(
+    sim,
+    server,
+    station.boxes.map((_, i) => i + 1),
+  );
   const acting = people.run();
   const faults = faultCatalogue(answerTimeoutMs);
   const t0 = performance.now();
@@ -156,7 +174,10 @@ async function main(): Promise<number> {
     lookup.failing = false;
     await server.call({ op: 'heal' }, 'ok');
     if (rssByMinute.length < Math.floor((performance.now() - t0) / 60_000)) rssByMinute.push(mib(process.memoryUsage.rss()));
-    if (i % faults.length === 0) progress(`${Math.round((performance.now() - t0) / 1000)} s: ${c.heartbeats} /state, ${c.doorTransitions} door transitions, ${c.deactivations} deactivations`);
+    if (i % faults.length === 0)
+      progress(
+        `${Math.round((performance.now() - t0) / 1000)} s: ${c.heartbeats} /state, ${c.doorTransitions} door transitions, ${c.deactivations} deactivations`,
+      );
   }
 
   // --- settle: healthy server, every door closed, the station idle and reported ----------------
@@ -220,8 +241,20 @@ async function main(): Promise<number> {
       perBox: Object.fromEntries(station.boxes.map((_, i) => [String(i + 1), [c.madePerBox[String(i + 1)] ?? 0, report.transitionsSeen[String(i + 1)] ?? 0]])),
     },
     pulses: { total: c.pulses, boxOpensAnswered: c.boxOpens, unintended: c.unintendedPulses, boxOpenNotPulsed: c.boxOpenNotPulsed },
-    server: { requests: report.requests, stateRequests: report.stateRequests, depositsStored: report.depositsStored, pickupsDone: report.pickupsDone, rssMiB: report.rssMiB },
-    memory: { rssStartMiB: mib(rssStart), rssEndMiB: mib(rssEnd), rssPeakMiB: mib(rssPeak), rssByMinuteMiB: rssByMinute, memoryHighMiB: high === null ? null : mib(high) },
+    server: {
+      requests: report.requests,
+      stateRequests: report.stateRequests,
+      depositsStored: report.depositsStored,
+      pickupsDone: report.pickupsDone,
+      rssMiB: report.rssMiB,
+    },
+    memory: {
+      rssStartMiB: mib(rssStart),
+      rssEndMiB: mib(rssEnd),
+      rssPeakMiB: mib(rssPeak),
+      rssByMinuteMiB: rssByMinute,
+      memoryHighMiB: high === null ? null : mib(high),
+    },
     eventLoopLagMs: {
       p50: Math.max(0, Math.round((lag.percentile(50) / 1e6 - LAG_RESOLUTION_MS) * 100) / 100),
       p99: Math.max(0, Math.round((lag.percentile(99) / 1e6 - LAG_RESOLUTION_MS) * 100) / 100),
@@ -233,7 +266,13 @@ async function main(): Promise<number> {
   const broken: string[] = [];
   if (result.doors.lost !== 0) broken.push(`door transitions: ${c.doorTransitions} made, ${seen} seen by the server`);
   if (c.unintendedPulses !== 0) broken.push(`${c.unintendedPulses} unintended pulses`);
-  if (leaks.length > 0) broken.push(`${leaks.length} secrets leaked: ${leaks.slice(0, 5).map((l) => `${l.what} in ${l.source}: ${l.context}`).join('; ')}`);
+  if (leaks.length > 0)
+    broken.push(
+      `${leaks.length} secrets leaked: ${leaks
+        .slice(0, 5)
+        .map((l) => `${l.what} in ${l.source}: ${l.context}`)
+        .join('; ')}`,
+    );
   if (high !== null && rssEnd >= high) broken.push(`RSS ${mib(rssEnd)} MiB at the end, MemoryHigh= ${mib(high)} MiB`);
   if (c.heartbeats < minHeartbeats) broken.push(`${c.heartbeats} /state, fewer than ${minHeartbeats}`);
   if (settleError !== null) broken.push(settleError);
@@ -245,13 +284,19 @@ async function main(): Promise<number> {
   return broken.length === 0 ? 0 : 1;
 }
 
-function table(r: Record<string, unknown> & { events: { sent: Record<string, number>; answered: Record<string, number>; unanswered: Record<string, number> } }, broken: readonly string[]): string {
+function table(
+  r: Record<string, unknown> & { events: { sent: Record<string, number>; answered: Record<string, number>; unanswered: Record<string, number> } },
+  broken: readonly string[],
+): string {
   const ep = ['state', 'item-identify', 'pin-enter', 'cancel'];
   const row = (k: string, v: unknown): string => `${k.padEnd(34)} ${typeof v === 'string' ? v : JSON.stringify(v)}\n`;
   let out = '\nsoak\n';
   for (const [k, v] of Object.entries(r)) {
     if (k === 'events') {
-      out += row('events (sent/answered/unanswered)', ep.map((e) => `/${e} ${r.events.sent[e] ?? 0}/${r.events.answered[e] ?? 0}/${r.events.unanswered[e] ?? 0}`).join('  '));
+      out += row(
+        'events (sent/answered/unanswered)',
+        ep.map((e) => `/${e} ${r.events.sent[e] ?? 0}/${r.events.answered[e] ?? 0}/${r.events.unanswered[e] ?? 0}`).join('  '),
+      );
       const { sent: _s, answered: _a, unanswered: _u, ...rest } = r.events as Record<string, unknown>;
       for (const [k2, v2] of Object.entries(rest)) out += row(`  ${k2}`, v2);
     } else out += row(k, v);

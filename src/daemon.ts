@@ -61,7 +61,10 @@ export async function runDaemon(args: string[], boot: DaemonBoot = {}): Promise<
   const loaded = outcome.loaded;
   const ring = new LogRing(loaded.config.debug.logLines);
   const log = createLogger(loaded.config.log.level, undefined, { ring });
-  log.info({ version: VERSION, config: file, station: loaded.config.station.id, hardware: loaded.config.hardware.kind, codeCache: boot.codeCache?.use ?? 'off' }, 'starting');
+  log.info(
+    { version: VERSION, config: file, station: loaded.config.station.id, hardware: loaded.config.hardware.kind, codeCache: boot.codeCache?.use ?? 'off' },
+    'starting',
+  );
   const start = (l: LoadedConfig): Promise<Station> => startStation({ config: l.config, password: l.password, log });
   // The technician port starts after the station and is closed before it (its stop() does both).
   // Everything that must be up before READY=1 starts above the systemd integration.

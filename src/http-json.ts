@@ -10,6 +10,12 @@ export function sendText(res: ServerResponse, status: number, contentType: strin
  * A JSON body with its length (no chunked encoding for a few hundred bytes). The reference server
  * answers the spec's bare `application/json`; the technician port names its charset.
  */
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}, contentType = 'application/json'): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Readonly<Record<string, string>> = {},
+  contentType = 'application/json',
+): void {
   sendText(res, status, contentType, JSON.stringify(body), headers);
 }

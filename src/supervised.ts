@@ -51,7 +51,9 @@ export async function startSupervised(opts: SupervisedOptions): Promise<Supervis
   const { metrics: metricsConfig, debug } = supervisor.startConfig;
   // Nothing could read metrics without the port or a textfile: then prom-client is never loaded.
   const metricsWanted = metricsConfig.enabled && (debug.enabled || metricsConfig.textfileDir !== null);
-  const metrics = metricsWanted ? new MetricsService({ config: metricsConfig, view: supervisorView(supervisor), subscribe: (l) => supervisor.observer.follow(l), log }) : null;
+  const metrics = metricsWanted
+    ? new MetricsService({ config: metricsConfig, view: supervisorView(supervisor), subscribe: (l) => supervisor.observer.follow(l), log })
+    : null;
   metrics?.start();
   let port: TechnicianPort | null = null;
   if (debug.enabled) {

@@ -16,7 +16,8 @@ import { ReadStream } from 'node:tty';
 import { SerialPort } from 'serialport';
 
 const [mode, path, url, station, password] = process.argv.slice(2);
-if (path === undefined || url === undefined || station === undefined || password === undefined) throw new Error('usage: bare-hop tty|serialport PATH URL STATION PASSWORD');
+if (path === undefined || url === undefined || station === undefined || password === undefined)
+  throw new Error('usage: bare-hop tty|serialport PATH URL STATION PASSWORD');
 const agent = new Agent({ keepAlive: true, maxSockets: 1 });
 const authorization = `Basic ${Buffer.from(`${station}:${password}`).toString('base64')}`;
 

@@ -17,7 +17,11 @@ let events = 0;
 
 function post(): Promise<void> {
   return new Promise((resolve, reject) => {
-    const req = request(url as string, { method: 'POST', agent, headers: { authorization, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body as string) } });
+    const req = request(url as string, {
+      method: 'POST',
+      agent,
+      headers: { authorization, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body as string) },
+    });
     req.on('response', (res) => {
       res.resume();
       res.on('end', () => resolve());

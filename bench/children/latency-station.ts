@@ -98,12 +98,24 @@ async function measure(iterations: number, warmup: number, stateDir: string): Pr
       }
       await opened;
       await waitIdle(station);
-      const closed = await doorEdge(server, () => sim.closeDoor(1), (r) => stateSays(r, def.boxes[0] ?? '', 'CLOSED'));
+      const closed = await doorEdge(
+        server,
+        () => sim.closeDoor(1),
+        (r) => stateSays(r, def.boxes[0] ?? '', 'CLOSED'),
+      );
       await waitIdle(station);
       // A forced door (box 8) and its closing: two more edges, no lock involved.
-      const forced = await doorEdge(server, () => sim.forceOpen(8), (r) => stateSays(r, def.boxes[7] ?? '', 'OPEN'));
+      const forced = await doorEdge(
+        server,
+        () => sim.forceOpen(8),
+        (r) => stateSays(r, def.boxes[7] ?? '', 'OPEN'),
+      );
       await waitIdle(station);
-      const shut = await doorEdge(server, () => sim.closeDoor(8), (r) => stateSays(r, def.boxes[7] ?? '', 'CLOSED'));
+      const shut = await doorEdge(
+        server,
+        () => sim.closeDoor(8),
+        (r) => stateSays(r, def.boxes[7] ?? '', 'CLOSED'),
+      );
       await waitIdle(station);
       if (keep) doorToState.push(closed, forced, shut);
     }
@@ -113,7 +125,12 @@ async function measure(iterations: number, warmup: number, stateDir: string): Pr
     await station.stop();
     await server.stop();
   }
-  return { answerToLock: summarize(answerToLock), answerToDone: summarize(answerToDone), doneToLock: summarize(doneToLock), doorToState: summarize(doorToState) };
+  return {
+    answerToLock: summarize(answerToLock),
+    answerToDone: summarize(answerToDone),
+    doneToLock: summarize(doneToLock),
+    doorToState: summarize(doorToState),
+  };
 }
 
 function stateSays(r: RequestRecord, boxId: string, st: 'OPEN' | 'CLOSED'): boolean {

@@ -25,7 +25,11 @@ interface Args {
 
 const args = JSON.parse(process.argv[2] ?? '{}') as Args;
 // Heartbeat at its maximum so no /state is in flight when a scan arrives (it would be refused as busy).
-const config = stationConfig(args.station, args.serverUrl, { timing: { heartbeatIntervalMs: 119_000 }, storage: { directory: args.stateDir }, ...(args.logLevel ? { log: { level: args.logLevel } } : {}) });
+const config = stationConfig(args.station, args.serverUrl, {
+  timing: { heartbeatIntervalMs: 119_000 },
+  storage: { directory: args.stateDir },
+  ...(args.logLevel ? { log: { level: args.logLevel } } : {}),
+});
 const log = createLogger(config.log.level);
 const sim = new SimulatedStation({ boxNumbers: config.station.boxes.map((b) => b.number), doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100 });
 const hardware = await withSerialScanner(sim, args.tty, log);

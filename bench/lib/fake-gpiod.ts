@@ -25,7 +25,10 @@ export function fakeGpiod(dir: string, chips: readonly string[]): FakeGpiod {
   const fifo = join(dir, 'gpioset.fifo');
   execFileSync('mkfifo', [fifo]);
   writeFileSync(join(binDir, 'gpiodetect'), `#!/bin/sh\n${chips.map((c, i) => `echo 'gpiochip${i} [${c}] (58 lines)'`).join('\n')}\n`);
-  writeFileSync(join(binDir, 'gpioset'), `#!/bin/sh\n[ "$1" = --version ] && { echo 'gpioset (libgpiod) v2.1.3'; exit 0; }\necho "$*" > ${JSON.stringify(fifo)}\n`);
+  writeFileSync(
+    join(binDir, 'gpioset'),
+    `#!/bin/sh\n[ "$1" = --version ] && { echo 'gpioset (libgpiod) v2.1.3'; exit 0; }\necho "$*" > ${JSON.stringify(fifo)}\n`,
+  );
   for (const f of ['gpiodetect', 'gpioset']) chmodSync(join(binDir, f), 0o755);
   // Read-write, so the FIFO never reports end-of-file between two writers; non-blocking, read by
   // the event loop as a pipe (an fs stream would park a thread-pool thread in read() for good).

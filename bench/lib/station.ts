@@ -34,7 +34,12 @@ export function stationConfig(station: SimStation, serverUrl: string, extra: Par
 }
 
 /** Config file + password as the systemd credential, exactly as a field daemon gets them. */
-export function writeDaemonFiles(dir: string, station: SimStation, serverUrl: string, extra: Partial<ConfigInput> = {}): { file: string; env: NodeJS.ProcessEnv } {
+export function writeDaemonFiles(
+  dir: string,
+  station: SimStation,
+  serverUrl: string,
+  extra: Partial<ConfigInput> = {},
+): { file: string; env: NodeJS.ProcessEnv } {
   const credDir = join(dir, 'credentials');
   mkdirSync(credDir, { recursive: true });
   writeFileSync(join(credDir, 'station-password'), station.password);

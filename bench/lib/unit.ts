@@ -32,7 +32,11 @@ export function readUnit(file = UNIT_FILE): Unit {
     const key = line.slice(0, line.indexOf('='));
     values.set(key, [...(values.get(key) ?? []), line.slice(key.length + 1)]);
   }
-  const words = (s: string | undefined): string[] => (s ?? '').replace(/^[-@:+!]+/, '').split(/\s+/).filter(Boolean);
+  const words = (s: string | undefined): string[] =>
+    (s ?? '')
+      .replace(/^[-@:+!]+/, '')
+      .split(/\s+/)
+      .filter(Boolean);
   const environment: Record<string, string> = {};
   for (const assignment of values.get('Environment') ?? []) {
     const eq = assignment.indexOf('=');
@@ -64,6 +68,10 @@ export function placeCommand(exec: readonly string[], unit: Unit, at: Placement)
   if (cmd !== 'node') throw new Error(`the unit's command is ${cmd ?? '(none)'}, not node: bench/lib/unit.ts needs a look`);
   const place = (w: string): string => w.replace(RELEASE, at.release).replace(CONFIG, at.configFile).replace(CACHE, at.cacheDir);
   const scriptAt = rest.findIndex((w) => !w.startsWith('-'));
-  const env = Object.fromEntries(Object.entries(unit.environment).filter(([k]) => k !== 'PATH').map(([k, v]) => [k, place(v)]));
+  const env = Object.fromEntries(
+    Object.entries(unit.environment)
+      .filter(([k]) => k !== 'PATH')
+      .map(([k, v]) => [k, place(v)]),
+  );
   return { nodeFlags: rest.slice(0, scriptAt), args: rest.slice(scriptAt).map(place), env };
 }

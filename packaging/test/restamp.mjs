@@ -42,7 +42,10 @@ try {
     writeFileSync(daemon, poison + readFileSync(daemon, 'utf8'));
     changed.push('app/daemon.js');
   }
-  for (const f of changed) manifest.checksums[f] = createHash('sha256').update(readFileSync(join(dir, f))).digest('hex');
+  for (const f of changed)
+    manifest.checksums[f] = createHash('sha256')
+      .update(readFileSync(join(dir, f)))
+      .digest('hex');
   manifest.version = version;
   writeFileSync(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   const out = join(outDir, `${newTop}-linux-${manifest.arch}.tar.gz`);

@@ -20,14 +20,24 @@ const FULL = process.argv.includes('--full');
 const T0 = performance.now();
 const say = (s) => process.stdout.write(`board: [${((performance.now() - T0) / 1000).toFixed(1).padStart(6)}s] ${s}\n`);
 const figures = [];
-const figure = (name, value) => { figures.push([name, value]); say(`FIGURE ${name}: ${value}`); };
+const figure = (name, value) => {
+  figures.push([name, value]);
+  say(`FIGURE ${name}: ${value}`);
+};
 const rows = [];
 class Fail extends Error {}
-const check = (ok, what) => { if (!ok) throw new Fail(what); say(`ok   ${what}`); };
+const check = (ok, what) => {
+  if (!ok) throw new Fail(what);
+  say(`ok   ${what}`);
+};
 
 // --- the station's identity and the server's data ----------------------------------------------
 const ALNUM = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
-const STATION = { id: randomUUID(), password: Array.from(randomBytes(20), (b) => ALNUM[b % 62]).join(''), boxes: Array.from({ length: 12 }, () => randomUUID()) };
+const STATION = {
+  id: randomUUID(),
+  password: Array.from(randomBytes(20), (b) => ALNUM[b % 62]).join(''),
+  boxes: Array.from({ length: 12 }, () => randomUUID()),
+};
 const RFID = 'e004010012345678';
 const PIN_TWO = '654321'; // boxes 5 and 6
 const PIN_ONE = '123456'; // box 4
@@ -60,24 +70,66 @@ const config = (over = {}) => ({
 });
 
 // --- host processes ------------------------------------------------------------------------------
-const freePort = () => new Promise((res) => { const s = createServer().listen(0, '127.0.0.1', () => { const p = s.address().port; s.close(() => res(p)); }); });
+const freePort = () =>
+  new Promise((res) => {
+    const s = createServer().listen(0, '127.0.0.1', () => {
+      const p = s.address().port;
+      s.close(() => res(p));
+    });
+  });
 function run(cmd, args, opts = {}) {
   return new Promise((resolve, reject) => {
     const c = spawn(cmd, args, { stdio: ['pipe', 'pipe', 'pipe'] });
-    let out = '', err = '';
-    c.stdout.on('data', (d) => { out += d; });
-    c.stderr.on('data', (d) => { err += d; });
+    let out = '',
+      err = '';
+    c.stdout.on('data', (d) => {
+      out += d;
+    });
+    c.stderr.on('data', (d) => {
+      err += d;
+    });
     const t = setTimeout(() => c.kill('SIGKILL'), opts.timeoutMs ?? 120_000);
-    c.on('close', (code) => { clearTimeout(t); if (code === 0 || opts.ok) resolve({ code, out, err }); else reject(new Error(`${cmd} ${args.slice(-1)[0]}: exit ${code}\n${err}${out}`.slice(0, 4000))); });
+    c.on('close', (code) => {
+      clearTimeout(t);
+      if (code === 0 || opts.ok) resolve({ code, out, err });
+      else reject(new Error(`${cmd} ${args.slice(-1)[0]}: exit ${code}\n${err}${out}`.slice(0, 4000)));
+    });
     c.stdin.end(opts.input ?? '');
   });
 }
 
 // --- the machine ---------------------------------------------------------------------------------
-let SSH_PORT = 0, SIM_PORT = 0, qemuPid = 0, bootedAt = 0;
-const SSH = () => ['-o', 'StrictHostKeyChecking=no', '-o', 'UserKnownHostsFile=/dev/null', '-o', 'LogLevel=ERROR', '-o', 'ConnectTimeout=10',
-  '-o', 'BatchMode=yes', '-o', 'ControlMaster=auto', '-o', `ControlPath=${RUN}/ssh-%p.sock`, '-o', 'ControlPersist=300',
-  '-o', 'ServerAliveInterval=5', '-o', 'ServerAliveCountMax=4', '-i', `${BOARD}/ssh/id_ed25519`, '-p', String(SSH_PORT), 'root@127.0.0.1'];
+let SSH_PORT = 0,
+  SIM_PORT = 0,
+  qemuPid = 0,
+  bootedAt = 0;
+const SSH = () => [
+  '-o',
+  'StrictHostKeyChecking=no',
+  '-o',
+  'UserKnownHostsFile=/dev/null',
+  '-o',
+  'LogLevel=ERROR',
+  '-o',
+  'ConnectTimeout=10',
+  '-o',
+  'BatchMode=yes',
+  '-o',
+  'ControlMaster=auto',
+  '-o',
+  `ControlPath=${RUN}/ssh-%p.sock`,
+  '-o',
+  'ControlPersist=300',
+  '-o',
+  'ServerAliveInterval=5',
+  '-o',
+  'ServerAliveCountMax=4',
+  '-i',
+  `${BOARD}/ssh/id_ed25519`,
+  '-p',
+  String(SSH_PORT),
+  'root@127.0.0.1',
+];
 /** A shell command in the guest; its stdout. */
 const g = async (cmd, opts = {}) => (await run('ssh', [...SSH(), cmd], opts)).out;
 const io = (line) => g(`echo '${line}' > /run/board-io/in`);
@@ -88,23 +140,67 @@ async function boot(doorsOpen = []) {
   // cache=writeback: the guest sees a volatile write cache and flushes it (ext4 commits, fsync);
   // QEMU passes each flush to the image (fdatasync). A SIGKILL to QEMU loses what only the guest's
   // RAM held (its page cache), as a power cut does. scripts/board/README.md says what this cannot show.
-  const args = ['-M', 'virt', '-accel', 'tcg,thread=multi', '-cpu', 'cortex-a72', '-smp', process.env.BOARD_SMP ?? '2', '-m', '1024',
-    '-display', 'none', '-monitor', 'none', '-serial', `file:${RUN}/serial.log`, '-no-reboot',
-    '-kernel', `${KDIR}/vmlinuz`, '-initrd', `${KDIR}/initrd.img`, '-append', cmdline,
-    '-drive', `file=${RUN}/disk.qcow2,if=none,id=d0,format=qcow2,cache=writeback,aio=threads`, '-device', 'virtio-blk-pci,drive=d0',
-    '-netdev', `user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:${SSH_PORT}-:22,guestfwd=tcp:10.0.2.100:80-cmd:socat - TCP:127.0.0.1:${SIM_PORT}`,
-    '-device', 'virtio-net-pci,netdev=n0', '-device', 'virtio-rng-pci', '-pidfile', `${RUN}/qemu.pid`, '-daemonize'];
+  const args = [
+    '-M',
+    'virt',
+    '-accel',
+    'tcg,thread=multi',
+    '-cpu',
+    'cortex-a72',
+    '-smp',
+    process.env.BOARD_SMP ?? '2',
+    '-m',
+    '1024',
+    '-display',
+    'none',
+    '-monitor',
+    'none',
+    '-serial',
+    `file:${RUN}/serial.log`,
+    '-no-reboot',
+    '-kernel',
+    `${KDIR}/vmlinuz`,
+    '-initrd',
+    `${KDIR}/initrd.img`,
+    '-append',
+    cmdline,
+    '-drive',
+    `file=${RUN}/disk.qcow2,if=none,id=d0,format=qcow2,cache=writeback,aio=threads`,
+    '-device',
+    'virtio-blk-pci,drive=d0',
+    '-netdev',
+    `user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:${SSH_PORT}-:22,guestfwd=tcp:10.0.2.100:80-cmd:socat - TCP:127.0.0.1:${SIM_PORT}`,
+    '-device',
+    'virtio-net-pci,netdev=n0',
+    '-device',
+    'virtio-rng-pci',
+    '-pidfile',
+    `${RUN}/qemu.pid`,
+    '-daemonize',
+  ];
   bootedAt = performance.now();
   await run('qemu-system-aarch64', args);
   qemuPid = Number(readFileSync(`${RUN}/qemu.pid`, 'utf8'));
   for (;;) {
     if (!alive()) throw new Fail(`QEMU exited during boot; serial: ${tail(`${RUN}/serial.log`)}`);
-    try { await g('true', { timeoutMs: 15_000 }); break; } catch { await sleep(1000); }
+    try {
+      await g('true', { timeoutMs: 15_000 });
+      break;
+    } catch {
+      await sleep(1000);
+    }
     if (performance.now() - bootedAt > 600_000) throw new Fail(`no ssh after 600 s; serial: ${tail(`${RUN}/serial.log`)}`);
   }
   return (performance.now() - bootedAt) / 1000;
 }
-const alive = () => { try { process.kill(qemuPid, 0); return true; } catch { return false; } };
+const alive = () => {
+  try {
+    process.kill(qemuPid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+};
 const tail = (f) => (existsSync(f) ? readFileSync(f, 'utf8').split('\n').slice(-30).join('\n') : '');
 async function powerCut() {
   process.kill(qemuPid, 'SIGKILL');
@@ -117,16 +213,25 @@ let simProc;
 async function startSim(appDir) {
   SIM_PORT = await freePort();
   writeFileSync(`${RUN}/stations.json`, JSON.stringify(stationsFile));
-  simProc = spawn(process.execPath, [`${appDir}/app/main.js`, 'sim-server', '--port', String(SIM_PORT), '--stations-file', `${RUN}/stations.json`], { stdio: ['ignore', 'pipe', 'pipe'] });
+  simProc = spawn(process.execPath, [`${appDir}/app/main.js`, 'sim-server', '--port', String(SIM_PORT), '--stations-file', `${RUN}/stations.json`], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let log = '';
-  simProc.stdout.on('data', (d) => { log += d; });
-  simProc.stderr.on('data', (d) => { log += d; });
+  simProc.stdout.on('data', (d) => {
+    log += d;
+  });
+  simProc.stderr.on('data', (d) => {
+    log += d;
+  });
   for (let i = 0; i < 100 && !log.includes('reference station server:'); i++) await sleep(100);
   if (!log.includes('reference station server:')) throw new Fail(`sim-server did not start: ${log}`);
 }
 const sim = async (path, init) => (await fetch(`http://127.0.0.1:${SIM_PORT}/_control${path}`, init)).json();
 const requests = async (after = 0) => (await sim(`/requests?after=${after}`)).requests;
-const lastSeq = async () => { const r = await requests(0); return r.length ? r[r.length - 1].seq : 0; };
+const lastSeq = async () => {
+  const r = await requests(0);
+  return r.length ? r[r.length - 1].seq : 0;
+};
 const clearFaults = () => sim('/clear-faults', { method: 'POST' });
 async function waitReq(pred, what, afterSeq, limitMs = 60_000) {
   const t = performance.now();
@@ -142,7 +247,12 @@ const boxSt = (r, n) => r.body?.boxes?.find((b) => b.id === boxId(n))?.st;
 
 // --- the guest's side --------------------------------------------------------------------------
 const NODE = '/opt/pickup-station/current/node/bin/node';
-const status = async () => JSON.parse(await g(`${NODE} -e 'fetch("http://127.0.0.1:8470/api/status",{headers:{authorization:"Bearer ${TOKEN}"}}).then(r=>r.text()).then(t=>process.stdout.write(t))'`));
+const status = async () =>
+  JSON.parse(
+    await g(
+      `${NODE} -e 'fetch("http://127.0.0.1:8470/api/status",{headers:{authorization:"Bearer ${TOKEN}"}}).then(r=>r.text()).then(t=>process.stdout.write(t))'`,
+    ),
+  );
 const events = async () => (await g('cat /run/board-io/events.log 2>/dev/null || true')).split('\n').filter(Boolean);
 async function waitEvent(re, what, limitMs = 30_000) {
   const t = performance.now();
@@ -158,12 +268,16 @@ const writeGuest = (path, text, mode = '0644') => g(`umask 077; cat > ${path}.tm
 
 /** Pulses from the board's record: [{lock, ms}] of every completed on->off. */
 function pulses(lines) {
-  const on = new Map(), out = [];
+  const on = new Map(),
+    out = [];
   for (const l of lines) {
     const m = /^([\d.]+) lock (\d+) (on|off)/.exec(l);
     if (!m) continue;
     if (m[3] === 'on') on.set(m[2], Number(m[1]));
-    else if (on.has(m[2])) { out.push({ lock: Number(m[2]), ms: Number(m[1]) - on.get(m[2]) }); on.delete(m[2]); }
+    else if (on.has(m[2])) {
+      out.push({ lock: Number(m[2]), ms: Number(m[1]) - on.get(m[2]) });
+      on.delete(m[2]);
+    }
   }
   return out;
 }
@@ -172,7 +286,9 @@ const DENIAL = /EACCES|EPERM|Operation not permitted|Permission denied|SECCOMP|s
 async function noDenials(since) {
   // The unit's own lines (the station, its helpers, systemd about it) and the kernel's seccomp
   // (audit type 1326) and LSM denials; not the kernel's "audit: initializing" or systemd's "+SECCOMP".
-  const j = await g(`journalctl -u pickup-station --no-pager -o short-monotonic ${since ? `--since '${since}'` : '-b'}; journalctl -k -b --no-pager | grep -E 'type=1326|denied' || true`);
+  const j = await g(
+    `journalctl -u pickup-station --no-pager -o short-monotonic ${since ? `--since '${since}'` : '-b'}; journalctl -k -b --no-pager | grep -E 'type=1326|denied' || true`,
+  );
   const bad = j.split('\n').filter((l) => DENIAL.test(l));
   check(bad.length === 0, `no sandbox denial in the journal${bad.length ? `: ${bad.slice(0, 5).join(' | ')}` : ''}`);
 }
@@ -183,10 +299,13 @@ async function provisionBoard() {
   // HID devices and the door switches (started once the release's node is there).
   const files = ['board-gpio-sim.sh', 'board-gpio-sim.service', 'board-io.mjs', 'board-io.service'];
   const tar = execFileSync('tar', ['-c', '-C', join(HERE, 'guest'), ...files, '-C', join(HERE, '../../test/hw'), 'uhid-keyboard.mjs']);
-  await g(`mkdir -p /root/board && tar -x -C /root/board && install -m 0755 /root/board/board-gpio-sim.sh /usr/local/sbin/board-gpio-sim &&
+  await g(
+    `mkdir -p /root/board && tar -x -C /root/board && install -m 0755 /root/board/board-gpio-sim.sh /usr/local/sbin/board-gpio-sim &&
     install -d /usr/local/lib/board && install -m 0644 /root/board/board-io.mjs /root/board/uhid-keyboard.mjs /usr/local/lib/board/ &&
     install -m 0644 /root/board/board-gpio-sim.service /root/board/board-io.service /etc/systemd/system/ &&
-    systemctl daemon-reload && systemctl enable --now board-gpio-sim && systemctl enable board-io`, { input: tar });
+    systemctl daemon-reload && systemctl enable --now board-gpio-sim && systemctl enable board-io`,
+    { input: tar },
+  );
 }
 
 async function install() {
@@ -195,9 +314,16 @@ async function install() {
   const dir = name.replace(/-linux-[a-z0-9]+\.tar\.gz$/, '');
   // docs/operating.md → Install, word for word (as root: no sudo on the board image).
   const t = performance.now();
-  const out = await g(`cd /root && mkdir -p /tmp/ps && tar -xzf ${name} -C /tmp/ps && bash /tmp/ps/${dir}/systemd/install.sh --bundle ${name} 2>&1`, { timeoutMs: 900_000 });
+  const out = await g(`cd /root && mkdir -p /tmp/ps && tar -xzf ${name} -C /tmp/ps && bash /tmp/ps/${dir}/systemd/install.sh --bundle ${name} 2>&1`, {
+    timeoutMs: 900_000,
+  });
   figure('install (tar -x + install.sh --bundle), s', ((performance.now() - t) / 1000).toFixed(1));
-  process.stdout.write(out.split('\n').map((l) => `  guest| ${l}`).join('\n') + '\n');
+  process.stdout.write(
+    out
+      .split('\n')
+      .map((l) => `  guest| ${l}`)
+      .join('\n') + '\n',
+  );
 }
 
 async function configure(over = {}) {
@@ -213,7 +339,10 @@ async function configure(over = {}) {
   // The one local change, in a drop-in as docs/operating.md "Local changes to the unit" says, and not a
   // sandboxing line: under TCG the first start (no V8 code cache yet) took 96-100 s, over the
   // shipped TimeoutStartSec=90s (a Pi's cores run Node some 10x faster than this emulation).
-  await writeGuest('/root/board-emulation.conf', '[Service]\n# The virtual board is an emulation (TCG): starts are ~10x slower than on a Pi.\nTimeoutStartSec=600s\n');
+  await writeGuest(
+    '/root/board-emulation.conf',
+    '[Service]\n# The virtual board is an emulation (TCG): starts are ~10x slower than on a Pi.\nTimeoutStartSec=600s\n',
+  );
   await g('install -D -m 0644 /root/board-emulation.conf /etc/systemd/system/pickup-station.service.d/board-emulation.conf && systemctl daemon-reload');
 }
 
@@ -245,7 +374,10 @@ async function pickup(pin, boxes) {
   await waitReq((r) => isState(r) && boxes.every((n) => boxSt(r, n) === 'CLOSED') && r.body.st === 'UP', `/state boxes ${boxes} CLOSED`, p.seq + boxes.length);
   const pins = (await requests(seq)).filter((r) => r.endpoint === 'pin-enter');
   const answer = JSON.stringify(pins[0]?.response ?? null);
-  check(pins.length === 1 && boxes.every((n) => answer.includes(boxId(n))), `pickup: the PIN typed on the HID keypad opened boxes ${boxes.join(' and ')} (one /pin-enter, answered box-open)`);
+  check(
+    pins.length === 1 && boxes.every((n) => answer.includes(boxId(n))),
+    `pickup: the PIN typed on the HID keypad opened boxes ${boxes.join(' and ')} (one /pin-enter, answered box-open)`,
+  );
 }
 
 async function checkPulses(boxes, from) {
@@ -254,7 +386,10 @@ async function checkPulses(boxes, from) {
   const p = pulses((await events()).slice(from));
   for (const n of boxes) {
     const mine = p.filter((x) => x.lock === n);
-    check(mine.length === 1 && mine[0].ms > 2_500 && mine[0].ms < 3_600, `lock ${n}: one pulse of ${mine.map((x) => x.ms.toFixed(0)).join(',')} ms on gpio-sim (locks.pulseMs 3000)`);
+    check(
+      mine.length === 1 && mine[0].ms > 2_500 && mine[0].ms < 3_600,
+      `lock ${n}: one pulse of ${mine.map((x) => x.ms.toFixed(0)).join(',')} ms on gpio-sim (locks.pulseMs 3000)`,
+    );
   }
   const others = p.filter((x) => !boxes.includes(x.lock));
   check(others.length === 0, 'no other lock pulsed');
@@ -322,18 +457,28 @@ async function main() {
   }
   const wdS = (performance.now() - t) / 1000;
   const j = await g(`journalctl -u pickup-station -b --no-pager | grep -E 'Watchdog timeout|watchdog' | tail -3`);
-  check(/Watchdog timeout/.test(j), `watchdog: systemd killed the stopped daemon (journal: ${j.trim().split('\n')[0]?.slice(-80)}) and restarted it after ${wdS.toFixed(0)} s (WatchdogSec=30s + RestartSec=5s)`);
+  check(
+    /Watchdog timeout/.test(j),
+    `watchdog: systemd killed the stopped daemon (journal: ${j.trim().split('\n')[0]?.slice(-80)}) and restarted it after ${wdS.toFixed(0)} s (WatchdogSec=30s + RestartSec=5s)`,
+  );
   check(!(await events()).slice(ev0).some((l) => / lock \d+ on/.test(l)), 'watchdog: no lock energized across the kill and restart');
   await waitReq(isState, '/state after the watchdog restart', seq, 120_000);
 
   // Power cut mid-pulse of a pickup (box 4), door opened by the person; then a boot.
   // The door springs open 50 ms into the pulse (board-io); the cut comes as soon as the host sees it.
   await io('spring 4');
-  await powerCutRow('pickup: mid-pulse, door open', PIN_ONE, 4, async () => {
-    await waitEvent(/ door 4 open/, 'door 4 open');
-    const l = await events();
-    return !l.some((x) => / lock 4 off/.test(x));
-  }, [4], /^restarted during pickup: box 4 opened, still open \(event [0-9a-f-]{36}\)$/);
+  await powerCutRow(
+    'pickup: mid-pulse, door open',
+    PIN_ONE,
+    4,
+    async () => {
+      await waitEvent(/ door 4 open/, 'door 4 open');
+      const l = await events();
+      return !l.some((x) => / lock 4 off/.test(x));
+    },
+    [4],
+    /^restarted during pickup: box 4 opened, still open \(event [0-9a-f-]{36}\)$/,
+  );
 
   if (FULL) await full();
 
@@ -373,7 +518,10 @@ async function powerCutRow(row, pin, box, reach, doorsOpenAfter, message) {
   const st = await status().catch(() => null);
   if (st && st.journal && st.journal.ok !== true) problems.push(`journal not ok: ${st.journal.problem}`);
   rows.push({ row, st: first.body?.st, message: first.body?.errorMessage, s, outcome: problems.length ? `FAIL: ${problems.join('; ')}` : 'ok' });
-  check(problems.length === 0, `power cut, ${row}: first /state ${first.body?.st} "${first.body?.errorMessage}", then ${second.body?.st}; nothing resent, no pulse (${problems.join('; ')})`);
+  check(
+    problems.length === 0,
+    `power cut, ${row}: first /state ${first.body?.st} "${first.body?.errorMessage}", then ${second.body?.st}; nothing resent, no pulse (${problems.join('; ')})`,
+  );
   for (const n of doorsOpenAfter) await io(`door ${n} close`);
   await waitReq((r) => isState(r) && doorsOpenAfter.every((n) => boxSt(r, n) === 'CLOSED'), 'doors closed after the row', second.seq);
 }
@@ -424,7 +572,11 @@ try {
 } catch (e) {
   failed = true;
   say(`FAIL ${e instanceof Fail ? e.message : e.stack}`);
-  try { say(`journal tail:\n${await g('journalctl -u pickup-station -b --no-pager -n 40', { timeoutMs: 20_000 })}`); } catch { /* guest gone */ }
+  try {
+    say(`journal tail:\n${await g('journalctl -u pickup-station -b --no-pager -n 40', { timeoutMs: 20_000 })}`);
+  } catch {
+    /* guest gone */
+  }
 } finally {
   if (process.env.BOARD_KEEP !== '1' && qemuPid && alive()) await powerCut();
   simProc?.kill();

@@ -50,7 +50,8 @@ function walkAddons(root, out = []) {
 const ELF_MACHINES = { 183: 'arm64', 40: 'arm', 62: 'x64', 3: 'ia32' };
 
 /** Sonames that come with glibc itself (package libc6, on every Debian system). */
-const GLIBC_SONAME = /^(libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1|libresolv\.so\.2|libutil\.so\.1|libanl\.so\.1|ld-linux[-.\w]*\.so\.\d+)$/;
+const GLIBC_SONAME =
+  /^(libc\.so\.6|libm\.so\.6|libpthread\.so\.0|libdl\.so\.2|librt\.so\.1|libresolv\.so\.2|libutil\.so\.1|libanl\.so\.1|ld-linux[-.\w]*\.so\.\d+)$/;
 
 /**
  * DT_NEEDED entries of an ELF shared object (32- or 64-bit, little-endian): the dynamic segment's
@@ -150,7 +151,8 @@ function checkIntegrity(manifest) {
     const data = readFileSync(full);
     const sum = createHash('sha256').update(data).digest('hex');
     const size = manifest.sizes?.[path];
-    if (sum !== want || (size !== undefined && data.length !== size)) problem(path, `sha256 ${sum.slice(0, 12)}… size ${data.length}, manifest ${want.slice(0, 12)}… size ${size}`);
+    if (sum !== want || (size !== undefined && data.length !== size))
+      problem(path, `sha256 ${sum.slice(0, 12)}… size ${data.length}, manifest ${want.slice(0, 12)}… size ${size}`);
   }
   for (const [path, want] of Object.entries(manifest.symlinks ?? {})) {
     let target = null;
@@ -227,7 +229,9 @@ console.log(`check-bundle: ${dir} with node ${process.version} (${process.platfo
 const manifestFile = join(dir, 'manifest.json');
 if (existsSync(manifestFile) && statSync(manifestFile).isFile()) {
   const manifest = JSON.parse(readFileSync(manifestFile, 'utf8'));
-  console.log(`bundle: ${manifest.name} ${manifest.version} linux-${manifest.arch}, commit ${manifest.git.commit.slice(0, 12)}${manifest.git.dirty ? ' (dirty)' : ''}`);
+  console.log(
+    `bundle: ${manifest.name} ${manifest.version} linux-${manifest.arch}, commit ${manifest.git.commit.slice(0, 12)}${manifest.git.dirty ? ' (dirty)' : ''}`,
+  );
   checkIntegrity(manifest);
   checkNode(manifest);
   checkGlibc(manifest);

@@ -61,7 +61,8 @@ function checkProductionTree(lockFile, pkg) {
     const present = existsSync(join(app, path));
     if (present) installed++;
     if (entry.dev === true && present) problems.push(`dev dependency present: ${path}`);
-    if (entry.dev !== true && entry.optional !== true && entry.devOptional !== true && entry.peer !== true && !present) problems.push(`production dependency missing: ${path}`);
+    if (entry.dev !== true && entry.optional !== true && entry.devOptional !== true && entry.peer !== true && !present)
+      problems.push(`production dependency missing: ${path}`);
   }
   // A devDependency's name at any depth (a nested copy would not show as a top-level path).
   for (const file of walk(join(app, 'node_modules'))) {
@@ -122,7 +123,11 @@ const manifest = {
     engines: pkg.engines?.node ?? null,
     bundled: values['node-bundled'] === '1' ? 'node/bin/node' : null,
   },
-  git: { commit: values.commit ?? 'unknown', dirty: values.dirty === 'true', commitTime: Number.isFinite(commitTime) ? new Date(commitTime * 1000).toISOString() : null },
+  git: {
+    commit: values.commit ?? 'unknown',
+    dirty: values.dirty === 'true',
+    commitTime: Number.isFinite(commitTime) ? new Date(commitTime * 1000).toISOString() : null,
+  },
   builtAt: new Date(values['built-at'] ? Number(values['built-at']) * 1000 : Date.now()).toISOString(),
   builtWith: { node: process.version, host: `${process.platform}-${process.arch}` },
   // What systemd/install.sh reads (its documented format): the Node major the addons need and
@@ -138,4 +143,6 @@ const manifest = {
 };
 writeFileSync(join(app, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
 const total = Object.values(sizes).reduce((n, size) => n + size, 0);
-console.log(`manifest: ${Object.keys(checksums).length} files + ${Object.keys(symlinks).length} symlinks, ${(total / 1048576).toFixed(1)} MiB, ${addons.length} addons, ${productionPackages} production packages, no dev dependencies`);
+console.log(
+  `manifest: ${Object.keys(checksums).length} files + ${Object.keys(symlinks).length} symlinks, ${(total / 1048576).toFixed(1)} MiB, ${addons.length} addons, ${productionPackages} production packages, no dev dependencies`,
+);

@@ -234,7 +234,15 @@ async function proveDemo() {
   const logs = jsonLines(d.io.out);
   if (/\] INFO: /.test(d.io.out)) fail('pretty log lines: pino-pretty (a dev dependency) was found', d.all());
   if (!logs.some((l) => l.msg === 'event answered' && l.endpoint === 'pin-enter')) fail('no JSON log line for the answered /pin-enter', d.all());
-  if (/\b123456\b/.test(d.io.out.split('\n').filter((l) => l.startsWith('{')).join('\n'))) fail('PIN digits in the log', d.all());
+  if (
+    /\b123456\b/.test(
+      d.io.out
+        .split('\n')
+        .filter((l) => l.startsWith('{'))
+        .join('\n'),
+    )
+  )
+    fail('PIN digits in the log', d.all());
 
   send('quit');
   const code = await d.waitExit('quit');

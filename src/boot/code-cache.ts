@@ -104,7 +104,8 @@ export function loadCommonJs(file: string, cacheDir: string | null): LoadedCommo
   // The file is the function expression itself and ASCII only (scripts/app/build.mjs): compiled
   // as read, without a UTF-8 decoding or a wrapped copy of 600 KB.
   const script = new Script(source.toString('latin1'), { filename: file, ...(cached instanceof Buffer ? { cachedData: cached } : {}) });
-  const use: CodeCacheUse = cacheFile === null ? 'off' : cached === 'damaged' ? 'damaged' : cached === null ? 'absent' : script.cachedDataRejected === true ? 'rejected' : 'used';
+  const use: CodeCacheUse =
+    cacheFile === null ? 'off' : cached === 'damaged' ? 'damaged' : cached === null ? 'absent' : script.cachedDataRejected === true ? 'rejected' : 'used';
   const module = { exports: {} as Record<string, unknown> };
   const run = script.runInThisContext() as (...args: unknown[]) => void;
   run.call(module.exports, module.exports, createRequire(file), module, file, dirname(file), pathToFileURL(file).href);

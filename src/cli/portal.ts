@@ -38,7 +38,14 @@ const COMMANDS = {
   login: { args: '', options: {} },
   search: {
     args: '<kind>',
-    options: { q: { type: 'string' }, name: { type: 'string' }, fond: { type: 'string' }, 'page-size': { type: 'string' }, page: { type: 'string' }, all: { type: 'boolean' } },
+    options: {
+      q: { type: 'string' },
+      name: { type: 'string' },
+      fond: { type: 'string' },
+      'page-size': { type: 'string' },
+      page: { type: 'string' },
+      all: { type: 'boolean' },
+    },
   },
   newest: { args: '', options: {} },
   item: { args: '<barcode>', options: {} },
@@ -147,7 +154,11 @@ async function run(command: CommandName, values: Record<string, unknown>, positi
     case 'create-test-record': {
       const title = required('title', str(values['title']));
       if (title.trim() === '') throw new UsageError('--title must not be empty');
-      const args: cmd.TestRecordArgs = { title, fond: required('fond', int('fond', values['fond'], 0)), department: required('department', int('department', values['department'], 0)) };
+      const args: cmd.TestRecordArgs = {
+        title,
+        fond: required('fond', int('fond', values['fond'], 0)),
+        department: required('department', int('department', values['department'], 0)),
+      };
       action = (ctx) => cmd.createTestRecord(ctx, args);
       break;
     }

@@ -82,11 +82,15 @@ export function zodProblems(error: Pick<z.ZodError, 'issues'>, prefix = ''): Con
   const problems = issues.map((issue): ConfigProblem => {
     const path = dottedPath(issue.path, prefix);
     // zod's own text for unknown keys quotes them; a key can be a pasted secret.
-    const message = issue.code === 'unrecognized_keys' ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map(keyName).join(', ')} (a typo? unknown keys are errors)` : issue.message;
+    const message =
+      issue.code === 'unrecognized_keys'
+        ? `unknown key${issue.keys.length > 1 ? 's' : ''} ${issue.keys.map(keyName).join(', ')} (a typo? unknown keys are errors)`
+        : issue.message;
     const value = issue.code === 'unrecognized_keys' ? undefined : 'input' in issue ? renderValue(issue.input, issue.path) : undefined;
     return value === undefined ? { path, message } : { path, message, value };
   });
-  if (error.issues.length > MAX_PROBLEMS) problems.push({ path: prefix, message: `… and ${error.issues.length - MAX_PROBLEMS} more problems (fix these first)` });
+  if (error.issues.length > MAX_PROBLEMS)
+    problems.push({ path: prefix, message: `… and ${error.issues.length - MAX_PROBLEMS} more problems (fix these first)` });
   return problems;
 }
 

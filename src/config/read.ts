@@ -52,7 +52,10 @@ export function jsonSyntaxMessage(e: SyntaxError, text?: string): string {
     const what = /^[A-Za-z0-9]/.test(token) ? 'a letter or digit outside quotes (a value without its quotes?)' : `the character ${JSON.stringify(token)}`;
     return `not valid JSON: unexpected ${what}${where}`;
   }
-  const kind = m.replace(/ in JSON at position \d+.*$/s, '').replace(/ at position \d+.*$/s, '').replace(/, ".*$/s, '');
+  const kind = m
+    .replace(/ in JSON at position \d+.*$/s, '')
+    .replace(/ at position \d+.*$/s, '')
+    .replace(/, ".*$/s, '');
   return `not valid JSON: ${kind}${where}`;
 }
 

@@ -43,8 +43,7 @@ export const stationSchema = z
       const seenNumbers = new Set<number>();
       s.boxes.forEach((b, i) => {
         if (seenIds.has(b.id)) ctx.addIssue({ code: 'custom', path: ['boxes', i, 'id'], message: 'duplicate box id', input: b.id });
-        if (seenNumbers.has(b.number))
-          ctx.addIssue({ code: 'custom', path: ['boxes', i, 'number'], message: 'duplicate box number', input: b.number });
+        if (seenNumbers.has(b.number)) ctx.addIssue({ code: 'custom', path: ['boxes', i, 'number'], message: 'duplicate box number', input: b.number });
         seenIds.add(b.id);
         seenNumbers.add(b.number);
       });
@@ -86,7 +85,10 @@ export const timingSchema = z.strictObject({
     z.number().check(
       z.int(),
       z.minimum(100),
-      z.refine((ms) => ms < SERVER_UNAVAILABLE_AFTER_MS, `must be below ${SERVER_UNAVAILABLE_AFTER_MS} (the server considers a station unavailable after 2 minutes without a /state)`),
+      z.refine(
+        (ms) => ms < SERVER_UNAVAILABLE_AFTER_MS,
+        `must be below ${SERVER_UNAVAILABLE_AFTER_MS} (the server considers a station unavailable after 2 minutes without a /state)`,
+      ),
     ),
     30_000,
   ),
@@ -128,18 +130,17 @@ export const pinSchema = z
   })
   .check(
     z.superRefine((p, ctx) => {
-      if (p.maxLockoutMs < p.lockoutMs) ctx.addIssue({ code: 'custom', path: ['maxLockoutMs'], message: `must be at least lockoutMs (${p.lockoutMs})`, input: p.maxLockoutMs });
+      if (p.maxLockoutMs < p.lockoutMs)
+        ctx.addIssue({ code: 'custom', path: ['maxLockoutMs'], message: `must be at least lockoutMs (${p.lockoutMs})`, input: p.maxLockoutMs });
     }),
   );
 
 /** A buzzer pattern: milliseconds on, off, on, ... starting and ending with a sound. */
-const patternSchema = z
-  .array(intIn(10, 5_000))
-  .check(
-    z.minLength(1),
-    z.maxLength(31),
-    z.refine((p) => p.length % 2 === 1, 'needs an odd number of durations (on, off, on, ...: it starts and ends with a sound)'),
-  );
+const patternSchema = z.array(intIn(10, 5_000)).check(
+  z.minLength(1),
+  z.maxLength(31),
+  z.refine((p) => p.length % 2 === 1, 'needs an odd number of durations (on, off, on, ...: it starts and ends with a sound)'),
+);
 
 /** What the buzzer plays (the line is in the board profile; the demo rings the terminal bell). */
 export const buzzerSchema = z.strictObject({
@@ -243,7 +244,9 @@ export const configSchema = z.strictObject({
   messages: restartsStation(z.prefault(messagesSchema, {})),
   pin: restartsStation(z.prefault(pinSchema, {})),
   buzzer: restartsStation(z.prefault(buzzerSchema, {})),
-  hardware: restartsStation(z._default(hardwareSchema, { kind: 'simulated', doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100, stateFile: null })),
+  hardware: restartsStation(
+    z._default(hardwareSchema, { kind: 'simulated', doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100, stateFile: null }),
+  ),
   log: z.prefault(logSchema, {}),
   storage: restartsStation(z.prefault(storageSchema, {})),
   /** Read by `stationctl portal` from the file each time; the daemon does not use it. */

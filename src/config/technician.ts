@@ -49,42 +49,47 @@ const socketListenSchema = z.strictObject({
 
 export const debugConfigSchema = z
   .strictObject({
-  /** false: no technician port at all. */
-  enabled: restartsProcess(z._default(z.boolean(), true)),
-  listen: restartsProcess(z._default(z.union([socketListenSchema, tcpListenSchema]), { host: '127.0.0.1', port: DEFAULT_DEBUG_PORT })),
-  /** Technician tokens; more may come from the systemd credential `technician-tokens` (same JSON shape). */
-  tokens: live(z._default(tokenListSchema, [])),
-  /** Largest accepted request body; larger -> 413. */
-  maxBodyBytes: live(z._default(intIn(256, 1_048_576), 16_384)),
-  /** Finished protocol events listed by /api/status. */
-  statusEvents: live(z._default(intIn(1, 100), 20)),
-  /** Log lines kept in memory for /api/logs. */
-  logLines: restartsProcess(z._default(intIn(10, 10_000), 1_000)),
-  /** A comment line is sent on idle event streams this often (keeps proxies and NATs from closing them). */
-  keepAliveMs: live(z._default(intIn(100, 300_000), 15_000)),
-  /** Concurrent live streams; more -> 503 (each holds a socket on a small board). */
-  maxStreams: live(z._default(intIn(1, 100), 8)),
-  /**
-   * Unsent data a live stream may hold for a client that stops reading (beyond what the kernel's
-   * socket buffers took, and beyond the backlog asked for); past it the stream is dropped.
-   */
-  streamBufferBytes: live(z._default(intIn(16_384, 67_108_864), 262_144)),
-  /** A connection must send a complete request head within this (else 408 and closed). */
-  headersTimeoutMs: restartsProcess(z._default(intIn(100, 120_000), 5_000)),
-  /** ... and its whole request (head and body) within this. */
-  requestTimeoutMs: restartsProcess(z._default(intIn(100, 300_000), 10_000)),
-  /** Sockets open at once; unauthenticated ones are closed (least recently active first) to make room. */
-  maxConnections: restartsProcess(z._default(intIn(4, 1_024), 64)),
-  /** Unauthenticated sockets one peer address may hold (the oldest is closed for a new one). */
-  maxConnectionsPerAddress: restartsProcess(z._default(intIn(1, 1_024), 16)),
-  /** Refusals before authentication are logged at most once per kind per this interval, with a count. */
-  refusalLogIntervalMs: restartsProcess(z._default(intIn(100, 3_600_000), 60_000)),
-})
+    /** false: no technician port at all. */
+    enabled: restartsProcess(z._default(z.boolean(), true)),
+    listen: restartsProcess(z._default(z.union([socketListenSchema, tcpListenSchema]), { host: '127.0.0.1', port: DEFAULT_DEBUG_PORT })),
+    /** Technician tokens; more may come from the systemd credential `technician-tokens` (same JSON shape). */
+    tokens: live(z._default(tokenListSchema, [])),
+    /** Largest accepted request body; larger -> 413. */
+    maxBodyBytes: live(z._default(intIn(256, 1_048_576), 16_384)),
+    /** Finished protocol events listed by /api/status. */
+    statusEvents: live(z._default(intIn(1, 100), 20)),
+    /** Log lines kept in memory for /api/logs. */
+    logLines: restartsProcess(z._default(intIn(10, 10_000), 1_000)),
+    /** A comment line is sent on idle event streams this often (keeps proxies and NATs from closing them). */
+    keepAliveMs: live(z._default(intIn(100, 300_000), 15_000)),
+    /** Concurrent live streams; more -> 503 (each holds a socket on a small board). */
+    maxStreams: live(z._default(intIn(1, 100), 8)),
+    /**
+     * Unsent data a live stream may hold for a client that stops reading (beyond what the kernel's
+     * socket buffers took, and beyond the backlog asked for); past it the stream is dropped.
+     */
+    streamBufferBytes: live(z._default(intIn(16_384, 67_108_864), 262_144)),
+    /** A connection must send a complete request head within this (else 408 and closed). */
+    headersTimeoutMs: restartsProcess(z._default(intIn(100, 120_000), 5_000)),
+    /** ... and its whole request (head and body) within this. */
+    requestTimeoutMs: restartsProcess(z._default(intIn(100, 300_000), 10_000)),
+    /** Sockets open at once; unauthenticated ones are closed (least recently active first) to make room. */
+    maxConnections: restartsProcess(z._default(intIn(4, 1_024), 64)),
+    /** Unauthenticated sockets one peer address may hold (the oldest is closed for a new one). */
+    maxConnectionsPerAddress: restartsProcess(z._default(intIn(1, 1_024), 16)),
+    /** Refusals before authentication are logged at most once per kind per this interval, with a count. */
+    refusalLogIntervalMs: restartsProcess(z._default(intIn(100, 3_600_000), 60_000)),
+  })
   .check(
     z.superRefine((d, ctx) => {
       // Node refuses a server whose head may take longer than the whole request.
       if (d.headersTimeoutMs > d.requestTimeoutMs)
-        ctx.addIssue({ code: 'custom', path: ['headersTimeoutMs'], message: `must not be longer than requestTimeoutMs (${d.requestTimeoutMs})`, input: d.headersTimeoutMs });
+        ctx.addIssue({
+          code: 'custom',
+          path: ['headersTimeoutMs'],
+          message: `must not be longer than requestTimeoutMs (${d.requestTimeoutMs})`,
+          input: d.headersTimeoutMs,
+        });
     }),
   );
 

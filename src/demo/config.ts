@@ -6,10 +6,7 @@ export const DEMO_STATION_ID = '5b1f4a52-9c3e-4d7a-8e21-0c6f3b9a7d10';
 /** Demo only: the embedded reference server knows it; real stations read theirs from a credential. */
 export const DEMO_PASSWORD = 'DemoStation000000001';
 
-export const DEMO_BOX_IDS: readonly string[] = Array.from(
-  { length: 12 },
-  (_, i) => `0c2d7e3a-4b1f-4c8e-9a6d-${(i + 1).toString(16).padStart(12, '0')}`,
-);
+export const DEMO_BOX_IDS: readonly string[] = Array.from({ length: 12 }, (_, i) => `0c2d7e3a-4b1f-4c8e-9a6d-${(i + 1).toString(16).padStart(12, '0')}`);
 
 export function demoConfig(baseUrl: string, locale: Locale = 'en'): ConfigInput {
   return {

@@ -58,7 +58,8 @@ function demoArgs(args: string[]): DemoArgs {
   if (!(LOCALES as readonly string[]).includes(locale)) throw new UsageError(`demo: --locale must be ${LOCALES.join(' or ')}, got "${locale}"`);
   if (!(DEMO_DISPLAYS as readonly string[]).includes(display)) throw new UsageError(`demo: --display must be ${DEMO_DISPLAYS.join(', ')}, got "${display}"`);
   const kioskPort = Number(values['kiosk-port']);
-  if (!Number.isInteger(kioskPort) || kioskPort < 0 || kioskPort > 65_535) throw new UsageError(`demo: --kiosk-port must be a port number, got "${values['kiosk-port']}"`);
+  if (!Number.isInteger(kioskPort) || kioskPort < 0 || kioskPort > 65_535)
+    throw new UsageError(`demo: --kiosk-port must be a port number, got "${values['kiosk-port']}"`);
   return { locale: locale as Locale, display: display as DemoDisplay, kioskPort };
 }
 
@@ -109,7 +110,13 @@ export async function runDemo(args: string[]): Promise<number> {
   const lcd = display === 'text' ? new TerminalDisplay({ size: DEMO_LCD, charset: 'ascii', overflow: 'wrap', frame: 'unicode' }) : null;
   const panel =
     display === 'kiosk'
-      ? new KioskPanel({ port: kioskPort, cancelLabel: locale === 'cs' ? 'Zrušit' : 'Cancel', keepAliveMs: 15_000, reconnect: { initialMs: 500, maxMs: 5_000, factor: 2 }, log })
+      ? new KioskPanel({
+          port: kioskPort,
+          cancelLabel: locale === 'cs' ? 'Zrušit' : 'Cancel',
+          keepAliveMs: 15_000,
+          reconnect: { initialMs: 500, maxMs: 5_000, factor: 2 },
+          log,
+        })
       : null;
   if (panel) await panel.start();
   const fieldHardware = (): StationHardware => (lcd ? withDisplay(hardware, lcd) : panel ? withKioskPanel(hardware, panel) : hardware);
@@ -122,7 +129,15 @@ export async function runDemo(args: string[]): Promise<number> {
 
   const loaded = { config, password: DEMO_PASSWORD };
   const first = await startStation({ ...loaded, log, hardware: fieldHardware() });
-  const { station, port } = await startSupervised({ station: first, loaded, configFile: null, env: {}, log, ring, start: (l) => startStation({ ...l, log, hardware: fieldHardware() }) });
+  const { station, port } = await startSupervised({
+    station: first,
+    loaded,
+    configFile: null,
+    env: {},
+    log,
+    ring,
+    start: (l) => startStation({ ...l, log, hardware: fieldHardware() }),
+  });
   if (port?.url) console.log(`technician page: ${port.url}/  (service token for this run only: ${token})`);
   if (panel) console.log(`kiosk page: http://127.0.0.1:${panel.port}/ (open it in a browser at 800x480)`);
   station.runtime.onEvent((e) => {

@@ -85,7 +85,13 @@ export function handleCommand(line: string, sim: SimulatedStation, boxes: readon
         .slice(-5)
         .map((e) => `  /${e.endpoint} ${e.eventId} attempts=${e.attempts} -> ${e.outcome}`);
       const alarms = s.alarms.length > 0 ? s.alarms.map((a) => a.detail).join('; ') : 'none';
-      return [`mode: ${s.mode.kind}${s.inFlight ? ` (/${s.inFlight} in flight)` : ''}`, renderBoxes(s.boxes, boxes), `alarms: ${alarms}`, 'last events:', ...events].join('\n');
+      return [
+        `mode: ${s.mode.kind}${s.inFlight ? ` (/${s.inFlight} in flight)` : ''}`,
+        renderBoxes(s.boxes, boxes),
+        `alarms: ${alarms}`,
+        'last events:',
+        ...events,
+      ].join('\n');
     }
     case 'help':
       return HELP;

@@ -35,7 +35,8 @@ export const matrixKeypadSchema = z
   })
   .check(
     z.superRefine((k, ctx) => {
-      if (k.keys.length !== k.rows.length) ctx.addIssue({ code: 'custom', path: ['keys'], message: `needs one string per row (${k.rows.length})`, input: k.keys });
+      if (k.keys.length !== k.rows.length)
+        ctx.addIssue({ code: 'custom', path: ['keys'], message: `needs one string per row (${k.rows.length})`, input: k.keys });
       k.keys.forEach((row, i) => {
         if ([...row].length !== k.columns.length)
           ctx.addIssue({ code: 'custom', path: ['keys', i], message: `needs one character per column (${k.columns.length})`, input: row });

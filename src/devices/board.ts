@@ -60,7 +60,11 @@ class BoardStation implements StationHardware {
 
   async close(): Promise<void> {
     await this.locks.close();
-    await Promise.allSettled(this.devices().filter((d) => d !== this.locks).map((d) => d.close()));
+    await Promise.allSettled(
+      this.devices()
+        .filter((d) => d !== this.locks)
+        .map((d) => d.close()),
+    );
     await this.backend.close();
   }
 }

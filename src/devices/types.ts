@@ -70,10 +70,7 @@ export interface IdentifierScanner extends Device {
 }
 
 export type KeypadKey =
-  | { readonly kind: 'digit'; readonly digit: string }
-  | { readonly kind: 'backspace' }
-  | { readonly kind: 'clear' }
-  | { readonly kind: 'enter' };
+  { readonly kind: 'digit'; readonly digit: string } | { readonly kind: 'backspace' } | { readonly kind: 'clear' } | { readonly kind: 'enter' };
 
 /** The PIN keypad. */
 export interface Keypad extends Device {

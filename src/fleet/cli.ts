@@ -12,7 +12,6 @@ import { SimConfigError, generateStation, parseSimData, seedData, type SeedData 
 import { FleetMetricsError } from './metrics.js';
 import { runFleet, type FleetSummary, type RunIo } from './run.js';
 
-
 export const FLEET_USAGE = `usage: pickup-station fleet [options]
   --stations N                number of virtual stations (default 10; with --stations-file: all of it)
   --server URL                a station-protocol server: its base URL up to the version segment
@@ -111,7 +110,10 @@ export async function runFleetCli(argv: string[], io: FleetCliIo = processIo): P
     if (values.server !== undefined && values['stations-file'] === undefined) {
       throw new UsageError('--server needs --stations-file: the stations (ids, passwords, boxes) the server knows');
     }
-    const data = values['stations-file'] === undefined ? seedData(Array.from({ length: count ?? 10 }, () => generateStation())) : loadStations(values['stations-file'], count);
+    const data =
+      values['stations-file'] === undefined
+        ? seedData(Array.from({ length: count ?? 10 }, () => generateStation()))
+        : loadStations(values['stations-file'], count);
     const durationS = values['duration-s'] === undefined ? null : num(values['duration-s'], 'duration-s', 0, 0.1, 7 * 24 * 3600);
     const reportS = num(values['report-s'], 'report-s', 10, 0, 3600);
     if (values['metrics-port'] === undefined && (values['metrics-host'] !== undefined || values['metrics-token-file'] !== undefined)) {
@@ -120,7 +122,11 @@ export async function runFleetCli(argv: string[], io: FleetCliIo = processIo): P
     const metrics =
       values['metrics-port'] === undefined
         ? null
-        : { host: values['metrics-host'] ?? '127.0.0.1', port: int(values['metrics-port'], 'metrics-port', 0, 0, 65_535), tokenFile: values['metrics-token-file'] ?? null };
+        : {
+            host: values['metrics-host'] ?? '127.0.0.1',
+            port: int(values['metrics-port'], 'metrics-port', 0, 0, 65_535),
+            tokenFile: values['metrics-token-file'] ?? null,
+          };
     const summary = await runFleet(
       {
         data,

@@ -64,7 +64,8 @@ export async function startFleetMetrics(o: FleetMetricsOptions): Promise<FleetMe
       throw new FleetMetricsError(`--metrics-token-file: cannot read ${o.tokenFile}: ${(e as NodeJS.ErrnoException).code ?? 'error'}`);
     }
     // Never echo the file's content: it may be a real token in the wrong shape.
-    if (!/^pst_[A-Za-z0-9_-]{43}$/.test(token)) throw new FleetMetricsError(`--metrics-token-file: ${o.tokenFile} does not hold a token (stationctl token new)`);
+    if (!/^pst_[A-Za-z0-9_-]{43}$/.test(token))
+      throw new FleetMetricsError(`--metrics-token-file: ${o.tokenFile} does not hold a token (stationctl token new)`);
     tokens = new TokenStore([{ name: 'scraper', scope: 'metrics', hash: hashToken(token) }]);
   } else if (!LOOPBACK.has(o.host)) {
     throw new FleetMetricsError(`--metrics-host ${o.host}: without --metrics-token-file /metrics answers on a loopback address only`);

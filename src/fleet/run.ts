@@ -88,9 +88,23 @@ export async function runFleet(o: RunOptions, io: RunIo): Promise<FleetSummary> 
       baseUrl = o.serverUrl;
       supply = await pickSupply(baseUrl, o.data, agents);
     }
-    const started = Fleet.start({ stations: o.data.stations, baseUrl, version: o.version, supply, heartbeatMs: o.heartbeatMs, ratePerMin: o.ratePerMin, holdMs: o.holdMs, rampMs: o.rampMs, log: o.log, agent: agents, ...(m ? { onStation: (member) => m.add(member) } : {}) });
+    const started = Fleet.start({
+      stations: o.data.stations,
+      baseUrl,
+      version: o.version,
+      supply,
+      heartbeatMs: o.heartbeatMs,
+      ratePerMin: o.ratePerMin,
+      holdMs: o.holdMs,
+      rampMs: o.rampMs,
+      log: o.log,
+      agent: agents,
+      ...(m ? { onStation: (member) => m.add(member) } : {}),
+    });
     fleet = started.fleet;
-    io.out(`fleet: ${o.data.stations.length} stations -> ${baseUrl}/${o.version} (${supply.kind}); heartbeat ${o.heartbeatMs} ms, ${o.ratePerMin} actions/station/min, ramp ${o.rampMs} ms`);
+    io.out(
+      `fleet: ${o.data.stations.length} stations -> ${baseUrl}/${o.version} (${supply.kind}); heartbeat ${o.heartbeatMs} ms, ${o.ratePerMin} actions/station/min, ramp ${o.rampMs} ms`,
+    );
     const f = fleet;
     const report = o.reportMs === null ? null : setInterval(() => io.out(statusLine(f, t0)), o.reportMs);
     try {

@@ -4,7 +4,7 @@
  * its loopback control API; any other server only has what the shared stations file seeded, and
  * after those are used its answers are exceptions (counted as refused, still load).
  */
-import type { Agent} from 'node:http';
+import type { Agent } from 'node:http';
 import { request } from 'node:http';
 import type { ReferenceServer, SeedData, SimDeposit, SimPickup, SimStation } from '../sim/index.js';
 import { CONTROL_PREFIX } from '../sim/index.js';
@@ -29,7 +29,12 @@ class FreshValues {
   deposit(station: SimStation): SimDeposit {
     const n = this.next(station);
     const boxId = station.boxes[n % station.boxes.length] ?? station.boxes[0] ?? '';
-    return { identifierValue: `9${String(this.index.get(station.id) ?? 0).padStart(5, '0')}${String(n).padStart(8, '0')}`, identifierType: 'BAR_CODE', stationId: station.id, boxId };
+    return {
+      identifierValue: `9${String(this.index.get(station.id) ?? 0).padStart(5, '0')}${String(n).padStart(8, '0')}`,
+      identifierType: 'BAR_CODE',
+      stationId: station.id,
+      boxId,
+    };
   }
   pickup(station: SimStation): SimPickup {
     const n = this.next(station);
@@ -90,8 +95,20 @@ export function seededSupply(data: SeedData): Supply {
   };
   return {
     kind: 'seeded items and PINs of the stations file',
-    deposit: (s) => Promise.resolve(pick(data.deposits.filter((d) => d.stationId === s.id), `d:${s.id}`)?.identifierValue ?? null),
-    pickup: (s) => Promise.resolve(pick(data.pickups.filter((p) => p.stationId === s.id), `p:${s.id}`)?.pin ?? null),
+    deposit: (s) =>
+      Promise.resolve(
+        pick(
+          data.deposits.filter((d) => d.stationId === s.id),
+          `d:${s.id}`,
+        )?.identifierValue ?? null,
+      ),
+    pickup: (s) =>
+      Promise.resolve(
+        pick(
+          data.pickups.filter((p) => p.stationId === s.id),
+          `p:${s.id}`,
+        )?.pin ?? null,
+      ),
   };
 }
 
@@ -99,7 +116,12 @@ export function seededSupply(data: SeedData): Supply {
 export function postJson(url: string, body: unknown, agent: Agent, timeoutMs = 10_000): Promise<void> {
   const text = JSON.stringify(body);
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', agent, timeout: timeoutMs, headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) } });
+    const req = request(url, {
+      method: 'POST',
+      agent,
+      timeout: timeoutMs,
+      headers: { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) },
+    });
     req.on('response', (res) => {
       let answer = '';
       res.setEncoding('utf8');

@@ -48,7 +48,13 @@ export function until<T>(runtime: StationRuntime, check: () => T | undefined, wh
 }
 
 /** The next runtime event matching `pick` (subscribe before causing it). */
-export function nextEvent<T>(runtime: StationRuntime, pick: (e: RuntimeEvent) => T | undefined, what: string, timeoutMs: number, signal?: AbortSignal): Promise<T> {
+export function nextEvent<T>(
+  runtime: StationRuntime,
+  pick: (e: RuntimeEvent) => T | undefined,
+  what: string,
+  timeoutMs: number,
+  signal?: AbortSignal,
+): Promise<T> {
   let seen: T | undefined;
   const off = runtime.onEvent((e) => {
     if (seen === undefined) seen = pick(e);

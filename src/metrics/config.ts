@@ -20,7 +20,15 @@ export const metricsConfigSchema = z.strictObject({
    * A folder node_exporter's textfile collector reads (--collector.textfile.directory); the station
    * writes `pickup-station.prom` there atomically every `textfileIntervalMs`. null: no textfile.
    */
-  textfileDir: z._default(z.nullable(z.string().check(z.minLength(1), z.refine((p) => isAbsolute(p), 'must be an absolute path'))), null),
+  textfileDir: z._default(
+    z.nullable(
+      z.string().check(
+        z.minLength(1),
+        z.refine((p) => isAbsolute(p), 'must be an absolute path'),
+      ),
+    ),
+    null,
+  ),
   /** How often the textfile is rewritten. */
   textfileIntervalMs: z._default(z.number().check(z.int(), z.minimum(100), z.maximum(3_600_000)), 15_000),
   /**
@@ -34,7 +42,15 @@ export const metricsConfigSchema = z.strictObject({
    * automatic rollback leaves it naming the release that failed): `pickup_station_release_info`
    * shows it beside the running version. null: not reported.
    */
-  installStatusFile: z._default(z.nullable(z.string().check(z.minLength(1), z.refine((p) => isAbsolute(p), 'must be an absolute path'))), '/opt/pickup-station/install-status.json'),
+  installStatusFile: z._default(
+    z.nullable(
+      z.string().check(
+        z.minLength(1),
+        z.refine((p) => isAbsolute(p), 'must be an absolute path'),
+      ),
+    ),
+    '/opt/pickup-station/install-status.json',
+  ),
 });
 
 export type MetricsConfig = z.output<typeof metricsConfigSchema>;

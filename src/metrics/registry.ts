@@ -108,9 +108,14 @@ export class StationMetrics {
       const mode = s.runtime.snapshot().mode.kind;
       for (const m of MODES) set({ station, mode: m }, m === mode ? 1 : 0);
     });
-    this.gauge(`${PREFIX}state_answer_age_seconds`, 'Seconds since the last answered /state (since the station started when none was answered yet).', ['station'], (set, station, _s, t) => {
-      set({ station }, (this.now() - (t.lastStateAnswer ?? t.since)) / 1000);
-    });
+    this.gauge(
+      `${PREFIX}state_answer_age_seconds`,
+      'Seconds since the last answered /state (since the station started when none was answered yet).',
+      ['station'],
+      (set, station, _s, t) => {
+        set({ station }, (this.now() - (t.lastStateAnswer ?? t.since)) / 1000);
+      },
+    );
     this.gauge(`${PREFIX}door_open`, 'Door state by box number: 1 open, 0 closed.', ['station', 'box'], (set, station, s) => {
       const doors = s.runtime.snapshot().boxes;
       for (const b of s.boxes) set({ station, box: String(b.number) }, doors[b.id] === 'OPEN' ? 1 : 0);
@@ -119,9 +124,14 @@ export class StationMetrics {
       const active = s.runtime.snapshot().alarms;
       for (const kind of ALARM_KINDS) set({ station, kind }, active.filter((a) => a.kind === kind).length);
     });
-    this.gauge(`${PREFIX}faults`, 'Lasting error conditions (device missing, service mode): /state says DOWN while any is set.', ['station'], (set, station, s) => {
-      set({ station }, Object.keys(s.runtime.snapshot().faults).length);
-    });
+    this.gauge(
+      `${PREFIX}faults`,
+      'Lasting error conditions (device missing, service mode): /state says DOWN while any is set.',
+      ['station'],
+      (set, station, s) => {
+        set({ station }, Object.keys(s.runtime.snapshot().faults).length);
+      },
+    );
     this.gauge(`${PREFIX}device_up`, 'Device health: 1 working, 0 not (by device name and role).', ['station', 'device', 'role'], (set, station, s) => {
       for (const { device, role } of deviceRoles(s.hardware)) set({ station, device: device.name, role }, device.health().ok ? 1 : 0);
     });
@@ -129,17 +139,30 @@ export class StationMetrics {
       const v = s.runtime.lastPower()?.inputVoltage;
       if (typeof v === 'number') set({ station }, v);
     });
-    this.gauge(`${PREFIX}signal_strength_percent`, 'Internet signal strength as reported in the last /state (100 wired; absent when not measured).', ['station'], (set, station, s) => {
-      const v = s.runtime.lastPower()?.internetSignalStrength;
-      if (typeof v === 'number') set({ station }, v);
-    });
+    this.gauge(
+      `${PREFIX}signal_strength_percent`,
+      'Internet signal strength as reported in the last /state (100 wired; absent when not measured).',
+      ['station'],
+      (set, station, s) => {
+        const v = s.runtime.lastPower()?.internetSignalStrength;
+        if (typeof v === 'number') set({ station }, v);
+      },
+    );
     this.gauge(`${PREFIX}journal_ok`, 'The journal keeps its records (1), or cannot write them (0): restart truth is lost.', ['station'], (set, station, s) => {
       set({ station }, s.runtime.journalHealth().ok ? 1 : 0);
     });
-    this.gauge(`${PREFIX}journal_problem`, 'The journal reports a problem (1): damaged or unreadable at start (set aside), or a failed write; 0 once it writes again.', ['station'], (set, station, s) => {
-      set({ station }, s.runtime.journalHealth().problem === null ? 0 : 1);
-    });
-    new Gauge({ name: `${PREFIX}build_info`, help: 'Always 1; the labels say which software runs.', labelNames: ['version', 'node'], registers }).set({ version: VERSION, node: process.version }, 1);
+    this.gauge(
+      `${PREFIX}journal_problem`,
+      'The journal reports a problem (1): damaged or unreadable at start (set aside), or a failed write; 0 once it writes again.',
+      ['station'],
+      (set, station, s) => {
+        set({ station }, s.runtime.journalHealth().problem === null ? 0 : 1);
+      },
+    );
+    new Gauge({ name: `${PREFIX}build_info`, help: 'Always 1; the labels say which software runs.', labelNames: ['version', 'node'], registers }).set(
+      { version: VERSION, node: process.version },
+      1,
+    );
     const installed = opts.installedVersion;
     if (installed !== undefined) {
       this.gauge(
@@ -148,10 +171,15 @@ export class StationMetrics {
         ['station', 'running', 'installed'],
         (set, station) => set({ station, running: VERSION, installed: installed() ?? VERSION }, 1),
       );
-      this.gauge(`${PREFIX}release_mismatch`, '1 when the running version is not the installed one (an upgrade failed its health check and was rolled back), else 0.', ['station'], (set, station) => {
-        const v = installed();
-        set({ station }, v !== null && v !== VERSION ? 1 : 0);
-      });
+      this.gauge(
+        `${PREFIX}release_mismatch`,
+        '1 when the running version is not the installed one (an upgrade failed its health check and was rolled back), else 0.',
+        ['station'],
+        (set, station) => {
+          const v = installed();
+          set({ station }, v !== null && v !== VERSION ? 1 : 0);
+        },
+      );
     }
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: PREFIX, eventLoopMonitoringPrecision: opts.eventLoopResolutionMs });
   }

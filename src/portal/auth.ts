@@ -14,9 +14,7 @@ import { ensureOk, parseResponse, type PortalRequest, type PortalResponse, type 
 import { PortalTokenError } from './errors.js';
 import { tokenResponseSchema } from './schemas.js';
 
-export type PortalGrant =
-  | { readonly type: 'client_credentials' }
-  | { readonly type: 'password'; readonly username: string; readonly password: string };
+export type PortalGrant = { readonly type: 'client_credentials' } | { readonly type: 'password'; readonly username: string; readonly password: string };
 
 export interface TokenOptions {
   readonly clientId: string;

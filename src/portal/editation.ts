@@ -44,10 +44,7 @@ export type SubfieldTypeId = `D.${string}.${string}`;
  * - `{fieldLabels}`: complex authority (`main`), unknown record; subfield type id → text
  */
 export type EditationValue =
-  | string
-  | { readonly id: string }
-  | { readonly fieldLabel: string }
-  | { readonly fieldLabels: Readonly<Record<SubfieldTypeId, string>> };
+  string | { readonly id: string } | { readonly fieldLabel: string } | { readonly fieldLabels: Readonly<Record<SubfieldTypeId, string>> };
 
 const SUBFIELD_TYPE_ID_RE = /^D\.[^.]+\.[^.]+$/;
 
@@ -103,13 +100,7 @@ export async function createField(send: SendFn, editationId: string, code: strin
  * complex authority (one authority over e.g. 100.a, 100.b, 100.c) create one subfield with code
  * `main` instead of each subfield. Returns the new subfield's UUIDv4.
  */
-export async function createSubfield(
-  send: SendFn,
-  editationId: string,
-  fieldId: string,
-  code: string,
-  subfieldId: string = randomUUID(),
-): Promise<string> {
+export async function createSubfield(send: SendFn, editationId: string, fieldId: string, code: string, subfieldId: string = randomUUID()): Promise<string> {
   assertUuid('fieldId', fieldId);
   assertUuidV4('subfieldId', subfieldId);
   if (!FIELD_CODE_RE.test(code)) throw new RangeError(`subfield code must be alphanumeric, got ${JSON.stringify(code)}`);

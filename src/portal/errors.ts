@@ -53,7 +53,12 @@ export interface PortalResponseIssue {
 export class PortalResponseError extends PortalError {
   override readonly name = 'PortalResponseError';
   readonly issues: readonly PortalResponseIssue[];
-  constructor(method: string, path: string, readonly status: number, error: z.ZodError) {
+  constructor(
+    method: string,
+    path: string,
+    readonly status: number,
+    error: z.ZodError,
+  ) {
     // Issues carry path and message only (no input), so a token response never leaks its token.
     const issues = error.issues.map((i) => ({ path: i.path, message: i.message }));
     super(
@@ -82,7 +87,11 @@ export class PortalNotJsonError extends PortalError {
     text: string | undefined,
   ) {
     const start = text === undefined ? '' : `, starts with ${JSON.stringify(text.slice(0, 80))}${text.length > 80 ? '…' : ''}`;
-    super(method, path, `${method} ${path}: the answer is not JSON (HTTP ${status}, content type ${contentType === undefined ? 'none' : JSON.stringify(contentType)}${start}): is portal.baseUrl the portal's API, and is there a login page (captive portal, proxy) in the way?`);
+    super(
+      method,
+      path,
+      `${method} ${path}: the answer is not JSON (HTTP ${status}, content type ${contentType === undefined ? 'none' : JSON.stringify(contentType)}${start}): is portal.baseUrl the portal's API, and is there a login page (captive portal, proxy) in the way?`,
+    );
   }
 }
 

@@ -138,8 +138,14 @@ export function ensureOk(req: PortalRequest, res: PortalResponse): void {
  * JSON is a PortalNotJsonError naming status, content type and (unless `preview` is false, for an
  * answer that may carry a secret, like the token endpoint's) its first bytes.
  */
-export function parseResponse<S extends z.ZodType>(schema: S, req: PortalRequest, res: PortalResponse, { preview = true }: { preview?: boolean } = {}): z.output<S> {
-  if (res.notJson === true) throw new PortalNotJsonError(req.method, req.path, res.status, res.contentType, preview && typeof res.body === 'string' ? res.body : undefined);
+export function parseResponse<S extends z.ZodType>(
+  schema: S,
+  req: PortalRequest,
+  res: PortalResponse,
+  { preview = true }: { preview?: boolean } = {},
+): z.output<S> {
+  if (res.notJson === true)
+    throw new PortalNotJsonError(req.method, req.path, res.status, res.contentType, preview && typeof res.body === 'string' ? res.body : undefined);
   const parsed = schema.safeParse(res.body);
   if (!parsed.success) throw new PortalResponseError(req.method, req.path, res.status, parsed.error);
   return parsed.data;

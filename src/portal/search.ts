@@ -3,7 +3,15 @@
  * and GET /api/newest-documents.
  */
 import { parseResponse, type PortalRequest, type SendFn } from './http.js';
-import { itemSchemaByKind, newestDocumentsSchema, searchEnvelopeSchema, type NewestDocument, type SearchItemByKind, type SearchKind, type SearchPage } from './schemas.js';
+import {
+  itemSchemaByKind,
+  newestDocumentsSchema,
+  searchEnvelopeSchema,
+  type NewestDocument,
+  type SearchItemByKind,
+  type SearchKind,
+  type SearchPage,
+} from './schemas.js';
 
 export interface SearchParams<K extends SearchKind = SearchKind> {
   readonly kind: K;

@@ -230,7 +230,10 @@ export class HttpProtocolClient implements ProtocolSender {
             // readers' events, resends and exception answers stay at info.
             const routine = endpoint === 'state' && attempt === 1 && answer.kind === 'command' && this.lastAnswered;
             this.lastAnswered = true;
-            log[routine ? 'debug' : 'info']({ endpoint, eventId, traceId, attempt, status: res.statusCode, answer: answer.kind, ms: Math.round(ms) }, 'event answered');
+            log[routine ? 'debug' : 'info'](
+              { endpoint, eventId, traceId, attempt, status: res.statusCode, answer: answer.kind, ms: Math.round(ms) },
+              'event answered',
+            );
             return answer;
           } catch (e) {
             if (signal?.aborted) throw new AbortError('station stopping');

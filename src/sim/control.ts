@@ -43,7 +43,8 @@ function parseWith<T>(schema: z.ZodType<T>, text: string): T {
   const json = parseJson(text === '' ? '{}' : text);
   if (!json.ok) throw new ControlRequestError(400, 'body is not JSON');
   const parsed = schema.safeParse(json.value);
-  if (!parsed.success) throw new ControlRequestError(400, parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`).join('; '));
+  if (!parsed.success)
+    throw new ControlRequestError(400, parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`).join('; '));
   return parsed.data;
 }
 

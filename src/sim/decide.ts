@@ -65,7 +65,11 @@ function onItemIdentify(state: StationSimState, body: ItemIdentifyRequest, ctx: 
     return { state, answer: fail(ctx, 404, 'ItemNotFoundException', `no deposit for ${body.identifierType} ${body.identifierValue}`), notes: [] };
   }
   if (entry.stored) {
-    return { state, answer: fail(ctx, 409, 'ItemAlreadyDepositedException', `${body.identifierValue} is already in box ${boxNumber(state.station, entry.deposit.boxId)}`), notes: [] };
+    return {
+      state,
+      answer: fail(ctx, 409, 'ItemAlreadyDepositedException', `${body.identifierValue} is already in box ${boxNumber(state.station, entry.deposit.boxId)}`),
+      notes: [],
+    };
   }
   const { boxId } = entry.deposit;
   const active: ActiveAction = { kind: 'deposit', deposit: entry.deposit, boxes: [boxId], seenOpen: [], cancellable: true, cancelled: false };
@@ -101,7 +105,12 @@ function onCancel(state: StationSimState, _body: CancelRequest, ctx: DecideConte
   const next: ActiveAction = { ...a, cancellable: false, cancelled: true };
   return {
     state: { ...state, active: next },
-    answer: ok({ type: 'wait-for-closing', boxes: a.boxes, displayMessages: textsOf(ctx).cancelled(boxNumber(state.station, a.deposit.boxId)), cancellable: false }),
+    answer: ok({
+      type: 'wait-for-closing',
+      boxes: a.boxes,
+      displayMessages: textsOf(ctx).cancelled(boxNumber(state.station, a.deposit.boxId)),
+      cancellable: false,
+    }),
     notes: ['deposit cancelled'],
   };
 }
@@ -171,11 +180,20 @@ function waitForClosing(state: StationSimState, a: ActiveAction, openNow: readon
 }
 
 /** Every box the action opened is closed again: the deposit is stored (unless cancelled), the PIN is used. */
-function complete(state: StationSimState, a: ActiveAction, seenOpen: readonly string[], now: number): { state: StationSimState; entry: HistoryEntry; notes: string[] } {
+function complete(
+  state: StationSimState,
+  a: ActiveAction,
+  seenOpen: readonly string[],
+  now: number,
+): { state: StationSimState; entry: HistoryEntry; notes: string[] } {
   if (a.kind === 'deposit') {
     const { deposit } = a;
     if (a.cancelled) {
-      return { state: { ...state, active: null }, entry: { at: now, kind: 'deposit-cancelled', identifierValue: deposit.identifierValue, boxId: deposit.boxId }, notes: [] };
+      return {
+        state: { ...state, active: null },
+        entry: { at: now, kind: 'deposit-cancelled', identifierValue: deposit.identifierValue, boxId: deposit.boxId },
+        notes: [],
+      };
     }
     return {
       state: {

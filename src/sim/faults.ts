@@ -134,7 +134,12 @@ export function replacementResponse(fault: Fault, endpoint: Endpoint, path: stri
     case 'foreign-box': {
       const boxes = [fault.boxId ?? FOREIGN_BOX_ID];
       const opens = endpoint === 'item-identify' || endpoint === 'pin-enter';
-      return json(200, opens ? { type: 'box-open', boxes, displayMessages: ['Box opens'] } : { type: 'wait-for-closing', boxes, cancellable: false, displayMessages: ['Close the box'] });
+      return json(
+        200,
+        opens
+          ? { type: 'box-open', boxes, displayMessages: ['Box opens'] }
+          : { type: 'wait-for-closing', boxes, cancellable: false, displayMessages: ['Close the box'] },
+      );
     }
     case 'delay':
     case 'drop':
@@ -234,7 +239,15 @@ const faultSchema: z.ZodType<Fault> = z.discriminatedUnion('kind', [
   z.object({ kind: z.literal('drop'), processed: z.boolean().optional() }),
   z.object({ kind: z.literal('reset') }),
   z.object({ kind: z.literal('truncated') }),
-  z.object({ kind: z.literal('huge'), bytes: z.number().int().min(1).max(64 * 1024 * 1024).optional() }),
+  z.object({
+    kind: z.literal('huge'),
+    bytes: z
+      .number()
+      .int()
+      .min(1)
+      .max(64 * 1024 * 1024)
+      .optional(),
+  }),
   z.object({ kind: z.literal('exception500'), displayMessages: z.array(z.string()).optional() }),
   z.object({
     kind: z.literal('exception'),
@@ -242,7 +255,12 @@ const faultSchema: z.ZodType<Fault> = z.discriminatedUnion('kind', [
     exceptionType: z.enum(Object.keys(EXCEPTION_MESSAGES) as [ExceptionType, ...ExceptionType[]]),
     displayMessages: z.array(z.string()).optional(),
   }),
-  z.object({ kind: z.literal('status'), status: z.number().int().min(200).max(599).optional(), contentType: z.string().optional(), body: z.string().optional() }),
+  z.object({
+    kind: z.literal('status'),
+    status: z.number().int().min(200).max(599).optional(),
+    contentType: z.string().optional(),
+    body: z.string().optional(),
+  }),
   z.object({ kind: z.literal('html502') }),
   z.object({ kind: z.literal('redirect'), status: z.number().int().min(300).max(399).optional(), location: z.string().optional() }),
   z.object({ kind: z.literal('empty') }),

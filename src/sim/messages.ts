@@ -41,7 +41,12 @@ export const EXCEPTION_MESSAGES = {
 
 export type ExceptionType = keyof typeof EXCEPTION_MESSAGES;
 
-export function exceptionBody(exceptionType: ExceptionType, message?: string, displayMessages?: readonly string[], language: ServerLanguage = 'en'): ExceptionBody {
+export function exceptionBody(
+  exceptionType: ExceptionType,
+  message?: string,
+  displayMessages?: readonly string[],
+  language: ServerLanguage = 'en',
+): ExceptionBody {
   const base = { type: 'exception' as const, exceptionType, displayMessages: displayMessages ?? SERVER_TEXTS[language].exceptions[exceptionType] };
   return message === undefined ? base : { ...base, message };
 }

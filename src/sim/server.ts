@@ -298,7 +298,14 @@ export class ReferenceServer {
       const raw = replacementResponse(fault, endpoint, path);
       if (raw === null) res.destroy();
       else sendText(res, raw.status, raw.contentType, raw.text, { ...echo, ...raw.headers });
-      this.#record(base, { status: raw?.status ?? null, response: raw?.recorded ?? null, stationId: null, resendOf: null, fault: fault.kind, notes: ['not processed'] });
+      this.#record(base, {
+        status: raw?.status ?? null,
+        response: raw?.recorded ?? null,
+        stationId: null,
+        resendOf: null,
+        fault: fault.kind,
+        notes: ['not processed'],
+      });
       return;
     }
 

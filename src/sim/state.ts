@@ -76,7 +76,14 @@ export function snapshot(state: StationSimState, now: number, absenceMs: number)
       a === null
         ? null
         : a.kind === 'deposit'
-          ? { kind: a.kind, boxes: a.boxes, seenOpen: a.seenOpen, cancellable: a.cancellable, cancelled: a.cancelled, identifierValue: a.deposit.identifierValue }
+          ? {
+              kind: a.kind,
+              boxes: a.boxes,
+              seenOpen: a.seenOpen,
+              cancellable: a.cancellable,
+              cancelled: a.cancelled,
+              identifierValue: a.deposit.identifierValue,
+            }
           : { kind: a.kind, boxes: a.boxes, seenOpen: a.seenOpen, cancellable: false, cancelled: false, pin: a.pickup.pin },
     pendingDeposits: state.deposits.filter((d) => !d.stored).map((d) => d.deposit),
     storedDeposits: state.deposits.filter((d) => d.stored).map((d) => d.deposit),

@@ -64,9 +64,7 @@ export interface ExceptionBody {
 }
 
 /** What the server decided to answer to one request. */
-export type SimAnswer =
-  | { readonly status: 200; readonly body: ServerCommand }
-  | { readonly status: number; readonly body: ExceptionBody };
+export type SimAnswer = { readonly status: 200; readonly body: ServerCommand } | { readonly status: number; readonly body: ExceptionBody };
 
 export type FaultKind =
   | 'delay'

@@ -94,7 +94,8 @@ export class StationRuntime {
     this.running = true;
     const { journal } = this;
     const previous = previousRun(journal.readBack);
-    if (journal.readBack.problem !== null) log.error({ journal: journal.location, problem: journal.readBack.problem }, 'journal damaged or unreadable; set aside, starting anyway');
+    if (journal.readBack.problem !== null)
+      log.error({ journal: journal.location, problem: journal.readBack.problem }, 'journal damaged or unreadable; set aside, starting anyway');
     journal.record({ t: 'start', at: new Date().toISOString() });
     this.unsubscribe.push(
       journal.onProblem((problem) => {
@@ -470,4 +471,3 @@ export class StationRuntime {
     await this.journal.flush();
   }
 }
-

@@ -19,9 +19,7 @@ import type { PinThrottleRecord } from '../station/core-types.js';
 import { atomicWrite } from './atomic-write.js';
 
 export type PinThrottleLoad =
-  | { readonly kind: 'none' }
-  | { readonly kind: 'ok'; readonly record: PinThrottleRecord }
-  | { readonly kind: 'damaged'; readonly reason: string };
+  { readonly kind: 'none' } | { readonly kind: 'ok'; readonly record: PinThrottleRecord } | { readonly kind: 'damaged'; readonly reason: string };
 
 export interface PinThrottleStore {
   /** Where it is kept, for logs ("memory" or the file). */
@@ -60,7 +58,11 @@ export class FilePinThrottleStore implements PinThrottleStore {
       return { kind: 'damaged', reason: `${this.where} is not JSON` };
     }
     const parsed = fileSchema.safeParse(json);
-    if (!parsed.success) return { kind: 'damaged', reason: `${this.where} is not a PIN throttle record (${parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ')})` };
+    if (!parsed.success)
+      return {
+        kind: 'damaged',
+        reason: `${this.where} is not a PIN throttle record (${parsed.error.issues.map((i) => `${i.path.join('.') || '(file)'}: ${i.message}`).join('; ')})`,
+      };
     return { kind: 'ok', record: { failures: parsed.data.failures, lockoutMs: parsed.data.lockoutMs } };
   }
 

@@ -53,7 +53,10 @@ export function startWatchdog(opts: WatchdogOptions): Watchdog {
     }
     if (failures.length > 0) {
       if (healthy) {
-        log.error({ reasons: failures, watchdogMs: intervalMs * 2 }, 'unhealthy: withholding the systemd watchdog ping; systemd restarts the station if this lasts');
+        log.error(
+          { reasons: failures, watchdogMs: intervalMs * 2 },
+          'unhealthy: withholding the systemd watchdog ping; systemd restarts the station if this lasts',
+        );
         void notifier.notify(`STATUS=unhealthy: ${failures.join('; ')}`);
       }
       healthy = false;

@@ -74,7 +74,10 @@ export function actionRoutes({ supervisor, log }: ActionDeps): Route[] {
         // The core has the last word; it refused (a race with a reader's input) if it is not opening now.
         if (!opening()) throw new HttpError(409, 'busy', 'the station refused the opening');
         // Answer with the door's outcome: OPEN, or the door-open time ran out (reported in /state either way).
-        await waitFor(() => runtime.snapshot().doorWindow[box.id] !== 'pending', supervisor.config.timing.doorOpenTimeoutMs + supervisor.config.locks.pulseMs + 1_000);
+        await waitFor(
+          () => runtime.snapshot().doorWindow[box.id] !== 'pending',
+          supervisor.config.timing.doorOpenTimeoutMs + supervisor.config.locks.pulseMs + 1_000,
+        );
         const opened = runtime.snapshot().boxes[box.id] === 'OPEN';
         sendJson(ctx.res, 200, { box: box.number, id: box.id, opened, rescue });
       },

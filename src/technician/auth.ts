@@ -124,7 +124,7 @@ export class TechnicianTokens {
       this.check(config);
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;
-      this.log.error({ source: e.source, problems: e.problems }, 'technician tokens credential invalid; only the config file\'s tokens are accepted');
+      this.log.error({ source: e.source, problems: e.problems }, "technician tokens credential invalid; only the config file's tokens are accepted");
       this.byConfig.set(config, new TokenStore(config.debug.tokens));
     }
     return this.of(config);

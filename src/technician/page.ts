@@ -29,7 +29,12 @@ function pagePath(): string {
 
 function hashes(html: string, tag: 'script' | 'style'): string[] {
   const re = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g');
-  return [...html.matchAll(re)].map((m) => `'sha256-${createHash('sha256').update(m[1] ?? '', 'utf8').digest('base64')}'`);
+  return [...html.matchAll(re)].map(
+    (m) =>
+      `'sha256-${createHash('sha256')
+        .update(m[1] ?? '', 'utf8')
+        .digest('base64')}'`,
+  );
 }
 
 export function loadPage(): Page {

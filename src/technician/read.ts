@@ -32,7 +32,12 @@ function openStream(deps: ReadDeps, ctx: RequestContext) {
   const onDrop = (unsent: number): void => {
     // Later, not now: a drop can happen inside the log ring's own write (the log stream), and
     // logging from there would re-enter the logger mid-line.
-    setImmediate(() => deps.log.warn({ path, technician, unsentBytes: unsent, limit: streamBufferBytes }, 'live stream dropped: its client stopped reading (debug.streamBufferBytes)'));
+    setImmediate(() =>
+      deps.log.warn(
+        { path, technician, unsentBytes: unsent, limit: streamBufferBytes },
+        'live stream dropped: its client stopped reading (debug.streamBufferBytes)',
+      ),
+    );
   };
   const stream = openSse(ctx.res, { keepAliveMs, maxBufferedBytes: streamBufferBytes, onDrop });
   deps.streams.open++;

@@ -109,7 +109,10 @@ export function createTechnicianServer({ supervisor, tokens, ring, log, metrics 
       // logged); requests without a token are counted by `refusals`, so a flood writes no lines.
       res.on('finish', () => {
         if (who === null) return;
-        log.debug({ method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started), technician: who.name }, 'technician port request');
+        log.debug(
+          { method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started), technician: who.name },
+          'technician port request',
+        );
       });
       handle(req, res, url, (w) => (who = w)).catch((e: unknown) => {
         const err = httpErrorOf(e);

@@ -141,7 +141,10 @@ export function buildStatus(supervisor: Supervisor, who: Technician, eventCount:
     lastServerContactAgeMs: supervisor.observer.lastContactAgeMs(),
     lastFailure: supervisor.observer.lastFailure(),
     display: hardware.display.lastShown(),
-    events: runtime.events().slice(-eventCount).map((r) => eventView(r, now)),
+    events: runtime
+      .events()
+      .slice(-eventCount)
+      .map((r) => eventView(r, now)),
     boxes: boxViews(supervisor),
     devices: hardware.devices().map(deviceView),
     hardware: config.hardware.kind,

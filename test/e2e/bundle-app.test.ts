@@ -33,10 +33,12 @@ afterEach(() => {
 });
 
 /** A unit Exec line with this checkout as the release and this test's config and cache folders. */
-const placed = (exec: readonly string[], configFile: string): Command => placeCommand(exec, unit, { node: process.execPath, release: REPO, configFile, cacheDir: join(work, 'cache') });
+const placed = (exec: readonly string[], configFile: string): Command =>
+  placeCommand(exec, unit, { node: process.execPath, release: REPO, configFile, cacheDir: join(work, 'cache') });
 
 it('npm run build made the app: one file per mode, stationctl, the page', () => {
-  for (const f of ['main.js', 'daemon.js', 'safe-state.js', 'demo.js', 'sim-server.js', 'fleet.js', 'stationctl.js', 'page/technician.html']) expect(existsSync(join(APP, f)), f).toBe(true);
+  for (const f of ['main.js', 'daemon.js', 'safe-state.js', 'demo.js', 'sim-server.js', 'fleet.js', 'stationctl.js', 'page/technician.html'])
+    expect(existsSync(join(APP, f)), f).toBe(true);
 });
 
 describe('the daemon from app/, as the unit starts it', { timeout: 60_000 }, () => {
@@ -57,12 +59,16 @@ describe('the daemon from app/, as the unit starts it', { timeout: 60_000 }, () 
 
     // A deposit through the technician port: box-open, lock pulse, door opens, /state OPEN; closed, /state CLOSED.
     const seq = rig.server.lastSeq;
-    const opened = rig.server.waitForRequest((r) => r.endpoint === 'state' && JSON.stringify(r.body).includes(`"id":"${box(1)}","st":"OPEN"`), 10_000, { afterSeq: seq });
+    const opened = rig.server.waitForRequest((r) => r.endpoint === 'state' && JSON.stringify(r.body).includes(`"id":"${box(1)}","st":"OPEN"`), 10_000, {
+      afterSeq: seq,
+    });
     expect((await rig.tech('POST', '/api/inject/scan', { value: SEED_BARCODES[0] })).status).toBe(202);
     await opened;
     expect(rig.since(seq).find((r) => r.endpoint === 'item-identify')?.response).toMatchObject({ type: 'box-open' });
     await rig.simUntil((f) => f.doors['1'] === 'OPEN', 'door 1 open');
-    const closed = rig.server.waitForRequest((r) => r.endpoint === 'state' && JSON.stringify(r.body).includes(`"id":"${box(1)}","st":"CLOSED"`), 10_000, { afterSeq: rig.server.lastSeq });
+    const closed = rig.server.waitForRequest((r) => r.endpoint === 'state' && JSON.stringify(r.body).includes(`"id":"${box(1)}","st":"CLOSED"`), 10_000, {
+      afterSeq: rig.server.lastSeq,
+    });
     rig.setDoor(1, 'CLOSED');
     await closed;
     await rig.idle();
@@ -77,7 +83,10 @@ describe('the daemon from app/, as the unit starts it', { timeout: 60_000 }, () 
     // stationctl from app/, as the installed wrapper runs it.
     const tokenFile = join(work, 'token');
     writeFileSync(tokenFile, rig.token);
-    const ctl = spawnSync(process.execPath, [join(APP, 'stationctl.js'), 'status', '--socket', rig.socket, '--token-file', tokenFile], { encoding: 'utf8', env: { PATH: process.env['PATH'] } });
+    const ctl = spawnSync(process.execPath, [join(APP, 'stationctl.js'), 'status', '--socket', rig.socket, '--token-file', tokenFile], {
+      encoding: 'utf8',
+      env: { PATH: process.env['PATH'] },
+    });
     expect(ctl.status, ctl.stderr).toBe(0);
     expect(ctl.stdout).toMatch(/idle/);
 
@@ -114,7 +123,9 @@ describe('the daemon from app/, as the unit starts it', { timeout: 60_000 }, () 
     expect(first.starting['codeCache']).toBe('absent');
     expect(first.messages).toContain('code cache written for the next start');
     const written = readdirSync(cacheDir!).filter((n) => n.endsWith('.v8cache'));
-    expect(written).toEqual([expect.stringMatching(new RegExp(`^daemon\\.cjs\\.[0-9a-f]{8}\\.${process.version.replace(/\./g, '\\.')}-${process.arch}\\.v8cache$`))]);
+    expect(written).toEqual([
+      expect.stringMatching(new RegExp(`^daemon\\.cjs\\.[0-9a-f]{8}\\.${process.version.replace(/\./g, '\\.')}-${process.arch}\\.v8cache$`)),
+    ]);
 
     const second = await run(false);
     expect(second.starting['codeCache']).toBe('used');

@@ -24,7 +24,26 @@ function writeJson(file: string, value: unknown): void {
 function manifest() {
   const r = spawnSync(
     process.execPath,
-    [join(SCRIPTS, 'manifest.mjs'), app, '--arch', 'arm64', '--node-version', '20.20.2', '--node-abi', '115', '--commit', 'abc', '--dirty', 'false', '--commit-time', '1700000000', '--node-bundled', '0', '--lock', lock],
+    [
+      join(SCRIPTS, 'manifest.mjs'),
+      app,
+      '--arch',
+      'arm64',
+      '--node-version',
+      '20.20.2',
+      '--node-abi',
+      '115',
+      '--commit',
+      'abc',
+      '--dirty',
+      'false',
+      '--commit-time',
+      '1700000000',
+      '--node-bundled',
+      '0',
+      '--lock',
+      lock,
+    ],
     { encoding: 'utf8' },
   );
   return { code: r.status, out: r.stdout, err: r.stderr };
@@ -53,7 +72,14 @@ describe('bundle manifest', () => {
     expect(r.err).toBe('');
     expect(r.code).toBe(0);
     const m = JSON.parse(readFileSync(join(app, 'manifest.json'), 'utf8')) as Record<string, unknown>;
-    expect(m).toMatchObject({ name: 'pickup-station', version: '0.0.1', arch: 'arm64', nodeMajor: 20, node: { major: 20, abi: 115 }, git: { commit: 'abc', dirty: false } });
+    expect(m).toMatchObject({
+      name: 'pickup-station',
+      version: '0.0.1',
+      arch: 'arm64',
+      nodeMajor: 20,
+      node: { major: 20, abi: 115 },
+      git: { commit: 'abc', dirty: false },
+    });
     expect(m['checksums']).toEqual({
       'README.md': '5891b5b522d5df086d0ff0b110fbd9d21bb4fc7163af34d08286a2e846f6be03',
       'node_modules/prod/package.json': expect.stringMatching(/^[0-9a-f]{64}$/),
@@ -113,7 +139,9 @@ describe('check-bundle: the shared libraries the addons link', () => {
 
   it("lists each NEEDED library with its package from the project's own systemd/runtime-packages", () => {
     const out = withAddon(readFileSync(join(import.meta.dirname, '../../systemd/runtime-packages'), 'utf8'));
-    expect(out).toMatch(/^ok {3}needed +libusb-1\.0\.so\.0 +\(package libusb-1\.0-0, installed by install\.sh; node_modules\/node-hid\/prebuilds\/HID_hidraw-linux-x64\/node-napi-v4\.node\)/m);
+    expect(out).toMatch(
+      /^ok {3}needed +libusb-1\.0\.so\.0 +\(package libusb-1\.0-0, installed by install\.sh; node_modules\/node-hid\/prebuilds\/HID_hidraw-linux-x64\/node-napi-v4\.node\)/m,
+    );
     expect(out).toMatch(/^ok {3}needed +libudev\.so\.1 +\(package libudev1, installed by install\.sh/m);
     expect(out).toMatch(/^ok {3}needed +libc\.so\.6 +\(glibc/m);
     expect(out).not.toMatch(/^FAIL needed/m);
@@ -121,7 +149,9 @@ describe('check-bundle: the shared libraries the addons link', () => {
 
   it('fails for a library that no package of the list provides', () => {
     const out = withAddon('libudev1 libudev.so.1\ngpiod -\n');
-    expect(out).toMatch(/^FAIL needed +libusb-1\.0\.so\.0 +\(neither glibc's nor in systemd\/runtime-packages: install\.sh would not install it; needed by node_modules\/node-hid/m);
+    expect(out).toMatch(
+      /^FAIL needed +libusb-1\.0\.so\.0 +\(neither glibc's nor in systemd\/runtime-packages: install\.sh would not install it; needed by node_modules\/node-hid/m,
+    );
     expect(out).toMatch(/^ok {3}needed +libudev\.so\.1/m);
   });
 

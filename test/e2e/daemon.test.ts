@@ -11,7 +11,6 @@ import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
 import { MAIN, spawnDaemon } from '../support/daemon.js';
 import { STATION } from '../support/shared.js';
 
-
 const children = new Set<ChildProcess>();
 
 function run(args: string[], env: NodeJS.ProcessEnv = {}) {
@@ -67,7 +66,11 @@ describe('pickup-station daemon', () => {
     expect(first.body).toMatchObject({ station: STATION.id, st: 'UP' });
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
-    const lines = p.out().trim().split('\n').map((l) => JSON.parse(l) as { msg: string });
+    const lines = p
+      .out()
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { msg: string });
     expect(lines.map((l) => l.msg)).toEqual(expect.arrayContaining(['starting', 'event answered', 'stopping']));
     expect(p.out()).not.toContain(STATION.password);
   });

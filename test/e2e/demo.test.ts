@@ -73,7 +73,11 @@ describe('demo', () => {
     expect(status.status).toBe(200);
     expect(((await status.json()) as { stationId: string }).stationId).toBe('5b1f4a52-9c3e-4d7a-8e21-0c6f3b9a7d10');
     // The token is a service token: the technician may act, here turn service mode on.
-    const service = await fetch(`${url}api/service`, { method: 'POST', headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' }, body: '{"on":true}' });
+    const service = await fetch(`${url}api/service`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${token}`, 'content-type': 'application/json' },
+      body: '{"on":true}',
+    });
     expect(service.status).toBe(200);
     expect((await fetch(`${url}api/status`)).status).toBe(401);
     demo.stdin.write('quit\n');

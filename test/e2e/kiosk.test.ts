@@ -84,7 +84,9 @@ const screenFollows = (): Promise<void> => expect.poll(async () => JSON.stringif
 /** Nothing inside `selector` overflows its box (cut or scrolled away). */
 async function overflowing(selector: string): Promise<string[]> {
   return page.$$eval(selector, (els) =>
-    els.filter((e) => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1).map((e) => `${e.id || e.textContent}: ${e.scrollWidth}x${e.scrollHeight} in ${e.clientWidth}x${e.clientHeight}`),
+    els
+      .filter((e) => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1)
+      .map((e) => `${e.id || e.textContent}: ${e.scrollWidth}x${e.scrollHeight} in ${e.clientWidth}x${e.clientHeight}`),
   );
 }
 

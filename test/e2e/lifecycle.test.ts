@@ -96,21 +96,25 @@ describe('SIGTERM drains', () => {
 });
 
 describe('other terminating signals', () => {
-  it.each(['SIGQUIT', 'SIGUSR2', 'SIGALRM'] as const)('%s mid-pulse: the locks-OFF stop, exit 128 + signo', async (signal) => {
-    expect(TERMINATING_SIGNALS).toContain(signal);
-    rig = await DaemonRig.create({ ...CONFIG, locks: { pulseMs: 3_000 }, hardware: { kind: 'simulated', doorSpringMs: 60_000 } });
-    const p = rig.start();
-    await rig.idle();
-    await rig.tech('POST', '/api/inject/pin', { pin: SEED_PIN_SINGLE });
-    await rig.simUntil((f) => f.locks[4] === true, 'lock 4 energized');
-    p.child.kill(signal);
-    const { code, signal: killedBy } = await p.exited;
-    expect(killedBy).toBeNull();
-    expect(code).toBe(128 + (await import('node:os')).constants.signals[signal]);
-    expect(msgs(p.lines())).toContain('stopping');
-    // The pulse was cut short: the lock output is OFF (the simulated hardware wrote it before exit).
-    expect(rig.sim().locks['4']).toBe(false);
-  }, 30_000);
+  it.each(['SIGQUIT', 'SIGUSR2', 'SIGALRM'] as const)(
+    '%s mid-pulse: the locks-OFF stop, exit 128 + signo',
+    async (signal) => {
+      expect(TERMINATING_SIGNALS).toContain(signal);
+      rig = await DaemonRig.create({ ...CONFIG, locks: { pulseMs: 3_000 }, hardware: { kind: 'simulated', doorSpringMs: 60_000 } });
+      const p = rig.start();
+      await rig.idle();
+      await rig.tech('POST', '/api/inject/pin', { pin: SEED_PIN_SINGLE });
+      await rig.simUntil((f) => f.locks[4] === true, 'lock 4 energized');
+      p.child.kill(signal);
+      const { code, signal: killedBy } = await p.exited;
+      expect(killedBy).toBeNull();
+      expect(code).toBe(128 + (await import('node:os')).constants.signals[signal]);
+      expect(msgs(p.lines())).toContain('stopping');
+      // The pulse was cut short: the lock output is OFF (the simulated hardware wrote it before exit).
+      expect(rig.sim().locks['4']).toBe(false);
+    },
+    30_000,
+  );
 });
 
 describe('SIGHUP reloads the config', () => {

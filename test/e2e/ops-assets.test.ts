@@ -37,7 +37,9 @@ describe.runIf(havePromtool)('promtool', () => {
     const problems = (r.stdout + r.stderr).split('\n').filter((l) => l.trim() !== '');
     // prom-client's own default gauges carry _total (nodejs_active_handles_total …): theirs, kept
     // under our prefix as prom-client names them so its documentation still applies.
-    const ours = problems.filter((l) => !/^pickup_station_nodejs_active_(handles|requests|resources)_total non-counter metrics should not have "_total" suffix$/.test(l));
+    const ours = problems.filter(
+      (l) => !/^pickup_station_nodejs_active_(handles|requests|resources)_total non-counter metrics should not have "_total" suffix$/.test(l),
+    );
     expect(ours).toEqual([]);
   });
 });

@@ -69,7 +69,8 @@ async function eventually(what: string, check: () => Promise<boolean>, timeoutMs
     } catch (e) {
       last = e;
     }
-    if (performance.now() - t0 > timeoutMs) throw new Error(`timed out waiting for: ${what}${last ? ` (last error: ${last instanceof Error ? last.message : 'none'})` : ''}`);
+    if (performance.now() - t0 > timeoutMs)
+      throw new Error(`timed out waiting for: ${what}${last ? ` (last error: ${last instanceof Error ? last.message : 'none'})` : ''}`);
     await sleep(250);
   }
 }
@@ -112,12 +113,18 @@ describe.runIf(haveProm && haveNodeExporter)('a real Prometheus and node_exporte
     techUrl = listening[1] as string;
 
     const nodePort = await freePort();
-    start('prometheus-node-exporter', [`--web.listen-address=127.0.0.1:${nodePort}`, '--collector.disable-defaults', '--collector.textfile', `--collector.textfile.directory=${textfileDir}`]);
+    start('prometheus-node-exporter', [
+      `--web.listen-address=127.0.0.1:${nodePort}`,
+      '--collector.disable-defaults',
+      '--collector.textfile',
+      `--collector.textfile.directory=${textfileDir}`,
+    ]);
 
     const promPort = await freePort();
     promUrl = `http://127.0.0.1:${promPort}`;
     const target = new URL(techUrl).host;
-    const job = (name: string, auth: string): string => `  - job_name: ${name}\n    metrics_path: /metrics\n${auth}    static_configs:\n      - targets: ['${target}']\n`;
+    const job = (name: string, auth: string): string =>
+      `  - job_name: ${name}\n    metrics_path: /metrics\n${auth}    static_configs:\n      - targets: ['${target}']\n`;
     writeFileSync(
       join(dir, 'prometheus.yml'),
       [
@@ -130,7 +137,11 @@ describe.runIf(haveProm && haveNodeExporter)('a real Prometheus and node_exporte
         `  - job_name: node\n    static_configs:\n      - targets: ['127.0.0.1:${nodePort}']\n`,
       ].join(''),
     );
-    start('prometheus', [`--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'tsdb')}`, `--web.listen-address=127.0.0.1:${promPort}`]);
+    start('prometheus', [
+      `--config.file=${join(dir, 'prometheus.yml')}`,
+      `--storage.tsdb.path=${join(dir, 'tsdb')}`,
+      `--web.listen-address=127.0.0.1:${promPort}`,
+    ]);
     await eventually('Prometheus ready', async () => (await fetch(`${promUrl}/-/ready`)).ok, 30_000);
   }, 60_000);
 
@@ -154,14 +165,19 @@ describe.runIf(haveProm && haveNodeExporter)('a real Prometheus and node_exporte
       body: JSON.stringify({ value: SEED_BARCODES[0] }),
     });
     expect(r.status).toBe(202);
-    await eventually('the deposit in Prometheus', async () => (await valueOf(`pickup_station_events_total{job="pickup-station", endpoint="item-identify", outcome="box-open"}`)) === 1);
+    await eventually(
+      'the deposit in Prometheus',
+      async () => (await valueOf(`pickup_station_events_total{job="pickup-station", endpoint="item-identify", outcome="box-open"}`)) === 1,
+    );
     expect(await valueOf(`pickup_station_lock_pulses_total{job="pickup-station", box="1"}`)).toBe(1);
     expect(await valueOf(`pickup_station_lock_pulses_total{job="pickup-station", box="2"}`)).toBe(0);
   });
 
   it('refuses a wrong or a missing token: Prometheus reports those targets down with the 401', async () => {
     await eventually('both refused targets scraped and down', async () => (await valueOf('count(up{job=~"pickup-station-(wrong|no)-token"} == 0)')) === 2);
-    const targets = (await (await fetch(`${promUrl}/api/v1/targets`)).json()) as { data: { activeTargets: { labels: { job: string }; health: string; lastError: string }[] } };
+    const targets = (await (await fetch(`${promUrl}/api/v1/targets`)).json()) as {
+      data: { activeTargets: { labels: { job: string }; health: string; lastError: string }[] };
+    };
     const byJob = new Map(targets.data.activeTargets.map((t) => [t.labels.job, t]));
     for (const job of ['pickup-station-wrong-token', 'pickup-station-no-token']) {
       expect(byJob.get(job)?.health).toBe('down');
@@ -173,7 +189,10 @@ describe.runIf(haveProm && haveNodeExporter)('a real Prometheus and node_exporte
   });
 
   it('reads the textfile through node_exporter: the same station series, no collector error', async () => {
-    await eventually('textfile series via node_exporter', async () => ((await valueOf(`sum(pickup_station_events_total{job="node", station="${station}"})`)) ?? 0) >= 1);
+    await eventually(
+      'textfile series via node_exporter',
+      async () => ((await valueOf(`sum(pickup_station_events_total{job="node", station="${station}"})`)) ?? 0) >= 1,
+    );
     expect(await valueOf('node_textfile_scrape_error{job="node"}')).toBe(0);
     // The same mode as the direct scrape (box 1 stands open after the deposit above: closing).
     await eventually('the same mode both ways', async () => {
@@ -191,7 +210,9 @@ describe.runIf(haveProm && haveNodeExporter)('a real Prometheus and node_exporte
     const used = new Set(dashboardExpressions(dashboard).flatMap(metricNamesIn));
     for (const name of used) expect((await query(`${name}{job="pickup-station"}`)).length, name).toBeGreaterThan(0);
     await eventually('every rule evaluated', async () => {
-      const rules = (await (await fetch(`${promUrl}/api/v1/rules`)).json()) as { data: { groups: { rules: { name: string; health: string; lastError?: string }[] }[] } };
+      const rules = (await (await fetch(`${promUrl}/api/v1/rules`)).json()) as {
+        data: { groups: { rules: { name: string; health: string; lastError?: string }[] }[] };
+      };
       const all = rules.data.groups.flatMap((g) => g.rules);
       expect(all).toHaveLength(14);
       for (const r of all) if (r.health === 'err') throw new Error(`${r.name}: ${r.lastError ?? ''}`);
@@ -201,9 +222,15 @@ describe.runIf(haveProm && haveNodeExporter)('a real Prometheus and node_exporte
 
   it('shows the mode turn deactivated once the reference server stops answering (scraped and via the textfile)', async () => {
     await server.stop();
-    await eventually('deactivated in Prometheus', async () => (await valueOf(`pickup_station_mode{job="pickup-station", station="${station}", mode="deactivated"}`)) === 1);
+    await eventually(
+      'deactivated in Prometheus',
+      async () => (await valueOf(`pickup_station_mode{job="pickup-station", station="${station}", mode="deactivated"}`)) === 1,
+    );
     expect(await valueOf(`pickup_station_deactivations_total{job="pickup-station", station="${station}"}`)).toBe(1);
     expect(((await valueOf(`pickup_station_events_total{job="pickup-station", endpoint="state", outcome="unanswered"}`)) ?? 0) >= 1).toBe(true);
-    await eventually('deactivated via node_exporter', async () => (await valueOf(`pickup_station_mode{job="node", station="${station}", mode="deactivated"}`)) === 1);
+    await eventually(
+      'deactivated via node_exporter',
+      async () => (await valueOf(`pickup_station_mode{job="node", station="${station}", mode="deactivated"}`)) === 1,
+    );
   });
 });

@@ -43,7 +43,15 @@ function releaseTarball(version: string): string {
     'systemd/runtime-packages': readFileSync(join(REPO, 'systemd/runtime-packages'), 'utf8'),
     'systemd/config.template.json': readFileSync(join(REPO, 'systemd/config.template.json'), 'utf8'),
     'hardware/99-pickup-station.rules': readFileSync(join(REPO, 'hardware/99-pickup-station.rules'), 'utf8'),
-    'manifest.json': JSON.stringify({ name: 'pickup-station', version, arch: 'x64', glibcMin: '2.34', nodeMajor: 20, git: { commit: 'abc123' }, builtAt: '2026-01-01T00:00:00.000Z' }),
+    'manifest.json': JSON.stringify({
+      name: 'pickup-station',
+      version,
+      arch: 'x64',
+      glibcMin: '2.34',
+      nodeMajor: 20,
+      git: { commit: 'abc123' },
+      builtAt: '2026-01-01T00:00:00.000Z',
+    }),
   };
   for (const [f, text] of Object.entries(files)) {
     mkdirSync(join(dir, f, '..'), { recursive: true });
@@ -56,33 +64,63 @@ function releaseTarball(version: string): string {
 
 function buildDeb(version: string, tarball = releaseTarball(version)): { deb: string; out: string } {
   const out = join(work, 'debs');
-  const r = spawnSync('bash', [join(REPO, 'packaging/deb/build.sh'), '--arch', 'x64', '--bundle', tarball, '--out', out, '--key', keys.vendorPublic], { encoding: 'utf8' });
+  const r = spawnSync('bash', [join(REPO, 'packaging/deb/build.sh'), '--arch', 'x64', '--bundle', tarball, '--out', out, '--key', keys.vendorPublic], {
+    encoding: 'utf8',
+  });
   expect(r.status, r.stderr).toBe(0);
   return { deb: join(out, `pickup-station_${version}_amd64.deb`), out: r.stdout };
 }
 
 function publish(repo: string, args: string[], signer: 'vendor' | 'other' = 'vendor') {
   const id = signer === 'vendor' ? keys.vendorId : keys.otherId;
-  return spawnSync('bash', [join(REPO, 'packaging/apt/publish.sh'), '--repo', repo, '--key-id', id, ...args], { encoding: 'utf8', env: { ...process.env, GNUPGHOME: keys.dir } });
+  return spawnSync('bash', [join(REPO, 'packaging/apt/publish.sh'), '--repo', repo, '--key-id', id, ...args], {
+    encoding: 'utf8',
+    env: { ...process.env, GNUPGHOME: keys.dir },
+  });
 }
 
 /** apt-get with a private configuration: only `sources` (deb822), nothing of the host's apt. */
 function apt(name: string, sources: string) {
   const dir = join(work, `apt-${name}`);
-  for (const d of ['state/lists/partial', 'cache/archives/partial', 'etc/apt.conf.d', 'etc/preferences.d', 'etc/trusted.gpg.d', 'download']) mkdirSync(join(dir, d), { recursive: true });
+  for (const d of ['state/lists/partial', 'cache/archives/partial', 'etc/apt.conf.d', 'etc/preferences.d', 'etc/trusted.gpg.d', 'download'])
+    mkdirSync(join(dir, d), { recursive: true });
   writeFileSync(join(dir, 'state/status'), '');
   writeFileSync(join(dir, 'etc/pickup-station.sources'), sources);
   const opts = [
-    '-o', `Dir::State=${dir}/state`, '-o', `Dir::State::status=${dir}/state/status`, '-o', `Dir::Cache=${dir}/cache`,
-    '-o', `Dir::Etc=${dir}/etc`, '-o', 'Dir::Etc::SourceList=/dev/null', '-o', `Dir::Etc::SourceParts=${dir}/etc`,
-    '-o', `Dir::Etc::Trusted=${dir}/etc/trusted.gpg`, '-o', `Dir::Etc::TrustedParts=${dir}/etc/trusted.gpg.d`,
-    '-o', 'APT::Architecture=amd64', '-o', 'APT::Architectures::=amd64', '-o', 'APT::Sandbox::User=root', '-o', 'Debug::NoLocking=1',
+    '-o',
+    `Dir::State=${dir}/state`,
+    '-o',
+    `Dir::State::status=${dir}/state/status`,
+    '-o',
+    `Dir::Cache=${dir}/cache`,
+    '-o',
+    `Dir::Etc=${dir}/etc`,
+    '-o',
+    'Dir::Etc::SourceList=/dev/null',
+    '-o',
+    `Dir::Etc::SourceParts=${dir}/etc`,
+    '-o',
+    `Dir::Etc::Trusted=${dir}/etc/trusted.gpg`,
+    '-o',
+    `Dir::Etc::TrustedParts=${dir}/etc/trusted.gpg.d`,
+    '-o',
+    'APT::Architecture=amd64',
+    '-o',
+    'APT::Architectures::=amd64',
+    '-o',
+    'APT::Sandbox::User=root',
+    '-o',
+    'Debug::NoLocking=1',
   ];
   const run = (args: string[], cwd = dir) => {
     const r = spawnSync('apt-get', [...opts, ...args], { encoding: 'utf8', cwd });
     return { status: r.status, out: `${r.stdout}${r.stderr}` };
   };
-  return { update: () => run(['update']), download: () => run(['download', 'pickup-station'], join(dir, 'download')), downloaded: () => readdirSync(join(dir, 'download')) };
+  return {
+    update: () => run(['update']),
+    download: () => run(['download', 'pickup-station'], join(dir, 'download')),
+    downloaded: () => readdirSync(join(dir, 'download')),
+  };
 }
 
 const sources = (repo: string, key: string, suite = 'stable') => `Types: deb\nURIs: file://${repo}\nSuites: ${suite}\nComponents: main\nSigned-By: ${key}\n`;

@@ -25,11 +25,28 @@ afterEach(async () => {
 
 function client(baseUrl: string, maxAnswerBytes?: number): HttpProtocolClient {
   return new HttpProtocolClient({
-    baseUrl, version: 'v2', stationId: STATION.id, password: 'x'.repeat(20), answerTimeoutMs: 5_000, attempts: 1,
-    acceptLanguage: null, caFile: null, userAgent: 'pickup-station/test', log: pino({ level: 'silent' }), ...(maxAnswerBytes === undefined ? {} : { maxAnswerBytes }),
+    baseUrl,
+    version: 'v2',
+    stationId: STATION.id,
+    password: 'x'.repeat(20),
+    answerTimeoutMs: 5_000,
+    attempts: 1,
+    acceptLanguage: null,
+    caFile: null,
+    userAgent: 'pickup-station/test',
+    log: pino({ level: 'silent' }),
+    ...(maxAnswerBytes === undefined ? {} : { maxAnswerBytes }),
   });
 }
-const stateBody = { station: STATION.id, st: 'UP' as const, errorMessage: null, inputVoltage: 12, internetSignalStrength: 100, boxes: [], event: 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb' };
+const stateBody = {
+  station: STATION.id,
+  st: 'UP' as const,
+  errorMessage: null,
+  inputVoltage: 12,
+  internetSignalStrength: 100,
+  boxes: [],
+  event: 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb',
+};
 
 describe('the protocol client reads at most server.maxAnswerBytes', () => {
   it('a 200 MB chunked answer: abandoned past 64 KiB (the default), unanswered with the reason', async () => {
@@ -37,7 +54,10 @@ describe('the protocol client reads at most server.maxAnswerBytes', () => {
     const url = await server.start();
     server.arm(() => true, { kind: 'huge', bytes: 200 * MB });
     const outcome = await client(url).send('state', stateBody);
-    expect(outcome.result).toEqual({ kind: 'unanswered', reason: expect.stringMatching(/^answer longer than server\.maxAnswerBytes \(65536 bytes\): abandoned after \d+$/) });
+    expect(outcome.result).toEqual({
+      kind: 'unanswered',
+      reason: expect.stringMatching(/^answer longer than server\.maxAnswerBytes \(65536 bytes\): abandoned after \d+$/),
+    });
     expect(outcome.attempts[0]).toMatchObject({ status: 200, answered: false });
     const d = server.deliveries[0]!;
     await d.done;
@@ -71,7 +91,10 @@ describe('the daemon given a 200 MB answer', () => {
     daemon = await startDaemon(url, { server: { answerTimeoutMs: 1_500 }, timing: { heartbeatIntervalMs: 300 }, log: { level: 'debug' } });
     const d = daemon;
     // Warm: a few heartbeats answered, so start-up allocation is behind us.
-    await d.waitForLine((l) => l['msg'] === 'event answered' && Number(l['attempt']) === 1 && d.lines().filter((x) => x.includes('"event answered"')).length >= 8, 'eight answered heartbeats');
+    await d.waitForLine(
+      (l) => l['msg'] === 'event answered' && Number(l['attempt']) === 1 && d.lines().filter((x) => x.includes('"event answered"')).length >= 8,
+      'eight answered heartbeats',
+    );
     const before = d.memory();
     const armedAt = server.deliveries.length;
     server.arm((p) => p.endsWith('/state'), { kind: 'huge', bytes: 200 * MB });

@@ -54,7 +54,13 @@ interface Step {
 const matrix: { flow: Flow; step: string; message: string; ms: number; outcome: string }[] = [];
 afterAll(() => {
   // The restart matrix for the closing note (npx vitest run test/e2e/restart.test.ts).
-  console.error(['| flow | step | first /state after restart | ms to first /state |', '|---|---|---|---|', ...matrix.map((m) => `| ${m.flow} | ${m.step} | ${m.outcome}: ${m.message} | ${m.ms.toFixed(0)} |`)].join('\n'));
+  console.error(
+    [
+      '| flow | step | first /state after restart | ms to first /state |',
+      '|---|---|---|---|',
+      ...matrix.map((m) => `| ${m.flow} | ${m.step} | ${m.outcome}: ${m.message} | ${m.ms.toFixed(0)} |`),
+    ].join('\n'),
+  );
 });
 
 const stateOf = (r: RequestRecord): { st: string; errorMessage: string | null; boxes: { id: string; st: string }[] } => r.body as never;
@@ -90,7 +96,9 @@ async function openNotReported(rig: DaemonRig, flow: Flow): Promise<void> {
   rig.server.setFault('state', DELAY);
   const seq = rig.server.lastSeq;
   rig.setDoor(boxOf(flow), 'OPEN');
-  await rig.server.waitForRequest((r) => r.endpoint === 'state' && stateOf(r).boxes.some((b) => b.id === box(boxOf(flow)) && b.st === 'OPEN'), 10_000, { afterSeq: seq });
+  await rig.server.waitForRequest((r) => r.endpoint === 'state' && stateOf(r).boxes.some((b) => b.id === box(boxOf(flow)) && b.st === 'OPEN'), 10_000, {
+    afterSeq: seq,
+  });
 }
 
 /** Door open and reported: the station waits for it to be closed. */
@@ -98,7 +106,10 @@ async function waitingForClosing(rig: DaemonRig, flow: Flow): Promise<void> {
   await opened(rig, flow);
   rig.setDoor(boxOf(flow), 'OPEN');
   // Left `opening` only once the /state reporting the door was answered (and journaled).
-  await rig.statusUntil((s) => mode(s) !== 'opening' && s['inFlight'] === null && (s['boxes'] as { door: string }[])[boxOf(flow) - 1]?.door === 'OPEN', 'door reported open');
+  await rig.statusUntil(
+    (s) => mode(s) !== 'opening' && s['inFlight'] === null && (s['boxes'] as { door: string }[])[boxOf(flow) - 1]?.door === 'OPEN',
+    'door reported open',
+  );
 }
 
 /** From waiting for closing: the door closed, the /state reporting it held in flight. */
@@ -111,7 +122,9 @@ async function closeHeld(rig: DaemonRig, n: number): Promise<void> {
   rig.server.setFault('state', DELAY);
   const seq = rig.server.lastSeq;
   rig.setDoor(n, 'CLOSED');
-  await rig.server.waitForRequest((r) => r.endpoint === 'state' && stateOf(r).boxes.some((b) => b.id === box(n) && b.st === 'CLOSED'), 15_000, { afterSeq: seq });
+  await rig.server.waitForRequest((r) => r.endpoint === 'state' && stateOf(r).boxes.some((b) => b.id === box(n) && b.st === 'CLOSED'), 15_000, {
+    afterSeq: seq,
+  });
 }
 
 /** A deposit waiting for closing, cancellable; then the cancel pressed with its request held by `fault`. */
@@ -130,12 +143,52 @@ for (const flow of ['deposit', 'pickup'] as const) {
   const what = flow === 'deposit' ? `/item-identify for \\*\\*\\*017 \\(14\\)` : '/pin-enter';
   const n = boxOf(flow);
   steps.push(
-    { flow, step: '1 before the request left', reach: (r) => eventHeld(r, flow, NOT_REACHED), message: new RegExp(`^restarted during ${flow}: ${what} \\(event ${ev}, 1 attempt\\) not answered, not resent; no box opened$`), notice: 'restartedNotOpened' },
-    { flow, step: '2 in flight', reach: (r) => eventHeld(r, flow, DELAY), message: new RegExp(`^restarted during ${flow}: ${what} \\(event ${ev}, 1 attempt\\) not answered, not resent; no box opened$`), notice: 'restartedNotOpened' },
-    { flow, step: '4 mid-pulse', reach: (r) => opened(r, flow).then(() => r.setDoor(n, 'OPEN')).then(() => r.simUntil((f) => f.doors[n] === 'OPEN' && f.locks[n] === true, 'door open mid-pulse')).then(() => undefined), message: new RegExp(`^restarted during ${flow}: box ${n} opened, still open \\(event ${ev}\\)$`), notice: 'restartedOpened' },
-    { flow, step: '5 door OPEN, /state not answered', reach: (r) => openNotReported(r, flow), message: new RegExp(`^restarted during ${flow}: box ${n} opened, still open \\(event ${ev}\\)$`), notice: 'restartedOpened' },
-    { flow, step: '6 waiting for closing', reach: (r) => waitingForClosing(r, flow), message: new RegExp(`^restarted during ${flow}: box ${n} open, waiting for closing \\(event ${ev}\\)$`), notice: 'restartedOpened' },
-    { flow, step: '7 door closed, /state not answered', reach: (r) => closedNotReported(r, flow), message: new RegExp(`^restarted during ${flow}: box ${n} opened, closed while stopped \\(event ${ev}\\)$`), notice: null },
+    {
+      flow,
+      step: '1 before the request left',
+      reach: (r) => eventHeld(r, flow, NOT_REACHED),
+      message: new RegExp(`^restarted during ${flow}: ${what} \\(event ${ev}, 1 attempt\\) not answered, not resent; no box opened$`),
+      notice: 'restartedNotOpened',
+    },
+    {
+      flow,
+      step: '2 in flight',
+      reach: (r) => eventHeld(r, flow, DELAY),
+      message: new RegExp(`^restarted during ${flow}: ${what} \\(event ${ev}, 1 attempt\\) not answered, not resent; no box opened$`),
+      notice: 'restartedNotOpened',
+    },
+    {
+      flow,
+      step: '4 mid-pulse',
+      reach: (r) =>
+        opened(r, flow)
+          .then(() => r.setDoor(n, 'OPEN'))
+          .then(() => r.simUntil((f) => f.doors[n] === 'OPEN' && f.locks[n] === true, 'door open mid-pulse'))
+          .then(() => undefined),
+      message: new RegExp(`^restarted during ${flow}: box ${n} opened, still open \\(event ${ev}\\)$`),
+      notice: 'restartedOpened',
+    },
+    {
+      flow,
+      step: '5 door OPEN, /state not answered',
+      reach: (r) => openNotReported(r, flow),
+      message: new RegExp(`^restarted during ${flow}: box ${n} opened, still open \\(event ${ev}\\)$`),
+      notice: 'restartedOpened',
+    },
+    {
+      flow,
+      step: '6 waiting for closing',
+      reach: (r) => waitingForClosing(r, flow),
+      message: new RegExp(`^restarted during ${flow}: box ${n} open, waiting for closing \\(event ${ev}\\)$`),
+      notice: 'restartedOpened',
+    },
+    {
+      flow,
+      step: '7 door closed, /state not answered',
+      reach: (r) => closedNotReported(r, flow),
+      message: new RegExp(`^restarted during ${flow}: box ${n} opened, closed while stopped \\(event ${ev}\\)$`),
+      notice: null,
+    },
   );
   void endpoint;
 }
@@ -152,8 +205,24 @@ steps.splice(8, 0, {
   notice: 'restartedOpened',
 });
 steps.push(
-  { flow: 'cancel', step: '1 before the request left', reach: (r) => cancelHeld(r, NOT_REACHED), message: new RegExp(`^restarted during cancel: /cancel \\(event ${ev}, 1 attempt\\) not answered, not resent; restarted during deposit: box 1 open, waiting for closing \\(event ${ev}\\)$`), notice: 'restartedOpened' },
-  { flow: 'cancel', step: '2 in flight', reach: (r) => cancelHeld(r, DELAY), message: new RegExp(`^restarted during cancel: /cancel \\(event ${ev}, 1 attempt\\) not answered, not resent; restarted during deposit: box 1 open, waiting for closing \\(event ${ev}\\)$`), notice: 'restartedOpened' },
+  {
+    flow: 'cancel',
+    step: '1 before the request left',
+    reach: (r) => cancelHeld(r, NOT_REACHED),
+    message: new RegExp(
+      `^restarted during cancel: /cancel \\(event ${ev}, 1 attempt\\) not answered, not resent; restarted during deposit: box 1 open, waiting for closing \\(event ${ev}\\)$`,
+    ),
+    notice: 'restartedOpened',
+  },
+  {
+    flow: 'cancel',
+    step: '2 in flight',
+    reach: (r) => cancelHeld(r, DELAY),
+    message: new RegExp(
+      `^restarted during cancel: /cancel \\(event ${ev}, 1 attempt\\) not answered, not resent; restarted during deposit: box 1 open, waiting for closing \\(event ${ev}\\)$`,
+    ),
+    notice: 'restartedOpened',
+  },
   {
     flow: 'cancel',
     step: '7 cancel answered, door closed, /state not answered',
@@ -168,72 +237,109 @@ steps.push(
     message: new RegExp(`^restarted during deposit: box 1 opened, closed while stopped \\(event ${ev}\\)$`),
     notice: null,
   },
-  { flow: 'technician open', step: '4 mid-pulse', reach: (r) => opened(r, 'technician open').then(() => r.setDoor(3, 'OPEN')).then(() => r.simUntil((f) => f.doors[3] === 'OPEN' && f.locks[3] === true, 'door open mid-pulse')).then(() => undefined), message: /^restarted during technician open: box 3 opened, still open$/, notice: null },
-  { flow: 'technician open', step: '5 door OPEN, /state not answered', reach: (r) => openNotReported(r, 'technician open'), message: /^restarted during technician open: box 3 opened, still open$/, notice: null },
-  { flow: 'technician open', step: '6 door open, reported', reach: (r) => waitingForClosing(r, 'technician open'), message: /^restarted during technician open: box 3 open, waiting for closing$/, notice: null },
-  { flow: 'technician open', step: '7 door closed, /state not answered', reach: (r) => closedNotReported(r, 'technician open'), message: /^restarted during technician open: box 3 opened, closed while stopped$/, notice: null },
+  {
+    flow: 'technician open',
+    step: '4 mid-pulse',
+    reach: (r) =>
+      opened(r, 'technician open')
+        .then(() => r.setDoor(3, 'OPEN'))
+        .then(() => r.simUntil((f) => f.doors[3] === 'OPEN' && f.locks[3] === true, 'door open mid-pulse'))
+        .then(() => undefined),
+    message: /^restarted during technician open: box 3 opened, still open$/,
+    notice: null,
+  },
+  {
+    flow: 'technician open',
+    step: '5 door OPEN, /state not answered',
+    reach: (r) => openNotReported(r, 'technician open'),
+    message: /^restarted during technician open: box 3 opened, still open$/,
+    notice: null,
+  },
+  {
+    flow: 'technician open',
+    step: '6 door open, reported',
+    reach: (r) => waitingForClosing(r, 'technician open'),
+    message: /^restarted during technician open: box 3 open, waiting for closing$/,
+    notice: null,
+  },
+  {
+    flow: 'technician open',
+    step: '7 door closed, /state not answered',
+    reach: (r) => closedNotReported(r, 'technician open'),
+    message: /^restarted during technician open: box 3 opened, closed while stopped$/,
+    notice: null,
+  },
 );
 
 describe('SIGKILL at each step, then a restart', () => {
-  it.each(steps.map((s) => [`${s.flow}: ${s.step}`, s] as const))('%s', async (_name, s) => {
-    rig = await DaemonRig.create(CONFIG);
-    const before = rig.start();
-    await rig.idle();
-    const streams = { 'events stream (killed run)': rig.stream('/api/events/stream'), 'logs stream (killed run)': rig.stream('/api/logs/stream') };
-    await s.reach(rig);
+  it.each(steps.map((s) => [`${s.flow}: ${s.step}`, s] as const))(
+    '%s',
+    async (_name, s) => {
+      rig = await DaemonRig.create(CONFIG);
+      const before = rig.start();
+      await rig.idle();
+      const streams = { 'events stream (killed run)': rig.stream('/api/events/stream'), 'logs stream (killed run)': rig.stream('/api/logs/stream') };
+      await s.reach(rig);
 
-    // kill -9: no handler runs, no lock is driven OFF by the process, nothing is flushed by it.
-    before.child.kill('SIGKILL');
-    expect((await before.exited).signal).toBe('SIGKILL');
-    rig.server.clearFaults();
-    const killSeq = rig.server.lastSeq;
-    const oldEvents = new Set(rig.server.requests.map((r) => r.eventId));
-    const doorsNow = rig.sim().doors;
+      // kill -9: no handler runs, no lock is driven OFF by the process, nothing is flushed by it.
+      before.child.kill('SIGKILL');
+      expect((await before.exited).signal).toBe('SIGKILL');
+      rig.server.clearFaults();
+      const killSeq = rig.server.lastSeq;
+      const oldEvents = new Set(rig.server.requests.map((r) => r.eventId));
+      const doorsNow = rig.sim().doors;
 
-    const after: DaemonProcess = rig.start();
-    const first = await rig.server.waitForRequest(() => true, 10_000, { afterSeq: killSeq });
-    const ms = first.at - after.spawnedAt;
-    expect(first.endpoint).toBe('state');
-    const body = stateOf(first);
-    matrix.push({ flow: s.flow, step: s.step, message: body.errorMessage ?? '(none)', ms, outcome: body.st });
-    expect(body.st).toBe('DOWN');
-    expect(body.errorMessage).toMatch(s.message);
-    // The doors as the sensors read them.
-    expect(body.boxes).toEqual(rig.configInput.station.boxes.map((b) => ({ id: b.id, st: doorsNow[b.number] })));
+      const after: DaemonProcess = rig.start();
+      const first = await rig.server.waitForRequest(() => true, 10_000, { afterSeq: killSeq });
+      const ms = first.at - after.spawnedAt;
+      expect(first.endpoint).toBe('state');
+      const body = stateOf(first);
+      matrix.push({ flow: s.flow, step: s.step, message: body.errorMessage ?? '(none)', ms, outcome: body.st });
+      expect(body.st).toBe('DOWN');
+      expect(body.errorMessage).toMatch(s.message);
+      // The doors as the sensors read them.
+      expect(body.boxes).toEqual(rig.configInput.station.boxes.map((b) => ({ id: b.id, st: doorsNow[b.number] })));
 
-    const notice = await rig.statusUntil((st) => st['mode'] !== 'starting', 'first answer');
-    const streamsAfter = { 'events stream (restarted run)': rig.stream('/api/events/stream'), 'logs stream (restarted run)': rig.stream('/api/logs/stream') };
-    if (s.notice !== null) {
-      const expected = { restartedNotOpened: ['The station restarted', 'please scan or enter your PIN again'], restartedOpened: ['The station restarted', 'please close the box when done'] }[s.notice];
-      expect(notice['display']).toEqual(expected);
-    } else {
-      expect(notice['display']).not.toEqual(expect.arrayContaining(['The station restarted']));
-    }
+      const notice = await rig.statusUntil((st) => st['mode'] !== 'starting', 'first answer');
+      const streamsAfter = { 'events stream (restarted run)': rig.stream('/api/events/stream'), 'logs stream (restarted run)': rig.stream('/api/logs/stream') };
+      if (s.notice !== null) {
+        const expected = {
+          restartedNotOpened: ['The station restarted', 'please scan or enter your PIN again'],
+          restartedOpened: ['The station restarted', 'please close the box when done'],
+        }[s.notice];
+        expect(notice['display']).toEqual(expected);
+      } else {
+        expect(notice['display']).not.toEqual(expect.arrayContaining(['The station restarted']));
+      }
 
-    const second = await rig.server.waitForRequest((r) => r.endpoint === 'state', 10_000, { afterSeq: first.seq });
-    expect(stateOf(second)).toMatchObject({ st: 'UP', errorMessage: null });
+      const second = await rig.server.waitForRequest((r) => r.endpoint === 'state', 10_000, { afterSeq: first.seq });
+      expect(stateOf(second)).toMatchObject({ st: 'UP', errorMessage: null });
 
-    const newRun = rig.since(killSeq);
-    expect(newRun.filter((r) => oldEvents.has(r.eventId))).toEqual([]);
-    expect(newRun.filter((r) => r.endpoint !== 'state')).toEqual([]);
-    expect(after.lines().filter((l) => l.msg === 'pulsing lock')).toEqual([]);
-    expect(Object.values(rig.sim().locks).every((on) => !on)).toBe(true);
+      const newRun = rig.since(killSeq);
+      expect(newRun.filter((r) => oldEvents.has(r.eventId))).toEqual([]);
+      expect(newRun.filter((r) => r.endpoint !== 'state')).toEqual([]);
+      expect(after.lines().filter((l) => l.msg === 'pulsing lock')).toEqual([]);
+      expect(Object.values(rig.sim().locks).every((on) => !on)).toBe(true);
 
-    // Secrets (docs/decisions/0020): both runs' logs, the journal and every other file in the state
-    // directory, the technician status and the live streams.
-    const status = await rig.tech('GET', '/api/status');
-    const sources: Record<string, string> = {
-      'log (killed run)': before.out() + before.err(),
-      'log (restarted run)': after.out() + after.err(),
-      'technician status': JSON.stringify(status.body),
-      ...Object.fromEntries([...Object.entries(streams), ...Object.entries(streamsAfter)].map(([k, v]) => [k, v.text()])),
-      ...Object.fromEntries(filesUnder(rig.stateDir)),
-    };
-    expect(Object.keys(sources).some((k) => k.startsWith(rig!.stateDir))).toBe(true);
-    expect(findLeaksIn(sources, { stationId: STATION.id, password: STATION.password, tokens: [rig.token], pins: [SEED_PIN_SINGLE, SEED_PIN_MULTI] })).toEqual([]);
-    // "Within 1 s of process start" is a speed figure: `npm run bench` measures it (startup:
-    // process start -> first /state, the same path with the journal read back; its verdict
-    // "start -> first /state p99 < 1 s"). Never a timed assertion here (the project's rule); this
-    // run's figure is printed in the matrix above.
-  }, 60_000);
+      // Secrets (docs/decisions/0020): both runs' logs, the journal and every other file in the state
+      // directory, the technician status and the live streams.
+      const status = await rig.tech('GET', '/api/status');
+      const sources: Record<string, string> = {
+        'log (killed run)': before.out() + before.err(),
+        'log (restarted run)': after.out() + after.err(),
+        'technician status': JSON.stringify(status.body),
+        ...Object.fromEntries([...Object.entries(streams), ...Object.entries(streamsAfter)].map(([k, v]) => [k, v.text()])),
+        ...Object.fromEntries(filesUnder(rig.stateDir)),
+      };
+      expect(Object.keys(sources).some((k) => k.startsWith(rig!.stateDir))).toBe(true);
+      expect(findLeaksIn(sources, { stationId: STATION.id, password: STATION.password, tokens: [rig.token], pins: [SEED_PIN_SINGLE, SEED_PIN_MULTI] })).toEqual(
+        [],
+      );
+      // "Within 1 s of process start" is a speed figure: `npm run bench` measures it (startup:
+      // process start -> first /state, the same path with the journal read back; its verdict
+      // "start -> first /state p99 < 1 s"). Never a timed assertion here (the project's rule); this
+      // run's figure is printed in the matrix above.
+    },
+    60_000,
+  );
 });

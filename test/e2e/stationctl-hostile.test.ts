@@ -89,19 +89,28 @@ describe('messages name the limit or the command to type', () => {
 });
 
 describe('logs -f and events -f across a station restart', () => {
-  it('one line when it goes, one when it is back, the new process\'s lines follow, Ctrl-C exits 0', async () => {
+  it("one line when it goes, one when it is back, the new process's lines follow, Ctrl-C exits 0", async () => {
     const env = { STATIONCTL_TOKEN: daemon.token };
     const logs = stationctl(['logs', '-f', '-n', '5', '--json', '--url', daemon.url], env);
     const events = stationctl(['--url', daemon.url, 'events', '-f', '--json'], env);
-    await waitFor('both followers see the running station', () => logs.out.includes('"msg":"event answered"') && events.out.includes('"event":"event-done"'), 15_000);
+    await waitFor(
+      'both followers see the running station',
+      () => logs.out.includes('"msg":"event answered"') && events.out.includes('"event":"event-done"'),
+      15_000,
+    );
 
     const restartedAt = new Date().toISOString();
     daemon = await daemon.restart();
     // (pino's base has no pid here: the new process is told by its "starting" line's time.)
-    const startedAgain = (): string | undefined => logs.out.split('\n').find((l) => l.includes('"msg":"starting"') && (JSON.parse(l) as { time: string }).time > restartedAt);
-    await waitFor('logs -f shows the new process\'s lines', startedAgain, 20_000);
+    const startedAgain = (): string | undefined =>
+      logs.out.split('\n').find((l) => l.includes('"msg":"starting"') && (JSON.parse(l) as { time: string }).time > restartedAt);
+    await waitFor("logs -f shows the new process's lines", startedAgain, 20_000);
     const eventsBefore = events.out.length;
-    await waitFor('events -f shows the new station\'s events', () => events.out.length > eventsBefore && events.out.slice(eventsBefore).includes('"event":"event-done"'), 20_000);
+    await waitFor(
+      "events -f shows the new station's events",
+      () => events.out.length > eventsBefore && events.out.slice(eventsBefore).includes('"event":"event-done"'),
+      20_000,
+    );
 
     logs.child.kill('SIGINT');
     events.child.kill('SIGINT');
@@ -110,7 +119,9 @@ describe('logs -f and events -f across a station restart', () => {
     for (const f of [logs, events]) {
       const notices = f.err.trim().split('\n');
       expect(notices).toHaveLength(2);
-      expect(notices[0]).toMatch(/^stationctl: the station closed the stream \(restarting\?\); reconnecting to http:\/\/127\.0\.0\.1:\d+ until it answers \(Ctrl-C to stop\)$/);
+      expect(notices[0]).toMatch(
+        /^stationctl: the station closed the stream \(restarting\?\); reconnecting to http:\/\/127\.0\.0\.1:\d+ until it answers \(Ctrl-C to stop\)$/,
+      );
       expect(notices[1]).toMatch(/^stationctl: reconnected to http:\/\/127\.0\.0\.1:\d+; /);
     }
     // The new process's start-up lines are there (its ring's backlog), none of the old ones twice.

@@ -45,46 +45,53 @@ afterEach(async () => {
 });
 
 describe.skipIf(!HAVE_TOOL)('daemon under a (simulated) systemd notify socket', () => {
-  it.each([
-    { sandboxed: false, name: 'plain' },
-    ...(HAVE_SECCOMP ? [{ sandboxed: true, name: "under the unit's syscall filter and address families" }] : []),
-  ])('READY=1 after the station is up, WATCHDOG=1 while it runs, STOPPING=1 on SIGTERM, exit 0 ($name)', async ({ sandboxed }) => {
-    server = new ReferenceServer({ stations: [STATION], ...defaultSeed(STATION) });
-    const url = await server.start();
-    const dir = mkdtempSync(join(tmpdir(), 'daemon-notify-'));
-    writeFileSync(join(dir, 'station-password'), STATION.password);
-    const file = join(dir, 'config.json');
-    writeFileSync(file, JSON.stringify({ station: { id: STATION.id, boxes: STATION.boxes.map((id, i) => ({ number: i + 1, id })) }, server: { baseUrl: `http://localhost:${new URL(url).port}` }, storage: { directory: join(dir, 'state') } }));
+  it.each([{ sandboxed: false, name: 'plain' }, ...(HAVE_SECCOMP ? [{ sandboxed: true, name: "under the unit's syscall filter and address families" }] : [])])(
+    'READY=1 after the station is up, WATCHDOG=1 while it runs, STOPPING=1 on SIGTERM, exit 0 ($name)',
+    async ({ sandboxed }) => {
+      server = new ReferenceServer({ stations: [STATION], ...defaultSeed(STATION) });
+      const url = await server.start();
+      const dir = mkdtempSync(join(tmpdir(), 'daemon-notify-'));
+      writeFileSync(join(dir, 'station-password'), STATION.password);
+      const file = join(dir, 'config.json');
+      writeFileSync(
+        file,
+        JSON.stringify({
+          station: { id: STATION.id, boxes: STATION.boxes.map((id, i) => ({ number: i + 1, id })) },
+          server: { baseUrl: `http://localhost:${new URL(url).port}` },
+          storage: { directory: join(dir, 'state') },
+        }),
+      );
 
-    const p = daemon(['run', '--config', file], { CREDENTIALS_DIRECTORY: dir, NOTIFY_SOCKET: receiver.path, WATCHDOG_USEC: '2000000' }, sandboxed);
-    const ready = await receiver.waitFor((m) => m.split('\n').includes('READY=1'));
-    expect(ready.split('\n')).toEqual(expect.arrayContaining([`MAINPID=${p.child.pid}`, expect.stringMatching(/^STATUS=running, version /)]));
-    // (sandbox-run.py execs node: same PID.) The first /state reaches the server — by name, so
-    // getaddrinfo works without netlink: the station READY=1 announced is really running.
-    await server.waitForRequest((r) => r.endpoint === 'state', 10_000);
+      const p = daemon(['run', '--config', file], { CREDENTIALS_DIRECTORY: dir, NOTIFY_SOCKET: receiver.path, WATCHDOG_USEC: '2000000' }, sandboxed);
+      const ready = await receiver.waitFor((m) => m.split('\n').includes('READY=1'));
+      expect(ready.split('\n')).toEqual(expect.arrayContaining([`MAINPID=${p.child.pid}`, expect.stringMatching(/^STATUS=running, version /)]));
+      // (sandbox-run.py execs node: same PID.) The first /state reaches the server — by name, so
+      // getaddrinfo works without netlink: the station READY=1 announced is really running.
+      await server.waitForRequest((r) => r.endpoint === 'state', 10_000);
 
-    // Pings every WATCHDOG_USEC/2 = 1 s.
-    const firstPing = receiver.messages().length;
-    await receiver.waitFor((m) => m === 'WATCHDOG=1', 5_000, firstPing);
-    await receiver.waitFor((m) => m === 'WATCHDOG=1', 5_000, receiver.messages().length);
+      // Pings every WATCHDOG_USEC/2 = 1 s.
+      const firstPing = receiver.messages().length;
+      await receiver.waitFor((m) => m === 'WATCHDOG=1', 5_000, firstPing);
+      await receiver.waitFor((m) => m === 'WATCHDOG=1', 5_000, receiver.messages().length);
 
-    p.child.kill('SIGTERM');
-    expect(await p.exited).toBe(0);
-    if (sandboxed) expect(p.err()).toMatch(/sandbox-run: \d+ system calls allowed; socket\(\) for AF_INET AF_INET6 AF_UNIX only/);
-    const all = receiver.messages();
-    const stopAt = all.findIndex((m) => m.split('\n').includes('STOPPING=1'));
-    expect(stopAt).toBeGreaterThan(0);
-    expect(all.slice(stopAt + 1)).not.toContain('WATCHDOG=1'); // no ping once stopping
-    expect(all.findIndex((m) => m.includes('READY=1'))).toBe(0);
+      p.child.kill('SIGTERM');
+      expect(await p.exited).toBe(0);
+      if (sandboxed) expect(p.err()).toMatch(/sandbox-run: \d+ system calls allowed; socket\(\) for AF_INET AF_INET6 AF_UNIX only/);
+      const all = receiver.messages();
+      const stopAt = all.findIndex((m) => m.split('\n').includes('STOPPING=1'));
+      expect(stopAt).toBeGreaterThan(0);
+      expect(all.slice(stopAt + 1)).not.toContain('WATCHDOG=1'); // no ping once stopping
+      expect(all.findIndex((m) => m.includes('READY=1'))).toBe(0);
 
-    // The log tells the same story, in order, and never the password.
-    const msgs = p.msgs();
-    const at = (m: string) => msgs.indexOf(m);
-    expect(at('starting')).toBeGreaterThanOrEqual(0);
-    expect(at('systemd: READY=1 sent')).toBeGreaterThan(at('starting'));
-    expect(at('systemd: health-gated watchdog on')).toBeGreaterThan(at('systemd: READY=1 sent'));
-    expect(at('stopping')).toBeGreaterThan(at('systemd: health-gated watchdog on'));
-  });
+      // The log tells the same story, in order, and never the password.
+      const msgs = p.msgs();
+      const at = (m: string) => msgs.indexOf(m);
+      expect(at('starting')).toBeGreaterThanOrEqual(0);
+      expect(at('systemd: READY=1 sent')).toBeGreaterThan(at('starting'));
+      expect(at('systemd: health-gated watchdog on')).toBeGreaterThan(at('systemd: READY=1 sent'));
+      expect(at('stopping')).toBeGreaterThan(at('systemd: health-gated watchdog on'));
+    },
+  );
 
   it('a bad config: exit 78 and systemd hears nothing (no READY=1 to a station that never started)', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'daemon-notify-'));

@@ -97,7 +97,10 @@ function bundle(version: string, opts: BundleOpts = {}): string {
   if (opts.node) chmodSync(join(dir, 'node/bin/node'), 0o755);
   if (opts.node?.tamper) writeFileSync(join(dir, 'node/bin/node'), `${files['node/bin/node']!}# tampered\n`);
   if (opts.corrupt) writeFileSync(join(dir, 'app/main.js'), '// tampered\n');
-  writeFileSync(join(dir, 'manifest.json'), JSON.stringify({ name: 'pickup-station', version, arch: 'arm64', ...(opts.nodeMajor ? { nodeMajor: opts.nodeMajor } : {}), checksums }, null, 2));
+  writeFileSync(
+    join(dir, 'manifest.json'),
+    JSON.stringify({ name: 'pickup-station', version, arch: 'arm64', ...(opts.nodeMajor ? { nodeMajor: opts.nodeMajor } : {}), checksums }, null, 2),
+  );
   const file = join(work, `pickup-station-${version}-linux-arm64.tar.gz`);
   const tar = spawnSync('tar', ['-czf', file, '-C', join(work, 'src'), top]);
   expect(tar.status).toBe(0);
@@ -140,7 +143,9 @@ function snapshot(dir = root): Record<string, string> {
 }
 
 const idOf = (file: 'passwd' | 'group', name: string): number | undefined => {
-  const line = readFileSync(join(root, 'etc', file), 'utf8').split('\n').find((l) => l.startsWith(`${name}:`));
+  const line = readFileSync(join(root, 'etc', file), 'utf8')
+    .split('\n')
+    .find((l) => l.startsWith(`${name}:`));
   return line === undefined ? undefined : Number(line.split(':')[2]);
 };
 const stat = (rel: string) => {
@@ -160,7 +165,10 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     const gid = idOf('group', 'pickup-station')!;
     expect(gid).toBeGreaterThan(0);
     // Accounts: the system user with its own group, no login; the device groups exist.
-    const user = read('etc/passwd').split('\n').find((l) => l.startsWith('pickup-station:'))!.split(':');
+    const user = read('etc/passwd')
+      .split('\n')
+      .find((l) => l.startsWith('pickup-station:'))!
+      .split(':');
     expect(user[3]).toBe(String(gid));
     expect(user[5]).toBe('/var/lib/pickup-station');
     expect(user[6]).toBe('/usr/sbin/nologin');
@@ -194,7 +202,9 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     expect(stat('usr/local/bin/stationctl')).toEqual({ mode: '755', owner: '0:0' });
     // The node the unit runs (the release's own when it has one), the release's layout (app/, or dist/src/ before bundling).
     expect(read('usr/local/bin/stationctl')).toContain('[ -x /opt/pickup-station/current/node/bin/node ] && node=/opt/pickup-station/current/node/bin/node');
-    expect(read('usr/local/bin/stationctl')).toContain('[ -f /opt/pickup-station/current/app/stationctl.js ] && exec "$node" /opt/pickup-station/current/app/stationctl.js "$@"');
+    expect(read('usr/local/bin/stationctl')).toContain(
+      '[ -f /opt/pickup-station/current/app/stationctl.js ] && exec "$node" /opt/pickup-station/current/app/stationctl.js "$@"',
+    );
     expect(read('usr/local/bin/stationctl')).toContain('exec "$node" /opt/pickup-station/current/dist/src/cli/stationctl.js "$@"');
 
     // What it would have done to the live system.
@@ -276,7 +286,14 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
 
     const un = install(['--uninstall']);
     expect(un.status, un.out).toBe(0);
-    for (const gone of ['opt/pickup-station', 'etc/systemd/system/pickup-station.service', 'etc/systemd/system/multi-user.target.wants/pickup-station.service', 'etc/udev/rules.d/99-pickup-station.rules', 'usr/local/bin/stationctl', 'usr/local/bin/pickup-station'])
+    for (const gone of [
+      'opt/pickup-station',
+      'etc/systemd/system/pickup-station.service',
+      'etc/systemd/system/multi-user.target.wants/pickup-station.service',
+      'etc/udev/rules.d/99-pickup-station.rules',
+      'usr/local/bin/stationctl',
+      'usr/local/bin/pickup-station',
+    ])
       expect(existsSync(join(root, gone)), gone).toBe(false);
     expect(read('etc/pickup-station/credentials/station-password')).toBe(PASSWORD);
     expect(existsSync(join(root, 'etc/pickup-station/config.json'))).toBe(true);
@@ -291,7 +308,10 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     // the backups useradd/groupadd keep (passwd-, group-).
     // (/opt itself stays: an empty system directory.)
     const left = Object.keys(snapshot()).filter((p) => !(p in pristine));
-    for (const p of left) expect(p).toMatch(/^(opt|etc\/(passwd-|group-|systemd(\/system(\/multi-user\.target\.wants)?)?|udev(\/rules\.d)?)|usr(\/local(\/bin)?|\/share(\/keyrings)?)?)$/);
+    for (const p of left)
+      expect(p).toMatch(
+        /^(opt|etc\/(passwd-|group-|systemd(\/system(\/multi-user\.target\.wants)?)?|udev(\/rules\.d)?)|usr(\/local(\/bin)?|\/share(\/keyrings)?)?)$/,
+      );
     expect(existsSync(join(root, 'usr/share/keyrings/pickup-station-archive-keyring.gpg'))).toBe(false);
     expect(idOf('group', 'pickup-hid')).toBeDefined();
   });
@@ -389,7 +409,9 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh: signed bu
     expect(other.status).not.toBe(0);
     expect(other.out).toContain('bad signature: pickup-station-1.2.0-linux-arm64.tar.gz is not signed by the vendor key');
     expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
-    expect(other.commands).toEqual([expect.stringMatching(/^logger -t pickup-station-install -p daemon\.err -- refused pickup-station-1\.2\.0-linux-arm64\.tar\.gz/)]);
+    expect(other.commands).toEqual([
+      expect.stringMatching(/^logger -t pickup-station-install -p daemon\.err -- refused pickup-station-1\.2\.0-linux-arm64\.tar\.gz/),
+    ]);
   });
 
   it('without a key installed or given, a bundle is refused', () => {
@@ -417,12 +439,14 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh: signed bu
     const r = install(['--bundle', bundle('1.0.0', { signer: 'none' }), '--insecure-skip-signature'], {}, { noKey: true });
     expect(r.status, r.out).toBe(0);
     expect(r.out).toContain('WARNING: --insecure-skip-signature');
-    expect(r.commands[0]).toBe('logger -t pickup-station-install -p daemon.warning -- installing pickup-station-1.0.0-linux-arm64.tar.gz without checking its signature (--insecure-skip-signature)');
+    expect(r.commands[0]).toBe(
+      'logger -t pickup-station-install -p daemon.warning -- installing pickup-station-1.0.0-linux-arm64.tar.gz without checking its signature (--insecure-skip-signature)',
+    );
     expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
   });
 });
 
-describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh --package-release (the Debian package\'s postinst)', { timeout: 90_000 }, () => {
+describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)("install.sh --package-release (the Debian package's postinst)", { timeout: 90_000 }, () => {
   /** Lay out what dpkg unpacks: the release tree and the unit in /lib/systemd/system. */
   function unpackPackage(version: string, opts: BundleOpts = {}): string {
     bundle(version, opts);

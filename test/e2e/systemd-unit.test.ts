@@ -31,7 +31,7 @@ function parse(text: string): Record<string, Record<string, string[]>> {
     }
     const eq = line.indexOf('=');
     const key = line.slice(0, eq);
-    ((out[section]![key] ??= [])).push(line.slice(eq + 1));
+    (out[section]![key] ??= []).push(line.slice(eq + 1));
   }
   return out;
 }
@@ -45,17 +45,20 @@ describe('pickup-station.service', () => {
     expect(one('Type')).toBe('notify');
     expect(one('NotifyAccess')).toBe('all');
     expect(one('WatchdogSec')).toBe('30s');
-    expect(one('ExecStart')).toBe('node --max-semi-space-size=1 --optimize-for-size --no-maglev /opt/pickup-station/current/app/main.js run --config /etc/pickup-station/config.json');
+    expect(one('ExecStart')).toBe(
+      'node --max-semi-space-size=1 --optimize-for-size --no-maglev /opt/pickup-station/current/app/main.js run --config /etc/pickup-station/config.json',
+    );
   });
 
-  it('runs the release\'s own node when it ships one, Debian\'s otherwise; children keep the usual PATH', () => {
+  it("runs the release's own node when it ships one, Debian's otherwise; children keep the usual PATH", () => {
     expect(one('ExecSearchPath')).toBe('/opt/pickup-station/current/node/bin:/usr/bin');
     expect(svc['Environment']).toContain('PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin');
     // Every Exec line names the bare "node", so all of them get the same one.
-    for (const key of ['ExecStart', 'ExecStartPre', 'ExecStopPost']) for (const line of svc[key]!) expect(line.replace(/^-/, '').split(' ')[0], key).toBe('node');
+    for (const key of ['ExecStart', 'ExecStartPre', 'ExecStopPost'])
+      for (const line of svc[key]!) expect(line.replace(/^-/, '').split(' ')[0], key).toBe('node');
   });
 
-  it('keeps Node\'s compile cache in its own cache directory', () => {
+  it("keeps Node's compile cache in its own cache directory", () => {
     expect(svc['Environment']).toContain('NODE_COMPILE_CACHE=/var/cache/pickup-station/node-compile-cache');
     expect(one('CacheDirectory')).toBe('pickup-station');
     expect(one('CacheDirectoryMode')).toBe('0700');

@@ -75,13 +75,15 @@ describe('technician page: alarms', () => {
     d.h.sim.openTamper();
     for (const p of [desktop, phone]) {
       await p.waitForSelector('#alarms:not(.hidden)');
-      await expect.poll(() => alarmTexts(p), POLL).toEqual([
-        expect.stringMatching(/^PIN lock-outkeypad locked for 600 s after 1 wrong PINsince /),
-        expect.stringMatching(/^forced openbox 3 forced opensince /),
-        expect.stringMatching(/^tampertampersince /),
-        expect.stringMatching(/^door ajarbox 3 open for 1 ssince /),
-        `journal trouble${JOURNAL_PROBLEM}`,
-      ]);
+      await expect
+        .poll(() => alarmTexts(p), POLL)
+        .toEqual([
+          expect.stringMatching(/^PIN lock-outkeypad locked for 600 s after 1 wrong PINsince /),
+          expect.stringMatching(/^forced openbox 3 forced opensince /),
+          expect.stringMatching(/^tampertampersince /),
+          expect.stringMatching(/^door ajarbox 3 open for 1 ssince /),
+          `journal trouble${JOURNAL_PROBLEM}`,
+        ]);
       expect(await p.textContent('#alarm-badge')).toBe('5 ALARMS');
       expect(await p.getAttribute('#box-3', 'class')).toContain('forced');
       expect(await p.textContent('#box-3 .flag')).toBe('FORCED OPEN');

@@ -88,7 +88,10 @@ describe('technician port under a socket flood', () => {
         await sleep(400);
       }
       // The real stationctl process too, once, mid-flood (its start-up time is Node's, so not timed).
-      const ctl = spawn(process.execPath, [CTL, 'status', '--url', d.url], { env: { PATH: process.env['PATH'], STATIONCTL_TOKEN: d.tokens.read }, stdio: ['ignore', 'pipe', 'pipe'] });
+      const ctl = spawn(process.execPath, [CTL, 'status', '--url', d.url], {
+        env: { PATH: process.env['PATH'], STATIONCTL_TOKEN: d.tokens.read },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
       const ctlCode = await new Promise((r) => ctl.once('exit', r));
       expect(ctlCode).toBe(0);
       const floodEnd = performance.now();
@@ -109,7 +112,11 @@ describe('technician port under a socket flood', () => {
 
       attacker.kill('SIGTERM');
       await exited;
-      const stats = JSON.parse(attackerOut.split('\n').find((l) => l.startsWith('{')) ?? '{}') as { opened: number; closedByStation: number; answered408: number };
+      const stats = JSON.parse(attackerOut.split('\n').find((l) => l.startsWith('{')) ?? '{}') as {
+        opened: number;
+        closedByStation: number;
+        answered408: number;
+      };
       // The attack was real: the station closed the attacker's sockets (caps and head time-outs).
       expect(stats.closedByStation).toBeGreaterThan(200);
       const evictions = d.h.logs.filter((l) => l.includes('"refusal":"evicted"'));

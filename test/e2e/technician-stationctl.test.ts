@@ -125,7 +125,9 @@ describe('stationctl against a running station', () => {
     expect(logs.out.trim().split('\n')).toHaveLength(2);
     expect(logs.out).toMatch(/ (INFO|DEBUG|WARN) /);
 
-    const child = spawn(process.execPath, [CTL, 'logs', '-f', '-n', '1', '--json', '--socket', d.socket, '--token-file', d.serviceFile], { env: { PATH: process.env['PATH'] } });
+    const child = spawn(process.execPath, [CTL, 'logs', '-f', '-n', '1', '--json', '--socket', d.socket, '--token-file', d.serviceFile], {
+      env: { PATH: process.env['PATH'] },
+    });
     let out = '';
     child.stdout.on('data', (c: Buffer) => (out += c.toString()));
     // Following once the backlog line arrived; what comes next must arrive live.

@@ -95,7 +95,10 @@ describe('live streams whose clients stop reading', () => {
     await flood(d, 3_000);
     await waitFor('seven streams dropped', () => d.lines().filter((l) => l.includes('live stream dropped')).length >= 7, 20_000);
     const during = d.memory();
-    const drops = d.lines().filter((l) => l.includes('live stream dropped')).map((l) => JSON.parse(l) as { unsentBytes: number; limit: number; path: string });
+    const drops = d
+      .lines()
+      .filter((l) => l.includes('live stream dropped'))
+      .map((l) => JSON.parse(l) as { unsentBytes: number; limit: number; path: string });
     expect(drops).toHaveLength(7);
     for (const x of drops) {
       expect(x.limit).toBe(256 * 1024);

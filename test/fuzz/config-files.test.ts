@@ -27,12 +27,49 @@ const VALID = {
 };
 /** Every key of the schema (and a few that are not), as paths into the config. */
 const PATHS = [
-  'station', 'station.id', 'station.passwordFile', 'station.boxes', 'station.boxes.0', 'station.boxes.0.id', 'station.boxes.0.number', 'station.password',
-  'server', 'server.baseUrl', 'server.version', 'server.answerTimeoutMs', 'server.attempts', 'server.acceptLanguage', 'server.caFile', 'server.token',
-  'timing', 'timing.heartbeatIntervalMs', 'timing.pinIdleMs', 'locks.pulseMs', 'messages', 'messages.prompt', 'messages.pinEntry',
-  'hardware', 'hardware.kind', 'hardware.profile', 'hardware.power', 'hardware.power.voltage', 'storage.directory', 'log.level',
-  'portal', 'portal.baseUrl', 'portal.credentialsFile', 'portal.clientSecret', 'debug', 'debug.listen', 'debug.listen.socket', 'debug.tokens',
-  'debug.tokens.0', 'debug.tokens.0.hash', 'debug.maxStreams', '', 'x',
+  'station',
+  'station.id',
+  'station.passwordFile',
+  'station.boxes',
+  'station.boxes.0',
+  'station.boxes.0.id',
+  'station.boxes.0.number',
+  'station.password',
+  'server',
+  'server.baseUrl',
+  'server.version',
+  'server.answerTimeoutMs',
+  'server.attempts',
+  'server.acceptLanguage',
+  'server.caFile',
+  'server.token',
+  'timing',
+  'timing.heartbeatIntervalMs',
+  'timing.pinIdleMs',
+  'locks.pulseMs',
+  'messages',
+  'messages.prompt',
+  'messages.pinEntry',
+  'hardware',
+  'hardware.kind',
+  'hardware.profile',
+  'hardware.power',
+  'hardware.power.voltage',
+  'storage.directory',
+  'log.level',
+  'portal',
+  'portal.baseUrl',
+  'portal.credentialsFile',
+  'portal.clientSecret',
+  'debug',
+  'debug.listen',
+  'debug.listen.socket',
+  'debug.tokens',
+  'debug.tokens.0',
+  'debug.tokens.0.hash',
+  'debug.maxStreams',
+  '',
+  'x',
 ].map((p) => (p === '' ? [] : p.split('.')));
 
 /** Secrets a technician might paste: a technician token, a station password, an HTTP credential. */
@@ -45,7 +82,8 @@ const secret = fc.oneof(
 function setPath(root: unknown, path: readonly string[], value: unknown): unknown {
   if (path.length === 0) return value;
   const [k, ...rest] = path as [string, ...string[]];
-  const node: Record<string, unknown> = typeof root === 'object' && root !== null ? (Array.isArray(root) ? { ...root } : { ...(root as Record<string, unknown>) }) : {};
+  const node: Record<string, unknown> =
+    typeof root === 'object' && root !== null ? (Array.isArray(root) ? { ...root } : { ...(root as Record<string, unknown>) }) : {};
   node[k] = setPath(node[k], rest, value);
   return node;
 }
@@ -67,11 +105,22 @@ function check(o: { code: number; message: string }, secrets: readonly string[] 
 
 describe('config loader under fast-check', () => {
   it('any JSON document', () => {
-    fc.assert(fc.property(fc.json({ maxDepth: 8 }), (text) => check(outcome(text))), { numRuns: RUNS });
+    fc.assert(
+      fc.property(fc.json({ maxDepth: 8 }), (text) => check(outcome(text))),
+      { numRuns: RUNS },
+    );
   });
 
   it('a valid config with keys set to anything, secrets planted anywhere (as values and as keys)', () => {
-    const edit = fc.tuple(fc.constantFrom(...PATHS), fc.oneof(fc.jsonValue({ maxDepth: 4 }), secret, secret.map((s) => ({ [s]: s })), secret.map((s) => [s])));
+    const edit = fc.tuple(
+      fc.constantFrom(...PATHS),
+      fc.oneof(
+        fc.jsonValue({ maxDepth: 4 }),
+        secret,
+        secret.map((s) => ({ [s]: s })),
+        secret.map((s) => [s]),
+      ),
+    );
     fc.assert(
       fc.property(fc.array(edit, { minLength: 1, maxLength: 6 }), (edits) => {
         let config: unknown = VALID;
@@ -88,7 +137,10 @@ describe('config loader under fast-check', () => {
   });
 
   it('arbitrary bytes and text', () => {
-    fc.assert(fc.property(fc.oneof(fc.uint8Array({ maxLength: 512 }), fc.string({ unit: 'binary', maxLength: 512 })), (content) => check(outcome(content))), { numRuns: RUNS });
+    fc.assert(
+      fc.property(fc.oneof(fc.uint8Array({ maxLength: 512 }), fc.string({ unit: 'binary', maxLength: 512 })), (content) => check(outcome(content))),
+      { numRuns: RUNS },
+    );
   });
 
   it('nesting of any depth, objects and arrays mixed, under any key', () => {

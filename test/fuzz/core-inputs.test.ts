@@ -34,11 +34,22 @@ const box = fc.oneof({ weight: 6, arbitrary: fc.constantFrom(...BOXES) }, { weig
 const lines = fc.array(fc.oneof(text(20), fc.constant(''), fc.constant('   ')), { maxLength: 3 });
 
 const answer: fc.Arbitrary<ServerAnswer> = fc.oneof(
-  fc.record({ kind: fc.constant('command' as const), command: fc.record({ type: fc.constantFrom('wait-for-input' as const, 'station-disable' as const), displayMessages: lines }) }),
-  fc.record({ kind: fc.constant('command' as const), command: fc.record({ type: fc.constant('box-open' as const), boxes: fc.uniqueArray(box, { minLength: 1, maxLength: 3 }), displayMessages: lines }) }),
   fc.record({
     kind: fc.constant('command' as const),
-    command: fc.record({ type: fc.constant('wait-for-closing' as const), boxes: fc.uniqueArray(box, { minLength: 1, maxLength: 3 }), displayMessages: lines, cancellable: fc.boolean() }),
+    command: fc.record({ type: fc.constantFrom('wait-for-input' as const, 'station-disable' as const), displayMessages: lines }),
+  }),
+  fc.record({
+    kind: fc.constant('command' as const),
+    command: fc.record({ type: fc.constant('box-open' as const), boxes: fc.uniqueArray(box, { minLength: 1, maxLength: 3 }), displayMessages: lines }),
+  }),
+  fc.record({
+    kind: fc.constant('command' as const),
+    command: fc.record({
+      type: fc.constant('wait-for-closing' as const),
+      boxes: fc.uniqueArray(box, { minLength: 1, maxLength: 3 }),
+      displayMessages: lines,
+      cancellable: fc.boolean(),
+    }),
   }),
   fc.record({ kind: fc.constant('exception' as const), status: fc.integer({ min: 200, max: 599 }), exceptionType: text(20), displayMessages: lines }),
   fc.record({ kind: fc.constant('invalid' as const), reason: text(30) }),
@@ -47,9 +58,22 @@ const answer: fc.Arbitrary<ServerAnswer> = fc.oneof(
 /** What a journal could hand back at start: an event cut short, a box action cut short, doors. */
 const previousRun: fc.Arbitrary<PreviousRun | null> = fc.option(
   fc.record({
-    inFlight: fc.option(fc.record({ endpoint: fc.constantFrom('item-identify' as const, 'pin-enter' as const, 'cancel' as const), eventId: fc.uuid(), attempts: fc.nat({ max: 3 }), preview: fc.option(text(8), { nil: null }) }), { nil: null }),
+    inFlight: fc.option(
+      fc.record({
+        endpoint: fc.constantFrom('item-identify' as const, 'pin-enter' as const, 'cancel' as const),
+        eventId: fc.uuid(),
+        attempts: fc.nat({ max: 3 }),
+        preview: fc.option(text(8), { nil: null }),
+      }),
+      { nil: null },
+    ),
     action: fc.option(
-      fc.record({ by: fc.constantFrom<ActionSource>('item-identify', 'pin-enter', 'technician'), eventId: fc.option(fc.uuid(), { nil: null }), boxes: fc.uniqueArray(box, { minLength: 1, maxLength: 2 }), pulsed: fc.uniqueArray(box, { maxLength: 2 }) }),
+      fc.record({
+        by: fc.constantFrom<ActionSource>('item-identify', 'pin-enter', 'technician'),
+        eventId: fc.option(fc.uuid(), { nil: null }),
+        boxes: fc.uniqueArray(box, { minLength: 1, maxLength: 2 }),
+        pulsed: fc.uniqueArray(box, { maxLength: 2 }),
+      }),
       { nil: null },
     ),
     reported: fc.option(fc.dictionary(fc.constantFrom(...BOXES), fc.constantFrom('OPEN' as const, 'CLOSED' as const)), { nil: null }),
@@ -61,7 +85,15 @@ const previousRun: fc.Arbitrary<PreviousRun | null> = fc.option(
 const input: fc.Arbitrary<Input> = fc.oneof(
   { weight: 1, arbitrary: fc.record({ type: fc.constant('start' as const), previous: previousRun }) },
   { weight: 1, arbitrary: fc.constantFrom<Input>({ type: 'drain' }, { type: 'problem', message: 'journal write failed' }) },
-  { weight: 3, arbitrary: fc.record({ type: fc.constant('scan' as const), identifierType: fc.constantFrom('BAR_CODE' as const, 'RFID' as const), value: text(140), at: fc.nat({ max: 100_000 }) }) },
+  {
+    weight: 3,
+    arbitrary: fc.record({
+      type: fc.constant('scan' as const),
+      identifierType: fc.constantFrom('BAR_CODE' as const, 'RFID' as const),
+      value: text(140),
+      at: fc.nat({ max: 100_000 }),
+    }),
+  },
   {
     weight: 8,
     arbitrary: fc.record({
@@ -78,7 +110,14 @@ const input: fc.Arbitrary<Input> = fc.oneof(
   { weight: 6, arbitrary: fc.record({ type: fc.constant('answered' as const), endpoint: fc.constantFrom(...ENDPOINTS), answer }) },
   { weight: 2, arbitrary: fc.record({ type: fc.constant('unanswered' as const), endpoint: fc.constantFrom(...ENDPOINTS), reason: text(20) }) },
   { weight: 3, arbitrary: fc.record({ type: fc.constant('timer' as const), timer: fc.constantFrom(...TIMERS) }) },
-  { weight: 1, arbitrary: fc.record({ type: fc.constant('fault' as const), key: fc.constantFrom('device:scanner', 'service'), message: fc.option(text(20), { nil: null }) }) },
+  {
+    weight: 1,
+    arbitrary: fc.record({
+      type: fc.constant('fault' as const),
+      key: fc.constantFrom('device:scanner', 'service'),
+      message: fc.option(text(20), { nil: null }),
+    }),
+  },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('pulse-failed' as const), boxId: box, message: text(20) }) },
   { weight: 1, arbitrary: fc.record({ type: fc.constant('technician-open' as const), boxId: box }) },
 );
@@ -125,7 +164,10 @@ function runInputs(inputs: readonly Input[]): void {
     for (const e of effects) {
       if (e.type === 'send' && e.request.endpoint === 'pin-enter') {
         const pin = e.request.pin;
-        must(i.type === 'key' && i.key.kind === 'enter' && isSubsequence(pin, sinceEnter), () => `PIN ${pin} sent on ${JSON.stringify(i)}; digits typed since the last Enter: "${sinceEnter}"`);
+        must(
+          i.type === 'key' && i.key.kind === 'enter' && isSubsequence(pin, sinceEnter),
+          () => `PIN ${pin} sent on ${JSON.stringify(i)}; digits typed since the last Enter: "${sinceEnter}"`,
+        );
       }
       if (e.type !== 'send') continue;
       must(inFlight === null, () => `a second event /${e.request.endpoint} while /${inFlight} is in flight`);
@@ -151,7 +193,10 @@ function runInputs(inputs: readonly Input[]): void {
 
     // Never an empty display.
     const shown = screen(CONFIG, after);
-    must(shown.some((l) => l.trim() !== ''), () => `empty display ${JSON.stringify(shown)} in mode ${after.mode.kind} after ${JSON.stringify(i)}`);
+    must(
+      shown.some((l) => l.trim() !== ''),
+      () => `empty display ${JSON.stringify(shown)} in mode ${after.mode.kind} after ${JSON.stringify(i)}`,
+    );
 
     // No PIN digit in a log effect.
     const logs = effects.filter((e) => e.type === 'log');
@@ -176,24 +221,45 @@ function runInputs(inputs: readonly Input[]): void {
 }
 
 describe('arbitrary sequences of core inputs', () => {
-  it('one event in flight, no unasked pulse, never an empty display, no PIN in a log', () => {
-    check('8b core input sequences', 40_000, fc.property(fc.array(input, { maxLength: 40 }), (inputs) => runInputs(inputs)));
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    'one event in flight, no unasked pulse, never an empty display, no PIN in a log',
+    () => {
+      check(
+        '8b core input sequences',
+        40_000,
+        fc.property(fc.array(input, { maxLength: 40 }), (inputs) => runInputs(inputs)),
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  it('the same with PIN entry dense: digits and Enter between answers', () => {
-    // Readers at the keypad: whole PINs (digits, then Enter), partial ones, heartbeats and their
-    // answers coming and going in between, and anything else now and then.
-    const digit = fc.constantFrom(...'0123456789').map((d): Input => ({ type: 'key', key: { kind: 'digit', digit: d } }));
-    const enter: Input = { type: 'key', key: { kind: 'enter' } };
-    const chunk = fc.oneof(
-      { weight: 4, arbitrary: fc.array(digit, { minLength: 6, maxLength: 6 }).map((ds) => [...ds, enter]) },
-      { weight: 2, arbitrary: fc.array(digit, { minLength: 1, maxLength: 7 }) },
-      { weight: 2, arbitrary: fc.constant([{ type: 'timer', timer: 'heartbeat' }]) },
-      { weight: 2, arbitrary: fc.constant([{ type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } }]) },
-      { weight: 1, arbitrary: fc.constant([enter]) },
-      { weight: 2, arbitrary: input.map((i) => [i]) },
-    );
-    const pinHeavy = fc.array(chunk, { maxLength: 14 }).map((chunks) => chunks.flat());
-    check('8b core input sequences (PIN entry)', 10_000, fc.property(pinHeavy, (inputs) => runInputs(inputs)));
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    'the same with PIN entry dense: digits and Enter between answers',
+    () => {
+      // Readers at the keypad: whole PINs (digits, then Enter), partial ones, heartbeats and their
+      // answers coming and going in between, and anything else now and then.
+      const digit = fc.constantFrom(...'0123456789').map((d): Input => ({ type: 'key', key: { kind: 'digit', digit: d } }));
+      const enter: Input = { type: 'key', key: { kind: 'enter' } };
+      const chunk = fc.oneof(
+        { weight: 4, arbitrary: fc.array(digit, { minLength: 6, maxLength: 6 }).map((ds) => [...ds, enter]) },
+        { weight: 2, arbitrary: fc.array(digit, { minLength: 1, maxLength: 7 }) },
+        { weight: 2, arbitrary: fc.constant([{ type: 'timer', timer: 'heartbeat' }]) },
+        {
+          weight: 2,
+          arbitrary: fc.constant([
+            { type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } },
+          ]),
+        },
+        { weight: 1, arbitrary: fc.constant([enter]) },
+        { weight: 2, arbitrary: input.map((i) => [i]) },
+      );
+      const pinHeavy = fc.array(chunk, { maxLength: 14 }).map((chunks) => chunks.flat());
+      check(
+        '8b core input sequences (PIN entry)',
+        10_000,
+        fc.property(pinHeavy, (inputs) => runInputs(inputs)),
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });

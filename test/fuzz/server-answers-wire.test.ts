@@ -53,23 +53,27 @@ const onTheWire = rawResponse
   .map((r) => ({ ...r, contentType: r.contentType?.replace(/[^\x21-\x7e]/g, '') || undefined }));
 
 describe('arbitrary server answers over a real socket', () => {
-  it('the client reports what the parse says: the same answer, or unanswered', async () => {
-    await checkAsync(
-      '8a server answers (on the wire)',
-      3_000,
-      fc.asyncProperty(onTheWire, async (r) => {
-        next = r;
-        const outcome = await client.send('state', { station: STATION.id, st: 'UP', errorMessage: null, boxes: [], event: crypto.randomUUID() });
-        let expected: { kind: 'answered'; answer: unknown } | { kind: 'unanswered' };
-        try {
-          expected = { kind: 'answered', answer: parseServerResponse(r.status, r.contentType, r.body) };
-        } catch (e) {
-          if (!(e instanceof UnansweredError)) throw e;
-          expected = { kind: 'unanswered' };
-        }
-        must(outcome.result.kind === expected.kind, () => `client ${outcome.result.kind}, parse ${expected.kind} for ${JSON.stringify(r)}`);
-        if (outcome.result.kind === 'answered' && expected.kind === 'answered') expect(outcome.result.answer).toEqual(expected.answer);
-      }),
-    );
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    'the client reports what the parse says: the same answer, or unanswered',
+    async () => {
+      await checkAsync(
+        '8a server answers (on the wire)',
+        3_000,
+        fc.asyncProperty(onTheWire, async (r) => {
+          next = r;
+          const outcome = await client.send('state', { station: STATION.id, st: 'UP', errorMessage: null, boxes: [], event: crypto.randomUUID() });
+          let expected: { kind: 'answered'; answer: unknown } | { kind: 'unanswered' };
+          try {
+            expected = { kind: 'answered', answer: parseServerResponse(r.status, r.contentType, r.body) };
+          } catch (e) {
+            if (!(e instanceof UnansweredError)) throw e;
+            expected = { kind: 'unanswered' };
+          }
+          must(outcome.result.kind === expected.kind, () => `client ${outcome.result.kind}, parse ${expected.kind} for ${JSON.stringify(r)}`);
+          if (outcome.result.kind === 'answered' && expected.kind === 'answered') expect(outcome.result.answer).toEqual(expected.answer);
+        }),
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });

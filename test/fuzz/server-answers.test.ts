@@ -50,7 +50,9 @@ interface SessionStep {
 }
 
 /** What the server answers during a step: one response for /state, one for the event endpoints. */
-const responses: fc.Arbitrary<Responses> = fc.tuple(rawResponse, rawResponse).map(([state, event]) => ({ state, 'item-identify': event, 'pin-enter': event, cancel: event }));
+const responses: fc.Arbitrary<Responses> = fc
+  .tuple(rawResponse, rawResponse)
+  .map(([state, event]) => ({ state, 'item-identify': event, 'pin-enter': event, cancel: event }));
 const session: fc.Arbitrary<SessionStep[]> = fc.array(
   fc.record({
     action: fc.constantFrom<Action>('scan', 'pin', 'cancel', 'close-doors', 'force-door', 'wait', 'wait'),
@@ -70,7 +72,9 @@ function runSession(steps: readonly SessionStep[]): void {
     const r = current?.[request.endpoint];
     if (r === undefined) return { type: 'unanswered', endpoint: request.endpoint, reason: 'no server yet' };
     const p = parsed(r);
-    return p.kind === 'answer' ? { type: 'answered', endpoint: request.endpoint, answer: p.answer } : { type: 'unanswered', endpoint: request.endpoint, reason: p.reason };
+    return p.kind === 'answer'
+      ? { type: 'answered', endpoint: request.endpoint, answer: p.answer }
+      : { type: 'unanswered', endpoint: request.endpoint, reason: p.reason };
   };
   let doorChanges = 0;
   let actions = 0;
@@ -79,7 +83,11 @@ function runSession(steps: readonly SessionStep[]): void {
     const input = step.input;
     const expected = input.type === 'answered' && step.before.inFlight === input.endpoint ? mustOpen(input.endpoint, input.answer) : null;
     if (expected === null) must(pulses.length === 0, () => `pulse ${JSON.stringify(pulses)} on ${JSON.stringify(input)}`);
-    else must(pulses.length === 1 && JSON.stringify(pulses[0]) === JSON.stringify(expected), () => `pulses ${JSON.stringify(pulses)}, not exactly ${JSON.stringify(expected)}, on ${JSON.stringify(input)}`);
+    else
+      must(
+        pulses.length === 1 && JSON.stringify(pulses[0]) === JSON.stringify(expected),
+        () => `pulses ${JSON.stringify(pulses)}, not exactly ${JSON.stringify(expected)}, on ${JSON.stringify(input)}`,
+      );
     if (input.type === 'door' && step.before.boxes[input.boxId] !== input.state) doorChanges++;
   };
   const world = new CoreDriver(PROPERTY_CORE, Object.fromEntries(OWN_BOXES.map((b) => [b, 'CLOSED'])), { check: pulseCheck, doorSpringMs: DOOR_SPRING_MS });
@@ -118,8 +126,13 @@ function runSession(steps: readonly SessionStep[]): void {
         break;
     }
     // Zero time passes in a user action: its requests are bounded by what it does, not by the answers.
-    if (step.action !== 'wait' && step.action !== 'close-doors') must(sends <= MAX_BURST + keptDoorChanges, () => `${sends} requests set off by ${step.action} (${keptDoorChanges} door changes kept before it)`);
-    if (step.action === 'close-doors') must(sends <= MAX_BURST * OWN_BOXES.length + keptDoorChanges, () => `${sends} requests set off by closing doors (${keptDoorChanges} door changes kept before)`);
+    if (step.action !== 'wait' && step.action !== 'close-doors')
+      must(sends <= MAX_BURST + keptDoorChanges, () => `${sends} requests set off by ${step.action} (${keptDoorChanges} door changes kept before it)`);
+    if (step.action === 'close-doors')
+      must(
+        sends <= MAX_BURST * OWN_BOXES.length + keptDoorChanges,
+        () => `${sends} requests set off by closing doors (${keptDoorChanges} door changes kept before)`,
+      );
   }
   // Over the session: /state at most twice per heartbeat interval, plus what doors and people caused.
   const states = world.sent.filter((s) => s.request.endpoint === 'state').length;
@@ -128,22 +141,54 @@ function runSession(steps: readonly SessionStep[]): void {
 }
 
 describe('arbitrary server answers through parse + core', () => {
-  it('pulse iff a valid box-open to /item-identify or /pin-enter of own boxes; request rate bounded', () => {
-    check('8a server answers (sessions)', 20_000, fc.property(session, (steps) => runSession(steps)));
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    'pulse iff a valid box-open to /item-identify or /pin-enter of own boxes; request rate bounded',
+    () => {
+      check(
+        '8a server answers (sessions)',
+        20_000,
+        fc.property(session, (steps) => runSession(steps)),
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 
-  it('every single answer to every endpoint, straight after its request', () => {
-    // One request, one answer: the densest cover of the parse -> core decision per endpoint.
-    const endpoint = fc.constantFrom<'scan' | 'pin'>('scan', 'pin');
-    check(
-      '8a server answers (single)',
-      30_000,
-      fc.property(endpoint, rawResponse, (what, r) => {
-        runSession([
-          { action: 'wait', ms: 0, box: 0, responses: { state: { status: 200, contentType: 'application/json', body: '{"type":"wait-for-input"}' }, 'item-identify': r, 'pin-enter': r, cancel: r } },
-          { action: what, ms: 0, box: 0, responses: { state: { status: 200, contentType: 'application/json', body: '{"type":"wait-for-input"}' }, 'item-identify': r, 'pin-enter': r, cancel: r } },
-        ]);
-      }),
-    );
-  }, FUZZ_TIMEOUT_MS);
+  it(
+    'every single answer to every endpoint, straight after its request',
+    () => {
+      // One request, one answer: the densest cover of the parse -> core decision per endpoint.
+      const endpoint = fc.constantFrom<'scan' | 'pin'>('scan', 'pin');
+      check(
+        '8a server answers (single)',
+        30_000,
+        fc.property(endpoint, rawResponse, (what, r) => {
+          runSession([
+            {
+              action: 'wait',
+              ms: 0,
+              box: 0,
+              responses: {
+                state: { status: 200, contentType: 'application/json', body: '{"type":"wait-for-input"}' },
+                'item-identify': r,
+                'pin-enter': r,
+                cancel: r,
+              },
+            },
+            {
+              action: what,
+              ms: 0,
+              box: 0,
+              responses: {
+                state: { status: 200, contentType: 'application/json', body: '{"type":"wait-for-input"}' },
+                'item-identify': r,
+                'pin-enter': r,
+                cancel: r,
+              },
+            },
+          ]);
+        }),
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
 });

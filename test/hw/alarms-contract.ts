@@ -128,7 +128,9 @@ export function alarmsOnBoard(label: string, open: () => Promise<GpioBackend>, s
       await waitFor('idle', () => station.runtime.snapshot().mode.kind === 'idle' && station.runtime.snapshot().inFlight === null, 60_000);
     } catch (e) {
       const s = station.runtime.snapshot();
-      report(`[${label}] not idle: mode ${s.mode.kind}, in flight ${s.inFlight}, events ${JSON.stringify(station.runtime.events())}, server saw ${server.requests.length} requests`);
+      report(
+        `[${label}] not idle: mode ${s.mode.kind}, in flight ${s.inFlight}, events ${JSON.stringify(station.runtime.events())}, server saw ${server.requests.length} requests`,
+      );
       throw e;
     }
   });
@@ -160,7 +162,11 @@ export function alarmsOnBoard(label: string, open: () => Promise<GpioBackend>, s
     await waitFor('idle', () => station.runtime.snapshot().mode.kind === 'idle' && station.runtime.snapshot().inFlight === null, 30_000);
     const seq = server.lastSeq;
     // Until the lock's pulse is over and the pattern's last beep (after it) has ended.
-    const recording = sample(chip, [BUZZER, LOCK(1)], ([b, l], t) => ((l?.length ?? 0) >= 1 && (b ?? []).some(([on]) => on >= l![0]![1]) && chip.value(BUZZER) === 0) || t > 60_000);
+    const recording = sample(
+      chip,
+      [BUZZER, LOCK(1)],
+      ([b, l], t) => ((l?.length ?? 0) >= 1 && (b ?? []).some(([on]) => on >= l![0]![1]) && chip.value(BUZZER) === 0) || t > 60_000,
+    );
     scanner.read(SEED_BARCODES[0]);
     try {
       // The door springs open once the lock has been pulsed.
@@ -170,7 +176,9 @@ export function alarmsOnBoard(label: string, open: () => Promise<GpioBackend>, s
       await states(seq, () => station.runtime.snapshot().boxes[STATION.boxes[0]!] === 'OPEN');
       const { intervals, allHigh, samples } = await recording;
       const [buzzer, lock] = [intervals[0]!, intervals[1]!];
-      report(`[${label}] accepted scan [800, 100, 200] around a ${PULSE_MS} ms pulse: buzzer ${fmt(buzzer)}, lock ${fmt(lock)}; ${samples} samples, ${allHigh} with both high`);
+      report(
+        `[${label}] accepted scan [800, 100, 200] around a ${PULSE_MS} ms pulse: buzzer ${fmt(buzzer)}, lock ${fmt(lock)}; ${samples} samples, ${allHigh} with both high`,
+      );
       expect(lock).toHaveLength(1);
       expect(allHigh).toBe(0);
       const [lockOn, lockOff] = lock[0]!;

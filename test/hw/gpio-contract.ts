@@ -133,7 +133,14 @@ export function gpioContract(label: string, open: () => Promise<GpioBackend>, wa
   it('reports a door edge once, debounced, promptly', async () => {
     chip.pull(8, 'down');
     await sleep(50);
-    const doors = await GpioDoorSensors.open(backend, { doors: new Map([[1, inp(8)], [2, inp(9)]]), debounceMs: DEBOUNCE_MS, log: silentLog });
+    const doors = await GpioDoorSensors.open(backend, {
+      doors: new Map([
+        [1, inp(8)],
+        [2, inp(9)],
+      ]),
+      debounceMs: DEBOUNCE_MS,
+      log: silentLog,
+    });
     closeMe.push(doors);
     expect(await doors.read(1)).toBe('CLOSED');
     const seen: [number, DoorState, number][] = [];

@@ -65,59 +65,71 @@ function gpiomonIrqCount(): number | null {
   const row = readFileSync('/proc/interrupts', 'utf8')
     .split('\n')
     .find((l) => /\bgpiomon\b/.test(l));
-  const counts = row?.trim().split(/\s+/).slice(1, 1 + cpus().length);
+  const counts = row
+    ?.trim()
+    .split(/\s+/)
+    .slice(1, 1 + cpus().length);
   return counts ? counts.reduce((sum, c) => sum + Number(c), 0) : null;
 }
 
-describe.skipIf(!HAS_GPIOD_TOOLS || !(LOOPS > 0))(`cdev input readiness, ${LOOPS} presses per tool generation${STALL ? ', irq thread creation stalled' : ''}`, () => {
-  for (const [version, label] of [
-    [2, 'rig-cdev2'],
-    [1, 'rig-cdev'],
-  ] as const) {
-    it.skipIf(version === 2 && !existsSync(`${GPIOD_V2_BIN}/gpiomon`))(`libgpiod v${version}: every press right after open() is reported`, async () => {
-      const chip = simChip(label);
-      const backend = await CdevBackend.open({ spawn: spawnWith(version), version });
-      const missed: string[] = [];
-      const openMs: number[] = [];
-      const undoStall = STALL ? stallIrqThreadCreation() : () => undefined;
-      const t0 = performance.now();
-      let irqCount: number | null = null;
-      try {
-        for (let i = 1; i <= LOOPS; i++) {
-          chip.pull(OFFSET, 'down');
-          await sleep(50);
-          const opening = performance.now();
-          const button = await GpioButton.open(backend, {
-            name: 'cancel button',
-            line: { chip: label, offset: OFFSET, activeLow: false, bias: 'as-is' },
-            debounceMs: DEBOUNCE_MS,
-            log: silentLog,
-          });
-          openMs.push(performance.now() - opening);
-          let presses = 0;
-          button.onPress(() => presses++);
-          chip.pull(OFFSET, 'up');
+describe.skipIf(!HAS_GPIOD_TOOLS || !(LOOPS > 0))(
+  `cdev input readiness, ${LOOPS} presses per tool generation${STALL ? ', irq thread creation stalled' : ''}`,
+  () => {
+    for (const [version, label] of [
+      [2, 'rig-cdev2'],
+      [1, 'rig-cdev'],
+    ] as const) {
+      it.skipIf(version === 2 && !existsSync(`${GPIOD_V2_BIN}/gpiomon`))(
+        `libgpiod v${version}: every press right after open() is reported`,
+        async () => {
+          const chip = simChip(label);
+          const backend = await CdevBackend.open({ spawn: spawnWith(version), version });
+          const missed: string[] = [];
+          const openMs: number[] = [];
+          const undoStall = STALL ? stallIrqThreadCreation() : () => undefined;
+          const t0 = performance.now();
+          let irqCount: number | null = null;
           try {
-            await waitFor('press', () => presses === 1, 5000);
-          } catch {
-            missed.push(`#${i}: no press in 5 s; line level ${chip.value(OFFSET)}; gpiomon irq count ${irqCount ?? 'n/a'} before, ${gpiomonIrqCount() ?? 'n/a'} now`);
+            for (let i = 1; i <= LOOPS; i++) {
+              chip.pull(OFFSET, 'down');
+              await sleep(50);
+              const opening = performance.now();
+              const button = await GpioButton.open(backend, {
+                name: 'cancel button',
+                line: { chip: label, offset: OFFSET, activeLow: false, bias: 'as-is' },
+                debounceMs: DEBOUNCE_MS,
+                log: silentLog,
+              });
+              openMs.push(performance.now() - opening);
+              let presses = 0;
+              button.onPress(() => presses++);
+              chip.pull(OFFSET, 'up');
+              try {
+                await waitFor('press', () => presses === 1, 5000);
+              } catch {
+                missed.push(
+                  `#${i}: no press in 5 s; line level ${chip.value(OFFSET)}; gpiomon irq count ${irqCount ?? 'n/a'} before, ${gpiomonIrqCount() ?? 'n/a'} now`,
+                );
+              }
+              chip.pull(OFFSET, 'down');
+              await sleep(DEBOUNCE_MS * 3);
+              if (presses > 1) missed.push(`#${i}: ${presses} presses`);
+              irqCount = gpiomonIrqCount();
+              await button.close();
+            }
+          } finally {
+            undoStall();
           }
-          chip.pull(OFFSET, 'down');
-          await sleep(DEBOUNCE_MS * 3);
-          if (presses > 1) missed.push(`#${i}: ${presses} presses`);
-          irqCount = gpiomonIrqCount();
-          await button.close();
-        }
-      } finally {
-        undoStall();
-      }
-      await backend.close();
-      report(
-        `[loop v${version}${STALL ? ' stalled' : ''}] ${LOOPS - missed.length}/${LOOPS} presses reported in ${Math.round((performance.now() - t0) / 1000)} s; ` +
-          `open() median ${Math.round(median(openMs))} ms, max ${Math.round(Math.max(...openMs))} ms`,
+          await backend.close();
+          report(
+            `[loop v${version}${STALL ? ' stalled' : ''}] ${LOOPS - missed.length}/${LOOPS} presses reported in ${Math.round((performance.now() - t0) / 1000)} s; ` +
+              `open() median ${Math.round(median(openMs))} ms, max ${Math.round(Math.max(...openMs))} ms`,
+          );
+          for (const m of missed) report(`[loop v${version}] ${m}`);
+          expect(missed).toEqual([]);
+        },
+        LOOPS * 10_000,
       );
-      for (const m of missed) report(`[loop v${version}] ${m}`);
-      expect(missed).toEqual([]);
-    }, LOOPS * 10_000);
-  }
-});
+    }
+  },
+);

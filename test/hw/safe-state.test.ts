@@ -57,10 +57,14 @@ function suite(label: string, backend: 'sysfs' | 'cdev', env: NodeJS.ProcessEnv 
     station.stdout.on('data', (c: Buffer) => (out += c.toString()));
     let exited = false;
     station.once('exit', () => (exited = true));
-    await waitFor('the station to pulse box 1', () => {
-      if (exited) throw new Error(`the pulsing station exited early: ${out}`);
-      return out.includes('pulsing') && chip.value(0) === 1;
-    }, 60_000);
+    await waitFor(
+      'the station to pulse box 1',
+      () => {
+        if (exited) throw new Error(`the pulsing station exited early: ${out}`);
+        return out.includes('pulsing') && chip.value(0) === 1;
+      },
+      60_000,
+    );
     expect(chip.value(1)).toBe(1); // box 2 (active-low) is OFF = high
 
     station.kill('SIGKILL');
@@ -70,7 +74,9 @@ function suite(label: string, backend: 'sysfs' | 'cdev', env: NodeJS.ProcessEnv 
     const t0 = performance.now();
     const r = spawnSync(process.execPath, [join(DIST, 'main.js'), 'safe-state', '--config', config], { encoding: 'utf8', timeout: 60_000, env });
     const ms = Math.round(performance.now() - t0);
-    report(`[${label}] safe-state exit ${r.status} (signal ${r.signal}, error ${String(r.error)}) in ${ms} ms: ${JSON.stringify(r.stdout)} ${JSON.stringify(r.stderr)}; line now ${chip.value(0)}`);
+    report(
+      `[${label}] safe-state exit ${r.status} (signal ${r.signal}, error ${String(r.error)}) in ${ms} ms: ${JSON.stringify(r.stdout)} ${JSON.stringify(r.stderr)}; line now ${chip.value(0)}`,
+    );
     expect(r.status).toBe(0);
     expect(chip.value(0)).toBe(0);
     expect(chip.value(1)).toBe(1);

@@ -15,14 +15,16 @@ const CONFIGFS = '/sys/kernel/config/gpio-sim';
 
 /** True only where gpio-sim chips exist (the rig VM): everywhere else the hw tests skip. */
 export const HAS_GPIO_SIM = existsSync('/sys/class/gpio/export') && existsSync(CONFIGFS);
-export const HAS_GPIOD_TOOLS = HAS_GPIO_SIM && (() => {
-  try {
-    execFileSync('gpioset', ['--version'], { stdio: 'ignore' });
-    return true;
-  } catch {
-    return false;
-  }
-})();
+export const HAS_GPIOD_TOOLS =
+  HAS_GPIO_SIM &&
+  (() => {
+    try {
+      execFileSync('gpioset', ['--version'], { stdio: 'ignore' });
+      return true;
+    } catch {
+      return false;
+    }
+  })();
 
 export const silentLog = pino({ level: process.env['RIG_LOG'] ?? 'silent' });
 
@@ -52,13 +54,16 @@ export function report(line: string): void {
   process.stdout.write(`${line}\n`);
 }
 
-
-
 /**
  * Watch a line's level from now until `until` settles; returns the intervals it was at `level`
  * (ms since start). Sampling every ~2 ms: good enough for pulses of hundreds of ms.
  */
-export async function recordLevel(chip: SimChip, offset: number, level: 0 | 1, until: Promise<unknown>): Promise<{ intervals: [number, number][]; settledAt: number }> {
+export async function recordLevel(
+  chip: SimChip,
+  offset: number,
+  level: 0 | 1,
+  until: Promise<unknown>,
+): Promise<{ intervals: [number, number][]; settledAt: number }> {
   const t0 = performance.now();
   let done = false;
   let settledAt = 0;

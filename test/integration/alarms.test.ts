@@ -21,7 +21,8 @@ afterEach(async () => {
 type StateBody = { st: string; errorMessage: string | null; boxes: { id: string; st: string }[] };
 const body = (r: RequestRecord): StateBody => r.body as StateBody;
 const idle = (x: Harness) => waitFor('idle', () => x.station.runtime.snapshot().mode.kind === 'idle' && x.station.runtime.snapshot().inFlight === null);
-const logLines = (x: Harness): { level: number; msg: string; outcome?: string; box?: number }[] => x.logs.map((l) => JSON.parse(l) as { level: number; msg: string });
+const logLines = (x: Harness): { level: number; msg: string; outcome?: string; box?: number }[] =>
+  x.logs.map((l) => JSON.parse(l) as { level: number; msg: string });
 const stateAfter = (x: Harness, seq: number, pred: (b: StateBody) => boolean) =>
   x.server.waitForRequest((r) => r.endpoint === 'state' && pred(body(r)), 5_000, { afterSeq: seq });
 
@@ -35,7 +36,9 @@ describe('forced open and the three door outcomes', () => {
     expect(body(forced)).toMatchObject({ st: 'UP', errorMessage: 'box 3 forced open' });
     expect(body(forced).boxes).toContainEqual({ id: box(3), st: 'OPEN' });
     expect(forced.notes).toContain('box 3 OPEN without an action (forced door?)');
-    expect(logLines(h)).toContainEqual(expect.objectContaining({ level: 50, msg: 'box 3 forced open: opened without a command', outcome: 'opened-without-command' }));
+    expect(logLines(h)).toContainEqual(
+      expect.objectContaining({ level: 50, msg: 'box 3 forced open: opened without a command', outcome: 'opened-without-command' }),
+    );
     // Held: every /state names it while the door is open.
     const held = await stateAfter(h, forced.seq, () => true);
     expect(body(held).errorMessage).toBe('box 3 forced open');
@@ -62,7 +65,9 @@ describe('forced open and the three door outcomes', () => {
     h.sim.forceOpen(4);
     await waitFor('forced-open alarm', () => h!.station.runtime.snapshot().alarms.length === 1);
 
-    const outcomes = logLines(h).filter((l) => l.outcome !== undefined).map((l) => [l.level, l.msg, l.outcome]);
+    const outcomes = logLines(h)
+      .filter((l) => l.outcome !== undefined)
+      .map((l) => [l.level, l.msg, l.outcome]);
     expect(outcomes).toEqual([
       [30, 'box 1 opened (commanded)', 'commanded-opened'],
       [50, 'box 4 did not open: no OPEN within 300 ms of the pulse', 'commanded-not-opened'],

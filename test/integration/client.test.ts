@@ -11,7 +11,18 @@ const log = pino({ level: 'silent' });
 const body = { station: STATION.id, event: 'bbbbbbbb-bbbb-4bbb-8bbb-bbbbbbbbbbbb' };
 
 function client(baseUrl: string, answerTimeoutMs: number, attempts = 3) {
-  return new HttpProtocolClient({ baseUrl, version: 'v2', stationId: STATION.id, password: 'x'.repeat(20), answerTimeoutMs, attempts, acceptLanguage: null, caFile: null, userAgent: 'pickup-station/test', log });
+  return new HttpProtocolClient({
+    baseUrl,
+    version: 'v2',
+    stationId: STATION.id,
+    password: 'x'.repeat(20),
+    answerTimeoutMs,
+    attempts,
+    acceptLanguage: null,
+    caFile: null,
+    userAgent: 'pickup-station/test',
+    log,
+  });
 }
 
 let server: Server | undefined;

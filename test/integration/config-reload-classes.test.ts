@@ -28,7 +28,15 @@ describe('every config key declares how a reload applies it', () => {
     expect(classes.get('debug.tokens')).toBe('live');
     expect(classes.get('server.answerTimeoutMs')).toBe('station');
     expect(classes.get('timing.heartbeatIntervalMs')).toBe('station');
-    for (const once of ['timing.drainLimitMs', 'timing.firstReportHeadStartMs', 'debug.enabled', 'debug.listen', 'debug.logLines', 'metrics.enabled', 'metrics.textfileDir'])
+    for (const once of [
+      'timing.drainLimitMs',
+      'timing.firstReportHeadStartMs',
+      'debug.enabled',
+      'debug.listen',
+      'debug.logLines',
+      'metrics.enabled',
+      'metrics.textfileDir',
+    ])
       expect(classes.get(once), once).toBe('process');
     expect(classes.size).toBeGreaterThan(50);
   });
@@ -77,13 +85,15 @@ describe('reload, key class by key class', () => {
     expect(back.body).toEqual({ reloaded: true, restartNeeded: [] });
   });
 
-  it('a heartbeat interval at or above the server\'s 2-minute unavailability window is a config error with its path; the running station stays', async () => {
+  it("a heartbeat interval at or above the server's 2-minute unavailability window is a config error with its path; the running station stays", async () => {
     d = await startDebugHarness();
     await idle(d);
     const before = d.wp.station.runtime;
     const r = await reload(d, { timing: { ...d.configInput.timing, heartbeatIntervalMs: 120_000 } });
     expect(r.status).toBe(422);
-    expect(r.body['problems']).toEqual([expect.objectContaining({ path: 'timing.heartbeatIntervalMs', message: expect.stringMatching(/below 120000 .*unavailable after 2 minutes/) })]);
+    expect(r.body['problems']).toEqual([
+      expect.objectContaining({ path: 'timing.heartbeatIntervalMs', message: expect.stringMatching(/below 120000 .*unavailable after 2 minutes/) }),
+    ]);
     expect(d.wp.station.runtime).toBe(before);
   });
 });

@@ -53,9 +53,15 @@ const EXPECTED: Readonly<Record<string, Expectation>> = {
   'reset-mid-body': { outcome: 'resent, deactivated', cause: /^unanswered: connection reset .*\[ECONNRESET/ },
   dns: { outcome: 'resent, deactivated', cause: /^unanswered: server name not found \(DNS\) \[ENOTFOUND: .*pickup-server\.invalid\]$/ },
   'tls-unknown-ca': { outcome: 'resent, deactivated', cause: /^unanswered: TLS: the server's certificate is not signed by a trusted CA \(server\.caFile\)/ },
-  'tls-other-host': { outcome: 'resent, deactivated', cause: /^unanswered: TLS: the server's certificate is for another host name \[ERR_TLS_CERT_ALTNAME_INVALID/ },
+  'tls-other-host': {
+    outcome: 'resent, deactivated',
+    cause: /^unanswered: TLS: the server's certificate is for another host name \[ERR_TLS_CERT_ALTNAME_INVALID/,
+  },
   'tls-stall': { outcome: 'resent, deactivated', cause: /^unanswered: no answer within the answer timeout$/ },
-  'clock-behind': { outcome: 'resent, deactivated', cause: /^unanswered: board clock is behind: the server's certificate is not valid yet \(board clock \d{4}-/ },
+  'clock-behind': {
+    outcome: 'resent, deactivated',
+    cause: /^unanswered: board clock is behind: the server's certificate is not valid yet \(board clock \d{4}-/,
+  },
   '5xx-exception': { outcome: 'answered: exception', cause: /^exception 500 IllegalStateException$/ },
   '5xx-bare': { outcome: 'resent, deactivated', cause: /^unanswered: HTTP 503 text\/plain: not JSON$/ },
   '4xx-exception': { outcome: 'answered: exception', cause: /^exception 409 ActionInProgressException$/ },
@@ -94,16 +100,22 @@ afterAll(() => {
   const lines = [
     '| endpoint | fault | outcome | attempts | display | technician status: last failure | boxes opened |',
     '|---|---|---|---|---|---|---|',
-    ...rows.map((o) => `| /${o.endpoint} | ${esc(o.fault.what)} | ${o.outcome} | ${o.attempts} | ${esc(o.display.join(' / '))} | ${esc(o.cause)} | ${o.pulses} |`),
+    ...rows.map(
+      (o) => `| /${o.endpoint} | ${esc(o.fault.what)} | ${o.outcome} | ${o.attempts} | ${esc(o.display.join(' / '))} | ${esc(o.cause)} | ${o.pulses} |`,
+    ),
   ];
   writeFileSync(file, `${lines.join('\n')}\n`);
 });
 
 const ready = (fs: FaultStation, mode: 'idle' | 'closing'): Promise<true> =>
-  waitFor(`${mode} with nothing in flight`, () => {
-    const s = fs.wp.station.runtime.snapshot();
-    return s.mode.kind === mode && s.inFlight === null;
-  }, 15_000);
+  waitFor(
+    `${mode} with nothing in flight`,
+    () => {
+      const s = fs.wp.station.runtime.snapshot();
+      return s.mode.kind === mode && s.inFlight === null;
+    },
+    15_000,
+  );
 
 /** The next finished /state that was answered (the heartbeat timer has just restarted). */
 function nextAnsweredState(fs: FaultStation): Promise<void> {
@@ -208,11 +220,22 @@ async function runRow(endpoint: Endpoint, fault: FaultDef, once = false): Promis
         expect(display, title).toEqual(answered?.displayMessages);
         const opens = NORMAL[endpoint].opens;
         await waitFor('the pulse', () => fs.sim.locks.pulses.length >= pulsesBefore + (opens === null ? 0 : 1), 2_000);
-        expect(fs.sim.locks.pulses.slice(pulsesBefore).map((p) => p.box), title).toEqual(opens === null ? [] : [opens]);
+        expect(
+          fs.sim.locks.pulses.slice(pulsesBefore).map((p) => p.box),
+          title,
+        ).toEqual(opens === null ? [] : [opens]);
         await fs.faulty.heal();
         await fs.status();
         expect(fs.leaks({ pins: [SEED_PIN_SINGLE] }), title).toEqual([]);
-        observed.push({ endpoint, fault: { ...fault, what: `${fault.what}, once` }, outcome: want.outcome, attempts: record.attempts, display, cause: record.outcome, pulses: fs.sim.locks.pulses.length - pulsesBefore });
+        observed.push({
+          endpoint,
+          fault: { ...fault, what: `${fault.what}, once` },
+          outcome: want.outcome,
+          attempts: record.attempts,
+          display,
+          cause: record.outcome,
+          pulses: fs.sim.locks.pulses.length - pulsesBefore,
+        });
         return;
       }
       case 'resent, deactivated': {
@@ -233,7 +256,10 @@ async function runRow(endpoint: Endpoint, fault: FaultDef, once = false): Promis
         expect(record.attempts, title).toBe(1);
         expect(onWire().length, title).toBe(1);
         expect(outcome.mode, title).toBe(before);
-        const shown = 'server' in fault.fault && typeof fault.fault.server === 'object' && 'displayMessages' in fault.fault.server ? fault.fault.server.displayMessages : undefined;
+        const shown =
+          'server' in fault.fault && typeof fault.fault.server === 'object' && 'displayMessages' in fault.fault.server
+            ? fault.fault.server.displayMessages
+            : undefined;
         expect(display, title).toEqual(shown);
         break;
       }
@@ -255,7 +281,10 @@ async function runRow(endpoint: Endpoint, fault: FaultDef, once = false): Promis
     // The cause, named in the status and the log.
     expect(record.outcome, title).toMatch(want.cause);
     expect(status.lastFailure?.reason, title).toMatch(want.cause);
-    expect(status.events.some((e) => e.eventId === row.eventId && want.cause.test(e.outcome)), title).toBe(true);
+    expect(
+      status.events.some((e) => e.eventId === row.eventId && want.cause.test(e.outcome)),
+      title,
+    ).toBe(true);
     const cause = status.lastFailure?.reason ?? '';
     if (fault.name === 'clock-behind') expect(fs.logs.join('')).toContain('board clock is behind');
 
@@ -282,7 +311,11 @@ describe.runIf(HAVE_OPENSSL)('fault matrix', () => {
         it(`${fault.what}: ${EXPECTED[fault.name]?.outcome ?? '?'}`, () => runRow(endpoint, fault), 40_000);
       }
       for (const fault of faultCatalogue(ANSWER_TIMEOUT_MS).filter((f) => ONCE.includes(f.name))) {
-        it(`${fault.what}, once: resent once with the same eventId, answered${NORMAL[endpoint].opens === null ? '' : ', the box opened once'}`, () => runRow(endpoint, fault, true), 40_000);
+        it(
+          `${fault.what}, once: resent once with the same eventId, answered${NORMAL[endpoint].opens === null ? '' : ', the box opened once'}`,
+          () => runRow(endpoint, fault, true),
+          40_000,
+        );
       }
     });
   }

@@ -84,7 +84,27 @@ describe('fleet metrics', () => {
     const lines: string[] = [];
     const errors: string[] = [];
     const io = { out: (l: string) => lines.push(l), err: (l: string) => errors.push(l) };
-    const code = await runFleetCli(['--stations', '2', '--rate', '0', '--heartbeat-ms', '300', '--ramp-ms', '0', '--duration-s', '1', '--report-s', '0', '--log-level', 'silent', '--metrics-port', '0'], io);
+    const code = await runFleetCli(
+      [
+        '--stations',
+        '2',
+        '--rate',
+        '0',
+        '--heartbeat-ms',
+        '300',
+        '--ramp-ms',
+        '0',
+        '--duration-s',
+        '1',
+        '--report-s',
+        '0',
+        '--log-level',
+        'silent',
+        '--metrics-port',
+        '0',
+      ],
+      io,
+    );
     expect(code).toBe(0);
     expect(lines.join('\n')).toMatch(/metrics \(http:\/\/127\.0\.0\.1:\d+\/metrics\): one scrape of 2 stations = \d+ series, [\d.]+ MiB; render p50 \d+ ms/);
 

@@ -87,7 +87,26 @@ describe('fleet', () => {
     const lines: string[] = [];
     const errors: string[] = [];
     const io = { out: (l: string) => lines.push(l), err: (l: string) => errors.push(l) };
-    const code = await runFleetCli(['--stations', '3', '--rate', '0', '--heartbeat-ms', '300', '--ramp-ms', '0', '--duration-s', '1.5', '--report-s', '0', '--log-level', 'silent', '--json'], io);
+    const code = await runFleetCli(
+      [
+        '--stations',
+        '3',
+        '--rate',
+        '0',
+        '--heartbeat-ms',
+        '300',
+        '--ramp-ms',
+        '0',
+        '--duration-s',
+        '1.5',
+        '--report-s',
+        '0',
+        '--log-level',
+        'silent',
+        '--json',
+      ],
+      io,
+    );
     expect(code).toBe(0);
     const summary = JSON.parse(lines[lines.length - 1] ?? '{}') as FleetSummary;
     expect(summary.stations).toBe(3);

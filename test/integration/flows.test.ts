@@ -34,7 +34,9 @@ describe('deposit', () => {
     expect(h.sim.display.lastShown()).toEqual((opened.response as { displayMessages: string[] }).displayMessages);
 
     h.sim.closeDoor(1);
-    const closed = await h.server.waitForRequest((r) => r.endpoint === 'state' && r.seq > opened.seq && (r.body as { boxes: { st: string }[] }).boxes.every((b) => b.st === 'CLOSED'));
+    const closed = await h.server.waitForRequest(
+      (r) => r.endpoint === 'state' && r.seq > opened.seq && (r.body as { boxes: { st: string }[] }).boxes.every((b) => b.st === 'CLOSED'),
+    );
     expect(responseType(closed)).toBe('wait-for-input');
     await idle(h);
     expect(h.server.stationState(h.config.station.id).storedDeposits.map((d) => d.identifierValue)).toEqual([SEED_BARCODES[0]]);
@@ -60,7 +62,12 @@ describe('pickup', () => {
     expect(pin.body).toMatchObject({ pin: SEED_PIN_MULTI });
     expect(pin.response).toMatchObject({ type: 'box-open', boxes: [box(5), box(6)] });
     const opened = await h.server.waitForRequest((r) => r.endpoint === 'state' && r.seq > pin.seq);
-    expect((opened.body as { boxes: unknown[] }).boxes).toEqual(expect.arrayContaining([{ id: box(5), st: 'OPEN' }, { id: box(6), st: 'OPEN' }]));
+    expect((opened.body as { boxes: unknown[] }).boxes).toEqual(
+      expect.arrayContaining([
+        { id: box(5), st: 'OPEN' },
+        { id: box(6), st: 'OPEN' },
+      ]),
+    );
     expect(opened.response).toMatchObject({ type: 'wait-for-closing', cancellable: false });
     expect(h.sim.locks.pulses.map((p) => p.box)).toEqual([5, 6]);
     await waitFor('closing', () => h!.station.runtime.snapshot().mode.kind === 'closing');
@@ -108,7 +115,11 @@ describe('cancel', () => {
     h.sim.typePin(SEED_PIN_SINGLE);
     await h.server.waitForRequest((r) => r.endpoint === 'pin-enter');
     // A pickup is not cancellable; a faulty answer offers cancel anyway, and the server's /cancel refuses.
-    h.server.setFault('state', { kind: 'malformed', body: { type: 'wait-for-closing', boxes: [box(4)], displayMessages: ['x'], cancellable: true } }, { times: 1 });
+    h.server.setFault(
+      'state',
+      { kind: 'malformed', body: { type: 'wait-for-closing', boxes: [box(4)], displayMessages: ['x'], cancellable: true } },
+      { times: 1 },
+    );
     await waitFor('closing, cancellable', () => {
       const m = h!.station.runtime.snapshot().mode;
       return m.kind === 'closing' && m.cancellable;

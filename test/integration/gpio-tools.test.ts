@@ -90,7 +90,10 @@ function fakeTools(): { dir: string; log: string } {
     chmodSync(join(dir, name), 0o755);
   };
   // --mode=signal (v1) or no -t (v2) holds until SIGTERM; everything else exits at once.
-  tool('gpioset', `case "$*" in *--mode=signal*) trap 'echo "gpioset released $*" >> ${log}; exit 0' TERM; echo trapped >> ${log}.trap; while :; do sleep 0.1; done;; esac`);
+  tool(
+    'gpioset',
+    `case "$*" in *--mode=signal*) trap 'echo "gpioset released $*" >> ${log}; exit 0' TERM; echo trapped >> ${log}.trap; while :; do sleep 0.1; done;; esac`,
+  );
   tool('gpioget', 'echo 1');
   tool('gpiomon', `trap 'exit 0' TERM; sleep 0.3; echo 1; echo 0; while :; do sleep 1; done`);
   return { dir, log };

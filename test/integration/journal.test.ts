@@ -87,7 +87,10 @@ describe('journal written by the runtime', () => {
     await h.stop();
     h = await startHarness({ journal: journal.after() });
     const first = await h.server.waitForRequest((r) => r.endpoint === 'state');
-    expect(first.body).toMatchObject({ st: 'DOWN', errorMessage: expect.stringContaining(`/item-identify for ***017 (14) (event ${sent.eventId}, 1 attempt) not answered, not resent`) });
+    expect(first.body).toMatchObject({
+      st: 'DOWN',
+      errorMessage: expect.stringContaining(`/item-identify for ***017 (14) (event ${sent.eventId}, 1 attempt) not answered, not resent`),
+    });
     const second = await h.server.waitForRequest((r) => r.endpoint === 'state' && r.seq > first.seq);
     expect(second.body).toMatchObject({ st: 'UP', errorMessage: null });
     expect(h.server.requests.filter((r) => r.eventId === sent.eventId)).toEqual([]);

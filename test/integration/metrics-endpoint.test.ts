@@ -91,7 +91,12 @@ describe('GET /metrics: what it counts', () => {
     expect(after.value('pickup_station_state_answer_age_seconds', { station })).toBeLessThan(2);
     expect(after.value('pickup_station_faults', { station })).toBe(0);
     expect(after.value('pickup_station_device_up', { station, role: 'scanner', device: 'simulated barcode scanner' })).toBe(1);
-    expect(after.find('pickup_station_device_up').map((s) => s.labels['role']).sort()).toEqual(['button', 'buzzer', 'display', 'doors', 'keypad', 'locks', 'scanner', 'scanner', 'tamper']);
+    expect(
+      after
+        .find('pickup_station_device_up')
+        .map((s) => s.labels['role'])
+        .sort(),
+    ).toEqual(['button', 'buzzer', 'display', 'doors', 'keypad', 'locks', 'scanner', 'scanner', 'tamper']);
     expect(after.find('pickup_station_build_info')[0]?.labels).toMatchObject({ node: process.version });
     expect(after.types.get('pickup_station_events_total')).toBe('counter');
     expect(after.types.get('pickup_station_answer_duration_seconds')).toBe('histogram');
@@ -237,7 +242,9 @@ describe('GET /metrics: nothing secret, labels bounded by the config', () => {
       installed: (v) => /^\d+\.\d+\.\d+/.test(v),
       node: (v) => v === process.version,
     };
-    for (const s of exp.samples.filter((x) => x.name.startsWith('pickup_station_') && !x.name.startsWith('pickup_station_process_') && !x.name.startsWith('pickup_station_nodejs_'))) {
+    for (const s of exp.samples.filter(
+      (x) => x.name.startsWith('pickup_station_') && !x.name.startsWith('pickup_station_process_') && !x.name.startsWith('pickup_station_nodejs_'),
+    )) {
       for (const [k, v] of Object.entries(s.labels)) expect(allowed[k]?.(v), `${s.name} ${k}="${v}"`).toBe(true);
     }
   });

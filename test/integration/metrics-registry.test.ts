@@ -27,7 +27,11 @@ const BOXES = [
 
 function fakeStation(id = ID) {
   const hw = new SimulatedStation({ boxNumbers: [1, 2], doorSpringMs: 0, inputVoltage: 12, internetSignalStrength: 100 });
-  const s = { state: initialState({ [BOXES[0]!.id]: 'CLOSED', [BOXES[1]!.id]: 'CLOSED' }), replacing: false, journal: { ok: true, problem: null as string | null } };
+  const s = {
+    state: initialState({ [BOXES[0]!.id]: 'CLOSED', [BOXES[1]!.id]: 'CLOSED' }),
+    replacing: false,
+    journal: { ok: true, problem: null as string | null },
+  };
   const now: StationNow = {
     runtime: { snapshot: () => s.state, lastPower: () => ({ inputVoltage: 11.5, internetSignalStrength: null }), journalHealth: () => s.journal },
     hardware: hw,
@@ -38,7 +42,10 @@ function fakeStation(id = ID) {
 }
 
 function done(endpoint: EventRecord['endpoint'], outcomeKind: EventRecord['outcomeKind'], answerMs: number | null, startedAt = 0, attempts = 1): CountedEvent {
-  return { type: 'event-done', record: { endpoint, eventId: 'e', traceIds: [], attempts, outcome: outcomeKind, outcomeKind, answerMs, startedAt, ms: answerMs ?? 60_000 } };
+  return {
+    type: 'event-done',
+    record: { endpoint, eventId: 'e', traceIds: [], attempts, outcome: outcomeKind, outcomeKind, answerMs, startedAt, ms: answerMs ?? 60_000 },
+  };
 }
 
 const tamper: Alarm = { kind: 'tamper', boxId: null, detail: 'cabinet opened' };
@@ -176,7 +183,12 @@ describe('MetricsService', () => {
     const lines: string[] = [];
     const log = pino({ level: 'info' }, { write: (l: string) => lines.push(l) });
     const listeners = new Set<(e: RuntimeEvent | { type: string }) => void>();
-    service = new MetricsService({ config: metricsConfigSchema.parse({ textfileDir: dir, textfileIntervalMs: 100 }), view: fakeStation().view, subscribe: (l) => (listeners.add(l), () => listeners.delete(l)), log });
+    service = new MetricsService({
+      config: metricsConfigSchema.parse({ textfileDir: dir, textfileIntervalMs: 100 }),
+      view: fakeStation().view,
+      subscribe: (l) => (listeners.add(l), () => listeners.delete(l)),
+      log,
+    });
     service.start();
     await service.load();
     await sleep(450);
@@ -190,12 +202,21 @@ describe('MetricsService', () => {
   it('a relative textfile folder in the config file is against the folder of the file', () => {
     const dir = mkdtempSync(join(tmpdir(), 'textfile-config-'));
     writeFileSync(join(dir, 'pw'), 'TestStationPassw0rd1');
-    writeFileSync(join(dir, 'config.json'), JSON.stringify({ station: { id: ID, passwordFile: 'pw', boxes: BOXES }, server: { baseUrl: 'http://127.0.0.1:1' }, metrics: { textfileDir: 'metrics' } }));
+    writeFileSync(
+      join(dir, 'config.json'),
+      JSON.stringify({ station: { id: ID, passwordFile: 'pw', boxes: BOXES }, server: { baseUrl: 'http://127.0.0.1:1' }, metrics: { textfileDir: 'metrics' } }),
+    );
     expect(loadConfigFile(join(dir, 'config.json'), {}).config.metrics.textfileDir).toBe(join(dir, 'metrics'));
   });
 
   it('rejects a relative textfile folder in a config given in process (nothing to resolve it against)', () => {
     expect(metricsConfigSchema.safeParse({ textfileDir: 'var/lib/node_exporter' }).success).toBe(false);
-    expect(metricsConfigSchema.parse({})).toEqual({ enabled: true, textfileDir: null, textfileIntervalMs: 15_000, eventLoopResolutionMs: 1_000, installStatusFile: '/opt/pickup-station/install-status.json' });
+    expect(metricsConfigSchema.parse({})).toEqual({
+      enabled: true,
+      textfileDir: null,
+      textfileIntervalMs: 15_000,
+      eventLoopResolutionMs: 1_000,
+      installStatusFile: '/opt/pickup-station/install-status.json',
+    });
   });
 });

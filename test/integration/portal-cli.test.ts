@@ -48,7 +48,9 @@ describe('stationctl portal login', () => {
   });
 
   it('--json, password grant from config', async () => {
-    const r = await cli(['login', '--json', '--config', config({ baseUrl: fake.url, grant: 'password', username: FAKE_USER.username })], { CREDENTIALS_DIRECTORY: dir });
+    const r = await cli(['login', '--json', '--config', config({ baseUrl: fake.url, grant: 'password', username: FAKE_USER.username })], {
+      CREDENTIALS_DIRECTORY: dir,
+    });
     expect(r.code).toBe(0);
     expect(JSON.parse(r.stdout)).toEqual({
       ok: true,
@@ -222,7 +224,12 @@ describe('secrets', () => {
   it('never appear in stdout or stderr, with --verbose and --json, on success and failure', async () => {
     const cfg = config({ baseUrl: fake.url, grant: 'password', username: FAKE_USER.username });
     const runs: Run[] = [];
-    for (const args of [['login'], ['login', '--json'], ['create-test-record', '--title', 'T', '--fond', '1', '--department', '7'], ['sync-user', 'ext-1001', '--fetch', '--json']])
+    for (const args of [
+      ['login'],
+      ['login', '--json'],
+      ['create-test-record', '--title', 'T', '--fond', '1', '--department', '7'],
+      ['sync-user', 'ext-1001', '--fetch', '--json'],
+    ])
       runs.push(await cli([...args, '--verbose', '--config', cfg]));
     fake.revokeAllTokens();
     fake.refuseAllBearers = true;
@@ -232,7 +239,12 @@ describe('secrets', () => {
     expect(runs.map((r) => r.code)).toEqual([0, 0, 0, 0, 1, 78]);
     const all = runs.map((r) => r.stdout + r.stderr).join('\n');
     expect(all).toContain('GET /api/users/current -> 200'); // --verbose did log
-    const secrets = [FAKE_CLIENT.clientSecret, FAKE_USER.password, Buffer.from(`${FAKE_CLIENT.clientId}:${FAKE_CLIENT.clientSecret}`).toString('base64'), ...fake.tokens.keys()];
+    const secrets = [
+      FAKE_CLIENT.clientSecret,
+      FAKE_USER.password,
+      Buffer.from(`${FAKE_CLIENT.clientId}:${FAKE_CLIENT.clientSecret}`).toString('base64'),
+      ...fake.tokens.keys(),
+    ];
     expect(fake.tokens.size).toBeGreaterThan(0);
     for (const s of secrets) expect(all).not.toContain(s);
   });

@@ -31,7 +31,13 @@ describe('editation flow', () => {
     const calls = apiCalls().map((r) => ({ m: r.method, p: r.path, q: r.query, b: r.body, ct: r.contentType }));
     const base = `/api/record-editations/${ed.id}`;
     expect(calls).toEqual([
-      { m: 'POST', p: '/api/record-editations/new', q: { kind: 'document', fond: '1', revisionSavingPolicy: 'manual-only', emptyFieldsCompletion: 'false' }, b: '', ct: undefined },
+      {
+        m: 'POST',
+        p: '/api/record-editations/new',
+        q: { kind: 'document', fond: '1', revisionSavingPolicy: 'manual-only', emptyFieldsCompletion: 'false' },
+        b: '',
+        ct: undefined,
+      },
       { m: 'PUT', p: `${base}/fields/${fieldId}`, q: { code: '245' }, b: '', ct: undefined },
       { m: 'PUT', p: `${base}/fields/${fieldId}/${subfieldId}`, q: { code: 'a' }, b: '', ct: undefined },
       { m: 'POST', p: `${base}/fields/${fieldId}/${subfieldId}`, q: {}, b: '{"value":"Commissioning test"}', ct: 'application/json' },
@@ -154,6 +160,10 @@ describe('phase and holding', () => {
   });
 
   it('a holding for an unknown record is a PortalHttpError 404', async () => {
-    await expect(clientFor(fake).createHolding(crypto.randomUUID(), 1)).rejects.toMatchObject({ name: 'PortalHttpError', status: 404, path: '/api/record-holdings' });
+    await expect(clientFor(fake).createHolding(crypto.randomUUID(), 1)).rejects.toMatchObject({
+      name: 'PortalHttpError',
+      status: 404,
+      path: '/api/record-holdings',
+    });
   });
 });

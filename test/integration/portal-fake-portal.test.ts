@@ -17,7 +17,11 @@ const basic = `Basic ${Buffer.from(`${FAKE_CLIENT.clientId}:${FAKE_CLIENT.client
 const form = 'application/x-www-form-urlencoded';
 
 async function token(): Promise<string> {
-  const res = await fetch(`${fake.url}/oauth/token`, { method: 'POST', headers: { authorization: basic, 'content-type': form }, body: 'grant_type=client_credentials' });
+  const res = await fetch(`${fake.url}/oauth/token`, {
+    method: 'POST',
+    headers: { authorization: basic, 'content-type': form },
+    body: 'grant_type=client_credentials',
+  });
   return ((await res.json()) as { access_token: string }).access_token;
 }
 
@@ -32,7 +36,10 @@ const json = (body: unknown, auth = true): RequestInit => ({
 });
 
 async function editation(): Promise<string> {
-  const res = await fetch(`${fake.url}/api/record-editations/new?kind=document&fond=1&emptyFieldsCompletion=false`, { method: 'POST', headers: { authorization: bearer } });
+  const res = await fetch(`${fake.url}/api/record-editations/new?kind=document&fond=1&emptyFieldsCompletion=false`, {
+    method: 'POST',
+    headers: { authorization: bearer },
+  });
   return ((await res.json()) as { id: string }).id;
 }
 
@@ -66,7 +73,8 @@ describe('fake portal strictness', () => {
     expect(await status('/api/record-editations/new?kind=book&fond=1', { method: 'POST', headers: { authorization: bearer } })).toBe(400);
     expect(await status('/api/record-editations/new?kind=document', { method: 'POST', headers: { authorization: bearer } })).toBe(400);
     const ed = await editation();
-    const put = (path: string, init: RequestInit = {}) => status(`/api/record-editations/${ed}/fields/${path}`, { method: 'PUT', headers: { authorization: bearer }, ...init });
+    const put = (path: string, init: RequestInit = {}) =>
+      status(`/api/record-editations/${ed}/fields/${path}`, { method: 'PUT', headers: { authorization: bearer }, ...init });
     expect(await put('not-a-uuid?code=245')).toBe(400);
     expect(await put('00000000-0000-1000-8000-000000000001?code=245')).toBe(400); // v1, not v4
     const f = crypto.randomUUID();

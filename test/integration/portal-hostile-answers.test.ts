@@ -30,16 +30,26 @@ async function portal(args: string[], portalSection: Record<string, unknown> = {
   writeFileSync(config, JSON.stringify({ portal: { baseUrl: url, ...portalSection } }));
   let stdout = '';
   let stderr = '';
-  const code = await runPortalCli([...args, '--config', config], { stdout: { write: (s: string) => (stdout += s) }, stderr: { write: (s: string) => (stderr += s) }, env: { CREDENTIALS_DIRECTORY: dir } });
+  const code = await runPortalCli([...args, '--config', config], {
+    stdout: { write: (s: string) => (stdout += s) },
+    stderr: { write: (s: string) => (stderr += s) },
+    env: { CREDENTIALS_DIRECTORY: dir },
+  });
   return { code, stdout, stderr };
 }
 
 describe('stationctl portal against a hostile answer', () => {
   it('an HTML page for a search is named: status, content type, first bytes', async () => {
-    server = new HostileServer((req) => (req.url?.startsWith('/oauth/token') ? { kind: 'json', body: TOKEN } : { kind: 'text', status: 200, contentType: 'text/html; charset=utf-8', text: LOGIN_PAGE }));
+    server = new HostileServer((req) =>
+      req.url?.startsWith('/oauth/token')
+        ? { kind: 'json', body: TOKEN }
+        : { kind: 'text', status: 200, contentType: 'text/html; charset=utf-8', text: LOGIN_PAGE },
+    );
     const r = await portal(['search', 'document', '--q', 'x']);
     expect(r.code).toBe(1);
-    expect(r.stderr).toContain('the answer is not JSON (HTTP 200, content type "text/html; charset=utf-8", starts with "<!DOCTYPE html>\\n<html><head><title>Wi-Fi login</title>');
+    expect(r.stderr).toContain(
+      'the answer is not JSON (HTTP 200, content type "text/html; charset=utf-8", starts with "<!DOCTYPE html>\\n<html><head><title>Wi-Fi login</title>',
+    );
     expect(r.stderr).toContain('captive portal');
     expect(r.stderr).not.toContain('expected object, received string');
   });
@@ -57,7 +67,12 @@ describe('stationctl portal against a hostile answer', () => {
   });
 
   it('a token endpoint answering non-JSON is named without its bytes (they may be a token)', async () => {
-    server = new HostileServer(() => ({ kind: 'text', status: 200, contentType: 'application/x-www-form-urlencoded', text: 'access_token=Sekr1tAccessTokenValue0123&token_type=bearer' }));
+    server = new HostileServer(() => ({
+      kind: 'text',
+      status: 200,
+      contentType: 'application/x-www-form-urlencoded',
+      text: 'access_token=Sekr1tAccessTokenValue0123&token_type=bearer',
+    }));
     const r = await portal(['login']);
     expect(r.code).toBe(1);
     expect(r.stderr).toContain('the answer is not JSON (HTTP 200, content type "application/x-www-form-urlencoded")');

@@ -77,9 +77,23 @@ describe('search', () => {
   it('a malformed page is a PortalResponseError naming the zod path', async () => {
     fake.interceptor = (r) =>
       r.path === '/api/search'
-        ? { status: 200, body: { result: { totalElements: 1, content: [{ id: 'not-a-uuid', kindedId: 1, name: 'x', type: 'document' }], numberOfElements: 1, totalPages: 1, pageNumber: 1, pageSize: 10 } } }
+        ? {
+            status: 200,
+            body: {
+              result: {
+                totalElements: 1,
+                content: [{ id: 'not-a-uuid', kindedId: 1, name: 'x', type: 'document' }],
+                numberOfElements: 1,
+                totalPages: 1,
+                pageNumber: 1,
+                pageSize: 10,
+              },
+            },
+          }
         : undefined;
-    const err = await clientFor(fake).search({ kind: 'document' }).catch((e: unknown) => e);
+    const err = await clientFor(fake)
+      .search({ kind: 'document' })
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PortalResponseError);
     expect(err).toMatchObject({ method: 'GET', path: '/api/search', status: 200 });
     expect((err as PortalResponseError).issues[0]!.path).toEqual(['result', 'content', 0, 'id']);

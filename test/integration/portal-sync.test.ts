@@ -13,7 +13,12 @@ describe('user sync', () => {
   it('POSTs {identifier} and returns the SyncWay per item (CREATE, then UPDATE)', async () => {
     const client = clientFor(fake);
     const first = await client.syncUser('ext-1001');
-    expect(first).toEqual({ responseType: 'FinishedUserSyncResponse', text: 'Finished', finished: true, items: [{ item: { id: 42, text: 'Novák, Jan' }, way: 'CREATE' }] });
+    expect(first).toEqual({
+      responseType: 'FinishedUserSyncResponse',
+      text: 'Finished',
+      finished: true,
+      items: [{ item: { id: 42, text: 'Novák, Jan' }, way: 'CREATE' }],
+    });
     const second = await client.syncUser('ext-1001');
     expect(second.items[0]!.way).toBe('UPDATE');
     const req = fake.requests.filter((r) => r.path === '/api/sync/user')[0]!;
@@ -27,11 +32,15 @@ describe('user sync', () => {
   });
 
   it('an unknown SyncWay or response type is a PortalResponseError', async () => {
-    fake.interceptor = (r) => (r.path === '/api/sync/user' ? { status: 200, body: { responseType: 'FinishedUserSyncResponse', finished: true, items: [{ way: 'MERGE' }] } } : undefined);
-    const err = await clientFor(fake).syncUser('ext-1001').catch((e: unknown) => e);
+    fake.interceptor = (r) =>
+      r.path === '/api/sync/user' ? { status: 200, body: { responseType: 'FinishedUserSyncResponse', finished: true, items: [{ way: 'MERGE' }] } } : undefined;
+    const err = await clientFor(fake)
+      .syncUser('ext-1001')
+      .catch((e: unknown) => e);
     expect(err).toBeInstanceOf(PortalResponseError);
     expect((err as PortalResponseError).issues[0]!.path).toEqual(['items', 0, 'way']);
-    fake.interceptor = (r) => (r.path === '/api/sync/user' ? { status: 200, body: { responseType: 'FinishedUserFetchResponse', finished: true, items: [] } } : undefined);
+    fake.interceptor = (r) =>
+      r.path === '/api/sync/user' ? { status: 200, body: { responseType: 'FinishedUserFetchResponse', finished: true, items: [] } } : undefined;
     await expect(clientFor(fake).syncUser('ext-1001')).rejects.toBeInstanceOf(PortalResponseError);
   });
 });

@@ -74,7 +74,10 @@ describe('secrets in logs', () => {
     h.sim.closeDoor(1);
     await waitFor('idle', () => h!.station.runtime.snapshot().mode.kind === 'idle' && h!.station.runtime.snapshot().inFlight === null);
     // pickups, typed key by key
-    for (const [pin, boxes] of [[SEED_PIN_SINGLE, [4]], [SEED_PIN_MULTI, [5, 6]]] as const) {
+    for (const [pin, boxes] of [
+      [SEED_PIN_SINGLE, [4]],
+      [SEED_PIN_MULTI, [5, 6]],
+    ] as const) {
       h.sim.typePin(pin);
       await waitFor('closing (pickup)', () => h!.station.runtime.snapshot().mode.kind === 'closing');
       for (const b of boxes) h.sim.closeDoor(b);

@@ -17,7 +17,6 @@ import { SerialDisplay } from '../../src/devices/display/serial-display.js';
 import { waitFor } from '../support/shared.js';
 import { HAVE_SOCAT, PtyPair } from '../support/socat.js';
 
-
 /** The display's side of the wire: collects every byte received. */
 async function deviceEnd(path: string): Promise<{ port: SerialPort; bytes: () => Buffer; reset: () => void }> {
   const port = new SerialPort({ path, baudRate: 9600, autoOpen: false });

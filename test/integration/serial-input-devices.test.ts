@@ -13,7 +13,6 @@ import { createInputDevices, inputProfileSchema } from '../../src/devices/input/
 import { waitFor } from '../support/shared.js';
 import { HAVE_SOCAT, PtyPair } from '../support/socat.js';
 
-
 describe.skipIf(!HAVE_SOCAT)('createInputDevices', () => {
   const dir = mkdtempSync(join(tmpdir(), 'pickup-input-'));
   afterAll(() => rmSync(dir, { recursive: true, force: true }));

@@ -14,7 +14,6 @@ import { SerialScanner } from '../../src/devices/serial/scanner.js';
 import { sleep, waitFor } from '../support/shared.js';
 import { HAVE_SOCAT, PtyPair } from '../support/socat.js';
 
-
 const logLines: Record<string, unknown>[] = [];
 const log = pino({ level: 'debug' }, { write: (s: string) => logLines.push(JSON.parse(s) as Record<string, unknown>) });
 

@@ -12,7 +12,11 @@ describe('station availability (absence of /state)', () => {
     expect(server.isAvailable(DEMO_STATION.id)).toBe(false);
     const never = await client.identify(SEED_BARCODES[0]);
     expect(never.status).toBe(409);
-    expect(never.json).toMatchObject({ type: 'exception', exceptionType: 'StationUnavailableException', displayMessages: ['Station unavailable', 'please try later'] });
+    expect(never.json).toMatchObject({
+      type: 'exception',
+      exceptionType: 'StationUnavailableException',
+      displayMessages: ['Station unavailable', 'please try later'],
+    });
 
     await client.state();
     advance(999);
@@ -28,7 +32,7 @@ describe('station availability (absence of /state)', () => {
     expect((await client.pin(SEED_PIN_SINGLE)).status).toBe(200);
   });
 
-  it('defaults to the spec\'s 2 minutes', async () => {
+  it("defaults to the spec's 2 minutes", async () => {
     sim = await startSim();
     await sim.client.state();
     sim.advance(119_999);

@@ -32,7 +32,9 @@ describe('control API', () => {
     expect((await sim.client.state()).status).toBe(502);
     expect((await sim.client.state()).status).toBe(200);
     await control('POST', 'fault', { endpoint: '*', fault: { kind: 'malformed', body: { type: 'nope' } } });
-    expect((await control<{ faults: unknown }>('GET', 'faults')).json.faults).toEqual([{ target: '*', fault: { kind: 'malformed', body: { type: 'nope' } }, remaining: null }]);
+    expect((await control<{ faults: unknown }>('GET', 'faults')).json.faults).toEqual([
+      { target: '*', fault: { kind: 'malformed', body: { type: 'nope' } }, remaining: null },
+    ]);
     expect((await sim.client.state()).json).toEqual({ type: 'nope' });
     await control('POST', 'clear-faults');
     expect((await sim.client.state()).json).toMatchObject({ type: 'wait-for-input' });
@@ -43,8 +45,13 @@ describe('control API', () => {
     expect((await control('POST', 'fault', { endpoint: 'state', fault: 'explode' })).status).toBe(400);
     expect((await control('POST', 'fault', { endpoint: 'nowhere', fault: 'drop' })).status).toBe(400);
     expect((await control('POST', 'fault', { endpoint: 'state', fault: { kind: 'delay' } })).status).toBe(400);
-    expect((await control('POST', 'fault', { endpoint: 'pin-enter', fault: { kind: 'exception', status: 200, exceptionType: 'InvalidPinException' } })).status).toBe(400);
-    expect((await control('POST', 'fault', { endpoint: 'pin-enter', fault: { kind: 'exception', status: 404, exceptionType: 'InvalidPinException' }, times: 5 })).status).toBe(200);
+    expect(
+      (await control('POST', 'fault', { endpoint: 'pin-enter', fault: { kind: 'exception', status: 200, exceptionType: 'InvalidPinException' } })).status,
+    ).toBe(400);
+    expect(
+      (await control('POST', 'fault', { endpoint: 'pin-enter', fault: { kind: 'exception', status: 404, exceptionType: 'InvalidPinException' }, times: 5 }))
+        .status,
+    ).toBe(200);
     expect((await control('POST', 'disable', { stationId: DEMO_STATION.id })).status).toBe(400);
     expect((await control('GET', 'stations/nope')).status).toBe(404);
     expect((await control('GET', 'nothing-here')).status).toBe(404);
@@ -84,7 +91,10 @@ describe('control API', () => {
     await sim.client.state([], { traceId });
     await sim.client.identify(SEED_BARCODES[0]);
     const all = (await control<{ requests: RequestRecord[] }>('GET', 'requests')).json.requests;
-    expect(all.map((r) => [r.seq, r.endpoint, r.status])).toEqual([[1, 'state', 200], [2, 'item-identify', 200]]);
+    expect(all.map((r) => [r.seq, r.endpoint, r.status])).toEqual([
+      [1, 'state', 200],
+      [2, 'item-identify', 200],
+    ]);
     expect(all[0]!.traceId).toBe(traceId);
     const later = (await control<{ requests: RequestRecord[] }>('GET', 'requests?after=1')).json.requests;
     expect(later.map((r) => r.seq)).toEqual([2]);
@@ -101,7 +111,9 @@ describe('control API', () => {
     expect((await control('GET', 'requests')).json).toMatchObject({ exceptionType: 'NotFoundException' });
   });
 
-  const external = Object.values(networkInterfaces()).flat().find((i) => i?.family === 'IPv4' && !i.internal)?.address;
+  const external = Object.values(networkInterfaces())
+    .flat()
+    .find((i) => i?.family === 'IPv4' && !i.internal)?.address;
   it.skipIf(external === undefined)('refuses a non-loopback peer with 403', async () => {
     sim = await startSim({ host: '0.0.0.0' });
     const res = await fetch(`http://${external}:${new URL(sim.url).port}/_control/requests`);
@@ -121,7 +133,9 @@ describe('server options and lifecycle', () => {
     expect((await sim.client.state()).status).toBe(200);
     expect(() => new ReferenceServer({ stations: [DEMO_STATION], pathPrefix: '/_control/v2' })).toThrow(SimConfigError);
     expect(() => new ReferenceServer({ stations: [{ ...DEMO_STATION, id: DEMO_STATION.id.toUpperCase() }] })).toThrow(/lowercase UUIDv4/);
-    expect(() => new ReferenceServer({ stations: [DEMO_STATION], pickups: [{ pin: '12', stationId: DEMO_STATION.id, boxIds: [] }] })).toThrow(/pickups\.0\.pin/);
+    expect(() => new ReferenceServer({ stations: [DEMO_STATION], pickups: [{ pin: '12', stationId: DEMO_STATION.id, boxIds: [] }] })).toThrow(
+      /pickups\.0\.pin/,
+    );
   });
 
   it('stop() cuts a pending delayed answer, rejects waiters and returns promptly', async () => {

@@ -41,7 +41,9 @@ function post(url: string, fields: Record<string, unknown>, opts: { ca?: string 
         res.on('data', (c: Buffer) => chunks.push(c));
         res.on('aborted', () => (aborted = true));
         res.on('error', () => (aborted = true));
-        res.on('close', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString(), aborted: aborted || !res.complete }));
+        res.on('close', () =>
+          resolve({ status: res.statusCode ?? 0, headers: res.headers, body: Buffer.concat(chunks).toString(), aborted: aborted || !res.complete }),
+        );
       },
     );
     req.on('error', reject);
@@ -94,7 +96,10 @@ describe('faults that replace the answer', () => {
   it('exception: any 4xx/5xx with the protocol body; status: a bare status without it', async () => {
     sim.server.setFault('pin-enter', { kind: 'exception', status: 409, exceptionType: 'ActionInProgressException', displayMessages: ['Busy'] }, { times: 1 });
     const e = await post(`${sim.url}/pin-enter`, { pin: SEED_PIN_MULTI });
-    expect([e.status, JSON.parse(e.body)]).toEqual([409, { type: 'exception', exceptionType: 'ActionInProgressException', displayMessages: ['Busy'], message: 'injected exception' }]);
+    expect([e.status, JSON.parse(e.body)]).toEqual([
+      409,
+      { type: 'exception', exceptionType: 'ActionInProgressException', displayMessages: ['Busy'], message: 'injected exception' },
+    ]);
     sim.server.setFault('pin-enter', 'status', { times: 1 });
     const s = await post(`${sim.url}/pin-enter`, { pin: SEED_PIN_MULTI });
     expect([s.status, s.headers['content-type'], s.body]).toEqual([503, 'text/plain', 'Service Unavailable']);

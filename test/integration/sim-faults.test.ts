@@ -30,7 +30,11 @@ describe('faults that replace the answer (the server does not act)', () => {
     expect(r.json).toMatchObject({ type: 'exception', exceptionType: 'InvalidPinException', displayMessages: ['Invalid PIN', 'please try again'] });
     expect(active()).toBeNull();
     expect(sim.server.requests.at(-1)).toMatchObject({ fault: 'exception', status: 404, notes: ['not processed'] });
-    sim.server.setFault('pin-enter', { kind: 'exception', status: 423, exceptionType: 'StationUnavailableException', displayMessages: ['Locked'] }, { times: 1 });
+    sim.server.setFault(
+      'pin-enter',
+      { kind: 'exception', status: 423, exceptionType: 'StationUnavailableException', displayMessages: ['Locked'] },
+      { times: 1 },
+    );
     const locked = await sim.client.pin(SEED_PIN_MULTI);
     expect(locked.status).toBe(423);
     expect(locked.json).toMatchObject({ exceptionType: 'StationUnavailableException', displayMessages: ['Locked'] });
@@ -69,7 +73,11 @@ describe('faults that replace the answer (the server does not act)', () => {
     expect([truncated.contentType, truncated.text]).toEqual(['application/json', '{"type":"box-']);
     expect(active()).toBeNull();
     // times ran out: the real answer again
-    expect((await client.identify(SEED_BARCODES[0])).json).toMatchObject({ type: 'box-open', boxes: [client.box(1)], displayMessages: ['Box 1 opens', 'put the item in and close'] });
+    expect((await client.identify(SEED_BARCODES[0])).json).toMatchObject({
+      type: 'box-open',
+      boxes: [client.box(1)],
+      displayMessages: ['Box 1 opens', 'put the item in and close'],
+    });
   });
 });
 
@@ -130,7 +138,12 @@ describe('fault targets', () => {
     expect((await client.state()).status).toBe(502);
     expect((await client.pin(SEED_PIN_MULTI)).status).toBe(502);
     expect((await client.cancel()).status).toBe(500);
-    expect(server.faults().map((f) => f.target).sort()).toEqual(['*', 'cancel']);
+    expect(
+      server
+        .faults()
+        .map((f) => f.target)
+        .sort(),
+    ).toEqual(['*', 'cancel']);
     server.clearFaults();
     expect((await client.state()).status).toBe(200);
   });

@@ -84,7 +84,12 @@ describe('cancel', () => {
     expect(cancelled.status).toBe(200);
     expect(cancelled.json).toEqual({ type: 'wait-for-closing', boxes: [client.box(2)], displayMessages: ['Cancelled', 'close box 2'], cancellable: false });
     // Still open: the station is told again to close it, no longer cancellable.
-    expect((await client.state([2])).json).toEqual({ type: 'wait-for-closing', boxes: [client.box(2)], displayMessages: cancelledMessages(2), cancellable: false });
+    expect((await client.state([2])).json).toEqual({
+      type: 'wait-for-closing',
+      boxes: [client.box(2)],
+      displayMessages: cancelledMessages(2),
+      cancellable: false,
+    });
     expect((await client.state([])).json).toMatchObject({ type: 'wait-for-input' });
     const st = server.stationState(DEMO_STATION.id);
     expect(st.boxes[1]?.contents).toEqual([]);
@@ -118,7 +123,12 @@ describe('pickup', () => {
     const open = await client.pin(SEED_PIN_MULTI);
     expect(open.json).toEqual({ type: 'box-open', boxes: [client.box(5), client.box(6)], displayMessages: ['Boxes 5, 6 open', 'take your items'] });
     // Box 6 springs open later than box 5: the server waits for what is open now.
-    expect((await client.state([5])).json).toEqual({ type: 'wait-for-closing', boxes: [client.box(5)], displayMessages: pickupClosingMessages([5]), cancellable: false });
+    expect((await client.state([5])).json).toEqual({
+      type: 'wait-for-closing',
+      boxes: [client.box(5)],
+      displayMessages: pickupClosingMessages([5]),
+      cancellable: false,
+    });
     expect((await client.state([5, 6])).json).toEqual({
       type: 'wait-for-closing',
       boxes: [client.box(5), client.box(6)],
@@ -144,6 +154,10 @@ describe('pickup', () => {
       expect(r.status, bad).toBe(400);
       expect(r.json).toMatchObject({ type: 'exception', exceptionType: 'BadRequestException' });
     }
-    expect((await client.pin(SEED_PIN_SINGLE)).json).toMatchObject({ type: 'box-open', boxes: [client.box(4)], displayMessages: ['Box 4 opens', 'take your items'] });
+    expect((await client.pin(SEED_PIN_SINGLE)).json).toMatchObject({
+      type: 'box-open',
+      boxes: [client.box(4)],
+      displayMessages: ['Box 4 opens', 'take your items'],
+    });
   });
 });

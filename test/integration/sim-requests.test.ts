@@ -52,7 +52,12 @@ describe('authentication and validation', () => {
   });
 
   it('unknown request fields are ignored', async () => {
-    const r = await sim.client.post('state', { st: 'UP', errorMessage: null, boxes: DEMO_STATION.boxes.map((id) => ({ id, st: 'CLOSED', temp: 21 })), firmware: 'x' });
+    const r = await sim.client.post('state', {
+      st: 'UP',
+      errorMessage: null,
+      boxes: DEMO_STATION.boxes.map((id) => ({ id, st: 'CLOSED', temp: 21 })),
+      firmware: 'x',
+    });
     expect(r.status).toBe(200);
   });
 

@@ -44,7 +44,13 @@ const readStatus = () => JSON.parse(readFileSync(join(dir, RELEASE_STATUS_FILE),
 describe('release.json', () => {
   it('says pending until the first /state finished, then answered or deactivated, with pid, version and the /healthz address', () => {
     const s = station('starting');
-    const status = keepReleaseStatus(s.source, { runtimeDirectory: dir, version: '1.2.0', healthz: 'http://127.0.0.1:8470/healthz', log: silentLogger(), pid: 4242 });
+    const status = keepReleaseStatus(s.source, {
+      runtimeDirectory: dir,
+      version: '1.2.0',
+      healthz: 'http://127.0.0.1:8470/healthz',
+      log: silentLogger(),
+      pid: 4242,
+    });
     expect(readStatus()).toEqual({ pid: 4242, version: '1.2.0', firstState: 'pending', healthz: 'http://127.0.0.1:8470/healthz' });
     s.set('deactivated');
     expect(readStatus()['firstState']).toBe('deactivated');

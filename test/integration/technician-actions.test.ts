@@ -82,10 +82,11 @@ describe('POST /api/service', () => {
     expect((await d.call('POST', '/api/service', { body: { on: false } })).body).toEqual({ service: false });
     const up = await d.h.server.waitForRequest((q) => q.endpoint === 'state' && stateBody(q).st === 'UP', 5_000, { afterSeq: down.seq });
     expect(stateBody(up).errorMessage).toBeNull();
-    expect(warnLines(d).filter((l) => l.msg.startsWith('technician action: service mode')).map((l) => l.msg)).toEqual([
-      'technician action: service mode on',
-      'technician action: service mode off',
-    ]);
+    expect(
+      warnLines(d)
+        .filter((l) => l.msg.startsWith('technician action: service mode'))
+        .map((l) => l.msg),
+    ).toEqual(['technician action: service mode on', 'technician action: service mode off']);
   });
 });
 

@@ -76,7 +76,11 @@ describe('rescue open (the server cannot be asked)', () => {
     const lines = d.h.logs.map((l) => JSON.parse(l) as { level: number; msg: string; technician?: string });
     expect(lines).toContainEqual(expect.objectContaining({ level: 40, msg: 'technician action: rescue open box', technician: 'alice' }));
     expect(lines).toContainEqual(
-      expect.objectContaining({ level: 40, msg: 'rescue open: technician alice opens box 2 while the station is deactivated (the server cannot be asked)', technician: 'alice' }),
+      expect.objectContaining({
+        level: 40,
+        msg: 'rescue open: technician alice opens box 2 while the station is deactivated (the server cannot be asked)',
+        technician: 'alice',
+      }),
     );
     // No forced-open alarm: it was a command.
     expect(d.wp.station.runtime.snapshot().alarms).toEqual([]);

@@ -32,7 +32,7 @@ function refused(url: URL, agent: Agent, kind: Kind): Promise<number> {
 }
 
 describe('a 10,000-request flood without a token', () => {
-  it('is logged once per kind per interval with counts; the station\'s own warning stays in /api/logs', async () => {
+  it("is logged once per kind per interval with counts; the station's own warning stays in /api/logs", async () => {
     const intervalMs = 1_000;
     d = await startDebugHarness({ debug: { refusalLogIntervalMs: intervalMs } });
     await idle(d);
@@ -81,6 +81,8 @@ describe('a 10,000-request flood without a token', () => {
     expect(lines.some((l) => l.msg === 'event unanswered')).toBe(true);
     const api = await d.call('GET', '/api/logs?lines=1000', { token: d.tokens.read });
     expect((api.body['lines'] as string[]).some((l) => l.includes('"msg":"event unanswered"'))).toBe(true);
-    console.error(`figure: log flood: ${N} refused requests in ${(floodMs / 1000).toFixed(1)} s -> ${refusalLines.length} log lines (${KINDS.length} kinds, interval ${intervalMs} ms)`);
+    console.error(
+      `figure: log flood: ${N} refused requests in ${(floodMs / 1000).toFixed(1)} s -> ${refusalLines.length} log lines (${KINDS.length} kinds, interval ${intervalMs} ms)`,
+    );
   }, 60_000);
 });

@@ -61,8 +61,27 @@ export function makeCa(parent: string, name: string): Ca {
     ].join('\n'),
   );
   openssl(
-    ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'ca.key', '-out', 'ca.pem', '-days', '3650', '-subj', `/CN=${name}`,
-      '-addext', 'basicConstraints=critical,CA:true', '-addext', 'keyUsage=critical,keyCertSign,cRLSign'],
+    [
+      'req',
+      '-x509',
+      '-newkey',
+      'ec',
+      '-pkeyopt',
+      'ec_paramgen_curve:P-256',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.pem',
+      '-days',
+      '3650',
+      '-subj',
+      `/CN=${name}`,
+      '-addext',
+      'basicConstraints=critical,CA:true',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+    ],
     dir,
   );
   return { dir, name, certFile: join(dir, 'ca.pem'), keyFile: join(dir, 'ca.key') };
@@ -88,10 +107,28 @@ export function makeLeaf(ca: Ca, name: string, opts: LeafOptions): Leaf {
   const notAfter = opts.notAfter ?? new Date(notBefore.getTime() + 365 * day);
   const ext = join(ca.dir, `${name}.ext`);
   writeFileSync(ext, `subjectAltName = ${opts.altNames.join(',')}\nbasicConstraints = CA:false\nextendedKeyUsage = serverAuth\n`);
-  openssl(['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`], ca.dir);
   openssl(
-    ['ca', '-batch', '-config', 'ca.cnf', '-notext', '-in', `${name}.csr`, '-out', `${name}.pem`, '-extfile', ext,
-      '-startdate', asn1Time(notBefore), '-enddate', asn1Time(notAfter)],
+    ['req', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', `${name}.key`, '-out', `${name}.csr`, '-subj', `/CN=${name}`],
+    ca.dir,
+  );
+  openssl(
+    [
+      'ca',
+      '-batch',
+      '-config',
+      'ca.cnf',
+      '-notext',
+      '-in',
+      `${name}.csr`,
+      '-out',
+      `${name}.pem`,
+      '-extfile',
+      ext,
+      '-startdate',
+      asn1Time(notBefore),
+      '-enddate',
+      asn1Time(notAfter),
+    ],
     ca.dir,
   );
   const certFile = join(ca.dir, `${name}.pem`);

@@ -89,7 +89,11 @@ export const wrongPin: ServerAnswer = { kind: 'exception', status: 404, exceptio
 export const timer = (t: TimerName): Input => ({ type: 'timer', timer: t });
 
 /** A started station told wait-for-input (the server's prompt empty: the configured one shows). */
-export function idleStepper(config = coreConfig(), extra: Partial<Extract<Input, { type: 'start' }>> = {}, doors: Record<string, 'OPEN' | 'CLOSED'> = closedDoors): Stepper {
+export function idleStepper(
+  config = coreConfig(),
+  extra: Partial<Extract<Input, { type: 'start' }>> = {},
+  doors: Record<string, 'OPEN' | 'CLOSED'> = closedDoors,
+): Stepper {
   const st = stepper(config, initialState(doors));
   st.feed({ type: 'start', ...extra }, answered('state', waitForInput));
   st.take();

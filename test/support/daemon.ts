@@ -87,7 +87,9 @@ export function spawnDaemon(node: string, argv: readonly string[], env: NodeJS.P
     for (const w of waiters) w();
   });
   child.stderr?.on('data', (d: Buffer) => (err += d.toString()));
-  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => child.once('exit', (code, signal) => resolve({ code, signal })));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.once('exit', (code, signal) => resolve({ code, signal })),
+  );
   const lines = (): LogLine[] => complete.map(parsed).filter((l): l is LogLine => l !== null);
   const waitForLine: DaemonProcess['waitForLine'] = (pred, what, timeoutMs = 15_000) =>
     new Promise((resolve, reject) => {
@@ -179,7 +181,10 @@ export class DaemonRig {
    * Start the daemon (`env` on top of the credentials and runtime directories). `launch`: another
    * node and argv for it (test/e2e/bundle-app.test.ts starts the bundled app/ as the unit does).
    */
-  start(env: NodeJS.ProcessEnv = {}, launch: { node: string; argv: readonly string[] } = { node: process.execPath, argv: [MAIN, 'run', '--config', this.configFile] }): DaemonProcess {
+  start(
+    env: NodeJS.ProcessEnv = {},
+    launch: { node: string; argv: readonly string[] } = { node: process.execPath, argv: [MAIN, 'run', '--config', this.configFile] },
+  ): DaemonProcess {
     const p = spawnDaemon(launch.node, launch.argv, { CREDENTIALS_DIRECTORY: this.dir, RUNTIME_DIRECTORY: this.runtimeDir, ...env });
     this.processes.add(p.child);
     void p.exited.then(() => this.processes.delete(p.child));
@@ -248,14 +253,18 @@ export class DaemonRig {
 
   /** Poll the simulated hardware's file until `predicate` holds. */
   simUntil(predicate: (f: SimFile) => boolean, what: string, timeoutMs = 10_000): Promise<SimFile> {
-    return waitFor(what, () => {
-      try {
-        const f = this.sim();
-        return predicate(f) ? f : undefined;
-      } catch {
-        return undefined;
-      }
-    }, timeoutMs);
+    return waitFor(
+      what,
+      () => {
+        try {
+          const f = this.sim();
+          return predicate(f) ? f : undefined;
+        } catch {
+          return undefined;
+        }
+      },
+      timeoutMs,
+    );
   }
 
   /** A person opens or closes a door: written to the simulated hardware's file (the daemon applies it). */
@@ -332,7 +341,12 @@ export async function startDaemon(serverUrl: string, extra: Record<string, unkno
 async function launch(dir: string, port: number, token: string, gc: boolean): Promise<Daemon> {
   const probe = process.env['DAEMON_NODE_FLAGS']?.split(' ').filter(Boolean) ?? [];
   const entry = gc ? ['--expose-gc', GC_WRAPPER] : [MAIN, 'run'];
-  const p = spawnDaemon(process.execPath, [...UNIT_NODE_FLAGS, ...probe, ...entry, '--config', join(dir, 'config.json')], { CREDENTIALS_DIRECTORY: dir }, { ipc: gc, echoNonJson: probe.length > 0 });
+  const p = spawnDaemon(
+    process.execPath,
+    [...UNIT_NODE_FLAGS, ...probe, ...entry, '--config', join(dir, 'config.json')],
+    { CREDENTIALS_DIRECTORY: dir },
+    { ipc: gc, echoNonJson: probe.length > 0 },
+  );
   await p.waitForLine((l) => l['msg'] === 'technician port listening', 'the technician port');
   const { child } = p;
   const stop = async (): Promise<number | null> => {

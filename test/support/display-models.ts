@@ -238,7 +238,9 @@ export interface BusDevice {
   block?(command: number, data: readonly number[]): void;
 }
 
-export type Transfer = { readonly address: number; readonly kind: 'byte'; readonly byte: number } | { readonly address: number; readonly kind: 'block'; readonly command: number; readonly data: number[] };
+export type Transfer =
+  | { readonly address: number; readonly kind: 'byte'; readonly byte: number }
+  | { readonly address: number; readonly kind: 'block'; readonly command: number; readonly data: number[] };
 
 /** An I2cBus where the kernel would be: the models answer; an absent (or `nacking`) address fails as the kernel does (EREMOTEIO). */
 export class FakeI2cBus {
@@ -298,7 +300,15 @@ export function writePng(path: string, pixels: Uint8Array, width: number, height
   ihdr.writeUInt32BE(h, 4);
   ihdr[8] = 8; // bit depth
   ihdr[9] = 0; // grayscale
-  writeFileSync(path, Buffer.concat([Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]), chunk('IHDR', ihdr), chunk('IDAT', deflateSync(raw)), chunk('IEND', Buffer.alloc(0))]));
+  writeFileSync(
+    path,
+    Buffer.concat([
+      Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
+      chunk('IHDR', ihdr),
+      chunk('IDAT', deflateSync(raw)),
+      chunk('IEND', Buffer.alloc(0)),
+    ]),
+  );
 }
 
 function crc32(buf: Buffer): number {

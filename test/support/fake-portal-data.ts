@@ -117,7 +117,14 @@ export function fetchedUser(u: ExternalUser, identifier: string): unknown {
   return {
     id: u.id,
     active: true,
-    readerAccounts: [{ readerCategory: { id: 'ADULT', text: 'Adult' }, cardNumber: u.cardNumber, registrationDate: '2024-01-01T00:00:00+01:00', registrationExpirationDate: '2025-01-01T00:00:00+01:00' }],
+    readerAccounts: [
+      {
+        readerCategory: { id: 'ADULT', text: 'Adult' },
+        cardNumber: u.cardNumber,
+        registrationDate: '2024-01-01T00:00:00+01:00',
+        registrationExpirationDate: '2025-01-01T00:00:00+01:00',
+      },
+    ],
     editorAccounts: null,
     emails: [{ value: 'jan.novak@example.org', source: { id: 'EXTERNAL', text: 'External' } }],
     phoneNumbers: [{ value: '+420 123 456 789', smsCapable: true, source: { id: 'EXTERNAL', text: 'External' } }],

@@ -9,7 +9,18 @@ import { randomUUID } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import * as z from 'zod';
-import { doc, editationBody, fetchedUser, mainValueBody, uuid, valueBody, type FakeEditation, type FakeRecord, type ExternalUser, type FakeSearchItem } from './fake-portal-data.js';
+import {
+  doc,
+  editationBody,
+  fetchedUser,
+  mainValueBody,
+  uuid,
+  valueBody,
+  type FakeEditation,
+  type FakeRecord,
+  type ExternalUser,
+  type FakeSearchItem,
+} from './fake-portal-data.js';
 
 export const FAKE_CLIENT = { clientId: 'station-commissioning', clientSecret: 'cl1ent-S3CRET-do-not-log' } as const;
 export const FAKE_USER = { username: 'technician', password: 'us3r-PASSWORD-do-not-log' } as const;
@@ -39,7 +50,6 @@ interface IssuedToken {
   revoked: boolean;
 }
 
-
 /** `text` sends a raw text/plain body instead of JSON. */
 export type Interceptor = (req: RecordedRequest) => { status: number; body?: unknown; text?: string } | undefined;
 
@@ -54,7 +64,6 @@ class Reject extends Error {
     super(reason);
   }
 }
-
 
 export class FakePortal {
   readonly requests: RecordedRequest[] = [];
@@ -78,13 +87,22 @@ export class FakePortal {
 
   documents: FakeSearchItem[] = Array.from({ length: 23 }, (_, i) => doc(i + 1, i === 4 ? 'R.U.R.' : `Book number ${i + 1}`));
   authorities: FakeSearchItem[] = [
-    { id: '00000000-0000-4000-9000-000000000001', kindedId: 1, name: 'Čapek, Karel, 1890-1938', type: 'authority', text: 'Čapek, Karel', fond: { id: 31, name: 'Persons', text: 'Persons' }, status: { id: 13, text: 'Finished' }, lastUpdateDate: '2024-01-01T00:00:00+01:00', cover: null, directoryId: 3 },
+    {
+      id: '00000000-0000-4000-9000-000000000001',
+      kindedId: 1,
+      name: 'Čapek, Karel, 1890-1938',
+      type: 'authority',
+      text: 'Čapek, Karel',
+      fond: { id: 31, name: 'Persons', text: 'Persons' },
+      status: { id: 13, text: 'Finished' },
+      lastUpdateDate: '2024-01-01T00:00:00+01:00',
+      cover: null,
+      directoryId: 3,
+    },
   ];
   exemplars: FakeSearchItem[] = [{ id: '00000000-0000-4000-a000-000000000001', name: 'Book number 1', barCode: '2500012345', document: { id: doc(1, '').id } }];
   users: FakeSearchItem[] = [{ id: '00000000-0000-4000-b000-000000000001', name: 'Novák, Jan', text: 'Novák, Jan' }];
-  externalUsers = new Map<string, ExternalUser>([
-    ['ext-1001', { id: 42, firstName: 'Jan', lastName: 'Novák', cardNumber: 'C-0001001' }],
-  ]);
+  externalUsers = new Map<string, ExternalUser>([['ext-1001', { id: 42, firstName: 'Jan', lastName: 'Novák', cardNumber: 'C-0001001' }]]);
 
   private constructor(
     private readonly server: Server,
@@ -167,7 +185,8 @@ export class FakePortal {
     const basic = /^Basic ([A-Za-z0-9+/=]+)$/.exec(r.authorization ?? '');
     const [id, secret] = basic ? Buffer.from(basic[1]!, 'base64').toString('utf8').split(':', 2) : [];
     if (id !== FAKE_CLIENT.clientId || secret !== FAKE_CLIENT.clientSecret) throw new Reject(401, 'bad client credentials', { error: 'invalid_client' });
-    if (!r.contentType?.startsWith('application/x-www-form-urlencoded')) throw new Reject(400, 'grant parameters must be form data', { error: 'invalid_request' });
+    if (!r.contentType?.startsWith('application/x-www-form-urlencoded'))
+      throw new Reject(400, 'grant parameters must be form data', { error: 'invalid_request' });
     const form = Object.fromEntries(new URLSearchParams(r.body));
     const keys = Object.keys(form).sort().join(',');
     let issued: IssuedToken;
@@ -188,7 +207,8 @@ export class FakePortal {
   private bearer(r: RecordedRequest): IssuedToken {
     const m = /^Bearer (\S+)$/.exec(r.authorization ?? '');
     const t = m ? this.tokens.get(m[1]!) : undefined;
-    if (!t || t.revoked || this.refuseAllBearers) throw new Reject(401, m ? 'unknown or revoked bearer token' : 'missing bearer token', { error: 'invalid_token' });
+    if (!t || t.revoked || this.refuseAllBearers)
+      throw new Reject(401, m ? 'unknown or revoked bearer token' : 'missing bearer token', { error: 'invalid_token' });
     return t;
   }
 
@@ -226,7 +246,10 @@ export class FakePortal {
   private currentUser(r: RecordedRequest): { status: number; body: unknown } {
     this.query(r, []);
     const t = this.bearer(r);
-    return { status: 200, body: t.grant === 'password' ? { id: 7, username: t.username, text: 'Technician, Test', kind: 'PERSON' } : { id: 0, text: FAKE_CLIENT.clientId } };
+    return {
+      status: 200,
+      body: t.grant === 'password' ? { id: 7, username: t.username, text: 'Technician, Test', kind: 'PERSON' } : { id: 0, text: FAKE_CLIENT.clientId },
+    };
   }
 
   private search(r: RecordedRequest): { status: number; body: unknown } {
@@ -253,7 +276,15 @@ export class FakePortal {
         subtitle: null,
         type: 'search',
         id: randomUUID(),
-        result: { totalElements: hits.length, duration: 3, content, numberOfElements: content.length, totalPages: Math.ceil(hits.length / pageSize), pageNumber, pageSize },
+        result: {
+          totalElements: hits.length,
+          duration: 3,
+          content,
+          numberOfElements: content.length,
+          totalPages: Math.ceil(hits.length / pageSize),
+          pageNumber,
+          pageSize,
+        },
       },
     };
   }
@@ -293,12 +324,19 @@ export class FakePortal {
       throw new Reject(400, 'bad revisionSavingPolicy');
     const completion = q['emptyFieldsCompletion'];
     if (completion !== undefined && completion !== 'true' && completion !== 'false') throw new Reject(400, 'emptyFieldsCompletion must be true or false');
-    const ed: FakeEditation = { id: `ed-${this.editations.size + 1}-${randomUUID().slice(0, 8)}`, recordId: randomUUID(), kind, fond: Number(q['fond']), query: q, fields: [], published: false };
+    const ed: FakeEditation = {
+      id: `ed-${this.editations.size + 1}-${randomUUID().slice(0, 8)}`,
+      recordId: randomUUID(),
+      kind,
+      fond: Number(q['fond']),
+      query: q,
+      fields: [],
+      published: false,
+    };
     if (completion !== 'false') ed.fields.push({ id: randomUUID(), code: '245', subfields: [{ id: randomUUID(), code: 'a', value: null }] });
     this.editations.set(ed.id, ed);
     return { status: 200, body: editationBody(ed) };
   }
-
 
   private editation(r: RecordedRequest, editationId: string, rest: string[]): { status: number; body?: unknown } {
     const ed = this.editations.get(decodeURIComponent(editationId));
@@ -388,7 +426,12 @@ export class FakePortal {
     if (u) this.synced.push(identifier);
     return {
       status: 200,
-      body: { responseType: 'FinishedUserSyncResponse', text: 'Finished', finished: true, items: [u ? { item: { id: u.id, text: `${u.lastName}, ${u.firstName}` }, way } : { way }] },
+      body: {
+        responseType: 'FinishedUserSyncResponse',
+        text: 'Finished',
+        finished: true,
+        items: [u ? { item: { id: u.id, text: `${u.lastName}, ${u.firstName}` }, way } : { way }],
+      },
     };
   }
 

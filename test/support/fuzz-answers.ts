@@ -38,7 +38,11 @@ const commandish: fc.Arbitrary<Record<string, unknown>> = fc
   .record(
     {
       type: commandType,
-      boxes: fc.oneof({ weight: 6, arbitrary: fc.array(boxId, { minLength: 1, maxLength: 3 }) }, { weight: 1, arbitrary: fc.constant([]) }, { weight: 1, arbitrary: fc.jsonValue() }),
+      boxes: fc.oneof(
+        { weight: 6, arbitrary: fc.array(boxId, { minLength: 1, maxLength: 3 }) },
+        { weight: 1, arbitrary: fc.constant([]) },
+        { weight: 1, arbitrary: fc.jsonValue() },
+      ),
       displayMessages: fc.oneof({ weight: 8, arbitrary: lines }, { weight: 1, arbitrary: fc.jsonValue() }),
       cancellable: fc.oneof({ weight: 6, arbitrary: fc.boolean() }, { weight: 1, arbitrary: fc.jsonValue() }),
       extra: fc.dictionary(fc.string({ maxLength: 8 }), fc.jsonValue({ maxDepth: 2 }), { maxKeys: 2 }),
@@ -52,7 +56,10 @@ const validCommand: fc.Arbitrary<Record<string, unknown>> = fc.oneof(
   fc.record({ type: fc.constantFrom('wait-for-input', 'station-disable'), displayMessages: lines }),
   fc.record({
     type: fc.constantFrom('box-open', 'wait-for-closing'),
-    boxes: fc.uniqueArray(fc.oneof({ weight: 9, arbitrary: fc.constantFrom(...OWN_BOXES) }, { weight: 1, arbitrary: fc.constantFrom(...FOREIGN_BOXES) }), { minLength: 1, maxLength: 3 }),
+    boxes: fc.uniqueArray(fc.oneof({ weight: 9, arbitrary: fc.constantFrom(...OWN_BOXES) }, { weight: 1, arbitrary: fc.constantFrom(...FOREIGN_BOXES) }), {
+      minLength: 1,
+      maxLength: 3,
+    }),
     displayMessages: lines,
     cancellable: fc.boolean(),
   }),

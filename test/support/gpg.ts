@@ -46,7 +46,10 @@ const SIGN = join(import.meta.dirname, '../../scripts/bundle/sign.sh');
 
 /** FILE.sig: a detached signature of FILE by `who`, made by the release's own signing script. */
 export function signDetached(keys: SigningKeys, who: 'vendor' | 'other', file: string): string {
-  const r = spawnSync('bash', [SIGN, '--key-id', who === 'vendor' ? keys.vendorId : keys.otherId, file], { encoding: 'utf8', env: { ...process.env, GNUPGHOME: keys.dir } });
+  const r = spawnSync('bash', [SIGN, '--key-id', who === 'vendor' ? keys.vendorId : keys.otherId, file], {
+    encoding: 'utf8',
+    env: { ...process.env, GNUPGHOME: keys.dir },
+  });
   if (r.status !== 0) throw new Error(`sign.sh: ${r.stdout}${r.stderr}`);
   return `${file}.sig`;
 }

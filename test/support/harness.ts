@@ -13,7 +13,6 @@ import { createLogger, type Logger, type LogRing } from '../../src/log.js';
 import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
 import { STATION } from './shared.js';
 
-
 export interface Harness {
   readonly server: ReferenceServer;
   readonly station: Station;
@@ -85,4 +84,3 @@ export async function startHarness(
     },
   };
 }
-

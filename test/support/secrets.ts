@@ -58,10 +58,13 @@ export function findLeaks(source: string, text: string, known: KnownSecrets): Le
   // A PIN as a token of its own: inside a longer run of letters or digits (a UUID, a trace id, a
   // timestamp) six digits are noise, not a PIN; in a long log they would match by chance.
   for (const p of known.pins ?? []) {
-    for (const m of text.matchAll(new RegExp(`(?<![0-9A-Za-z])${p}(?![0-9A-Za-z])`, 'g'))) leaks.push({ source, what: 'PIN', context: around(text, m.index, p.length) });
+    for (const m of text.matchAll(new RegExp(`(?<![0-9A-Za-z])${p}(?![0-9A-Za-z])`, 'g')))
+      leaks.push({ source, what: 'PIN', context: around(text, m.index, p.length) });
   }
-  for (const m of text.matchAll(/Basic\s+([A-Za-z0-9+/]{8,}={0,2})/g)) leaks.push({ source, what: 'a Basic credential', context: around(text, m.index, m[0].length) });
-  for (const m of text.matchAll(/Bearer\s+([A-Za-z0-9._~+/-]{12,}=*)/g)) leaks.push({ source, what: 'a bearer token', context: around(text, m.index, m[0].length) });
+  for (const m of text.matchAll(/Basic\s+([A-Za-z0-9+/]{8,}={0,2})/g))
+    leaks.push({ source, what: 'a Basic credential', context: around(text, m.index, m[0].length) });
+  for (const m of text.matchAll(/Bearer\s+([A-Za-z0-9._~+/-]{12,}=*)/g))
+    leaks.push({ source, what: 'a bearer token', context: around(text, m.index, m[0].length) });
   for (const m of text.matchAll(SECRET_FIELD)) {
     const value = m[2] ?? '';
     if (value !== '' && !REDACTED.test(value)) leaks.push({ source, what: `a "${m[1]}" field with a value`, context: around(text, m.index, m[0].length) });

@@ -45,4 +45,3 @@ export class PtyPair {
     await exited;
   }
 }
-

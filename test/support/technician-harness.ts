@@ -29,11 +29,17 @@ export interface DebugHarness {
   /** The config as written to configFile (edit and write back to test reload). */
   readonly configInput: ConfigInput & { station: { passwordFile: string } };
   /** Fetch a path of the port with a token (null: none). */
-  call(method: string, path: string, opts?: { token?: string | null; body?: unknown; headers?: Record<string, string> }): Promise<{ status: number; body: Record<string, unknown>; text: string; headers: Headers }>;
+  call(
+    method: string,
+    path: string,
+    opts?: { token?: string | null; body?: unknown; headers?: Record<string, string> },
+  ): Promise<{ status: number; body: Record<string, unknown>; text: string; headers: Headers }>;
   stop(): Promise<void>;
 }
 
-export async function startDebugHarness(overrides: Omit<HarnessOverrides, 'ring' | 'debug'> & { debug?: Omit<NonNullable<ConfigInput['debug']>, 'tokens'> } = {}): Promise<DebugHarness> {
+export async function startDebugHarness(
+  overrides: Omit<HarnessOverrides, 'ring' | 'debug'> & { debug?: Omit<NonNullable<ConfigInput['debug']>, 'tokens'> } = {},
+): Promise<DebugHarness> {
   const tokens = { read: newToken(), service: newToken(), metrics: newToken() };
   const ring = new LogRing(500);
   const debug = {

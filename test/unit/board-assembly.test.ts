@@ -105,7 +105,9 @@ describe('board assembly', () => {
 
   it('if a later device fails, what was opened is closed again with every lock OFF', async () => {
     const s = setup({ ...PROFILE, cancelButton: { chip: 'no-such-chip', offset: 1 } });
-    await expect(createBoardHardware(s.config, s.hw, log, { openBackend: s.openBackend, createInputDevices: noInputs })).rejects.toThrow(/no GPIO chip labelled "no-such-chip"/);
+    await expect(createBoardHardware(s.config, s.hw, log, { openBackend: s.openBackend, createInputDevices: noInputs })).rejects.toThrow(
+      /no GPIO chip labelled "no-such-chip"/,
+    );
     expect([s.world.raw(BASE + 4), s.world.raw(BASE + 5)]).toEqual([0, 1]);
     expect(s.world.line(BASE + 7).exported).toBe(false); // doors released
   });

@@ -46,7 +46,8 @@ describe('power monitor', () => {
     '/sys/class/net/eth0/operstate': 'up\n',
     '/proc/net/wireless': WIRELESS,
   };
-  const readText = (p: string): Promise<string> => (p in files ? Promise.resolve(files[p]!) : Promise.reject(Object.assign(new Error('ENOENT'), { code: 'ENOENT' })));
+  const readText = (p: string): Promise<string> =>
+    p in files ? Promise.resolve(files[p]!) : Promise.reject(Object.assign(new Error('ENOENT'), { code: 'ENOENT' }));
 
   it('defaults: no voltage (mains, not measured), wired eth0', async () => {
     const m = new ConfiguredPowerMonitor(powerSchema.parse({}), { readText });
@@ -64,13 +65,19 @@ describe('power monitor', () => {
   });
 
   it('a fixed voltage; a modem command; null when a source cannot tell', async () => {
-    const m = new ConfiguredPowerMonitor(powerSchema.parse({ voltage: { kind: 'fixed', volts: 230 }, signal: { kind: 'command', command: ['mmcli', '-m', '0'] } }), {
-      readText,
-      run: (argv) => (argv[0] === 'mmcli' ? Promise.resolve('+CSQ: 20,99\n') : Promise.reject(new Error('no'))),
-    });
+    const m = new ConfiguredPowerMonitor(
+      powerSchema.parse({ voltage: { kind: 'fixed', volts: 230 }, signal: { kind: 'command', command: ['mmcli', '-m', '0'] } }),
+      {
+        readText,
+        run: (argv) => (argv[0] === 'mmcli' ? Promise.resolve('+CSQ: 20,99\n') : Promise.reject(new Error('no'))),
+      },
+    );
     expect(await m.inputVoltage()).toBe(230);
     expect(await m.internetSignalStrength()).toBe(65);
-    const broken = new ConfiguredPowerMonitor(powerSchema.parse({ voltage: { kind: 'file', path: '/missing', scale: 1 }, signal: { kind: 'wired', interface: 'eth9' } }), { readText });
+    const broken = new ConfiguredPowerMonitor(
+      powerSchema.parse({ voltage: { kind: 'file', path: '/missing', scale: 1 }, signal: { kind: 'wired', interface: 'eth9' } }),
+      { readText },
+    );
     expect(await broken.inputVoltage()).toBeNull();
     expect(await broken.internetSignalStrength()).toBeNull();
   });

@@ -20,7 +20,11 @@ function profileFile(profile: unknown): string {
   return f;
 }
 
-const box = (n: number, lock: number, door: number) => ({ number: n, lock: { chip: 'pinctrl-bcm2711', offset: lock }, door: { chip: 'pinctrl-bcm2711', offset: door } });
+const box = (n: number, lock: number, door: number) => ({
+  number: n,
+  lock: { chip: 'pinctrl-bcm2711', offset: lock },
+  door: { chip: 'pinctrl-bcm2711', offset: door },
+});
 
 describe('board profiles', () => {
   it('ships a Pi 4 profile (12 boxes, sysfs or cdev) and a Pi 5 profile (8 boxes, cdev, matrix keypad)', () => {
@@ -40,7 +44,15 @@ describe('board profiles', () => {
       name: 'bad',
       gpio: { backend: 'spi' },
       boxes: [box(1, 4, 5), box(1, 4, 6), { ...box(3, 2000, 7), colour: 'red' }],
-      keypad: { kind: 'gpio-matrix', rows: [{ chip: 'c', offset: 1 }], columns: [{ chip: 'c', offset: 2 }, { chip: 'c', offset: 3 }], keys: ['1', '2'] },
+      keypad: {
+        kind: 'gpio-matrix',
+        rows: [{ chip: 'c', offset: 1 }],
+        columns: [
+          { chip: 'c', offset: 2 },
+          { chip: 'c', offset: 3 },
+        ],
+        keys: ['1', '2'],
+      },
       display: { kind: 'serial', path: 'ttyS0' },
     });
     const paths = configProblems(() => loadBoardProfile(f)).map((p) => `${p.path}: ${p.message}`);
@@ -79,11 +91,15 @@ describe('board profiles', () => {
 
   it('requires every configured box to be wired', () => {
     const f = profileFile({ name: 'two', boxes: [box(1, 4, 5), box(2, 6, 7)] });
-    expect(configProblems(() => loadBoardProfile(f, [1, 2, 3]))).toEqual([{ path: 'boxes', message: 'station.boxes has box 3, which this profile does not wire' }]);
+    expect(configProblems(() => loadBoardProfile(f, [1, 2, 3]))).toEqual([
+      { path: 'boxes', message: 'station.boxes has box 3, which this profile does not wire' },
+    ]);
   });
 
   it('reports an unreadable or non-JSON profile, naming the file', () => {
-    expect(() => loadBoardProfile('/nonexistent/profile.json')).toThrow(/board profile \/nonexistent\/profile.json \(hardware.profile\).*\n.*cannot read: ENOENT/);
+    expect(() => loadBoardProfile('/nonexistent/profile.json')).toThrow(
+      /board profile \/nonexistent\/profile.json \(hardware.profile\).*\n.*cannot read: ENOENT/,
+    );
     expect(() => loadBoardProfile(profileFile('{ nope'))).toThrow(/not valid JSON/);
   });
 

@@ -87,7 +87,7 @@ describe('any config ends in a config or exit 78 with paths, never a stack', () 
   });
 });
 
-describe('relative paths are relative to the config file\'s folder', () => {
+describe("relative paths are relative to the config file's folder", () => {
   it('station.passwordFile, server.caFile, storage.directory and debug.listen.socket', () => {
     const dir = folder();
     mkdirSync(join(dir, 'secrets'));
@@ -173,7 +173,15 @@ describe('config errors never print a secret-looking value', () => {
     const dir = folder();
     writeFileSync(join(dir, 'pw'), PASSWORD);
     const problems = configProblems(() =>
-      loadConfigObject({ ...base(join(dir, 'pw')), station: { id: STATION.id.toUpperCase(), passwordFile: join(dir, 'pw'), boxes: [{ number: 0, id: BOX }] }, server: { baseUrl: 'ftp://library.example' } }, 'x', {}),
+      loadConfigObject(
+        {
+          ...base(join(dir, 'pw')),
+          station: { id: STATION.id.toUpperCase(), passwordFile: join(dir, 'pw'), boxes: [{ number: 0, id: BOX }] },
+          server: { baseUrl: 'ftp://library.example' },
+        },
+        'x',
+        {},
+      ),
     );
     expect(problems.find((p) => p.path === 'station.id')?.value).toBe(JSON.stringify(STATION.id.toUpperCase()));
     expect(problems.find((p) => p.path === 'station.boxes.0.number')?.value).toBe('0');
@@ -181,9 +189,27 @@ describe('config errors never print a secret-looking value', () => {
   });
 
   it('what looks like a secret, and what does not', () => {
-    for (const s of [PASSWORD, TOKEN, `Basic ${Buffer.from(`${STATION.id}:${PASSWORD}`).toString('base64')}`, `Bearer ${TOKEN}`, 'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc123XYZ', 'Zx9vQ2mP7rT4wY6uB3nK8sD1'])
+    for (const s of [
+      PASSWORD,
+      TOKEN,
+      `Basic ${Buffer.from(`${STATION.id}:${PASSWORD}`).toString('base64')}`,
+      `Bearer ${TOKEN}`,
+      'eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxIn0.abc123XYZ',
+      'Zx9vQ2mP7rT4wY6uB3nK8sD1',
+    ])
       expect(looksLikeSecret(s), s).toBe(true);
-    for (const s of [STATION.id, STATION.id.toUpperCase(), 'https://library.example/pickup/v2', '/etc/pickup-station/station-password', 'Scan an item', 'cs-CZ, cs;q=0.9', 'gpio-sim.0', 'pinctrl-bcm2711', 'info', 'rpi4-12-boxes.json'])
+    for (const s of [
+      STATION.id,
+      STATION.id.toUpperCase(),
+      'https://library.example/pickup/v2',
+      '/etc/pickup-station/station-password',
+      'Scan an item',
+      'cs-CZ, cs;q=0.9',
+      'gpio-sim.0',
+      'pinctrl-bcm2711',
+      'info',
+      'rpi4-12-boxes.json',
+    ])
       expect(looksLikeSecret(s), s).toBe(false);
   });
 

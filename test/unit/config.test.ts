@@ -46,14 +46,28 @@ describe('config', () => {
         {},
       ),
     );
-    expect(problems.map((p) => p.path).sort()).toEqual(['buzzer.patterns.accepted', 'messages.busy', 'messages.doorAjar', 'messages.locale', 'messages.prompt', 'pin.maxLockoutMs']);
+    expect(problems.map((p) => p.path).sort()).toEqual([
+      'buzzer.patterns.accepted',
+      'messages.busy',
+      'messages.doorAjar',
+      'messages.locale',
+      'messages.prompt',
+      'pin.maxLockoutMs',
+    ]);
     expect(problems.find((p) => p.path === 'messages.prompt')?.message).toMatch(/not blank/);
   });
 
   it('reports every problem at once with its path and the bad value', () => {
     const dir = dirWithPassword();
     const raw = {
-      station: { id: 'NOT-A-UUID', passwordFile: join(dir, 'station-password'), boxes: [{ number: 1, id: BOX }, { number: 1, id: BOX }] },
+      station: {
+        id: 'NOT-A-UUID',
+        passwordFile: join(dir, 'station-password'),
+        boxes: [
+          { number: 1, id: BOX },
+          { number: 1, id: BOX },
+        ],
+      },
       server: { baseUrl: 'ftp://x', answerTimeoutMs: -5, attempts: 'three' },
       locks: { pulseMs: 60_000 },
       timing: { heartbeatIntervalMs: 30_000, bogus: 1 },

@@ -27,7 +27,17 @@ describe('door outcomes: commanded and opened / commanded not opened / opened wi
   it('opened without a command: forced-open alarm, /state at once naming it (UP), error log, alarm sound; held until the door closes', () => {
     const st = idleStepper();
     const fx = st.feed({ type: 'door', boxId: B2, state: 'OPEN' });
-    expect(states(fx)).toEqual([{ endpoint: 'state', st: 'UP', errorMessage: 'box 2 forced open', boxes: [{ id: B1, st: 'CLOSED' }, { id: B2, st: 'OPEN' }] }]);
+    expect(states(fx)).toEqual([
+      {
+        endpoint: 'state',
+        st: 'UP',
+        errorMessage: 'box 2 forced open',
+        boxes: [
+          { id: B1, st: 'CLOSED' },
+          { id: B2, st: 'OPEN' },
+        ],
+      },
+    ]);
     expect(logs(fx)).toContainEqual({ level: 'error', msg: 'box 2 forced open: opened without a command' });
     expect(sounds(fx)).toEqual(['alarm']);
     expect(st.state.alarms).toEqual([{ kind: 'forced-open', boxId: B2, detail: 'box 2 forced open' }]);
@@ -41,7 +51,17 @@ describe('door outcomes: commanded and opened / commanded not opened / opened wi
 
     const closed = st.feed({ type: 'door', boxId: B2, state: 'CLOSED' });
     expect(st.state.alarms).toEqual([]);
-    expect(states(closed)).toEqual([{ endpoint: 'state', st: 'UP', errorMessage: null, boxes: [{ id: B1, st: 'CLOSED' }, { id: B2, st: 'CLOSED' }] }]);
+    expect(states(closed)).toEqual([
+      {
+        endpoint: 'state',
+        st: 'UP',
+        errorMessage: null,
+        boxes: [
+          { id: B1, st: 'CLOSED' },
+          { id: B2, st: 'CLOSED' },
+        ],
+      },
+    ]);
     expect(logs(closed)).toContainEqual({ level: 'info', msg: 'alarm cleared: box 2 forced open (door closed)' });
   });
 
@@ -95,7 +115,17 @@ describe('door outcomes: commanded and opened / commanded not opened / opened wi
     const forced = st.feed({ type: 'door', boxId: B2, state: 'OPEN' });
     expect(sends(forced)).toEqual([]); // a /state now would report B1 CLOSED: "closed again, done"
     const opened = st.feed({ type: 'door', boxId: B1, state: 'OPEN' });
-    expect(states(opened)).toEqual([{ endpoint: 'state', st: 'UP', errorMessage: 'box 2 forced open', boxes: [{ id: B1, st: 'OPEN' }, { id: B2, st: 'OPEN' }] }]);
+    expect(states(opened)).toEqual([
+      {
+        endpoint: 'state',
+        st: 'UP',
+        errorMessage: 'box 2 forced open',
+        boxes: [
+          { id: B1, st: 'OPEN' },
+          { id: B2, st: 'OPEN' },
+        ],
+      },
+    ]);
   });
 });
 
@@ -110,7 +140,17 @@ describe('door ajar', () => {
 
     const ajar = st.feed(timer(`door-ajar:${B1}`));
     expect(st.state.alarms).toEqual([{ kind: 'door-ajar', boxId: B1, detail: 'box 1 open for 120 s' }]);
-    expect(states(ajar)).toEqual([{ endpoint: 'state', st: 'UP', errorMessage: 'box 1 open for 120 s', boxes: [{ id: B1, st: 'OPEN' }, { id: B2, st: 'CLOSED' }] }]);
+    expect(states(ajar)).toEqual([
+      {
+        endpoint: 'state',
+        st: 'UP',
+        errorMessage: 'box 1 open for 120 s',
+        boxes: [
+          { id: B1, st: 'OPEN' },
+          { id: B2, st: 'CLOSED' },
+        ],
+      },
+    ]);
     expect(logs(ajar)).toContainEqual({ level: 'warn', msg: 'box 1 ajar: open for 120 s' });
     expect(sounds(ajar)).toEqual(['reminder']);
     expect(timersStarted(ajar)).toContainEqual({ timer: 'ajar-reminder', ms: 30_000 });
@@ -131,7 +171,12 @@ describe('door ajar', () => {
 
   it('names every ajar box on the display and in /state; forced and ajar together', () => {
     const st = idleStepper();
-    st.feed({ type: 'door', boxId: B1, state: 'OPEN' }, answered('state', waitForInput), { type: 'door', boxId: B2, state: 'OPEN' }, answered('state', waitForInput));
+    st.feed(
+      { type: 'door', boxId: B1, state: 'OPEN' },
+      answered('state', waitForInput),
+      { type: 'door', boxId: B2, state: 'OPEN' },
+      answered('state', waitForInput),
+    );
     st.take();
     const fx = st.feed(timer(`door-ajar:${B1}`), answered('state', waitForInput), timer(`door-ajar:${B2}`));
     expect(screen(st.config, st.state)).toEqual(['Please close box 1, 2']);
@@ -161,7 +206,17 @@ describe('tamper', () => {
   it('open: /state DOWN "tamper" at once, alarm sound, out-of-service screen, customer input refused; closed: cleared', () => {
     const st = idleStepper();
     const fx = st.feed({ type: 'tamper', open: true });
-    expect(states(fx)).toEqual([{ endpoint: 'state', st: 'DOWN', errorMessage: 'tamper', boxes: [{ id: B1, st: 'CLOSED' }, { id: B2, st: 'CLOSED' }] }]);
+    expect(states(fx)).toEqual([
+      {
+        endpoint: 'state',
+        st: 'DOWN',
+        errorMessage: 'tamper',
+        boxes: [
+          { id: B1, st: 'CLOSED' },
+          { id: B2, st: 'CLOSED' },
+        ],
+      },
+    ]);
     expect(sounds(fx)).toEqual(['alarm']);
     expect(logs(fx).some((l) => l.level === 'error' && l.msg.startsWith('tamper alarm'))).toBe(true);
     expect(screen(st.config, st.state)).toEqual(st.config.messages.tamper);

@@ -13,7 +13,15 @@ const B1 = '11111111-1111-4111-8111-111111111111';
 const HEARTBEAT = 30_000;
 const config: CoreConfig = {
   boxes: [{ id: B1, number: 1 }],
-  timing: { heartbeatIntervalMs: HEARTBEAT, pinIdleMs: 20_000, messageMs: 1_000, duplicateScanWindowMs: 1_500, doorOpenTimeoutMs: 4_000, doorAjarMs: 120_000, doorAjarReminderMs: 30_000 },
+  timing: {
+    heartbeatIntervalMs: HEARTBEAT,
+    pinIdleMs: 20_000,
+    messageMs: 1_000,
+    duplicateScanWindowMs: 1_500,
+    doorOpenTimeoutMs: 4_000,
+    doorAjarMs: 120_000,
+    doorAjarReminderMs: 30_000,
+  },
   pin: { maxFailures: 5, lockoutMs: 30_000, maxLockoutMs: 900_000, countdownTickMs: 1_000 },
   messages: messagesSchema.parse({}),
 };
@@ -31,7 +39,8 @@ function heartbeats(count: number, answerFor: (n: number) => ServerAnswer): Core
   }
   return v;
 }
-const commandLogs = (v: CoreDriver, level: string): number => v.logs(level).filter((e) => e.effect.type === 'log' && e.effect.msg.startsWith('server command')).length;
+const commandLogs = (v: CoreDriver, level: string): number =>
+  v.logs(level).filter((e) => e.effect.type === 'log' && e.effect.msg.startsWith('server command')).length;
 
 describe('an idle station', () => {
   it('logs the first wait-for-input at info and the 99 identical ones after it at debug', () => {

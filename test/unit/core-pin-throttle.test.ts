@@ -6,7 +6,21 @@
 import { describe, expect, it } from 'vitest';
 import { lockoutMsFor, screen } from '../../src/station/core.js';
 import type { Effect } from '../../src/station/core-types.js';
-import { answered, B1, cmd, coreConfig, idleStepper, pinKeys, sends, sounds, states, timer, timersStarted, wrongPin, type Stepper } from '../support/core-driver.js';
+import {
+  answered,
+  B1,
+  cmd,
+  coreConfig,
+  idleStepper,
+  pinKeys,
+  sends,
+  sounds,
+  states,
+  timer,
+  timersStarted,
+  wrongPin,
+  type Stepper,
+} from '../support/core-driver.js';
 
 const saves = (fx: readonly Effect[]) => fx.flatMap((e) => (e.type === 'save-pin-throttle' ? [e.record] : []));
 
@@ -34,7 +48,16 @@ describe('PIN throttle', () => {
   it('the lock-out: 30 s from the 5th failure in a row, doubling to at most 15 min', () => {
     const pin = coreConfig().pin;
     expect([1, 4, 5, 6, 7, 8, 9, 10, 11, 50].map((f) => lockoutMsFor(pin, f))).toEqual([
-      null, null, 30_000, 60_000, 120_000, 240_000, 480_000, 900_000, 900_000, 900_000,
+      null,
+      null,
+      30_000,
+      60_000,
+      120_000,
+      240_000,
+      480_000,
+      900_000,
+      900_000,
+      900_000,
     ]);
   });
 

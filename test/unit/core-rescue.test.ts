@@ -28,7 +28,10 @@ describe('rescue open', () => {
     st.feed(serviceOn);
     const fx = st.feed({ type: 'technician-open', boxId: B2, by: 'alice' });
     expect(pulses(fx)).toEqual([[B2]]);
-    expect(logs(fx)).toContainEqual({ level: 'warn', msg: 'rescue open: technician alice opens box 2 while the station is deactivated (the server cannot be asked)' });
+    expect(logs(fx)).toContainEqual({
+      level: 'warn',
+      msg: 'rescue open: technician alice opens box 2 while the station is deactivated (the server cannot be asked)',
+    });
     expect(screen(st.config, st.state)).toEqual(['Service: box 2']);
 
     // The heartbeat in flight stays unanswered; then the door opens: /state with the rescue named.

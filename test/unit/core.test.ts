@@ -17,7 +17,15 @@ const config: CoreConfig = {
     { id: B1, number: 1 },
     { id: B2, number: 2 },
   ],
-  timing: { heartbeatIntervalMs: 30_000, pinIdleMs: 20_000, messageMs: 5_000, duplicateScanWindowMs: 1_500, doorOpenTimeoutMs: 4_000, doorAjarMs: 120_000, doorAjarReminderMs: 30_000 },
+  timing: {
+    heartbeatIntervalMs: 30_000,
+    pinIdleMs: 20_000,
+    messageMs: 5_000,
+    duplicateScanWindowMs: 1_500,
+    doorOpenTimeoutMs: 4_000,
+    doorAjarMs: 120_000,
+    doorAjarReminderMs: 30_000,
+  },
   pin: { maxFailures: 5, lockoutMs: 30_000, maxLockoutMs: 900_000, countdownTickMs: 1_000 },
   messages: messagesSchema.parse({}),
 };
@@ -51,7 +59,17 @@ function idle(): CoreState {
 describe('start', () => {
   it('sends /state UP with every box at once and shows the starting text', () => {
     const { state, fx } = step(initialState(closed), { type: 'start' });
-    expect(sends(fx)).toEqual([{ endpoint: 'state', st: 'UP', errorMessage: null, boxes: [{ id: B1, st: 'CLOSED' }, { id: B2, st: 'CLOSED' }] }]);
+    expect(sends(fx)).toEqual([
+      {
+        endpoint: 'state',
+        st: 'UP',
+        errorMessage: null,
+        boxes: [
+          { id: B1, st: 'CLOSED' },
+          { id: B2, st: 'CLOSED' },
+        ],
+      },
+    ]);
     expect(fx).toContainEqual({ type: 'start-timer', timer: 'heartbeat', ms: 30_000 });
     expect(fx).toContainEqual({ type: 'display', lines: config.messages.starting });
     expect(state.inFlight).toBe('state');
@@ -87,7 +105,17 @@ describe('deposit flow', () => {
     expect(s.mode.kind).toBe('opening');
 
     r = step(s, { type: 'door', boxId: B1, state: 'OPEN' });
-    expect(sends(r.fx)).toEqual([{ endpoint: 'state', st: 'UP', errorMessage: null, boxes: [{ id: B1, st: 'OPEN' }, { id: B2, st: 'CLOSED' }] }]);
+    expect(sends(r.fx)).toEqual([
+      {
+        endpoint: 'state',
+        st: 'UP',
+        errorMessage: null,
+        boxes: [
+          { id: B1, st: 'OPEN' },
+          { id: B2, st: 'CLOSED' },
+        ],
+      },
+    ]);
     // The door-open window stays until its timer: a bounce within it is still the commanded opening.
     expect(r.fx).not.toContainEqual({ type: 'stop-timer', timer: 'door-open' });
     expect(r.state.doorOutcomes[B1]).toBe('commanded-opened');
@@ -98,7 +126,17 @@ describe('deposit flow', () => {
     s = r.state;
 
     r = step(s, { type: 'door', boxId: B1, state: 'CLOSED' });
-    expect(sends(r.fx)).toEqual([{ endpoint: 'state', st: 'UP', errorMessage: null, boxes: [{ id: B1, st: 'CLOSED' }, { id: B2, st: 'CLOSED' }] }]);
+    expect(sends(r.fx)).toEqual([
+      {
+        endpoint: 'state',
+        st: 'UP',
+        errorMessage: null,
+        boxes: [
+          { id: B1, st: 'CLOSED' },
+          { id: B2, st: 'CLOSED' },
+        ],
+      },
+    ]);
     s = r.state;
 
     r = step(s, answered('state', waitForInput(['Next'])));
@@ -108,13 +146,26 @@ describe('deposit flow', () => {
 
   it('a door that closes before wait-for-closing arrives is reported right after the answer', () => {
     let s = idle();
-    s = run(s, { type: 'scan', identifierType: 'RFID', value: 'e004', at: 0 }, answered('item-identify', cmd({ type: 'box-open', boxes: [B1], displayMessages: [] })), { type: 'door', boxId: B1, state: 'OPEN' }).state;
+    s = run(
+      s,
+      { type: 'scan', identifierType: 'RFID', value: 'e004', at: 0 },
+      answered('item-identify', cmd({ type: 'box-open', boxes: [B1], displayMessages: [] })),
+      { type: 'door', boxId: B1, state: 'OPEN' },
+    ).state;
     expect(s.inFlight).toBe('state');
     let r = step(s, { type: 'door', boxId: B1, state: 'CLOSED' });
     expect(sends(r.fx)).toEqual([]); // never two events in flight
     expect(r.state.stateOwed).toBe(true);
     r = step(r.state, answered('state', cmd({ type: 'wait-for-closing', boxes: [B1], displayMessages: [], cancellable: true })));
-    expect(sends(r.fx)).toEqual([expect.objectContaining({ endpoint: 'state', boxes: [{ id: B1, st: 'CLOSED' }, { id: B2, st: 'CLOSED' }] })]);
+    expect(sends(r.fx)).toEqual([
+      expect.objectContaining({
+        endpoint: 'state',
+        boxes: [
+          { id: B1, st: 'CLOSED' },
+          { id: B2, st: 'CLOSED' },
+        ],
+      }),
+    ]);
   });
 
   it('several boxes in one command: all pulsed, /state once every door is open', () => {
@@ -125,13 +176,35 @@ describe('deposit flow', () => {
     r = step(r.state, { type: 'door', boxId: B1, state: 'OPEN' });
     expect(sends(r.fx)).toEqual([]);
     r = step(r.state, { type: 'door', boxId: B2, state: 'OPEN' });
-    expect(sends(r.fx)).toEqual([expect.objectContaining({ endpoint: 'state', boxes: [{ id: B1, st: 'OPEN' }, { id: B2, st: 'OPEN' }] })]);
+    expect(sends(r.fx)).toEqual([
+      expect.objectContaining({
+        endpoint: 'state',
+        boxes: [
+          { id: B1, st: 'OPEN' },
+          { id: B2, st: 'OPEN' },
+        ],
+      }),
+    ]);
   });
 
   it('a door that does not open within the door-open time is reported CLOSED with an errorMessage naming it', () => {
-    let s = run(idle(), { type: 'scan', identifierType: 'BAR_CODE', value: 'X', at: 0 }, answered('item-identify', cmd({ type: 'box-open', boxes: [B2], displayMessages: [] }))).state;
+    let s = run(
+      idle(),
+      { type: 'scan', identifierType: 'BAR_CODE', value: 'X', at: 0 },
+      answered('item-identify', cmd({ type: 'box-open', boxes: [B2], displayMessages: [] })),
+    ).state;
     const r = step(s, { type: 'timer', timer: 'door-open' });
-    expect(sends(r.fx)).toEqual([{ endpoint: 'state', st: 'DOWN', errorMessage: 'box 2 did not open', boxes: [{ id: B1, st: 'CLOSED' }, { id: B2, st: 'CLOSED' }] }]);
+    expect(sends(r.fx)).toEqual([
+      {
+        endpoint: 'state',
+        st: 'DOWN',
+        errorMessage: 'box 2 did not open',
+        boxes: [
+          { id: B1, st: 'CLOSED' },
+          { id: B2, st: 'CLOSED' },
+        ],
+      },
+    ]);
     s = run(r.state, answered('state', waitForInput())).state;
     // the one-shot error was delivered: the next heartbeat is UP again
     const hb = step(s, { type: 'timer', timer: 'heartbeat' });
@@ -144,7 +217,15 @@ describe('deposit flow', () => {
     const opened = step(s, answered('item-identify', cmd({ type: 'box-open', boxes: [B1], displayMessages: [] })));
     expect(pulses(opened.fx)).toEqual([[B1]]);
     // counted as opened at once: /state goes out without waiting for the door-open timer
-    expect(sends(opened.fx)).toEqual([expect.objectContaining({ endpoint: 'state', boxes: [{ id: B1, st: 'OPEN' }, { id: B2, st: 'CLOSED' }] })]);
+    expect(sends(opened.fx)).toEqual([
+      expect.objectContaining({
+        endpoint: 'state',
+        boxes: [
+          { id: B1, st: 'OPEN' },
+          { id: B2, st: 'CLOSED' },
+        ],
+      }),
+    ]);
   });
 });
 
@@ -244,10 +325,16 @@ describe('refusals and duplicates', () => {
     const r = run(s, { type: 'scan', identifierType: 'BAR_CODE', value: 'B', at: 5_000 }, { type: 'key', key: { kind: 'digit', digit: '1' } });
     expect(sends(r.fx)).toEqual([]);
     // The scan is refused (double beep); a digit only fills the local buffer (typing may go on).
-    expect(r.fx.filter((e) => e.type === 'sound')).toEqual([{ type: 'sound', sound: 'refused' }, { type: 'sound', sound: 'accepted' }]);
+    expect(r.fx.filter((e) => e.type === 'sound')).toEqual([
+      { type: 'sound', sound: 'refused' },
+      { type: 'sound', sound: 'accepted' },
+    ]);
     expect(screen(config, r.state)).toEqual(config.messages.busy);
     // after the answer nothing is sent on their behalf
-    const after = step(r.state, answered('item-identify', { kind: 'exception', status: 404, exceptionType: 'ItemNotFound', displayMessages: ['Unknown item'] }));
+    const after = step(
+      r.state,
+      answered('item-identify', { kind: 'exception', status: 404, exceptionType: 'ItemNotFound', displayMessages: ['Unknown item'] }),
+    );
     expect(sends(after.fx)).toEqual([]);
   });
 
@@ -362,7 +449,12 @@ describe('faults and heartbeat', () => {
   });
 
   it('a heartbeat due while an event is in flight goes out right after its answer, once', () => {
-    let r = run(idle(), { type: 'scan', identifierType: 'BAR_CODE', value: 'A', at: 0 }, { type: 'timer', timer: 'heartbeat' }, { type: 'timer', timer: 'heartbeat' });
+    let r = run(
+      idle(),
+      { type: 'scan', identifierType: 'BAR_CODE', value: 'A', at: 0 },
+      { type: 'timer', timer: 'heartbeat' },
+      { type: 'timer', timer: 'heartbeat' },
+    );
     expect(sends(r.fx)).toHaveLength(1);
     r = run(r.state, answered('item-identify', { kind: 'exception', status: 404, exceptionType: 'X', displayMessages: [] }));
     expect(sends(r.fx)).toEqual([expect.objectContaining({ endpoint: 'state' })]);
@@ -381,7 +473,15 @@ describe('technician open', () => {
     let r = run(idle(), { type: 'technician-open', boxId: B2 });
     expect(pulses(r.fx)).toEqual([[B2]]);
     r = run(r.state, { type: 'door', boxId: B2, state: 'OPEN' });
-    expect(sends(r.fx)).toEqual([expect.objectContaining({ endpoint: 'state', boxes: [{ id: B1, st: 'CLOSED' }, { id: B2, st: 'OPEN' }] })]);
+    expect(sends(r.fx)).toEqual([
+      expect.objectContaining({
+        endpoint: 'state',
+        boxes: [
+          { id: B1, st: 'CLOSED' },
+          { id: B2, st: 'OPEN' },
+        ],
+      }),
+    ]);
   });
   it('is refused while an event is in flight', () => {
     const s = run(idle(), { type: 'scan', identifierType: 'BAR_CODE', value: 'A', at: 0 }).state;
@@ -391,10 +491,22 @@ describe('technician open', () => {
 
 describe('heartbeat while doors open', () => {
   it('a heartbeat due while pulsed doors are opening waits for the door outcome', () => {
-    let r = run(idle(), { type: 'scan', identifierType: 'BAR_CODE', value: 'A', at: 0 }, answered('item-identify', cmd({ type: 'box-open', boxes: [B1], displayMessages: [] })));
+    let r = run(
+      idle(),
+      { type: 'scan', identifierType: 'BAR_CODE', value: 'A', at: 0 },
+      answered('item-identify', cmd({ type: 'box-open', boxes: [B1], displayMessages: [] })),
+    );
     r = run(r.state, { type: 'timer', timer: 'heartbeat' });
     expect(sends(r.fx)).toEqual([]);
     r = run(r.state, { type: 'door', boxId: B1, state: 'OPEN' });
-    expect(sends(r.fx)).toEqual([expect.objectContaining({ endpoint: 'state', boxes: [{ id: B1, st: 'OPEN' }, { id: B2, st: 'CLOSED' }] })]);
+    expect(sends(r.fx)).toEqual([
+      expect.objectContaining({
+        endpoint: 'state',
+        boxes: [
+          { id: B1, st: 'OPEN' },
+          { id: B2, st: 'CLOSED' },
+        ],
+      }),
+    ]);
   });
 });

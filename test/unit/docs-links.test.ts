@@ -25,9 +25,18 @@ function markdownFiles(dir: string): string[] {
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
 function anchors(file: string): Set<string> {
   const out = new Set<string>();
-  for (const line of readFileSync(file, 'utf8').replace(/```[\s\S]*?```/g, '').split('\n')) {
+  for (const line of readFileSync(file, 'utf8')
+    .replace(/```[\s\S]*?```/g, '')
+    .split('\n')) {
     const m = /^#+\s+(.*)$/.exec(line);
-    if (m !== null) out.add(m[1]!.trim().toLowerCase().replace(/[^\p{L}\p{N}_\- ]/gu, '').replaceAll(' ', '-'));
+    if (m !== null)
+      out.add(
+        m[1]!
+          .trim()
+          .toLowerCase()
+          .replace(/[^\p{L}\p{N}_\- ]/gu, '')
+          .replaceAll(' ', '-'),
+      );
   }
   return out;
 }

@@ -23,8 +23,7 @@ const CONFIG: CoreConfig = {
 const idle = { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } as const;
 
 type StateSent = Extract<OutboundRequest, { endpoint: 'state' }>;
-const states = (fx: readonly Effect[]): StateSent[] =>
-  fx.flatMap((e) => (e.type === 'send' && e.request.endpoint === 'state' ? [e.request] : []));
+const states = (fx: readonly Effect[]): StateSent[] => fx.flatMap((e) => (e.type === 'send' && e.request.endpoint === 'state' ? [e.request] : []));
 const doorsOf = (r: StateSent | undefined): string => (r ? r.boxes.map((b) => b.st[0]).join('') : '-');
 
 function started(): CoreDriver {
@@ -41,7 +40,8 @@ describe('door changes while a /state is in flight', () => {
     c.input({ type: 'door', boxId: A, state: 'OPEN' });
     c.input({ type: 'door', boxId: A, state: 'CLOSED' });
     const reported: string[] = [];
-    for (let i = 0; i < 3 && c.state.inFlight === 'state'; i++) reported.push(doorsOf(states(c.input({ type: 'answered', endpoint: 'state', answer: idle }))[0]));
+    for (let i = 0; i < 3 && c.state.inFlight === 'state'; i++)
+      reported.push(doorsOf(states(c.input({ type: 'answered', endpoint: 'state', answer: idle }))[0]));
     expect(reported).toEqual(['OC', 'CC', '-']);
   });
 
@@ -80,7 +80,14 @@ describe('door changes while the server does not answer', () => {
     expect(c.state.inFlight).toBeNull();
     c.advance(c.now + 1);
     // ... and reports the kept OPEN again, then the doors as they are.
-    expect(c.sendsOf('state').at(-1)?.effect).toMatchObject({ request: { boxes: [{ id: A, st: 'OPEN' }, { id: B, st: 'CLOSED' }] } });
+    expect(c.sendsOf('state').at(-1)?.effect).toMatchObject({
+      request: {
+        boxes: [
+          { id: A, st: 'OPEN' },
+          { id: B, st: 'CLOSED' },
+        ],
+      },
+    });
     expect(doorsOf(states(c.input({ type: 'answered', endpoint: 'state', answer: idle }))[0])).toBe('CC');
     expect(states(c.input({ type: 'answered', endpoint: 'state', answer: idle }))).toEqual([]);
   });

@@ -11,7 +11,11 @@ import { B1, coreConfig, runCore, sends } from '../support/core-driver.js';
 const config = coreConfig({ boxes: [{ id: B1, number: 1 }] });
 const run = (state: CoreState, ...inputs: Input[]) => runCore(config, state, ...inputs);
 const drained = (fx: readonly Effect[]) => fx.filter((e) => e.type === 'drained');
-const cmd = (endpoint: 'state' | 'item-identify', command: object): Input => ({ type: 'answered', endpoint, answer: { kind: 'command', command: command as never } });
+const cmd = (endpoint: 'state' | 'item-identify', command: object): Input => ({
+  type: 'answered',
+  endpoint,
+  answer: { kind: 'command', command: command as never },
+});
 const idle = (): CoreState => run(initialState({ [B1]: 'CLOSED' }), { type: 'start' }, cmd('state', { type: 'wait-for-input', displayMessages: [] })).state;
 
 describe('drain', () => {
@@ -59,7 +63,12 @@ describe('drain', () => {
   });
 
   it('a box that does not open: drained after the door-open time and the /state that reports it', () => {
-    let r = run(idle(), { type: 'scan', identifierType: 'BAR_CODE', value: 'A', at: 0 }, { type: 'drain' }, cmd('item-identify', { type: 'box-open', boxes: [B1], displayMessages: [] }));
+    let r = run(
+      idle(),
+      { type: 'scan', identifierType: 'BAR_CODE', value: 'A', at: 0 },
+      { type: 'drain' },
+      cmd('item-identify', { type: 'box-open', boxes: [B1], displayMessages: [] }),
+    );
     r = run(r.state, { type: 'timer', timer: 'door-open' });
     expect(sends(r.fx)).toEqual([expect.objectContaining({ endpoint: 'state', st: 'DOWN' })]);
     expect(drained(r.fx)).toEqual([]);

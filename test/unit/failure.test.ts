@@ -8,7 +8,9 @@ const clock = (): Date => new Date('2000-01-01T00:00:42.000Z');
 describe('describeTransportError', () => {
   it('a certificate not yet valid names the board clock and shows its time', () => {
     const r = describeTransportError(err('CERT_NOT_YET_VALID', 'certificate is not yet valid'), clock);
-    expect(r).toBe("board clock is behind: the server's certificate is not valid yet (board clock 2000-01-01T00:00:42.000Z; is time sync running?) [CERT_NOT_YET_VALID]");
+    expect(r).toBe(
+      "board clock is behind: the server's certificate is not valid yet (board clock 2000-01-01T00:00:42.000Z; is time sync running?) [CERT_NOT_YET_VALID]",
+    );
   });
 
   it.each([

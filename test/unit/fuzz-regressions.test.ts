@@ -24,12 +24,18 @@ const hasText = (lines: readonly string[]): boolean => lines.some((l) => l.trim(
 
 describe('8b: a server command without text never blanks the display', () => {
   it('wait-for-closing with displayMessages [] (shrunk counterexample) shows the station\'s own "close the box"', () => {
-    const s = run([{ type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-closing', boxes: [BOX], displayMessages: [], cancellable: false } } }]);
+    const s = run([
+      {
+        type: 'answered',
+        endpoint: 'state',
+        answer: { kind: 'command', command: { type: 'wait-for-closing', boxes: [BOX], displayMessages: [], cancellable: false } },
+      },
+    ]);
     expect(s.mode.kind).toBe('closing');
     expect(screen(CONFIG, s)).toEqual(CONFIG.messages.boxOpen);
   });
 
-  it('an exception whose displayMessages are blank (shrunk counterexample) shows the station\'s error text', () => {
+  it("an exception whose displayMessages are blank (shrunk counterexample) shows the station's error text", () => {
     const s = run([{ type: 'answered', endpoint: 'state', answer: { kind: 'exception', status: 200, exceptionType: '', displayMessages: ['   '] } }]);
     expect(screen(CONFIG, s)).toEqual(CONFIG.messages.serverError);
   });
@@ -41,7 +47,11 @@ describe('8b: a server command without text never blanks the display', () => {
   ] as const)('%s with blank lines', (_name, command, endpoint) => {
     let s = run([{ type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } }]);
     // Put the endpoint in flight (an answer to an event not in flight is ignored).
-    s = transition(CONFIG, s, endpoint === 'item-identify' ? { type: 'scan', identifierType: 'BAR_CODE', value: 'X', at: 0 } : { type: 'timer', timer: 'heartbeat' }).state;
+    s = transition(
+      CONFIG,
+      s,
+      endpoint === 'item-identify' ? { type: 'scan', identifierType: 'BAR_CODE', value: 'X', at: 0 } : { type: 'timer', timer: 'heartbeat' },
+    ).state;
     expect(s.inFlight).toBe(endpoint);
     s = transition(CONFIG, s, { type: 'answered', endpoint, answer: { kind: 'command', command } }).state;
     expect(hasText(screen(CONFIG, s)), JSON.stringify(screen(CONFIG, s))).toBe(true);
@@ -49,7 +59,7 @@ describe('8b: a server command without text never blanks the display', () => {
 });
 
 describe('8b: a PIN goes out only with the Enter that follows its digits', () => {
-  it('a refused Enter (a /state in flight) drops the typed PIN: the next reader\'s Enter does not send it (shrunk counterexample)', () => {
+  it("a refused Enter (a /state in flight) drops the typed PIN: the next reader's Enter does not send it (shrunk counterexample)", () => {
     const wfi: Input = { type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } };
     const digits = (ds: string): Input[] => [...ds].map((d) => ({ type: 'key', key: { kind: 'digit', digit: d } }));
     let s = run([{ type: 'timer', timer: 'heartbeat' }, wfi]);
@@ -64,7 +74,7 @@ describe('8b: a PIN goes out only with the Enter that follows its digits', () =>
     expect(sent).toEqual([{ type: 'send', request: { endpoint: 'pin-enter', pin: '000004' } }]);
   });
 
-  it('six digits left without Enter: the next reader\'s six replace them, and their Enter sends their own PIN', () => {
+  it("six digits left without Enter: the next reader's six replace them, and their Enter sends their own PIN", () => {
     const digits = (ds: string): Input[] => [...ds].map((d) => ({ type: 'key', key: { kind: 'digit', digit: d } }));
     const wfi: Input = { type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } };
     let s = run([wfi]);

@@ -89,7 +89,12 @@ describe('GPIO cancel button', () => {
     const world = new FakeGpioWorld();
     world.setInput(BASE + 22, 1); // active-low button, released = high
     const backend = new SysfsBackend({ Gpio: world.Gpio, chips: FAKE_CHIPS });
-    const b = await GpioButton.open(backend, { name: 'cancel button', line: { chip: CHIP, offset: 22, activeLow: true, bias: 'pull-up' }, debounceMs: 20, log });
+    const b = await GpioButton.open(backend, {
+      name: 'cancel button',
+      line: { chip: CHIP, offset: 22, activeLow: true, bias: 'pull-up' },
+      debounceMs: 20,
+      log,
+    });
     let presses = 0;
     b.onPress(() => presses++);
     world.setInput(BASE + 22, 0);

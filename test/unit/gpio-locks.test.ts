@@ -150,7 +150,13 @@ describe('GPIO lock bank watchdog', () => {
 
   it('drives the line OFF at the pulse deadline and reports a pulse not confirmed within the margin', async () => {
     const stuck = stuckLine();
-    const backend = { kind: 'sysfs' as const, output: () => Promise.resolve(stuck.line), input: () => Promise.reject(new Error('no')), forceOff: () => Promise.resolve(), close: () => Promise.resolve() };
+    const backend = {
+      kind: 'sysfs' as const,
+      output: () => Promise.resolve(stuck.line),
+      input: () => Promise.reject(new Error('no')),
+      forceOff: () => Promise.resolve(),
+      close: () => Promise.resolve(),
+    };
     const bank = await GpioLockBank.open(backend, { locks: new Map([[1, { chip: 'x', offset: 0, activeLow: false }]]), watchdogMarginMs: 500, log });
     const p = bank.pulse(1, 600).catch((e: unknown) => e);
     await vi.advanceTimersByTimeAsync(600);

@@ -20,7 +20,10 @@ function fakeSysfs(chips: Record<string, { label: string; base: number; ngpio: n
 
 describe('sysfs chip resolution', () => {
   it('finds a Pi 4 Bookworm line by label + offset (base 512, not 0)', () => {
-    const root = fakeSysfs({ gpiochip512: { label: 'pinctrl-bcm2711', base: 512, ngpio: 58 }, gpiochip570: { label: 'raspberrypi-exp-gpio', base: 570, ngpio: 8 } });
+    const root = fakeSysfs({
+      gpiochip512: { label: 'pinctrl-bcm2711', base: 512, ngpio: 58 },
+      gpiochip570: { label: 'raspberrypi-exp-gpio', base: 570, ngpio: 8 },
+    });
     const chips = listSysfsChips(root);
     expect(chips).toHaveLength(2);
     expect(resolveSysfsNumber({ chip: 'pinctrl-bcm2711', offset: 17 }, chips)).toBe(529);
@@ -34,7 +37,9 @@ describe('sysfs chip resolution', () => {
 
   it('names what exists when the label is missing, and rejects offsets beyond the chip', () => {
     const chips = listSysfsChips(fakeSysfs({ gpiochip512: { label: 'pinctrl-bcm2711', base: 512, ngpio: 58 } }));
-    expect(() => resolveSysfsNumber({ chip: 'pinctrl-rp1', offset: 4 }, chips)).toThrow('gpio pinctrl-rp1:4: no GPIO chip labelled "pinctrl-rp1" (found: pinctrl-bcm2711)');
+    expect(() => resolveSysfsNumber({ chip: 'pinctrl-rp1', offset: 4 }, chips)).toThrow(
+      'gpio pinctrl-rp1:4: no GPIO chip labelled "pinctrl-rp1" (found: pinctrl-bcm2711)',
+    );
     expect(() => resolveSysfsNumber({ chip: 'pinctrl-bcm2711', offset: 58 }, chips)).toThrow(/offset 58 is out of range: chip "pinctrl-bcm2711" has 58 lines/);
   });
 

@@ -6,7 +6,17 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
-import { byteBytes, COMMON_BACKPACK_PINS, CUSTOM_SLOTS, Hd44780Display, layoutLcd, nibbleBytes, rowAddress, type Hd44780Options, type Pcf8574Pins } from '../../src/devices/display/hd44780.js';
+import {
+  byteBytes,
+  COMMON_BACKPACK_PINS,
+  CUSTOM_SLOTS,
+  Hd44780Display,
+  layoutLcd,
+  nibbleBytes,
+  rowAddress,
+  type Hd44780Options,
+  type Pcf8574Pins,
+} from '../../src/devices/display/hd44780.js';
 import { cellGlyph } from '../../src/devices/display/font.js';
 import { SERVER_TEXTS } from '../../src/sim/messages.js';
 import { FakeI2cBus, glyphKey, Hd44780Model } from '../support/display-models.js';

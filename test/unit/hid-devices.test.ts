@@ -72,7 +72,12 @@ afterEach(() => {
 describe('selectDevice', () => {
   const d = (path: string, extra: Partial<HidDeviceInfo> = {}): HidDeviceInfo => ({ path, vendorId: VID, productId: PID, interface: 0, ...extra });
   it('matches vendor/product, then serial and path when given, prefers the keyboard interface', () => {
-    const list = [d('/dev/hidraw3', { usagePage: 0x0c, usage: 1 }), d('/dev/hidraw2', { usagePage: 1, usage: 6, serialNumber: 'B' }), d('/dev/hidraw1', { serialNumber: 'A' }), { ...d('/dev/hidraw0'), productId: 1 }];
+    const list = [
+      d('/dev/hidraw3', { usagePage: 0x0c, usage: 1 }),
+      d('/dev/hidraw2', { usagePage: 1, usage: 6, serialNumber: 'B' }),
+      d('/dev/hidraw1', { serialNumber: 'A' }),
+      { ...d('/dev/hidraw0'), productId: 1 },
+    ];
     expect(selectDevice(list, { vendorId: VID, productId: PID })?.path).toBe('/dev/hidraw2');
     expect(selectDevice(list, { vendorId: VID, productId: PID, serialNumber: 'A' })?.path).toBe('/dev/hidraw1');
     expect(selectDevice(list, { vendorId: VID, productId: PID, path: '/dev/hidraw3' })?.path).toBe('/dev/hidraw3');
@@ -191,7 +196,18 @@ describe('HidKeypad', () => {
     const keys: KeypadKey[] = [];
     k.onKey((key) => keys.push(key));
     await k.start();
-    hid.send([report(0, 0x53), UP, report(0, 0x5f), report(0, 0x5f, 0x60), report(0, 0x1, 0x1, 0x1, 0x1, 0x1, 0x1), UP, report(0, 0x2a), UP, report(0, 0x58), UP]);
+    hid.send([
+      report(0, 0x53),
+      UP,
+      report(0, 0x5f),
+      report(0, 0x5f, 0x60),
+      report(0, 0x1, 0x1, 0x1, 0x1, 0x1, 0x1),
+      UP,
+      report(0, 0x2a),
+      UP,
+      report(0, 0x58),
+      UP,
+    ]);
     await vi.advanceTimersByTimeAsync(0);
     expect(keys).toEqual([{ kind: 'clear' }, { kind: 'digit', digit: '7' }, { kind: 'digit', digit: '8' }, { kind: 'backspace' }, { kind: 'enter' }]);
     // Nothing logged carries a digit or a digit's usage code.

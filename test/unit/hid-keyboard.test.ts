@@ -121,10 +121,22 @@ describe('Czech QWERTZ layout', () => {
     const u = [0x2d, 0x2f, 0x30, 0x33, 0x34, 0x36, 0x37, 0x38, 0x64];
     expect(u.map((x) => ch('cz-qwertz', x)).join('')).toBe('=ú)ů§,.-\\');
     expect(u.map((x) => ch('cz-qwertz', x, SHIFT)).join('')).toBe('%/("!?:_|');
-    expect([0x2f, 0x30, 0x33, 0x34, 0x36, 0x37, 0x38, 0x64].map((x) => ch('cz-qwertz', x, ALTGR)).join('')).toBe('[]$\'<>*/');
+    expect([0x2f, 0x30, 0x33, 0x34, 0x36, 0x37, 0x38, 0x64].map((x) => ch('cz-qwertz', x, ALTGR)).join('')).toBe("[]$'<>*/");
   });
   it('AltGr letters give the ASCII symbols a Czech-mode scanner types with them', () => {
-    const pairs: Array<[string, string]> = [['q', '\\'], ['w', '|'], ['v', '@'], ['x', '#'], ['c', '&'], ['b', '{'], ['n', '}'], ['f', '['], ['g', ']'], ['m', '^'], ['a', '~']];
+    const pairs: Array<[string, string]> = [
+      ['q', '\\'],
+      ['w', '|'],
+      ['v', '@'],
+      ['x', '#'],
+      ['c', '&'],
+      ['b', '{'],
+      ['n', '}'],
+      ['f', '['],
+      ['g', ']'],
+      ['m', '^'],
+      ['a', '~'],
+    ];
     for (const [l, sym] of pairs) expect(ch('cz-qwertz', 0x04 + l.charCodeAt(0) - 0x61, ALTGR)).toBe(sym);
   });
   it('dead keys have no character', () => {

@@ -67,7 +67,19 @@ describe('I2C displays in the runtime', () => {
     const bus = new FakeI2cBus();
     const model = new Hd44780Model(COMMON_BACKPACK_PINS, 20, 4, () => Date.now());
     bus.devices.set(0x27, { sendByte: (b) => model.write(b) });
-    const display = new Hd44780Display({ bus: 1, address: 0x27, size: { columns: 20, rows: 4 }, overflow: 'wrap', pins: COMMON_BACKPACK_PINS, backlight: true, czech: 'transliterate', reconnect, openTimeoutMs: 5_000, log, opener: bus.opener });
+    const display = new Hd44780Display({
+      bus: 1,
+      address: 0x27,
+      size: { columns: 20, rows: 4 },
+      overflow: 'wrap',
+      pins: COMMON_BACKPACK_PINS,
+      backlight: true,
+      czech: 'transliterate',
+      reconnect,
+      openTimeoutMs: 5_000,
+      log,
+      opener: bus.opener,
+    });
     const { sim, sender, runtime } = await run(display);
     expect(sender.of('state').at(-1)).toMatchObject({ st: 'UP' });
     const prompt = model.text().map((l) => l.trimEnd());
@@ -94,7 +106,19 @@ describe('I2C displays in the runtime', () => {
     const bus = new FakeI2cBus();
     const model = new OledModel('ssd1306');
     bus.devices.set(0x3c, { block: (c, d) => model.write(c, d) });
-    const display = new OledDisplay({ controller: 'ssd1306', bus: 1, address: 0x3c, overflow: 'wrap', contrast: 0xcf, rotate180: false, idle: { dimAfterMs: 60_000, offAfterMs: 600_000, dimContrast: 1 }, reconnect, openTimeoutMs: 5_000, log, opener: bus.opener });
+    const display = new OledDisplay({
+      controller: 'ssd1306',
+      bus: 1,
+      address: 0x3c,
+      overflow: 'wrap',
+      contrast: 0xcf,
+      rotate180: false,
+      idle: { dimAfterMs: 60_000, offAfterMs: 600_000, dimContrast: 1 },
+      reconnect,
+      openTimeoutMs: 5_000,
+      log,
+      opener: bus.opener,
+    });
     const { sim, runtime } = await run(display);
     await vi.advanceTimersByTimeAsync(61_000);
     expect(model.contrast).toBe(1);

@@ -33,9 +33,27 @@ describe('inputProfileSchema', () => {
       openTimeoutMs: 5000,
       framing: { terminator: 'any', prefix: '', suffix: '', maxLength: 128, idleGapMs: 200 },
     });
-    expect(p.scanners[1]).toMatchObject({ vendorId: 0x0c2e, productId: 0x0b61, layout: 'cz-qwertz', serialNumber: null, path: null, reportId: null, presenceCheckMs: 2000, frameTimeoutMs: 500, maxLength: 128 });
+    expect(p.scanners[1]).toMatchObject({
+      vendorId: 0x0c2e,
+      productId: 0x0b61,
+      layout: 'cz-qwertz',
+      serialNumber: null,
+      path: null,
+      reportId: null,
+      presenceCheckMs: 2000,
+      frameTimeoutMs: 500,
+      maxLength: 128,
+    });
     expect(p.keypad).toMatchObject({ kind: 'hid', vendorId: 1241, productId: 0x1203, clearKeys: ['escape', 'numlock', 'delete', 'kp-asterisk', 'kp-slash'] });
-    expect(p.display).toMatchObject({ kind: 'serial', columns: 20, rows: 4, charset: 'ascii', overflow: 'wrap', writeTimeoutMs: 2000, protocol: { clear: '\f', lineEnd: '\r\n', rowStart: null, padLines: false } });
+    expect(p.display).toMatchObject({
+      kind: 'serial',
+      columns: 20,
+      rows: 4,
+      charset: 'ascii',
+      overflow: 'wrap',
+      writeTimeoutMs: 2000,
+      protocol: { clear: '\f', lineEnd: '\r\n', rowStart: null, padLines: false },
+    });
   });
 
   it('passes a gpio-matrix keypad section through untouched', () => {

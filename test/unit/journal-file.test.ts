@@ -129,10 +129,11 @@ describe('file journal', () => {
       writeFileSync(join(dir, JOURNAL_FILE), 'garbage\n');
       new FileJournal(dir, { keepDamaged: 2, now: () => new Date(Date.UTC(2025, 0, 1, 0, 0, i)) });
     }
-    expect(readdirSync(dir).filter((f) => f.includes('damaged')).sort()).toEqual([
-      'journal.log.damaged-2025-01-01T00-00-03-000Z',
-      'journal.log.damaged-2025-01-01T00-00-04-000Z',
-    ]);
+    expect(
+      readdirSync(dir)
+        .filter((f) => f.includes('damaged'))
+        .sort(),
+    ).toEqual(['journal.log.damaged-2025-01-01T00-00-03-000Z', 'journal.log.damaged-2025-01-01T00-00-04-000Z']);
   });
 
   it('unreadable (a folder where the file should be): reported, set aside, started anyway', async () => {

@@ -47,7 +47,11 @@ describe('station texts', () => {
         expect(shown.length, what).toBeLessThanOrEqual(SIZE.rows);
         for (const row of shown) expect(row.length, what).toBeLessThanOrEqual(SIZE.columns);
         // Word by word, nothing cut, nothing lost.
-        const words = (rows: readonly string[]) => rows.join(' ').split(/ +/).filter((w) => w !== '');
+        const words = (rows: readonly string[]) =>
+          rows
+            .join(' ')
+            .split(/ +/)
+            .filter((w) => w !== '');
         expect(words(shown), what).toEqual(words(ascii));
       }
     });

@@ -87,7 +87,9 @@ describe('OledDisplay on a fake bus', () => {
     await display.show(['Scan an item', 'or enter your PIN']);
     const from = bus.transfers.length;
     await display.show(['Scan an item', 'PIN: ****']);
-    const pagesWritten = bus.transfers.slice(from).flatMap((t) => (t.kind === 'block' && t.command === 0x00 ? t.data.filter((b) => b >= 0xb0 && b <= 0xb7).map((b) => b & 7) : []));
+    const pagesWritten = bus.transfers
+      .slice(from)
+      .flatMap((t) => (t.kind === 'block' && t.command === 0x00 ? t.data.filter((b) => b >= 0xb0 && b <= 0xb7).map((b) => b & 7) : []));
     expect(pagesWritten).toEqual([2, 3]);
     const same = bus.transfers.length;
     await display.show(['Scan an item', 'PIN: ****']);

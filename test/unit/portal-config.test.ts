@@ -14,7 +14,12 @@ function file(name: string, text: string): string {
 
 describe('portal config section', () => {
   it('fills defaults and requires username for the password grant', () => {
-    expect(portalConfigSchema.parse({ baseUrl: 'https://portal.example/' })).toEqual({ baseUrl: 'https://portal.example/', grant: 'client_credentials', timeoutMs: 30_000, maxAnswerBytes: 4_194_304 });
+    expect(portalConfigSchema.parse({ baseUrl: 'https://portal.example/' })).toEqual({
+      baseUrl: 'https://portal.example/',
+      grant: 'client_credentials',
+      timeoutMs: 30_000,
+      maxAnswerBytes: 4_194_304,
+    });
     const r = portalConfigSchema.safeParse({ baseUrl: 'https://portal.example/', grant: 'password' });
     expect(r.success).toBe(false);
     expect(r.error!.issues[0]!.path).toEqual(['username']);
@@ -23,7 +28,10 @@ describe('portal config section', () => {
   });
 
   it('is an optional section of the station config', () => {
-    const base = { station: { id: '0b6c1e2a-8f3d-4c5e-9a7b-1c2d3e4f5a6b', boxes: [{ number: 1, id: '1b6c1e2a-8f3d-4c5e-9a7b-1c2d3e4f5a6b' }] }, server: { baseUrl: 'https://lib.example/station' } };
+    const base = {
+      station: { id: '0b6c1e2a-8f3d-4c5e-9a7b-1c2d3e4f5a6b', boxes: [{ number: 1, id: '1b6c1e2a-8f3d-4c5e-9a7b-1c2d3e4f5a6b' }] },
+      server: { baseUrl: 'https://lib.example/station' },
+    };
     expect(configSchema.parse(base).portal).toBeUndefined();
     expect(configSchema.parse({ ...base, portal: { baseUrl: 'https://portal.example' } }).portal).toMatchObject({ grant: 'client_credentials' });
   });

@@ -20,7 +20,15 @@ const config: CoreConfig = {
     { id: B1, number: 1 },
     { id: B2, number: 2 },
   ],
-  timing: { heartbeatIntervalMs: HEARTBEAT, pinIdleMs: 20_000, messageMs: 1_000, duplicateScanWindowMs: 1_500, doorOpenTimeoutMs: 4_000, doorAjarMs: 120_000, doorAjarReminderMs: 30_000 },
+  timing: {
+    heartbeatIntervalMs: HEARTBEAT,
+    pinIdleMs: 20_000,
+    messageMs: 1_000,
+    duplicateScanWindowMs: 1_500,
+    doorOpenTimeoutMs: 4_000,
+    doorAjarMs: 120_000,
+    doorAjarReminderMs: 30_000,
+  },
   pin: { maxFailures: 5, lockoutMs: 30_000, maxLockoutMs: 900_000, countdownTickMs: 1_000 },
   messages: messagesSchema.parse({}),
 };
@@ -69,7 +77,12 @@ describe('a refused answer repeated 1,000 times', () => {
     expect(stateTimes.length).toBeLessThanOrEqual(intervals + 2);
 
     const rejectLogs = v.effects.filter((e) => isRejectLog(e.effect));
-    expect(maxInWindow(rejectLogs.map((e) => e.at), HEARTBEAT)).toBeLessThanOrEqual(2);
+    expect(
+      maxInWindow(
+        rejectLogs.map((e) => e.at),
+        HEARTBEAT,
+      ),
+    ).toBeLessThanOrEqual(2);
     expect(rejectLogs.length).toBeLessThanOrEqual(intervals + 2);
     // Every refusal is accounted for: logged on its own, counted in a summary, or counted in the open window.
     const logged = rejectLogs.reduce((n, e) => n + (countOf(e.effect) > 0 ? countOf(e.effect) : 1), 0);
@@ -130,7 +143,10 @@ describe('refusal window', () => {
     expect(v.state.inFlight).toBeNull();
     expect(v.state.refusals).not.toBeNull();
     const fx = v.input({ type: 'door', boxId: B2, state: 'OPEN' });
-    expect(fx).toContainEqual({ type: 'send', request: expect.objectContaining({ endpoint: 'state', boxes: expect.arrayContaining([{ id: B2, st: 'OPEN' }]) }) });
+    expect(fx).toContainEqual({
+      type: 'send',
+      request: expect.objectContaining({ endpoint: 'state', boxes: expect.arrayContaining([{ id: B2, st: 'OPEN' }]) }),
+    });
   });
 
   it('a quiet interval closes the window: the next refusal is logged and reported at once again', () => {
@@ -142,7 +158,8 @@ describe('refusal window', () => {
     v.input({ type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } });
     v.advance(v.now + HEARTBEAT + 1);
     expect(v.state.refusals).toBeNull();
-    if (v.state.inFlight === 'state') v.input({ type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } });
+    if (v.state.inFlight === 'state')
+      v.input({ type: 'answered', endpoint: 'state', answer: { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } });
     v.input({ type: 'scan', identifierType: 'BAR_CODE', value: 'B1', at: v.now });
     v.advance(v.now + RTT);
     const fx = v.input({ type: 'answered', endpoint: 'item-identify', answer: frobnicate });

@@ -44,13 +44,28 @@ describe('restart truth: the seven steps of a pickup', () => {
       allClosed,
       /^restarted during pickup: \/pin-enter \(event 5e0c2b7a-3d7e-4f7a-9b1c-2a4e6f8d0c11, 0 attempts\) not answered, not resent; no box opened$/,
     ],
-    ['2 in flight', { ...none, inFlight: { endpoint: 'pin-enter', eventId: EV, attempts: 2, preview: null } }, allClosed, /\/pin-enter \(event .*, 2 attempts\) not answered, not resent; no box opened/],
+    [
+      '2 in flight',
+      { ...none, inFlight: { endpoint: 'pin-enter', eventId: EV, attempts: 2, preview: null } },
+      allClosed,
+      /\/pin-enter \(event .*, 2 attempts\) not answered, not resent; no box opened/,
+    ],
     ['3 box-open answered, before the pulse', { ...none, action: pickup([]) }, allClosed, /^restarted during pickup: box 5 was not opened \(event 5e0c2b7a/],
     ['4 mid-pulse, door sprang open', { ...none, action: pickup([B5]) }, { ...allClosed, [B5]: 'OPEN' }, /box 5 opened, still open \(event/],
     ['4 mid-pulse, door still shut', { ...none, action: pickup([B5]) }, allClosed, /box 5 pulsed, closed now \(not opened, or closed while stopped\)/],
     ['5 door OPEN, /state not yet answered', { ...none, action: pickup([B5]) }, { ...allClosed, [B5]: 'OPEN' }, /box 5 opened, still open/],
-    ['6 waiting for closing', { ...none, action: pickup([B5]), reported: { ...allClosed, [B5]: 'OPEN' } }, { ...allClosed, [B5]: 'OPEN' }, /box 5 open, waiting for closing/],
-    ['7 door closed, /state not yet answered', { ...none, action: pickup([B5]), reported: { ...allClosed, [B5]: 'OPEN' } }, allClosed, /box 5 opened, closed while stopped/],
+    [
+      '6 waiting for closing',
+      { ...none, action: pickup([B5]), reported: { ...allClosed, [B5]: 'OPEN' } },
+      { ...allClosed, [B5]: 'OPEN' },
+      /box 5 open, waiting for closing/,
+    ],
+    [
+      '7 door closed, /state not yet answered',
+      { ...none, action: pickup([B5]), reported: { ...allClosed, [B5]: 'OPEN' } },
+      allClosed,
+      /box 5 opened, closed while stopped/,
+    ],
   ])('%s: first /state DOWN naming it, then UP; no pulse, nothing resent', (_step, previous, doors, message) => {
     const r = restart(previous, doors);
     expect(r.first).toMatchObject({ st: 'DOWN', errorMessage: expect.stringMatching(message) });
@@ -83,7 +98,9 @@ describe('restart truth: the seven steps of a pickup', () => {
 describe('restart truth: deposit, cancel, journal problems', () => {
   it('a deposit names the masked identifier, never more', () => {
     const r = restart({ ...none, inFlight: { endpoint: 'item-identify', eventId: EV, attempts: 1, preview: '***017 (14)' } });
-    expect(r.first?.errorMessage).toBe(`restarted during deposit: /item-identify for ***017 (14) (event ${EV}, 1 attempt) not answered, not resent; no box opened`);
+    expect(r.first?.errorMessage).toBe(
+      `restarted during deposit: /item-identify for ***017 (14) (event ${EV}, 1 attempt) not answered, not resent; no box opened`,
+    );
   });
 
   it('a cancel cut short names the cancel and the open box it was about', () => {
@@ -96,7 +113,9 @@ describe('restart truth: deposit, cancel, journal problems', () => {
       },
       { ...allClosed, [B1]: 'OPEN' },
     );
-    expect(r.first?.errorMessage).toBe(`restarted during cancel: /cancel (event ${EV}, 1 attempt) not answered, not resent; restarted during deposit: box 1 open, waiting for closing (event e1)`);
+    expect(r.first?.errorMessage).toBe(
+      `restarted during cancel: /cancel (event ${EV}, 1 attempt) not answered, not resent; restarted during deposit: box 1 open, waiting for closing (event e1)`,
+    );
   });
 
   it('a damaged journal is one errorMessage, then UP', () => {

@@ -136,9 +136,8 @@ describe('buzzer', () => {
   });
 
   it('never sounds while a lock is energized: a beep is cut when a pulse starts and the pattern waits for its end', async () => {
-    const { runtime, hardware, events } = await started(
-      config({ locks: { pulseMs: 500 }, buzzer: { patterns: { accepted: [300, 100, 300] } } }),
-      (e) => (e === 'item-identify' ? boxOpen(1) : waitForInput),
+    const { runtime, hardware, events } = await started(config({ locks: { pulseMs: 500 }, buzzer: { patterns: { accepted: [300, 100, 300] } } }), (e) =>
+      e === 'item-identify' ? boxOpen(1) : waitForInput,
     );
     hardware.scanBarcode('X1'); // accepted pattern starts; the box-open answer comes at once: the pulse
     await vi.advanceTimersByTimeAsync(3_000);

@@ -15,20 +15,23 @@ import { STATION } from '../support/shared.js';
 const BOX = (n: number) => `bbbbbbbb-bbbb-4bbb-8bbb-${String(n).padStart(12, '0')}`;
 
 function config(overrides: Record<string, unknown> = {}): StationConfig {
-  const { config, problems } = validateConfig(
-    {
-      station: { id: STATION.id, boxes: [1, 2, 3].map((n) => ({ number: n, id: BOX(n) })) },
-      server: { baseUrl: 'http://127.0.0.1:1' },
-      hardware: { kind: 'simulated', doorSpringMs: 100 },
-      ...overrides,
-    },
-  );
+  const { config, problems } = validateConfig({
+    station: { id: STATION.id, boxes: [1, 2, 3].map((n) => ({ number: n, id: BOX(n) })) },
+    server: { baseUrl: 'http://127.0.0.1:1' },
+    hardware: { kind: 'simulated', doorSpringMs: 100 },
+    ...overrides,
+  });
   if (!config) throw new Error(JSON.stringify(problems));
   return config;
 }
 
 async function started<S extends ProtocolSender = ScriptedSender>(cfg = config(), sender: S = new ScriptedSender(() => waitForInput) as ProtocolSender as S) {
-  const hardware = new SimulatedStation({ boxNumbers: [1, 2, 3], doorSpringMs: cfg.hardware.kind === 'simulated' ? cfg.hardware.doorSpringMs : 0, inputVoltage: 12, internetSignalStrength: 100 });
+  const hardware = new SimulatedStation({
+    boxNumbers: [1, 2, 3],
+    doorSpringMs: cfg.hardware.kind === 'simulated' ? cfg.hardware.doorSpringMs : 0,
+    inputVoltage: 12,
+    internetSignalStrength: 100,
+  });
   const runtime = new StationRuntime({ config: cfg, hardware, client: sender, log: pino({ level: 'silent' }) });
   await runtime.start();
   await vi.advanceTimersByTimeAsync(0);
@@ -133,7 +136,10 @@ describe('runtime timers', () => {
     expect(hardware.locks.isEnergized(1)).toBe(false);
     await vi.advanceTimersByTimeAsync(500);
     expect(order.slice(7)).toEqual(['lock 2 off']);
-    expect(hardware.locks.pulses).toEqual([{ box: 1, ms: 500 }, { box: 2, ms: 500 }]);
+    expect(hardware.locks.pulses).toEqual([
+      { box: 1, ms: 500 },
+      { box: 2, ms: 500 },
+    ]);
     await runtime.stop();
   });
 

@@ -5,7 +5,12 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { filesUnder, findLeaks } from '../support/secrets.js';
 
-const known = { stationId: 'd3b07384-d9a0-4c9b-8f3e-2b8c1a0e5f11', password: 'TestStationPassw0rd1', tokens: ['tok_abcdefghijklmnopqrstuvwxyz012345'], pins: ['123456'] };
+const known = {
+  stationId: 'd3b07384-d9a0-4c9b-8f3e-2b8c1a0e5f11',
+  password: 'TestStationPassw0rd1',
+  tokens: ['tok_abcdefghijklmnopqrstuvwxyz012345'],
+  pins: ['123456'],
+};
 const basic = Buffer.from(`${known.stationId}:${known.password}`).toString('base64');
 
 describe('findLeaks', () => {
@@ -48,7 +53,11 @@ describe('filesUnder', () => {
     mkdirSync(join(dir, 'sub'));
     writeFileSync(join(dir, 'journal.json'), '{"a":1}');
     writeFileSync(join(dir, 'sub', 'x'), 'y');
-    expect(filesUnder(dir).map(([p]) => p.slice(dir.length)).sort()).toEqual(['/journal.json', '/sub/x']);
+    expect(
+      filesUnder(dir)
+        .map(([p]) => p.slice(dir.length))
+        .sort(),
+    ).toEqual(['/journal.json', '/sub/x']);
     expect(filesUnder(join(dir, 'absent'))).toEqual([]);
     expect(filesUnder(null)).toEqual([]);
   });

@@ -79,7 +79,15 @@ describe('SerialScanner reconnect', () => {
     expect(s.health()).toEqual({ ok: false, detail: `barcode scanner ${PATH} missing (${PATH}: cannot open: No such file or directory)` });
     expect(port.opens).toBe(1);
     // Retries at +500, +1000, +2000, +4000, +4000 (cap).
-    for (const [wait, opens] of [[499, 1], [1, 2], [1000, 3], [2000, 4], [4000, 5], [3999, 5], [1, 6]] as const) {
+    for (const [wait, opens] of [
+      [499, 1],
+      [1, 2],
+      [1000, 3],
+      [2000, 4],
+      [4000, 5],
+      [3999, 5],
+      [1, 6],
+    ] as const) {
       await vi.advanceTimersByTimeAsync(wait);
       expect(port.opens).toBe(opens);
     }

@@ -13,7 +13,10 @@ const state = (open: number[] = []): SimRequest => ({
   endpoint: 'state',
   body: { station: S.id, st: 'UP', errorMessage: null, boxes: S.boxes.map((id, i) => ({ id, st: open.includes(i + 1) ? 'OPEN' : 'CLOSED' })), event: ev() },
 });
-const identify = (value: string): SimRequest => ({ endpoint: 'item-identify', body: { station: S.id, identifierValue: value, identifierType: 'BAR_CODE', event: ev() } });
+const identify = (value: string): SimRequest => ({
+  endpoint: 'item-identify',
+  body: { station: S.id, identifierValue: value, identifierType: 'BAR_CODE', event: ev() },
+});
 const pin = (p: string): SimRequest => ({ endpoint: 'pin-enter', body: { station: S.id, pin: p, event: ev() } });
 const cancel = (): SimRequest => ({ endpoint: 'cancel', body: { station: S.id, event: ev() } });
 
@@ -47,7 +50,10 @@ describe('decide (pure)', () => {
     expect(decide(seeded(), identify(SEED_BARCODES[0]), ctx).answer.status).toBe(409);
     const alive = run(seeded(), state()).s;
     expect(decide(alive, identify(SEED_BARCODES[0]), { ...ctx, now: ctx.now + 499 }).answer.status).toBe(200);
-    expect(decide(alive, identify(SEED_BARCODES[0]), { ...ctx, now: ctx.now + 500 }).answer).toMatchObject({ status: 409, body: { exceptionType: 'StationUnavailableException' } });
+    expect(decide(alive, identify(SEED_BARCODES[0]), { ...ctx, now: ctx.now + 500 }).answer).toMatchObject({
+      status: 409,
+      body: { exceptionType: 'StationUnavailableException' },
+    });
   });
 
   it('a multi-box pickup where one box never opened completes once the other closes, with a note', () => {

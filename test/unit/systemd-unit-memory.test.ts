@@ -17,7 +17,8 @@ describe('systemd unit memory ceiling', () => {
     expect(maxMiB).toBe(256);
     expect(highMiB).toBeGreaterThan(79 + 45);
     expect(maxMiB).toBeGreaterThan(highMiB);
-    for (const why of ['steady RSS 79', 'debug.maxStreams x debug.streamBufferBytes', 'server.maxAnswerBytes', 'after GC', 'ExecStopPost']) expect(TEXT).toContain(why);
+    for (const why of ['steady RSS 79', 'debug.maxStreams x debug.streamBufferBytes', 'server.maxAnswerBytes', 'after GC', 'ExecStopPost'])
+      expect(TEXT).toContain(why);
   });
 
   it('reads systemd sizes with and without a suffix', () => {

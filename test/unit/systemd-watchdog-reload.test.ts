@@ -74,7 +74,15 @@ afterEach(() => {
 async function daemonLike() {
   const cfg = configFile();
   const loaded = loadConfigFile(cfg.file, {});
-  const supervisor = new Supervisor(await start(loaded), loaded, { configFile: cfg.file, env: {}, log: silent, start, onFatal: (e) => { throw e; } });
+  const supervisor = new Supervisor(await start(loaded), loaded, {
+    configFile: cfg.file,
+    env: {},
+    log: silent,
+    start,
+    onFatal: (e) => {
+      throw e;
+    },
+  });
   const notifier = new RecordingNotifier();
   const systemd = systemdFor(supervisor, { env: { WATCHDOG_USEC: '30000000' }, log: silent, notifier, pid: 1 });
   await systemd.ready();

@@ -140,7 +140,12 @@ describe('health-gated watchdog (fake timers, real runtime)', () => {
 
   it('without WATCHDOG_USEC: READY=1 only, no pings', async () => {
     const cfg = config();
-    const runtime = new StationRuntime({ config: cfg, hardware: new SimulatedStation({ boxNumbers: [1, 2], doorSpringMs: 50, inputVoltage: 12, internetSignalStrength: 100 }), client: new ScriptedSender(() => waitForInput), log: silent });
+    const runtime = new StationRuntime({
+      config: cfg,
+      hardware: new SimulatedStation({ boxNumbers: [1, 2], doorSpringMs: 50, inputVoltage: 12, internetSignalStrength: 100 }),
+      client: new ScriptedSender(() => waitForInput),
+      log: silent,
+    });
     await runtime.start();
     const notifier = new RecordingNotifier();
     const systemd = createSystemdIntegration({ env: {}, log: silent, config: () => cfg, runtime, notifier, pid: 1 });
@@ -155,7 +160,11 @@ describe('health-gated watchdog (fake timers, real runtime)', () => {
 describe('the checks on their own', () => {
   it('runtime check: fresh until the limit, counted from creation before the first /state', () => {
     let last: number | null = null;
-    const check = runtimeHeartbeatCheck({ lastStateOutcome: () => last }, () => 1_000, () => performance.now());
+    const check = runtimeHeartbeatCheck(
+      { lastStateOutcome: () => last },
+      () => 1_000,
+      () => performance.now(),
+    );
     expect(check.check().ok).toBe(true);
     vi.advanceTimersByTime(1_000);
     expect(check.check().ok).toBe(true);

@@ -10,7 +10,10 @@ import { ConnectionGuard } from '../../src/technician/connections.js';
 
 class FakeSocket extends EventEmitter {
   destroyed = false;
-  constructor(readonly remoteAddress: string | undefined, readonly name: string) {
+  constructor(
+    readonly remoteAddress: string | undefined,
+    readonly name: string,
+  ) {
     super();
   }
   destroy(): void {

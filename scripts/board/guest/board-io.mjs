@@ -17,7 +17,9 @@ import { createInterface } from 'node:readline';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EVENT_SIZE, create2Event, input2Event } from './uhid-keyboard.mjs';
 
-const LOCKS = 12, DOOR0 = 12, BUZZER = 26;
+const LOCKS = 12,
+  DOOR0 = 12,
+  BUZZER = 26;
 const LOG = '/run/board-io/events.log';
 mkdirSync('/run/board-io', { recursive: true });
 const now = () => (Number(process.hrtime.bigint() / 1000n) / 1000).toFixed(1);
@@ -29,7 +31,10 @@ const dev = readFileSync(`${C}/dev_name`, 'utf8').trim();
 const chip = readFileSync(`${C}/bank0/chip_name`, 'utf8').trim();
 const attr = (o, a) => `/sys/devices/platform/${dev}/${chip}/sim_gpio${o}/${a}`;
 const value = (o) => readFileSync(attr(o, 'value'), 'utf8').trim() === '1';
-const door = (n, open) => { writeFileSync(attr(DOOR0 + n - 1, 'pull'), open ? 'pull-up' : 'pull-down'); log(`door ${n} ${open ? 'open' : 'close'}`); };
+const door = (n, open) => {
+  writeFileSync(attr(DOOR0 + n - 1, 'pull'), open ? 'pull-up' : 'pull-down');
+  log(`door ${n} ${open ? 'open' : 'close'}`);
+};
 const outputs = [...Array.from({ length: LOCKS }, (_, i) => ({ name: `lock ${i + 1}`, o: i, box: i + 1 })), { name: 'buzzer', o: BUZZER }];
 const level = new Map(outputs.map((x) => [x.o, value(x.o)]));
 const springs = new Set();
@@ -54,14 +59,20 @@ for (const [name, d] of Object.entries(DEVICES)) {
   fds[name] = openSync('/dev/uhid', constants.O_RDWR | constants.O_NONBLOCK);
   writeSync(fds[name], create2Event(d));
 }
-process.on('exit', () => { for (const fd of Object.values(fds)) closeSync(fd); });
+process.on('exit', () => {
+  for (const fd of Object.values(fds)) closeSync(fd);
+});
 // Answer the kernel's report requests (GET_REPORT 9 -> 10 with EIO, SET_REPORT 13 -> 14).
 const buf = Buffer.alloc(EVENT_SIZE);
 setInterval(() => {
   for (const fd of Object.values(fds)) {
     for (;;) {
       let n;
-      try { n = readSync(fd, buf, 0, EVENT_SIZE, null); } catch { break; }
+      try {
+        n = readSync(fd, buf, 0, EVENT_SIZE, null);
+      } catch {
+        break;
+      }
       if (n <= 0) break;
       const type = buf.readUInt32LE(0);
       if (type !== 9 && type !== 13) continue;

@@ -25,7 +25,14 @@ export async function login({ client, config, out }: CommandContext): Promise<nu
   const user = await client.currentUser();
   const label = ['text', 'username', 'name'].map((k) => user[k]).find((v): v is string => typeof v === 'string' && v !== '');
   if (out.json) {
-    out.data({ ok: true, baseUrl: config.baseUrl, grant: config.grant, user: { id: user['id'], label }, scopes: token.scopes, expiresInSeconds: token.expiresInSeconds });
+    out.data({
+      ok: true,
+      baseUrl: config.baseUrl,
+      grant: config.grant,
+      user: { id: user['id'], label },
+      scopes: token.scopes,
+      expiresInSeconds: token.expiresInSeconds,
+    });
     return EXIT_OK;
   }
   out.line(`credentials OK for ${config.baseUrl} (grant ${config.grant}${config.grant === 'password' ? `, user ${config.username}` : ''})`);
@@ -141,7 +148,18 @@ export async function createTestRecord({ client, out }: CommandContext, args: Te
     await client.setPhase(ed.recordId, 'CATALOGED');
     step = 'create holding';
     const holdingId = await client.createHolding(ed.recordId, args.department);
-    if (out.json) out.data({ recordId: ed.recordId, editationId: ed.id, fieldId, subfieldId, holdingId, title: args.title, fond: args.fond, department: args.department, phase: 'CATALOGED' });
+    if (out.json)
+      out.data({
+        recordId: ed.recordId,
+        editationId: ed.id,
+        fieldId,
+        subfieldId,
+        holdingId,
+        title: args.title,
+        fond: args.fond,
+        department: args.department,
+        phase: 'CATALOGED',
+      });
     else {
       out.line(`created test record ${ed.recordId}`);
       out.line(`  title "${args.title}" (245.a), fond ${args.fond}, phase CATALOGED`);

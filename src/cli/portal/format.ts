@@ -59,7 +59,9 @@ export function userLines(u: UserEditationRequest): string[] {
   const flags = [u.id !== undefined && u.id !== null ? `id ${u.id}` : 'not saved', u.kind, u.active === false ? 'inactive' : 'active'].filter(Boolean);
   const lines = [`${name} (${flags.join(', ')})`];
   for (const a of u.readerAccounts ?? [])
-    lines.push(`  card ${a.cardNumber ?? '-'}${a.readerCategory?.text ? ` (${a.readerCategory.text})` : ''}${a.registrationExpirationDate ? `, registered until ${a.registrationExpirationDate}` : ''}`);
+    lines.push(
+      `  card ${a.cardNumber ?? '-'}${a.readerCategory?.text ? ` (${a.readerCategory.text})` : ''}${a.registrationExpirationDate ? `, registered until ${a.registrationExpirationDate}` : ''}`,
+    );
   for (const e of u.emails ?? []) lines.push(`  email ${e.value}`);
   return lines;
 }

@@ -80,7 +80,8 @@ export class PortClient {
     return new Promise((resolve, reject) => {
       const req = request(this.options(method, path, headers), resolve);
       req.on('error', (e: NodeJS.ErrnoException) => {
-        if (e.code !== undefined && NOT_RUNNING.has(e.code)) reject(new StationNotRunningError(`station not running at ${describeTarget(this.target)} (${e.code})`));
+        if (e.code !== undefined && NOT_RUNNING.has(e.code))
+          reject(new StationNotRunningError(`station not running at ${describeTarget(this.target)} (${e.code})`));
         else reject(e);
       });
       req.end(text);

@@ -95,7 +95,11 @@ function lines(v: unknown, dflt: number, max: number, why: string): number {
 }
 
 /** Options every command takes, anywhere on the line; the string-valued ones consume the next word. */
-const GLOBAL_VALUED = new Set(Object.entries(GLOBAL).filter(([, o]) => o.type === 'string').map(([k]) => `--${k}`));
+const GLOBAL_VALUED = new Set(
+  Object.entries(GLOBAL)
+    .filter(([, o]) => o.type === 'string')
+    .map(([k]) => `--${k}`),
+);
 
 /**
  * Where the command word is in `argv`: the first word that is neither a global option nor the value
@@ -116,7 +120,12 @@ function parse(argv: string[]): { command: TechnicianCommand; values: Record<str
   const at = commandIndex(argv);
   const name = argv[at] as TechnicianCommand;
   const spec = COMMANDS[name];
-  const parsed = parseArgs({ args: [...argv.slice(0, at), ...argv.slice(at + 1)], options: { ...GLOBAL, ...spec.options }, allowPositionals: true, strict: true });
+  const parsed = parseArgs({
+    args: [...argv.slice(0, at), ...argv.slice(at + 1)],
+    options: { ...GLOBAL, ...spec.options },
+    allowPositionals: true,
+    strict: true,
+  });
   const values = parsed.values as Record<string, unknown>;
   const positionals = parsed.positionals;
   const [min, max] = spec.args;
@@ -173,8 +182,24 @@ interface Ctx {
   readonly line: (text: string) => void;
 }
 
-async function follow(ctx: Ctx, path: (reconnecting: boolean) => string, onEvent: (event: string, data: unknown) => void, onReconnected?: () => string): Promise<number> {
-  await followStream({ client: ctx.client, target: ctx.target, notice: (l) => void ctx.io.stderr.write(`${l}\n`), ...(ctx.io.signal ? { signal: ctx.io.signal } : {}), ...(ctx.io.followBackoff ? { backoff: ctx.io.followBackoff } : {}) }, path, onEvent, onReconnected);
+async function follow(
+  ctx: Ctx,
+  path: (reconnecting: boolean) => string,
+  onEvent: (event: string, data: unknown) => void,
+  onReconnected?: () => string,
+): Promise<number> {
+  await followStream(
+    {
+      client: ctx.client,
+      target: ctx.target,
+      notice: (l) => void ctx.io.stderr.write(`${l}\n`),
+      ...(ctx.io.signal ? { signal: ctx.io.signal } : {}),
+      ...(ctx.io.followBackoff ? { backoff: ctx.io.followBackoff } : {}),
+    },
+    path,
+    onEvent,
+    onReconnected,
+  );
   return EXIT_OK;
 }
 
@@ -320,7 +345,9 @@ function refusalText(e: StationRefusedError): string {
     case 'reloading':
       return `${e.message} (\`stationctl status\` answers once it is back)`;
     default: {
-      const problems = Array.isArray(e.body['problems']) ? (e.body['problems'] as { path: string; message: string }[]).map((p) => `\n  ${p.path || '(root)'}: ${p.message}`).join('') : '';
+      const problems = Array.isArray(e.body['problems'])
+        ? (e.body['problems'] as { path: string; message: string }[]).map((p) => `\n  ${p.path || '(root)'}: ${p.message}`).join('')
+        : '';
       return `${e.message}${problems}`;
     }
   }
@@ -351,12 +378,20 @@ export async function runTechnicianCli(argv: string[], io: TechnicianCliIo): Pro
   } catch (e) {
     const usage = usageFailure(e, '(see stationctl --help)', (text) => void fail(EXIT_USAGE, text));
     if (usage !== null) return usage;
-    if (e instanceof StationNotRunningError) return fail(EXIT_FAILURE, `${e.message}: is the service up? (systemctl status pickup-station; --url or --socket if it listens elsewhere)`);
-    if (e instanceof TokenRefusedError) return fail(EXIT_FAILURE, 'token refused (401): check --token-file / $STATIONCTL_TOKEN (a new one: stationctl token new, its entry in debug.tokens, then stationctl reload)');
+    if (e instanceof StationNotRunningError)
+      return fail(EXIT_FAILURE, `${e.message}: is the service up? (systemctl status pickup-station; --url or --socket if it listens elsewhere)`);
+    if (e instanceof TokenRefusedError)
+      return fail(
+        EXIT_FAILURE,
+        'token refused (401): check --token-file / $STATIONCTL_TOKEN (a new one: stationctl token new, its entry in debug.tokens, then stationctl reload)',
+      );
     if (e instanceof StationRefusedError) return fail(EXIT_FAILURE, refusal(e));
     const code = e instanceof Error && 'code' in e ? String(e.code) : '';
     if (code === 'ECONNRESET' || code === 'EPIPE' || (e instanceof Error && e.message === 'socket hang up'))
-      return fail(EXIT_FAILURE, `the station closed the connection (${e instanceof Error ? e.message : code}): it may be restarting; try again in a moment (stationctl status)`);
+      return fail(
+        EXIT_FAILURE,
+        `the station closed the connection (${e instanceof Error ? e.message : code}): it may be restarting; try again in a moment (stationctl status)`,
+      );
     return fail(EXIT_FAILURE, `unexpected error: ${e instanceof Error ? e.message : String(e)}`);
   }
 }

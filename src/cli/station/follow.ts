@@ -30,12 +30,16 @@ function retryable(e: unknown): boolean {
   return e instanceof StationNotRunningError || e instanceof Error;
 }
 
-
 /**
  * Follow `path(reconnecting)` until `signal` aborts. `reconnecting` is true for every connection
  * after the first (a caller may ask for a different backlog then). Rejects only with a final error.
  */
-export async function followStream(opts: FollowOptions, path: (reconnecting: boolean) => string, onEvent: (event: string, data: unknown) => void, onReconnected?: () => string): Promise<void> {
+export async function followStream(
+  opts: FollowOptions,
+  path: (reconnecting: boolean) => string,
+  onEvent: (event: string, data: unknown) => void,
+  onReconnected?: () => string,
+): Promise<void> {
   const { client, target, notice, signal } = opts;
   const backoff = opts.backoff ?? FOLLOW_BACKOFF;
   let away = false;

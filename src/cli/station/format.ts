@@ -2,9 +2,9 @@
 import type { SelfTestReport } from '../../technician/selftest.js';
 import type { EventView, StatusBody } from '../../technician/status.js';
 
-
 const pad = (s: string, n: number): string => (s.length >= n ? s : s + ' '.repeat(n - s.length));
-const age = (ms: number | null | undefined): string => (ms === null || ms === undefined ? 'never' : ms < 10_000 ? `${ms} ms ago` : `${Math.round(ms / 1000)} s ago`);
+const age = (ms: number | null | undefined): string =>
+  ms === null || ms === undefined ? 'never' : ms < 10_000 ? `${ms} ms ago` : `${Math.round(ms / 1000)} s ago`;
 
 export function formatEvent(e: Omit<EventView, 'ageMs'> & { ageMs?: number }): string {
   const when = e.ageMs === undefined ? '' : `${pad(age(e.ageMs), 12)} `;
@@ -15,8 +15,11 @@ export function formatStatus(s: StatusBody): string {
   const out: string[] = [];
   out.push(`station ${s.stationId}  (pickup-station ${s.version}, ${s.hardware} hardware)`);
   out.push(`mode        ${s.mode}${s.service ? '  [SERVICE MODE: /state DOWN "service"]' : ''}${s.busyWith ? `  [${s.busyWith} running]` : ''}`);
-  out.push(`server      last contact ${age(s.lastServerContactAgeMs)}; in flight: ${s.inFlight ? `/${s.inFlight.endpoint} ${s.inFlight.eventId ?? ''}`.trim() : 'nothing'}`);
-  if (s.lastFailure) out.push(`last failure ${age(s.lastFailure.ageMs)}: /${s.lastFailure.endpoint} ${s.lastFailure.reason} (attempts=${s.lastFailure.attempts})`);
+  out.push(
+    `server      last contact ${age(s.lastServerContactAgeMs)}; in flight: ${s.inFlight ? `/${s.inFlight.endpoint} ${s.inFlight.eventId ?? ''}`.trim() : 'nothing'}`,
+  );
+  if (s.lastFailure)
+    out.push(`last failure ${age(s.lastFailure.ageMs)}: /${s.lastFailure.endpoint} ${s.lastFailure.reason} (attempts=${s.lastFailure.attempts})`);
   const faults = Object.entries(s.faults);
   out.push(`faults      ${faults.length === 0 ? 'none' : faults.map(([k, v]) => `${k}: ${v}`).join('; ')}`);
   const alarms = s.alarms ?? [];
@@ -52,13 +55,14 @@ export function formatLogLine(line: string): string {
   const levels: Record<number, string> = { 10: 'TRACE', 20: 'DEBUG', 30: 'INFO', 40: 'WARN', 50: 'ERROR', 60: 'FATAL' };
   const { time, level, msg, svc: _svc, pid: _pid, hostname: _host, ...rest } = o;
   const kv = Object.entries(rest).map(([k, v]) => `${k}=${typeof v === 'string' ? v : JSON.stringify(v)}`);
-  const text = (v: unknown): string => (typeof v === 'string' ? v : JSON.stringify(v) ?? '');
+  const text = (v: unknown): string => (typeof v === 'string' ? v : (JSON.stringify(v) ?? ''));
   return [text(time), pad(levels[Number(level)] ?? text(level), 5), text(msg), ...kv].join(' ');
 }
 
 export function formatSelfTest(r: SelfTestReport): string {
   const out = r.results.map(
-    (x) => `  box ${pad(String(x.box), 4)} pulse ${x.pulsed ? 'ok  ' : `FAILED (${x.error ?? '?'})`}  door ${x.door}${x.openedAfterMs === null ? '' : ` after ${x.openedAfterMs} ms`}`,
+    (x) =>
+      `  box ${pad(String(x.box), 4)} pulse ${x.pulsed ? 'ok  ' : `FAILED (${x.error ?? '?'})`}  door ${x.door}${x.openedAfterMs === null ? '' : ` after ${x.openedAfterMs} ms`}`,
   );
   for (const s of r.skipped) out.push(`  box ${pad(String(s.box), 4)} not tested: ${s.reason}`);
   out.push(r.ok ? 'self-test passed' : 'self-test FAILED');

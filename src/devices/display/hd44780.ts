@@ -104,7 +104,11 @@ function romChar(ch: string): string {
 /**
  * The screen for `lines`. `previous` slots are kept for letters still on screen. Pure.
  */
-export function layoutLcd(lines: readonly string[], o: Pick<Hd44780Options, 'size' | 'overflow' | 'czech'>, previous: readonly (string | null)[] = []): LcdScreen {
+export function layoutLcd(
+  lines: readonly string[],
+  o: Pick<Hd44780Options, 'size' | 'overflow' | 'czech'>,
+  previous: readonly (string | null)[] = [],
+): LcdScreen {
   const custom = o.czech === 'custom-characters';
   // Letters to be drawn stay one character; everything else is transliterated before fitting.
   const prepared = lines.map((l) => {

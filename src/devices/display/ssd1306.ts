@@ -90,15 +90,21 @@ export function renderOled(lines: readonly string[], overflow: Overflow): Uint8A
 export function oledInitCommands(o: Pick<OledOptions, 'controller' | 'contrast' | 'rotate180'>): number[] {
   const common = [
     DISPLAY_OFF,
-    0xd5, 0x80, // clock divide / oscillator
-    0xa8, 0x3f, // multiplex 64
-    0xd3, 0x00, // display offset 0
+    0xd5,
+    0x80, // clock divide / oscillator
+    0xa8,
+    0x3f, // multiplex 64
+    0xd3,
+    0x00, // display offset 0
     0x40, // start line 0
     o.rotate180 ? 0xa0 : 0xa1, // segment remap
     o.rotate180 ? 0xc0 : 0xc8, // COM scan direction
-    0xda, 0x12, // COM pins: alternative (128×64)
-    SET_CONTRAST, o.contrast,
-    0xdb, 0x40, // VCOMH
+    0xda,
+    0x12, // COM pins: alternative (128×64)
+    SET_CONTRAST,
+    o.contrast,
+    0xdb,
+    0x40, // VCOMH
     0xa4, // show the display memory
     0xa6, // not inverted
   ];

@@ -14,11 +14,52 @@ export type Charset = 'ascii' | 'latin1' | 'utf8';
 
 /** Letters and marks NFD cannot split into base + combining mark. */
 const SPELLED: Readonly<Record<string, string>> = {
-  đ: 'd', Đ: 'D', ð: 'd', Ð: 'D', ł: 'l', Ł: 'L', ı: 'i', ø: 'o', Ø: 'O', ß: 'ss', ẞ: 'SS',
-  æ: 'ae', Æ: 'AE', œ: 'oe', Œ: 'OE', þ: 'th', Þ: 'Th', ŧ: 't', Ŧ: 'T', ħ: 'h', Ħ: 'H',
-  '‘': "'", '’': "'", '‚': "'", '‛': "'", '“': '"', '”': '"', '„': '"', '‟': '"', '«': '"', '»': '"',
-  '‹': "'", '›': "'", '–': '-', '—': '-', '−': '-', '‐': '-', '…': '...', '€': 'EUR', '•': '*',
-  '×': 'x', '÷': '/', '°': 'o', '\u00a0': ' ', '\u202f': ' ', '\u2009': ' ',
+  đ: 'd',
+  Đ: 'D',
+  ð: 'd',
+  Ð: 'D',
+  ł: 'l',
+  Ł: 'L',
+  ı: 'i',
+  ø: 'o',
+  Ø: 'O',
+  ß: 'ss',
+  ẞ: 'SS',
+  æ: 'ae',
+  Æ: 'AE',
+  œ: 'oe',
+  Œ: 'OE',
+  þ: 'th',
+  Þ: 'Th',
+  ŧ: 't',
+  Ŧ: 'T',
+  ħ: 'h',
+  Ħ: 'H',
+  '‘': "'",
+  '’': "'",
+  '‚': "'",
+  '‛': "'",
+  '“': '"',
+  '”': '"',
+  '„': '"',
+  '‟': '"',
+  '«': '"',
+  '»': '"',
+  '‹': "'",
+  '›': "'",
+  '–': '-',
+  '—': '-',
+  '−': '-',
+  '‐': '-',
+  '…': '...',
+  '€': 'EUR',
+  '•': '*',
+  '×': 'x',
+  '÷': '/',
+  '°': 'o',
+  '\u00a0': ' ',
+  '\u202f': ' ',
+  '\u2009': ' ',
 };
 
 /** One character (code point) as ASCII. */
@@ -74,7 +115,10 @@ function cutTo(s: string, n: number): string {
 
 /** Greedy word wrap by code points; an empty line stays one (blank) row. */
 export function wrapLine(line: string, columns: number): string[] {
-  const words = line.trim().split(/ +/).filter((w) => w.length > 0);
+  const words = line
+    .trim()
+    .split(/ +/)
+    .filter((w) => w.length > 0);
   if (words.length === 0) return [''];
   const rows: string[] = [];
   let cur = '';

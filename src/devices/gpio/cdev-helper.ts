@@ -166,4 +166,3 @@ export function runTool(spawn: SpawnFn, argv: readonly string[]): Promise<string
     child.once('close', (code) => (code === 0 ? resolve(out) : reject(new DeviceError(argv[0]!, `exit ${code}: ${err.trim()}`))));
   });
 }
-

@@ -124,11 +124,7 @@ class CdevInput implements InputLine {
     // gpioget first (gpiomon cannot be asked for the level), then gpiomon; "ready" only once gpiomon
     // holds its line request, which the kernel hands out after arming the edge interrupt
     // (REQUEST_FD_HELD). An edge in the few ms between the two requests is the one edge it can miss.
-    const helper = new Helper(
-      env,
-      name,
-      lineScript([getArgs(env.version, line, spec.bias)], READY, monArgs(env.version, line, spec.bias), REQUEST_FD_HELD),
-    );
+    const helper = new Helper(env, name, lineScript([getArgs(env.version, line, spec.bias)], READY, monArgs(env.version, line, spec.bias), REQUEST_FD_HELD));
     try {
       await helper.waitReady(START_TIMEOUT_MS);
     } catch (e) {
@@ -182,7 +178,10 @@ export class CdevBackend implements GpioBackend {
     const spawn: SpawnFn = opts.spawn ?? ((c, a, o) => nodeSpawn(c, a, o));
     const killGroup: KillGroupFn = opts.killGroup ?? ((pid, signal) => process.kill(-pid, signal));
     // Both tools at once: safe-state runs this before every start, and each tool is a process start.
-    const [versionText, detected] = await Promise.all([opts.version === undefined ? runTool(spawn, ['gpioset', '--version']) : Promise.resolve(null), runTool(spawn, ['gpiodetect'])]);
+    const [versionText, detected] = await Promise.all([
+      opts.version === undefined ? runTool(spawn, ['gpioset', '--version']) : Promise.resolve(null),
+      runTool(spawn, ['gpiodetect']),
+    ]);
     let version = opts.version;
     if (versionText !== null) {
       const v = parseGpiodVersion(versionText);

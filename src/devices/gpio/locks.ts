@@ -119,7 +119,8 @@ export class GpioLockBank extends DeviceBase implements LockBank {
     if (this.closed) return;
     this.closed = true;
     // OFF first, then release; a failure on one line does not skip the others.
-    for (const line of this.lines.values()) await line.close().catch((e: unknown) => this.opts.log.error({ line: line.name, error: errorMessage(e) }, 'closing lock output failed'));
+    for (const line of this.lines.values())
+      await line.close().catch((e: unknown) => this.opts.log.error({ line: line.name, error: errorMessage(e) }, 'closing lock output failed'));
     this.energized.clear();
     this.clearHealthListeners();
   }

@@ -33,7 +33,6 @@ export function keyOf(char: string, special: MatrixKeypadOptions['specialKeys'])
   return kind ? { kind } : null;
 }
 
-
 export class GpioMatrixKeypad extends DeviceBase implements Keypad {
   private readonly keys = new Listeners<[KeypadKey]>();
   private timer: NodeJS.Timeout | undefined;

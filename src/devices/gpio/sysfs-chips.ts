@@ -44,8 +44,10 @@ export function resolveSysfsNumber(ref: LineRef, chips: readonly SysfsChip[]): n
   const matches = chips.filter((c) => c.label === ref.chip);
   const known = chips.map((c) => c.label).join(', ') || 'none';
   if (matches.length === 0) throw new DeviceError(`gpio ${ref.chip}:${ref.offset}`, `no GPIO chip labelled "${ref.chip}" (found: ${known})`);
-  if (matches.length > 1) throw new DeviceError(`gpio ${ref.chip}:${ref.offset}`, `${matches.length} GPIO chips are labelled "${ref.chip}"; labels must be unique`);
+  if (matches.length > 1)
+    throw new DeviceError(`gpio ${ref.chip}:${ref.offset}`, `${matches.length} GPIO chips are labelled "${ref.chip}"; labels must be unique`);
   const chip = matches[0]!;
-  if (ref.offset >= chip.ngpio) throw new DeviceError(`gpio ${ref.chip}:${ref.offset}`, `offset ${ref.offset} is out of range: chip "${ref.chip}" has ${chip.ngpio} lines`);
+  if (ref.offset >= chip.ngpio)
+    throw new DeviceError(`gpio ${ref.chip}:${ref.offset}`, `offset ${ref.offset} is out of range: chip "${ref.chip}" has ${chip.ngpio} lines`);
   return chip.base + ref.offset;
 }

@@ -172,7 +172,13 @@ export async function createInputDevices(profile: InputProfile, log: Logger): Pr
         break;
       case 'kiosk': {
         const panel = keep(
-          new KioskPanel({ port: d.port, cancelLabel: d.cancelLabel, keepAliveMs: d.keepAliveMs, reconnect: d.reconnect, log: log.child({ component: 'kiosk' }) }),
+          new KioskPanel({
+            port: d.port,
+            cancelLabel: d.cancelLabel,
+            keepAliveMs: d.keepAliveMs,
+            reconnect: d.reconnect,
+            log: log.child({ component: 'kiosk' }),
+          }),
         );
         display = panel.display;
         // The schema allows a kiosk only with keypad null: the touchscreen is the keypad.

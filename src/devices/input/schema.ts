@@ -184,9 +184,7 @@ export const pcf8574PinsSchema = z
     d6: expanderPin(6),
     d7: expanderPin(7),
   })
-  .check(
-    z.refine((p) => new Set(Object.values(p)).size === 8, 'every signal needs its own pin (P0–P7 each once)'),
-  );
+  .check(z.refine((p) => new Set(Object.values(p)).size === 8, 'every signal needs its own pin (P0–P7 each once)'));
 
 /** A HD44780 character LCD on a PCF8574 I2C backpack. */
 export const hd44780DisplaySchema = z.strictObject({
@@ -242,7 +240,13 @@ export const kioskDisplaySchema = z.strictObject({
   reconnect: z.prefault(reconnectSchema, {}),
 });
 
-export const displaySchema = z.discriminatedUnion('kind', [serialDisplaySchema, terminalDisplaySchema, hd44780DisplaySchema, oledDisplaySchema, kioskDisplaySchema]);
+export const displaySchema = z.discriminatedUnion('kind', [
+  serialDisplaySchema,
+  terminalDisplaySchema,
+  hd44780DisplaySchema,
+  oledDisplaySchema,
+  kioskDisplaySchema,
+]);
 
 /** The three sections; board-config.ts spreads `.shape` into its own object (then re-applies refineInputProfile). */
 export const inputProfileObject = z.strictObject({
@@ -260,7 +264,10 @@ type ProfileSections = z.output<typeof inputProfileObject>;
  * device, one rowStart entry per display row. Usable as `.check(z.superRefine(refineInputProfile))` on
  * any object schema that contains the three sections.
  */
-export function refineInputProfile(p: { scanners: ProfileSections['scanners']; display: ProfileSections['display']; keypad: unknown }, ctx: z.core.$RefinementCtx): void {
+export function refineInputProfile(
+  p: { scanners: ProfileSections['scanners']; display: ProfileSections['display']; keypad: unknown },
+  ctx: z.core.$RefinementCtx,
+): void {
   const serialPaths = new Map<string, string>();
   const claim = (path: string, where: (string | number)[]): void => {
     const other = serialPaths.get(path);
@@ -271,8 +278,7 @@ export function refineInputProfile(p: { scanners: ProfileSections['scanners']; d
   p.scanners.forEach((s, i) => {
     if (s.kind === 'serial') return claim(s.path, ['scanners', i, 'path']);
     const key = `${s.vendorId}:${s.productId}:${s.serialNumber ?? ''}:${s.path ?? ''}`;
-    if (hidKeys.has(key))
-      ctx.addIssue({ code: 'custom', path: ['scanners', i], message: 'two HID scanners match the same device: set serialNumber or path' });
+    if (hidKeys.has(key)) ctx.addIssue({ code: 'custom', path: ['scanners', i], message: 'two HID scanners match the same device: set serialNumber or path' });
     hidKeys.add(key);
   });
   if (p.display.kind === 'serial') {

@@ -57,10 +57,16 @@ export class FrameDecoder {
       this.afterCr = false;
       switch (this.o.terminator) {
         case 'CR':
-          if (b === CR) { out.push(this.end()); continue; }
+          if (b === CR) {
+            out.push(this.end());
+            continue;
+          }
           break;
         case 'LF':
-          if (b === LF) { out.push(this.end()); continue; }
+          if (b === LF) {
+            out.push(this.end());
+            continue;
+          }
           break;
         case 'CRLF':
           if (b === LF && this.buf.length > 0 && this.buf[this.buf.length - 1] === CR && this.count === this.buf.length) {

@@ -1,14 +1,5 @@
 /** Simulated scanners, keypad, cancel button, display and power sources. */
-import type {
-  Display,
-  IdentifierScanner,
-  IdentifierType,
-  Keypad,
-  KeypadKey,
-  PowerMonitor,
-  PushButton,
-  Unsubscribe,
-} from '../types.js';
+import type { Display, IdentifierScanner, IdentifierType, Keypad, KeypadKey, PowerMonitor, PushButton, Unsubscribe } from '../types.js';
 import { Listeners } from '../device-base.js';
 import { SimDevice } from './base.js';
 

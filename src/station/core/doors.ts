@@ -108,7 +108,11 @@ export function onDoorOpenTimer(ctx: Ctx): void {
   for (const id of notOpened) {
     outcomes[id] = 'commanded-not-opened';
     const n = boxNumber(config, id);
-    log('error', `box ${n} did not open: no OPEN within ${config.timing.doorOpenTimeoutMs} ms of the pulse`, { boxId: id, box: n, outcome: 'commanded-not-opened' });
+    log('error', `box ${n} did not open: no OPEN within ${config.timing.doorOpenTimeoutMs} ms of the pulse`, {
+      boxId: id,
+      box: n,
+      outcome: 'commanded-not-opened',
+    });
   }
   s.doorOutcomes = outcomes;
   s.pendingErrors = [...s.pendingErrors, ...notOpened.map((id) => `box ${boxNumber(config, id)} did not open`)];

@@ -198,7 +198,12 @@ export function onTechnicianOpen(ctx: Ctx, boxId: string, by = 'technician'): vo
     const busy = readerEventInFlight(s) ?? (anyBoxOpen(s) ? 'a box is open' : null);
     if (busy !== null) return refuse(ctx, 'technician open', { reason: busy, lines: null });
     const mode = s.mode.kind;
-    log('warn', `rescue open: technician ${by} opens box ${n} while the station is ${mode} (the server cannot be asked)`, { boxId, box: n, technician: by, mode });
+    log('warn', `rescue open: technician ${by} opens box ${n} while the station is ${mode} (the server cannot be asked)`, {
+      boxId,
+      box: n,
+      technician: by,
+      mode,
+    });
     // One-shot: kept until a /state carrying it is answered (outbound.ts, answers.ts).
     s.pendingErrors = [...s.pendingErrors, `box ${n} rescue-opened by technician ${by} while ${mode}`];
     startOpening(ctx, 'technician', [boxId], lines);
