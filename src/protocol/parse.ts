@@ -8,37 +8,9 @@
  *
  * Unknown fields are ignored everywhere (spec, general rule 1).
  */
-import * as z from '../zod-mini.js';
 import { UnansweredError } from '../errors.js';
-import { UUID_RE } from '../uuid.js';
-import type { ServerAnswer, ServerCommand } from './types.js';
-
-/**
- * Built on the first answer, not when the module loads: a start reports in before any answer
- * arrives, and building the schemas is zod work its first /state need not wait for (bench: start).
- */
-function buildSchemas() {
-  const displayMessages = z._default(z.array(z.string()), []);
-  const uuidLower = z.string().check(z.regex(UUID_RE, 'not a lowercase UUID'));
-  const boxList = z.array(uuidLower).check(
-    z.minLength(1, 'no boxes'),
-    z.refine((b) => new Set(b).size === b.length, 'duplicate box ids'),
-  );
-  return {
-    command: z.discriminatedUnion('type', [
-      z.object({ type: z.literal('wait-for-input'), displayMessages }),
-      z.object({ type: z.literal('station-disable'), displayMessages }),
-      z.object({ type: z.literal('box-open'), boxes: boxList, displayMessages }),
-      z.object({ type: z.literal('wait-for-closing'), boxes: boxList, displayMessages, cancellable: z._default(z.boolean(), false) }),
-    ]),
-    exception: z.object({
-      type: z.literal('exception'),
-      exceptionType: z._default(z.string(), 'UnknownException'),
-      displayMessages,
-    }),
-  };
-}
-let schemas: ReturnType<typeof buildSchemas> | undefined;
+import { answerShapes } from './shapes.js';
+import type { ServerAnswer } from './types.js';
 
 export function parseServerResponse(status: number, contentType: string | undefined, body: string): ServerAnswer {
   if (status >= 300 && status < 400) throw new UnansweredError(`HTTP ${status}: a redirect, not followed (the station talks to server.baseUrl only)`, status);
@@ -49,7 +21,7 @@ export function parseServerResponse(status: number, contentType: string | undefi
   } catch {
     throw new UnansweredError(`HTTP ${status} ${contentType ?? 'without content type'}: not JSON`, status);
   }
-  schemas ??= buildSchemas();
+  const schemas = answerShapes();
   const exception = schemas.exception.safeParse(json);
   if (exception.success) {
     return { kind: 'exception', status, exceptionType: exception.data.exceptionType, displayMessages: exception.data.displayMessages };
@@ -61,5 +33,5 @@ export function parseServerResponse(status: number, contentType: string | undefi
     const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
     return { kind: 'invalid', reason: `malformed command: ${where}${issue?.message ?? 'invalid'}` };
   }
-  return { kind: 'command', command: command.data as ServerCommand };
+  return { kind: 'command', command: command.data };
 }

@@ -1,62 +1,27 @@
 /**
- * Station protocol v2 (docs/protocol/endpoints.md, answers.md): request bodies and server commands.
+ * Station protocol v2 (docs/protocol/endpoints.md, answers.md): request bodies and server commands,
+ * derived from the schemas in shapes.ts.
  */
 
-export type Endpoint = 'state' | 'item-identify' | 'pin-enter' | 'cancel';
-export const ENDPOINTS: readonly Endpoint[] = ['state', 'item-identify', 'pin-enter', 'cancel'];
+import type { CommandShape, RequestShapes } from './shapes.js';
 
-export type StationHealth = 'UP' | 'DOWN';
-export type BoxStatus = 'OPEN' | 'CLOSED';
-export type IdentifierType = 'BAR_CODE' | 'RFID';
+export { ENDPOINTS, PIN_LENGTH } from './shapes.js';
 
-export interface StateRequest {
-  readonly station: string;
-  readonly st: StationHealth;
-  readonly errorMessage: string | null;
-  readonly inputVoltage?: number;
-  readonly internetSignalStrength?: number;
-  readonly boxes: readonly { readonly id: string; readonly st: BoxStatus }[];
-  readonly event: string;
-}
+export type Endpoint = keyof RequestShapes;
 
-export interface ItemIdentifyRequest {
-  readonly station: string;
-  readonly identifierValue: string;
-  readonly identifierType: IdentifierType;
-  readonly event: string;
-}
+export type StateRequest = RequestShapes['state'];
+export type ItemIdentifyRequest = RequestShapes['item-identify'];
+export type PinEnterRequest = RequestShapes['pin-enter'];
+export type CancelRequest = RequestShapes['cancel'];
+export type RequestBodies = RequestShapes;
 
-export interface PinEnterRequest {
-  readonly station: string;
-  readonly pin: string;
-  readonly event: string;
-}
-
-export interface CancelRequest {
-  readonly station: string;
-  readonly event: string;
-}
-
-export interface RequestBodies {
-  readonly state: StateRequest;
-  readonly 'item-identify': ItemIdentifyRequest;
-  readonly 'pin-enter': PinEnterRequest;
-  readonly cancel: CancelRequest;
-}
-
-export type CommandType = 'wait-for-input' | 'station-disable' | 'box-open' | 'wait-for-closing';
+export type StationHealth = StateRequest['st'];
+export type BoxStatus = StateRequest['boxes'][number]['st'];
+export type IdentifierType = ItemIdentifyRequest['identifierType'];
 
 /** A server command as the station understands it (validated; unknown fields dropped). */
-export type ServerCommand =
-  | { readonly type: 'wait-for-input'; readonly displayMessages: readonly string[] }
-  | { readonly type: 'station-disable'; readonly displayMessages: readonly string[] }
-  | { readonly type: 'box-open'; readonly boxes: readonly string[]; readonly displayMessages: readonly string[] }
-  | {
-      readonly type: 'wait-for-closing';
-      readonly boxes: readonly string[];
-      readonly displayMessages: readonly string[];
-      readonly cancellable: boolean;
-    };
+export type ServerCommand = CommandShape;
+export type CommandType = ServerCommand['type'];
 
 /** What a server's HTTP response meant. */
 export type ServerAnswer =
@@ -65,5 +30,3 @@ export type ServerAnswer =
   | { readonly kind: 'exception'; readonly status: number; readonly exceptionType: string; readonly displayMessages: readonly string[] }
   /** A JSON answer with HTTP 200 that is not a valid command: no box is opened, the next /state reports it. */
   | { readonly kind: 'invalid'; readonly reason: string };
-
-export const PIN_LENGTH = 6;

@@ -4,6 +4,7 @@
  * specific to the simulated library server lives here.
  */
 import type { BoxStatus, Endpoint, IdentifierType, ServerCommand, StationHealth } from '../protocol/types.js';
+import type { ExceptionShape } from '../protocol/shapes.js';
 import type { ExceptionType } from './messages.js';
 
 export interface SimStation {
@@ -56,10 +57,7 @@ export interface ReferenceServerOptions {
 }
 
 /** The protocol's error body (any 4xx/5xx). `message` is an extra, ignored by stations, for humans. */
-export interface ExceptionBody {
-  readonly type: 'exception';
-  readonly exceptionType: string;
-  readonly displayMessages: readonly string[];
+export interface ExceptionBody extends ExceptionShape {
   readonly message?: string;
 }
 

@@ -4,8 +4,8 @@
  * Unknown request fields are dropped (spec general rule 1), never an error.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import * as z from 'zod';
-import { PIN_LENGTH, type Endpoint, type RequestBodies } from '../protocol/types.js';
+import { requestShapes } from '../protocol/shapes.js';
+import type { Endpoint, RequestBodies } from '../protocol/types.js';
 import type { SimStation } from './types.js';
 
 import { UUID_V4_RE as UUID_V4_LOWER } from '../uuid.js';
@@ -15,37 +15,11 @@ export { UUID_V4_LOWER };
 /** A validated request of one endpoint, discriminated by `endpoint`. */
 export type SimRequest = { [E in Endpoint]: { readonly endpoint: E; readonly body: RequestBodies[E] } }[Endpoint];
 
-const uuid = z.string().regex(UUID_V4_LOWER, 'must be a lowercase UUIDv4');
-
-const schemas: { readonly [E in Endpoint]: z.ZodType<RequestBodies[E]> } = {
-  state: z.object({
-    station: uuid,
-    st: z.enum(['UP', 'DOWN']),
-    errorMessage: z.string().nullable(),
-    inputVoltage: z.number().optional(),
-    internetSignalStrength: z.number().int().min(0).max(100).optional(),
-    boxes: z.array(z.object({ id: uuid, st: z.enum(['OPEN', 'CLOSED']) })),
-    event: uuid,
-  }),
-  'item-identify': z.object({
-    station: uuid,
-    identifierValue: z.string().min(1),
-    identifierType: z.enum(['BAR_CODE', 'RFID']),
-    event: uuid,
-  }),
-  'pin-enter': z.object({
-    station: uuid,
-    pin: z.string().regex(new RegExp(`^[0-9]{${PIN_LENGTH}}$`), `must be ${PIN_LENGTH} digits`),
-    event: uuid,
-  }),
-  cancel: z.object({ station: uuid, event: uuid }),
-};
-
 export type Validation = { readonly ok: true; readonly request: SimRequest } | { readonly ok: false; readonly problems: readonly string[] };
 
 /** Shape check plus what needs the authenticated station: the `station` field and the full box list. */
 export function validateRequest(endpoint: Endpoint, body: unknown, station: SimStation): Validation {
-  const parsed = schemas[endpoint].safeParse(body);
+  const parsed = requestShapes()[endpoint].safeParse(body);
   if (!parsed.success) {
     return { ok: false, problems: parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`) };
   }
