@@ -14,8 +14,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
-const { BOARD, RUN, KDIR, IMAGE_BASE, BUNDLE } = process.env;
-if (!BOARD || !RUN || !KDIR || !IMAGE_BASE || !BUNDLE) throw new Error('run through scripts/board/run.sh');
+const { BOARD, RUN, KDIR, IMAGE_BASE, BUNDLE, VENDOR_KEYRING } = process.env;
+if (!BOARD || !RUN || !KDIR || !IMAGE_BASE || !BUNDLE || !VENDOR_KEYRING) throw new Error('run through scripts/board/run.sh');
 const FULL = process.argv.includes('--full');
 const T0 = performance.now();
 const say = (s) => process.stdout.write(`board: [${((performance.now() - T0) / 1000).toFixed(1).padStart(6)}s] ${s}\n`);
@@ -309,15 +309,28 @@ async function provisionBoard() {
 }
 
 async function install() {
+  // docs/operating.md → Install, as a technician does it: copy the tarball, its signature, its
+  // checksum and the vendor's public keyring to the board's /tmp; check the checksum and, by hand,
+  // the signature (the first install runs the installer out of the tarball); unpack only the
+  // installer; run it with --bundle and --key (it checks the signature again before anything of
+  // the bundle runs, and keeps the key for the upgrades). As root: the board image has no sudo.
   const name = basename(BUNDLE);
-  await g(`cat > /root/${name}`, { input: readFileSync(BUNDLE), timeoutMs: 300_000 });
-  const dir = name.replace(/-linux-[a-z0-9]+\.tar\.gz$/, '');
-  // docs/operating.md → Install, word for word (as root: no sudo on the board image).
-  const t = performance.now();
-  const out = await g(`cd /root && mkdir -p /tmp/ps && tar -xzf ${name} -C /tmp/ps && bash /tmp/ps/${dir}/systemd/install.sh --bundle ${name} 2>&1`, {
-    timeoutMs: 900_000,
+  const files = [name, `${name}.sig`, ...(existsSync(`${BUNDLE}.sha256`) ? [`${name}.sha256`] : [])];
+  const tar = execFileSync('tar', ['-c', '-C', dirname(BUNDLE), ...files, '-C', dirname(VENDOR_KEYRING), basename(VENDOR_KEYRING)], {
+    maxBuffer: 1 << 30,
   });
-  figure('install (tar -x + install.sh --bundle), s', ((performance.now() - t) / 1000).toFixed(1));
+  await g('tar -x -C /tmp', { input: tar, timeoutMs: 300_000 });
+  const dir = name.replace(/-linux-[a-z0-9]+\.tar\.gz$/, '');
+  const keyring = basename(VENDOR_KEYRING);
+  const t = performance.now();
+  const out = await g(
+    `cd /tmp && { ${files.includes(`${name}.sha256`) ? `sha256sum -c ${name}.sha256 &&` : ''}
+    gpgv --keyring ./${keyring} ${name}.sig ${name} &&
+    tar -xzf ${name} ${dir}/systemd/install.sh &&
+    ${dir}/systemd/install.sh --bundle ${name} --key ${keyring}; } 2>&1`,
+    { timeoutMs: 900_000 },
+  );
+  figure('install (checksum, gpgv, install.sh --bundle --key), s', ((performance.now() - t) / 1000).toFixed(1));
   process.stdout.write(
     out
       .split('\n')
