@@ -39,5 +39,23 @@ if [ -z "$BUNDLE" ]; then
 fi
 stamp "bundle $(basename "$BUNDLE")"
 
-export BOARD RUN KDIR IMAGE_BASE BUNDLE
+# Signed as a release is signed (docs/operating.md → Install, step 2), by the release's own
+# signing script, with a throwaway vendor key made once under .board/vendor-key (ed25519, no
+# passphrase); the guest gets only its public keyring, as a board does.
+command -v gpg >/dev/null || { apt-get install -y -qq --no-install-recommends gpg >/dev/null; }
+VENDOR_HOME="$BOARD/vendor-key"
+if [ ! -s "$VENDOR_HOME/fingerprint" ]; then
+  rm -rf "$VENDOR_HOME" && mkdir -p -m 0700 "$VENDOR_HOME"
+  gpg --homedir "$VENDOR_HOME" --batch --quiet --pinentry-mode loopback --passphrase '' \
+    --quick-gen-key 'Pickup Station Board Vendor (throwaway) <board@example.invalid>' ed25519 sign never
+  gpg --homedir "$VENDOR_HOME" --batch --with-colons --list-keys | awk -F: '/^fpr:/ { print $10; exit }' >"$VENDOR_HOME/fingerprint"
+fi
+VENDOR_FPR="$(cat "$VENDOR_HOME/fingerprint")"
+VENDOR_KEYRING="$RUN/pickup-station-archive-keyring.gpg"
+gpg --homedir "$VENDOR_HOME" --batch --quiet --yes --output "$VENDOR_KEYRING" --export "$VENDOR_FPR"
+GNUPGHOME="$VENDOR_HOME" bash "$ROOT/scripts/bundle/sign.sh" --key-id "$VENDOR_FPR" "$BUNDLE" >/dev/null
+gpgconf --homedir "$VENDOR_HOME" --kill gpg-agent 2>/dev/null || true
+stamp "signed $(basename "$BUNDLE").sig with the throwaway vendor key $VENDOR_FPR"
+
+export BOARD RUN KDIR IMAGE_BASE BUNDLE VENDOR_KEYRING
 exec node "$ROOT/scripts/board/scenario.mjs" "$@"

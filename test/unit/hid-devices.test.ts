@@ -155,10 +155,30 @@ describe('HidScanner', () => {
     await s.start();
     hid.send(typeReports('us', '12', false));
     await vi.advanceTimersByTimeAsync(300);
+    // The timer was due and nothing was queued: the check phase after it (a fake immediate runs
+    // on the next fake millisecond) drops the frame.
+    await vi.advanceTimersByTimeAsync(1);
+    expect(logLines.some((l) => l.includes('"reason":"incomplete"'))).toBe(true);
     hid.send(typeReports('us', '34'));
     await vi.advanceTimersByTimeAsync(0);
     expect(scans).toEqual(['34']);
     expect(logLines.some((l) => l.includes('"reason":"incomplete"'))).toBe(true);
+    await s.close();
+  });
+
+  it('a frame timer due during a loop stall does not drop the frame when the rest of the burst was already read', async () => {
+    const hid = new FakeHid();
+    hid.plug();
+    const { s, scans } = make(hid);
+    await s.start();
+    hid.send(typeReports('us', '0', false));
+    // The loop stalls past frameTimeoutMs while the reader's burst waits in hidraw: on resuming,
+    // Node runs the due frame timer first, then the poll phase delivers the queued reports.
+    vi.advanceTimersToNextTimer();
+    hid.send(typeReports('us', '04010012345678'));
+    await vi.advanceTimersByTimeAsync(1);
+    expect(scans).toEqual(['004010012345678']);
+    expect(logLines.some((l) => l.includes('scanner frame dropped'))).toBe(false);
     await s.close();
   });
 

@@ -2,6 +2,14 @@
  * A keyboard-wedge barcode scanner or USB RFID reader on hidraw, implementing IdentifierScanner.
  * Reports → key presses (BootReportDecoder) → characters in the scanner's layout (decodeKey) →
  * identifiers at Enter (WedgeAssembler). A frame without Enter within frameTimeoutMs is dropped.
+ *
+ * node-hid reads one report per round trip through the libuv thread pool, and a reader's burst
+ * (a whole identifier and Enter within milliseconds) waits queued in hidraw until the event loop
+ * takes it. When the loop stalls past frameTimeoutMs (GC, a slow disk, an emulated CPU), the
+ * frame timer is due before the queued reports are delivered: Node runs due timers before it
+ * polls for I/O. So the timeout does not decide by itself: it hands the verdict to the next check
+ * phase (setImmediate, after the poll phase has delivered whatever was already read), and a report
+ * that arrived in between keeps the frame alive.
  */
 import type { IdentifierScanner, IdentifierType, Unsubscribe } from '../types.js';
 import { Listeners } from '../device-base.js';
@@ -26,6 +34,7 @@ export class HidScanner extends HidInputDevice implements IdentifierScanner {
   private readonly layout: Layout;
   private readonly assembler: WedgeAssembler;
   private frameTimer: NodeJS.Timeout | null = null;
+  private verdict: NodeJS.Immediate | null = null;
 
   constructor(private readonly o: HidScannerOptions) {
     super(o.identifierType === 'RFID' ? 'HID RFID reader' : 'HID barcode scanner', o);
@@ -62,7 +71,16 @@ export class HidScanner extends HidInputDevice implements IdentifierScanner {
 
   private rearm(): void {
     this.clearTimer();
-    if (this.assembler.hasPartial()) this.frameTimer = setTimeout(() => this.discard(), this.o.frameTimeoutMs);
+    if (this.assembler.hasPartial()) this.frameTimer = setTimeout(() => this.timedOut(), this.o.frameTimeoutMs);
+  }
+
+  /** The frame timer is due: drop the partial frame unless a report already read arrives first. */
+  private timedOut(): void {
+    this.frameTimer = null;
+    this.verdict = setImmediate(() => {
+      this.verdict = null;
+      this.discard();
+    });
   }
 
   private discard(): void {
@@ -82,6 +100,8 @@ export class HidScanner extends HidInputDevice implements IdentifierScanner {
 
   private clearTimer(): void {
     if (this.frameTimer) clearTimeout(this.frameTimer);
+    if (this.verdict) clearImmediate(this.verdict);
     this.frameTimer = null;
+    this.verdict = null;
   }
 }
