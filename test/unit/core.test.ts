@@ -3,50 +3,20 @@
  * timer expiry and server answers are inputs like any other.
  */
 import { describe, expect, it } from 'vitest';
-import { messagesSchema } from '../../src/config/schema.js';
 import { initialState, screen, transition } from '../../src/station/core.js';
-import type { CoreConfig, CoreState, Effect, Input } from '../../src/station/core-types.js';
-import type { ServerAnswer, ServerCommand } from '../../src/protocol/types.js';
+import type { CoreState, Effect, Input } from '../../src/station/core-types.js';
+import { answered, B1, B2, cmd, coreConfig, runCore, sends } from '../support/core-driver.js';
+import type { ServerAnswer } from '../../src/protocol/types.js';
 
-const B1 = '11111111-1111-4111-8111-111111111111';
-const B2 = '22222222-2222-4222-8222-222222222222';
 const FOREIGN = '99999999-9999-4999-8999-999999999999';
 
-const config: CoreConfig = {
-  boxes: [
-    { id: B1, number: 1 },
-    { id: B2, number: 2 },
-  ],
-  timing: {
-    heartbeatIntervalMs: 30_000,
-    pinIdleMs: 20_000,
-    messageMs: 5_000,
-    duplicateScanWindowMs: 1_500,
-    doorOpenTimeoutMs: 4_000,
-    doorAjarMs: 120_000,
-    doorAjarReminderMs: 30_000,
-  },
-  pin: { maxFailures: 5, lockoutMs: 30_000, maxLockoutMs: 900_000, countdownTickMs: 1_000 },
-  messages: messagesSchema.parse({}),
-};
-
-function step(state: CoreState, input: Input): { state: CoreState; fx: readonly Effect[] } {
+const config = coreConfig();
+const step = (state: CoreState, input: Input): { state: CoreState; fx: readonly Effect[] } => {
   const t = transition(config, state, input);
   return { state: t.state, fx: t.effects };
-}
-function run(state: CoreState, ...inputs: Input[]): { state: CoreState; fx: Effect[] } {
-  const fx: Effect[] = [];
-  for (const i of inputs) {
-    const r = step(state, i);
-    state = r.state;
-    fx.push(...r.fx);
-  }
-  return { state, fx };
-}
-const sends = (fx: readonly Effect[]) => fx.flatMap((e) => (e.type === 'send' ? [e.request] : []));
+};
+const run = (state: CoreState, ...inputs: Input[]): { state: CoreState; fx: Effect[] } => runCore(config, state, ...inputs);
 const pulses = (fx: readonly Effect[]) => fx.flatMap((e) => (e.type === 'pulse' ? [e.boxIds] : []));
-const cmd = (command: ServerCommand): ServerAnswer => ({ kind: 'command', command });
-const answered = (endpoint: 'state' | 'item-identify' | 'pin-enter' | 'cancel', answer: ServerAnswer): Input => ({ type: 'answered', endpoint, answer });
 const waitForInput = (msgs: string[] = ['Scan or PIN']) => cmd({ type: 'wait-for-input', displayMessages: msgs });
 
 const closed = { [B1]: 'CLOSED', [B2]: 'CLOSED' } as const;
