@@ -4,27 +4,11 @@
  * box opening and a failure stay at info or above.
  */
 import { describe, expect, it } from 'vitest';
-import { messagesSchema } from '../../src/config/schema.js';
-import type { CoreConfig } from '../../src/station/core-types.js';
 import type { ServerAnswer } from '../../src/protocol/types.js';
-import { CoreDriver } from '../support/core-driver.js';
+import { B1, coreConfig, CoreDriver } from '../support/core-driver.js';
 
-const B1 = '11111111-1111-4111-8111-111111111111';
 const HEARTBEAT = 30_000;
-const config: CoreConfig = {
-  boxes: [{ id: B1, number: 1 }],
-  timing: {
-    heartbeatIntervalMs: HEARTBEAT,
-    pinIdleMs: 20_000,
-    messageMs: 1_000,
-    duplicateScanWindowMs: 1_500,
-    doorOpenTimeoutMs: 4_000,
-    doorAjarMs: 120_000,
-    doorAjarReminderMs: 30_000,
-  },
-  pin: { maxFailures: 5, lockoutMs: 30_000, maxLockoutMs: 900_000, countdownTickMs: 1_000 },
-  messages: messagesSchema.parse({}),
-};
+const config = coreConfig({ boxes: [{ id: B1, number: 1 }], timing: { heartbeatIntervalMs: HEARTBEAT, messageMs: 1_000 } });
 const waitForInput = (lines: string[]): ServerAnswer => ({ kind: 'command', command: { type: 'wait-for-input', displayMessages: lines } });
 
 /** Answer each heartbeat with `answerFor(n)` for `count` heartbeats; returns the core. */

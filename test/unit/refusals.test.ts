@@ -4,34 +4,15 @@
  * interval, one log line per interval with a count, door changes still reported at once.
  */
 import { describe, expect, it } from 'vitest';
-import { messagesSchema } from '../../src/config/schema.js';
-import type { CoreConfig, Effect } from '../../src/station/core-types.js';
+import type { Effect } from '../../src/station/core-types.js';
 import type { Endpoint, ServerAnswer } from '../../src/protocol/types.js';
-import { maxInWindow, CoreDriver } from '../support/core-driver.js';
+import { B1, B2, coreConfig, CoreDriver, maxInWindow } from '../support/core-driver.js';
 
-const B1 = '11111111-1111-4111-8111-111111111111';
-const B2 = '22222222-2222-4222-8222-222222222222';
 const FOREIGN = '99999999-9999-4999-8999-999999999999';
 const HEARTBEAT = 3_000;
 const RTT = 5;
 
-const config: CoreConfig = {
-  boxes: [
-    { id: B1, number: 1 },
-    { id: B2, number: 2 },
-  ],
-  timing: {
-    heartbeatIntervalMs: HEARTBEAT,
-    pinIdleMs: 20_000,
-    messageMs: 1_000,
-    duplicateScanWindowMs: 1_500,
-    doorOpenTimeoutMs: 4_000,
-    doorAjarMs: 120_000,
-    doorAjarReminderMs: 30_000,
-  },
-  pin: { maxFailures: 5, lockoutMs: 30_000, maxLockoutMs: 900_000, countdownTickMs: 1_000 },
-  messages: messagesSchema.parse({}),
-};
+const config = coreConfig({ timing: { heartbeatIntervalMs: HEARTBEAT, messageMs: 1_000 } });
 const closed = { [B1]: 'CLOSED', [B2]: 'CLOSED' } as const;
 
 /** The refused answers of the issue, as the protocol parser hands them to the core. */
