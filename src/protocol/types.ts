@@ -3,7 +3,7 @@
  * derived from the schemas in shapes.ts.
  */
 
-import type { CommandShape, RequestShapes } from './shapes.js';
+import type { CommandShape, ExceptionShape, RequestShapes } from './shapes.js';
 
 export { ENDPOINTS, PIN_LENGTH } from './shapes.js';
 
@@ -27,6 +27,6 @@ export type CommandType = ServerCommand['type'];
 export type ServerAnswer =
   | { readonly kind: 'command'; readonly command: ServerCommand }
   /** The protocol's error body (`type: exception`), with any HTTP status. */
-  | { readonly kind: 'exception'; readonly status: number; readonly exceptionType: string; readonly displayMessages: readonly string[] }
+  | ({ readonly kind: 'exception'; readonly status: number } & Omit<ExceptionShape, 'type'>)
   /** A JSON answer with HTTP 200 that is not a valid command: no box is opened, the next /state reports it. */
   | { readonly kind: 'invalid'; readonly reason: string };
