@@ -2,10 +2,22 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
-/** src/zod-mini.ts re-exports zod/mini, whose `z` export is all of it: import it as a namespace. */
-const ZOD_MINI_NAMESPACE = {
-  selector: "ImportDeclaration[source.value=/zod-mini\\.js$/] > :matches(ImportSpecifier[imported.name='z'], ImportDefaultSpecifier)",
-  message: "use import * as z from '<path>/zod-mini.js' (tree-shaking; docs/decisions/0045)",
+/** src/schema.ts re-exports zod/mini, whose `z` export is all of it: import it as a namespace. */
+const SCHEMA_NAMESPACE = {
+  selector: "ImportDeclaration[source.value=/(^|\\/)schema\\.js$/] > :matches(ImportSpecifier[imported.name='z'], ImportDefaultSpecifier)",
+  message: "use import * as z from '<path>/schema.js' (tree-shaking; docs/decisions/0044)",
+};
+
+/** Schemas are built with src/schema.ts, which chooses zod's dialect and makes its settings first. */
+const ZOD_THROUGH_SCHEMA = {
+  regex: '^zod($|/)',
+  message: "build schemas with import * as z from '<path>/schema.js' (src/schema.ts, docs/decisions/0067)",
+};
+
+/** The layers the supervisor builds on never know it or its clients. */
+const BELOW_SUPERVISOR = {
+  regex: '(^|/)(supervisor/|supervised\\.js$|technician/)',
+  message: 'below the supervisor: do not import it or its clients (the technician port)',
 };
 
 export default tseslint.config(
@@ -40,31 +52,13 @@ export default tseslint.config(
     },
   },
   {
-    // zod's `z` export is one namespace object holding all of zod (every locale included: ~600 KB
-    // that a bundle must compile at every start); `import * as z` lets the bundler keep only what
-    // is used (~115 KB). docs/decisions/0045.
+    // One schema builder for the whole code base: src/schema.ts chooses zod's dialect and makes its
+    // settings (English messages, jitless) before any schema is built (docs/decisions/0067).
     files: ['src/**'],
     rules: {
-      'no-restricted-syntax': [
-        'error',
-        {
-          selector: "ImportDeclaration[source.value='zod'] > :matches(ImportSpecifier[imported.name='z'], ImportDefaultSpecifier)",
-          message: "use import * as z from 'zod' (tree-shaking; docs/decisions/0045)",
-        },
-        ZOD_MINI_NAMESPACE,
-        {
-          // zod/mini has no locale of its own and reads `jitless` when a schema is built: its
-          // settings are made in src/zod-mini.ts, and every schema module imports zod/mini through it.
-          selector: "ImportDeclaration[source.value='zod/mini'][importKind!='type']",
-          message: "use import * as z from '<path>/zod-mini.js' (English messages and jitless set first; src/zod-mini.ts)",
-        },
-      ],
+      'no-restricted-syntax': ['error', SCHEMA_NAMESPACE],
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [ZOD_THROUGH_SCHEMA] }],
     },
-  },
-  {
-    // The one module that imports zod/mini itself, to set it up.
-    files: ['src/zod-mini.ts'],
-    rules: { 'no-restricted-syntax': ['error', ZOD_MINI_NAMESPACE] },
   },
   {
     // The pure core: types from anywhere, values only from the pure protocol types and its own
@@ -105,22 +99,22 @@ export default tseslint.config(
       'src/errors.ts',
       'src/log.ts',
       'src/time.ts',
-      'src/zod-mini.ts',
+      'src/schema.ts',
     ],
     ignores: ['src/station/core.ts', 'src/station/core/**', 'src/station/core-types.ts'],
     rules: {
       '@typescript-eslint/no-restricted-imports': [
         'error',
         {
-          patterns: [
-            {
-              regex: '(^|/)(supervisor/|supervised\\.js$|technician/)',
-              message: 'below the supervisor: do not import it or its clients (the technician port)',
-            },
-          ],
+          patterns: [BELOW_SUPERVISOR, ZOD_THROUGH_SCHEMA],
         },
       ],
     },
+  },
+  {
+    // The one module that imports zod itself, to choose the dialect and make its settings.
+    files: ['src/schema.ts'],
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [BELOW_SUPERVISOR] }] },
   },
   {
     // CLI entry points and the demo terminal talk to a person on stdout by design.

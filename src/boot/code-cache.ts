@@ -22,6 +22,7 @@ import { basename, dirname, join } from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
 import { crc32 } from 'node:zlib';
+import type { Logger } from 'pino';
 import { atomicWrite } from '../storage/atomic-write.js';
 
 /** What the loader did with the cache: none configured, used, none yet, refused by V8, or set aside as damaged. */
@@ -37,6 +38,11 @@ export interface CodeCache {
    * file. Resolves to what was done; rejects on a write error (the caller logs it).
    */
   save(): Promise<'written' | 'kept' | 'off'>;
+  /**
+   * Once the station is ready: save(), logging what was done. A failure is logged, nothing more
+   * (the next start compiles from source).
+   */
+  saveWhenReady(log: Logger): void;
 }
 
 export interface LoadedCommonJs {
@@ -123,5 +129,14 @@ export function loadCommonJs(file: string, cacheDir: string | null): LoadedCommo
     }
     return 'written';
   };
-  return { exports: module.exports, codeCache: { use, file: cacheFile, save } };
+  const saveWhenReady = (log: Logger): void => {
+    save().then(
+      (done) => {
+        if (done === 'written') log.info({ codeCache: cacheFile }, 'code cache written for the next start');
+      },
+      (e: unknown) =>
+        log.warn({ codeCache: cacheFile, error: e instanceof Error ? e.message : String(e) }, 'code cache not written; the next start compiles from source'),
+    );
+  };
+  return { exports: module.exports, codeCache: { use, file: cacheFile, save, saveWhenReady } };
 }

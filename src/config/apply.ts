@@ -15,7 +15,7 @@
  * A key declares its class by wrapping its schema (`live(...)`, `restartsStation(...)`, `restartsProcess(...)`); a
  * section wrapped as a whole gives its class to every key inside that does not declare its own.
  */
-import * as z from '../zod-mini.js';
+import * as z from '../schema.js';
 
 export type ApplyOn = 'live' | 'station' | 'process';
 

@@ -11,7 +11,7 @@
  * Rendering never throws, whatever the input (deep, huge, cyclic-looking): it is what reports
  * broken input.
  */
-import type * as z from 'zod';
+import type * as z from '../schema.js';
 import type { ConfigProblem } from '../errors.js';
 import { UUID_ANY_CASE_RE } from '../uuid.js';
 
@@ -77,7 +77,7 @@ export function dottedPath(segments: readonly PropertyKey[], prefix = ''): strin
 }
 
 /** zod issues -> problems with dotted paths and, where safe, the bad value. */
-export function zodProblems(error: Pick<z.ZodError, 'issues'>, prefix = ''): ConfigProblem[] {
+export function zodProblems(error: Pick<z.core.$ZodError, 'issues'>, prefix = ''): ConfigProblem[] {
   const issues = error.issues.length > MAX_PROBLEMS ? error.issues.slice(0, MAX_PROBLEMS) : error.issues;
   const problems = issues.map((issue): ConfigProblem => {
     const path = dottedPath(issue.path, prefix);

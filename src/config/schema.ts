@@ -1,5 +1,5 @@
 /**
- * The one config schema (zod/mini, see src/zod-mini.ts). Every key has its default here; docs/config.md
+ * The one config schema (built with src/schema.ts). Every key has its default here; docs/config.md
  * documents each. Protocol defaults are the spec's: answer timeout 20 s, 3 attempts, heartbeat at
  * most every 30 s.
  *
@@ -9,8 +9,8 @@
  * restarts the station in-process) or `restartsProcess` (read once at start). A section wrapped as
  * a whole gives its class to its keys; a key inside may declare its own.
  */
-import * as z from '../zod-mini.js';
-import { intIn, nonEmpty } from '../zod-mini.js';
+import * as z from '../schema.js';
+import { intIn, nonEmpty } from '../schema.js';
 import { live, restartsProcess, restartsStation } from './apply.js';
 import { boardHardwareSchema } from '../devices/board-config.js';
 import { debugConfigSchema } from './technician.js';

@@ -4,12 +4,9 @@
  *
  * Defaults: on, 127.0.0.1:8470, no tokens (only /healthz and the page answer until one is added).
  * Listening on every interface needs an explicit `listen.host` ("0.0.0.0" or "::").
- *
- * zod/mini (src/zod-mini.ts): the daemon builds this schema before its first /state, the technician
- * port itself only after it.
  */
-import * as z from '../zod-mini.js';
-import { intIn } from '../zod-mini.js';
+import * as z from '../schema.js';
+import { intIn } from '../schema.js';
 import { live, restartsProcess } from './apply.js';
 
 export const DEFAULT_DEBUG_PORT = 8470;

@@ -5,11 +5,11 @@
  * box's lock and door, the cancel button, a matrix keypad); the config says which profile and
  * site-specific things (how to measure voltage and signal).
  *
- * Pure schemas (zod/mini, see src/zod-mini.ts; imported by src/config/schema.ts); board-profile.ts
+ * Pure schemas (imported by src/config/schema.ts); board-profile.ts
  * reads the file.
  */
-import * as z from '../zod-mini.js';
-import { intIn, nonEmpty } from '../zod-mini.js';
+import * as z from '../schema.js';
+import { intIn, nonEmpty } from '../schema.js';
 import { gpioBackendSchema, inputLineSchema, outputLineSchema } from './gpio/line-schema.js';
 import { hidKeypadSchema, inputProfileObject, refineInputProfile } from './input/schema.js';
 

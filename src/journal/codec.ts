@@ -10,7 +10,7 @@
  * the records before the first bad one and says what was wrong.
  */
 import { crc32 } from 'node:zlib';
-import * as z from '../zod-mini.js';
+import * as z from '../schema.js';
 import type { JournalEntry, JournalState } from './types.js';
 
 export const JOURNAL_HEADER = '# pickup-station journal 1';

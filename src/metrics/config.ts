@@ -4,11 +4,10 @@
  * for node_exporter's textfile collector.
  *
  * Defaults: on, no textfile. prom-client is loaded only when `enabled` (and only after the first
- * protocol event has finished, so it never delays the first /state). zod/mini (src/zod-mini.ts):
- * the daemon builds this schema before its first /state.
+ * protocol event has finished, so it never delays the first /state).
  */
 import { isAbsolute } from 'node:path';
-import * as z from '../zod-mini.js';
+import * as z from '../schema.js';
 
 /** The file written into `textfileDir` (node_exporter reads `*.prom` there). */
 export const TEXTFILE_NAME = 'pickup-station.prom';

@@ -5,14 +5,11 @@
  * (`stationctl portal …`) do, so the section is optional in the station config.
  * Secrets (client secret, user password) never live in the config: they come from a separate
  * credentials file, by default the systemd credential `portal-client`.
- *
- * zod/mini (src/zod-mini.ts): the daemon builds the section's schema before its first /state; the
- * portal client itself (classic zod) is loaded by the commissioning commands only.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import * as z from '../zod-mini.js';
-import { intIn, nonEmpty } from '../zod-mini.js';
+import * as z from '../schema.js';
+import { intIn, nonEmpty } from '../schema.js';
 
 /** Name of the systemd credential (LoadCredential=portal-client:...) holding the credentials JSON. */
 export const PORTAL_CREDENTIAL = 'portal-client';

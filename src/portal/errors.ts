@@ -3,7 +3,7 @@
  * no access token, and no `cause` pointing at got's error (whose `options` hold the
  * Authorization header and the password-grant form).
  */
-import type * as z from 'zod';
+import type * as z from '../schema.js';
 
 /** Longest response body kept on an error (the spec does not show the error body shape). */
 const MAX_BODY_CHARS = 2_000;
@@ -57,7 +57,7 @@ export class PortalResponseError extends PortalError {
     method: string,
     path: string,
     readonly status: number,
-    error: z.ZodError,
+    error: z.core.$ZodError,
   ) {
     // Issues carry path and message only (no input), so a token response never leaks its token.
     const issues = error.issues.map((i) => ({ path: i.path, message: i.message }));

@@ -12,7 +12,7 @@
  */
 import type { ClientRequest, IncomingMessage } from 'node:http';
 import got, { RequestError, type Got } from 'got';
-import type * as z from 'zod';
+import type * as z from '../schema.js';
 import { PortalHttpError, PortalNetworkError, PortalNotJsonError, PortalResponseError } from './errors.js';
 
 /** portal.maxAnswerBytes's default: a search page of records is tens to hundreds of KiB. */
@@ -138,7 +138,7 @@ export function ensureOk(req: PortalRequest, res: PortalResponse): void {
  * JSON is a PortalNotJsonError naming status, content type and (unless `preview` is false, for an
  * answer that may carry a secret, like the token endpoint's) its first bytes.
  */
-export function parseResponse<S extends z.ZodType>(
+export function parseResponse<S extends z.ZodMiniType>(
   schema: S,
   req: PortalRequest,
   res: PortalResponse,

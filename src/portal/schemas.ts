@@ -9,7 +9,7 @@
  * - Timestamps stay strings (ISO 8601 with offset); the client never computes with them.
  * - Shapes the spec marks "not shown" are z.unknown() / loose records.
  */
-import * as z from 'zod';
+import * as z from '../schema.js';
 
 const uuid = z.guid();
 const isoDateTime = z.string();
@@ -19,13 +19,13 @@ const anyObject = z.record(z.string(), z.unknown());
 // ---- OAuth2 token ------------------------------------------------------------------------------
 
 export const tokenResponseSchema = z.object({
-  access_token: z.string().min(1),
-  token_type: z.string().refine((t) => t.toLowerCase() === 'bearer', 'token_type must be "bearer"'),
+  access_token: z.string().check(z.minLength(1)),
+  token_type: z.string().check(z.refine((t) => t.toLowerCase() === 'bearer', 'token_type must be "bearer"')),
   /** Seconds (RFC 6749 §5.1; the spec leaves the unit open). */
-  expires_in: z.number().int().nonnegative(),
+  expires_in: z.number().check(z.int(), z.nonnegative()),
   /** Space-separated scope names, e.g. "EVIDED EXTERNAL_SYSTEM" (optional in RFC 6749). */
-  scope: z.string().optional(),
-  jti: z.string().optional(),
+  scope: z.optional(z.string()),
+  jti: z.optional(z.string()),
 });
 export type TokenResponse = z.output<typeof tokenResponseSchema>;
 
@@ -34,47 +34,47 @@ export type TokenResponse = z.output<typeof tokenResponseSchema>;
 export const SEARCH_KINDS = ['document', 'authority', 'exemplar', 'user'] as const;
 export type SearchKind = (typeof SEARCH_KINDS)[number];
 
-const fondSchema = z.object({ id: z.number().int(), name: z.string().optional(), text: z.string().optional() });
-const statusSchema = z.object({ id: z.number().int(), text: z.string().optional() });
-const coverSchema = z.object({ id: z.number().int(), name: z.string().optional(), text: z.string().optional() });
+const fondSchema = z.object({ id: z.number().check(z.int()), name: z.optional(z.string()), text: z.optional(z.string()) });
+const statusSchema = z.object({ id: z.number().check(z.int()), text: z.optional(z.string()) });
+const coverSchema = z.object({ id: z.number().check(z.int()), name: z.optional(z.string()), text: z.optional(z.string()) });
 
 export const documentItemSchema = z.object({
   id: uuid,
-  kindedId: z.number().int(),
+  kindedId: z.number().check(z.int()),
   name: z.string(),
-  text: z.string().optional(),
-  subTitle: z.string().optional(),
+  text: z.optional(z.string()),
+  subTitle: z.optional(z.string()),
   type: z.literal('document'),
-  author: z.string().nullable().optional(),
-  isbn: z.string().nullable().optional(),
-  publisher: z.string().nullable().optional(),
+  author: z.optional(z.nullable(z.string())),
+  isbn: z.optional(z.nullable(z.string())),
+  publisher: z.optional(z.nullable(z.string())),
   /** 0 when unknown. */
-  publicationYear: z.number().int().optional(),
-  fond: fondSchema.optional(),
+  publicationYear: z.optional(z.number().check(z.int())),
+  fond: z.optional(fondSchema),
   /** Status ids seen: 0 undefined, 2 STUB, 3 CATALOGING, 4 CATALOGED. */
-  status: statusSchema.optional(),
-  lastUpdateDate: isoDateTime.optional(),
-  cover: coverSchema.nullable().optional(),
-  directoryId: z.number().int().optional(),
-  exemplarable: z.boolean().optional(),
-  withForeignOccurrences: z.boolean().optional(),
-  volumeable: z.boolean().optional(),
-  periodical: z.boolean().optional(),
-  rating: z.unknown().optional(),
+  status: z.optional(statusSchema),
+  lastUpdateDate: z.optional(isoDateTime),
+  cover: z.optional(z.nullable(coverSchema)),
+  directoryId: z.optional(z.number().check(z.int())),
+  exemplarable: z.optional(z.boolean()),
+  withForeignOccurrences: z.optional(z.boolean()),
+  volumeable: z.optional(z.boolean()),
+  periodical: z.optional(z.boolean()),
+  rating: z.optional(z.unknown()),
 });
 export type DocumentItem = z.output<typeof documentItemSchema>;
 
 export const authorityItemSchema = z.object({
   id: uuid,
-  kindedId: z.number().int(),
+  kindedId: z.number().check(z.int()),
   name: z.string(),
   type: z.literal('authority'),
-  text: z.string().optional(),
-  fond: fondSchema.optional(),
-  status: statusSchema.optional(),
-  lastUpdateDate: isoDateTime.optional(),
-  cover: coverSchema.nullable().optional(),
-  directoryId: z.number().int().optional(),
+  text: z.optional(z.string()),
+  fond: z.optional(fondSchema),
+  status: z.optional(statusSchema),
+  lastUpdateDate: z.optional(isoDateTime),
+  cover: z.optional(z.nullable(coverSchema)),
+  directoryId: z.optional(z.number().check(z.int())),
 });
 export type AuthorityItem = z.output<typeof authorityItemSchema>;
 
@@ -94,24 +94,24 @@ export const itemSchemaByKind = {
   authority: authorityItemSchema,
   exemplar: unknownItemSchema,
   user: unknownItemSchema,
-} as const satisfies { [K in SearchKind]: z.ZodType<SearchItemByKind[K]> };
+} as const satisfies { [K in SearchKind]: z.ZodMiniType<SearchItemByKind[K]> };
 
 /** The search envelope with the item schema of one kind. */
-export function searchEnvelopeSchema<T extends z.ZodType>(item: T) {
+export function searchEnvelopeSchema<T extends z.ZodMiniType>(item: T) {
   return z.object({
-    title: z.string().optional(),
-    subtitle: z.string().nullable().optional(),
-    type: z.string().optional(),
-    id: z.string().optional(),
+    title: z.optional(z.string()),
+    subtitle: z.optional(z.nullable(z.string())),
+    type: z.optional(z.string()),
+    id: z.optional(z.string()),
     result: z.object({
-      totalElements: z.number().int().nonnegative(),
-      duration: z.number().int().optional(),
+      totalElements: z.number().check(z.int(), z.nonnegative()),
+      duration: z.optional(z.number().check(z.int())),
       content: z.array(item),
-      numberOfElements: z.number().int().nonnegative(),
-      totalPages: z.number().int().nonnegative(),
+      numberOfElements: z.number().check(z.int(), z.nonnegative()),
+      totalPages: z.number().check(z.int(), z.nonnegative()),
       /** First page is 1. */
-      pageNumber: z.number().int(),
-      pageSize: z.number().int(),
+      pageNumber: z.number().check(z.int()),
+      pageSize: z.number().check(z.int()),
     }),
   });
 }
@@ -136,19 +136,19 @@ export interface SearchPage<T> {
 
 export const newestDocumentSchema = z.object({
   id: uuid,
-  kindedId: z.number().int(),
+  kindedId: z.number().check(z.int()),
   name: z.string(),
   type: z.literal('document'),
-  text: z.string().optional(),
-  fond: z.object({ id: z.number().int(), name: z.string().optional() }).optional(),
-  author: z.string().nullable().optional(),
+  text: z.optional(z.string()),
+  fond: z.optional(z.object({ id: z.number().check(z.int()), name: z.optional(z.string()) })),
+  author: z.optional(z.nullable(z.string())),
   /** Unlike search results, an object here. */
-  isbn: z.object({ value: z.string(), trimmedValue: z.string() }).nullable().optional(),
-  publisher: z.string().nullable().optional(),
-  publicationYear: z.number().int().optional(),
-  cover: z.object({ id: z.number().int() }).nullable().optional(),
+  isbn: z.optional(z.nullable(z.object({ value: z.string(), trimmedValue: z.string() }))),
+  publisher: z.optional(z.nullable(z.string())),
+  publicationYear: z.optional(z.number().check(z.int())),
+  cover: z.optional(z.nullable(z.object({ id: z.number().check(z.int()) }))),
   /** Element shape not shown in the spec. */
-  fields: z.array(z.unknown()).optional(),
+  fields: z.optional(z.array(z.unknown())),
 });
 export type NewestDocument = z.output<typeof newestDocumentSchema>;
 export const newestDocumentsSchema = z.array(newestDocumentSchema);
@@ -159,19 +159,19 @@ export const editationSubfieldSchema = z.object({
   id: uuid,
   /** Subfield code, e.g. "a"; "main" is the virtual composite code of a complex authority. */
   code: z.string(),
-  value: z.unknown().optional(),
-  empty: z.boolean().optional(),
+  value: z.optional(z.unknown()),
+  empty: z.optional(z.boolean()),
   /** "<code>#<rep>.<subcode>#<rep>" */
-  marcId: z.string().optional(),
-  text: z.string().optional(),
-  url: z.boolean().optional(),
+  marcId: z.optional(z.string()),
+  text: z.optional(z.string()),
+  url: z.optional(z.boolean()),
   /** True when the value references another record. */
-  ofRecord: z.boolean().optional(),
-  raw: z.unknown().optional(),
-  recordId: uuid.nullable().optional(),
+  ofRecord: z.optional(z.boolean()),
+  raw: z.optional(z.unknown()),
+  recordId: z.optional(z.nullable(uuid)),
   /** "D.<code>.<subcode>" */
-  typeId: z.string().optional(),
-  fieldTypeText: z.string().optional(),
+  typeId: z.optional(z.string()),
+  fieldTypeText: z.optional(z.string()),
 });
 export type EditationSubfield = z.output<typeof editationSubfieldSchema>;
 
@@ -179,32 +179,32 @@ export const editationFieldSchema = z.object({
   id: uuid,
   /** Field type code, e.g. "245". */
   code: z.string(),
-  fieldRepetition: z.number().int().nonnegative().optional(),
-  ind1: z.string().optional(),
-  ind2: z.string().optional(),
-  empty: z.boolean().optional(),
+  fieldRepetition: z.optional(z.number().check(z.int(), z.nonnegative())),
+  ind1: z.optional(z.string()),
+  ind2: z.optional(z.string()),
+  empty: z.optional(z.boolean()),
   /** "<code>#<repetition>" */
-  marcId: z.string().optional(),
-  text: z.string().optional(),
+  marcId: z.optional(z.string()),
+  text: z.optional(z.string()),
   /** "D.<code>" */
-  typeId: z.string().optional(),
-  fieldTypeText: z.string().optional(),
-  fields: z.array(editationSubfieldSchema).default([]),
+  typeId: z.optional(z.string()),
+  fieldTypeText: z.optional(z.string()),
+  fields: z._default(z.array(editationSubfieldSchema), []),
 });
 export type EditationField = z.output<typeof editationFieldSchema>;
 
 export const recordEditationSchema = z.object({
   /** Opaque editation id ({recordEditationId}). */
-  id: z.string().min(1),
+  id: z.string().check(z.minLength(1)),
   /** The record being edited. */
   recordId: uuid,
-  text: z.string().optional(),
-  directoryId: z.number().int().optional(),
-  type: z.enum(['document', 'authority']).optional(),
-  draft: z.boolean().optional(),
-  revisionSaved: z.boolean().optional(),
-  fond: z.object({ id: z.number().int(), text: z.string().optional() }).optional(),
-  fields: z.array(editationFieldSchema).default([]),
+  text: z.optional(z.string()),
+  directoryId: z.optional(z.number().check(z.int())),
+  type: z.optional(z.enum(['document', 'authority'])),
+  draft: z.optional(z.boolean()),
+  revisionSaved: z.optional(z.boolean()),
+  fond: z.optional(z.object({ id: z.number().check(z.int()), text: z.optional(z.string()) })),
+  fields: z._default(z.array(editationFieldSchema), []),
 });
 export type RecordEditation = z.output<typeof recordEditationSchema>;
 
@@ -220,45 +220,45 @@ export const syncWaySchema = z.enum(SYNC_WAYS);
 export type SyncWay = z.output<typeof syncWaySchema>;
 
 const labeledIdentifiedSchema = z.object({ id: z.union([z.string(), z.number()]), text: z.string() });
-const sourceSchema = z.object({ id: z.string(), text: z.string().optional() });
-const nullableString = z.string().nullable().optional();
+const sourceSchema = z.object({ id: z.string(), text: z.optional(z.string()) });
+const nullableString = z.optional(z.nullable(z.string()));
 
 export const userEditationRequestSchema = z.object({
   // The spec types id as integer; a fetched user that was never saved may plausibly have none.
-  id: z.number().int().nullable().optional(),
-  active: z.boolean().optional(),
-  readerAccounts: z
-    .array(
+  id: z.optional(z.nullable(z.number().check(z.int()))),
+  active: z.optional(z.boolean()),
+  readerAccounts: z.optional(
+    z.array(
       z.object({
-        readerCategory: sourceSchema.optional(),
-        cardNumber: z.string().nullable().optional(),
-        registrationDate: isoDateTime.nullable().optional(),
-        registrationExpirationDate: isoDateTime.nullable().optional(),
+        readerCategory: z.optional(sourceSchema),
+        cardNumber: z.optional(z.nullable(z.string())),
+        registrationDate: z.optional(z.nullable(isoDateTime)),
+        registrationExpirationDate: z.optional(z.nullable(isoDateTime)),
       }),
-    )
-    .optional(),
-  editorAccounts: z.array(z.unknown()).nullable().optional(),
-  emails: z.array(z.object({ value: z.string(), source: sourceSchema.optional() })).optional(),
-  phoneNumbers: z.array(z.object({ value: z.string(), smsCapable: z.boolean().optional(), source: sourceSchema.optional() })).optional(),
-  addresses: z
-    .array(
+    ),
+  ),
+  editorAccounts: z.optional(z.nullable(z.array(z.unknown()))),
+  emails: z.optional(z.array(z.object({ value: z.string(), source: z.optional(sourceSchema) }))),
+  phoneNumbers: z.optional(z.array(z.object({ value: z.string(), smsCapable: z.optional(z.boolean()), source: z.optional(sourceSchema) }))),
+  addresses: z.optional(
+    z.array(
       z.object({
-        permanent: z.boolean().optional(),
-        mailing: z.boolean().optional(),
+        permanent: z.optional(z.boolean()),
+        mailing: z.optional(z.boolean()),
         street: nullableString,
         city: nullableString,
         state: nullableString,
         postalCode: nullableString,
       }),
-    )
-    .optional(),
+    ),
+  ),
   username: nullableString,
-  readableDepartments: z.array(z.unknown()).nullable().optional(),
+  readableDepartments: z.optional(z.nullable(z.array(z.unknown()))),
   firstName: nullableString,
   lastName: nullableString,
   prefixDegree: nullableString,
   suffixDegree: nullableString,
-  birthDate: isoDateTime.nullable().optional(),
+  birthDate: z.optional(z.nullable(isoDateTime)),
   guId: nullableString,
   netId: nullableString,
   openidId: nullableString,
@@ -271,16 +271,16 @@ export const userEditationRequestSchema = z.object({
   schoolClass: nullableString,
   identityCardNumber: nullableString,
   /** "PERSON" is the only value shown. */
-  kind: z.string().optional(),
+  kind: z.optional(z.string()),
 });
 export type UserEditationRequest = z.output<typeof userEditationRequestSchema>;
 
-const actionResponseBase = { text: z.string().optional(), finished: z.boolean() };
+const actionResponseBase = { text: z.optional(z.string()), finished: z.boolean() };
 
 export const userSyncResponseSchema = z.object({
   responseType: z.literal('FinishedUserSyncResponse'),
   ...actionResponseBase,
-  items: z.array(z.object({ item: labeledIdentifiedSchema.optional(), way: syncWaySchema })),
+  items: z.array(z.object({ item: z.optional(labeledIdentifiedSchema), way: syncWaySchema })),
 });
 export type UserSyncResponse = z.output<typeof userSyncResponseSchema>;
 

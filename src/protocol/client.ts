@@ -208,7 +208,7 @@ export class HttpProtocolClient implements ProtocolSender {
           slotStart = this.now();
           control.onAttempt?.(attempt);
           log.debug({ endpoint, eventId, traceId, attempt }, 'sending event');
-          // Only when asked (the runtime asks until its first report is on the wire): not per request.
+          // Only when asked (first-write.ts asks until the first report is on the wire): not per request.
           const { onWritten } = control;
           let writtenReported = false;
           const written = onWritten

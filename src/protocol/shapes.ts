@@ -1,14 +1,11 @@
 /**
  * Station protocol v2's shapes, defined once (docs/protocol/endpoints.md, answers.md): the request
- * bodies a station sends and the answers a server returns, as zod/mini schemas. The TypeScript
+ * bodies a station sends and the answers a server returns, as schemas. The TypeScript
  * types in types.ts are derived from them, the station's answer parser (parse.ts) validates with
  * the answer schemas and the reference server (src/sim/validate.ts) with the request schemas.
- *
- * The schemas are built on first use, not when the module loads: a start reports in before any
- * answer arrives, and building them is zod work its first /state need not wait for (bench: start).
  * The station itself never parses a request body; only the reference server builds those.
  */
-import * as z from '../zod-mini.js';
+import * as z from '../schema.js';
 import { UUID_RE, UUID_V4_RE } from '../uuid.js';
 
 export const ENDPOINTS = ['state', 'item-identify', 'pin-enter', 'cancel'] as const;
@@ -75,18 +72,11 @@ function buildAnswerSchemas() {
 type RequestSchemas = ReturnType<typeof buildRequestSchemas>;
 type AnswerSchemas = ReturnType<typeof buildAnswerSchemas>;
 
-let requestSchemas: RequestSchemas | undefined;
-let answerSchemas: AnswerSchemas | undefined;
-
 /** The request body schemas, one per endpoint (built on the first call). */
-export function requestShapes(): RequestSchemas {
-  return (requestSchemas ??= buildRequestSchemas());
-}
+export const requestShapes: () => RequestSchemas = z.builtOnFirstUse(buildRequestSchemas);
 
 /** The answer schemas (built on the first call). */
-export function answerShapes(): AnswerSchemas {
-  return (answerSchemas ??= buildAnswerSchemas());
-}
+export const answerShapes: () => AnswerSchemas = z.builtOnFirstUse(buildAnswerSchemas);
 
 /** The schemas' outputs, read-only all the way down: a parsed body is never changed in place. */
 type DeepReadonly<T> = T extends readonly (infer U)[] ? readonly DeepReadonly<U>[] : T extends object ? { readonly [K in keyof T]: DeepReadonly<T[K]> } : T;

@@ -4,7 +4,7 @@
  * It has no authentication: refusing every non-loopback peer is what keeps it private.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import * as z from 'zod';
+import * as z from '../schema.js';
 import { SimConfigError, UnknownStationError } from './errors.js';
 import { faultRequestSchema } from './faults.js';
 import { isLoopback, parseJson, readBody, sendJson } from './http-util.js';
@@ -27,7 +27,7 @@ export interface ControlTarget {
   addPickup(pickup: SimPickup): void;
 }
 
-const disableSchema = z.object({ stationId: z.string(), displayMessages: z.array(z.string()).min(1) });
+const disableSchema = z.object({ stationId: z.string(), displayMessages: z.array(z.string()).check(z.minLength(1)) });
 const enableSchema = z.object({ stationId: z.string() });
 
 class ControlRequestError extends Error {
@@ -39,7 +39,7 @@ class ControlRequestError extends Error {
   }
 }
 
-function parseWith<T>(schema: z.ZodType<T>, text: string): T {
+function parseWith<T>(schema: z.ZodMiniType<T>, text: string): T {
   const json = parseJson(text === '' ? '{}' : text);
   if (!json.ok) throw new ControlRequestError(400, 'body is not JSON');
   const parsed = schema.safeParse(json.value);

@@ -2,7 +2,7 @@
  * Checks of the server's data (stations, items, PINs) and the JSON shape of a stations file.
  * Every problem is reported at once, with where it is.
  */
-import * as z from 'zod';
+import * as z from '../schema.js';
 import { PIN_LENGTH } from '../protocol/types.js';
 import { SimConfigError } from './errors.js';
 import type { SeedData } from './seed.js';
@@ -60,16 +60,16 @@ export function checkSimData(stations: readonly SimStation[], deposits: readonly
 export const simStationSchema = z.object({ id: z.string(), password: z.string(), boxes: z.array(z.string()) });
 export const simDepositSchema = z.object({
   identifierValue: z.string(),
-  identifierType: z.enum(['BAR_CODE', 'RFID']).optional(),
+  identifierType: z.optional(z.enum(['BAR_CODE', 'RFID'])),
   stationId: z.string(),
   boxId: z.string(),
 });
 export const simPickupSchema = z.object({ pin: z.string(), stationId: z.string(), boxIds: z.array(z.string()) });
 
 const simDataSchema = z.strictObject({
-  stations: z.array(simStationSchema).min(1),
-  deposits: z.array(simDepositSchema).default([]),
-  pickups: z.array(simPickupSchema).default([]),
+  stations: z.array(simStationSchema).check(z.minLength(1)),
+  deposits: z._default(z.array(simDepositSchema), []),
+  pickups: z._default(z.array(simPickupSchema), []),
 });
 
 /** A parsed stations file `{stations, deposits?, pickups?}`, checked; throws SimConfigError. */

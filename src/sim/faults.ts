@@ -2,7 +2,7 @@
  * Injected faults: what a station meets in the field between itself and the library server
  * (slow server, lost answers, proxies, broken deployments). Pure apart from FaultTable's counters.
  */
-import * as z from 'zod';
+import * as z from '../schema.js';
 import type { Endpoint } from '../protocol/types.js';
 import { EXCEPTION_MESSAGES, exceptionBody, type ExceptionType } from './messages.js';
 import type { Fault, FaultKind, FaultSpec, FaultTarget } from './types.js';
@@ -234,46 +234,41 @@ export class FaultTable {
   }
 }
 
-const faultSchema: z.ZodType<Fault> = z.discriminatedUnion('kind', [
-  z.object({ kind: z.literal('delay'), ms: z.number().int().min(0).max(600_000) }),
-  z.object({ kind: z.literal('drop'), processed: z.boolean().optional() }),
+const faultSchema: z.ZodMiniType<Fault> = z.discriminatedUnion('kind', [
+  z.object({ kind: z.literal('delay'), ms: z.number().check(z.int(), z.minimum(0), z.maximum(600_000)) }),
+  z.object({ kind: z.literal('drop'), processed: z.optional(z.boolean()) }),
   z.object({ kind: z.literal('reset') }),
   z.object({ kind: z.literal('truncated') }),
   z.object({
     kind: z.literal('huge'),
-    bytes: z
-      .number()
-      .int()
-      .min(1)
-      .max(64 * 1024 * 1024)
-      .optional(),
+    bytes: z.optional(z.number().check(z.int(), z.minimum(1), z.maximum(64 * 1024 * 1024))),
   }),
-  z.object({ kind: z.literal('exception500'), displayMessages: z.array(z.string()).optional() }),
+  z.object({ kind: z.literal('exception500'), displayMessages: z.optional(z.array(z.string())) }),
   z.object({
     kind: z.literal('exception'),
-    status: z.number().int().min(400).max(599),
+    status: z.number().check(z.int(), z.minimum(400), z.maximum(599)),
     exceptionType: z.enum(Object.keys(EXCEPTION_MESSAGES) as [ExceptionType, ...ExceptionType[]]),
-    displayMessages: z.array(z.string()).optional(),
+    displayMessages: z.optional(z.array(z.string())),
   }),
   z.object({
     kind: z.literal('status'),
-    status: z.number().int().min(200).max(599).optional(),
-    contentType: z.string().optional(),
-    body: z.string().optional(),
+    status: z.optional(z.number().check(z.int(), z.minimum(200), z.maximum(599))),
+    contentType: z.optional(z.string()),
+    body: z.optional(z.string()),
   }),
   z.object({ kind: z.literal('html502') }),
-  z.object({ kind: z.literal('redirect'), status: z.number().int().min(300).max(399).optional(), location: z.string().optional() }),
+  z.object({ kind: z.literal('redirect'), status: z.optional(z.number().check(z.int(), z.minimum(300), z.maximum(399))), location: z.optional(z.string()) }),
   z.object({ kind: z.literal('empty') }),
-  z.object({ kind: z.literal('non-json'), body: z.string().optional() }),
-  z.object({ kind: z.literal('malformed'), body: z.unknown().optional(), raw: z.string().optional() }),
-  z.object({ kind: z.literal('unknown-command'), type: z.string().optional() }),
-  z.object({ kind: z.literal('foreign-box'), boxId: z.string().optional() }),
-  z.object({ kind: z.literal('extra-fields'), fields: z.record(z.string(), z.unknown()).optional() }),
+  z.object({ kind: z.literal('non-json'), body: z.optional(z.string()) }),
+  z.object({ kind: z.literal('malformed'), body: z.optional(z.unknown()), raw: z.optional(z.string()) }),
+  z.object({ kind: z.literal('unknown-command'), type: z.optional(z.string()) }),
+  z.object({ kind: z.literal('foreign-box'), boxId: z.optional(z.string()) }),
+  z.object({ kind: z.literal('extra-fields'), fields: z.optional(z.record(z.string(), z.unknown())) }),
 ]);
 
 /** A fault request of the control API: `{endpoint, fault, times?}`, fault a kind name or an object. */
 export const faultRequestSchema = z.object({
   endpoint: z.enum(['state', 'item-identify', 'pin-enter', 'cancel', '*'] as const satisfies readonly FaultTarget[]),
   fault: z.union([z.enum(FAULT_KINDS as [FaultKind, ...FaultKind[]]), faultSchema]),
-  times: z.number().int().min(1).optional(),
+  times: z.optional(z.number().check(z.int(), z.minimum(1))),
 });

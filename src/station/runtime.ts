@@ -15,6 +15,7 @@ import { errorMessage } from '../errors.js';
 import { MemoryJournal } from '../journal/memory.js';
 import { maskIdentifier, previousRun, type Journal, type JournalHealth } from '../journal/types.js';
 import { NOT_RESENT_STOPPING, type SendOutcome } from '../protocol/client.js';
+import { watchFirstWrite, type FirstWriteSender } from '../protocol/first-write.js';
 import type { Endpoint, RequestBodies } from '../protocol/types.js';
 import { MemoryPinThrottleStore, type PinThrottleStore } from '../storage/pin-throttle-store.js';
 import { BuzzerPlayer } from './buzzer-player.js';
@@ -58,17 +59,13 @@ export class StationRuntime {
   /** Aborted when draining begins: the event in flight is not resent. */
   private readonly noResend = new AbortController();
   private drained: (() => void) | null = null;
-  private reportOnWire = false;
-  private resolveReportWritten: () => void = () => undefined;
-  private readonly firstReportOnWire = new Promise<void>((resolve) => (this.resolveReportWritten = resolve));
-  private readonly reportWritten = (): void => {
-    this.reportOnWire = true;
-    this.resolveReportWritten();
-  };
+  /** The protocol client, telling when the first report is on the wire. */
+  private readonly client: FirstWriteSender;
   private drainPromise: Promise<DrainResult> | null = null;
 
   constructor(private readonly opts: RuntimeOptions) {
     this.core = coreConfigOf(opts.config);
+    this.client = watchFirstWrite(opts.client);
     this.now = opts.now ?? (() => performance.now());
     this.journal = opts.journal ?? new MemoryJournal();
     this.throttleStore = opts.pinThrottleStore ?? new MemoryPinThrottleStore();
@@ -280,12 +277,10 @@ export class StationRuntime {
         journal.record({ t: 'event', endpoint: request.endpoint, eventId, preview });
       }
       this.emit({ type: 'event-sent', endpoint: request.endpoint, eventId });
-      outcome = await this.opts.client.send(request.endpoint, body, this.abort.signal, {
+      outcome = await this.client.send(request.endpoint, body, this.abort.signal, {
         noResend: this.noResend.signal,
-        ...(this.reportOnWire ? {} : { onWritten: this.reportWritten }),
         ...(journaled ? { onAttempt: (attempt: number) => journal.record({ t: 'attempt', eventId, attempt }) } : {}),
       });
-      this.reportWritten(); // for a client that does not report writes
       const cutByStop = outcome.result.kind === 'unanswered' && (outcome.result.reason === NOT_RESENT_STOPPING || this.abort.signal.aborted);
       if (journaled && !cutByStop) {
         // Not when stopping cut it short: the restarted station then reports it as not answered.
@@ -295,7 +290,6 @@ export class StationRuntime {
         journal.record({ t: 'reported', boxes: Object.fromEntries(request.boxes.map((b) => [b.id, b.st])) });
       }
     } catch (e) {
-      this.reportWritten();
       // A client must not throw; if one does, the event counts as unanswered rather than stalling the queue.
       this.opts.log.error({ endpoint: request.endpoint, error: errorMessage(e) }, 'protocol client failed');
       this.dispatch({ type: 'unanswered', endpoint: request.endpoint, reason: errorMessage(e) });
@@ -451,12 +445,12 @@ export class StationRuntime {
    * technician port) waits for it, so that its loading does not delay the station's first report.
    */
   firstReportWritten(): Promise<void> {
-    return this.firstReportOnWire;
+    return this.client.firstWritten;
   }
 
   /** Stop: timers off, in-flight event aborted, pulses finished, every lock OFF. */
   async stop(): Promise<void> {
-    this.reportWritten();
+    this.client.settle();
     if (!this.running) return;
     this.running = false;
     this.drained?.();

@@ -13,7 +13,7 @@
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import * as z from '../zod-mini.js';
+import * as z from '../schema.js';
 import { errorMessage } from '../errors.js';
 import type { PinThrottleRecord } from '../station/core-types.js';
 import { atomicWrite } from './atomic-write.js';

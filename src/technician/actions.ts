@@ -7,7 +7,7 @@
  * nothing else long-running, the station waiting for input with nothing in flight and no sign of
  * a reader (the supervisor's whenFree: the core's rules); otherwise 409 with the reason. A PIN is never logged or echoed.
  */
-import * as z from 'zod';
+import * as z from '../schema.js';
 import type { Logger } from '../log.js';
 import { inServiceMode, isRescue, selfTestBlocker } from '../station/core.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
@@ -34,10 +34,10 @@ async function waitFor(done: () => boolean, ms: number): Promise<boolean> {
 const empty = z.strictObject({});
 const serviceBody = z.strictObject({ on: z.boolean() });
 const scanBody = z.strictObject({
-  value: z.string().min(1).max(128),
-  identifierType: z.enum(['BAR_CODE', 'RFID']).default('BAR_CODE'),
+  value: z.string().check(z.minLength(1), z.maxLength(128)),
+  identifierType: z._default(z.enum(['BAR_CODE', 'RFID']), 'BAR_CODE'),
 });
-const pinBody = z.strictObject({ pin: z.string().regex(/^[0-9]{1,6}$/, 'must be 1 to 6 digits') });
+const pinBody = z.strictObject({ pin: z.string().check(z.regex(/^[0-9]{1,6}$/, 'must be 1 to 6 digits')) });
 
 export function actionRoutes({ supervisor, log }: ActionDeps): Route[] {
   const maxBody = (): number => supervisor.config.debug.maxBodyBytes;

@@ -1,6 +1,6 @@
 /** Small HTTP helpers of the technician port: JSON answers, typed errors, bounded JSON bodies. */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type * as z from 'zod';
+import type * as z from '../schema.js';
 import { sendJson as sendJsonBody } from '../http-json.js';
 import { SupervisorRefusal, type RefusalCode } from '../supervisor/refusal.js';
 
@@ -49,7 +49,7 @@ export function sendError(res: ServerResponse, e: HttpError): void {
  * while reading), 415 for a body that does not say it is JSON, 400 for malformed JSON or a body
  * the schema refuses.
  */
-export async function readJson<S extends z.ZodType>(req: IncomingMessage, limit: number, schema: S): Promise<z.output<S>> {
+export async function readJson<S extends z.ZodMiniType>(req: IncomingMessage, limit: number, schema: S): Promise<z.output<S>> {
   const declared = Number(req.headers['content-length'] ?? '0');
   if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
   const chunks: Buffer[] = [];

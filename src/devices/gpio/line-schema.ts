@@ -1,11 +1,9 @@
 /**
  * The schema of one GPIO line in a board profile: the board profile (board-config.ts) and
  * safe-state (safe-state.ts, which validates only the lock lines it drives) share it, so both read
- * a lock line the same way. Written with zod/mini (src/zod-mini.ts), as is every schema the daemon
- * builds before its first /state: zod's full API is ~140 KB to compile and initialize before the
- * first lock can be driven OFF, mini ~30 KB (docs/decisions/0045).
+ * a lock line the same way.
  */
-import * as z from '../../zod-mini.js';
+import * as z from '../../schema.js';
 
 const chipLabel = z.string().check(z.minLength(1, 'chip label required (see `gpiodetect` or /sys/class/gpio/gpiochip*/label)'));
 const offset = z.number().check(z.int(), z.minimum(0), z.maximum(1023));

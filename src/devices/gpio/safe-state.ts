@@ -9,10 +9,9 @@
  * it validates only what it uses: `hardware.kind` and `hardware.profile` of the config, and of
  * the profile `gpio.backend` and every box's `lock` line, with the daemon's own line schema
  * (line-schema.ts). A problem there is still a ConfigError (exit 78) naming the path; the rest of
- * the profile is the daemon's to check. zod/mini, as the line schema: safe-state does not load zod's
- * full API; src/zod-mini.ts sets zod's English messages for its problems.
+ * the profile is the daemon's to check.
  */
-import * as z from '../../zod-mini.js';
+import * as z from '../../schema.js';
 import { dirname, resolve } from 'node:path';
 import { readJsonFile } from '../../config/read.js';
 import { zodProblems } from '../../config/problems.js';

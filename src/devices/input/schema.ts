@@ -1,13 +1,12 @@
 /**
- * Board-profile sections of the input/output devices: `scanners`, `keypad`, `display` (zod/mini,
- * see src/zod-mini.ts).
+ * Board-profile sections of the input/output devices: `scanners`, `keypad`, `display`.
  * Every key has its default here; the doc comment of each key is its documentation.
  *
  * USB ids may be written as numbers (3118) or hex strings ("0x0c2e" or "0c2e").
  * Protocol strings (prefix, suffix, clear, …) are JSON strings; "\u0002" is the byte 0x02.
  */
-import * as z from '../../zod-mini.js';
-import { intIn } from '../../zod-mini.js';
+import * as z from '../../schema.js';
+import { intIn } from '../../schema.js';
 import { CLEAR_KEY_USAGES, type ClearKeyName } from '../hid/keypad.js';
 
 const ms = (dflt: number, min = 1, max = 600_000) => z._default(intIn(min, max), dflt);
