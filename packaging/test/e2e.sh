@@ -4,9 +4,11 @@
 # Everything the target needs is streamed through --exec's stdin; the target needs no network.
 #
 #   bash packaging/test/e2e.sh --exec "CMD" --bundle RELEASE.tar.gz [--arch x64|arm64|armv7]
-#                              [--work DIR] [--health-wait SECONDS] [--hang] [--reuse] [--ssh]
+#                              [--work DIR] [--health-wait SECONDS] [--hang] [--reuse] [--ssh] [--slow N]
 #   container: --exec "nsenter -t <its PID 1> -a"
 #   board:     --ssh --exec "ssh -i .board/ssh/id_ed25519 -p <port> -o StrictHostKeyChecking=no root@127.0.0.1"
+#              (scripts/board/run.sh --apt does this); --slow N: the test's own waits N times longer
+#              (an emulated board runs Node 10-20x slower); --health-wait is the upgrade's bound
 #
 # From one real release tarball, four test releases (packaging/test/restamp.mjs): 1.0.0, 1.1.0,
 # 1.2.0 that exits at start, (--hang) 1.3.0 that never gets ready. Debian packages of each
@@ -38,6 +40,7 @@ HEALTH_WAIT=60
 HANG=0
 REUSE=0   # --reuse: the packages and key of an earlier run in --work
 REMOTE_SHELL=0  # --ssh: --exec is ssh (arguments quoted for the remote shell)
+SLOW=1  # --slow N: every wait of this test (not the upgrade's own bounds) N times longer
 while [ $# -gt 0 ]; do
   case "$1" in
     --exec) EXEC=$2; shift 2 ;;
@@ -48,7 +51,8 @@ while [ $# -gt 0 ]; do
     --hang) HANG=1; shift ;;
     --reuse) REUSE=1; shift ;;
     --ssh) REMOTE_SHELL=1; shift ;;
-    *) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    --slow) SLOW=$2; shift 2 ;;
+    *) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 done
 if [ -z "$EXEC" ] || [ ! -f "$BUNDLE" ]; then echo "e2e: --exec and --bundle are required" >&2; exit 2; fi
@@ -103,7 +107,7 @@ installed_version() { on dpkg-query -W -f='${Version}' pickup-station 2>/dev/nul
 running_version() { on sh -c 'sed -n "s/.*\"version\":\"\([^\"]*\)\".*/\1/p" /run/pickup-station/release.json 2>/dev/null' || true; }
 locks_off() { # every lock output in the simulated cabinet is OFF (a pulse in progress may end first: 10 s)
   local s i
-  for i in 1 2 3 4 5 6 7 8 9 10; do
+  for ((i = 0; i < 10 * SLOW; i++)); do
     s=$(on cat /var/lib/pickup-station/doors.json 2>/dev/null || echo '{}')
     grep -q 'true' <<<"$(sed -n 's/.*"locks":\({[^}]*}\).*/\1/p' <<<"$s")" || return 0
     sleep 1
@@ -130,7 +134,7 @@ dark_ms() { # FROM: the longest gap (ms) between two /state requests from the FR
   state_times | awk -v from="$1" 'NR >= from { if (p && $1 - p > m) m = $1 - p; p = $1 } END { print m + 0 }'
 }
 wait_for() { # SECONDS WHAT CMD...: until CMD succeeds
-  local n=$1 what=$2; shift 2
+  local n=$(($1 * SLOW)) what=$2; shift 2
   for ((i = 0; i < n; i++)); do "$@" >/dev/null 2>&1 && return 0; sleep 1; done
   fail "$what (after ${n}s)"
 }

@@ -6,6 +6,8 @@
 #   scripts/board/run.sh            the compact run (install, first /state, deposit, pickup,
 #                                   reload, watchdog, one power cut mid-pulse)
 #   scripts/board/run.sh --full     everything (both GPIO backends, boot, reboot, the power-cut matrix, figures)
+#   scripts/board/run.sh --apt      fleet delivery: apt-get install, an upgrade that waits for an open box,
+#                                   a broken release rolled back by itself, a tampered package (apt.sh)
 #   BOARD_BUNDLE=release/x.tar.gz   install that bundle instead of building one (npm run bundle)
 #   BOARD_KEEP=1                    leave the guest running at the end (ssh details in .board/run/)
 #
@@ -38,6 +40,10 @@ if [ -z "$BUNDLE" ]; then
   BUNDLE="$(find "$ROOT/release" -maxdepth 1 -name 'pickup-station-*-linux-arm64.tar.gz' -printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2-)"
 fi
 stamp "bundle $(basename "$BUNDLE")"
+if [ "${1:-}" = --apt ]; then
+  export BOARD RUN KDIR IMAGE_BASE BUNDLE
+  exec bash "$ROOT/scripts/board/apt.sh"
+fi
 
 # Signed as a release is signed (docs/operating.md → Install, step 2), by the release's own
 # signing script, with a throwaway vendor key made once under .board/vendor-key (ed25519, no
