@@ -62,6 +62,11 @@ SECONDS=0
 T0=$(date +%s)
 log() { printf '[e2e %4ss] %s\n' "$SECONDS" "$*"; }
 fail() { printf '[e2e %4ss] FAILED: %s\n' "$SECONDS" "$*" >&2; exit 1; }
+FIGURES=()
+figure() { # NAME VALUE: a measured figure, printed now and again in the summary at the end
+  FIGURES+=("$1: $2")
+  log "FIGURE $1: $2"
+}
 # shellcheck disable=SC2086 # --exec is a command prefix, split on purpose
 on() {
   # ssh joins its arguments into one command line for the remote shell: quote each one for it.
@@ -95,7 +100,8 @@ prepare() {
     bash "$ROOT/packaging/deb/build.sh" --arch "$ARCH" --bundle "$WORK/tarballs/pickup-station-$v-linux-$ARCH.tar.gz" \
       --key "$WORK/vendor.gpg" --compression gzip --out "$WORK/debs" | sed 's/^/  /'
   done
-  log "prepared: key $KEY_ID, packages: $(cd "$WORK/debs" && ls)"
+  log "prepared: key $KEY_ID, packages: $(cd "$WORK/debs" && echo *.deb)"
+  figure "package size ($ARCH, gzip as built for this test), bytes" "$(stat -c %s "$(deb_of 1.0.0)")"
 }
 deb_of() { ls "$WORK"/debs/pickup-station_"$1"_*.deb; }
 publish() { bash "$ROOT/packaging/apt/publish.sh" --repo "$WORK/repo" --key-id "$KEY_ID" --dist stable "$@" >/dev/null; sync_repo; }
@@ -149,6 +155,8 @@ step_install() {
   local t=$SECONDS
   on "${APT[@]}" install pickup-station | sed 's/^/  /'
   log "step 1: apt-get install pickup-station 1.0.0 took $((SECONDS - t)) s; installed $(installed_version)"
+  figure "apt-get install (first install, from file://), s" "$((SECONDS - t))"
+  figure "installed size, KiB" "$(on dpkg-query -W -f='${Installed-Size}' pickup-station)"
   [ "$(installed_version)" = 1.0.0 ] || fail "dpkg says $(installed_version)"
   on test -L /opt/pickup-station/current || fail "no /opt/pickup-station/current"
   on systemctl is-enabled pickup-station >/dev/null || fail "the unit is not enabled"
@@ -202,6 +210,7 @@ EOF
   on systemctl restart pickup-station
   wait_for 90 "the station did not report in" reports_in
   log "step 2: configured; the station reported in $((SECONDS - t)) s after the start (running $(running_version))"
+  figure "systemctl restart -> first /state answered, s" "$((SECONDS - t))"
   deposit
 }
 
@@ -236,15 +245,23 @@ step_upgrade_waits() {
   sleep 3
   [ "$(running_version)" = 1.0.0 ] || fail "1.0.0 stopped while a box was open (running: $(running_version))"
   log "step 3: apt-get upgrade waits: $(on grep -o 'waiting for the station to be free.*' /root/e2e/upgrade-1.1.0.log | head -n 1)"
+  local closed=$SECONDS
   close_door "$DEPOSITS"
   wait "$apt_pid"
+  local after_close=$((SECONDS - closed))
   [ "$(on cat /root/e2e/upgrade-1.1.0.rc)" = 0 ] || { on cat /root/e2e/upgrade-1.1.0.log; fail "apt-get upgrade to 1.1.0 failed"; }
   if [ "$(running_version)" != 1.1.0 ] || [ "$(installed_version)" != 1.1.0 ]; then fail "after the upgrade: installed $(installed_version), running $(running_version)"; fi
   locks_off
   on grep -o 'release 1.1.0 is healthy.*' /root/e2e/upgrade-1.1.0.log | sed 's/^/  /'
   wait_for 60 "no /state after the upgrade" reports_in
   sleep 2
-  log "step 3: upgraded to 1.1.0 in $((SECONDS - t)) s (door closed -> healthy included); service down $(service_gap "$since") (Stopping -> Started), longest gap between two /state at the server $(dark_ms "$from") ms (heartbeat every 30 s)"
+  local down dark
+  down=$(service_gap "$since")
+  dark=$(dark_ms "$from")
+  log "step 3: upgraded to 1.1.0 in $((SECONDS - t)) s (door closed -> healthy included); service down $down (Stopping -> Started), longest gap between two /state at the server $dark ms (heartbeat every 30 s)"
+  figure "good upgrade: apt-get upgrade from the door closed to its exit 0, s" "$after_close"
+  figure "good upgrade: service down (systemd Stopping -> Started)" "$down"
+  figure "good upgrade: longest gap between two /state at the server (heartbeat 30 s), ms" "$dark"
   deposit
 }
 
@@ -264,7 +281,13 @@ step_broken() { # VERSION KIND
   wait_for 60 "1.1.0 did not report in again" reports_in
   locks_off
   on journalctl -t pickup-station-install --no-pager -o cat | grep -q "upgrade from 1.1.0 to $1 failed" || fail "no journal line naming 1.1.0 and $1"
-  log "step: broken $1 ($2): apt-get exit $rc after $took s; running 1.1.0 again; dpkg: $(installed_version) ($(on dpkg-query -W -f='${db:Status-Abbrev}' pickup-station)); service down $(service_gap "$since"), longest gap between two /state at the server $(dark_ms "$from") ms"
+  local down dark
+  down=$(service_gap "$since")
+  dark=$(dark_ms "$from")
+  log "step: broken $1 ($2): apt-get exit $rc after $took s; running 1.1.0 again; dpkg: $(installed_version) ($(on dpkg-query -W -f='${db:Status-Abbrev}' pickup-station)); service down $down, longest gap between two /state at the server $dark ms"
+  figure "rollback ($2): apt-get upgrade exit $rc after, s" "$took"
+  figure "rollback ($2): service down (systemd Stopping -> Started)" "$down"
+  figure "rollback ($2): longest gap between two /state at the server, ms" "$dark"
   on journalctl -t pickup-station-install --no-pager -o cat | grep "to $1" | tail -n 2 | sed 's/^/  journal: /'
   metric pickup_station_release | sed 's/^/  metric: /'
   metric 'pickup_station_release_mismatch(\{[^}]*\})? 1$' >/dev/null || fail "release_mismatch is not 1"
@@ -273,8 +296,11 @@ step_broken() { # VERSION KIND
 
 step_tampered() {
   # A package signed into the index, then changed: 1.4.0 built from 1.1.0's release, one byte appended after publishing.
-  node "$HERE/restamp.mjs" "$WORK/tarballs/pickup-station-1.1.0-linux-$ARCH.tar.gz" "$WORK/tarballs" 1.4.0 >/dev/null
-  bash "$ROOT/packaging/deb/build.sh" --arch "$ARCH" --bundle "$WORK/tarballs/pickup-station-1.4.0-linux-$ARCH.tar.gz" --compression gzip --out "$WORK/debs" >/dev/null
+  # (the pool holds a copy: the package in debs/ stays intact, and --reuse reuses it)
+  if [ "$REUSE" != 1 ] || ! ls "$WORK"/debs/pickup-station_1.4.0_*.deb >/dev/null 2>&1; then
+    node "$HERE/restamp.mjs" "$WORK/tarballs/pickup-station-1.1.0-linux-$ARCH.tar.gz" "$WORK/tarballs" 1.4.0 >/dev/null
+    bash "$ROOT/packaging/deb/build.sh" --arch "$ARCH" --bundle "$WORK/tarballs/pickup-station-1.4.0-linux-$ARCH.tar.gz" --compression gzip --out "$WORK/debs" >/dev/null
+  fi
   bash "$ROOT/packaging/apt/publish.sh" --repo "$WORK/repo" --key-id "$KEY_ID" --dist stable "$(deb_of 1.4.0)" >/dev/null
   local pool
   pool=$(ls "$WORK"/repo/pool/main/p/pickup-station/pickup-station_1.4.0_*.deb)
@@ -319,3 +345,4 @@ if [ "$HANG" = 1 ]; then step_broken 1.3.0 "never ready"; fi
 step_tampered
 step_remove
 log "passed in $(( $(date +%s) - T0 )) s"
+printf '  %s\n' "figures:" "${FIGURES[@]}"
