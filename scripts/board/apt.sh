@@ -11,6 +11,7 @@
 # Env from run.sh: BOARD RUN KDIR IMAGE_BASE BUNDLE. Also:
 #   BOARD_APT_HANG=1    also the release that never gets ready (bounded by the health wait; +4-6 min)
 #   BOARD_KEEP=1        leave the guest running (ssh: see .board/run/apt-ssh)
+# Then lintian on the arm64 package (errors fail the run).
 set -euo pipefail
 ROOT="$(cd "$(dirname "$0")/../.." && pwd)"
 : "${BOARD:?run through scripts/board/run.sh --apt}" "${RUN:?}" "${KDIR:?}" "${IMAGE_BASE:?}" "${BUNDLE:?}"
@@ -66,4 +67,13 @@ find "$BOARD/apt-e2e" -mindepth 1 -maxdepth 1 ! -path "$WORK" -exec rm -rf {} + 
 args=(--ssh --exec "$SSH" --bundle "$BUNDLE" --arch arm64 --work "$WORK" --reuse --health-wait "${BOARD_APT_HEALTH_WAIT:-180}" --slow 4)
 [ "${BOARD_APT_HANG:-}" != 1 ] || args+=(--hang)
 bash "$ROOT/packaging/test/e2e.sh" "${args[@]}"
+[ "${BOARD_KEEP:-}" = 1 ] || kill -KILL "$QEMU_PID" 2>/dev/null || true
+
+# lintian on the arm64 package that was just installed (1.0.0: the release as built, gzip instead
+# of xz): no errors; the warnings kept are listed with their reasons in docs/fleet.md.
+command -v lintian >/dev/null || DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends lintian >/dev/null
+deb=$(find "$WORK/debs" -name 'pickup-station_1.0.0_arm64.deb')
+lint=$(lintian --fail-on error "$deb" 2>&1) || { printf '%s\n' "$lint"; echo "board: lintian reports errors on $(basename "$deb")" >&2; exit 1; }
+grep -E '^W:' <<<"$lint" | sed 's/ \[.*//' | sort | uniq -c | sed 's/^/board: lintian: /'
+stamp "lintian $(basename "$deb"): no errors; $(grep -c '^W:' <<<"$lint" || true) warnings"
 stamp "PASS (apt delivery on the board)"
