@@ -61,7 +61,17 @@ mkdir -p "$WORK"
 SECONDS=0
 T0=$(date +%s)
 log() { printf '[e2e %4ss] %s\n' "$SECONDS" "$*"; }
-fail() { printf '[e2e %4ss] FAILED: %s\n' "$SECONDS" "$*" >&2; exit 1; }
+DIAGNOSE=0  # set once the target has the package: a failure then prints what the station saw
+fail() {
+  printf '[e2e %4ss] FAILED: %s\n' "$SECONDS" "$*" >&2
+  if [ "$DIAGNOSE" = 1 ]; then
+    DIAGNOSE=0
+    on sh -c 'journalctl -u pickup-station -n 60 --no-pager -o short-monotonic; echo "doors: $(cat /var/lib/pickup-station/doors.json)";
+      echo "update lock: $(cat /run/pickup-station/updates.lock 2>&1)"; echo "release: $(cat /run/pickup-station/release.json 2>&1)"' 2>&1 |
+      sed 's/^/  target: /' >&2 || true
+  fi
+  exit 1
+}
 FIGURES=()
 figure() { # NAME VALUE: a measured figure, printed now and again in the summary at the end
   FIGURES+=("$1: $2")
@@ -152,6 +162,7 @@ step_install() {
   on sh -c 'printf "Types: deb\nURIs: file:///srv/pickup-station-repo\nSuites: stable\nComponents: main\nSigned-By: /usr/share/keyrings/pickup-station-archive-keyring.gpg\n" > /etc/apt/sources.list.d/pickup-station.sources'
   publish "$(deb_of 1.0.0)"
   on apt-get -q update -o Dir::Etc::SourceList=/dev/null >/dev/null
+  DIAGNOSE=1
   local t=$SECONDS
   on "${APT[@]}" install pickup-station | sed 's/^/  /'
   log "step 1: apt-get install pickup-station 1.0.0 took $((SECONDS - t)) s; installed $(installed_version)"
@@ -225,9 +236,19 @@ deposit() {
   close_door "$DEPOSITS"
 }
 close_door() {
-  # In place (same file, owner and mode): a person closing the door, seen by the station's file watch.
-  on sh -c "c=\$(sed 's/\"$1\":\"OPEN\"/\"$1\":\"CLOSED\"/' /var/lib/pickup-station/doors.json) && printf '%s' \"\$c\" > /var/lib/pickup-station/doors.json"
-  wait_for 30 "box $1 did not close" on sh -c '! test -e /run/pickup-station/updates.lock'
+  # A person closes the door once the lock has released (its output OFF in the file). The station
+  # rewrites the whole file on every door and lock change: a write of its own landing between ours
+  # and its file watch's read puts the door back to OPEN (seen on the emulated board, where the
+  # pulse outlasts the test's first look); so the door is closed again until the station took it.
+  # In place (same file, owner and mode), as a person's change seen by the station's file watch.
+  local f=/var/lib/pickup-station/doors.json
+  wait_for 30 "the lock of box $1 did not switch OFF" on grep -q "\"locks\":{[^}]*\"$1\":false" "$f"
+  local i
+  for ((i = 0; i < 30 * SLOW; i++)); do
+    on sh -c "if grep -q '\"$1\":\"OPEN\"' $f; then c=\$(sed 's/\"$1\":\"OPEN\"/\"$1\":\"CLOSED\"/' $f) && printf '%s' \"\$c\" > $f; fi
+      sleep 1; ! test -e /run/pickup-station/updates.lock" && break
+  done
+  [ "$i" -lt $((30 * SLOW)) ] || fail "box $1 did not close (the update lock is still held after ${i} tries)"
   locks_off
 }
 
@@ -253,6 +274,8 @@ step_upgrade_waits() {
   if [ "$(running_version)" != 1.1.0 ] || [ "$(installed_version)" != 1.1.0 ]; then fail "after the upgrade: installed $(installed_version), running $(running_version)"; fi
   locks_off
   on grep -o 'release 1.1.0 is healthy.*' /root/e2e/upgrade-1.1.0.log | sed 's/^/  /'
+  local healthy
+  healthy=$(on grep -o 'release 1.1.0 is healthy after [0-9]*s' /root/e2e/upgrade-1.1.0.log | grep -o '[0-9]*s$' || true)
   wait_for 60 "no /state after the upgrade" reports_in
   sleep 2
   local down dark
@@ -260,6 +283,7 @@ step_upgrade_waits() {
   dark=$(dark_ms "$from")
   log "step 3: upgraded to 1.1.0 in $((SECONDS - t)) s (door closed -> healthy included); service down $down (Stopping -> Started), longest gap between two /state at the server $dark ms (heartbeat every 30 s)"
   figure "good upgrade: apt-get upgrade from the door closed to its exit 0, s" "$after_close"
+  figure "good upgrade: the new release proven healthy after its start" "${healthy:-n/a}"
   figure "good upgrade: service down (systemd Stopping -> Started)" "$down"
   figure "good upgrade: longest gap between two /state at the server (heartbeat 30 s), ms" "$dark"
   deposit
@@ -277,6 +301,10 @@ step_broken() { # VERSION KIND
   local took=$((SECONDS - t))
   [ "$rc" != 0 ] || { on cat "/root/e2e/upgrade-$1.log"; fail "apt-get upgrade to the broken $1 exited 0"; }
   on grep -E 'rolled back|not healthy' "/root/e2e/upgrade-$1.log" | sed 's/^/  /'
+  # The bound: the new release's start and proof (at most HEALTH_WAIT), then the previous one's.
+  local back
+  back=$(on grep -o 'is running again after [0-9]*s' "/root/e2e/upgrade-$1.log" | grep -o '[0-9]*s$' | tr -d s || true)
+  if [ -z "$back" ] || [ "$back" -gt $((2 * HEALTH_WAIT)) ]; then fail "the rollback from $1 was not done within 2 x $HEALTH_WAIT s (${back:-no} s)"; fi
   [ "$(running_version)" = 1.1.0 ] || fail "after the rollback: running $(running_version)"
   wait_for 60 "1.1.0 did not report in again" reports_in
   locks_off
@@ -286,6 +314,7 @@ step_broken() { # VERSION KIND
   dark=$(dark_ms "$from")
   log "step: broken $1 ($2): apt-get exit $rc after $took s; running 1.1.0 again; dpkg: $(installed_version) ($(on dpkg-query -W -f='${db:Status-Abbrev}' pickup-station)); service down $down, longest gap between two /state at the server $dark ms"
   figure "rollback ($2): apt-get upgrade exit $rc after, s" "$took"
+  figure "rollback ($2): switched back and the previous release proven healthy, s after the new one's start (bound 2 x $HEALTH_WAIT)" "$back"
   figure "rollback ($2): service down (systemd Stopping -> Started)" "$down"
   figure "rollback ($2): longest gap between two /state at the server, ms" "$dark"
   on journalctl -t pickup-station-install --no-pager -o cat | grep "to $1" | tail -n 2 | sed 's/^/  journal: /'
