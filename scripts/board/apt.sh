@@ -61,8 +61,9 @@ $SSH 'systemctl is-system-running --wait >/dev/null 2>&1 || true; uname -m; syst
 # Under TCG Node runs 10-20x slower than on a Pi 4 (scripts/board/README.md): the health wait is
 # the field default (180 s) so a good release's first start (no V8 code cache yet) fits, and a
 # broken one is still rolled back within it; the other waits of e2e.sh scale by --slow.
-# The test releases and their packages are made once per bundle (--reuse; keyed by its bytes).
-WORK="$BOARD/apt-e2e/$(sha256sum "$BUNDLE" | cut -c1-12)"
+# The test releases and their packages are made once per bundle and packaging (--reuse; keyed by
+# the bytes of the bundle and of what makes the packages from it).
+WORK="$BOARD/apt-e2e/$(cat "$BUNDLE" "$ROOT"/packaging/deb/build.sh "$ROOT"/packaging/deb/debian/* "$ROOT/packaging/test/restamp.mjs" | sha256sum | cut -c1-12)"
 find "$BOARD/apt-e2e" -mindepth 1 -maxdepth 1 ! -path "$WORK" -exec rm -rf {} + 2>/dev/null || true
 args=(--ssh --exec "$SSH" --bundle "$BUNDLE" --arch arm64 --work "$WORK" --reuse --health-wait "${BOARD_APT_HEALTH_WAIT:-180}" --slow 4)
 [ "${BOARD_APT_HANG:-}" != 1 ] || args+=(--hang)
