@@ -51,7 +51,7 @@ fi
 command -v gpg >/dev/null || { apt-get install -y -qq --no-install-recommends gpg >/dev/null; }
 VENDOR_HOME="$BOARD/vendor-key"
 if [ ! -s "$VENDOR_HOME/fingerprint" ]; then
-  rm -rf "$VENDOR_HOME" && mkdir -p -m 0700 "$VENDOR_HOME"
+  rm -rf "$VENDOR_HOME" && mkdir -m 0700 "$VENDOR_HOME"   # .board exists (made above)
   gpg --homedir "$VENDOR_HOME" --batch --quiet --pinentry-mode loopback --passphrase '' \
     --quick-gen-key 'Pickup Station Board Vendor (throwaway) <board@example.invalid>' ed25519 sign never
   gpg --homedir "$VENDOR_HOME" --batch --with-colons --list-keys | awk -F: '/^fpr:/ { print $10; exit }' >"$VENDOR_HOME/fingerprint"
