@@ -4,9 +4,11 @@
 # Everything the target needs is streamed through --exec's stdin; the target needs no network.
 #
 #   bash packaging/test/e2e.sh --exec "CMD" --bundle RELEASE.tar.gz [--arch x64|arm64|armv7]
-#                              [--work DIR] [--health-wait SECONDS] [--hang] [--reuse] [--ssh]
+#                              [--work DIR] [--health-wait SECONDS] [--hang] [--reuse] [--ssh] [--slow N]
 #   container: --exec "nsenter -t <its PID 1> -a"
 #   board:     --ssh --exec "ssh -i .board/ssh/id_ed25519 -p <port> -o StrictHostKeyChecking=no root@127.0.0.1"
+#              (scripts/board/run.sh --apt does this); --slow N: the test's own waits N times longer
+#              (an emulated board runs Node 10-20x slower); --health-wait is the upgrade's bound
 #
 # From one real release tarball, four test releases (packaging/test/restamp.mjs): 1.0.0, 1.1.0,
 # 1.2.0 that exits at start, (--hang) 1.3.0 that never gets ready. Debian packages of each
@@ -38,6 +40,7 @@ HEALTH_WAIT=60
 HANG=0
 REUSE=0   # --reuse: the packages and key of an earlier run in --work
 REMOTE_SHELL=0  # --ssh: --exec is ssh (arguments quoted for the remote shell)
+SLOW=1  # --slow N: every wait of this test (not the upgrade's own bounds) N times longer
 while [ $# -gt 0 ]; do
   case "$1" in
     --exec) EXEC=$2; shift 2 ;;
@@ -48,7 +51,8 @@ while [ $# -gt 0 ]; do
     --hang) HANG=1; shift ;;
     --reuse) REUSE=1; shift ;;
     --ssh) REMOTE_SHELL=1; shift ;;
-    *) sed -n '2,24p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    --slow) SLOW=$2; shift 2 ;;
+    *) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 done
 if [ -z "$EXEC" ] || [ ! -f "$BUNDLE" ]; then echo "e2e: --exec and --bundle are required" >&2; exit 2; fi
@@ -57,7 +61,22 @@ mkdir -p "$WORK"
 SECONDS=0
 T0=$(date +%s)
 log() { printf '[e2e %4ss] %s\n' "$SECONDS" "$*"; }
-fail() { printf '[e2e %4ss] FAILED: %s\n' "$SECONDS" "$*" >&2; exit 1; }
+DIAGNOSE=0  # set once the target has the package: a failure then prints what the station saw
+fail() {
+  printf '[e2e %4ss] FAILED: %s\n' "$SECONDS" "$*" >&2
+  if [ "$DIAGNOSE" = 1 ]; then
+    DIAGNOSE=0
+    on sh -c 'journalctl -u pickup-station -n 60 --no-pager -o short-monotonic; echo "doors: $(cat /var/lib/pickup-station/doors.json)";
+      echo "update lock: $(cat /run/pickup-station/updates.lock 2>&1)"; echo "release: $(cat /run/pickup-station/release.json 2>&1)"' 2>&1 |
+      sed 's/^/  target: /' >&2 || true
+  fi
+  exit 1
+}
+FIGURES=()
+figure() { # NAME VALUE: a measured figure, printed now and again in the summary at the end
+  FIGURES+=("$1: $2")
+  log "FIGURE $1: $2"
+}
 # shellcheck disable=SC2086 # --exec is a command prefix, split on purpose
 on() {
   # ssh joins its arguments into one command line for the remote shell: quote each one for it.
@@ -91,7 +110,8 @@ prepare() {
     bash "$ROOT/packaging/deb/build.sh" --arch "$ARCH" --bundle "$WORK/tarballs/pickup-station-$v-linux-$ARCH.tar.gz" \
       --key "$WORK/vendor.gpg" --compression gzip --out "$WORK/debs" | sed 's/^/  /'
   done
-  log "prepared: key $KEY_ID, packages: $(cd "$WORK/debs" && ls)"
+  log "prepared: key $KEY_ID, packages: $(cd "$WORK/debs" && echo *.deb)"
+  figure "package size ($ARCH, gzip as built for this test), bytes" "$(stat -c %s "$(deb_of 1.0.0)")"
 }
 deb_of() { ls "$WORK"/debs/pickup-station_"$1"_*.deb; }
 publish() { bash "$ROOT/packaging/apt/publish.sh" --repo "$WORK/repo" --key-id "$KEY_ID" --dist stable "$@" >/dev/null; sync_repo; }
@@ -103,7 +123,7 @@ installed_version() { on dpkg-query -W -f='${Version}' pickup-station 2>/dev/nul
 running_version() { on sh -c 'sed -n "s/.*\"version\":\"\([^\"]*\)\".*/\1/p" /run/pickup-station/release.json 2>/dev/null' || true; }
 locks_off() { # every lock output in the simulated cabinet is OFF (a pulse in progress may end first: 10 s)
   local s i
-  for i in 1 2 3 4 5 6 7 8 9 10; do
+  for ((i = 0; i < 10 * SLOW; i++)); do
     s=$(on cat /var/lib/pickup-station/doors.json 2>/dev/null || echo '{}')
     grep -q 'true' <<<"$(sed -n 's/.*"locks":\({[^}]*}\).*/\1/p' <<<"$s")" || return 0
     sleep 1
@@ -130,7 +150,7 @@ dark_ms() { # FROM: the longest gap (ms) between two /state requests from the FR
   state_times | awk -v from="$1" 'NR >= from { if (p && $1 - p > m) m = $1 - p; p = $1 } END { print m + 0 }'
 }
 wait_for() { # SECONDS WHAT CMD...: until CMD succeeds
-  local n=$1 what=$2; shift 2
+  local n=$(($1 * SLOW)) what=$2; shift 2
   for ((i = 0; i < n; i++)); do "$@" >/dev/null 2>&1 && return 0; sleep 1; done
   fail "$what (after ${n}s)"
 }
@@ -142,9 +162,12 @@ step_install() {
   on sh -c 'printf "Types: deb\nURIs: file:///srv/pickup-station-repo\nSuites: stable\nComponents: main\nSigned-By: /usr/share/keyrings/pickup-station-archive-keyring.gpg\n" > /etc/apt/sources.list.d/pickup-station.sources'
   publish "$(deb_of 1.0.0)"
   on apt-get -q update -o Dir::Etc::SourceList=/dev/null >/dev/null
+  DIAGNOSE=1
   local t=$SECONDS
   on "${APT[@]}" install pickup-station | sed 's/^/  /'
   log "step 1: apt-get install pickup-station 1.0.0 took $((SECONDS - t)) s; installed $(installed_version)"
+  figure "apt-get install (first install, from file://), s" "$((SECONDS - t))"
+  figure "installed size, KiB" "$(on dpkg-query -W -f='${Installed-Size}' pickup-station)"
   [ "$(installed_version)" = 1.0.0 ] || fail "dpkg says $(installed_version)"
   on test -L /opt/pickup-station/current || fail "no /opt/pickup-station/current"
   on systemctl is-enabled pickup-station >/dev/null || fail "the unit is not enabled"
@@ -198,6 +221,7 @@ EOF
   on systemctl restart pickup-station
   wait_for 90 "the station did not report in" reports_in
   log "step 2: configured; the station reported in $((SECONDS - t)) s after the start (running $(running_version))"
+  figure "systemctl restart -> first /state answered, s" "$((SECONDS - t))"
   deposit
 }
 
@@ -212,9 +236,19 @@ deposit() {
   close_door "$DEPOSITS"
 }
 close_door() {
-  # In place (same file, owner and mode): a person closing the door, seen by the station's file watch.
-  on sh -c "c=\$(sed 's/\"$1\":\"OPEN\"/\"$1\":\"CLOSED\"/' /var/lib/pickup-station/doors.json) && printf '%s' \"\$c\" > /var/lib/pickup-station/doors.json"
-  wait_for 30 "box $1 did not close" on sh -c '! test -e /run/pickup-station/updates.lock'
+  # A person closes the door once the lock has released (its output OFF in the file). The station
+  # rewrites the whole file on every door and lock change: a write of its own landing between ours
+  # and its file watch's read puts the door back to OPEN (seen on the emulated board, where the
+  # pulse outlasts the test's first look); so the door is closed again until the station took it.
+  # In place (same file, owner and mode), as a person's change seen by the station's file watch.
+  local f=/var/lib/pickup-station/doors.json
+  wait_for 30 "the lock of box $1 did not switch OFF" on grep -q "\"locks\":{[^}]*\"$1\":false" "$f"
+  local i
+  for ((i = 0; i < 30 * SLOW; i++)); do
+    on sh -c "if grep -q '\"$1\":\"OPEN\"' $f; then c=\$(sed 's/\"$1\":\"OPEN\"/\"$1\":\"CLOSED\"/' $f) && printf '%s' \"\$c\" > $f; fi
+      sleep 1; ! test -e /run/pickup-station/updates.lock" && break
+  done
+  [ "$i" -lt $((30 * SLOW)) ] || fail "box $1 did not close (the update lock is still held after ${i} tries)"
   locks_off
 }
 
@@ -232,15 +266,26 @@ step_upgrade_waits() {
   sleep 3
   [ "$(running_version)" = 1.0.0 ] || fail "1.0.0 stopped while a box was open (running: $(running_version))"
   log "step 3: apt-get upgrade waits: $(on grep -o 'waiting for the station to be free.*' /root/e2e/upgrade-1.1.0.log | head -n 1)"
+  local closed=$SECONDS
   close_door "$DEPOSITS"
   wait "$apt_pid"
+  local after_close=$((SECONDS - closed))
   [ "$(on cat /root/e2e/upgrade-1.1.0.rc)" = 0 ] || { on cat /root/e2e/upgrade-1.1.0.log; fail "apt-get upgrade to 1.1.0 failed"; }
   if [ "$(running_version)" != 1.1.0 ] || [ "$(installed_version)" != 1.1.0 ]; then fail "after the upgrade: installed $(installed_version), running $(running_version)"; fi
   locks_off
   on grep -o 'release 1.1.0 is healthy.*' /root/e2e/upgrade-1.1.0.log | sed 's/^/  /'
+  local healthy
+  healthy=$(on grep -o 'release 1.1.0 is healthy after [0-9]*s' /root/e2e/upgrade-1.1.0.log | grep -o '[0-9]*s$' || true)
   wait_for 60 "no /state after the upgrade" reports_in
   sleep 2
-  log "step 3: upgraded to 1.1.0 in $((SECONDS - t)) s (door closed -> healthy included); service down $(service_gap "$since") (Stopping -> Started), longest gap between two /state at the server $(dark_ms "$from") ms (heartbeat every 30 s)"
+  local down dark
+  down=$(service_gap "$since")
+  dark=$(dark_ms "$from")
+  log "step 3: upgraded to 1.1.0 in $((SECONDS - t)) s (door closed -> healthy included); service down $down (Stopping -> Started), longest gap between two /state at the server $dark ms (heartbeat every 30 s)"
+  figure "good upgrade: apt-get upgrade from the door closed to its exit 0, s" "$after_close"
+  figure "good upgrade: the new release proven healthy after its start" "${healthy:-n/a}"
+  figure "good upgrade: service down (systemd Stopping -> Started)" "$down"
+  figure "good upgrade: longest gap between two /state at the server (heartbeat 30 s), ms" "$dark"
   deposit
 }
 
@@ -256,11 +301,22 @@ step_broken() { # VERSION KIND
   local took=$((SECONDS - t))
   [ "$rc" != 0 ] || { on cat "/root/e2e/upgrade-$1.log"; fail "apt-get upgrade to the broken $1 exited 0"; }
   on grep -E 'rolled back|not healthy' "/root/e2e/upgrade-$1.log" | sed 's/^/  /'
+  # The bound: the new release's start and proof (at most HEALTH_WAIT), then the previous one's.
+  local back
+  back=$(on grep -o 'is running again after [0-9]*s' "/root/e2e/upgrade-$1.log" | grep -o '[0-9]*s$' | tr -d s || true)
+  if [ -z "$back" ] || [ "$back" -gt $((2 * HEALTH_WAIT)) ]; then fail "the rollback from $1 was not done within 2 x $HEALTH_WAIT s (${back:-no} s)"; fi
   [ "$(running_version)" = 1.1.0 ] || fail "after the rollback: running $(running_version)"
   wait_for 60 "1.1.0 did not report in again" reports_in
   locks_off
   on journalctl -t pickup-station-install --no-pager -o cat | grep -q "upgrade from 1.1.0 to $1 failed" || fail "no journal line naming 1.1.0 and $1"
-  log "step: broken $1 ($2): apt-get exit $rc after $took s; running 1.1.0 again; dpkg: $(installed_version) ($(on dpkg-query -W -f='${db:Status-Abbrev}' pickup-station)); service down $(service_gap "$since"), longest gap between two /state at the server $(dark_ms "$from") ms"
+  local down dark
+  down=$(service_gap "$since")
+  dark=$(dark_ms "$from")
+  log "step: broken $1 ($2): apt-get exit $rc after $took s; running 1.1.0 again; dpkg: $(installed_version) ($(on dpkg-query -W -f='${db:Status-Abbrev}' pickup-station)); service down $down, longest gap between two /state at the server $dark ms"
+  figure "rollback ($2): apt-get upgrade exit $rc after, s" "$took"
+  figure "rollback ($2): switched back and the previous release proven healthy, s after the new one's start (bound 2 x $HEALTH_WAIT)" "$back"
+  figure "rollback ($2): service down (systemd Stopping -> Started)" "$down"
+  figure "rollback ($2): longest gap between two /state at the server, ms" "$dark"
   on journalctl -t pickup-station-install --no-pager -o cat | grep "to $1" | tail -n 2 | sed 's/^/  journal: /'
   metric pickup_station_release | sed 's/^/  metric: /'
   metric 'pickup_station_release_mismatch(\{[^}]*\})? 1$' >/dev/null || fail "release_mismatch is not 1"
@@ -269,8 +325,11 @@ step_broken() { # VERSION KIND
 
 step_tampered() {
   # A package signed into the index, then changed: 1.4.0 built from 1.1.0's release, one byte appended after publishing.
-  node "$HERE/restamp.mjs" "$WORK/tarballs/pickup-station-1.1.0-linux-$ARCH.tar.gz" "$WORK/tarballs" 1.4.0 >/dev/null
-  bash "$ROOT/packaging/deb/build.sh" --arch "$ARCH" --bundle "$WORK/tarballs/pickup-station-1.4.0-linux-$ARCH.tar.gz" --compression gzip --out "$WORK/debs" >/dev/null
+  # (the pool holds a copy: the package in debs/ stays intact, and --reuse reuses it)
+  if [ "$REUSE" != 1 ] || ! ls "$WORK"/debs/pickup-station_1.4.0_*.deb >/dev/null 2>&1; then
+    node "$HERE/restamp.mjs" "$WORK/tarballs/pickup-station-1.1.0-linux-$ARCH.tar.gz" "$WORK/tarballs" 1.4.0 >/dev/null
+    bash "$ROOT/packaging/deb/build.sh" --arch "$ARCH" --bundle "$WORK/tarballs/pickup-station-1.4.0-linux-$ARCH.tar.gz" --compression gzip --out "$WORK/debs" >/dev/null
+  fi
   bash "$ROOT/packaging/apt/publish.sh" --repo "$WORK/repo" --key-id "$KEY_ID" --dist stable "$(deb_of 1.4.0)" >/dev/null
   local pool
   pool=$(ls "$WORK"/repo/pool/main/p/pickup-station/pickup-station_1.4.0_*.deb)
@@ -315,3 +374,4 @@ if [ "$HANG" = 1 ]; then step_broken 1.3.0 "never ready"; fi
 step_tampered
 step_remove
 log "passed in $(( $(date +%s) - T0 )) s"
+printf '  %s\n' "figures:" "${FIGURES[@]}"

@@ -6,6 +6,8 @@
 #   scripts/board/run.sh            the compact run (install, first /state, deposit, pickup,
 #                                   reload, watchdog, one power cut mid-pulse)
 #   scripts/board/run.sh --full     everything (both GPIO backends, boot, reboot, the power-cut matrix, figures)
+#   scripts/board/run.sh --apt      fleet delivery: apt-get install, an upgrade that waits for an open box,
+#                                   a broken release rolled back by itself, a tampered package (apt.sh)
 #   BOARD_BUNDLE=release/x.tar.gz   install that bundle instead of building one (npm run bundle)
 #   BOARD_KEEP=1                    leave the guest running at the end (ssh details in .board/run/)
 #
@@ -38,6 +40,10 @@ if [ -z "$BUNDLE" ]; then
   BUNDLE="$(find "$ROOT/release" -maxdepth 1 -name 'pickup-station-*-linux-arm64.tar.gz' -printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2-)"
 fi
 stamp "bundle $(basename "$BUNDLE")"
+if [ "${1:-}" = --apt ]; then
+  export BOARD RUN KDIR IMAGE_BASE BUNDLE
+  exec bash "$ROOT/scripts/board/apt.sh"
+fi
 
 # Signed as a release is signed (docs/operating.md → Install, step 2), by the release's own
 # signing script, with a throwaway vendor key made once under .board/vendor-key (ed25519, no
@@ -45,7 +51,7 @@ stamp "bundle $(basename "$BUNDLE")"
 command -v gpg >/dev/null || { apt-get install -y -qq --no-install-recommends gpg >/dev/null; }
 VENDOR_HOME="$BOARD/vendor-key"
 if [ ! -s "$VENDOR_HOME/fingerprint" ]; then
-  rm -rf "$VENDOR_HOME" && mkdir -p -m 0700 "$VENDOR_HOME"
+  rm -rf "$VENDOR_HOME" && mkdir -m 0700 "$VENDOR_HOME"   # .board exists (made above)
   gpg --homedir "$VENDOR_HOME" --batch --quiet --pinentry-mode loopback --passphrase '' \
     --quick-gen-key 'Pickup Station Board Vendor (throwaway) <board@example.invalid>' ed25519 sign never
   gpg --homedir "$VENDOR_HOME" --batch --with-colons --list-keys | awk -F: '/^fpr:/ { print $10; exit }' >"$VENDOR_HOME/fingerprint"

@@ -133,6 +133,8 @@ build_i2c_bus() {
   rm -rf "$pkg/build"
   mkdir -p "$pkg/build/Release"
   cp "$out" "$pkg/build/Release/i2c.node"
+  "$T_TRIPLET-strip" --strip-unneeded "$pkg/build/Release/i2c.node"
+  chmod 0644 "$pkg/build/Release/i2c.node"
 }
 
 # serialport and node-hid ship prebuilt N-API addons for every platform; keep the target's only
@@ -166,9 +168,13 @@ check_addon_machines() {
       *) bad=1 ;;
     esac
     log "addon ${f#"$APP"/}: $class $machine"
+    # A shared object as Debian ships one (lintian's errors shared-library-is-executable and
+    # unstripped-binary-or-object, in the package made from this tree): no x bit, no symbol table.
+    if [ -n "$(find "$f" -perm /111)" ]; then log "addon ${f#"$APP"/} is executable"; bad=1; fi
+    if readelf -S "$f" | grep -q '\.symtab'; then log "addon ${f#"$APP"/} is not stripped"; bad=1; fi
   done < <(find "$APP" -name '*.node' -type f -print0 | sort -z)
   [ "$count" -ge 5 ] || die "expected epoll, i2c-bus, serialport and node-hid (2) addons, found $count"
-  [ "$bad" -eq 0 ] || die "an addon is not $T_ELF_CLASS $T_ELF_MACHINE"
+  [ "$bad" -eq 0 ] || die "an addon is not a stripped, non-executable $T_ELF_CLASS $T_ELF_MACHINE shared object"
 }
 
 add_node() {

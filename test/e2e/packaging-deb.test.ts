@@ -171,6 +171,25 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
     expect(readFileSync(deb).equals(first)).toBe(true);
   });
 
+  it("the package's sysusers.d declares the unit's user and every group of its SupplementaryGroups=", () => {
+    const { deb } = buildDeb('1.0.0', releaseTarball('1.0.0'));
+    const sysusers = spawnSync('sh', ['-c', 'dpkg-deb --fsys-tarfile "$1" | tar -xO ./usr/lib/sysusers.d/pickup-station.conf', 'sh', deb], {
+      encoding: 'utf8',
+    });
+    expect(sysusers.status).toBe(0);
+    const declared = (kind: string) =>
+      sysusers.stdout
+        .split('\n')
+        .map((l) => l.trim().split(/\s+/))
+        .filter((w) => w[0] === kind)
+        .map((w) => w[1]);
+    const unit = readFileSync(join(REPO, 'systemd/pickup-station.service'), 'utf8');
+    const groups = /^SupplementaryGroups=(.*)$/m.exec(unit)?.[1]?.trim().split(/\s+/) ?? [];
+    expect(groups.length).toBeGreaterThan(0);
+    for (const g of groups) expect(declared('g'), `group ${g}`).toContain(g);
+    expect(declared('u')).toContain(/^User=(.*)$/m.exec(unit)?.[1]?.trim());
+  });
+
   it('apt fetches the package from the repository signed by the vendor key, and refuses one whose bytes changed after signing', () => {
     const repo = join(work, 'repo');
     const pub = publish(repo, ['--dist', 'stable', buildDeb('1.0.0').deb]);
