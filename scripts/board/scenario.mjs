@@ -597,6 +597,9 @@ async function watchdogTimes(since) {
 /** Sectors written to the root disk so far (field 7 of /sys/block/vda/stat, 512-byte sectors). */
 const written = async () => Number((await g('cat /sys/block/vda/stat')).trim().split(/\s+/)[6]) * 512;
 
+/** write_bytes of the station's main process (/proc/PID/io; root reads it whatever ProtectProc= hides from the unit). */
+const processWrites = async () => Number((await g(`awk '/^write_bytes/ { print $2 }' /proc/$(systemctl show -p MainPID --value pickup-station)/io`)).trim());
+
 /** Disk bytes written over `seconds` of idle, scaled to an hour (journald's sync and ext4's commit included). */
 async function idleWrites(seconds) {
   await g('sync');
@@ -637,7 +640,10 @@ async function reboot() {
   return boot();
 }
 
+/** BOARD_PARTS=drain,sysfs runs only the --full parts whose function name contains one of the words. */
+const ONLY = (process.env.BOARD_PARTS ?? '').split(',').filter(Boolean);
 async function part(name, fn) {
+  if (ONLY.length && !ONLY.some((w) => fn.name.toLowerCase().includes(w.toLowerCase()))) return;
   say(`--- ${name}`);
   try {
     await fn();
@@ -679,9 +685,16 @@ async function full() {
 async function figuresPart() {
   const W = Number(process.env.BOARD_IDLE_S ?? 180);
   // Idle: the station with its 30 s heartbeat, then the same board with the station stopped.
+  // The block device's counter takes everything the guest writes (journald, systemd, ext4's
+  // commits, whatever the base system does); the station's own share is its process's write_bytes
+  // (what it caused the kernel to send to the disk: its journal.log, its caches) and the lines it
+  // gave journald.
   const from = await guestNow();
+  const own0 = await processWrites();
   const withStation = await idleWrites(W);
+  const own = ((await processWrites()) - own0) * (3600 / W);
   figure(`disk bytes written per idle hour, station running (${W} s window, scaled)`, Math.round(withStation));
+  figure(`of which the station process's own write_bytes, per idle hour`, Math.round(own));
   const logged = (await unitJournal(from, '-o cat')).split('\n').filter(Boolean);
   figure(`journal lines the idle station logged in ${W} s (${Math.floor(W / 30)} heartbeats)`, logged.length);
   for (const l of logged.slice(0, 5)) say(`  idle log| ${l.slice(0, 160)}`);
@@ -731,7 +744,8 @@ async function configErrorPart() {
 }
 
 async function textfilePart() {
-  // docs/monitoring.md, "The textfile bridge", as written there.
+  // docs/monitoring.md, "The textfile bridge", as written there. The file must be 0644: node_exporter
+  // reads it as its own user.
   const dir = '/var/lib/pickup-station-metrics';
   await g(`install -d -m 0755 -o pickup-station -g pickup-station ${dir} && install -d /etc/systemd/system/pickup-station.service.d &&
     printf '[Service]\\nReadWritePaths=${dir}\\n' > /etc/systemd/system/pickup-station.service.d/metrics-textfile.conf && systemctl daemon-reload`);
@@ -753,7 +767,7 @@ async function textfilePart() {
   const text = await g(`cat ${dir}/pickup-station.prom`);
   const j = await unitJournal(from, '-o cat');
   check(
-    /^pickup_station_mode\{.*mode="idle".*\} 1$/m.test(text) && !j.includes('cannot be written'),
+    /^pickup_station_mode\{.*mode="idle".*\} 1$/m.test(text) && !j.includes('cannot be written') && again.startsWith('644 pickup-station '),
     `textfile: ${dir}/pickup-station.prom written and rewritten (mode owner mtime: ${first} -> ${again}), ${text.split('\n').filter((l) => l.startsWith('pickup_station_')).length} samples, pickup_station_mode idle 1`,
   );
   await noDenials(`@${from}`);
