@@ -771,6 +771,14 @@ async function textfilePart() {
     `textfile: ${dir}/pickup-station.prom written and rewritten (mode owner mtime: ${first} -> ${again}), ${text.split('\n').filter((l) => l.startsWith('pickup_station_')).length} samples, pickup_station_mode idle 1`,
   );
   await noDenials(`@${from}`);
+  // What the textfile costs the disk at idle: each rewrite is a new file (temp + rename).
+  const w0 = await processWrites();
+  const b0 = await written();
+  await sleep(90_000);
+  figure(
+    'with the metrics textfile (rewritten every 15 s): station process write_bytes / disk bytes per idle hour (90 s, scaled)',
+    `${Math.round(((await processWrites()) - w0) * 40)} / ${Math.round(((await written()) - b0) * 40)}`,
+  );
 }
 
 async function drainPart() {
@@ -845,6 +853,8 @@ WantedBy=multi-user.target
     await g(`C=/sys/kernel/config/gpio-sim/virt-board; cat /sys/devices/platform/$(cat $C/dev_name)/$(cat $C/bank0/chip_name)/sim_gpio0/value`)
   ).trim();
   await g('systemctl disable board-crashed-writer');
+  const named = (await g('journalctl -u pickup-station -b --no-pager -o cat | grep -F "exported through sysfs" | head -1 || true')).trim();
+  say(`safe-state's own line: ${named.slice(0, 200) || '(none)'}`);
   check(onAtStart !== undefined, 'safe-state at boot: lock 1 high at boot (board-io saw it on before the station)');
   check(
     off !== undefined && offMs < mainStart && value === '0',
