@@ -5,9 +5,12 @@
 #
 #   scripts/board/run.sh            the compact run (install, first /state, deposit, pickup,
 #                                   reload, watchdog, one power cut mid-pulse)
-#   scripts/board/run.sh --full     everything (both GPIO backends, boot, reboot, the power-cut matrix, figures)
+#   scripts/board/run.sh --full     then acceptance points 3-7 as printed parts (sysfs backend, exit 78, textfile,
+#                                   drain, safe-state at boot, the power-cut matrix, reboot, figures)
 #   BOARD_BUNDLE=release/x.tar.gz   install that bundle instead of building one (npm run bundle)
 #   BOARD_KEEP=1                    leave the guest running at the end (ssh details in .board/run/)
+#   BOARD_PARTS=drain,sysfs         --full: only the parts whose function name has one of the words
+#   BOARD_IDLE_S=600                --full: the idle windows of the disk-write figures (default 180 s)
 #
 # Downloads and builds are cached under .board/ (git-ignored): a second run only boots.
 # What was learned doing this: scripts/board/README.md.
@@ -45,7 +48,7 @@ stamp "bundle $(basename "$BUNDLE")"
 command -v gpg >/dev/null || { apt-get install -y -qq --no-install-recommends gpg >/dev/null; }
 VENDOR_HOME="$BOARD/vendor-key"
 if [ ! -s "$VENDOR_HOME/fingerprint" ]; then
-  rm -rf "$VENDOR_HOME" && mkdir -p -m 0700 "$VENDOR_HOME"
+  rm -rf "$VENDOR_HOME" && mkdir -m 0700 "$VENDOR_HOME" # .board exists (above)
   gpg --homedir "$VENDOR_HOME" --batch --quiet --pinentry-mode loopback --passphrase '' \
     --quick-gen-key 'Pickup Station Board Vendor (throwaway) <board@example.invalid>' ed25519 sign never
   gpg --homedir "$VENDOR_HOME" --batch --with-colons --list-keys | awk -F: '/^fpr:/ { print $10; exit }' >"$VENDOR_HOME/fingerprint"
