@@ -1,15 +1,18 @@
 #!/usr/bin/env bash
-# The virtual board (issue: a virtual Raspberry Pi in CI): an arm64 Debian bookworm system booted
+# The virtual board (a Raspberry Pi minus the silicon, in every CI run): an arm64 Debian bookworm system booted
 # under qemu-system-aarch64 (TCG) with systemd as PID 1, the release installed on it by the
 # documented command and run by its shipped unit through kernel GPIO (gpio-sim) and HID (uhid).
 #
 #   scripts/board/run.sh            the compact run (install, first /state, deposit, pickup,
 #                                   reload, watchdog, one power cut mid-pulse)
-#   scripts/board/run.sh --full     everything (both GPIO backends, boot, reboot, the power-cut matrix, figures)
+#   scripts/board/run.sh --full     then the rest as printed parts (sysfs backend, exit 78, textfile,
+#                                   drain, safe-state at boot, the power-cut matrix, reboot, figures)
 #   scripts/board/run.sh --apt      fleet delivery: apt-get install, an upgrade that waits for an open box,
 #                                   a broken release rolled back by itself, a tampered package (apt.sh)
 #   BOARD_BUNDLE=release/x.tar.gz   install that bundle instead of building one (npm run bundle)
 #   BOARD_KEEP=1                    leave the guest running at the end (ssh details in .board/run/)
+#   BOARD_PARTS=drain,sysfs         --full: only the parts whose function name has one of the words
+#   BOARD_IDLE_S=600                --full: the idle windows of the disk-write figures (default 180 s)
 #
 # Downloads and builds are cached under .board/ (git-ignored): a second run only boots.
 # What was learned doing this: scripts/board/README.md.

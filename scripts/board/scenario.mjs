@@ -39,22 +39,33 @@ const STATION = {
   boxes: Array.from({ length: 12 }, () => randomUUID()),
 };
 const RFID = 'e004010012345678';
+const RFID_B = 'e004010087654321'; // box 2 (the sysfs run)
 const PIN_TWO = '654321'; // boxes 5 and 6
 const PIN_ONE = '123456'; // box 4
-const PIN_ONE_B = '234567'; // box 7 (the sysfs run)
-const PIN_TWO_B = '345678'; // boxes 8 and 9 (the sysfs run)
-const PIN_CUT = ['456789', '567890', '678901', '789012', '890123']; // box 10, one per power-cut row
+const PIN_DRAIN = '234567'; // box 7 (a stop during the pickup)
+const PIN_WRITES = '345678'; // boxes 8 and 9 (the write figure)
+const PIN_SYSFS = '357913'; // boxes 11 and 12 (the sysfs run)
+// The power-cut matrix: box 10 (and 11 for the row that cuts between two boxes), one PIN per row.
+const PIN_CUT = { notSent: '456789', twoBoxes: '567890', openNotReported: '678901', closedNotReported: '789012' };
+const PIN_WRONG = ['111111', '222222']; // no pickup: the server answers an exception
 const TOKEN = `pst_${randomBytes(32).toString('base64url')}`;
 const boxId = (n) => STATION.boxes[n - 1];
 const stationsFile = {
   stations: [STATION],
-  deposits: [{ identifierValue: RFID, identifierType: 'RFID', stationId: STATION.id, boxId: boxId(3) }],
+  deposits: [
+    { identifierValue: RFID, identifierType: 'RFID', stationId: STATION.id, boxId: boxId(3) },
+    { identifierValue: RFID_B, identifierType: 'RFID', stationId: STATION.id, boxId: boxId(2) },
+  ],
   pickups: [
     { pin: PIN_TWO, stationId: STATION.id, boxIds: [boxId(5), boxId(6)] },
     { pin: PIN_ONE, stationId: STATION.id, boxIds: [boxId(4)] },
-    { pin: PIN_ONE_B, stationId: STATION.id, boxIds: [boxId(7)] },
-    { pin: PIN_TWO_B, stationId: STATION.id, boxIds: [boxId(8), boxId(9)] },
-    ...PIN_CUT.map((pin) => ({ pin, stationId: STATION.id, boxIds: [boxId(10)] })),
+    { pin: PIN_DRAIN, stationId: STATION.id, boxIds: [boxId(7)] },
+    { pin: PIN_WRITES, stationId: STATION.id, boxIds: [boxId(8), boxId(9)] },
+    { pin: PIN_SYSFS, stationId: STATION.id, boxIds: [boxId(11), boxId(12)] },
+    { pin: PIN_CUT.notSent, stationId: STATION.id, boxIds: [boxId(10)] },
+    { pin: PIN_CUT.twoBoxes, stationId: STATION.id, boxIds: [boxId(10), boxId(11)] },
+    { pin: PIN_CUT.openNotReported, stationId: STATION.id, boxIds: [boxId(10)] },
+    { pin: PIN_CUT.closedNotReported, stationId: STATION.id, boxIds: [boxId(10)] },
   ],
 };
 const PROFILE = '/opt/pickup-station/current/hardware/virt-board-12-boxes.json';
@@ -223,7 +234,7 @@ async function startSim(appDir) {
   simProc.stderr.on('data', (d) => {
     log += d;
   });
-  for (let i = 0; i < 100 && !log.includes('reference station server:'); i++) await sleep(100);
+  for (let i = 0; i < 600 && !log.includes('reference station server:'); i++) await sleep(100);
   if (!log.includes('reference station server:')) throw new Fail(`sim-server did not start: ${log}`);
 }
 const sim = async (path, init) => (await fetch(`http://127.0.0.1:${SIM_PORT}/_control${path}`, init)).json();
@@ -233,7 +244,10 @@ const lastSeq = async () => {
   return r.length ? r[r.length - 1].seq : 0;
 };
 const clearFaults = () => sim('/clear-faults', { method: 'POST' });
-async function waitReq(pred, what, afterSeq, limitMs = 60_000) {
+// Every wait below is for the emulation's speed, not a behaviour's timing (TCG runs Node 10-20x
+// slower than a Pi, and a loaded CI machine slower again): the limits are generous, and a behaviour
+// that has a time in its definition (the watchdog, the drain) is checked from the guest's own clock.
+async function waitReq(pred, what, afterSeq, limitMs = 180_000) {
   const t = performance.now();
   for (;;) {
     const hit = (await requests(afterSeq)).find(pred);
@@ -254,7 +268,7 @@ const status = async () =>
     ),
   );
 const events = async () => (await g('cat /run/board-io/events.log 2>/dev/null || true')).split('\n').filter(Boolean);
-async function waitEvent(re, what, limitMs = 30_000) {
+async function waitEvent(re, what, limitMs = 120_000) {
   const t = performance.now();
   for (;;) {
     const hit = (await events()).find((l) => re.test(l));
@@ -360,21 +374,21 @@ async function configure(over = {}) {
 }
 
 async function firstState(after, what) {
-  const r = await waitReq(isState, `first /state ${what}`, after, 180_000);
+  const r = await waitReq(isState, `first /state ${what}`, after, 600_000);
   return r;
 }
 
-async function deposit() {
+async function deposit(rfid = RFID, box = 3) {
   const seq = await lastSeq();
-  await io('spring 3');
-  await io(`rfid ${RFID}`);
+  await io(`spring ${box}`);
+  await io(`rfid ${rfid}`);
   const id = await waitReq((r) => r.endpoint === 'item-identify' && r.status === 200, 'item-identify answered', seq);
-  check(JSON.stringify(id.response).includes(boxId(3)), 'deposit: the RFID read on the HID reader reached /item-identify, answered with box 3');
-  await waitReq((r) => isState(r) && boxSt(r, 3) === 'OPEN', '/state box 3 OPEN', id.seq);
-  await io('door 3 close');
-  await waitReq((r) => isState(r) && boxSt(r, 3) === 'CLOSED' && r.seq > id.seq + 1, '/state box 3 CLOSED', id.seq);
+  check(JSON.stringify(id.response).includes(boxId(box)), `deposit: the RFID read on the HID reader reached /item-identify, answered with box ${box}`);
+  await waitReq((r) => isState(r) && boxSt(r, box) === 'OPEN', `/state box ${box} OPEN`, id.seq);
+  await io(`door ${box} close`);
+  await waitReq((r) => isState(r) && boxSt(r, box) === 'CLOSED' && r.seq > id.seq + 1, `/state box ${box} CLOSED`, id.seq);
   const snap = await sim(`/stations/${STATION.id}`);
-  check(snap.boxes[2].contents.includes(RFID), 'deposit: the server records the item in box 3');
+  check(snap.boxes[box - 1].contents.includes(rfid), `deposit: the server records the item in box ${box}`);
 }
 
 async function pickup(pin, boxes) {
@@ -397,10 +411,14 @@ async function checkPulses(boxes, from) {
   // A door may be shut while its lock is still energized (box 6 of a two-box pickup): wait for each end.
   for (const n of boxes) await waitEvent(new RegExp(` lock ${n} off`), `lock ${n} off`);
   const p = pulses((await events()).slice(from));
+  // The length is sampled every 20 ms by a guest process that TCG can stall for hundreds of ms
+  // (seen: 3073 ms on a loaded machine): exact timing is the bench's. What is checked is one pulse
+  // per box, and no longer than the pulse plus the profile's pulseWatchdogMarginMs (2000), past which
+  // the station itself forces the line OFF.
   for (const n of boxes) {
     const mine = p.filter((x) => x.lock === n);
     check(
-      mine.length === 1 && mine[0].ms > 2_500 && mine[0].ms < 3_600,
+      mine.length === 1 && mine[0].ms > 2_000 && mine[0].ms < 5_000,
       `lock ${n}: one pulse of ${mine.map((x) => x.ms.toFixed(0)).join(',')} ms on gpio-sim (locks.pulseMs 3000)`,
     );
   }
@@ -456,56 +474,65 @@ async function main() {
   for (;;) {
     const drawn = await g(`journalctl -u pickup-station -b --no-pager -o cat | grep -c '│${newStarting[1]}' || true`);
     if (Number(drawn.trim()) > 0) break;
-    if (performance.now() - t > 120_000) throw new Fail(`reload: "${newStarting[1]}" never drawn on the display`);
+    if (performance.now() - t > 300_000) throw new Fail(`reload: "${newStarting[1]}" never drawn on the display`);
     await sleep(1000);
   }
-  await waitReq(isState, '/state from the reloaded station', seqReload, 120_000);
+  await waitReq(isState, '/state from the reloaded station', seqReload, 300_000);
   check((await show('MainPID')) === pid0, `systemctl reload: the display draws the new text "${newStarting.join(' / ')}", same process (pid ${pid0})`);
 
   // The watchdog: SIGSTOP; systemd aborts and restarts it; ExecStopPost drives every lock OFF.
+  // systemd's part is timed on the guest's clock (its journal, /proc/uptime): the guest kernel's
+  // timers run in real time under TCG. The daemon's last ping came at most WatchdogSec/2 before the
+  // stop, so the timeout fires 15-30 s after it; 15 s more for a systemd slowed by the emulation.
+  // The restart itself (SIGABRT, core dump, ExecStopPost, ExecStartPre, Node's start) is the
+  // emulation's speed: a generous limit.
   const restarts0 = Number(await show('NRestarts'));
   ev0 = (await events()).length;
   seq = await lastSeq();
-  await g(`kill -STOP ${pid0}`);
+  const stoppedAt = Number((await g(`cut -d' ' -f1 /proc/uptime; kill -STOP ${pid0}`)).trim());
   t = performance.now();
   for (;;) {
     if (Number(await show('NRestarts')) > restarts0 && (await show('SubState')) === 'running') break;
-    if (performance.now() - t > 120_000) throw new Fail('watchdog: no restart within 120 s');
+    if (performance.now() - t > 600_000) throw new Fail('watchdog: no restart within 600 s');
     await sleep(1000);
   }
   const wdS = (performance.now() - t) / 1000;
-  const j = await g(`journalctl -u pickup-station -b --no-pager | grep -F 'Watchdog timeout' | tail -1`);
+  const wd = await watchdogTimes(stoppedAt);
   check(
-    /Watchdog timeout/.test(j),
-    `watchdog: systemd killed the stopped daemon (journal: ${j.trim().split('\n')[0]?.slice(-80)}) and restarted it after ${wdS.toFixed(0)} s (WatchdogSec=30s + RestartSec=5s)`,
+    wd.timeout !== null && wd.timeout - stoppedAt >= 0 && wd.timeout - stoppedAt <= 45,
+    `watchdog: systemd's "Watchdog timeout (limit 30s)!" ${wd.timeout === null ? 'not in the journal' : `${(wd.timeout - stoppedAt).toFixed(1)} s after the SIGSTOP (guest clock)`}`,
   );
+  check(
+    wd.scheduled !== null && wd.scheduled > wd.timeout,
+    `watchdog: restart scheduled ${wd.scheduled === null ? '(not in the journal)' : `${(wd.scheduled - wd.timeout).toFixed(1)} s after the timeout (abort, ExecStopPost, RestartSec=5s)`}; running again ${wdS.toFixed(0)} s after the stop`,
+  );
+  figure('watchdog: SIGSTOP -> running again (emulated restart), s', wdS.toFixed(0));
   check(!(await events()).slice(ev0).some((l) => / lock \d+ on/.test(l)), 'watchdog: no lock energized across the kill and restart');
-  await waitReq(isState, '/state after the watchdog restart', seq, 120_000);
+  await waitReq(isState, '/state after the watchdog restart', seq, 300_000);
 
   // Power cut mid-pulse of a pickup (box 4), door opened by the person; then a boot.
   // The door springs open 50 ms into the pulse (board-io); the cut comes as soon as the host sees it.
   await io('spring 4');
-  await powerCutRow(
-    'pickup: mid-pulse, door open',
-    PIN_ONE,
-    4,
-    async () => {
+  await powerCutRow({
+    row: 'mid-pulse, door open (box 4)',
+    pin: PIN_ONE,
+    reach: async () => {
       await waitEvent(/ door 4 open/, 'door 4 open');
       const l = await events();
       return !l.some((x) => / lock 4 off/.test(x));
     },
-    [4],
+    doorsOpenAfter: [4],
     // Which words the first /state uses depends on what the dead run had reported: its /state with
     // box 4 OPEN answered before the cut → "open, waiting for closing"; not yet → "opened, still
     // open" (test/e2e/restart.test.ts, steps 4-6). The server's record says which it was.
-    (before) => {
+    message: (before) => {
       const pin = before.findLast((r) => r.endpoint === 'pin-enter');
       const reported = before.some((r) => isState(r) && r.status === 200 && r.seq > (pin?.seq ?? 0) && boxSt(r, 4) === 'OPEN');
       return reported
         ? /^restarted during pickup: box 4 open, waiting for closing \(event [0-9a-f-]{36}\)$/
         : /^restarted during pickup: box 4 opened, still open \(event [0-9a-f-]{36}\)$/;
     },
-  );
+  });
 
   if (FULL) await full();
 
@@ -515,11 +542,15 @@ async function main() {
   for (const [k, v] of figures) console.log(`| ${k} | ${v} |`);
 }
 
-/** One row of the power-cut matrix: reach the step, kill QEMU, boot with the doors as they are, check. */
-async function powerCutRow(row, pin, box, reach, doorsOpenAfter, message) {
+/**
+ * One row of the power-cut matrix: `prepare` (faults) and the PIN, `reach` the step (true: reached
+ * with the step still in force), kill QEMU, boot with the doors as the person left them, check.
+ */
+async function powerCutRow({ row, pin, prepare, reach, doorsOpenAfter, message }) {
+  await prepare?.();
   await io(`keypad ${pin}`);
   const inStep = await reach();
-  if (!inStep) say(`note: ${row}: the step ended before the cut (pulse over)`);
+  if (!inStep) say(`note: ${row}: the step ended before the cut`);
   const before = await requests(0);
   const oldEvents = new Set(before.map((r) => r.eventId).filter(Boolean));
   await powerCut();
@@ -527,9 +558,9 @@ async function powerCutRow(row, pin, box, reach, doorsOpenAfter, message) {
   const killSeq = before.length ? before[before.length - 1].seq : 0;
   const t = performance.now();
   await boot(doorsOpenAfter);
-  const first = await waitReq(() => true, 'first request after the power cut', killSeq, 300_000);
+  const first = await waitReq(() => true, 'first request after the power cut', killSeq, 600_000);
   const s = ((performance.now() - t) / 1000).toFixed(1);
-  const second = await waitReq(isState, 'second /state', first.seq, 120_000);
+  const second = await waitReq(isState, 'second /state', first.seq, 300_000);
   const newRun = await requests(killSeq);
   const lines = await events();
   const problems = [];
@@ -554,8 +585,24 @@ async function powerCutRow(row, pin, box, reach, doorsOpenAfter, message) {
   await waitReq((r) => isState(r) && doorsOpenAfter.every((n) => boxSt(r, n) === 'CLOSED'), 'doors closed after the row', second.seq);
 }
 
+/** Guest-monotonic seconds of systemd's watchdog timeout and the restart it scheduled, after `since`. */
+async function watchdogTimes(since) {
+  const lines = (await g(`journalctl -u pickup-station -b --no-pager -o short-monotonic | grep -E 'Watchdog timeout|Scheduled restart job' || true`)).split(
+    '\n',
+  );
+  const at = (re) =>
+    lines
+      .filter((l) => re.test(l))
+      .map((l) => Number(/^\[\s*([\d.]+)\]/.exec(l)?.[1]))
+      .find((x) => x >= since) ?? null;
+  return { timeout: at(/Watchdog timeout/), scheduled: at(/Scheduled restart job/) };
+}
+
 /** Sectors written to the root disk so far (field 7 of /sys/block/vda/stat, 512-byte sectors). */
 const written = async () => Number((await g('cat /sys/block/vda/stat')).trim().split(/\s+/)[6]) * 512;
+
+/** write_bytes of the station's main process (/proc/PID/io; root reads it whatever ProtectProc= hides from the unit). */
+const processWrites = async () => Number((await g(`awk '/^write_bytes/ { print $2 }' /proc/$(systemctl show -p MainPID --value pickup-station)/io`)).trim());
 
 /** Disk bytes written over `seconds` of idle, scaled to an hour (journald's sync and ext4's commit included). */
 async function idleWrites(seconds) {
@@ -566,32 +613,398 @@ async function idleWrites(seconds) {
   return ((b - a) * 3600) / seconds;
 }
 
-async function full() {
-  const W = Number(process.env.BOARD_IDLE_S ?? 300);
-  // Idle: the station with its 30 s heartbeat, then the same board with the station stopped.
-  const withStation = await idleWrites(W);
-  figure(`disk bytes written per idle hour, station running (${W} s window, scaled)`, Math.round(withStation));
+// --- --full: the rest of the acceptance, one printed part each ----------------------------------
+const parts = [];
+/** The config overrides in force (each part changes what it tests, then puts back what it must). */
+const base = {};
+const fault = (endpoint, f, times) =>
+  sim('/fault', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ endpoint, fault: f, ...(times ? { times } : {}) }) });
+async function putConfig(over = base) {
+  await writeGuest('/root/config.json', JSON.stringify(config(over), null, 2));
+  await g('install -m 0640 -o root -g pickup-station /root/config.json /etc/pickup-station/config.json && rm /root/config.json');
+}
+/** `systemctl restart`, then the first /state; returns it. */
+async function restartStation(what) {
   const seq = await lastSeq();
-  await g('sync');
-  const a = await written();
-  await pickupAgain(seq);
-  await g('sync');
-  figure('disk bytes written by one two-box pickup (incl. its /state reports), bytes', (await written()) - a);
-  await g('systemctl stop pickup-station');
-  const without = await idleWrites(W);
-  figure(`disk bytes written per idle hour, station stopped (${W} s window, scaled)`, Math.round(without));
-  await g('systemctl start pickup-station', { timeoutMs: 900_000 });
+  await g('systemctl restart pickup-station', { timeoutMs: 900_000 });
+  return firstState(seq, what);
+}
+const guestNow = async () => (await g('date +%s')).trim();
+/** The guest's journal of the unit since `epoch` (guest seconds). */
+const unitJournal = (epoch, extra = '') => g(`journalctl -u pickup-station --no-pager -o short-monotonic --since @${epoch} ${extra}`);
+/** `systemctl reboot`; QEMU runs with -no-reboot and exits; the board is booted again. Returns boot -> ssh, s. */
+async function reboot() {
+  await g('systemctl reboot', { ok: true, timeoutMs: 60_000 }).catch(() => undefined);
+  const t = performance.now();
+  while (alive()) {
+    if (performance.now() - t > 600_000) throw new Fail('reboot: QEMU still running 600 s after systemctl reboot');
+    await sleep(500);
+  }
+  rmSync(join(RUN, `ssh-${SSH_PORT}.sock`), { force: true });
+  return boot();
 }
 
-/** A second pickup for the write figure: boxes 8 and 9 by PIN (the doors spring open). */
-async function pickupAgain(seq) {
+/** BOARD_PARTS=drain,sysfs runs only the --full parts whose function name contains one of the words. */
+const ONLY = (process.env.BOARD_PARTS ?? '').split(',').filter(Boolean);
+async function part(name, fn) {
+  if (ONLY.length && !ONLY.some((w) => fn.name.toLowerCase().includes(w.toLowerCase()))) return;
+  say(`--- ${name}`);
+  try {
+    await fn();
+    parts.push([name, 'ok']);
+  } catch (e) {
+    const why = e instanceof Fail ? e.message : e.stack;
+    parts.push([name, `FAIL: ${why.split('\n')[0]}`]);
+    say(`FAIL (${name}) ${why}`);
+    try {
+      say(`journal tail:\n${await g('journalctl -u pickup-station -b --no-pager -n 30', { timeoutMs: 60_000 })}`);
+    } catch {
+      /* guest gone */
+    }
+    // Back to a running station with the config in force, so that the next part can run.
+    if (!alive()) await boot();
+    await clearFaults();
+    await putConfig();
+    const seq = await lastSeq();
+    await g('systemctl reset-failed pickup-station; systemctl restart pickup-station', { ok: true, timeoutMs: 900_000 });
+    await firstState(seq, `after the failed part "${name}"`);
+  }
+}
+
+async function full() {
+  await part('disk writes at idle and per pickup, with and without the station; what an idle station logs', figuresPart);
+  await part('a config error exits 78 and is not restarted', configErrorPart);
+  await part('the textfile drop-in (ReadWritePaths=) lets the station write its metrics file', textfilePart);
+  await part('systemctl stop during a pickup drains', drainPart);
+  await part('safe-state at boot (a lock line left high through sysfs is low before the first /state)', safeStateAtBootPart);
+  await part('deposit and two-box pickup on the sysfs GPIO backend', sysfsPart);
+  await part('the power-cut matrix (sysfs backend)', powerCutMatrix);
+  await part('systemctl reboot mid-idle: back on its own, journal and PIN lock-out kept', rebootPart);
+  console.log('\n| --full part | outcome |\n|---|---|');
+  for (const [k, v] of parts) console.log(`| ${k} | ${v} |`);
+  const bad = parts.filter(([, v]) => v !== 'ok');
+  if (bad.length) throw new Fail(`--full: ${bad.length} part(s) failed: ${bad.map(([k]) => k).join('; ')}`);
+}
+
+async function figuresPart() {
+  const W = Number(process.env.BOARD_IDLE_S ?? 180);
+  // Idle: the station with its 30 s heartbeat, then the same board with the station stopped.
+  // The block device's counter takes everything the guest writes (journald, systemd, ext4's
+  // commits, whatever the base system does); the station's own share is its process's write_bytes
+  // (what it caused the kernel to send to the disk: its journal.log, its caches) and the lines it
+  // gave journald.
+  const from = await guestNow();
+  const own0 = await processWrites();
+  const withStation = await idleWrites(W);
+  const own = ((await processWrites()) - own0) * (3600 / W);
+  figure(`disk bytes written per idle hour, station running (${W} s window, scaled)`, Math.round(withStation));
+  figure(`of which the station process's own write_bytes, per idle hour`, Math.round(own));
+  const logged = (await unitJournal(from, '-o cat')).split('\n').filter(Boolean);
+  figure(`journal lines the idle station logged in ${W} s (${Math.floor(W / 30)} heartbeats)`, logged.length);
+  for (const l of logged.slice(0, 5)) say(`  idle log| ${l.slice(0, 160)}`);
+  await g('sync');
+  const a = await written();
+  const ev = (await events()).length;
   await io('spring 8');
   await io('spring 9');
-  await io(`keypad ${PIN_TWO_B}`);
-  const p = await waitReq((r) => r.endpoint === 'pin-enter' && r.status === 200, 'pin-enter answered', seq);
-  for (const n of [8, 9]) await waitReq((r) => isState(r) && boxSt(r, n) === 'OPEN', `/state box ${n} OPEN`, p.seq);
-  for (const n of [8, 9]) await io(`door ${n} close`);
-  await waitReq((r) => isState(r) && [8, 9].every((n) => boxSt(r, n) === 'CLOSED'), '/state boxes 8, 9 CLOSED', p.seq + 2);
+  await pickup(PIN_WRITES, [8, 9]);
+  await checkPulses([8, 9], ev);
+  await g('sync');
+  figure('disk bytes written by one two-box pickup (incl. its /state reports and journald), bytes', (await written()) - a);
+  await g('systemctl stop pickup-station', { timeoutMs: 300_000 });
+  const without = await idleWrites(W);
+  figure(`disk bytes written per idle hour, station stopped (${W} s window, scaled)`, Math.round(without));
+  figure('disk bytes per idle hour the station adds', Math.round(withStation - without));
+  const seq = await lastSeq();
+  await g('systemctl start pickup-station', { timeoutMs: 900_000 });
+  await firstState(seq, 'after the idle figure');
+}
+
+async function configErrorPart() {
+  // A value out of range outside the hardware section: safe-state (ExecStartPre) reads only the
+  // hardware section and passes; the daemon finds the problem and exits 78 before any hardware.
+  await putConfig({ ...base, timing: { doorOpenTimeoutMs: 10_000, heartbeatIntervalMs: 5 } });
+  const from = await guestNow();
+  await g('systemctl restart pickup-station', { ok: true, timeoutMs: 900_000 });
+  const t = performance.now();
+  while (!['failed', 'inactive'].includes(await show('ActiveState'))) {
+    if (performance.now() - t > 600_000) throw new Fail('config error: the unit did not stop within 600 s');
+    await sleep(1000);
+  }
+  // RestartSec=5s: a restart would have been scheduled by now.
+  await sleep(20_000);
+  const [active, code, restarts, result] = [await show('ActiveState'), await show('ExecMainStatus'), await show('NRestarts'), await show('Result')];
+  const j = await unitJournal(from, '-o cat');
+  const named = j.split('\n').find((l) => l.includes('timing.heartbeatIntervalMs'));
+  check(
+    active === 'failed' && code === '78' && restarts === '0' && result === 'exit-code',
+    `config error: exit ${code}, ${active} (${result}), ${restarts} restarts 20 s later (RestartPreventExitStatus=78)`,
+  );
+  check(named !== undefined, `config error: the journal names the key at fault: ${named?.trim().slice(0, 140)}`);
+  await putConfig();
+  const seq = await lastSeq();
+  await g('systemctl reset-failed pickup-station && systemctl start pickup-station', { timeoutMs: 900_000 });
+  await firstState(seq, 'after the config was fixed');
+}
+
+async function textfilePart() {
+  // docs/monitoring.md, "The textfile bridge", as written there. The file must be 0644: node_exporter
+  // reads it as its own user.
+  const dir = '/var/lib/pickup-station-metrics';
+  await g(`install -d -m 0755 -o pickup-station -g pickup-station ${dir} && install -d /etc/systemd/system/pickup-station.service.d &&
+    printf '[Service]\\nReadWritePaths=${dir}\\n' > /etc/systemd/system/pickup-station.service.d/metrics-textfile.conf && systemctl daemon-reload`);
+  base.metrics = { textfileDir: dir };
+  await putConfig();
+  const from = await guestNow();
+  await restartStation('with the textfile drop-in');
+  const t = performance.now();
+  let first = '';
+  while (!(first = (await g(`stat -c '%a %U %Y' ${dir}/pickup-station.prom 2>/dev/null || true`)).trim())) {
+    if (performance.now() - t > 300_000) throw new Fail(`textfile: no ${dir}/pickup-station.prom within 300 s`);
+    await sleep(2000);
+  }
+  let again = first;
+  while ((again = (await g(`stat -c '%a %U %Y' ${dir}/pickup-station.prom`)).trim()) === first) {
+    if (performance.now() - t > 300_000) throw new Fail('textfile: not rewritten within 300 s (metrics.textfileIntervalMs 15 s)');
+    await sleep(2000);
+  }
+  const text = await g(`cat ${dir}/pickup-station.prom`);
+  const j = await unitJournal(from, '-o cat');
+  check(
+    /^pickup_station_mode\{.*mode="idle".*\} 1$/m.test(text) && !j.includes('cannot be written') && again.startsWith('644 pickup-station '),
+    `textfile: ${dir}/pickup-station.prom written and rewritten (mode owner mtime: ${first} -> ${again}), ${text.split('\n').filter((l) => l.startsWith('pickup_station_')).length} samples, pickup_station_mode idle 1`,
+  );
+  await noDenials(`@${from}`);
+  // What the textfile costs the disk at idle: each rewrite is a new file (temp + rename).
+  const w0 = await processWrites();
+  const b0 = await written();
+  await sleep(90_000);
+  figure(
+    'with the metrics textfile (rewritten every 15 s): station process write_bytes / disk bytes per idle hour (90 s, scaled)',
+    `${Math.round(((await processWrites()) - w0) * 40)} / ${Math.round(((await written()) - b0) * 40)}`,
+  );
+}
+
+async function drainPart() {
+  // The pickup's /pin-enter is answered 8 s late (the reference server's delay fault: it acts at
+  // once, answers later); the stop comes while it is in flight. docs/operating.md: the event gets
+  // its answer (not resent), the box it opens is pulsed and its door reported, then exit 0.
+  const from = await guestNow();
+  const seq = await lastSeq();
+  const ev = (await events()).length;
+  await fault('pin-enter', { kind: 'delay', ms: 8_000 }, 1);
+  await io('spring 7');
+  await io(`keypad ${PIN_DRAIN}`);
+  await waitReq((r) => r.endpoint === 'pin-enter' && r.fault === 'delay', '/pin-enter held by the server', seq);
+  const t = performance.now();
+  await g('systemctl stop pickup-station', { timeoutMs: 300_000 });
+  const stopS = (performance.now() - t) / 1000;
+  const reqs = await requests(seq);
+  const pins = reqs.filter((r) => r.endpoint === 'pin-enter');
+  const reported = reqs.find((r) => isState(r) && r.seq > pins[0].seq && r.status === 200 && boxSt(r, 7) === 'OPEN');
+  const p = pulses((await events()).slice(ev)).filter((x) => x.lock === 7);
+  const j = await unitJournal(from, '-o cat');
+  const [code, result] = [await show('ExecMainStatus'), await show('Result')];
+  check(pins.length === 1, `drain: the held /pin-enter was answered, not resent (${pins.length} sent)`);
+  check(p.length === 1, `drain: its answer's box 7 pulsed once on gpio-sim (${p.map((x) => x.ms.toFixed(0)).join(',')} ms)`);
+  check(reported !== undefined, 'drain: the door of box 7 reported OPEN to the server before the exit');
+  check(
+    j.includes('draining: new input refused') && /\bdrained\b/.test(j) && !j.includes('drain limit reached') && code === '0' && result === 'success',
+    `drain: "draining" then "drained" in the journal, exit ${code} (${result}); systemctl stop took ${stopS.toFixed(0)} s (TimeoutStopSec=45s)`,
+  );
+  // The box is still open: the next start tells the server and waits for it to be closed.
+  const seq2 = await lastSeq();
+  await g('systemctl start pickup-station', { timeoutMs: 900_000 });
+  const first = await firstState(seq2, 'after the drained stop');
+  say(`after the drained stop, first /state ${first.body.st}: ${first.body.errorMessage}`);
+  await io('door 7 close');
+  await waitReq((r) => isState(r) && boxSt(r, 7) === 'CLOSED' && r.body.st === 'UP', '/state box 7 CLOSED', first.seq);
+}
+
+async function safeStateAtBootPart() {
+  // What a crashed process can leave behind: lock 1's line exported through sysfs and driven high.
+  // A oneshot at boot does it after the chip exists and before board-io (which records it) and the
+  // station; the unit's ExecStartPre (safe-state) must drive it low before the station starts.
+  await writeGuest(
+    '/etc/systemd/system/board-crashed-writer.service',
+    `[Unit]
+Description=Virtual board: a crashed process left lock 1 energized through sysfs
+DefaultDependencies=no
+After=board-gpio-sim.service
+Requires=board-gpio-sim.service
+Before=board-io.service pickup-station.service
+
+[Service]
+Type=oneshot
+RemainAfterExit=yes
+# $$: systemd would expand $c itself.
+ExecStart=/bin/sh -c 'for c in /sys/class/gpio/gpiochip*; do [ "$$(cat $$c/label)" = virt-board ] && n=$$(cat $$c/base); done; echo $$n > /sys/class/gpio/export; echo high > /sys/class/gpio/gpio$$n/direction'
+
+[Install]
+WantedBy=multi-user.target
+`,
+  );
+  await g('systemctl daemon-reload && systemctl enable board-crashed-writer');
+  const seq = await lastSeq();
+  const bootS = await reboot();
+  const first = await firstState(seq, 'after the boot with lock 1 left high');
+  const mainStart = Number(await show('ExecMainStartTimestampMonotonic')) / 1000;
+  const lines = await events();
+  const onAtStart = lines.find((l) => / lock 1 on \(at start\)/.test(l));
+  const off = lines.find((l) => / lock 1 off/.test(l));
+  const offMs = off ? Number(off.split(' ')[0]) : NaN;
+  const value = (
+    await g(`C=/sys/kernel/config/gpio-sim/virt-board; cat /sys/devices/platform/$(cat $C/dev_name)/$(cat $C/bank0/chip_name)/sim_gpio0/value`)
+  ).trim();
+  await g('systemctl disable board-crashed-writer');
+  const named = (await g('journalctl -u pickup-station -b --no-pager -o cat | grep -F "exported through sysfs" | head -1 || true')).trim();
+  say(`safe-state's own line: ${named.slice(0, 200) || '(none)'}`);
+  check(onAtStart !== undefined, 'safe-state at boot: lock 1 high at boot (board-io saw it on before the station)');
+  check(
+    off !== undefined && offMs < mainStart && value === '0',
+    `safe-state at boot: lock 1 low ${off ? `${((mainStart - offMs) / 1000).toFixed(1)} s before the daemon started (ExecStartPre)` : '(never)'}, gpio-sim value ${value}; first /state ${first.body.st} (boot -> ssh ${bootS.toFixed(0)} s)`,
+  );
+}
+
+async function sysfsPart() {
+  // The same flow on the other backend: the board profile with gpio.backend "sysfs", kept in
+  // /etc/pickup-station as a local profile (a technician's copy; the release's stays untouched).
+  const profile = JSON.parse(await g(`cat ${PROFILE}`));
+  profile.gpio.backend = 'sysfs';
+  profile.name += ' (sysfs backend)';
+  await writeGuest('/root/virt-board-sysfs.json', JSON.stringify(profile, null, 2));
+  await g('install -m 0644 -o root -g root /root/virt-board-sysfs.json /etc/pickup-station/virt-board-sysfs.json && rm /root/virt-board-sysfs.json');
+  base.hardware = { kind: 'board', profile: '/etc/pickup-station/virt-board-sysfs.json' };
+  await putConfig();
+  const from = await guestNow();
+  const first = await restartStation('on the sysfs backend');
+  const opened = (await unitJournal(from, '-o cat')).split('\n').find((l) => l.includes('gpio backend opened'));
+  check(
+    first.body.st === 'UP' && /sysfs/.test(opened ?? ''),
+    `sysfs: first /state ${first.body.st}; ${opened?.trim().slice(0, 140) ?? 'no "gpio backend opened" line'}`,
+  );
+  const ev = (await events()).length;
+  await deposit(RFID_B, 2);
+  await io('spring 11');
+  await io('spring 12');
+  await pickup(PIN_SYSFS, [11, 12]);
+  await checkPulses([2, 11, 12], ev);
+  await noDenials(`@${from}`);
+}
+
+const EV = '\\(event [0-9a-f-]{36}\\)';
+async function powerCutMatrix() {
+  let ev = 0;
+  const mark = async () => {
+    ev = (await events()).length;
+  };
+  const since = async () => (await events()).slice(ev);
+  let seqRow = 0;
+  await powerCutRow({
+    row: 'before the request left (/pin-enter not acted on)',
+    pin: PIN_CUT.notSent,
+    prepare: async () => {
+      seqRow = await lastSeq();
+      await fault('pin-enter', { kind: 'drop', processed: false }, 10);
+    },
+    reach: async () => {
+      await waitReq((r) => r.endpoint === 'pin-enter' && r.fault === 'drop', '/pin-enter dropped unprocessed', seqRow);
+      return true;
+    },
+    doorsOpenAfter: [],
+    message: /^restarted during pickup: \/pin-enter \(event [0-9a-f-]{36}, \d+ attempts?\) not answered, not resent; no box opened$/,
+  });
+  await powerCutRow({
+    row: 'box-open answered (box 10 mid-pulse, box 11 not yet pulsed)',
+    pin: PIN_CUT.twoBoxes,
+    prepare: mark,
+    reach: async () => {
+      await waitEvent(/ lock 10 on/, 'lock 10 on');
+      const l = await since();
+      return !l.some((x) => / lock 10 off| lock 11 on/.test(x));
+    },
+    doorsOpenAfter: [],
+    message: new RegExp(`^restarted during pickup: box 10 pulsed, closed now \\(not opened, or closed while stopped\\), box 11 was not opened ${EV}$`),
+  });
+  await powerCutRow({
+    row: 'door open, not yet reported (its /state held)',
+    pin: PIN_CUT.openNotReported,
+    prepare: mark,
+    reach: async () => {
+      await waitEvent(/ lock 10 on/, 'lock 10 on');
+      await fault('state', { kind: 'delay', ms: 600_000 });
+      const seq = await lastSeq();
+      await io('door 10 open');
+      await waitReq((r) => isState(r) && r.fault === 'delay' && boxSt(r, 10) === 'OPEN', '/state box 10 OPEN held', seq);
+      return true;
+    },
+    doorsOpenAfter: [10],
+    message: new RegExp(`^restarted during pickup: box 10 opened, still open ${EV}$`),
+  });
+  await powerCutRow({
+    row: 'door closed, not yet reported (its /state held)',
+    pin: PIN_CUT.closedNotReported,
+    prepare: async () => {
+      seqRow = await lastSeq();
+      await io('spring 10');
+    },
+    reach: async () => {
+      await waitReq((r) => isState(r) && r.status === 200 && !r.fault && boxSt(r, 10) === 'OPEN', '/state box 10 OPEN answered', seqRow);
+      const t = performance.now();
+      for (;;) {
+        const st = await status();
+        if (st.mode !== 'opening' && st.inFlight === null && st.boxes?.[9]?.door === 'OPEN') break;
+        if (performance.now() - t > 180_000) throw new Fail('the station never settled waiting for box 10 to close');
+        await sleep(500);
+      }
+      await fault('state', { kind: 'delay', ms: 600_000 });
+      const seq = await lastSeq();
+      await io('door 10 close');
+      await waitReq((r) => isState(r) && r.fault === 'delay' && boxSt(r, 10) === 'CLOSED', '/state box 10 CLOSED held', seq);
+      return true;
+    },
+    doorsOpenAfter: [],
+    message: new RegExp(`^restarted during pickup: box 10 opened, closed while stopped ${EV}$`),
+  });
+}
+
+async function rebootPart() {
+  // The keypad locked by wrong PINs (the reference server answers an unknown PIN with an
+  // exception); a lock-out long enough to outlast an emulated reboot.
+  base.pin = { maxFailures: 2, lockoutMs: 600_000, maxLockoutMs: 900_000 };
+  await putConfig();
+  await restartStation('with the PIN throttle for the reboot');
+  for (const wrong of PIN_WRONG) {
+    const seq = await lastSeq();
+    await io(`keypad ${wrong}`);
+    const r = await waitReq((x) => x.endpoint === 'pin-enter' && x.status !== null, 'wrong PIN answered', seq);
+    say(`wrong PIN: /pin-enter answered ${r.status} ${JSON.stringify(r.response).slice(0, 80)}`);
+    await sleep(6_000); // the refusal's message (timing.messageMs 5 s) before the next PIN
+  }
+  const before = await status();
+  check(before.pinThrottle?.lockout != null, `PIN lock-out in force before the reboot: ${JSON.stringify(before.pinThrottle)}`);
+  const boots0 = (await g('journalctl --list-boots --no-pager | wc -l')).trim();
+  const seq = await lastSeq();
+  const t = performance.now();
+  await reboot();
+  const first = await firstState(seq, 'after systemctl reboot');
+  figure('systemctl reboot -> first /state at the server (emulated), s', ((performance.now() - t) / 1000).toFixed(1));
+  check(first.stationId === STATION.id, `reboot: the station back on its own, first /state ${first.body.st} ${first.body.errorMessage ?? ''}`);
+  const boots = (await g('journalctl --list-boots --no-pager | wc -l')).trim();
+  const prev = (await g('journalctl -u pickup-station -b -1 --no-pager -o cat | wc -l')).trim();
+  check(
+    Number(boots) === Number(boots0) + 1 && Number(prev) > 0,
+    `reboot: journald kept the earlier boots (${boots0} -> ${boots}; ${prev} lines of the station in the boot before)`,
+  );
+  const after = await status();
+  const seq2 = await lastSeq();
+  await io(`keypad ${PIN_WRONG[0]}`);
+  await sleep(20_000);
+  const sent = (await requests(seq2)).filter((r) => r.endpoint === 'pin-enter');
+  check(
+    after.pinThrottle?.lockout != null && sent.length === 0,
+    `reboot: the PIN lock-out still in force (${JSON.stringify(after.pinThrottle)}); a PIN typed after the boot sent nothing (${sent.length} /pin-enter)`,
+  );
 }
 
 let failed = false;

@@ -7,12 +7,16 @@
  * metrics textfile. The station runtime never calls this itself; the file adapters of its ports do.
  */
 import { randomBytes } from 'node:crypto';
-import { closeSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
-import { open, rename, unlink, writeFile } from 'node:fs/promises';
+import { closeSync, fchmodSync, fsyncSync, openSync, renameSync, unlinkSync, writeSync } from 'node:fs';
+import { chmod, open, rename, unlink, writeFile } from 'node:fs/promises';
 import { basename, dirname, join } from 'node:path';
 
 export interface AtomicWriteOptions {
-  /** File mode of the new file (default 0o600: station state is nobody else's business). */
+  /**
+   * File mode of the new file (default 0o600: station state is nobody else's business). Set with an
+   * explicit chmod, so the process's umask cannot narrow it: the unit's UMask=0077 made the metrics
+   * textfile 0600, unreadable for node_exporter's user (found on the virtual board, scripts/board).
+   */
   readonly mode?: number;
   /**
    * fsync the file and its folder (default true). Off only where a power cut may lose the file
@@ -42,6 +46,7 @@ export async function atomicWrite(path: string, data: string | Uint8Array, opts:
   const tmp = tempPathFor(path);
   try {
     await writeFile(tmp, data, { mode: opts.mode ?? 0o600, flush: durable });
+    await chmod(tmp, opts.mode ?? 0o600);
     await rename(tmp, path);
   } catch (e) {
     await unlink(tmp).catch(() => undefined);
@@ -60,6 +65,7 @@ export function atomicWriteSync(path: string, data: string | Uint8Array, opts: A
   try {
     const fd = openSync(tmp, 'w', opts.mode ?? 0o600);
     try {
+      fchmodSync(fd, opts.mode ?? 0o600);
       const buf = typeof data === 'string' ? Buffer.from(data) : data;
       let off = 0;
       while (off < buf.length) off += writeSync(fd, buf, off, buf.length - off);

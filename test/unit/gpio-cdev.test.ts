@@ -1,9 +1,14 @@
 /**
  * CdevBackend against a fake child_process.spawn (its last hardware boundary): version detection,
  * chips by label, which scripts it starts for outputs, pulses and inputs (v2 syntax here; v1 runs
- * for real in the rig), the pulse watchdog path, and safe-state's retry while a line is busy.
+ * for real in the rig), the pulse watchdog path, and safe-state's retry while a line is busy, its
+ * line-by-line fallback and its release of lock lines left exported through sysfs (a folder laid
+ * out as /sys/class/gpio).
  */
 import { EventEmitter } from 'node:events';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
@@ -37,7 +42,7 @@ interface Started {
   readonly child: FakeChild;
 }
 
-function fakeSpawn(opts: { version?: string; busyTimes?: number } = {}) {
+function fakeSpawn(opts: { version?: string; busyTimes?: number; busyLine?: string } = {}) {
   const started: Started[] = [];
   const killed: [number, string][] = [];
   let pid = 1000;
@@ -54,8 +59,8 @@ function fakeSpawn(opts: { version?: string; busyTimes?: number } = {}) {
         child.stdout.write('gpiochip0 [pinctrl-rp1] (54 lines)\ngpiochip1 [rp1-extra] (8 lines)\n');
         child.exit(0);
       } else if (command === 'gpioset') {
-        if (busy > 0) {
-          busy--;
+        if (busy > 0 || (opts.busyLine !== undefined && args.includes(opts.busyLine))) {
+          if (busy > 0) busy--;
           child.stderr.write('gpioset: unable to request lines on chip /dev/gpiochip0: Device or resource busy\n');
           child.exit(1);
         } else child.exit(0);
@@ -174,5 +179,50 @@ describe('cdev backend (fake spawn)', () => {
     await expect(backend.forceOff([{ chip: 'pinctrl-rp1', offset: 4, activeLow: false }], 250)).rejects.toThrow(
       /cannot drive OFF: \/dev\/gpiochip0:4: .*Device or resource busy/,
     );
+  });
+
+  it('forceOff sets a chip line by line when its group still fails at the deadline: one held line does not keep the others ON', async () => {
+    const f = fakeSpawn({ busyLine: '5=0' });
+    const backend = await CdevBackend.open({ spawn: f.spawn, killGroup: f.killGroup, version: 2, sysfsRoot: join(tmpdir(), 'no-such-sysfs') });
+    const off = backend.forceOff(
+      [4, 5, 6].map((offset) => ({ chip: 'pinctrl-rp1', offset, activeLow: false })),
+      250,
+    );
+    await expect(off).rejects.toThrow(/cannot drive OFF: \/dev\/gpiochip0:5: .*Device or resource busy$/);
+    const sets = f.started.filter((s) => s.argv[0] === 'gpioset' && s.argv[1] !== '--version').map((s) => s.argv.join(' '));
+    expect(sets.slice(-3)).toEqual(['gpioset -t 0 -c /dev/gpiochip0 4=0', 'gpioset -t 0 -c /dev/gpiochip0 5=0', 'gpioset -t 0 -c /dev/gpiochip0 6=0']);
+  });
+
+  it('forceOff first drives OFF and unexports a lock line left exported through sysfs (else every cdev request is refused)', async () => {
+    const root = mkdtempSync(join(tmpdir(), 'sysfs-gpio-'));
+    mkdirSync(join(root, 'gpiochip512'));
+    for (const [k, v] of Object.entries({ label: 'pinctrl-rp1', base: '512', ngpio: '54' })) writeFileSync(join(root, 'gpiochip512', k), `${v}\n`);
+    for (const n of [516, 517]) {
+      mkdirSync(join(root, `gpio${n}`));
+      writeFileSync(join(root, `gpio${n}`, 'direction'), 'out\n');
+    }
+    writeFileSync(join(root, 'unexport'), '');
+    const warned: unknown[] = [];
+    const f = fakeSpawn();
+    const backend = await CdevBackend.open({
+      spawn: f.spawn,
+      killGroup: f.killGroup,
+      version: 2,
+      sysfsRoot: root,
+      log: { warn: (o: unknown) => void warned.push(o) },
+    });
+    await backend.forceOff([
+      { chip: 'pinctrl-rp1', offset: 4, activeLow: false },
+      { chip: 'pinctrl-rp1', offset: 5, activeLow: true },
+      { chip: 'pinctrl-rp1', offset: 6, activeLow: false },
+    ]);
+    // The raw OFF level: low for an active-high lock, high for an active-low one; then unexported
+    // (the folder keeps the last number written).
+    expect(readFileSync(join(root, 'gpio516', 'direction'), 'utf8')).toBe('low');
+    expect(readFileSync(join(root, 'gpio517', 'direction'), 'utf8')).toBe('high');
+    expect(readFileSync(join(root, 'unexport'), 'utf8')).toBe('517');
+    expect(warned).toEqual([{ lines: ['pinctrl-rp1:4 (gpio516)', 'pinctrl-rp1:5 (gpio517)'] }]);
+    const sets = f.started.filter((s) => s.argv[0] === 'gpioset' && s.argv[1] !== '--version').map((s) => s.argv.join(' '));
+    expect(sets).toEqual(['gpioset -t 0 -c /dev/gpiochip0 4=0 6=0', 'gpioset -t 0 -l -c /dev/gpiochip0 5=0']);
   });
 });

@@ -29,6 +29,18 @@ describe.each([
     expect(readdirSync(d)).toEqual(['metrics.prom']);
   });
 
+  it('gives the mode asked for whatever the umask (the unit runs with UMask=0077)', async () => {
+    const d = dir();
+    const f = join(d, 'pickup-station.prom');
+    const old = process.umask(0o077);
+    try {
+      await write(f, 'x 1\n', { mode: 0o644, durable: false });
+    } finally {
+      process.umask(old);
+    }
+    expect(statSync(f).mode & 0o777).toBe(0o644);
+  });
+
   it('fails without leaving a temp file or touching the target when the rename cannot happen', async () => {
     const d = dir();
     const target = join(d, 'occupied');

@@ -26,7 +26,7 @@ async function openSysfs(): Promise<GpioBackend> {
  */
 export async function openGpioBackend(choice: BackendChoice, log: Pick<Logger, 'warn'>): Promise<GpioBackend> {
   if (choice === 'sysfs') return openSysfs();
-  if (choice === 'cdev') return CdevBackend.open();
+  if (choice === 'cdev') return CdevBackend.open({ log });
   if (existsSync(`${SYSFS_GPIO_ROOT}/export`)) {
     try {
       return await openSysfs();
@@ -34,5 +34,5 @@ export async function openGpioBackend(choice: BackendChoice, log: Pick<Logger, '
       log.warn({ error: errorMessage(e) }, 'gpio: sysfs unusable, trying the character device');
     }
   }
-  return CdevBackend.open();
+  return CdevBackend.open({ log });
 }

@@ -30,7 +30,10 @@ import {
   type GpiodVersion,
   type ToolLine,
 } from './gpiod-tools.js';
+import { SYSFS_GPIO_ROOT } from './sysfs-chips.js';
+import { releaseSysfsExports } from './sysfs-release.js';
 import { lineName, type GpioBackend, type InputLine, type InputSpec, type OutputLine, type OutputSpec } from './types.js';
+import type { Logger } from '../../log.js';
 
 export type { KillGroupFn, SpawnFn } from './cdev-helper.js';
 
@@ -162,6 +165,10 @@ export interface CdevBackendOptions {
   readonly killGroup?: KillGroupFn;
   /** Detected with `gpioset --version` when not given. */
   readonly version?: GpiodVersion;
+  /** Where forceOff looks for lock lines left exported through sysfs (tests: a folder of their own). */
+  readonly sysfsRoot?: string;
+  /** forceOff names the lock lines it found exported through sysfs (and released) here. */
+  readonly log?: Pick<Logger, 'warn'>;
 }
 
 export class CdevBackend implements GpioBackend {
@@ -171,6 +178,7 @@ export class CdevBackend implements GpioBackend {
   private constructor(
     private readonly env: CdevEnv,
     private readonly chips: readonly DetectedChip[],
+    private readonly opts: CdevBackendOptions,
   ) {}
 
   /** Detect the tools' version and list the chips (by label) once. */
@@ -190,7 +198,7 @@ export class CdevBackend implements GpioBackend {
     }
     if (version === undefined) throw new DeviceError('gpioset', 'no libgpiod version');
     const chips = parseGpiodetect(detected);
-    return new CdevBackend({ spawn, killGroup, version }, chips);
+    return new CdevBackend({ spawn, killGroup, version }, chips, opts);
   }
 
   get version(): GpiodVersion {
@@ -224,11 +232,16 @@ export class CdevBackend implements GpioBackend {
   /**
    * One `gpioset` per (chip, activeLow) group, set-and-exit. A line still busy is retried until
    * `busyTimeoutMs`: the only helper that can outlive a killed station is a pulse finishing by
-   * its own timer (at most HARD_MAX_PULSE_MS), which then drives OFF and exits.
+   * its own timer (at most HARD_MAX_PULSE_MS), which then drives OFF and exits. A line exported
+   * through sysfs is released first (sysfs-release.ts). A group still failing at the deadline is
+   * set line by line, so that one line held elsewhere does not keep the others of its chip ON.
    */
   async forceOff(specs: readonly OutputSpec[], busyTimeoutMs = HARD_MAX_PULSE_MS + 2000): Promise<void> {
     const groups = new Map<string, ToolLine[]>();
-    const failed: string[] = [];
+    const sysfs = releaseSysfsExports(specs, this.opts.sysfsRoot ?? SYSFS_GPIO_ROOT);
+    if (sysfs.released.length > 0)
+      this.opts.log?.warn({ lines: sysfs.released }, 'lock lines were left exported through sysfs: driven OFF there and unexported');
+    const failed: string[] = [...sysfs.failed];
     for (const spec of specs) {
       try {
         const l = this.toolLine(spec);
@@ -249,7 +262,12 @@ export class CdevBackend implements GpioBackend {
           break;
         } catch (e) {
           if (Date.now() >= deadline) {
-            failed.push(`${lines.map((l) => `${l.chipPath}:${l.offset}`).join(', ')}: ${errorMessage(e)}`);
+            if (lines.length === 1) failed.push(`${lines[0]!.chipPath}:${lines[0]!.offset}: ${errorMessage(e)}`);
+            else
+              for (const l of lines)
+                await runTool(this.env.spawn, setOnceArgs(this.env.version, l, 0)).catch((one: unknown) => {
+                  failed.push(`${l.chipPath}:${l.offset}: ${errorMessage(one)}`);
+                });
             break;
           }
           await delay(100);
