@@ -251,7 +251,7 @@ export class CdevBackend implements GpioBackend {
         failed.push(errorMessage(e));
       }
     }
-    const deadline = Date.now() + busyTimeoutMs;
+    const deadline = performance.now() + busyTimeoutMs;
     for (const lines of groups.values()) {
       const argv = setOnceArgs(this.env.version, lines[0]!, 0);
       // setOnceArgs ends with "<offset>=0"; add the group's other lines.
@@ -261,7 +261,7 @@ export class CdevBackend implements GpioBackend {
           await runTool(this.env.spawn, all);
           break;
         } catch (e) {
-          if (Date.now() >= deadline) {
+          if (performance.now() >= deadline) {
             if (lines.length === 1) failed.push(`${lines[0]!.chipPath}:${lines[0]!.offset}: ${errorMessage(e)}`);
             else
               for (const l of lines)

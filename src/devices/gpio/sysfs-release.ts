@@ -2,9 +2,9 @@
  * A line exported through /sys/class/gpio belongs to the kernel's sysfs interface until it is
  * unexported: every character-device request for it fails with EBUSY. A process that exported a
  * lock line and died (the sysfs backend of an earlier run or release, a technician's
- * `echo N > export`) leaves it that way, possibly energized. safe-state on the cdev backend then
- * retried until its deadline, failed, and left the lock ON, and the station could not start (found
- * on the virtual board, scripts/board). So before the cdev backend drives the locks OFF, each lock
+ * `echo N > export`) leaves it that way, possibly energized: safe-state on the cdev backend would
+ * retry until its deadline, fail, leave the lock ON, and the station could not start. So before the
+ * cdev backend drives the locks OFF, each lock
  * line exported through sysfs is driven to its OFF level through its own sysfs files and
  * unexported; the gpioset that follows then holds it OFF.
  *
