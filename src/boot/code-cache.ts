@@ -23,6 +23,7 @@ import { pathToFileURL } from 'node:url';
 import { Script } from 'node:vm';
 import { crc32 } from 'node:zlib';
 import type { Logger } from 'pino';
+import { errorMessage } from '../errors.js';
 import { atomicWrite } from '../storage/atomic-write.js';
 
 /** What the loader did with the cache: none configured, used, none yet, refused by V8, or set aside as damaged. */
@@ -134,8 +135,7 @@ export function loadCommonJs(file: string, cacheDir: string | null): LoadedCommo
       (done) => {
         if (done === 'written') log.info({ codeCache: cacheFile }, 'code cache written for the next start');
       },
-      (e: unknown) =>
-        log.warn({ codeCache: cacheFile, error: e instanceof Error ? e.message : String(e) }, 'code cache not written; the next start compiles from source'),
+      (e: unknown) => log.warn({ codeCache: cacheFile, error: errorMessage(e) }, 'code cache not written; the next start compiles from source'),
     );
   };
   return { exports: module.exports, codeCache: { use, file: cacheFile, save, saveWhenReady } };

@@ -14,8 +14,8 @@ import { basename, dirname, join } from 'node:path';
 export interface AtomicWriteOptions {
   /**
    * File mode of the new file (default 0o600: station state is nobody else's business). Set with an
-   * explicit chmod, so the process's umask cannot narrow it: the unit's UMask=0077 made the metrics
-   * textfile 0600, unreadable for node_exporter's user (found on the virtual board, scripts/board).
+   * explicit chmod, so the process's umask cannot narrow it: under the unit's UMask=0077 the metrics
+   * textfile would be 0600, unreadable for node_exporter's user.
    */
   readonly mode?: number;
   /**
