@@ -17,6 +17,7 @@ import type { Display } from '../types.js';
 import { HEALTHY, DeviceBase } from '../device-base.js';
 import { Reconnector, type BackoffOptions } from '../input/reconnect.js';
 import { openSerialPort, type SerialLink, type SerialOpener, type SerialPortOptions } from '../serial/link.js';
+import { LatestWrite } from './latest-write.js';
 import { fitLines, toCharset, type Charset, type DisplaySize, type Overflow } from './text.js';
 
 export interface DisplayProtocol {
@@ -62,8 +63,7 @@ export function renderSerialFrame(lines: readonly string[], o: Pick<SerialDispla
 export class SerialDisplay extends DeviceBase implements Display {
   private last: readonly string[] = [];
   private wanted: Buffer | null = null;
-  private dirty = false;
-  private writing: Promise<void> | null = null;
+  private readonly writes = new LatestWrite(() => this.writeLatest());
   private readonly reconnector: Reconnector<SerialLink>;
   private closed = false;
 
@@ -110,24 +110,14 @@ export class SerialDisplay extends DeviceBase implements Display {
 
   /** Write the latest wanted frame; shows arriving meanwhile are coalesced into one more write. */
   private flush(): Promise<void> {
-    this.dirty = true;
-    if (this.writing) return this.writing;
-    const run = async (): Promise<void> => {
-      // Start on a microtask, so that `writing` is assigned before the finally below clears it.
-      await Promise.resolve();
-      try {
-        while (this.dirty && !this.closed) {
-          this.dirty = false;
-          const link = this.reconnector.current();
-          const bytes = this.wanted;
-          if (!link || !bytes) return;
-          await link.write(bytes, this.o.writeTimeoutMs);
-        }
-      } finally {
-        this.writing = null;
-      }
-    };
-    this.writing = run();
-    return this.writing;
+    return this.writes.request();
+  }
+
+  private async writeLatest(): Promise<boolean> {
+    const link = this.reconnector.current();
+    const bytes = this.wanted;
+    if (this.closed || !link || !bytes) return false;
+    await link.write(bytes, this.o.writeTimeoutMs);
+    return true;
   }
 }

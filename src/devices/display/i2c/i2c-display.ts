@@ -14,6 +14,8 @@ import type { Logger } from 'pino';
 import { DeviceBase, HEALTHY } from '../../device-base.js';
 import { Reconnector, type BackoffOptions } from '../../input/reconnect.js';
 import type { Display } from '../../types.js';
+import { LatestWrite } from '../latest-write.js';
+import { sleep } from '../../../time.js';
 import { describeI2cError, openI2cBus, type I2cBus, type I2cBusOpener } from './bus.js';
 
 export interface I2cDisplayOptions {
@@ -36,16 +38,13 @@ interface I2cLink {
   close(): Promise<void>;
 }
 
-export const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
-
 export const hex2 = (n: number): string => `0x${n.toString(16).padStart(2, '0')}`;
 
 export abstract class I2cDisplay extends DeviceBase implements Display {
   private last: readonly string[] = [];
-  private dirty = false;
   /** The controller's memory is unknown (just initialised): draw everything. */
   private full = true;
-  private writing: Promise<void> | null = null;
+  private readonly writes = new LatestWrite(() => this.drawLatest());
   private readonly reconnector: Reconnector<I2cLink>;
   private closed = false;
   protected readonly delay: (ms: number) => Promise<void>;
@@ -56,7 +55,7 @@ export abstract class I2cDisplay extends DeviceBase implements Display {
   ) {
     const name = `display i2c-${io.bus} ${hex2(io.address)} (${kind})`;
     super(name, { ok: false, detail: `${name} not opened yet` });
-    this.delay = io.delay ?? sleep;
+    this.delay = io.delay ?? ((ms) => sleep(ms));
     const opener = io.opener ?? openI2cBus;
     this.reconnector = new Reconnector<I2cLink>({
       name,
@@ -112,7 +111,7 @@ export abstract class I2cDisplay extends DeviceBase implements Display {
     this.closed = true;
     this.onClose();
     this.clearHealthListeners();
-    await this.writing?.catch(() => undefined);
+    await this.writes.settled();
     await this.reconnector.stop();
   }
 
@@ -121,30 +120,20 @@ export abstract class I2cDisplay extends DeviceBase implements Display {
 
   /** Write the latest lines (and whatever else draw() owes); calls meanwhile coalesce into one more write. */
   protected flush(): Promise<void> {
-    this.dirty = true;
-    if (this.writing) return this.writing;
-    const run = async (): Promise<void> => {
-      // Start on a microtask, so that `writing` is assigned before the finally below clears it.
-      await Promise.resolve();
-      try {
-        while (this.dirty && !this.closed) {
-          this.dirty = false;
-          const link = this.reconnector.current();
-          if (!link) return;
-          try {
-            await this.draw(link.bus, this.last, this.full);
-            this.full = false;
-          } catch (e) {
-            // The reconnector closes the bus, reports the device down and reopens with backoff.
-            link.lost(describeI2cError(e));
-            return;
-          }
-        }
-      } finally {
-        this.writing = null;
-      }
-    };
-    this.writing = run();
-    return this.writing;
+    return this.writes.request();
+  }
+
+  private async drawLatest(): Promise<boolean> {
+    const link = this.reconnector.current();
+    if (this.closed || !link) return false;
+    try {
+      await this.draw(link.bus, this.last, this.full);
+      this.full = false;
+      return true;
+    } catch (e) {
+      // The reconnector closes the bus, reports the device down and reopens with backoff.
+      link.lost(describeI2cError(e));
+      return false;
+    }
   }
 }
