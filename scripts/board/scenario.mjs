@@ -506,6 +506,10 @@ async function main() {
     wd.scheduled !== null && wd.scheduled > wd.timeout,
     `watchdog: restart scheduled ${wd.scheduled === null ? '(not in the journal)' : `${(wd.scheduled - wd.timeout).toFixed(1)} s after the timeout (abort, ExecStopPost, RestartSec=5s)`}; running again ${wdS.toFixed(0)} s after the stop`,
   );
+  check(
+    wd.locksOff !== null && wd.scheduled !== null && wd.locksOff <= wd.scheduled,
+    `watchdog: ExecStopPost's safe-state drove every lock OFF before the restart was scheduled (${wd.locksOff === null ? 'its line not in the journal' : `${(wd.locksOff - wd.timeout).toFixed(1)} s after the timeout`})`,
+  );
   figure('watchdog: SIGSTOP -> running again (emulated restart), s', wdS.toFixed(0));
   check(!(await events()).slice(ev0).some((l) => / lock \d+ on/.test(l)), 'watchdog: no lock energized across the kill and restart');
   await waitReq(isState, '/state after the watchdog restart', seq, 300_000);
@@ -590,15 +594,26 @@ async function powerCutRow({ row, pin, prepare, reach, doorsOpenAfter, message }
 
 /** Guest-monotonic seconds of systemd's watchdog timeout and the restart it scheduled, after `since`. */
 async function watchdogTimes(since) {
-  const lines = (await g(`journalctl -u pickup-station -b --no-pager -o short-monotonic | grep -E 'Watchdog timeout|Scheduled restart job' || true`)).split(
-    '\n',
-  );
+  const lines = (
+    await g(
+      `journalctl -u pickup-station -b --no-pager -o short-monotonic | grep -E 'Watchdog timeout|safe-state: .* lock output|Scheduled restart job' || true`,
+    )
+  ).split('\n');
   const at = (re) =>
     lines
       .filter((l) => re.test(l))
       .map((l) => Number(/^\[\s*([\d.]+)\]/.exec(l)?.[1]))
       .find((x) => x >= since) ?? null;
-  return { timeout: at(/Watchdog timeout/), scheduled: at(/Scheduled restart job/) };
+  const timeout = at(/Watchdog timeout/);
+  // ExecStopPost's safe-state, between the kill and the restart: its line after the timeout.
+  const locksOff =
+    timeout === null
+      ? null
+      : (lines
+          .filter((l) => /safe-state: .* lock output/.test(l))
+          .map((l) => Number(/^\[\s*([\d.]+)\]/.exec(l)?.[1]))
+          .find((x) => x >= timeout) ?? null);
+  return { timeout, locksOff, scheduled: at(/Scheduled restart job/) };
 }
 
 /** Sectors written to the root disk so far (field 7 of /sys/block/vda/stat, 512-byte sectors). */
