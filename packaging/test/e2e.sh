@@ -22,7 +22,9 @@
 #   4 1.2.0 (exits at start) published: apt-get upgrade exits non-zero, 1.1.0 runs again, the
 #     journal line names both versions, pickup_station_release_mismatch is 1
 #   5 (--hang) the same with 1.3.0, bounded by --health-wait
-#   6 a package changed after signing is refused by apt
+#     (after 3: a reinstall of 1.1.0 changes nothing and restarts nothing)
+#   6 a package changed after signing is refused by apt; then a downgrade to 1.0.0 (its .deb):
+#     switched and proven like an upgrade, installed = running again, a deposit
 #   7 apt-get remove: stopped, locks OFF, config kept; purge: config and state gone
 # Throughout: every lock output OFF whenever no box is being opened (the state file's "locks").
 # Prints a timing line per step: install/upgrade times and the station's dark time (the longest gap
@@ -52,7 +54,7 @@ while [ $# -gt 0 ]; do
     --reuse) REUSE=1; shift ;;
     --ssh) REMOTE_SHELL=1; shift ;;
     --slow) SLOW=$2; shift 2 ;;
-    *) sed -n '2,27p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    *) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 done
 if [ -z "$EXEC" ] || [ ! -f "$BUNDLE" ]; then echo "e2e: --exec and --bundle are required" >&2; exit 2; fi
@@ -289,6 +291,45 @@ step_upgrade_waits() {
   deposit
 }
 
+# Reinstalling the version that runs changes nothing and restarts nothing (docs/fleet.md).
+step_reinstall() {
+  local pid0 rc=0 t=$SECONDS
+  pid0=$(on systemctl show -p MainPID --value pickup-station)
+  on sh -c "${APT[*]} install --reinstall pickup-station > /root/e2e/reinstall.log 2>&1" || rc=$?
+  [ "$rc" = 0 ] || { on cat /root/e2e/reinstall.log; fail "apt-get install --reinstall exited $rc"; }
+  local pid1
+  pid1=$(on systemctl show -p MainPID --value pickup-station)
+  [ "$pid1" = "$pid0" ] || fail "the reinstall restarted the station (MainPID $pid0 -> $pid1)"
+  if [ "$(running_version)" != 1.1.0 ] || [ "$(installed_version)" != 1.1.0 ]; then fail "after the reinstall: installed $(installed_version), running $(running_version)"; fi
+  on grep -q 'release 1.1.0 is already installed' /root/e2e/reinstall.log || { on cat /root/e2e/reinstall.log; fail "the reinstall did not find the release in place"; }
+  locks_off
+  log "step: apt-get install --reinstall of 1.1.0: exit 0 after $((SECONDS - t)) s, the same process (MainPID $pid0), nothing restarted"
+  figure "reinstall of the running version: apt-get exit 0 after, s" "$((SECONDS - t))"
+}
+
+# A downgrade to an older package (an operator's own .deb: the repository keeps one version per
+# suite) is a switch like an upgrade: the wait, the health check, then the older release runs and
+# installed = running again, which also ends a failed version's rolled-back state.
+step_downgrade() {
+  put "$(deb_of 1.0.0)" /root/e2e/pickup-station_1.0.0.deb
+  local t=$SECONDS rc=0 since from
+  from=$(state_count)
+  since=$(on date +%s)
+  on sh -c "${APT[*]} install --allow-downgrades /root/e2e/pickup-station_1.0.0.deb > /root/e2e/downgrade.log 2>&1" || rc=$?
+  local took=$((SECONDS - t))
+  [ "$rc" = 0 ] || { on cat /root/e2e/downgrade.log; fail "apt-get install --allow-downgrades 1.0.0 exited $rc"; }
+  if [ "$(running_version)" != 1.0.0 ] || [ "$(installed_version)" != 1.0.0 ]; then fail "after the downgrade: installed $(installed_version), running $(running_version)"; fi
+  on grep -q 'release 1.0.0 is healthy' /root/e2e/downgrade.log || { on cat /root/e2e/downgrade.log; fail "the downgrade did not prove 1.0.0 healthy"; }
+  wait_for 60 "1.0.0 did not report in after the downgrade" reports_in
+  locks_off
+  metric 'pickup_station_release_mismatch(\{[^}]*\})? 0$' >/dev/null || fail "release_mismatch is not 0 after the downgrade"
+  local down
+  down=$(service_gap "$since")
+  log "step: downgraded to 1.0.0 (dpkg had the failed 1.2.0, 1.1.0 ran): apt-get exit 0 after $took s; service down $down, longest gap between two /state at the server $(dark_ms "$from") ms; release_mismatch 0"
+  figure "downgrade: apt-get install --allow-downgrades exit 0 after, s" "$took"
+  deposit
+}
+
 metric() { on /usr/bin/pickup-station-e2e-node -e "fetch('http://127.0.0.1:8470/metrics', { headers: { authorization: 'Bearer $TOKEN' } }).then(r => r.text()).then(t => process.stdout.write(t))" | grep -E "^$1"; }
 
 step_broken() { # VERSION KIND
@@ -369,9 +410,11 @@ reset_target
 step_install
 step_configure
 step_upgrade_waits
+step_reinstall
 step_broken 1.2.0 "exits at start"
 if [ "$HANG" = 1 ]; then step_broken 1.3.0 "never ready"; fi
 step_tampered
+step_downgrade
 step_remove
 log "passed in $(( $(date +%s) - T0 )) s"
 printf '  %s\n' "figures:" "${FIGURES[@]}"
