@@ -710,7 +710,14 @@ async function figuresPart() {
   // The block device's counter takes everything the guest writes (journald, systemd, ext4's
   // commits, whatever the base system does); the station's own share is its process's write_bytes
   // (what it caused the kernel to send to the disk: its journal.log, its caches) and the lines it
-  // gave journald.
+  // gave journald. Idle means settled: a notice the previous step left on the display goes back to
+  // the prompt after its message time, and that redraw is not what an idle station logs; so the
+  // window starts once a heartbeat's time (35 s) has passed without a line from the unit.
+  for (let tries = 0; tries < 5; tries++) {
+    const quietFrom = await guestNow();
+    await sleep(35_000);
+    if ((await unitJournal(quietFrom, '-o cat')).trim() === '') break;
+  }
   const from = await guestNow();
   const own0 = await processWrites();
   const withStation = await idleWrites(W);
