@@ -156,6 +156,9 @@ wait_for() { # SECONDS WHAT CMD...: until CMD succeeds
   for ((i = 0; i < n; i++)); do "$@" >/dev/null 2>&1 && return 0; sleep 1; done
   fail "$what (after ${n}s)"
 }
+expect_versions() { # INSTALLED RUNNING WHEN: dpkg's version and the running release's
+  if [ "$(installed_version)" != "$1" ] || [ "$(running_version)" != "$2" ]; then fail "$3: installed $(installed_version), running $(running_version)"; fi
+}
 reports_in() { [ "$(on sh -c 'sed -n "s/.*\"firstState\":\"\([a-z]*\)\".*/\1/p" /run/pickup-station/release.json 2>/dev/null')" = answered ]; }
 stationctl() { on env STATIONCTL_TOKEN="$TOKEN" stationctl "$@"; }
 
@@ -273,7 +276,7 @@ step_upgrade_waits() {
   wait "$apt_pid"
   local after_close=$((SECONDS - closed))
   [ "$(on cat /root/e2e/upgrade-1.1.0.rc)" = 0 ] || { on cat /root/e2e/upgrade-1.1.0.log; fail "apt-get upgrade to 1.1.0 failed"; }
-  if [ "$(running_version)" != 1.1.0 ] || [ "$(installed_version)" != 1.1.0 ]; then fail "after the upgrade: installed $(installed_version), running $(running_version)"; fi
+  expect_versions 1.1.0 1.1.0 "after the upgrade"
   locks_off
   on grep -o 'release 1.1.0 is healthy.*' /root/e2e/upgrade-1.1.0.log | sed 's/^/  /'
   local healthy
@@ -300,7 +303,7 @@ step_reinstall() {
   local pid1
   pid1=$(on systemctl show -p MainPID --value pickup-station)
   [ "$pid1" = "$pid0" ] || fail "the reinstall restarted the station (MainPID $pid0 -> $pid1)"
-  if [ "$(running_version)" != 1.1.0 ] || [ "$(installed_version)" != 1.1.0 ]; then fail "after the reinstall: installed $(installed_version), running $(running_version)"; fi
+  expect_versions 1.1.0 1.1.0 "after the reinstall"
   on grep -q 'release 1.1.0 is already installed' /root/e2e/reinstall.log || { on cat /root/e2e/reinstall.log; fail "the reinstall did not find the release in place"; }
   locks_off
   log "step: apt-get install --reinstall of 1.1.0: exit 0 after $((SECONDS - t)) s, the same process (MainPID $pid0), nothing restarted"
@@ -318,7 +321,7 @@ step_downgrade() {
   on sh -c "${APT[*]} install --allow-downgrades /root/e2e/pickup-station_1.0.0.deb > /root/e2e/downgrade.log 2>&1" || rc=$?
   local took=$((SECONDS - t))
   [ "$rc" = 0 ] || { on cat /root/e2e/downgrade.log; fail "apt-get install --allow-downgrades 1.0.0 exited $rc"; }
-  if [ "$(running_version)" != 1.0.0 ] || [ "$(installed_version)" != 1.0.0 ]; then fail "after the downgrade: installed $(installed_version), running $(running_version)"; fi
+  expect_versions 1.0.0 1.0.0 "after the downgrade"
   on grep -q 'release 1.0.0 is healthy' /root/e2e/downgrade.log || { on cat /root/e2e/downgrade.log; fail "the downgrade did not prove 1.0.0 healthy"; }
   wait_for 60 "1.0.0 did not report in after the downgrade" reports_in
   locks_off
