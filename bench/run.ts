@@ -170,6 +170,6 @@ else {
       `${describeMachine(doc.machine)}; load average ${doc.loadAverage.before.map((l) => l.toFixed(1)).join(' ')} -> ${doc.loadAverage.after.map((l) => l.toFixed(1)).join(' ')}; ${doc.seconds.toFixed(0)} s${quick ? ' (--quick: smoke run)' : ''}`,
     ),
   );
-  // Issue 14's section prints its own tables (bench/metrics.ts).
+  // The metrics figures print their own tables (bench/metrics.ts).
   if (results.metrics) console.log(`\n${metricsReport(results.metrics)}`);
 }

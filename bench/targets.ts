@@ -31,7 +31,7 @@ function nodeVerdicts(r: NodeResults): Verdict[] {
   if (r.startup) {
     const ratio = r.startup.station.p50 / r.startup.bare.p50;
     add('start -> first /state <= 3x bare (p50)', `${ratio.toFixed(2)}x`, ratio <= 3);
-    // Issue 11: a restarted station (after a kill -9) reports within 1 s of process start.
+    // A station restarted after a kill -9 must report within 1 s of its process start.
     add('start -> first /state p99 < 1 s', `${r.startup.station.p99.toFixed(0)} ms`, r.startup.station.p99 < 1_000);
   }
   if (r.memory) {

@@ -1,5 +1,5 @@
 /**
- * Issue 11 point 9, the technician reload: a token or password pasted into the wrong config key
+ * The technician reload: a token or password pasted into the wrong config key
  * reaches the 422 body as its path and the kind of problem, never as its value; the station's log
  * and the live log stream do not carry it either.
  */
