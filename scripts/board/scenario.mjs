@@ -528,7 +528,7 @@ async function main() {
     doorsOpenAfter: [4],
     // Which words the first /state uses depends on what the dead run knew it had reported: its
     // /state with box 4 OPEN answered and that answer in its journal → "open, waiting for closing";
-    // otherwise → "opened, still open" (test/e2e/restart.test.ts, steps 4-6). The server's record
+    // otherwise → "opened, still open" (test/e2e/daemon-restart.test.ts, steps 4-6). The server's record
     // bounds it one way only: an answer the server sent can be lost with the power before the
     // station reads or journals it, so "still open" is right either way, while "waiting for
     // closing" without that /state in the server's record would be a claim the station cannot know.

@@ -15,7 +15,7 @@ for m in configfs hid hid-generic uhid gpio-sim i2c-dev; do insmod /lib/modules/
 # Two SMBus chips where the I2C displays usually are: a PCF8574 LCD backpack and an SSD1306 OLED.
 insmod /lib/modules/i2c-stub.ko chip_addr=0x27,0x3c || echo "rig-guest: insmod i2c-stub failed"
 mount -t configfs configfs /sys/kernel/config
-# The smbus tracepoints show what reached the I2C bus (test/hw/i2c-displays.test.ts).
+# The smbus tracepoints show what reached the I2C bus (test/hw/display-i2c.test.ts).
 mount -t tracefs nodev /sys/kernel/tracing || echo "rig-guest: cannot mount tracefs"
 # Loopback up: tests that run the reference server and a station inside the VM talk over 127.0.0.1.
 ip link set lo up || echo "rig-guest: cannot bring up lo"

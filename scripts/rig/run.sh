@@ -6,7 +6,7 @@
 #
 #   scripts/rig/run.sh            build what is missing, boot, run test/hw, exit with the guest's result
 #   RIG_TESTS="test/hw/x.test.ts" scripts/rig/run.sh   run a subset
-#   RIG_LOOP=200 [RIG_LOOP_STALL=1] RIG_TESTS=test/hw/input-ready-loop.test.ts RIG_TIMEOUT=3600 scripts/rig/run.sh
+#   RIG_LOOP=200 [RIG_LOOP_STALL=1] RIG_TESTS=test/hw/gpio-input-ready-loop.test.ts RIG_TIMEOUT=3600 scripts/rig/run.sh
 #                                 a reproduction loop (it skips unless RIG_LOOP is set)
 #
 # Everything downloaded or built is cached under .rig/ (git-ignored): a second run only rebuilds

@@ -2,7 +2,7 @@
  * The station's own texts (server texts come with each command), one complete set per locale.
  * `messages.locale` picks the set; any key of `messages` overrides that text alone. Every text of
  * both sets fits a 20×4 character display after transliteration to ASCII without cutting a word
- * (test/unit/messages.test.ts renders each one).
+ * (test/unit/config-messages.test.ts renders each one).
  *
  * Placeholders: `{mask}` one `*` per typed digit; `{box}` box numbers ("3" or "3, 5"); `{time}` a
  * countdown "m:ss".

@@ -111,7 +111,7 @@ export function monArgs(version: GpiodVersion, l: ToolLine, bias: Bias): string[
  *
  * Not gpioinfo's consumer (what was checked before): the kernel sets the consumer first, so a line
  * can list "gpiomon" while its interrupt is not armed yet, and an edge in that gap is lost for
- * good. The rig lost a cancel-button press that way (test/hw/input-ready-loop.test.ts).
+ * good. The rig lost a cancel-button press that way (test/hw/gpio-input-ready-loop.test.ts).
  */
 export const REQUEST_FD_HELD = `ls -l /proc/"$p"/fd 2>/dev/null | grep -Eq 'anon_inode:\\[?gpio-(line|event)\\]?$'`;
 

@@ -4,7 +4,7 @@
  * generation, counting failures instead of stopping at the first one. It skips unless RIG_LOOP is
  * set (scripts/rig/run.sh passes it into the VM):
  *
- *   RIG_LOOP=200 RIG_TESTS=test/hw/input-ready-loop.test.ts RIG_TIMEOUT=3600 scripts/rig/run.sh
+ *   RIG_LOOP=200 RIG_TESTS=test/hw/gpio-input-ready-loop.test.ts RIG_TIMEOUT=3600 scripts/rig/run.sh
  *
  * With RIG_LOOP_STALL=1 the kernel's gap between "line requested" and "edge interrupt armed" is
  * made long, as a busy or preempted CPU makes it (see stallIrqThreadCreation).

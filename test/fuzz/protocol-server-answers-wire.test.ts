@@ -3,7 +3,7 @@
  * to 599, any content type, any body — sent over a real socket to the station's HTTP client (got,
  * its answer cap, its header handling) means exactly what the parse says it means: the client
  * reports it answered with the parsed answer, or unanswered, and never anything else. Together
- * with server-answers.test.ts (parse + core) this covers the whole path from the socket to a pulse.
+ * with protocol-server-answers.test.ts (parse + core) this covers the whole path from the socket to a pulse.
  */
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
