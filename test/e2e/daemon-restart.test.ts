@@ -53,7 +53,7 @@ interface Step {
 
 const matrix: { flow: Flow; step: string; message: string; ms: number; outcome: string }[] = [];
 afterAll(() => {
-  // The restart matrix for the closing note (npx vitest run test/e2e/daemon-restart.test.ts).
+  // The restart matrix, printed row by row (npx vitest run test/e2e/daemon-restart.test.ts).
   console.error(
     [
       '| flow | step | first /state after restart | ms to first /state |',

@@ -16,7 +16,7 @@
  * Timeouts are short and from config (answer timeout 1 s, 3 attempts as the spec says, heartbeat
  * 1.5 s). Rows run four at a time: each waits on sockets and timers far more than it computes.
  *
- * FAULT_MATRIX_TABLE=<file> writes the observed matrix as a Markdown table (the closing note's).
+ * FAULT_MATRIX_TABLE=<file> writes the observed matrix as a Markdown table.
  */
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';

@@ -45,7 +45,7 @@ async function measure(h: Harness, ms: number, drive: () => void = () => undefin
   const requests: Record<string, number> = {};
   for (const r of h.server.requests.filter((q: RequestRecord) => q.seq > fromSeq)) requests[r.endpoint ?? 'other'] = (requests[r.endpoint ?? 'other'] ?? 0) + 1;
   const rate = { requests, rejectLogLines: rejectLines(h) - fromLogs, seconds };
-  // The figure itself, for the closing note (npx vitest run test/integration/runtime-refusal-storm.test.ts).
+  // The figure itself, printed for decision 0006 (npx vitest run test/integration/runtime-refusal-storm.test.ts).
   console.error(`refusal storm: ${JSON.stringify(rate)} at heartbeat ${HEARTBEAT_MS} ms`);
   return rate;
 }
