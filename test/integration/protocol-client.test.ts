@@ -65,17 +65,20 @@ describe('HttpProtocolClient', () => {
 
   it('onWritten: once per attempt, when the whole request is in the socket (the server has it before it answers), or when the attempt failed', async () => {
     const events: string[] = [];
-    let release: () => void = () => undefined;
+    // Answer only once the test saw onWritten and the server has the whole body, in whichever order
+    // they come: written means on the wire, not answered.
+    let sawWritten = false;
+    let answer: (() => void) | undefined;
     server = createServer((req, res) => {
       let data = '';
       req.on('data', (c: Buffer) => (data += c.toString()));
       req.on('end', () => {
         events.push(`server has ${(JSON.parse(data) as { event: string }).event === body.event ? 'the body' : 'something else'}`);
-        // Answer only once the test saw onWritten: written means on the wire, not answered.
-        release = () => {
+        answer = () => {
           res.writeHead(200, { 'content-type': 'application/json' });
           res.end('{"type":"wait-for-input","displayMessages":["x"]}');
         };
+        if (sawWritten) answer();
       });
     });
     await new Promise<void>((r) => server!.listen(0, '127.0.0.1', r));
@@ -83,7 +86,8 @@ describe('HttpProtocolClient', () => {
     const sent = client(`http://127.0.0.1:${port}`, 5_000).send('cancel', body, undefined, {
       onWritten: (attempt) => {
         events.push(`written ${attempt}`);
-        setTimeout(() => release(), 20);
+        sawWritten = true;
+        answer?.();
       },
     });
     expect((await sent).result.kind).toBe('answered');
