@@ -4,25 +4,12 @@
  * comment pointing outside the repository at the spec is one the bundle does not carry (the code
  * cites `docs/protocol/`, which names the spec's section). Decision records hold the history.
  */
-import { readdirSync, readFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { readFileSync } from 'node:fs';
+import { relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { PROJECT_ROOT as ROOT, projectFiles } from '../support/project-files.js';
 
-const ROOT = join(import.meta.dirname, '../..');
-/** Build output, caches and downloaded packages: not the project's own text. */
-const SKIP = new Set(['node_modules', 'dist', 'app', 'release', '.cache', '.board', '.rig', '.git', 'coverage', 'test-artifacts', 'out']);
 const TEXT = /\.(ts|mts|mjs|js|sh|md|yml|yaml|service|rules)$/;
-
-function projectFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (SKIP.has(entry.name)) continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...projectFiles(path));
-    else if (entry.isFile() && TEXT.test(entry.name)) out.push(path);
-  }
-  return out;
-}
 
 function hits(pattern: RegExp, files: string[]): string[] {
   const out: string[] = [];
@@ -37,7 +24,7 @@ function hits(pattern: RegExp, files: string[]): string[] {
 }
 
 describe('citations in code and documents', () => {
-  const files = projectFiles(ROOT);
+  const files = projectFiles((name) => TEXT.test(name));
 
   it('walks the project (the walk itself is not empty)', () => {
     expect(files.some((f) => f.endsWith('src/daemon.ts'))).toBe(true);

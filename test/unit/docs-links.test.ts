@@ -3,24 +3,10 @@
  * Markdown file names one of its headings (GitHub's slugs). The documents were split by reader and
  * moved around; a link left pointing at a section that moved is caught here, not by a reader.
  */
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join, relative } from 'node:path';
 import { describe, expect, it } from 'vitest';
-
-const ROOT = join(import.meta.dirname, '../..');
-/** Build output, caches, downloaded packages and generated figures: not the project's documents. */
-const SKIP = new Set(['node_modules', 'dist', 'app', 'release', '.cache', '.board', '.rig', '.git', 'coverage', 'test-artifacts', 'out']);
-
-function markdownFiles(dir: string): string[] {
-  const out: string[] = [];
-  for (const entry of readdirSync(dir, { withFileTypes: true })) {
-    if (SKIP.has(entry.name)) continue;
-    const path = join(dir, entry.name);
-    if (entry.isDirectory()) out.push(...markdownFiles(path));
-    else if (entry.isFile() && entry.name.endsWith('.md')) out.push(path);
-  }
-  return out;
-}
+import { PROJECT_ROOT as ROOT, projectFiles } from '../support/project-files.js';
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
 function anchors(file: string): Set<string> {
@@ -57,7 +43,7 @@ function brokenLinks(file: string): string[] {
 }
 
 describe('relative links in the Markdown documents', () => {
-  const files = markdownFiles(ROOT);
+  const files = projectFiles((name) => name.endsWith('.md'));
 
   it('finds the documents', () => {
     expect(files.map((f) => relative(ROOT, f))).toEqual(expect.arrayContaining(['README.md', 'ARCHITECTURE.md', 'docs/config.md', 'docs/operating.md']));
