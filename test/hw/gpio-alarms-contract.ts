@@ -1,8 +1,9 @@
 /**
  * The tamper switch and the buzzer of a real board profile on gpio-sim, through the whole station:
  * board assembly, runtime, HTTP client and the reference server, all inside the rig VM. Written
- * once, run by gpio-alarms-sysfs.test.ts and gpio-alarms-cdev.test.ts against their own chip. The scanner and
- * the display are the simulated ones (no serial/HID device in this test); every GPIO line is real.
+ * once, run by gpio-alarms-sysfs.test.ts and gpio-alarms-cdev.test.ts against their own chip. The
+ * scanner and the display are the simulated ones (no serial/HID device in this test); every GPIO
+ * line is real.
  *
  * Measured on the lines (sampled every ~2 ms, reported in the rig log): the alarm pattern of the
  * tamper switch and of a forced door, and a beep cut by a lock pulse — buzzer and lock are never

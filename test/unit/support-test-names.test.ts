@@ -4,7 +4,7 @@
  * whole-station files it names. A newcomer guesses a test's path from that page; this keeps the
  * page and the tree saying the same thing.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
@@ -46,6 +46,6 @@ describe('test file names', () => {
   });
 
   it('every whole-station file the README names exists', () => {
-    for (const path of wholeStation) expect(readdirSync(join(TEST, '..', path, '..'))).toContain(path.split('/').pop());
+    for (const path of wholeStation) expect(existsSync(join(TEST, '..', path)), path).toBe(true);
   });
 });
