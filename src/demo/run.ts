@@ -66,26 +66,6 @@ function demoArgs(args: string[]): DemoArgs {
 /** The display of the stations in the field: a 20x4 character LCD with an ASCII font. */
 const DEMO_LCD = { columns: 20, rows: 4 } as const;
 
-/** The simulated station with `display` in place of its recording one (a person watches this one). */
-function withDisplay(sim: ReturnType<typeof simulatedStationFor>, display: TerminalDisplay): StationHardware {
-  return {
-    locks: sim.locks,
-    doors: sim.doors,
-    scanners: sim.scanners,
-    keypad: sim.keypad,
-    cancelButton: sim.cancelButton,
-    display,
-    power: sim.power,
-    tamper: sim.tamper,
-    buzzer: sim.buzzer,
-    devices: () => sim.devices().map((d) => (d === sim.display ? display : d)),
-    close: async () => {
-      await sim.close();
-      await display.close();
-    },
-  };
-}
-
 export async function runDemo(args: string[]): Promise<number> {
   const { locale, display, kioskPort } = demoArgs(args);
   const stationDef = { id: DEMO_STATION_ID, password: DEMO_PASSWORD, boxes: DEMO_BOX_IDS };
@@ -119,7 +99,7 @@ export async function runDemo(args: string[]): Promise<number> {
         })
       : null;
   if (panel) await panel.start();
-  const fieldHardware = (): StationHardware => (lcd ? withDisplay(hardware, lcd) : panel ? withKioskPanel(hardware, panel) : hardware);
+  const fieldHardware = (): StationHardware => (lcd ? hardware.withDisplay(lcd) : panel ? withKioskPanel(hardware, panel) : hardware);
 
   console.log(`pickup-station demo: simulated station ${config.station.id} (texts: ${locale})`);
   console.log(`reference server ${serverUrl}`);

@@ -9,7 +9,7 @@ import { validateConfig } from '../../src/config/load.js';
 import { COMMON_BACKPACK_PINS, Hd44780Display } from '../../src/devices/display/hd44780.js';
 import { OledDisplay } from '../../src/devices/display/ssd1306.js';
 import { SimulatedStation } from '../../src/devices/sim/station.js';
-import type { Display, StationHardware } from '../../src/devices/types.js';
+import type { Display } from '../../src/devices/types.js';
 import { StationRuntime } from '../../src/station/runtime.js';
 import { ScriptedSender, waitForInput } from '../support/scripted-sender.js';
 import { FakeI2cBus, Hd44780Model, OledModel } from '../support/display-models.js';
@@ -29,31 +29,13 @@ function config() {
   return config;
 }
 
-/** The simulated station with `display` in place of its own. */
-function withDisplay(sim: SimulatedStation, display: Display): StationHardware {
-  return {
-    locks: sim.locks,
-    doors: sim.doors,
-    scanners: sim.scanners,
-    keypad: sim.keypad,
-    cancelButton: sim.cancelButton,
-    power: sim.power,
-    display,
-    devices: () => [...sim.devices().filter((d) => d !== sim.display), display],
-    close: async () => {
-      await sim.close();
-      await display.close();
-    },
-  };
-}
-
 async function run(display: Display & { start(): Promise<void> }) {
   const sim = new SimulatedStation({ boxNumbers: [1, 2], doorSpringMs: 50, inputVoltage: 12, internetSignalStrength: 100 });
   const start = display.start();
   await vi.advanceTimersByTimeAsync(100);
   await start;
   const sender = new ScriptedSender(() => waitForInput);
-  const runtime = new StationRuntime({ config: config(), hardware: withDisplay(sim, display), client: sender, log });
+  const runtime = new StationRuntime({ config: config(), hardware: sim.withDisplay(display), client: sender, log });
   await runtime.start();
   await vi.advanceTimersByTimeAsync(0);
   return { sim, sender, runtime };

@@ -3,7 +3,7 @@
  * and the fleet run on. Its control methods are what a person would do in front of the station.
  */
 import type { StationConfig } from '../../config/schema.js';
-import type { Device, KeypadKey, StationHardware } from '../types.js';
+import type { Device, Display, KeypadKey, StationHardware } from '../types.js';
 import { SimBuzzer, SimTamper } from './alarm-devices.js';
 import { FixedPower, SimButton, SimDisplay, SimKeypad, SimScanner } from './inputs.js';
 import { SimDoors, SimLocks } from './locks-doors.js';
@@ -49,6 +49,26 @@ export class SimulatedStation implements StationHardware {
     this.stateFile?.close();
     await this.locks.close();
     await Promise.all(this.devices().map((d) => d.close()));
+  }
+
+  /** This station with `display` in place of its recording one (a real display driver to watch or test). */
+  withDisplay(display: Display): StationHardware {
+    return {
+      locks: this.locks,
+      doors: this.doors,
+      scanners: this.scanners,
+      keypad: this.keypad,
+      cancelButton: this.cancelButton,
+      display,
+      power: this.power,
+      tamper: this.tamper,
+      buzzer: this.buzzer,
+      devices: () => this.devices().map((d) => (d === this.display ? display : d)),
+      close: async () => {
+        await this.close();
+        await display.close();
+      },
+    };
   }
 
   // --- what a person does -------------------------------------------------------------------
