@@ -9,8 +9,10 @@
  */
 import { writeFileSync } from 'node:fs';
 import { deflateSync } from 'node:zlib';
+import { pino } from 'pino';
 import type { I2cBus } from '../../src/devices/display/i2c/bus.js';
 import type { Pcf8574Pins } from '../../src/devices/display/hd44780.js';
+import { OledDisplay, type OledOptions } from '../../src/devices/display/ssd1306.js';
 
 /** ROM A00 characters that differ from ASCII. */
 const A00: Readonly<Record<number, string>> = { 0x5c: '¥', 0x7e: '→', 0x7f: '←' };
@@ -354,4 +356,29 @@ export function readOledText(pixels: Uint8Array, glyphOf: (ch: string) => readon
   let stray = 0;
   for (let i = 0; i < pixels.length; i++) if (pixels[i] === 1 && covered[i] !== 1) stray++;
   return { rows, stray };
+}
+
+/**
+ * An OLED driver on a fake bus with its controller model at 0x3C: an SSD1306 as the profile's
+ * defaults set it up (no idle dimming), with `over` in place of any option.
+ */
+export function oledOnFakeBus(over: Partial<OledOptions> = {}): { bus: FakeI2cBus; model: OledModel; display: OledDisplay } {
+  const bus = new FakeI2cBus();
+  const o: OledOptions = {
+    controller: 'ssd1306',
+    bus: 1,
+    address: 0x3c,
+    overflow: 'wrap',
+    contrast: 0xcf,
+    rotate180: false,
+    idle: { dimAfterMs: null, offAfterMs: null, dimContrast: 1 },
+    reconnect: { initialMs: 500, maxMs: 30_000, factor: 2 },
+    openTimeoutMs: 5_000,
+    log: pino({ level: 'silent' }),
+    opener: bus.opener,
+    ...over,
+  };
+  const model = new OledModel(o.controller);
+  bus.devices.set(0x3c, { block: (control, data) => model.write(control, data) });
+  return { bus, model, display: new OledDisplay(o) };
 }

@@ -7,12 +7,11 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
 import { validateConfig } from '../../src/config/load.js';
 import { COMMON_BACKPACK_PINS, Hd44780Display } from '../../src/devices/display/hd44780.js';
-import { OledDisplay } from '../../src/devices/display/ssd1306.js';
 import { SimulatedStation } from '../../src/devices/sim/station.js';
 import type { Display } from '../../src/devices/types.js';
 import { StationRuntime } from '../../src/station/runtime.js';
 import { ScriptedSender, waitForInput } from '../support/scripted-sender.js';
-import { FakeI2cBus, Hd44780Model, OledModel } from '../support/display-models.js';
+import { FakeI2cBus, Hd44780Model, oledOnFakeBus } from '../support/display-models.js';
 
 const log = pino({ level: 'silent' });
 const STATION = 'aaaaaaaa-aaaa-4aaa-8aaa-aaaaaaaaaaaa';
@@ -85,22 +84,7 @@ describe('I2C displays in the runtime', () => {
   });
 
   it('the OLED dims when idle and a key press brings it back at full contrast', async () => {
-    const bus = new FakeI2cBus();
-    const model = new OledModel('ssd1306');
-    bus.devices.set(0x3c, { block: (c, d) => model.write(c, d) });
-    const display = new OledDisplay({
-      controller: 'ssd1306',
-      bus: 1,
-      address: 0x3c,
-      overflow: 'wrap',
-      contrast: 0xcf,
-      rotate180: false,
-      idle: { dimAfterMs: 60_000, offAfterMs: 600_000, dimContrast: 1 },
-      reconnect,
-      openTimeoutMs: 5_000,
-      log,
-      opener: bus.opener,
-    });
+    const { model, display } = oledOnFakeBus({ idle: { dimAfterMs: 60_000, offAfterMs: 600_000, dimContrast: 1 } });
     const { sim, runtime } = await run(display);
     await vi.advanceTimersByTimeAsync(61_000);
     expect(model.contrast).toBe(1);

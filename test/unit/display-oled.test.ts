@@ -8,37 +8,14 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { pino } from 'pino';
 import { tallGlyph } from '../../src/devices/display/font.js';
-import { OledDisplay, renderOled, type OledOptions } from '../../src/devices/display/ssd1306.js';
+import { renderOled } from '../../src/devices/display/ssd1306.js';
 import { SERVER_TEXTS } from '../../src/sim/messages.js';
-import { FakeI2cBus, OledModel, readOledText, writePng } from '../support/display-models.js';
+import { oledOnFakeBus, readOledText, writePng, type OledModel } from '../support/display-models.js';
 
-const log = pino({ level: 'silent' });
 const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts');
 const EN = SERVER_TEXTS.en.depositClosing(3);
 const CS = SERVER_TEXTS.cs.depositClosing(3);
-
-function rig(over: Partial<OledOptions> = {}) {
-  const bus = new FakeI2cBus();
-  const o: OledOptions = {
-    controller: 'ssd1306',
-    bus: 1,
-    address: 0x3c,
-    overflow: 'wrap',
-    contrast: 0xcf,
-    rotate180: false,
-    idle: { dimAfterMs: null, offAfterMs: null, dimContrast: 1 },
-    reconnect: { initialMs: 500, maxMs: 30_000, factor: 2 },
-    openTimeoutMs: 5_000,
-    log,
-    opener: bus.opener,
-    ...over,
-  };
-  const model = new OledModel(o.controller);
-  bus.devices.set(0x3c, { block: (control, data) => model.write(control, data) });
-  return { bus, model, display: new OledDisplay(o) };
-}
 
 const read = (m: OledModel) => readOledText(m.pixels(), tallGlyph);
 
@@ -55,7 +32,7 @@ describe('renderOled', () => {
 
 describe('OledDisplay on a fake bus', () => {
   it('initialises (charge pump, contrast, page addressing) and switches the panel on', async () => {
-    const { model, display } = rig();
+    const { model, display } = oledOnFakeBus();
     await display.start();
     await display.show(EN);
     expect(model.violations).toEqual([]);
@@ -68,7 +45,7 @@ describe('OledDisplay on a fake bus', () => {
 
   it('a deposit in English and Czech: the framebuffer reads back as the fitted lines, accents drawn', async () => {
     mkdirSync(ARTIFACTS, { recursive: true });
-    const { model, display } = rig();
+    const { model, display } = oledOnFakeBus();
     await display.start();
     await display.show(EN);
     expect(read(model)).toEqual({ rows: ['Put the item in box 3', 'and close the door', '', ''], stray: 0 });
@@ -82,7 +59,7 @@ describe('OledDisplay on a fake bus', () => {
   });
 
   it('only the pages of changed rows are written', async () => {
-    const { bus, display } = rig();
+    const { bus, display } = oledOnFakeBus();
     await display.start();
     await display.show(['Scan an item', 'or enter your PIN']);
     const from = bus.transfers.length;
@@ -97,7 +74,7 @@ describe('OledDisplay on a fake bus', () => {
   });
 
   it('dims, then switches off when idle; any input (wake) or new lines switch it on at full contrast', async () => {
-    const { model, display } = rig({ idle: { dimAfterMs: 60_000, offAfterMs: 600_000, dimContrast: 1 } });
+    const { model, display } = oledOnFakeBus({ idle: { dimAfterMs: 60_000, offAfterMs: 600_000, dimContrast: 1 } });
     await display.start();
     await display.show(EN);
     await vi.advanceTimersByTimeAsync(59_000);
@@ -121,7 +98,7 @@ describe('OledDisplay on a fake bus', () => {
   });
 
   it('SH1106: its 132-column memory with the panel at column 2, no charge-pump command', async () => {
-    const { model, display } = rig({ controller: 'sh1106' });
+    const { model, display } = oledOnFakeBus({ controller: 'sh1106' });
     await display.start();
     await display.show(CS);
     expect(model.violations).toEqual([]);
@@ -130,7 +107,7 @@ describe('OledDisplay on a fake bus', () => {
   });
 
   it('not answering: device health, show() resolves, drawn once it answers', async () => {
-    const { bus, model, display } = rig();
+    const { bus, model, display } = oledOnFakeBus();
     bus.nacking.add(0x3c);
     await display.start();
     expect(display.health().detail).toMatch(/^display i2c-1 0x3c \(SSD1306\): no answer at this address \(EREMOTEIO/);
