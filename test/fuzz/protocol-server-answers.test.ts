@@ -162,29 +162,15 @@ describe('arbitrary server answers through parse + core', () => {
         '8a server answers (single)',
         30_000,
         fc.property(endpoint, rawResponse, (what, r) => {
+          const responses = {
+            state: { status: 200, contentType: 'application/json', body: '{"type":"wait-for-input"}' },
+            'item-identify': r,
+            'pin-enter': r,
+            cancel: r,
+          };
           runSession([
-            {
-              action: 'wait',
-              ms: 0,
-              box: 0,
-              responses: {
-                state: { status: 200, contentType: 'application/json', body: '{"type":"wait-for-input"}' },
-                'item-identify': r,
-                'pin-enter': r,
-                cancel: r,
-              },
-            },
-            {
-              action: what,
-              ms: 0,
-              box: 0,
-              responses: {
-                state: { status: 200, contentType: 'application/json', body: '{"type":"wait-for-input"}' },
-                'item-identify': r,
-                'pin-enter': r,
-                cancel: r,
-              },
-            },
+            { action: 'wait', ms: 0, box: 0, responses },
+            { action: what, ms: 0, box: 0, responses },
           ]);
         }),
       );
