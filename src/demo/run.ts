@@ -23,8 +23,8 @@ import { UsageError } from '../errors.js';
 import { DEMO_BOX_IDS, DEMO_PASSWORD, DEMO_STATION_ID, demoConfig } from './config.js';
 import { handleCommand, HELP, renderBoxes } from './terminal.js';
 import { DEMO_DISPLAYS, demoScreen, type DemoDisplay } from './display-art.js';
-import { KioskPanel } from '../kiosk/panel.js';
-import { withKioskPanel } from '../kiosk/front-panel.js';
+import { KioskPanel } from '../devices/kiosk/panel.js';
+import { withKioskPanel } from '../devices/kiosk/front-panel.js';
 
 async function prettyStream(): Promise<DestinationStream | undefined> {
   try {

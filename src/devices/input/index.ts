@@ -19,7 +19,7 @@ import type { Logger } from 'pino';
 import { Hd44780Display } from '../display/hd44780.js';
 import { SerialDisplay } from '../display/serial-display.js';
 import { OledDisplay } from '../display/ssd1306.js';
-import { KioskPanel } from '../../kiosk/panel.js';
+import { KioskPanel } from '../kiosk/panel.js';
 import { TerminalDisplay } from '../display/terminal-display.js';
 import { HidKeypad } from '../hid/keypad.js';
 import { HidScanner } from '../hid/scanner.js';

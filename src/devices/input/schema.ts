@@ -225,7 +225,7 @@ export const oledDisplaySchema = z.strictObject({
 });
 
 /**
- * A touchscreen showing the kiosk page (src/kiosk/): display, PIN keypad and cancel button in one.
+ * A touchscreen showing the kiosk page (src/devices/kiosk/): display, PIN keypad and cancel button in one.
  * Served on 127.0.0.1 only, for a browser in kiosk mode on the same board (systemd/pickup-station-kiosk.service).
  */
 export const kioskDisplaySchema = z.strictObject({

@@ -9,10 +9,10 @@
  * with the reconnect backoff, not a crash.
  */
 import type { Logger } from 'pino';
-import { DeviceBase, HEALTHY, Listeners } from '../devices/device-base.js';
-import { backoffDelay, type BackoffOptions } from '../devices/input/reconnect.js';
-import type { DeviceHealth, Display, Keypad, KeypadKey, PushButton, Unsubscribe } from '../devices/types.js';
-import { errorMessage } from '../errors.js';
+import { DeviceBase, HEALTHY, Listeners } from '../device-base.js';
+import { backoffDelay, type BackoffOptions } from '../input/reconnect.js';
+import type { DeviceHealth, Display, Keypad, KeypadKey, PushButton, Unsubscribe } from '../types.js';
+import { errorMessage } from '../../errors.js';
 import { KioskServer } from './server.js';
 
 export interface KioskPanelOptions {

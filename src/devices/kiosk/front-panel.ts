@@ -4,8 +4,8 @@
  * station's own keypad and cancel button keep working beside the screen's (the demo's typed
  * `pin` and `cancel` commands); its display is replaced.
  */
-import { DeviceBase } from '../devices/device-base.js';
-import type { Device, Keypad, KeypadKey, PushButton, StationHardware, Unsubscribe } from '../devices/types.js';
+import { DeviceBase } from '../device-base.js';
+import type { Device, Keypad, KeypadKey, PushButton, StationHardware, Unsubscribe } from '../types.js';
 import type { KioskPanel } from './panel.js';
 
 /** Keys from either keypad; its health is the screen's keypad's (the other reports its own). */

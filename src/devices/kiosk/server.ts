@@ -11,7 +11,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
-import type { KeypadKey } from '../devices/types.js';
+import type { KeypadKey } from '../types.js';
 import { KIOSK_CSS, KIOSK_HTML, KIOSK_JS } from './page.js';
 
 export interface KioskState {
