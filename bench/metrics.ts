@@ -16,7 +16,7 @@
  *   render time (from the fleet's summary) and its time over HTTP (measured here).
  */
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
-import { hashToken, newToken } from '../src/technician/auth.js';
+import { hashToken, newToken } from '../src/tokens/tokens.js';
 import type { FleetSummary } from '../src/fleet/run.js';
 import { ReferenceServer, generateStation, type RequestRecord } from '../src/sim/index.js';
 import { join } from 'node:path';

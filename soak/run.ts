@@ -37,7 +37,7 @@ import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { createClient, startStation } from '../src/app.js';
 import { validateConfig } from '../src/config/load.js';
-import { hashToken, newToken } from '../src/technician/auth.js';
+import { hashToken, newToken } from '../src/tokens/tokens.js';
 import { startSupervised } from '../src/supervised.js';
 import { SimulatedStation } from '../src/devices/sim/station.js';
 import { createLogger, LogRing } from '../src/log.js';

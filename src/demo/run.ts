@@ -13,7 +13,7 @@ import { TerminalDisplay } from '../devices/display/terminal-display.js';
 import type { StationHardware } from '../devices/types.js';
 import { createLogger, LogRing } from '../log.js';
 import { startSupervised } from '../supervised.js';
-import { hashToken, newToken } from '../technician/auth.js';
+import { hashToken, newToken } from '../tokens/tokens.js';
 import { validateConfig } from '../config/load.js';
 import { simulatedStationFor } from '../devices/sim/station.js';
 import { serveUntilSignal } from '../lifecycle.js';

@@ -10,7 +10,7 @@
 import { createServer, type Server } from 'node:http';
 import { readFileSync } from 'node:fs';
 import type { Logger } from 'pino';
-import { bearerToken, hashToken, TokenStore } from '../technician/auth.js';
+import { bearerToken, hashToken, TokenStore } from '../tokens/tokens.js';
 import type { StationMetrics } from '../metrics/registry.js';
 import { isCounted } from '../metrics/view.js';
 import type { FleetMember } from './fleet.js';

@@ -4,7 +4,7 @@
  * path with another method a 405 (with Allow).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Technician } from './auth.js';
+import type { Technician } from '../tokens/tokens.js';
 import type { TokenScope } from '../config/technician.js';
 
 export interface RequestContext {

@@ -7,7 +7,7 @@ import type { Device, DoorState } from '../devices/types.js';
 import type { Alarm, DoorOutcome, ModeKind } from '../station/core-types.js';
 import type { EventRecord } from '../station/runtime.js';
 import { VERSION } from '../version.js';
-import type { Technician } from './auth.js';
+import type { Technician } from '../tokens/tokens.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import { inServiceMode, readerActivity } from '../station/core.js';
 import type { BoxAction, FailureView } from '../supervisor/observe.js';

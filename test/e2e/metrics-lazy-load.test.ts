@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { hashToken, newToken } from '../../src/technician/auth.js';
+import { hashToken, newToken } from '../../src/tokens/tokens.js';
 import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
 import { MAIN, spawnDaemon } from '../support/daemon.js';
 import { sleep, STATION, waitFor } from '../support/shared.js';

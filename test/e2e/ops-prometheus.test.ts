@@ -11,7 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { hashToken, newToken } from '../../src/technician/auth.js';
+import { hashToken, newToken } from '../../src/tokens/tokens.js';
 import { ReferenceServer, SEED_BARCODES, defaultSeed } from '../../src/sim/index.js';
 import { sleep, STATION, waitFor } from '../support/shared.js';
 import { requireTool, runs } from '../support/tools.js';

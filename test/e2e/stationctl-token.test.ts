@@ -6,7 +6,7 @@
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { TokenStore, scopeAllows } from '../../src/technician/auth.js';
+import { TokenStore, scopeAllows } from '../../src/tokens/tokens.js';
 import { tokenListSchema } from '../../src/config/technician.js';
 
 const CTL = join(import.meta.dirname, '../../dist/src/cli/stationctl.js');

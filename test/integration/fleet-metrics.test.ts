@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { newToken } from '../../src/technician/auth.js';
+import { newToken } from '../../src/tokens/tokens.js';
 import { runFleetCli } from '../../src/fleet/cli.js';
 import { runFleet, SCRAPE_MEASUREMENTS, type FleetSummary } from '../../src/fleet/run.js';
 import { createLogger } from '../../src/log.js';

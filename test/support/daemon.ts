@@ -23,7 +23,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { placeCommand, readUnit } from '../../bench/lib/unit.js';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { hashToken, newToken } from '../../src/technician/auth.js';
+import { hashToken, newToken } from '../../src/tokens/tokens.js';
 import type { DoorState } from '../../src/devices/types.js';
 import { ReferenceServer, defaultSeed, type RequestRecord } from '../../src/sim/index.js';
 import { sleep, STATION, waitFor } from './shared.js';

@@ -12,7 +12,7 @@ import { Writable } from 'node:stream';
 import { startStation } from '../../src/app.js';
 import { validateConfig } from '../../src/config/load.js';
 import type { ConfigInput, StationConfig } from '../../src/config/schema.js';
-import { hashToken, newToken } from '../../src/technician/auth.js';
+import { hashToken, newToken } from '../../src/tokens/tokens.js';
 import { startSupervised, type Supervised } from '../../src/supervised.js';
 import type { StatusBody } from '../../src/technician/status.js';
 import { SimulatedStation } from '../../src/devices/sim/station.js';

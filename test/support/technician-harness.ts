@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStation } from '../../src/app.js';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { hashToken, newToken } from '../../src/technician/auth.js';
+import { hashToken, newToken } from '../../src/tokens/tokens.js';
 import { startSupervised, type Supervised } from '../../src/supervised.js';
 import { SseParser } from '../../src/technician/sse.js';
 import { LogRing } from '../../src/log.js';

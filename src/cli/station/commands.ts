@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { hashToken, newToken } from '../../technician/auth.js';
+import { hashToken, newToken } from '../../tokens/tokens.js';
 import { DEFAULT_DEBUG_PORT, tokenEntrySchema, tokenScopeSchema } from '../../config/technician.js';
 import { PortClient, StationNotRunningError, StationRefusedError, TokenRefusedError, type Target } from './client.js';
 import { followStream } from './follow.js';
