@@ -20,7 +20,7 @@ import { GpioMatrixKeypad } from './gpio/matrix-keypad.js';
 import type { GpioBackend, InputSpec, OutputSpec } from './gpio/types.js';
 import { ConfiguredPowerMonitor } from './power/monitor.js';
 import { createInputDevices, type InputDevices } from './input/index.js';
-import type { Buzzer, Device, Display, IdentifierScanner, Keypad, PowerMonitor, PushButton, StationHardware, TamperSwitch } from './types.js';
+import type { Buzzer, Device, Display, IdentifierScanner, Keypad, PowerMonitor, PushButton, RfidReader, StationHardware, TamperSwitch } from './types.js';
 
 /** Builds scanners, the HID keypad and the display from the profile (src/devices/input/index.ts). */
 export type InputDevicesFactory = (profile: BoardProfile, log: Logger) => Promise<InputDevices>;
@@ -47,10 +47,11 @@ class BoardStation implements StationHardware {
     private readonly backend: GpioBackend,
     readonly tamper: TamperSwitch | null,
     readonly buzzer: Buzzer | null,
+    readonly rfidReaders: readonly RfidReader[],
   ) {}
 
   devices(): readonly Device[] {
-    const list: Device[] = [this.locks, this.doors, ...this.scanners, this.display];
+    const list: Device[] = [this.locks, this.doors, ...this.scanners, ...this.rfidReaders, this.display];
     if (this.keypad) list.push(this.keypad);
     if (this.cancelButton) list.push(this.cancelButton);
     if (this.tamper) list.push(this.tamper);
@@ -107,13 +108,25 @@ export async function createBoardHardware(config: StationConfig, hw: BoardHardwa
     if (keypadMatrix) opened.push(keypadMatrix);
     // Scanners, a HID keypad (null when the keypad is the GPIO matrix) and the display.
     const inputs = await (deps.createInputDevices ?? createInputDevices)(profile, log);
-    opened.push(...inputs.scanners, inputs.display);
+    opened.push(...inputs.scanners, ...(inputs.rfidReaders ?? []), inputs.display);
     if (inputs.keypad) opened.push(inputs.keypad);
     if (inputs.cancelButton) opened.push(inputs.cancelButton);
     const keypad = inputs.keypad ?? keypadMatrix;
     // A wired cancel button wins over the kiosk's on-screen one.
     const cancelButton = cancel ?? inputs.cancelButton ?? null;
-    return new BoardStation(locks, doors, inputs.scanners, keypad, cancelButton, inputs.display, new ConfiguredPowerMonitor(hw.power), backend, tamper, buzzer);
+    return new BoardStation(
+      locks,
+      doors,
+      inputs.scanners,
+      keypad,
+      cancelButton,
+      inputs.display,
+      new ConfiguredPowerMonitor(hw.power),
+      backend,
+      tamper,
+      buzzer,
+      inputs.rfidReaders ?? [],
+    );
   } catch (e) {
     log.error({ error: errorMessage(e) }, 'opening the board failed: releasing what was opened (locks OFF)');
     for (const d of opened) await d.close().catch(() => undefined);

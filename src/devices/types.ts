@@ -69,6 +69,53 @@ export interface IdentifierScanner extends Device {
   onScan(listener: (value: string) => void): Unsubscribe;
 }
 
+/**
+ * What a host-mode RFID reader knows of one tag in its field. `item`: the library data model's
+ * Primary Item Identifier (what the library system knows the item by) and set information;
+ * `unreadable`: why the tag cannot be used (blank, unknown format, truncated, damaged, or its
+ * memory could not be read); `uid-only`: a reader configured to send UIDs does not read memory.
+ */
+export type RfidTagData =
+  | {
+      readonly kind: 'item';
+      readonly model: 'iso28560-3' | 'iso28560-2' | '3m-rfid501';
+      readonly itemId: string;
+      readonly set: { readonly part: number; readonly of: number } | null;
+      readonly owner: string | null;
+    }
+  | { readonly kind: 'unreadable'; readonly problem: 'blank' | 'unknown' | 'truncated' | 'damaged' | 'read-failed'; readonly detail: string }
+  | { readonly kind: 'uid-only' };
+
+export interface RfidTag {
+  /** 16 hex digits, most significant byte first (E004…). */
+  readonly uid: string;
+  /** The tag's AFI as last read; null when unknown. */
+  readonly afi: number | null;
+  readonly data: RfidTagData;
+}
+
+/** The security bit as a library sets it: an AFI value, or the NXP EAS bit. */
+export type SecurityWrite = { readonly kind: 'afi'; readonly value: number } | { readonly kind: 'eas'; readonly enabled: boolean };
+
+export type SecurityWriteResult = { readonly uid: string; readonly ok: true } | { readonly uid: string; readonly ok: false; readonly reason: string };
+
+/**
+ * A host-mode RFID reader (src/devices/rfid/): it polls its field, reads and decodes each tag's
+ * memory once, and reports the whole field whenever it changes (a tag arrived and was read, a tag
+ * left). Unlike an IdentifierScanner it does not decide what is "a scan": the station core does
+ * (one report per item until it leaves, sets, one item at a time).
+ */
+export interface RfidReader extends Device {
+  /** What the station sends for its tags: the Primary Item Identifier, or the UID (no memory read). */
+  readonly send: 'item-id' | 'uid';
+  onField(listener: (tags: readonly RfidTag[]) => void): Unsubscribe;
+  /**
+   * Write the security bit of these tags and read it back; one result per UID, in order. Never
+   * rejects: a tag that left, a reader that did not answer, a read-back that disagrees is a result.
+   */
+  writeSecurity(uids: readonly string[], write: SecurityWrite): Promise<readonly SecurityWriteResult[]>;
+}
+
 export type KeypadKey =
   { readonly kind: 'digit'; readonly digit: string } | { readonly kind: 'backspace' } | { readonly kind: 'clear' } | { readonly kind: 'enter' };
 
@@ -142,6 +189,8 @@ export interface StationHardware {
   readonly tamper?: TamperSwitch | null;
   /** The buzzer, when the board has one (absent = none; the demo's rings the terminal bell). */
   readonly buzzer?: Buzzer | null;
+  /** Host-mode RFID readers (absent = none); wedge and serial RFID readers are `scanners`. */
+  readonly rfidReaders?: readonly RfidReader[];
   /** Every device, for health reporting. */
   devices(): readonly Device[];
   /** Close everything; locks are driven OFF first. */

@@ -24,7 +24,8 @@ import { TerminalDisplay } from '../display/terminal-display.js';
 import { HidKeypad } from '../hid/keypad.js';
 import { HidScanner } from '../hid/scanner.js';
 import { SerialScanner } from '../serial/scanner.js';
-import type { Display, IdentifierScanner, Keypad, PushButton } from '../types.js';
+import { createRfidReader } from '../rfid/create.js';
+import type { Display, IdentifierScanner, Keypad, PushButton, RfidReader } from '../types.js';
 import type { InputProfile } from './schema.js';
 
 export {
@@ -41,6 +42,8 @@ export {
 
 export interface InputDevices {
   readonly scanners: IdentifierScanner[];
+  /** Host-mode RFID readers (`scanners[]` of kind `rfid-reader`, src/devices/rfid/); absent: none. */
+  readonly rfidReaders?: RfidReader[];
   /** null when the profile has no keypad, or a gpio-matrix keypad (board.ts builds that one). */
   readonly keypad: Keypad | null;
   readonly display: Display;
@@ -64,7 +67,9 @@ export async function createInputDevices(profile: InputProfile, log: Logger): Pr
     return d;
   };
   try {
-    const scanners = profile.scanners.map((s): IdentifierScanner & Startable => {
+    const rfidReaders = profile.scanners.flatMap((s) => (s.kind === 'rfid-reader' ? [keep(createRfidReader(s, log.child({ component: 'rfid' })))] : []));
+    const lineScanners = profile.scanners.flatMap((s) => (s.kind === 'rfid-reader' ? [] : [s]));
+    const scanners = lineScanners.map((s): IdentifierScanner & Startable => {
       const dlog = log.child({ component: 'scanner' });
       switch (s.kind) {
         case 'serial':
@@ -189,7 +194,7 @@ export async function createInputDevices(profile: InputProfile, log: Logger): Pr
     }
 
     await Promise.all(built.map((b) => b.start()));
-    return { scanners, keypad, display, cancelButton };
+    return { scanners, rfidReaders, keypad, display, cancelButton };
   } catch (e) {
     await Promise.all(built.map((b) => b.close().catch(() => undefined)));
     throw e;

@@ -8,6 +8,10 @@
 import * as z from '../../schema.js';
 import { intIn } from '../../schema.js';
 import { CLEAR_KEY_USAGES, type ClearKeyName } from '../hid/keypad.js';
+import { rfidReaderSchema } from '../rfid/schema.js';
+import { devicePath, reconnectSchema, serialLine } from './line-schema.js';
+
+export { reconnectSchema, serialLine };
 
 const ms = (dflt: number, min = 1, max = 600_000) => z._default(intIn(min, max), dflt);
 
@@ -18,29 +22,6 @@ const usbId = z.union([
     z.transform((s) => parseInt(s.replace(/^0x/, ''), 16)),
   ),
 ]);
-
-const devicePath = z.string().check(z.regex(/^\/\S+$/, 'must be an absolute device path (e.g. /dev/serial/by-id/… or /dev/pickup-barcode)'));
-
-/** Reopen delays after a device is lost: initialMs, then ×factor, at most maxMs. */
-export const reconnectSchema = z.strictObject({
-  initialMs: ms(500, 10),
-  maxMs: ms(30_000, 10),
-  factor: z._default(z.number().check(z.minimum(1), z.maximum(10)), 2),
-});
-
-/** Line settings of a serial device. */
-const serialLine = {
-  /** Stable path: /dev/serial/by-id/… or a udev symlink such as /dev/pickup-barcode. */
-  path: devicePath,
-  baudRate: z._default(intIn(50, 4_000_000), 9600),
-  dataBits: z._default(z.union([z.literal(5), z.literal(6), z.literal(7), z.literal(8)]), 8),
-  parity: z._default(z.enum(['none', 'even', 'odd', 'mark', 'space']), 'none'),
-  stopBits: z._default(z.union([z.literal(1), z.literal(2)]), 1),
-  /** Capped exponential backoff for reopening after an unplug. */
-  reconnect: z.prefault(reconnectSchema, {}),
-  /** An open (or the final close) that takes longer counts as failed. */
-  openTimeoutMs: ms(5_000, 10),
-};
 
 const identifierType = z.enum(['BAR_CODE', 'RFID']);
 /** Longest identifier accepted (the station core accepts at most 128). */
@@ -91,7 +72,7 @@ export const hidScannerSchema = z.strictObject({
   frameTimeoutMs: ms(500, 10, 10_000),
 });
 
-export const scannerSchema = z.discriminatedUnion('kind', [serialScannerSchema, hidScannerSchema]);
+export const scannerSchema = z.discriminatedUnion('kind', [serialScannerSchema, hidScannerSchema, rfidReaderSchema]);
 
 const clearKeyNames = Object.keys(CLEAR_KEY_USAGES) as [ClearKeyName, ...ClearKeyName[]];
 
@@ -249,7 +230,7 @@ export const displaySchema = z.discriminatedUnion('kind', [
 
 /** The three sections; board-config.ts spreads `.shape` into its own object (then re-applies refineInputProfile). */
 export const inputProfileObject = z.strictObject({
-  /** Barcode and RFID readers; none = a station without scanners (PIN only). */
+  /** Barcode and RFID readers (wedge and serial ones, host-mode `rfid-reader`s); none = a station without scanners (PIN only). */
   scanners: z._default(z.array(scannerSchema).check(z.maxLength(8)), []),
   /** The PIN keypad, or null for none. */
   keypad: z._default(z.nullable(keypadSchema), null),
@@ -275,7 +256,7 @@ export function refineInputProfile(
   };
   const hidKeys = new Set<string>();
   p.scanners.forEach((s, i) => {
-    if (s.kind === 'serial') return claim(s.path, ['scanners', i, 'path']);
+    if (s.kind === 'serial' || s.kind === 'rfid-reader') return claim(s.path, ['scanners', i, 'path']);
     const key = `${s.vendorId}:${s.productId}:${s.serialNumber ?? ''}:${s.path ?? ''}`;
     if (hidKeys.has(key)) ctx.addIssue({ code: 'custom', path: ['scanners', i], message: 'two HID scanners match the same device: set serialNumber or path' });
     hidKeys.add(key);

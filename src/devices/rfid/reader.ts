@@ -1,0 +1,317 @@
+/**
+ * A host-mode RFID reader on a serial line (USB-serial or RS-232), implementing RfidReader.
+ *
+ * - The line: opened, probed (one harmless command the reader must answer) and reopened with capped
+ *   exponential backoff by the same Reconnector as every serial device (input/reconnect.ts). A
+ *   reader that is unplugged, answers nothing, garbage or a wrong CRC `failuresBeforeReconnect`
+ *   times in a row is closed and reopened; meanwhile health says why (st DOWN with that text).
+ * - The field: an inventory every `inventoryIntervalMs`; a tag is present from the first round that
+ *   sees it until `absentRounds` rounds in a row have missed it (field.ts). Its memory is read and
+ *   decoded once (tag information for block size and count, then the blocks), retried on the next
+ *   rounds up to `readAttempts` times. Known tags survive a reconnect: the same item lying on the
+ *   reader is not reported again because the cable hiccuped.
+ * - Listeners hear the whole field whenever it changes; the core decides what is a report.
+ * - Security writes run between rounds (the line is half-duplex) and are verified by reading back.
+ */
+import type { Logger } from 'pino';
+import { DeviceBase, faulty, HEALTHY, Listeners } from '../device-base.js';
+import { Reconnector, type BackoffOptions, type Link } from '../input/reconnect.js';
+import { openSerialPort, type SerialOpener, type SerialPortOptions } from '../serial/link.js';
+import type { RfidReader, RfidTag, RfidTagData, SecurityWrite, SecurityWriteResult, Unsubscribe } from '../types.js';
+import { RfidReaderError, rfidDetail } from './errors.js';
+import type { ReaderFamily, ReaderSession, SessionOptions } from './family.js';
+import { FieldTracker } from './field.js';
+import { decodeTag } from './models/decode.js';
+
+export interface HostModeReaderOptions {
+  readonly family: ReaderFamily;
+  readonly port: SerialPortOptions;
+  /** Default: "RFID reader <path>". */
+  readonly name?: string;
+  readonly busAddress: number;
+  readonly frame: 'standard' | 'advanced';
+  readonly answerTimeoutMs: number;
+  readonly blockOrder: 'reversed' | 'memory';
+  readonly blocksPerRead: number;
+  /** Blocks of user memory read at most (a 28560-3 tag needs 8 of 4 bytes; 28560-2 data may run longer). */
+  readonly maxBlocks: number;
+  readonly send: 'item-id' | 'uid';
+  readonly inventoryIntervalMs: number;
+  readonly absentRounds: number;
+  readonly readAttempts: number;
+  readonly failuresBeforeReconnect: number;
+  readonly reconnect: BackoffOptions;
+  readonly openTimeoutMs: number;
+  readonly log: Logger;
+  /** The hardware boundary: the serial port, or (simulated hardware) the model reader's line. */
+  readonly opener?: SerialOpener;
+}
+
+interface Connection extends Link {
+  readonly session: ReaderSession;
+  readonly lost: (reason: string) => void;
+}
+
+interface Known {
+  tag: RfidTag | null;
+  attempts: number;
+}
+
+export class HostModeReader extends DeviceBase implements RfidReader {
+  readonly send: 'item-id' | 'uid';
+  private readonly fields = new Listeners<[readonly RfidTag[]]>();
+  private readonly tracker: FieldTracker;
+  private readonly known = new Map<string, Known>();
+  private readonly reconnector: Reconnector<Connection>;
+  private readonly sessionOptions: SessionOptions;
+  private conn: Connection | null = null;
+  private chain: Promise<unknown> = Promise.resolve();
+  private timer: NodeJS.Timeout | null = null;
+  private failures = 0;
+  private emitted = '';
+  private closed = false;
+
+  constructor(private readonly o: HostModeReaderOptions) {
+    const name = o.name ?? `RFID reader ${o.port.path}`;
+    super(name, faulty(`${name}: not opened yet`));
+    this.send = o.send;
+    this.tracker = new FieldTracker(o.absentRounds);
+    this.sessionOptions = {
+      device: name,
+      busAddress: o.busAddress,
+      frame: o.frame,
+      answerTimeoutMs: o.answerTimeoutMs,
+      blockOrder: o.blockOrder,
+      blocksPerRead: o.blocksPerRead,
+    };
+    const opener = o.opener ?? openSerialPort;
+    this.reconnector = new Reconnector<Connection>({
+      name,
+      backoff: o.reconnect,
+      openTimeoutMs: o.openTimeoutMs,
+      log: o.log,
+      open: (lost) => this.open(opener, lost),
+      onUp: (c) => {
+        this.conn = c;
+        this.failures = 0;
+        this.setHealth(HEALTHY);
+        this.schedule(0);
+      },
+      onDown: (reason) => {
+        this.conn = null;
+        this.stopTimer();
+        this.setHealth(faulty(`${name}: ${reason}`));
+      },
+    });
+  }
+
+  /** First open attempt; a missing reader is not an error here (health says so, retries run). */
+  start(): Promise<void> {
+    return this.reconnector.start();
+  }
+
+  onField(listener: (tags: readonly RfidTag[]) => void): Unsubscribe {
+    return this.fields.add(listener);
+  }
+
+  writeSecurity(uids: readonly string[], write: SecurityWrite): Promise<readonly SecurityWriteResult[]> {
+    return this.exclusive(async () => {
+      const out: SecurityWriteResult[] = [];
+      for (const uid of uids) out.push(await this.writeOne(uid, write));
+      return out;
+    });
+  }
+
+  async close(): Promise<void> {
+    if (this.closed) return;
+    this.closed = true;
+    this.stopTimer();
+    this.fields.clear();
+    this.clearHealthListeners();
+    await this.reconnector.stop();
+  }
+
+  // --- the line --------------------------------------------------------------------------------
+
+  private async open(opener: SerialOpener, lost: (reason: string) => void): Promise<Connection> {
+    let session: ReaderSession | null = null;
+    const link = await opener(this.o.port, { onData: (chunk) => session?.receive(chunk), lost });
+    const s = this.o.family.session(link, this.sessionOptions);
+    session = s;
+    try {
+      const who = await s.probe();
+      this.o.log.info({ device: this.name, reader: who, family: this.o.family.label }, 'RFID reader answers');
+    } catch (e) {
+      s.close('probe failed');
+      await link.close().catch(() => undefined);
+      throw new Error(`no answer to its first request (${rfidDetail(e)})`);
+    }
+    return {
+      session: s,
+      lost,
+      close: async () => {
+        s.close('closed');
+        await link.close();
+      },
+    };
+  }
+
+  /** Run `fn` with the line to itself: rounds and writes never interleave. */
+  private exclusive<T>(fn: () => Promise<T>): Promise<T> {
+    const p = this.chain.then(fn, fn);
+    this.chain = p.catch(() => undefined);
+    return p;
+  }
+
+  private schedule(ms: number): void {
+    this.stopTimer();
+    if (this.closed || this.conn === null) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      this.exclusive(() => this.round())
+        .catch((e: unknown) => this.o.log.error({ device: this.name, error: rfidDetail(e) }, 'RFID round failed'))
+        .finally(() => {
+          if (this.timer === null) this.schedule(this.o.inventoryIntervalMs);
+        });
+    }, ms);
+  }
+
+  private stopTimer(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private succeeded(): void {
+    if (this.failures > 0) this.o.log.info({ device: this.name, after: this.failures }, 'RFID reader answers again');
+    this.failures = 0;
+  }
+
+  /** A failed exchange with the reader; enough in a row and the line is reopened. */
+  private failed(c: Connection, e: unknown, what: string): void {
+    this.failures++;
+    const detail = rfidDetail(e);
+    this.o.log.debug({ device: this.name, what, error: detail, inARow: this.failures }, 'RFID reader exchange failed');
+    if (this.failures >= this.o.failuresBeforeReconnect && this.conn === c) {
+      this.failures = 0;
+      c.lost(`${detail} (${this.o.failuresBeforeReconnect} requests in a row)`);
+    }
+  }
+
+  // --- the field ---------------------------------------------------------------------------------
+
+  private async round(): Promise<void> {
+    const c = this.conn;
+    if (c === null || this.closed) return;
+    let seen;
+    try {
+      seen = await c.session.inventory();
+      this.succeeded();
+    } catch (e) {
+      this.failed(c, e, 'inventory');
+      return;
+    }
+    const change = this.tracker.round(seen.map((t) => t.uid));
+    for (const uid of change.left) {
+      this.known.delete(uid);
+      this.o.log.debug({ device: this.name, uid }, 'tag left the field');
+    }
+    for (const uid of change.arrived) this.o.log.debug({ device: this.name, uid }, 'tag in the field');
+    for (const t of seen) {
+      const k = this.known.get(t.uid) ?? { tag: null, attempts: 0 };
+      this.known.set(t.uid, k);
+      if (k.tag !== null || this.conn !== c) continue;
+      if (this.send === 'uid') {
+        k.tag = { uid: t.uid, afi: null, data: { kind: 'uid-only' } };
+        continue;
+      }
+      try {
+        k.tag = await this.readTag(c.session, t.uid, t.dsfid);
+        this.succeeded();
+      } catch (e) {
+        k.attempts++;
+        if (e instanceof RfidReaderError && e.link) this.failed(c, e, `read of ${t.uid}`);
+        if (k.attempts >= this.o.readAttempts) {
+          k.tag = { uid: t.uid, afi: null, data: { kind: 'unreadable', problem: 'read-failed', detail: `${k.attempts} reads failed: ${rfidDetail(e)}` } };
+        }
+      }
+    }
+    this.emit();
+  }
+
+  private async readTag(session: ReaderSession, uid: string, dsfid: number | null): Promise<RfidTag> {
+    const info = await session.tagInfo(uid);
+    const blocks = Math.min(info.blockCount, this.o.maxBlocks);
+    const bytes = await session.readBlocks(uid, 0, blocks, info.blockSize);
+    const decoded = decodeTag({ bytes, blockSize: info.blockSize, dsfid: info.dsfid ?? dsfid });
+    let data: RfidTagData;
+    if (decoded.kind === 'item') {
+      data = { kind: 'item', model: decoded.model, itemId: decoded.itemId, set: decoded.set, owner: decoded.owner };
+      this.o.log.debug({ device: this.name, uid, model: decoded.model, set: decoded.set, notes: decoded.notes }, 'tag read');
+    } else {
+      data = { kind: 'unreadable', problem: decoded.problem, detail: decoded.detail };
+      this.o.log.info({ device: this.name, uid, problem: decoded.problem, detail: decoded.detail }, 'tag not readable as library data');
+    }
+    return { uid, afi: info.afi, data };
+  }
+
+  private emit(): void {
+    const tags = this.tracker
+      .present()
+      .map((uid) => this.known.get(uid)?.tag ?? null)
+      .filter((t): t is RfidTag => t !== null)
+      .sort((a, b) => (a.uid < b.uid ? -1 : a.uid > b.uid ? 1 : 0));
+    const print = JSON.stringify(tags.map((t) => [t.uid, t.data]));
+    if (print === this.emitted) return;
+    this.emitted = print;
+    this.fields.emit(tags);
+  }
+
+  // --- the security bit ------------------------------------------------------------------------------
+
+  private async writeOne(uid: string, write: SecurityWrite): Promise<SecurityWriteResult> {
+    const c = this.conn;
+    if (c === null) return { uid, ok: false, reason: `${this.name} is not connected` };
+    const session = c.session;
+    const step = async <T>(what: string, fn: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false; why: string }> => {
+      try {
+        const value = await fn();
+        this.succeeded();
+        return { ok: true, value };
+      } catch (e) {
+        if (e instanceof RfidReaderError && e.link) this.failed(c, e, what);
+        return { ok: false, why: rfidDetail(e) };
+      }
+    };
+    if (write.kind === 'afi') {
+      const w = await step('AFI write', () => session.writeAfi(uid, write.value));
+      const back = await step('AFI read-back', () => session.tagInfo(uid));
+      const wrote = w.ok ? '' : `; the write answered: ${w.why}`;
+      if (!back.ok) return { uid, ok: false, reason: `AFI not verified, the read-back failed: ${back.why}${wrote}` };
+      const afi = back.value.afi;
+      if (afi !== write.value) return { uid, ok: false, reason: `read-back shows AFI ${hex(afi)}, not ${hex(write.value)}${wrote}` };
+      this.setKnownAfi(uid, afi);
+      if (!w.ok) this.o.log.warn({ device: this.name, uid, write: w.why }, 'AFI write answered an error, but the read-back shows it applied');
+      return { uid, ok: true };
+    }
+    const w = await step('EAS write', () => session.setEas(uid, write.enabled));
+    const wrote = w.ok ? '' : `; the write answered: ${w.why}`;
+    const back = await step('EAS read-back', () => session.easEnabled(uid));
+    if (!back.ok) return { uid, ok: false, reason: `EAS not verified, the read-back failed: ${back.why}${wrote}` };
+    if (back.value !== write.enabled) return { uid, ok: false, reason: `read-back shows EAS ${back.value ? 'set' : 'not set'}${wrote}` };
+    // A tag without its EAS bit does not answer the EAS alarm, just like a tag that left: ask it.
+    if (!write.enabled) {
+      const here = await step('presence check', () => session.tagInfo(uid));
+      if (!here.ok) return { uid, ok: false, reason: `EAS not verified: the tag did not answer (${here.why})${wrote}` };
+    }
+    return { uid, ok: true };
+  }
+
+  private setKnownAfi(uid: string, afi: number): void {
+    const k = this.known.get(uid);
+    if (k?.tag) k.tag = { ...k.tag, afi };
+  }
+}
+
+function hex(v: number | null): string {
+  return v === null ? 'unknown' : `0x${v.toString(16).padStart(2, '0').toUpperCase()}`;
+}
