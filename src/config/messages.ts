@@ -5,7 +5,7 @@
  * (test/unit/config-messages.test.ts renders each one).
  *
  * Placeholders: `{mask}` one `*` per typed digit; `{box}` box numbers ("3" or "3, 5"); `{time}` a
- * countdown "m:ss".
+ * countdown "m:ss"; `{missing}` and `{total}` parts of an item in several parts.
  */
 
 export const LOCALES = ['cs', 'en'] as const;
@@ -43,6 +43,16 @@ export interface Texts {
   readonly pinLockout: readonly string[];
   /** A technician opens a box; `{box}`. */
   readonly serviceOpen: string;
+  /** A tag on the RFID reader that has no usable library data (blank, damaged, unknown format). */
+  readonly rfidUnreadable: readonly string[];
+  /** Two different items on the RFID reader at once. */
+  readonly rfidOneItem: readonly string[];
+  /** Some parts of an item in several parts are not on the reader yet; `{missing}` of `{total}`. */
+  readonly rfidSetIncomplete: readonly string[];
+  /** The security bit could not be cleared yet: the item must go back on the reader. */
+  readonly rfidPutBack: readonly string[];
+  /** The security bit could not be cleared in time: the exit gates may alarm for this item. */
+  readonly rfidSecurityFailed: readonly string[];
 }
 
 const en: Texts = {
@@ -64,6 +74,11 @@ const en: Texts = {
   doorAjar: ['Please close box {box}'],
   pinLockout: ['Too many wrong PINs', 'try again in {time}'],
   serviceOpen: 'Service: box {box}',
+  rfidUnreadable: ['This tag cannot be', 'read - scan the', 'barcode'],
+  rfidOneItem: ['One item at a time,', 'please'],
+  rfidSetIncomplete: ['Item of {total} parts:', '{missing} missing,', 'place all parts'],
+  rfidPutBack: ['Put the item back', 'on the reader'],
+  rfidSecurityFailed: ['Security not cleared', 'gates may alarm'],
 };
 
 const cs: Texts = {
@@ -85,6 +100,11 @@ const cs: Texts = {
   doorAjar: ['Zavřete prosím', 'schránku {box}'],
   pinLockout: ['Příliš mnoho', 'chybných PINů,', 'zkuste to za {time}'],
   serviceOpen: 'Servis: schránka {box}',
+  rfidUnreadable: ['Štítek nelze přečíst', 'naskenujte čárový', 'kód'],
+  rfidOneItem: ['Jen jednu položku', 'najednou, prosím'],
+  rfidSetIncomplete: ['Položka o {total} částech:', 'chybí {missing},', 'položte všechny'],
+  rfidPutBack: ['Vraťte položku', 'zpět na čtečku'],
+  rfidSecurityFailed: ['Ochrana nezrušena,', 'brána může pípat'],
 };
 
 export const TEXTS: Readonly<Record<Locale, Texts>> = { cs, en };

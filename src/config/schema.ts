@@ -17,6 +17,8 @@ import { debugConfigSchema } from './technician.js';
 import { HARD_MAX_PULSE_MS } from '../devices/types.js';
 import { metricsConfigSchema } from '../metrics/config.js';
 import { portalConfigSchema } from '../portal/config.js';
+import { simulatedRfidReaderSchema } from '../devices/rfid/schema.js';
+import { rfidConfigSchema } from './rfid.js';
 import { LOCALES, TEXTS, type Texts } from './messages.js';
 import { UUID_V4_RE } from '../uuid.js';
 
@@ -199,6 +201,11 @@ export const messagesSchema = z.pipe(
     doorAjar: lines,
     pinLockout: lines,
     serviceOpen: line,
+    rfidUnreadable: lines,
+    rfidOneItem: lines,
+    rfidSetIncomplete: lines,
+    rfidPutBack: lines,
+    rfidSecurityFailed: lines,
   }),
   z.transform(({ locale, ...overrides }) => {
     const set: Texts = TEXTS[locale];
@@ -219,6 +226,11 @@ export const simulatedHardwareSchema = z.strictObject({
    * written to it from outside applied while running (src/devices/sim/state-file.ts); null: none.
    */
   stateFile: z._default(z.nullable(nonEmpty()), null),
+  /**
+   * A host-mode RFID reader: null (none), or `{}` for the model reader in this process (the demo),
+   * or `{ "path": … }` for a reader on a serial device (src/devices/rfid/schema.ts).
+   */
+  rfidReader: z._default(z.nullable(simulatedRfidReaderSchema), null),
 });
 
 export const hardwareSchema = z.discriminatedUnion('kind', [simulatedHardwareSchema, boardHardwareSchema]);
@@ -245,10 +257,12 @@ export const configSchema = z.strictObject({
   pin: restartsStation(z.prefault(pinSchema, {})),
   buzzer: restartsStation(z.prefault(buzzerSchema, {})),
   hardware: restartsStation(
-    z._default(hardwareSchema, { kind: 'simulated', doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100, stateFile: null }),
+    z._default(hardwareSchema, { kind: 'simulated', doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100, stateFile: null, rfidReader: null }),
   ),
   log: z.prefault(logSchema, {}),
   storage: restartsStation(z.prefault(storageSchema, {})),
+  /** Library tags on a host-mode reader: sets and the security bit (src/config/rfid.ts). */
+  rfid: restartsStation(z.prefault(rfidConfigSchema, {})),
   /** Read by `stationctl portal` from the file each time; the daemon does not use it. */
   portal: live(z.optional(portalConfigSchema)),
   /** The technician port: what it reads per request is live, how it listens is read at start. */

@@ -8,7 +8,7 @@ export function createHardware(config: StationConfig, log?: Logger): Promise<Sta
   const hw = config.hardware;
   switch (hw.kind) {
     case 'simulated':
-      return Promise.resolve(simulatedStationFor(config));
+      return Promise.resolve(simulatedStationFor(config, log));
     case 'board':
       // Loaded only for real hardware: the demo and tests never load onoff or spawn gpiod tools.
       return import('./board.js').then(({ createBoardHardware }) => createBoardHardware(config, hw, log ?? createLogger(config.log.level)));

@@ -26,6 +26,7 @@ const state: z.ZodMiniType<JournalState> = z.object({
   action: z.nullable(action),
   reported: z.nullable(doors),
   previous: z.nullable(z.object({ inFlight: z.nullable(event), action: z.nullable(action) })),
+  notes: z.optional(z.array(z.string())),
 });
 const entrySchema: z.ZodMiniType<JournalEntry> = z.discriminatedUnion('t', [
   z.object({ t: z.literal('start'), at: z.string() }),
@@ -34,6 +35,7 @@ const entrySchema: z.ZodMiniType<JournalEntry> = z.discriminatedUnion('t', [
   z.object({ t: z.literal('outcome'), eventId: z.string(), outcome: z.string() }),
   z.object({ t: z.literal('action'), by: actionSource, eventId: z.nullable(z.string()), boxes: z.array(z.string()) }),
   z.object({ t: z.literal('pulse'), boxId: z.string(), at: z.string() }),
+  z.object({ t: z.literal('note'), at: z.string(), note: z.string() }),
   z.object({ t: z.literal('reported'), boxes: doors }),
   z.object({ t: z.literal('snapshot'), state }),
 ]);

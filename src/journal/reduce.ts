@@ -14,10 +14,15 @@
  * | reported | reported = the doors; previous cleared (the server was told), and an earlier run's     |
  * |          | boxes still OPEN carry on as the current action; inFlight cleared (a /state was the    |
  * |          | one event in flight); the action ends once every box of it was pulsed and is CLOSED    |
+ * | note     | notes = the last ten notes (what people reading the file need to know: an RFID         |
+ * |          | security bit that could not be cleared); nothing else changes                          |
  * | snapshot | the state it holds                                                                    |
  */
 import type { BoxStatus } from '../protocol/types.js';
 import type { JournalAction, JournalEntry, JournalState } from './types.js';
+
+/** Notes kept in the journal's state (older ones drop off at the next one). */
+const MAX_NOTES = 10;
 
 export const EMPTY_JOURNAL: JournalState = { inFlight: null, action: null, reported: null, previous: null };
 
@@ -37,7 +42,7 @@ function onReported(s: JournalState, boxes: Readonly<Record<string, BoxStatus>>)
   const a = action;
   if (a !== null && a.boxes.every((b) => a.pulsed.includes(b) && boxes[b] !== 'OPEN')) action = null;
   if (action === s.action && s.previous === null && s.inFlight === null && sameDoors(s.reported, boxes)) return s;
-  return { inFlight: null, action, reported: { ...boxes }, previous: null };
+  return { inFlight: null, action, reported: { ...boxes }, previous: null, ...(s.notes === undefined ? {} : { notes: s.notes }) };
 }
 
 export function reduceJournal(s: JournalState, e: JournalEntry): JournalState {
@@ -59,6 +64,8 @@ export function reduceJournal(s: JournalState, e: JournalEntry): JournalState {
       return { ...s, action: { ...s.action, pulsed: [...s.action.pulsed, e.boxId] } };
     case 'reported':
       return onReported(s, e.boxes);
+    case 'note':
+      return { ...s, notes: [...(s.notes ?? []), e.note].slice(-MAX_NOTES) };
     case 'snapshot':
       return e.state;
   }

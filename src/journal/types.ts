@@ -5,7 +5,8 @@
  * It holds, and only holds: the librarian's or reader's event in flight (endpoint, eventId,
  * attempts so far, and for a scan a short masked preview — never a PIN, never an identifier
  * value), a box action (box-open answered, or a technician open) and which of its boxes were
- * pulsed and when, and the door states the server last acknowledged.
+ * pulsed and when, the door states the server last acknowledged, and the last few notes for a
+ * person reading it (an RFID security bit that could not be cleared, by masked item).
  *
  * Two adapters (serialport's binding model): file.ts (an append-only log with a checksum per record
  * in `storage.directory`, compacted by atomicWrite) and memory.ts (tests, the demo, fleet mode).
@@ -39,6 +40,8 @@ export interface JournalState {
   readonly reported: Readonly<Record<string, BoxStatus>> | null;
   /** What an earlier run left unfinished, until the current run's first answered /state told the server. */
   readonly previous: { readonly inFlight: JournalEvent | null; readonly action: JournalAction | null } | null;
+  /** The last notes for people reading the file (absent: none yet). */
+  readonly notes?: readonly string[];
 }
 
 /** One record. `at` fields are wall-clock ISO times for people reading the file; nothing computes with them. */
@@ -55,6 +58,8 @@ export type JournalEntry =
   | { readonly t: 'action'; readonly by: ActionSource; readonly eventId: string | null; readonly boxes: readonly string[] }
   /** A box's lock pulse is about to begin (written before the lock is energized). */
   | { readonly t: 'pulse'; readonly boxId: string; readonly at: string }
+  /** Something a person reading the journal must find (an RFID security bit not cleared after a deposit). */
+  | { readonly t: 'note'; readonly at: string; readonly note: string }
   /** A /state was answered: the server knows these door states. */
   | { readonly t: 'reported'; readonly boxes: Readonly<Record<string, BoxStatus>> }
   /** Compaction: the whole state at once (the first record of a compacted file). */

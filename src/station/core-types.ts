@@ -3,7 +3,8 @@
  * No I/O, no timers, no clock: time arrives as data (`at`, monotonic ms) inside inputs.
  */
 import type { Messages } from '../config/schema.js';
-import type { DoorState, IdentifierType, KeypadKey } from '../devices/types.js';
+import type { DoorState, IdentifierType, KeypadKey, RfidTag, SecurityWrite, SecurityWriteResult } from '../devices/types.js';
+import type { RfidConfig } from '../config/rfid.js';
 import type { BoxStatus, Endpoint, ServerAnswer, StationHealth } from '../protocol/types.js';
 
 export interface CoreConfig {
@@ -32,6 +33,8 @@ export interface CoreConfig {
     readonly countdownTickMs: number;
   };
   readonly messages: Messages;
+  /** Library tags on host-mode readers (core/rfid.ts); absent: the defaults (sets require all parts, security bit off). */
+  readonly rfid?: RfidConfig;
 }
 
 /**
@@ -60,7 +63,17 @@ export type ModeKind = Mode['kind'];
  * another /state nor log another line (see core/refusals.ts). `door-ajar:<boxId>` is one timer per
  * open door (doorAjarTimer() builds the name).
  */
-export type TimerName = 'heartbeat' | 'pin-idle' | 'message' | 'door-open' | 'refusal' | 'pin-lockout' | 'ajar-reminder' | `door-ajar:${string}`;
+export type TimerName =
+  | 'heartbeat'
+  | 'pin-idle'
+  | 'message'
+  | 'door-open'
+  | 'refusal'
+  | 'pin-lockout'
+  | 'ajar-reminder'
+  | 'security-window'
+  | 'security-retry'
+  | `door-ajar:${string}`;
 
 /** Each box's door as one /state reports it, by boxId. */
 export type DoorSnapshot = Readonly<Record<string, BoxStatus>>;
@@ -207,6 +220,51 @@ export interface CoreState {
   readonly overlay: readonly string[] | null;
   /** Lines last sent to the display. */
   readonly shown: readonly string[];
+  /** Library tags on host-mode readers: each reader's field, the deposit's security bit (core/rfid.ts). */
+  readonly rfid: RfidState;
+}
+
+/** One reader's field as the core keeps it. */
+export interface RfidField {
+  /** The tags it reported last. */
+  readonly tags: readonly RfidTag[];
+  /** UIDs whose arrival has been acted on (until they leave). */
+  readonly seen: readonly string[];
+  /** Items (item ids, or `uid:<UID>` for UIDs and unreadable tags) reported or refused, until all their tags have left. */
+  readonly done: readonly string[];
+}
+
+/** A deposit's tags whose security bit is owed once the server's box-open comes (the /item-identify in flight). */
+export interface SecurityOwed {
+  readonly reader: string;
+  readonly itemId: string;
+  readonly uids: readonly string[];
+}
+
+/** A security write after a deposit's box-open: the tags still to do, whether a write is on its way. */
+export interface SecurityJob extends SecurityOwed {
+  /** Tags not yet verified. */
+  readonly remaining: readonly string[];
+  /** A write-security effect is being carried out. */
+  readonly writing: boolean;
+  /** The last failure's reason (for the final report); null before any. */
+  readonly lastReason: string | null;
+}
+
+/** A security bit that could not be cleared within the window (the technician status lists the last ones). */
+export interface SecurityFailure {
+  readonly reader: string;
+  readonly itemId: string;
+  readonly uids: readonly string[];
+  readonly reason: string;
+}
+
+export interface RfidState {
+  readonly fields: Readonly<Record<string, RfidField>>;
+  readonly owed: SecurityOwed | null;
+  readonly job: SecurityJob | null;
+  /** The last final failures, oldest first (at most 10). */
+  readonly failures: readonly SecurityFailure[];
 }
 
 export type Input =
@@ -237,7 +295,11 @@ export type Input =
   /** A one-shot problem for the next /state's errorMessage (e.g. the journal could not be written). */
   | { readonly type: 'problem'; readonly message: string }
   /** Stop gracefully: refuse new input, finish what is in flight, then `drained` (core/drain.ts). */
-  | { readonly type: 'drain' };
+  | { readonly type: 'drain' }
+  /** A host-mode RFID reader's whole field, reported whenever it changed (core/rfid.ts). */
+  | { readonly type: 'rfid-field'; readonly reader: string; readonly send: 'item-id' | 'uid'; readonly tags: readonly RfidTag[]; readonly at: number }
+  /** The outcome of a write-security effect: one result per UID, verified by reading back. */
+  | { readonly type: 'security-result'; readonly reader: string; readonly results: readonly SecurityWriteResult[] };
 
 export type OutboundRequest =
   | {
@@ -264,6 +326,10 @@ export type Effect =
   | { readonly type: 'stop-timer'; readonly timer: TimerName }
   /** Play a buzzer pattern (the runtime never lets it overlap a lock pulse). */
   | { readonly type: 'sound'; readonly sound: SoundName }
+  /** Write the security bit of these tags on this reader and read it back (then a `security-result`). */
+  | { readonly type: 'write-security'; readonly reader: string; readonly uids: readonly string[]; readonly write: SecurityWrite }
+  /** A security bit that could not be cleared in time: the journal names it (under the deposit's event). */
+  | { readonly type: 'journal-security-failure'; readonly failure: SecurityFailure }
   /** Write the PIN throttle to its store (before the keypad is used again). */
   | { readonly type: 'save-pin-throttle'; readonly record: PinThrottleRecord }
   | { readonly type: 'log'; readonly level: LogLevel; readonly msg: string; readonly data?: Readonly<Record<string, unknown>> };

@@ -16,6 +16,7 @@
  * | core/refusals.ts   | refused commands: one extra /state and one log line per window         |
  * | core/restart.ts    | restart truth: what an earlier run left unfinished, told at start      |
  * | core/drain.ts      | graceful stop: input refused, in-flight work finished, then drained    |
+ * | core/rfid.ts       | library tags on host-mode readers: reports, sets, the security bit     |
  * | core/outbound.ts   | the outbound queue: one event in flight, the owed /state, heartbeat    |
 | core/door-reports.ts | door changes the server has not heard of, reported in order          |
  * | core/display.ts    | the derived screen and its temporary overlay                           |
@@ -38,6 +39,15 @@ import { flushState, onHeartbeatTimer } from './core/outbound.js';
 import { onPinLockoutTimer, restorePinThrottle } from './core/pin-throttle.js';
 import { onRefusalTimer } from './core/refusals.js';
 import { onStart, showNotice } from './core/restart.js';
+import {
+  INITIAL_RFID,
+  onIdentifyAnswered,
+  onIdentifyUnanswered,
+  onRfidField,
+  onSecurityResult,
+  onSecurityRetryTimer,
+  onSecurityWindowTimer,
+} from './core/rfid.js';
 import type { CoreConfig, CoreState, Effect, Input, LogLevel, TimerName, Transition } from './core-types.js';
 
 export { isRescue, modeBlocker, notFreeReason, readerActivity, readerEventInFlight, selfTestBlocker } from './core/activity.js';
@@ -69,6 +79,7 @@ export function initialState(doors: Readonly<Record<string, DoorState>>): CoreSt
     drain: 'off',
     overlay: null,
     shown: [],
+    rfid: INITIAL_RFID,
   };
 }
 
@@ -102,12 +113,18 @@ export function transition(config: CoreConfig, state: CoreState, input: Input): 
     case 'door':
       onDoor(ctx, input.boxId, input.state);
       break;
-    case 'answered':
+    case 'answered': {
+      const awaited = ctx.s.inFlight === input.endpoint;
       onAnswered(ctx, input.endpoint, input.answer);
+      if (awaited && input.endpoint === 'item-identify') onIdentifyAnswered(ctx, input.answer);
       break;
-    case 'unanswered':
+    }
+    case 'unanswered': {
+      const awaited = ctx.s.inFlight === input.endpoint;
       onUnanswered(ctx, input.endpoint, input.reason);
+      if (awaited && input.endpoint === 'item-identify') onIdentifyUnanswered(ctx);
       break;
+    }
     case 'timer':
       onTimer(ctx, input.timer);
       break;
@@ -128,6 +145,12 @@ export function transition(config: CoreConfig, state: CoreState, input: Input): 
       break;
     case 'drain':
       onDrain(ctx);
+      break;
+    case 'rfid-field':
+      onRfidField(ctx, input.reader, input.send, input.tags, input.at);
+      break;
+    case 'security-result':
+      onSecurityResult(ctx, input.reader, input.results);
       break;
   }
 
@@ -156,6 +179,10 @@ function onTimer(ctx: Ctx, timer: TimerName): void {
       return onAjarReminderTimer(ctx);
     case 'refusal':
       return onRefusalTimer(ctx);
+    case 'security-window':
+      return onSecurityWindowTimer(ctx);
+    case 'security-retry':
+      return onSecurityRetryTimer(ctx);
     default:
       return; // door-ajar:<boxId>, handled above
   }

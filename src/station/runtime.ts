@@ -10,7 +10,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { StationConfig } from '../config/schema.js';
-import type { Device, DoorState, Unsubscribe } from '../devices/types.js';
+import type { Device, DoorState, SecurityWrite, Unsubscribe } from '../devices/types.js';
 import { errorMessage } from '../errors.js';
 import { MemoryJournal } from '../journal/memory.js';
 import { maskIdentifier, previousRun, type Journal, type JournalHealth } from '../journal/types.js';
@@ -30,7 +30,7 @@ export type { DrainResult, EventRecord, OutcomeKind, PowerReading, RuntimeEvent,
 export const PIN_THROTTLE_FAULT = 'storage:pin-throttle';
 
 export function coreConfigOf(config: StationConfig): CoreConfig {
-  return { boxes: config.station.boxes, timing: config.timing, pin: config.pin, messages: config.messages };
+  return { boxes: config.station.boxes, timing: config.timing, pin: config.pin, messages: config.messages, rfid: config.rfid };
 }
 
 export class StationRuntime {
@@ -56,6 +56,8 @@ export class StationRuntime {
   readonly journal: Journal;
   /** The event whose answer is being dispatched (its id goes into the journal's action record). */
   private answering: string | null = null;
+  /** The deposit's event a security write belongs to (the journal names a final failure under it). */
+  private securityEventId: string | null = null;
   /** Aborted when draining begins: the event in flight is not resent. */
   private readonly noResend = new AbortController();
   private drained: (() => void) | null = null;
@@ -119,6 +121,14 @@ export class StationRuntime {
         sc.onScan((value) => {
           wake();
           this.dispatch({ type: 'scan', identifierType: sc.identifierType, value, at: this.now() });
+        }),
+      );
+    }
+    for (const reader of hw.rfidReaders ?? []) {
+      this.unsubscribe.push(
+        reader.onField((tags) => {
+          wake();
+          this.dispatch({ type: 'rfid-field', reader: reader.name, send: reader.send, tags, at: this.now() });
         }),
       );
     }
@@ -196,10 +206,44 @@ export class StationRuntime {
       case 'save-pin-throttle':
         this.savePinThrottle(effect.record);
         return;
+      case 'write-security':
+        this.writeSecurity(effect.reader, effect.uids, effect.write);
+        return;
+      case 'journal-security-failure': {
+        const f = effect.failure;
+        const event = this.securityEventId === null ? '' : ` after event ${this.securityEventId}`;
+        this.journal.record({
+          t: 'note',
+          at: new Date().toISOString(),
+          note: `RFID security bit not cleared on item ${maskIdentifier(f.itemId)}${event} (${f.uids.join(', ')}): ${f.reason}`,
+        });
+        return;
+      }
       case 'log':
         log[effect.level](effect.data ?? {}, effect.msg);
         return;
     }
+  }
+
+  /** Carry out a security write on the named reader; its verified results come back as an input. */
+  private writeSecurity(readerName: string, uids: readonly string[], write: SecurityWrite): void {
+    if (this.answering !== null) this.securityEventId = this.answering;
+    const reader = (this.opts.hardware.rfidReaders ?? []).find((r) => r.name === readerName);
+    if (reader === undefined) {
+      // Not from inside this dispatch: the effects after this one run first.
+      queueMicrotask(() =>
+        this.dispatch({
+          type: 'security-result',
+          reader: readerName,
+          results: uids.map((uid) => ({ uid, ok: false, reason: `no reader named ${readerName}` })),
+        }),
+      );
+      return;
+    }
+    reader.writeSecurity(uids, write).then(
+      (results) => this.dispatch({ type: 'security-result', reader: readerName, results }),
+      (e: unknown) => this.dispatch({ type: 'security-result', reader: readerName, results: uids.map((uid) => ({ uid, ok: false, reason: errorMessage(e) })) }),
+    );
   }
 
   private savePinThrottle(record: PinThrottleRecord): void {

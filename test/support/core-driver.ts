@@ -198,6 +198,8 @@ export class CoreDriver {
         case 'drained':
         case 'save-pin-throttle':
         case 'sound':
+        case 'write-security':
+        case 'journal-security-failure':
           break;
       }
     }

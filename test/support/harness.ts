@@ -7,10 +7,10 @@ import { Writable } from 'node:stream';
 import { startStation, type Station } from '../../src/app.js';
 import { validateConfig } from '../../src/config/load.js';
 import type { ConfigInput, StationConfig } from '../../src/config/schema.js';
-import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { SimulatedStation, simulatedStationFor } from '../../src/devices/sim/station.js';
 import { MemoryJournal } from '../../src/journal/memory.js';
 import { createLogger, type Logger, type LogRing } from '../../src/log.js';
-import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
+import { ReferenceServer, defaultSeed, type SimDeposit } from '../../src/sim/index.js';
 import { STATION } from './shared.js';
 
 export interface Harness {
@@ -36,6 +36,9 @@ export interface HarnessOverrides {
   readonly buzzer?: ConfigInput['buzzer'];
   /** Default null (memory): tests that check what survives a restart give a temp directory. */
   readonly storage?: ConfigInput['storage'];
+  /** Simulated hardware as the config describes it (e.g. with `rfidReader`); default: the plain simulated station. */
+  readonly hardware?: ConfigInput['hardware'];
+  readonly rfid?: ConfigInput['rfid'];
   /** Not config: a ring the station's log lines are copied into too (technician port tests). */
   readonly ring?: LogRing;
   /** Not config: the journal (default a fresh in-memory one; never /var/lib). */
@@ -44,10 +47,11 @@ export interface HarnessOverrides {
 
 export async function startHarness(
   { ring, journal = new MemoryJournal(), ...overrides }: HarnessOverrides = {},
-  serverOpts: { absenceMs?: number } = {},
+  { deposits = [], ...serverOpts }: { absenceMs?: number; deposits?: readonly SimDeposit[] } = {},
   password = STATION.password,
 ): Promise<Harness> {
-  const server = new ReferenceServer({ stations: [STATION], ...defaultSeed(STATION), ...serverOpts });
+  const seed = defaultSeed(STATION);
+  const server = new ReferenceServer({ stations: [STATION], ...seed, deposits: [...seed.deposits, ...deposits], ...serverOpts });
   const url = await server.start();
   const { config, problems } = validateConfig({
     station: { id: STATION.id, boxes: STATION.boxes.map((id, i) => ({ number: i + 1, id })) },
@@ -68,7 +72,10 @@ export async function startHarness(
     },
   });
   const log = createLogger('debug', sink, { ring });
-  const sim = new SimulatedStation({ boxNumbers: STATION.boxes.map((_, i) => i + 1), doorSpringMs: 20, inputVoltage: 12.4, internetSignalStrength: 87 });
+  const sim =
+    overrides.hardware === undefined
+      ? new SimulatedStation({ boxNumbers: STATION.boxes.map((_, i) => i + 1), doorSpringMs: 20, inputVoltage: 12.4, internetSignalStrength: 87 })
+      : simulatedStationFor(config, log);
   const station = await startStation({ config, password, log, hardware: sim, journal });
   return {
     server,

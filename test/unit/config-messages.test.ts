@@ -9,8 +9,14 @@ import { messagesSchema } from '../../src/config/schema.js';
 import { fitLines, toCharset } from '../../src/devices/display/text.js';
 
 const SIZE = { columns: 20, rows: 4 };
-/** The longest values a placeholder takes at the defaults (6-digit PIN, 3-digit boxes, 15 min). */
-const WORST: Readonly<Record<string, readonly string[]>> = { mask: ['******'], box: ['999', '98, 99'], time: ['15:00', '0:05'] };
+/** The longest values a placeholder takes at the defaults (6-digit PIN, 3-digit boxes, 15 min, 255 parts). */
+const WORST: Readonly<Record<string, readonly string[]>> = {
+  mask: ['******'],
+  box: ['999', '98, 99'],
+  time: ['15:00', '0:05'],
+  missing: ['254'],
+  total: ['255'],
+};
 
 /** Every way a text is shown: each placeholder filled with each of its worst-case values. */
 function variants(lines: readonly string[]): string[][] {

@@ -3,11 +3,17 @@
  * and the fleet run on. Its control methods are what a person would do in front of the station.
  */
 import type { StationConfig } from '../../config/schema.js';
-import type { Device, Display, KeypadKey, StationHardware } from '../types.js';
+import { createLogger, type Logger } from '../../log.js';
+import { createSimulatedRfidReader } from '../rfid/create.js';
+import type { HostModeReader } from '../rfid/reader.js';
+import type { Device, Display, KeypadKey, RfidReader, StationHardware } from '../types.js';
 import { SimBuzzer, SimTamper } from './alarm-devices.js';
 import { FixedPower, SimButton, SimDisplay, SimKeypad, SimScanner } from './inputs.js';
 import { SimDoors, SimLocks } from './locks-doors.js';
 import { readSimDoors, SimStateFile } from './state-file.js';
+import { FeigReaderModel } from './feig-reader-model.js';
+import { modelLine } from './model-line.js';
+import type { TagImage } from './tag-images.js';
 
 export interface SimulatedStationOptions {
   readonly boxNumbers: readonly number[];
@@ -16,6 +22,11 @@ export interface SimulatedStationOptions {
   readonly internetSignalStrength: number;
   /** Doors and lock outputs kept in this file, so the doors survive a restart (state-file.ts); null: none. */
   readonly stateFile?: string | null;
+  /**
+   * A host-mode RFID reader (the real driver), and the model reader it talks to when it is on the
+   * in-process line (null when it is on a serial device: the model is elsewhere, e.g. a test's pty).
+   */
+  readonly rfid?: { readonly reader: HostModeReader; readonly model: FeigReaderModel | null } | null;
 }
 
 export class SimulatedStation implements StationHardware {
@@ -30,6 +41,9 @@ export class SimulatedStation implements StationHardware {
   readonly tamper = new SimTamper();
   readonly buzzer = new SimBuzzer();
   readonly power: FixedPower;
+  readonly rfidReaders: readonly RfidReader[];
+  /** The model reader lying in front of the station (the demo places tags on it); null: none in this process. */
+  readonly rfidModel: FeigReaderModel | null;
   private readonly stateFile: SimStateFile | null;
 
   constructor(opts: SimulatedStationOptions) {
@@ -39,16 +53,21 @@ export class SimulatedStation implements StationHardware {
     this.scanners = [this.barcode, this.rfid];
     this.power = new FixedPower(opts.inputVoltage, opts.internetSignalStrength);
     this.stateFile = file === null ? null : new SimStateFile(file, opts.boxNumbers, this.doors, this.locks);
+    this.rfidReaders = opts.rfid ? [opts.rfid.reader] : [];
+    this.rfidModel = opts.rfid?.model ?? null;
+    // Opening reports through health (and retries): nothing to wait for here.
+    if (opts.rfid) void opts.rfid.reader.start();
   }
 
   devices(): readonly Device[] {
-    return [this.locks, this.doors, ...this.scanners, this.keypad, this.cancelButton, this.display, this.tamper, this.buzzer];
+    return [this.locks, this.doors, ...this.scanners, ...this.rfidReaders, this.keypad, this.cancelButton, this.display, this.tamper, this.buzzer];
   }
 
   async close(): Promise<void> {
     this.stateFile?.close();
     await this.locks.close();
     await Promise.all(this.devices().map((d) => d.close()));
+    this.rfidModel?.close();
   }
 
   /** This station with `display` in place of its recording one (a real display driver to watch or test). */
@@ -57,6 +76,7 @@ export class SimulatedStation implements StationHardware {
       locks: this.locks,
       doors: this.doors,
       scanners: this.scanners,
+      rfidReaders: this.rfidReaders,
       keypad: this.keypad,
       cancelButton: this.cancelButton,
       display,
@@ -77,6 +97,20 @@ export class SimulatedStation implements StationHardware {
   }
   scanRfid(uid: string): void {
     this.rfid.read(uid);
+  }
+  /** Lay a tag on the model RFID reader (false: this station has no model reader). */
+  placeTag(tag: TagImage): boolean {
+    if (this.rfidModel === null) return false;
+    this.rfidModel.place(tag);
+    return true;
+  }
+  /** Take a tag off the model reader. */
+  removeTag(uid: string): void {
+    this.rfidModel?.remove(uid);
+  }
+  /** Take every tag off the model reader. */
+  clearReader(): void {
+    this.rfidModel?.clear();
   }
   /** Type digits on the keypad, then Enter (unless enter is false). */
   typePin(digits: string, enter = true): void {
@@ -105,15 +139,30 @@ export class SimulatedStation implements StationHardware {
   }
 }
 
-/** The simulated station a config describes (its boxes, door spring, measurements). */
-export function simulatedStationFor(config: StationConfig): SimulatedStation {
+/**
+ * The simulated station a config describes (its boxes, door spring, measurements, RFID reader).
+ * Its host-mode RFID reader is the real driver: on the model reader's in-process line, or on a
+ * serial device (`hardware.rfidReader.path`) — the simulation is the hardware behind the line.
+ */
+export function simulatedStationFor(config: StationConfig, log?: Logger): SimulatedStation {
   const hw = config.hardware;
   if (hw.kind !== 'simulated') throw new Error(`hardware.kind is "${hw.kind}", not "simulated"`);
+  let rfid: SimulatedStationOptions['rfid'] = null;
+  if (hw.rfidReader !== null) {
+    const model = hw.rfidReader.path === null ? new FeigReaderModel() : null;
+    const reader = createSimulatedRfidReader(
+      hw.rfidReader,
+      (log ?? createLogger(config.log.level)).child({ component: 'rfid' }),
+      model ? modelLine(model) : undefined,
+    );
+    rfid = { reader, model };
+  }
   return new SimulatedStation({
     boxNumbers: config.station.boxes.map((b) => b.number),
     doorSpringMs: hw.doorSpringMs,
     inputVoltage: hw.inputVoltage,
     internetSignalStrength: hw.internetSignalStrength,
     stateFile: hw.stateFile,
+    rfid,
   });
 }

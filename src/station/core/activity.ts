@@ -52,6 +52,7 @@ export function readerActivity(config: CoreConfig, s: CoreState): string | null 
   if (open.length > 0) return `box ${open.join(', ')} ${open.length === 1 ? 'is' : 'are'} open`;
   // Digits typed but not sent: someone is standing at the keypad.
   if (s.pin !== '') return 'a PIN is being typed at the station';
+  if (s.rfid.job !== null) return 'the security bit of a deposited item is being cleared';
   return null;
 }
 

@@ -4,14 +4,17 @@
  * change, so no transition can forget to restore the prompt.
  *
  * What wins, first to last: a temporary overlay; the tamper screen (out of service); the door-ajar
- * reminder (naming the boxes); the mode's screen — where idle shows the PIN lock-out countdown, or
- * "please wait" while a reader's or librarian's event is in flight, or the prompt.
+ * reminder (naming the boxes); "put the item back on the reader" while a deposited item's security
+ * bit waits to be cleared; the mode's screen — where idle shows the PIN lock-out countdown, or
+ * "please wait" while a reader's or librarian's event is in flight, or how many parts of an item on
+ * the RFID reader are missing, or the prompt.
  *
  * Transitions here: overlay shown (with the `message` timer) -> overlay cleared when the timer ends,
  * on a mode change, or when a PIN digit is typed.
  */
 import type { CoreConfig, CoreState } from '../core-types.js';
 import type { Ctx } from './context.js';
+import { securityScreen, waitingSet } from './rfid.js';
 
 /** Whether lines have something to read: a server may send [] or blank lines, which must never blank the display. */
 export function hasText(lines: readonly string[]): boolean {
@@ -46,6 +49,9 @@ export function screen(config: CoreConfig, s: CoreState): readonly string[] {
   if (s.alarms.some((a) => a.kind === 'tamper')) return m.tamper;
   const ajar = config.boxes.filter((b) => s.alarms.some((a) => a.kind === 'door-ajar' && a.boxId === b.id)).map((b) => b.number);
   if (ajar.length > 0) return fill(m.doorAjar, 'box', ajar.join(', '));
+  // A deposited item whose security bit is not cleared yet must go back on the reader first.
+  const putBack = securityScreen(config, s);
+  if (putBack !== null) return putBack;
   switch (s.mode.kind) {
     case 'starting':
       return m.starting;
@@ -53,6 +59,8 @@ export function screen(config: CoreConfig, s: CoreState): readonly string[] {
       if (s.pinThrottle.lockout !== null) return fill(m.pinLockout, 'time', formatCountdown(s.pinThrottle.lockout.remainingMs));
       // The answer to a scan or PIN is on its way: "please wait", not the prompt again.
       if (s.inFlight !== null && s.inFlight !== 'state') return m.busy;
+      const set = waitingSet(config, s);
+      if (set !== null) return fill(fill(m.rfidSetIncomplete, 'missing', String(set.missing)), 'total', String(set.total));
       const prompt = hasText(s.mode.lines) ? s.mode.lines : m.prompt;
       return s.pin === '' ? prompt : [prompt[0] ?? '', m.pinEntry.replace('{mask}', '*'.repeat(s.pin.length))];
     }

@@ -85,27 +85,34 @@ function refuse(ctx: Ctx, what: string, r: Refusal): void {
   if (r.lines) showOverlay(ctx, r.lines);
 }
 
-export function onScan(ctx: Ctx, identifierType: 'BAR_CODE' | 'RFID', raw: string, at: number): void {
+/** What became of a scan (the RFID rules, core/rfid.ts, remember what they sent). */
+export type ScanOutcome = 'sent' | 'unreadable' | 'double-read' | 'refused';
+
+export function onScan(ctx: Ctx, identifierType: 'BAR_CODE' | 'RFID', raw: string, at: number): ScanOutcome {
   const { s, config, log } = ctx;
   const value = raw.trim();
   if (value.length === 0 || value.length > MAX_IDENTIFIER_LENGTH || !PRINTABLE.test(value)) {
     log('warn', 'unreadable identifier dropped', { identifierType, length: raw.length });
     sound(ctx, 'refused');
     showOverlay(ctx, config.messages.unreadable);
-    return;
+    return 'unreadable';
   }
   const last = s.lastScan;
   if (last && last.value === value && at - last.at < config.timing.duplicateScanWindowMs) {
     log('debug', 'repeated identical scan dropped (double read)', { identifierType });
-    return;
+    return 'double-read';
   }
   s.lastScan = { value, at };
   const r = refusal(ctx);
-  if (r) return refuse(ctx, 'scan', r);
+  if (r) {
+    refuse(ctx, 'scan', r);
+    return 'refused';
+  }
   if (s.pin !== '') clearPin(ctx);
   log('info', 'identifier scanned', { identifierType, identifierValue: value });
   sound(ctx, 'accepted');
   send(ctx, { endpoint: 'item-identify', identifierType, identifierValue: value });
+  return 'sent';
 }
 
 export function onKey(ctx: Ctx, key: KeypadKey): void {

@@ -1,0 +1,269 @@
+/**
+ * Library tags on host-mode RFID readers: what is a report, and the deposit's security bit.
+ *
+ * A reader reports its whole field whenever it changes (src/devices/rfid/reader.ts); this part
+ * decides. An item is keyed by its Primary Item Identifier (the parts of a set share it), or by
+ * the tag's UID when the reader sends UIDs or the tag is unreadable. A key is acted on once, when
+ * a tag of it arrives, and again only after every tag of it has left the field.
+ *
+ * Transitions here:
+ * | when                                   | input                                        | effect                                               |
+ * |----------------------------------------|----------------------------------------------|------------------------------------------------------|
+ * | any                                    | rfid-field, an unreadable tag arrived        | overlay rfidUnreadable, `refused`, warn log (why)    |
+ * | any                                    | rfid-field, two different items in the field | overlay rfidOneItem, `refused`; none reported until  |
+ * |                                        |                                              | they have left                                       |
+ * | any                                    | rfid-field, one item of N parts, fewer lie   | nothing sent (sets: require-all); the idle screen    |
+ * |                                        | there                                        | counts the missing parts                             |
+ * | any                                    | rfid-field, one item, all parts (or the      | as a scan (input.ts): /item-identify RFID <item id   |
+ * |                                        | first with sets: report-first)               | or UID>, refused by the same rules; security owed    |
+ * | /item-identify of an RFID item in      | answered box-open (accepted)                 | write-security (after the pulse), security-window    |
+ * | flight, security on                    |                                              | timer                                                |
+ * | security job                           | security-result, every tag verified          | done: info log, timers stopped                       |
+ * | security job                           | security-result, a tag not verified          | warn log, `refused`, "put the item back on the        |
+ * |                                        |                                              | reader" on screen, security-retry timer              |
+ * | security job, not writing              | rfid-field shows a failed tag again, or      | write-security for the failed tags in the field      |
+ * |                                        | security-retry with one in the field         | (a returned tag is never reported as a new item)     |
+ * | security job                           | security-window timer                        | error log, next /state's errorMessage (DOWN once),   |
+ * |                                        |                                              | journal, technician status, overlay rfidSecurityFailed |
+ *
+ * No write happens without the server's box-open for that deposit: the deposit goes on whatever
+ * the write does (the server decided); the write is what lets the item through the library's exit
+ * gates once picked up.
+ */
+import type { RfidTag } from '../../devices/types.js';
+import type { ServerAnswer } from '../../protocol/types.js';
+import type { CoreConfig, CoreState, RfidField, RfidState, SecurityFailure, SecurityOwed } from '../core-types.js';
+import { commandProblem } from './answers.js';
+import type { Ctx } from './context.js';
+import { sound } from './context.js';
+import { showOverlay } from './display.js';
+import { onScan } from './input.js';
+
+type RfidSettings = NonNullable<CoreConfig['rfid']>;
+
+/** Without an `rfid` section: sets need all their parts, the security bit is left alone. */
+export const RFID_DEFAULTS: RfidSettings = { sets: 'require-all', security: { kind: 'off' }, securityWindowMs: 30_000, securityRetryMs: 1_000 };
+
+const MAX_FAILURES_KEPT = 10;
+const EMPTY_FIELD: RfidField = { tags: [], seen: [], done: [] };
+
+export const INITIAL_RFID: RfidState = { fields: {}, owed: null, job: null, failures: [] };
+
+function settings(config: CoreConfig): RfidSettings {
+  return config.rfid ?? RFID_DEFAULTS;
+}
+
+function keyOf(t: RfidTag, send: 'item-id' | 'uid'): string {
+  return t.data.kind === 'item' && send === 'item-id' ? `item:${t.data.itemId}` : `uid:${t.uid}`;
+}
+
+/** What the station sends for this tag. */
+function valueOf(t: RfidTag, send: 'item-id' | 'uid'): string {
+  return t.data.kind === 'item' && send === 'item-id' ? t.data.itemId : t.uid;
+}
+
+function readable(t: RfidTag): boolean {
+  return t.data.kind !== 'unreadable';
+}
+
+export function onRfidField(ctx: Ctx, reader: string, send: 'item-id' | 'uid', tags: readonly RfidTag[], at: number): void {
+  const { s, config, log } = ctx;
+  const prev = s.rfid.fields[reader] ?? EMPTY_FIELD;
+  const present = new Set(tags.map((t) => t.uid));
+  const keys = new Set(tags.map((t) => keyOf(t, send)));
+  const seenBefore = prev.seen.filter((u) => present.has(u));
+  const fresh = tags.filter((t) => !seenBefore.includes(t.uid));
+  let done = prev.done.filter((k) => keys.has(k));
+  const field = (): RfidField => ({ tags, seen: [...seenBefore, ...fresh.map((t) => t.uid)], done });
+  setField(ctx, reader, field());
+  if (fresh.length === 0) return;
+
+  // The deposit's tags coming back for their security bit: written again, never a new report.
+  const job = s.rfid.job;
+  if (job !== null && job.reader === reader) {
+    const back = fresh.filter((t) => job.remaining.includes(t.uid));
+    if (back.length > 0) {
+      done = [...new Set([...done, ...tags.filter((t) => job.uids.includes(t.uid)).map((t) => keyOf(t, send))])];
+      setField(ctx, reader, field());
+      if (!job.writing) writeAgain(ctx);
+      if (fresh.every((t) => job.uids.includes(t.uid))) return;
+    }
+  }
+
+  for (const t of fresh) {
+    if (t.data.kind !== 'unreadable') continue;
+    log('warn', 'RFID tag cannot be read', { reader, uid: t.uid, problem: t.data.problem, detail: t.data.detail });
+    sound(ctx, 'refused');
+    showOverlay(ctx, config.messages.rfidUnreadable);
+    done = [...new Set([...done, keyOf(t, send)])];
+  }
+  setField(ctx, reader, field());
+  if (!fresh.some(readable)) return;
+
+  const itemKeys = [...new Set(tags.filter(readable).map((t) => keyOf(t, send)))];
+  if (itemKeys.length > 1) {
+    log('info', 'RFID: more than one item on the reader, none reported', { reader, items: itemKeys.length });
+    sound(ctx, 'refused');
+    showOverlay(ctx, config.messages.rfidOneItem);
+    done = [...new Set([...done, ...itemKeys])];
+    setField(ctx, reader, field());
+    return;
+  }
+  const key = itemKeys[0];
+  if (key === undefined || done.includes(key)) return;
+  const parts = tags.filter((t) => keyOf(t, send) === key);
+  const first = parts[0];
+  if (first === undefined) return;
+  if (send === 'item-id' && settings(config).sets === 'require-all') {
+    const missing = missingParts(parts);
+    if (missing !== null && missing.missing > 0) {
+      log('info', 'RFID: item of several parts incomplete on the reader', { reader, parts: missing.total, missing: missing.missing });
+      return;
+    }
+  }
+  done = [...done, key];
+  setField(ctx, reader, field());
+  const outcome = onScan(ctx, 'RFID', valueOf(first, send), at);
+  if (outcome === 'sent' && settings(config).security.kind !== 'off') {
+    s.rfid = { ...s.rfid, owed: { reader, itemId: valueOf(first, send), uids: parts.map((t) => t.uid) } };
+  }
+}
+
+function setField(ctx: Ctx, reader: string, field: RfidField): void {
+  ctx.s.rfid = { ...ctx.s.rfid, fields: { ...ctx.s.rfid.fields, [reader]: field } };
+}
+
+/** Parts of one item lying on the reader: how many of how many; null when it is no set. */
+function missingParts(parts: readonly RfidTag[]): { missing: number; total: number } | null {
+  let total = 0;
+  const have = new Set<number>();
+  for (const t of parts) {
+    if (t.data.kind !== 'item' || t.data.set === null) continue;
+    total = Math.max(total, t.data.set.of);
+    have.add(t.data.set.part);
+  }
+  return total > 1 ? { missing: Math.max(0, total - have.size), total } : null;
+}
+
+/** An item of several parts waiting on a reader for its missing ones (the idle screen counts them), or null. */
+export function waitingSet(config: CoreConfig, s: CoreState): { missing: number; total: number } | null {
+  if (settings(config).sets !== 'require-all') return null;
+  for (const field of Object.values(s.rfid.fields)) {
+    const byItem = new Map<string, RfidTag[]>();
+    for (const t of field.tags) {
+      if (t.data.kind !== 'item' || t.data.set === null) continue;
+      const key = `item:${t.data.itemId}`;
+      if (field.done.includes(key)) continue;
+      byItem.set(key, [...(byItem.get(key) ?? []), t]);
+    }
+    if (byItem.size !== 1) continue;
+    for (const parts of byItem.values()) {
+      const m = missingParts(parts);
+      if (m !== null && m.missing > 0) return m;
+    }
+  }
+  return null;
+}
+
+/** The screen the security job asks for (the item must go back on the reader), or null. */
+export function securityScreen(config: CoreConfig, s: CoreState): readonly string[] | null {
+  const job = s.rfid.job;
+  return job !== null && job.lastReason !== null && job.remaining.length > 0 ? config.messages.rfidPutBack : null;
+}
+
+// --- the security bit ---------------------------------------------------------------------------
+
+/** After the answer to an /item-identify: a box-open for an RFID deposit starts its security write. */
+export function onIdentifyAnswered(ctx: Ctx, answer: ServerAnswer): void {
+  const owed = ctx.s.rfid.owed;
+  if (owed === null) return;
+  ctx.s.rfid = { ...ctx.s.rfid, owed: null };
+  if (answer.kind !== 'command' || answer.command.type !== 'box-open') return;
+  if (commandProblem(ctx.config, 'item-identify', answer.command) !== null) return;
+  startSecurity(ctx, owed);
+}
+
+/** The /item-identify went unanswered: nothing is owed (no box opened, no write). */
+export function onIdentifyUnanswered(ctx: Ctx): void {
+  if (ctx.s.rfid.owed !== null) ctx.s.rfid = { ...ctx.s.rfid, owed: null };
+}
+
+function startSecurity(ctx: Ctx, owed: SecurityOwed): void {
+  const { config, fx, log } = ctx;
+  const rs = settings(config);
+  if (ctx.s.rfid.job !== null) fail(ctx, 'superseded by the next deposit before it was verified');
+  ctx.s.rfid = { ...ctx.s.rfid, job: { ...owed, remaining: owed.uids, writing: true, lastReason: null } };
+  log('info', 'RFID: clearing the security bit of the deposited item', { reader: owed.reader, itemId: owed.itemId, tags: owed.uids.length });
+  fx.push({ type: 'write-security', reader: owed.reader, uids: owed.uids, write: writeOf(config) });
+  fx.push({ type: 'start-timer', timer: 'security-window', ms: rs.securityWindowMs });
+}
+
+function writeOf(config: CoreConfig): { kind: 'afi'; value: number } | { kind: 'eas'; enabled: boolean } {
+  const sec = settings(config).security;
+  return sec.kind === 'afi' ? { kind: 'afi', value: sec.unsecured } : { kind: 'eas', enabled: false };
+}
+
+export function onSecurityResult(ctx: Ctx, reader: string, results: readonly { uid: string; ok: boolean; reason?: string }[]): void {
+  const { s, config, fx, log } = ctx;
+  const job = s.rfid.job;
+  if (job === null || job.reader !== reader) {
+    log('debug', 'RFID security result with no write waiting for it', { reader });
+    return;
+  }
+  const verified = new Set(results.filter((r) => r.ok).map((r) => r.uid));
+  const remaining = job.remaining.filter((u) => !verified.has(u));
+  if (remaining.length === 0) {
+    log('info', 'RFID: security bit cleared and verified', { reader, itemId: job.itemId, tags: job.uids.length });
+    s.rfid = { ...s.rfid, job: null };
+    fx.push({ type: 'stop-timer', timer: 'security-window' }, { type: 'stop-timer', timer: 'security-retry' });
+    return;
+  }
+  const reasons = results.filter((r) => !r.ok && remaining.includes(r.uid)).map((r) => `${r.uid}: ${r.reason ?? 'not verified'}`);
+  const lastReason = reasons.join('; ') || job.lastReason || 'not verified';
+  log('warn', 'RFID: security bit not verified, asking for the item back on the reader', { reader, itemId: job.itemId, remaining: remaining.length, reasons });
+  if (job.lastReason === null) sound(ctx, 'refused');
+  s.rfid = { ...s.rfid, job: { ...job, remaining, writing: false, lastReason } };
+  fx.push({ type: 'start-timer', timer: 'security-retry', ms: settings(config).securityRetryMs });
+}
+
+export function onSecurityRetryTimer(ctx: Ctx): void {
+  const job = ctx.s.rfid.job;
+  if (job === null || job.writing) return;
+  if (!writeAgain(ctx)) ctx.fx.push({ type: 'start-timer', timer: 'security-retry', ms: settings(ctx.config).securityRetryMs });
+}
+
+/** Write again to the failed tags that lie on the reader now; false when none does. */
+function writeAgain(ctx: Ctx): boolean {
+  const { s, config, fx } = ctx;
+  const job = s.rfid.job;
+  if (job === null) return false;
+  const field = s.rfid.fields[job.reader] ?? EMPTY_FIELD;
+  const here = job.remaining.filter((u) => field.tags.some((t) => t.uid === u));
+  if (here.length === 0) return false;
+  s.rfid = { ...s.rfid, job: { ...job, writing: true } };
+  fx.push({ type: 'stop-timer', timer: 'security-retry' });
+  fx.push({ type: 'write-security', reader: job.reader, uids: here, write: writeOf(config) });
+  return true;
+}
+
+export function onSecurityWindowTimer(ctx: Ctx): void {
+  if (ctx.s.rfid.job === null) return;
+  fail(ctx, null);
+}
+
+/** The security bit could not be cleared: told to the librarian, the server, the journal and the technician. */
+function fail(ctx: Ctx, why: string | null): void {
+  const { s, config, fx, log } = ctx;
+  const job = s.rfid.job;
+  if (job === null) return;
+  const reason = why ?? `not verified within ${settings(config).securityWindowMs} ms: ${job.lastReason ?? 'no answer from the reader'}`;
+  const failure: SecurityFailure = { reader: job.reader, itemId: job.itemId, uids: job.remaining, reason };
+  log('error', 'RFID: security bit of a deposited item not cleared; the exit gates may alarm', { ...failure });
+  s.pendingErrors = [...s.pendingErrors, `RFID security bit not cleared on item ${job.itemId} (${job.remaining.length} of ${job.uids.length} tags): ${reason}`];
+  s.stateOwed = true;
+  s.rfid = { ...s.rfid, job: null, failures: [...s.rfid.failures, failure].slice(-MAX_FAILURES_KEPT) };
+  fx.push({ type: 'stop-timer', timer: 'security-window' }, { type: 'stop-timer', timer: 'security-retry' });
+  fx.push({ type: 'journal-security-failure', failure });
+  sound(ctx, 'refused');
+  showOverlay(ctx, config.messages.rfidSecurityFailed);
+}
