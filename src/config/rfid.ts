@@ -40,7 +40,7 @@ export const rfidConfigSchema = z.strictObject({
    */
   sets: z._default(z.enum(['require-all', 'report-first']), 'require-all'),
   /** The security bit written after the server's box-open for a deposit (off, AFI or EAS). */
-  security: z._default(securitySchema, { kind: 'off' }),
+  security: z.prefault(securitySchema, { kind: 'off' }),
   /** A write that did not verify is retried (with "put the item back on the reader") for this long. */
   securityWindowMs: z._default(intIn(1_000, 600_000), 30_000),
   /** While it has not verified, the write is tried again this often when the item is on the reader. */

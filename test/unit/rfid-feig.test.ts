@@ -144,25 +144,43 @@ describe('the exchanger (fake timers)', () => {
   });
 
   it('no answer: a typed no-answer error saying what came instead', async () => {
-    const { ex } = setup();
-    const silent = ex.exchange(Uint8Array.of(1), () => true);
-    const silentCheck = expect(silent).rejects.toMatchObject({ kind: 'no-answer', detail: 'no answer within 200 ms' });
+    const cases: [string, (ex: Exchanger<Frame>) => void][] = [
+      ['no answer within 200 ms', () => undefined],
+      ['answers garbage', (ex) => ex.receive(Uint8Array.of(0, 1, 3, 4))],
+      [
+        'answers with a wrong CRC',
+        (ex) => {
+          const bad = answer(0x65);
+          bad[bad.length - 1] = (bad[bad.length - 1] ?? 0) ^ 1;
+          ex.receive(bad);
+        },
+      ],
+    ];
+    for (const [detail, line] of cases) {
+      const { ex } = setup();
+      const p = ex.exchange(Uint8Array.of(1), () => true);
+      const check = expect(p).rejects.toMatchObject({ kind: 'no-answer', detail: expect.stringContaining(detail) as string });
+      await vi.advanceTimersByTimeAsync(0);
+      line(ex);
+      await vi.advanceTimersByTimeAsync(250);
+      await check;
+    }
+  });
+
+  it('an answer that comes after its time-out is waited out and dropped, never taken for the next request', async () => {
+    const { ex, written } = setup();
+    const first = ex.exchange(Uint8Array.of(1), () => true);
+    const firstCheck = expect(first).rejects.toBeInstanceOf(RfidReaderError);
     await vi.advanceTimersByTimeAsync(250);
-    await silentCheck;
-    const garbage = ex.exchange(Uint8Array.of(1), () => true);
-    const garbageCheck = expect(garbage).rejects.toMatchObject({ detail: expect.stringContaining('garbage') as string });
-    await vi.advanceTimersByTimeAsync(0);
-    ex.receive(Uint8Array.of(0, 1, 3, 4));
-    await vi.advanceTimersByTimeAsync(250);
-    await garbageCheck;
-    const crc = ex.exchange(Uint8Array.of(1), () => true);
-    const crcCheck = expect(crc).rejects.toMatchObject({ detail: expect.stringContaining('wrong CRC') as string });
-    await vi.advanceTimersByTimeAsync(0);
-    const bad = answer(0x65);
-    bad[bad.length - 1] = (bad[bad.length - 1] ?? 0) ^ 1;
-    ex.receive(bad);
-    await vi.advanceTimersByTimeAsync(250);
-    await crcCheck;
+    await firstCheck;
+    const second = ex.exchange(Uint8Array.of(2), () => true);
+    await vi.advanceTimersByTimeAsync(100);
+    ex.receive(answer(0x65)); // the first request's answer, late
+    expect(written).toHaveLength(1);
+    const secondCheck = expect(second).rejects.toMatchObject({ detail: 'answers too late (after more than 200 ms)' });
+    await vi.advanceTimersByTimeAsync(600);
+    expect(written).toHaveLength(2);
+    await secondCheck;
   });
 
   it('bytes while nothing is asked are dropped: a stale answer is never taken for the next one', async () => {

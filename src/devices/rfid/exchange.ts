@@ -34,6 +34,11 @@ export class Exchanger<F> {
   private waiter: Waiter<F> | null = null;
   private chain: Promise<unknown> = Promise.resolve();
   private closedWith: string | null = null;
+  /** The last exchange got no answer: the next waits out a late one first. */
+  private lastUnanswered = false;
+  /** Bytes that came while waiting out a late answer (the reader answers, but too late). */
+  private lateBytes = 0;
+  private holding = false;
   /** Bytes read while nothing was asked (dropped). */
   unsolicitedBytes = 0;
 
@@ -48,6 +53,7 @@ export class Exchanger<F> {
     const w = this.waiter;
     if (w === null) {
       this.unsolicitedBytes += chunk.length;
+      if (this.holding) this.lateBytes += chunk.length;
       this.parser.reset();
       return;
     }
@@ -73,7 +79,32 @@ export class Exchanger<F> {
     if (w !== null) this.settle(w, new RfidReaderError(this.device, 'no-answer', `link closed (${reason})`), null);
   }
 
-  private once(request: Uint8Array, accept: (f: F) => boolean): Promise<F> {
+  /**
+   * The protocol has no sequence numbers: an answer that comes after its request timed out would
+   * pass for the answer to the next request. So after an unanswered exchange the next one first
+   * waits twice the answer timeout, dropping whatever comes meanwhile — a reader that is merely
+   * slow then keeps failing (and is reported) instead of answering every request with the last one.
+   */
+  private async once(request: Uint8Array, accept: (f: F) => boolean): Promise<F> {
+    let late = 0;
+    if (this.lastUnanswered) {
+      this.holding = true;
+      this.lateBytes = 0;
+      await new Promise((r) => setTimeout(r, this.answerTimeoutMs * 2));
+      this.holding = false;
+      late = this.lateBytes;
+    }
+    try {
+      const f = await this.send(request, accept, late);
+      this.lastUnanswered = false;
+      return f;
+    } catch (e) {
+      if (e instanceof RfidReaderError && e.kind === 'no-answer') this.lastUnanswered = true;
+      throw e;
+    }
+  }
+
+  private send(request: Uint8Array, accept: (f: F) => boolean, late: number): Promise<F> {
     if (this.closedWith !== null) return Promise.reject(new RfidReaderError(this.device, 'no-answer', `link closed (${this.closedWith})`));
     return new Promise<F>((resolve, reject) => {
       // Whatever arrived before this request is stale: it cannot be this request's answer.
@@ -83,15 +114,16 @@ export class Exchanger<F> {
       this.link.write(request, this.answerTimeoutMs).then(
         () => {
           if (this.waiter !== w) return;
-          w.timer = setTimeout(() => this.settle(w, new RfidReaderError(this.device, 'no-answer', this.describeSilence(w)), null), this.answerTimeoutMs);
+          w.timer = setTimeout(() => this.settle(w, new RfidReaderError(this.device, 'no-answer', this.describeSilence(w, late)), null), this.answerTimeoutMs);
         },
         (e: unknown) => this.settle(w, new RfidReaderError(this.device, 'no-answer', `cannot send: ${e instanceof Error ? e.message : String(e)}`), null),
       );
     });
   }
 
-  private describeSilence(w: Waiter<F>): string {
+  private describeSilence(w: Waiter<F>, late: number): string {
     const ms = this.answerTimeoutMs;
+    if (late > 0 && w.garbage === 0 && w.badCrc === 0) return `answers too late (after more than ${ms} ms)`;
     if (w.badCrc > 0) return `answers with a wrong CRC (${w.badCrc} frame${w.badCrc === 1 ? '' : 's'} in ${ms} ms)`;
     if (w.garbage > 0) return `answers garbage (${w.garbage} bytes that are no frame in ${ms} ms)`;
     if (this.parser.pending() > 0) return `answer incomplete after ${ms} ms (${this.parser.pending()} bytes of a frame; its length may lie)`;

@@ -1,0 +1,203 @@
+/**
+ * The host-mode reader driver (src/devices/rfid/) on a real serial line: a socat pseudo-terminal
+ * pair, the driver on one end through serialport and the kernel's tty layer, the model reader
+ * (src/devices/sim/feig-reader-model.ts, written from the FEIG protocol on its own) on the other.
+ * What a reader in the field does to the driver, the model does here: several tags at once, every
+ * data model, answers lost, late, garbled, with a wrong CRC or a lying length, a flood, an unplug.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { pino } from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { feigIsoHost } from '../../src/devices/rfid/feig/session.js';
+import { HostModeReader, type HostModeReaderOptions } from '../../src/devices/rfid/reader.js';
+import { FeigReaderModel, type FeigModelOptions } from '../../src/devices/sim/feig-reader-model.js';
+import { serveModel, type ServedModel } from '../../src/devices/sim/model-port.js';
+import { blankTag, iso28560_2Tag, iso28560_3Set, iso28560_3Tag, rfid501Tag } from '../../src/devices/sim/tag-images.js';
+import type { RfidTag } from '../../src/devices/types.js';
+import { waitFor } from '../support/shared.js';
+import { HAVE_SOCAT, PtyPair } from '../support/socat.js';
+
+const log = pino({ level: process.env['RFID_LOG'] ?? 'silent' });
+
+let dir = '';
+let pty: PtyPair;
+let model: FeigReaderModel;
+let served: ServedModel | null = null;
+const readers: HostModeReader[] = [];
+
+beforeEach(() => {
+  dir = mkdtempSync(join(tmpdir(), 'rfid-reader-'));
+});
+afterEach(async () => {
+  for (const r of readers.splice(0)) await r.close();
+  await served?.close();
+  served = null;
+  model.close();
+  await pty.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+async function plugIn(opts: FeigModelOptions = {}): Promise<void> {
+  pty = new PtyPair(dir);
+  await pty.start();
+  model ??= new FeigReaderModel(opts);
+  served = await serveModel(model, pty.a);
+}
+
+function reader(o: Partial<HostModeReaderOptions> = {}): { r: HostModeReader; fields: (readonly RfidTag[])[]; last: () => readonly RfidTag[] } {
+  const fields: (readonly RfidTag[])[] = [];
+  const r = new HostModeReader({
+    family: feigIsoHost,
+    port: { path: pty.b, ...feigIsoHost.line },
+    busAddress: 0xff,
+    frame: 'advanced',
+    answerTimeoutMs: 150,
+    blockOrder: 'reversed',
+    blocksPerRead: 16,
+    maxBlocks: 64,
+    send: 'item-id',
+    inventoryIntervalMs: 20,
+    absentRounds: 2,
+    readAttempts: 3,
+    failuresBeforeReconnect: 3,
+    reconnect: { initialMs: 50, maxMs: 200, factor: 2 },
+    openTimeoutMs: 2_000,
+    log,
+    ...o,
+  });
+  r.onField((tags) => fields.push(tags));
+  readers.push(r);
+  return { r, fields, last: () => fields.at(-1) ?? [] };
+}
+
+const ids = (tags: readonly RfidTag[]): string[] => tags.map((t) => (t.data.kind === 'item' ? t.data.itemId : t.data.kind)).sort();
+
+describe.skipIf(!HAVE_SOCAT)('host-mode reader on a pseudo-terminal against the model reader', () => {
+  it('reads every tag in the field (more than one answer holds), each data model, and notices a tag leave', async () => {
+    model = new FeigReaderModel({ maxTagsPerAnswer: 2 });
+    await plugIn();
+    const { r, last } = reader();
+    await r.start();
+    expect(r.health().ok).toBe(true);
+    const danish = iso28560_3Tag({ itemId: '31234000000033', afi: 0x07, library: '710100' });
+    model.place(danish);
+    model.place(iso28560_2Tag({ itemId: '0012345678', afi: 0x07 }));
+    model.place(rfid501Tag({ itemId: '1302003767', afi: 0xd7 }));
+    model.place(blankTag());
+    model.place(iso28560_3Tag({ itemId: 'REV-1', afi: 0x07, blocksReversed: true, nibblesSwapped: true, usage: 7 }));
+    await waitFor('five tags read', () => last().length === 5);
+    expect(ids(last())).toEqual(['0012345678', '1302003767', '31234000000033', 'REV-1', 'unreadable']);
+    expect(last().find((t) => t.uid === danish.uid)).toMatchObject({ afi: 0x07, data: { model: 'iso28560-3', owner: 'DK-710100' } });
+    model.remove(danish.uid);
+    await waitFor('the tag left', () => last().length === 4);
+  });
+
+  it('standard frames and blocks handed over in memory order', async () => {
+    model = new FeigReaderModel({ blockOrder: 'memory' });
+    await plugIn();
+    const { r, last } = reader({ frame: 'standard', blockOrder: 'memory', blocksPerRead: 8 });
+    await r.start();
+    for (const t of iso28560_3Set({ itemId: 'SET-3', of: 3, afi: 0x07 })) model.place(t);
+    await waitFor('three parts', () => last().length === 3);
+    expect(last().map((t) => (t.data.kind === 'item' ? t.data.set : null))).toEqual(
+      expect.arrayContaining([
+        { part: 1, of: 3 },
+        { part: 2, of: 3 },
+        { part: 3, of: 3 },
+      ]),
+    );
+  });
+
+  it('security: AFI written and read back; a write that fails, that half-succeeds, that lies; EAS reset and verified', async () => {
+    model = new FeigReaderModel();
+    await plugIn();
+    const { r, last } = reader();
+    await r.start();
+    const t = iso28560_3Tag({ itemId: 'A1', afi: 0x07 });
+    model.place(t);
+    await waitFor('tag read', () => last().length === 1);
+    expect(await r.writeSecurity([t.uid], { kind: 'afi', value: 0xc2 })).toEqual([{ uid: t.uid, ok: true }]);
+    expect(model.tag(t.uid)?.afi).toBe(0xc2);
+    model.faults.failWrites = 1;
+    const failed = await r.writeSecurity([t.uid], { kind: 'afi', value: 0x07 });
+    expect(failed[0]).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('read-back shows AFI 0xC2, not 0x07; the write answered: AFI write') as string,
+    });
+    model.faults.writeErrorButApplied = 1;
+    expect(await r.writeSecurity([t.uid], { kind: 'afi', value: 0x07 })).toEqual([{ uid: t.uid, ok: true }]);
+    model.faults.writeOkNotApplied = 1;
+    expect((await r.writeSecurity([t.uid], { kind: 'afi', value: 0xc2 }))[0]).toMatchObject({ ok: false, reason: 'read-back shows AFI 0x07, not 0xC2' });
+    expect(model.tag(t.uid)?.eas).toBe(true);
+    expect(await r.writeSecurity([t.uid], { kind: 'eas', enabled: false })).toEqual([{ uid: t.uid, ok: true }]);
+    expect(model.tag(t.uid)?.eas).toBe(false);
+    model.remove(t.uid);
+    expect((await r.writeSecurity([t.uid], { kind: 'eas', enabled: false }))[0]).toMatchObject({
+      ok: false,
+      reason: expect.stringContaining('no transponder') as string,
+    });
+  });
+
+  it('health: silence, a wrong CRC, garbage, a lying length and late answers each take it DOWN with words naming the reader; it comes back UP', async () => {
+    model = new FeigReaderModel();
+    await plugIn();
+    const { r } = reader();
+    await r.start();
+    const down = async (what: string, detail: RegExp): Promise<void> => {
+      await waitFor(`DOWN after ${what}`, () => !r.health().ok);
+      expect(r.health().detail).toMatch(new RegExp(`^RFID reader ${pty.b}: `));
+      expect(r.health().detail).toMatch(detail);
+    };
+    const up = (what: string) => waitFor(`UP after ${what}`, () => r.health().ok);
+    model.faults.silent = true;
+    await down('silence', /no answer within 150 ms \(3 requests in a row\)|no answer to its first request/);
+    model.faults.silent = false;
+    await up('silence');
+    model.faults.corruptCrc = 1_000;
+    await down('a wrong CRC', /wrong CRC/);
+    model.faults.corruptCrc = 0;
+    await up('a wrong CRC');
+    model.faults.garbageBefore = 3;
+    model.faults.lyingLength = 1_000;
+    await down('a lying length', /incomplete|garbage|length may lie/);
+    model.faults.lyingLength = 0;
+    model.faults.garbageBefore = 0;
+    await up('a lying length');
+    model.faults.delayMs = 400;
+    await down('slow answers', /answers too late \(after more than 150 ms\) \(3 requests in a row\)/);
+    model.faults.delayMs = 0;
+    await up('slow answers');
+  });
+
+  it('unplugged and plugged back: DOWN "disconnected", UP again, and the tag that stayed is not reported anew', async () => {
+    model = new FeigReaderModel();
+    await plugIn();
+    const { r, fields, last } = reader();
+    await r.start();
+    model.place(iso28560_3Tag({ itemId: 'STAYS', afi: 0x07 }));
+    await waitFor('tag read', () => last().length === 1);
+    const reports = fields.length;
+    await served?.close();
+    served = null;
+    await pty.stop();
+    await waitFor('DOWN on unplug', () => !r.health().ok);
+    expect(r.health().detail).toMatch(/disconnected|closed|cannot open|I\/O error/);
+    await plugIn();
+    await waitFor('UP after replug', () => r.health().ok, 10_000);
+    await waitFor('rounds after replug', () => model.seen.filter((s) => s.sub === 0x01).length > 10);
+    expect(fields.length).toBe(reports);
+  });
+
+  it('a flood of unsolicited frames does not stop it reading', async () => {
+    model = new FeigReaderModel();
+    await plugIn();
+    const { r, last } = reader();
+    await r.start();
+    model.startFlood(2);
+    model.place(iso28560_2Tag({ itemId: 'FLOOD-1', afi: 0x07 }));
+    await waitFor('tag read through the flood', () => ids(last()).includes('FLOOD-1'));
+    expect(r.health().ok).toBe(true);
+  });
+});
