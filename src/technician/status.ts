@@ -4,7 +4,7 @@
  */
 import type { StationConfig } from '../config/schema.js';
 import type { Device, DoorState } from '../devices/types.js';
-import type { Alarm, DoorOutcome, ModeKind } from '../station/core-types.js';
+import type { Alarm, DoorOutcome, ModeKind, SecurityFailure } from '../station/core-types.js';
 import type { EventRecord } from '../station/runtime.js';
 import { VERSION } from '../version.js';
 import type { Technician } from '../tokens/tokens.js';
@@ -116,6 +116,20 @@ export interface StatusBody {
    * or unreadable at start and set aside, or a failed write); `location` the file or "memory".
    */
   readonly journal: { readonly ok: boolean; readonly problem: string | null; readonly location: string };
+  /**
+   * Library tags on host-mode RFID readers: the deposited item whose security bit is being cleared
+   * now (tags still to verify), and the last ones that could not be cleared (the exit gates may
+   * alarm for them), oldest first. The readers' health is in `devices`.
+   */
+  readonly rfid: {
+    readonly securityPending: {
+      readonly reader: string;
+      readonly itemId: string;
+      readonly remaining: readonly string[];
+      readonly lastReason: string | null;
+    } | null;
+    readonly securityFailures: readonly SecurityFailure[];
+  };
   /** The config without secrets (publicConfig). */
   readonly config: unknown;
 }
@@ -149,6 +163,13 @@ export function buildStatus(supervisor: Supervisor, who: Technician, eventCount:
     devices: hardware.devices().map(deviceView),
     hardware: config.hardware.kind,
     journal: { ...runtime.journalHealth(), location: runtime.journal.location },
+    rfid: {
+      securityPending:
+        snap.rfid.job === null
+          ? null
+          : { reader: snap.rfid.job.reader, itemId: snap.rfid.job.itemId, remaining: snap.rfid.job.remaining, lastReason: snap.rfid.job.lastReason },
+      securityFailures: snap.rfid.failures,
+    },
     config: publicConfig(config),
   };
 }

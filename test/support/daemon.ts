@@ -25,7 +25,7 @@ import { placeCommand, readUnit } from '../../bench/lib/unit.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { hashToken, newToken } from '../../src/tokens/tokens.js';
 import type { DoorState } from '../../src/devices/types.js';
-import { ReferenceServer, defaultSeed, type RequestRecord } from '../../src/sim/index.js';
+import { ReferenceServer, defaultSeed, type RequestRecord, type SimDeposit } from '../../src/sim/index.js';
 import { sleep, STATION, waitFor } from './shared.js';
 
 export const MAIN = join(import.meta.dirname, '../../dist/src/main.js');
@@ -155,9 +155,10 @@ export class DaemonRig {
     writeFileSync(join(this.dir, 'station-password'), STATION.password);
   }
 
-  /** A fresh reference server (seeded) and a config for the daemon; `extra` overrides sections. */
-  static async create(extra: Partial<ConfigInput> = {}): Promise<DaemonRig> {
-    const server = new ReferenceServer({ stations: [STATION], ...defaultSeed(STATION) });
+  /** A fresh reference server (seeded, plus `deposits`) and a config for the daemon; `extra` overrides sections. */
+  static async create(extra: Partial<ConfigInput> = {}, deposits: readonly SimDeposit[] = []): Promise<DaemonRig> {
+    const seed = defaultSeed(STATION);
+    const server = new ReferenceServer({ stations: [STATION], ...seed, deposits: [...seed.deposits, ...deposits] });
     const url = await server.start();
     const rig = new DaemonRig(server, url);
     rig.configInput = {

@@ -29,6 +29,10 @@ export function formatStatus(s: StatusBody): string {
     out.push(`keypad      ${t.failures} wrong PIN(s) in a row${t.lockout ? `; LOCKED, ${Math.ceil(t.lockout.remainingMs / 1000)} s left` : ''}`);
   }
   if (s.tamper) out.push(`tamper      ${s.tamper.open ? 'OPEN' : 'closed'} (${s.tamper.name})`);
+  const rfid = s.rfid;
+  if (rfid?.securityPending)
+    out.push(`rfid        clearing the security bit of item ${rfid.securityPending.itemId} (${rfid.securityPending.remaining.length} tag(s) to verify)`);
+  for (const f of rfid?.securityFailures ?? []) out.push(`rfid        security bit NOT cleared on item ${f.itemId} (${f.uids.join(', ')}): ${f.reason}`);
   out.push(`display     ${s.display.map((l) => `|${l}|`).join(' ')}`);
   out.push('', 'boxes');
   for (const b of s.boxes) {

@@ -10,8 +10,8 @@
  * | when                                   | input                                        | effect                                               |
  * |----------------------------------------|----------------------------------------------|------------------------------------------------------|
  * | any                                    | rfid-field, an unreadable tag arrived        | overlay rfidUnreadable, `refused`, warn log (why)    |
- * | any                                    | rfid-field, two different items in the field | overlay rfidOneItem, `refused`; none reported until  |
- * |                                        |                                              | they have left                                       |
+ * | any                                    | rfid-field, two different items in the field | overlay rfidOneItem, `refused`; none reported while  |
+ * |                                        |                                              | both lie there (the one left alone then is)          |
  * | any                                    | rfid-field, one item of N parts, fewer lie   | nothing sent (sets: require-all); the idle screen    |
  * |                                        | there                                        | counts the missing parts                             |
  * | any                                    | rfid-field, one item, all parts (or the      | as a scan (input.ts): /item-identify RFID <item id   |
@@ -76,7 +76,11 @@ export function onRfidField(ctx: Ctx, reader: string, send: 'item-id' | 'uid', t
   let done = prev.done.filter((k) => keys.has(k));
   const field = (): RfidField => ({ tags, seen: [...seenBefore, ...fresh.map((t) => t.uid)], done });
   setField(ctx, reader, field());
-  if (fresh.length === 0) return;
+  if (fresh.length === 0) {
+    // The others taken away: an item that waited beside them is reported now.
+    if (prev.tags.length > tags.length) reportAlone(ctx, reader, send, tags, done, at);
+    return;
+  }
 
   // The deposit's tags coming back for their security bit: written again, never a new report.
   const job = s.rfid.job;
@@ -100,13 +104,33 @@ export function onRfidField(ctx: Ctx, reader: string, send: 'item-id' | 'uid', t
   setField(ctx, reader, field());
   if (!fresh.some(readable)) return;
 
+  reportAlone(ctx, reader, send, tags, done, at, true);
+}
+
+/**
+ * The one item on the reader, reported (as a scan) unless done already or a set still incomplete;
+ * with two or more items nothing is reported, and `warn` says so on the display.
+ */
+function reportAlone(
+  ctx: Ctx,
+  reader: string,
+  send: 'item-id' | 'uid',
+  tags: readonly RfidTag[],
+  doneBefore: readonly string[],
+  at: number,
+  warn = false,
+): void {
+  const { s, config, log } = ctx;
+  let done = doneBefore;
+  const field = (): RfidField => ({ ...(s.rfid.fields[reader] ?? EMPTY_FIELD), done });
   const itemKeys = [...new Set(tags.filter(readable).map((t) => keyOf(t, send)))];
   if (itemKeys.length > 1) {
+    // Not marked done: once the others are taken away, the one left is reported (an item lifted
+    // off the reader counts as gone only after a few inventories, so a quick swap passes through here).
+    if (!warn) return;
     log('info', 'RFID: more than one item on the reader, none reported', { reader, items: itemKeys.length });
     sound(ctx, 'refused');
     showOverlay(ctx, config.messages.rfidOneItem);
-    done = [...new Set([...done, ...itemKeys])];
-    setField(ctx, reader, field());
     return;
   }
   const key = itemKeys[0];

@@ -1,0 +1,100 @@
+/**
+ * Library RFID end to end: the built daemon as a process (simulated locks and doors), its host-mode
+ * reader driver on a socat pseudo-terminal, the model reader on the other end in this process, the
+ * reference server on 127.0.0.1. Tags are laid on the model as a librarian lays items on the reader:
+ * a Danish-model tag and an ISO 28560-2 tag each produce /item-identify with the item's number, a
+ * three-part set is reported once all three lie there, and the AFI the station writes after
+ * box-open is verified (the model's tag holds the unsecured value, the technician status has no
+ * failure).
+ */
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { FeigReaderModel } from '../../src/devices/sim/feig-reader-model.js';
+import { serveModel, type ServedModel } from '../../src/devices/sim/model-port.js';
+import { iso28560_2Tag, iso28560_3Set, iso28560_3Tag } from '../../src/devices/sim/tag-images.js';
+import { DaemonRig, type DaemonProcess } from '../support/daemon.js';
+import { box, STATION, waitFor } from '../support/shared.js';
+import { HAVE_SOCAT, PtyPair } from '../support/socat.js';
+
+const SECURED = 0x07;
+const UNSECURED = 0xc2;
+const DANISH = '31234000000033';
+const ISO2 = '0012345678';
+const SET = '31234000000058';
+
+let dir = '';
+let pty: PtyPair;
+let model: FeigReaderModel;
+let served: ServedModel;
+let rig: DaemonRig;
+let daemon: DaemonProcess;
+
+beforeEach(async () => {
+  dir = mkdtempSync(join(tmpdir(), 'rfid-daemon-'));
+  pty = new PtyPair(dir);
+  await pty.start();
+  model = new FeigReaderModel();
+  served = await serveModel(model, pty.a);
+});
+afterEach(async () => {
+  daemon?.child.kill('SIGTERM');
+  await daemon?.exited;
+  await rig?.close();
+  await served.close();
+  model.close();
+  await pty.stop();
+  rmSync(dir, { recursive: true, force: true });
+});
+
+describe.skipIf(!HAVE_SOCAT)('the daemon with a host-mode RFID reader on a pty', () => {
+  it('Danish and 28560-2 tags deposit by item number, a set of three once complete, the AFI written and verified', { timeout: 60_000 }, async () => {
+    rig = await DaemonRig.create(
+      {
+        hardware: { kind: 'simulated', doorSpringMs: 20, rfidReader: { path: pty.b, inventoryIntervalMs: 50, answerTimeoutMs: 300 } },
+        rfid: { security: { kind: 'afi', secured: SECURED, unsecured: UNSECURED } },
+        timing: { heartbeatIntervalMs: 5_000 },
+      },
+      [DANISH, ISO2, SET].map((identifierValue, i) => ({ identifierValue, identifierType: 'RFID', stationId: STATION.id, boxId: box(i + 1) })),
+    );
+    daemon = rig.start();
+    daemon.child.stdout?.on('data', (d: Buffer) => process.env['RFID_E2E_LOG'] && process.stderr.write(d));
+    await rig.idle(20_000);
+    await rig.statusUntil(
+      (s) => (s['devices'] as { name: string; ok: boolean }[]).some((d) => d.name === `RFID reader ${pty.b}` && d.ok),
+      'the reader up',
+      20_000,
+    );
+
+    /** Lay `tags` on the reader; the /item-identify it causes; its box opened and closed again. */
+    const deposit = async (tags: ReturnType<typeof iso28560_3Tag>[], itemId: string, boxNumber: number): Promise<void> => {
+      const seq = rig.server.lastSeq;
+      for (const t of tags) model.place(t);
+      const identify = await rig.server.waitForRequest((r) => r.endpoint === 'item-identify', 20_000, { afterSeq: seq });
+      expect(identify.body).toMatchObject({ identifierType: 'RFID', identifierValue: itemId });
+      expect(identify.response).toMatchObject({ type: 'box-open', boxes: [box(boxNumber)] });
+      await waitFor('every tag unsecured', () => tags.every((t) => model.tag(t.uid)?.afi === UNSECURED), 20_000);
+      await daemon.waitForLine((l) => l['msg'] === 'RFID: security bit cleared and verified' && l['itemId'] === itemId, 'verified', 20_000);
+      await rig.simUntil((f) => f.doors[String(boxNumber)] === 'OPEN', `box ${boxNumber} open`);
+      for (const t of tags) model.remove(t.uid);
+      rig.setDoor(boxNumber, 'CLOSED');
+      await rig.idle(20_000);
+      expect(rig.since(seq).filter((r) => r.endpoint === 'item-identify')).toHaveLength(1);
+    };
+
+    await deposit([iso28560_3Tag({ itemId: DANISH, afi: SECURED, library: '710100' })], DANISH, 1);
+    await deposit([iso28560_2Tag({ itemId: ISO2, afi: SECURED, owner: 'CZ-PrNK' })], ISO2, 2);
+
+    const [p1, p2, p3] = iso28560_3Set({ itemId: SET, of: 3, afi: SECURED });
+    const seq = rig.server.lastSeq;
+    model.place(p1!);
+    model.place(p2!);
+    await rig.statusUntil((s) => (s['display'] as string[]).join(' ').includes('1 missing'), 'the display counting one missing part', 20_000);
+    expect(rig.since(seq).filter((r) => r.endpoint === 'item-identify')).toHaveLength(0);
+    await deposit([p1!, p2!, p3!], SET, 3);
+
+    const status = await rig.tech('GET', '/api/status');
+    expect(status.body['rfid']).toEqual({ securityPending: null, securityFailures: [] });
+  });
+});
