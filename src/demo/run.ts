@@ -20,7 +20,7 @@ import { serveUntilSignal } from '../lifecycle.js';
 import { ReferenceServer, defaultSeed } from '../sim/index.js';
 import { LOCALES, type Locale } from '../config/messages.js';
 import { UsageError } from '../errors.js';
-import { DEMO_BOX_IDS, DEMO_PASSWORD, DEMO_STATION_ID, demoConfig } from './config.js';
+import { DEMO_BOX_IDS, DEMO_PASSWORD, DEMO_RFID_ITEMS, DEMO_STATION_ID, demoConfig } from './config.js';
 import { handleCommand, HELP, renderBoxes } from './terminal.js';
 import { DEMO_DISPLAYS, demoScreen, type DemoDisplay } from './display-art.js';
 import { KioskPanel } from '../devices/kiosk/panel.js';
@@ -69,7 +69,15 @@ const DEMO_LCD = { columns: 20, rows: 4 } as const;
 export async function runDemo(args: string[]): Promise<number> {
   const { locale, display, kioskPort } = demoArgs(args);
   const stationDef = { id: DEMO_STATION_ID, password: DEMO_PASSWORD, boxes: DEMO_BOX_IDS };
-  const seed = defaultSeed(stationDef);
+  const base = defaultSeed(stationDef);
+  // The library's RFID-tagged items, known to the server by their item numbers (boxes 7-9).
+  const rfidItems = [DEMO_RFID_ITEMS.danish, DEMO_RFID_ITEMS.iso, DEMO_RFID_ITEMS.set].map((identifierValue, i) => ({
+    identifierValue,
+    identifierType: 'RFID' as const,
+    stationId: stationDef.id,
+    boxId: DEMO_BOX_IDS[6 + i] ?? '',
+  }));
+  const seed = { ...base, deposits: [...base.deposits, ...rfidItems] };
   const server = new ReferenceServer({ stations: [stationDef], ...seed });
   const serverUrl = await server.start();
   const origin = new URL(serverUrl).origin;
@@ -83,7 +91,7 @@ export async function runDemo(args: string[]): Promise<number> {
   if (!config) throw new Error(`demo config invalid: ${JSON.stringify(problems)}`);
   const ring = new LogRing(config.debug.logLines);
   const log = createLogger(config.log.level, await prettyStream(), { ring });
-  const hardware = simulatedStationFor(config);
+  const hardware = simulatedStationFor(config, log);
   // What a person watches: by default the terminal display driver as the field's 20x4 LCD; with
   // --display another geometry, drawn by that display's own driver code from the display events;
   // with --display kiosk the touchscreen page (and a keypad beside the typed commands).

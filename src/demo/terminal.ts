@@ -1,12 +1,21 @@
 /** The demo's terminal: commands that act on the simulated station, and how the station is drawn. */
 import type { SimulatedStation } from '../devices/sim/station.js';
+import { blankTag, iso28560_2Tag, iso28560_3Set, iso28560_3Tag } from '../devices/sim/tag-images.js';
+import { DEMO_AFI, DEMO_RFID_ITEMS } from './config.js';
 import type { KeypadKey } from '../devices/types.js';
 import type { BoxStatus } from '../protocol/types.js';
 import type { StationRuntime } from '../station/runtime.js';
 
 export const HELP = `commands:
   scan <code>     a librarian scans a barcode
-  rfid <uid>      an RFID tag is read
+  rfid <item>     lay a library tag (ISO 28560-3, the Danish model) with this item number on the RFID reader
+  rfid iso <item> lay an ISO 28560-2 tag
+  rfid set <item> <n>  lay the n parts of an item in a set (all at once)
+  rfid part <item> <k> <n>  lay part k of n
+  rfid blank      lay a blank (unwritten) tag
+  rfid off        take every tag off the reader
+  rfid uid <uid>  a keyboard-wedge RFID reader types a tag's UID
+  (RFID items of the demo: ${DEMO_RFID_ITEMS.danish}, iso ${DEMO_RFID_ITEMS.iso}, set ${DEMO_RFID_ITEMS.set} 3)
   pin <digits>    a reader types a PIN and presses Enter
   key <k>         one keypad key: 0-9, bs (backspace), clear, enter
   cancel          the cancel button
@@ -39,7 +48,8 @@ function parseKey(arg: string | undefined): KeypadKey | undefined {
 
 /** Carry out one typed command; returns what to print (empty for nothing, 'bye' to quit). */
 export function handleCommand(line: string, sim: SimulatedStation, boxes: readonly Box[], runtime: StationRuntime): string {
-  const [cmd, arg] = line.trim().split(/\s+/);
+  const [cmd, arg, ...more] = line.trim().split(/\s+/);
+  const rest = [arg, ...more].filter((w): w is string => w !== undefined);
   switch (cmd) {
     case undefined:
     case '':
@@ -49,9 +59,7 @@ export function handleCommand(line: string, sim: SimulatedStation, boxes: readon
       sim.scanBarcode(arg);
       return '';
     case 'rfid':
-      if (!arg) return 'usage: rfid <uid>';
-      sim.scanRfid(arg);
-      return '';
+      return rfidCommand(rest, sim);
     case 'pin':
       if (!arg || !/^[0-9]+$/.test(arg)) return 'usage: pin <digits>';
       sim.typePin(arg);
@@ -100,5 +108,44 @@ export function handleCommand(line: string, sim: SimulatedStation, boxes: readon
       return 'bye';
     default:
       return `unknown command "${cmd}" (type help)`;
+  }
+}
+
+const RFID_USAGE = 'usage: rfid <item> | rfid iso <item> | rfid set <item> <n> | rfid part <item> <k> <n> | rfid blank | rfid off | rfid uid <uid>';
+
+/** The librarian at the RFID reader: tags laid on the model reader (or a UID typed by a wedge reader). */
+function rfidCommand(words: readonly string[], sim: SimulatedStation): string {
+  const [what, a, b, c] = words;
+  const lay = (tags: readonly Parameters<SimulatedStation['placeTag']>[0][]): string => {
+    for (const t of tags) if (!sim.placeTag(t)) return 'this station has no host-mode RFID reader (hardware.rfidReader)';
+    return `on the reader: ${tags.map((t) => t.uid).join(', ')}`;
+  };
+  const count = (v: string | undefined): number | null => (v !== undefined && /^[1-9][0-9]?$/.test(v) ? Number(v) : null);
+  const afi = DEMO_AFI.secured;
+  switch (what) {
+    case undefined:
+      return RFID_USAGE;
+    case 'off':
+      sim.clearReader();
+      return 'the reader is empty';
+    case 'blank':
+      return lay([blankTag()]);
+    case 'uid':
+      if (!a) return RFID_USAGE;
+      sim.scanRfid(a);
+      return '';
+    case 'iso':
+      return a ? lay([iso28560_2Tag({ itemId: a, afi, owner: 'CZ-PrNK' })]) : RFID_USAGE;
+    case 'set': {
+      const n = count(b);
+      return a && n !== null && n > 1 ? lay(iso28560_3Set({ itemId: a, of: n, afi })) : RFID_USAGE;
+    }
+    case 'part': {
+      const k = count(b);
+      const n = count(c);
+      return a && k !== null && n !== null && k <= n ? lay([iso28560_3Tag({ itemId: a, part: k, of: n, afi })]) : RFID_USAGE;
+    }
+    default:
+      return lay([iso28560_3Tag({ itemId: what, afi, country: 'CZ', library: 'ABA001' })]);
   }
 }

@@ -93,7 +93,7 @@ describe('demo', () => {
     expect(err).toContain('pickup-station demo [--locale cs|en]');
   });
 
-  it('deposits into box 1 and picks up from boxes 5 and 6, driven from the terminal', async () => {
+  it('deposits into box 1, an RFID set of three into box 9, and picks up from boxes 5 and 6, driven from the terminal', async () => {
     const demo = spawn(process.execPath, [MAIN, 'demo'], { stdio: ['pipe', 'pipe', 'pipe'] });
     child = demo;
     let out = '';
@@ -114,6 +114,15 @@ describe('demo', () => {
     demo.stdin.write('close 1\n');
     await waitForOutput(/boxes: 1:· 2:·/, mark);
     // The prompt returns once the server answered the /state that reported the box closed.
+    await waitForOutput('│Scan an item', mark);
+    mark = out.length;
+    // A librarian lays the three parts of a set on the RFID reader: one deposit, its AFI cleared.
+    demo.stdin.write('rfid set 31234000000058 3\n');
+    await waitForOutput(/boxes: .*9:OPEN/, mark);
+    await waitForOutput('security bit cleared and verified', mark);
+    mark = out.length;
+    demo.stdin.write('rfid off\nclose 9\n');
+    await waitForOutput(/boxes: .*8:· 9:·/, mark);
     await waitForOutput('│Scan an item', mark);
     mark = out.length;
     demo.stdin.write('pin 654321\n');
