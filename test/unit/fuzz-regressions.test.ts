@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { messagesSchema, pinSchema, timingSchema } from '../../src/config/schema.js';
 import { initialState, screen, transition } from '../../src/station/core.js';
 import type { CoreConfig, CoreState, Input } from '../../src/station/core-types.js';
+import { decodeTag } from '../../src/devices/rfid/models/decode.js';
 
 const BOX = 'aaaaaaaa-aaaa-4aaa-aaaa-aaaaaaaaaaa1';
 const CONFIG: CoreConfig = {
@@ -104,5 +105,40 @@ describe('8a: door changes kept while /state went unanswered are replayed in ord
       next = transition(CONFIG, s, wfi);
     }
     expect(reported).toEqual(['CLOSED', 'OPEN', 'CLOSED', 'OPEN']);
+  });
+});
+
+describe('library tags: never an item the tag does not hold', () => {
+  const slix = (hex: string): Uint8Array => {
+    const m = new Uint8Array(112);
+    m.set(Buffer.from(hex, 'hex'), 0);
+    return m;
+  };
+
+  it('an ISO 28560-2 tag stored with its blocks reversed (shrunk counterexample) is not read as "@": unreadable', () => {
+    for (const hex of ['f1010141002401796304444b2d4100']) {
+      const m = slix(hex);
+      const reversed = Uint8Array.from(m);
+      for (let at = 0; at < reversed.length; at += 4) reversed.subarray(at, at + 4).reverse();
+      expect(decodeTag({ bytes: reversed, blockSize: 4, dsfid: 0x06 }).kind, hex).toBe('unreadable');
+    }
+  });
+
+  it('a 3M RFID 501 tag whose bytes happen to match an ISO 28560-3 CRC (shrunk counterexample) is still its 3M item', () => {
+    const b = new Uint8Array(32);
+    b.set([0x04, (2 << 4) | 2, 0x00, 43], 0);
+    b.set(Buffer.from('EgPJFN5lO2R'), 4);
+    new DataView(b.buffer).setUint32(20, ((4087 << 20) | 665443) >>> 0);
+    new DataView(b.buffer).setInt32(24, -936868595);
+    expect(decodeTag({ bytes: b, blockSize: 4, dsfid: 0 })).toMatchObject({
+      kind: 'item',
+      model: '3m-rfid501',
+      itemId: 'EgPJFN5lO2R',
+      set: { part: 2, of: 2 },
+    });
+  });
+
+  it('an ISO 28560-2 tag without its DSFID (shrunk counterexample) reads as its item', () => {
+    expect(decodeTag({ bytes: slix('650100f10101410000'), blockSize: 4, dsfid: 0 })).toMatchObject({ kind: 'item', model: 'iso28560-2', itemId: 'A' });
   });
 });

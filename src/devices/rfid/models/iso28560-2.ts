@@ -30,10 +30,9 @@
  * bits are padding. Where the padding is a whole character's worth of zero bits, it is not a
  * character (nothing a library writes ends in '@' or NUL).
  *
- * Variants tolerated: memory that starts with the DSFID byte itself (tags without a DSFID
- * register), and blocks stored byte-reversed.
+ * Variant tolerated: memory that starts with the DSFID byte itself (tags without a DSFID register).
  */
-import { isUsableIdentifier, reverseBlocks, unreadable, type DecodedTag, type SetInfo, type TagMemory } from './types.js';
+import { isUsableIdentifier, unreadable, type DecodedTag, type SetInfo, type TagMemory } from './types.js';
 
 /** The DSFID of ISO 28560-2 tags: no-directory access method, data format 6. */
 export const DSFID_28560_2 = 0x06;
@@ -286,38 +285,56 @@ function decodeSets(sets: readonly DataSet[], notes: string[]): DecodedTag {
 }
 
 /**
- * The tag read as ISO 28560-2, or null when nothing in it reads as this model. Tried in order:
- * memory as stored, then (when it starts with the DSFID byte) after that byte, then with blocks
- * reversed; the first reading that yields a Primary Item Identifier wins, else the most telling
- * failure (truncated or damaged) is returned.
+ * The tag read as ISO 28560-2, or null when nothing in it reads as this model. Read two ways — as
+ * stored, and after a DSFID byte stored in memory (tags without a DSFID register) — and weighed,
+ * because the model has no checksum to say which is right:
+ *
+ * - a reading is out when an element appears twice (28560-2 encodes each at most once);
+ * - with the DSFID (0x06) the tag says it is this model: the first reading that yields an item is
+ *   the tag's (the memory as stored is the standard's);
+ * - without it, a reading must end its list with a zero byte and hold only OIDs ISO 28560-1
+ *   defines, and two readings that name different items make the tag damaged (ambiguous).
+ *
+ * Blocks stored byte-reversed are not guessed at here (without a checksum a reversed reading can
+ * look like another item): a reader that hands blocks over reversed is the driver's `blockOrder`.
+ *
+ * Failing that, the most telling failure (truncated or damaged) is returned.
  */
 export function decodeIso28560_2(mem: TagMemory): DecodedTag | null {
   const tries: { bytes: Uint8Array; start: number; note: string | null }[] = [{ bytes: mem.bytes, start: 0, note: null }];
   if (mem.bytes[0] === DSFID_28560_2) tries.push({ bytes: mem.bytes, start: 1, note: 'DSFID stored in memory' });
-  if (mem.blockSize > 1) tries.push({ bytes: reverseBlocks(mem.bytes, mem.blockSize), start: 0, note: `blocks of ${mem.blockSize} bytes stored reversed` });
-  const candidates: Candidate[] = [];
+  const withDsfid = mem.dsfid === DSFID_28560_2;
+  const failures: Candidate[] = [];
+  const items: (DecodedTag & { kind: 'item' })[] = [];
   for (const t of tries) {
     const parsed = parseDataSets(t.bytes, t.start);
     const notes: string[] = [];
     if (t.note !== null) notes.push(t.note);
-    if (mem.dsfid !== null) notes.push(`DSFID 0x${mem.dsfid.toString(16).padStart(2, '0')}${mem.dsfid === DSFID_28560_2 ? '' : ' (not 0x06)'}`);
+    if (mem.dsfid !== null) notes.push(`DSFID 0x${mem.dsfid.toString(16).padStart(2, '0')}${withDsfid ? '' : ' (not 0x06)'}`);
     const hasPii = parsed.sets.some((s) => s.oid === OID.primaryItemId);
     if (parsed.kind !== 'ok') {
       // Without any whole data set, only the DSFID says this was meant to be ISO 28560-2.
-      if (hasPii || parsed.sets.length > 0 || mem.dsfid === DSFID_28560_2)
-        candidates.push({ result: unreadable(parsed.kind, `ISO 28560-2: ${parsed.detail}`), score: 1 });
+      if (hasPii || parsed.sets.length > 0 || withDsfid) failures.push({ result: unreadable(parsed.kind, `ISO 28560-2: ${parsed.detail}`), score: 1 });
       continue;
     }
     if (!hasPii) {
-      if (parsed.sets.length > 0) candidates.push({ result: unreadable('damaged', 'ISO 28560-2 data without a Primary Item Identifier (OID 1)'), score: 0 });
+      if (parsed.sets.length > 0) failures.push({ result: unreadable('damaged', 'ISO 28560-2 data without a Primary Item Identifier (OID 1)'), score: 0 });
       continue;
     }
-    // Without the DSFID, structure is all there is: ask for a terminated list of defined elements.
-    if (mem.dsfid !== DSFID_28560_2 && (!parsed.terminated || parsed.sets.some((s) => s.oid > LAST_DEFINED_OID))) continue;
+    const oids = parsed.sets.map((d) => d.oid);
+    if (new Set(oids).size !== oids.length) {
+      failures.push({ result: unreadable('damaged', `ISO 28560-2: an element appears twice (OIDs ${oids.join(', ')})`), score: 1 });
+      continue;
+    }
+    if (!withDsfid && (!parsed.terminated || oids.some((o) => o > LAST_DEFINED_OID))) continue;
     const result = decodeSets(parsed.sets, notes);
-    if (result.kind === 'item') return result;
-    candidates.push({ result, score: 2 });
+    if (result.kind === 'item' && withDsfid) return result;
+    if (result.kind === 'item') items.push(result);
+    else failures.push({ result, score: 2 });
   }
-  if (candidates.length === 0) return null;
-  return candidates.reduce((a, b) => (b.score > a.score ? b : a)).result;
+  const ids = new Set(items.map((i) => i.itemId));
+  if (ids.size > 1) return unreadable('damaged', `ISO 28560-2 reads as different items in different block orders (${[...ids].join(', ')})`);
+  if (items[0] !== undefined) return items[0];
+  if (failures.length === 0) return null;
+  return failures.reduce((a, b) => (b.score > a.score ? b : a)).result;
 }

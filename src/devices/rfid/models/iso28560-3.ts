@@ -80,14 +80,37 @@ function paddedText(bytes: Uint8Array, from: number, to: number): string | null 
   return s;
 }
 
-/** Whether the first bytes read like this model at all (for telling "damaged" from "not mine"). */
+/**
+ * Whether the first bytes read like this model at all (for telling "damaged" from "not mine"): a
+ * version, a set, an ASCII identifier and, where the block reaches it, a country of two capital
+ * letters (or none).
+ */
 function looksLikeBasicBlock(b: Uint8Array): boolean {
   const v = versionOf(b[0] ?? 0);
   const parts = b[1] ?? 0;
   const part = b[2] ?? 0;
   if (v === null || parts < 1 || part < 1 || part > parts) return false;
   const pii = paddedText(b, PII_START, PII_END);
-  return pii !== null && pii.length > 0 && isUsableIdentifier(pii);
+  if (pii === null || pii.length === 0 || !/^[\x20-\x7e]+$/.test(pii)) return false;
+  if (b.length < ISIL_AT) return true;
+  const country = paddedText(b, COUNTRY_AT, ISIL_AT);
+  return country === '' || (country !== null && /^[A-Z]{2}$/.test(country));
+}
+
+/** A basic block whose fields could have been written (the version may be unknown to the station). */
+function plausibleBlock(b: Uint8Array): boolean {
+  const parts = b[1] ?? 0;
+  const part = b[2] ?? 0;
+  const pii = paddedText(b, PII_START, PII_END);
+  const country = paddedText(b, COUNTRY_AT, ISIL_AT);
+  return (
+    parts >= 1 &&
+    part >= 1 &&
+    part <= parts &&
+    pii !== null &&
+    /^[\x20-\x7e]+$/.test(pii) &&
+    (country === '' || (country !== null && /^[A-Z]{2}$/.test(country)))
+  );
 }
 
 /**
@@ -102,7 +125,8 @@ export function decodeIso28560_3(mem: TagMemory): DecodedTag | null {
   const reversed = blockSize > 1 ? reverseBlocks(bytes, blockSize) : null;
   const orders: { block: Uint8Array; note: string | null }[] = [{ block: bytes, note: null }];
   if (reversed !== null) orders.push({ block: reversed, note: `blocks of ${blockSize} bytes stored reversed` });
-  const valid = orders.find((o) => basicBlockCrc(o.block) === storedCrc(o.block));
+  // A CRC that matches by chance (one in 65536) on bytes that are no basic block is not this model.
+  const valid = orders.find((o) => basicBlockCrc(o.block) === storedCrc(o.block) && plausibleBlock(o.block));
   if (valid === undefined) {
     const seen = orders.find((o) => looksLikeBasicBlock(o.block));
     if (seen === undefined) return null;
