@@ -33,6 +33,18 @@ function latencyTable(r: NodeResults): string | null {
     rows.push(row('  bare hop: serialport -> http.request', r.scan.bareSerialport));
     if (r.scan.stationWarn) rows.push(row('  experiment: station with log.level warn', r.scan.stationWarn, r.scan.bareTty));
   }
+  if (r.rfid) {
+    const f = r.rfid;
+    rows.push(
+      row(
+        `RFID tag placed -> /item-identify at server (model reader, ${f.baudRate} baud, pty)`,
+        f.tagToIdentify,
+        undefined,
+        `polled every ${f.inventoryIntervalMs} ms: about half of it is the wait for the next inventory`,
+      ),
+    );
+    rows.push(row('RFID inventory + read of a 3-part set (driver, pty)', f.setRead, f.setReadFloor, "vs the model's own processing + line time"));
+  }
   if (r.latency) {
     rows.push(row('box-open answer -> lock energized', r.latency.answerToLock));
     rows.push(row('  answer -> event-done (got, p-retry, parse)', r.latency.answerToDone));

@@ -8,7 +8,7 @@
  *
  *   --quick         short windows and few runs: a smoke run, not figures to quote
  *   --json          JSON on stdout instead of the table
- *   --only LIST     comma-separated sections: scan,latency,journal,startup,safestate,memory,idle,fleet,metrics
+ *   --only LIST     comma-separated sections: scan,rfid,latency,journal,startup,safestate,memory,idle,fleet,metrics
  *   --host-node     only this process's node (no download)
  *   --profile       also a --cpu-prof of one daemon start and a heap snapshot of the memory run
  *                   (bench/out/profiles/, bench/out/*.heapsnapshot)
@@ -32,16 +32,18 @@ import { benchMetrics, metricsReport, type MetricsResult } from './metrics.js';
 import { report } from './report.js';
 import { benchSafeState, type SafeStateResult } from './safe-state.js';
 import { benchScan, type ScanResult } from './scan.js';
+import { benchRfid, type RfidResult } from './rfid.js';
 import { benchStartup, type StartupResult } from './startup.js';
 import { verdicts } from './targets.js';
 
-const SECTIONS = ['scan', 'latency', 'journal', 'startup', 'safestate', 'memory', 'idle', 'fleet', 'metrics'] as const;
+const SECTIONS = ['scan', 'rfid', 'latency', 'journal', 'startup', 'safestate', 'memory', 'idle', 'fleet', 'metrics'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** Every figure of one Node version. */
 export interface NodeResults {
   readonly node: NodeUnderTest;
   scan?: ScanResult;
+  rfid?: RfidResult;
   latency?: LatencyResult;
   startup?: StartupResult;
   safeState?: SafeStateResult;
@@ -87,7 +89,7 @@ const nodes = nodesUnderTest({ onlyHost: values['host-node'] === true, progress 
 const results: BenchResults = { nodes: nodes.map((node) => ({ node })) };
 try {
   const release = stageRelease(dir);
-  const children = await bundleChildren(join(outDir, 'children'), ['rss-station', 'scan-station', 'latency-station']);
+  const children = await bundleChildren(join(outDir, 'children'), ['rss-station', 'scan-station', 'latency-station', 'rfid-station']);
   const unit = readUnit();
   // The daemon's node flags (ExecStart), for the station children too.
   const nodeFlags = placeCommand(unit.execStart, unit, { node: 'node', release, configFile: '', cacheDir: '' }).nodeFlags;
@@ -101,6 +103,12 @@ try {
         progress(`${tag}: scan -> /item-identify over a pty (station, bare tty, bare serialport)`);
         r.scan = await benchScan(nd, node, children['scan-station'] ?? '', nodeFlags, quick ? 50 : 300, quick ? 5 : 20, values.experiment === true);
       } else progress('scan skipped: socat not installed (apt-get install socat)');
+    }
+    if (only.has('rfid')) {
+      if (haveSocat()) {
+        progress(`${tag}: RFID tag placed -> /item-identify, and inventory + read of a 3-part set, against the model reader at 115200 baud over a pty`);
+        r.rfid = await benchRfid(nd, node, children['rfid-station'] ?? '', nodeFlags, quick ? 15 : 100, quick ? 2 : 5);
+      } else progress('rfid skipped: socat not installed (apt-get install socat)');
     }
     if (only.has('latency')) {
       progress(`${tag}: box-open -> lock, door -> /state`);

@@ -143,6 +143,8 @@ export class FeigReaderModel {
   faults: ModelFaults = { ...NO_FAULTS };
   /** Requests seen (whole frames, CRC checked), by command byte, for tests. */
   readonly seen: { command: number; sub: number | null }[] = [];
+  /** The time its answers took by the model's own account (processing and line time): the floor for the bench. */
+  emulatedMs = 0;
   private readonly field = new Map<string, ModelTag>();
   private readonly timing: ModelTiming;
   private readonly baudRate: number | null;
@@ -293,6 +295,7 @@ export class FeigReaderModel {
       bytes = [0x00, 0x03, 0x01, 0x00, 0x04, 0xff, 0x7f, ...bytes];
     }
     const lineMs = this.baudRate === null ? 0 : (bytes.length * BITS_PER_BYTE * 1000) / this.baudRate;
+    this.emulatedMs += reply.workMs + f.delayMs + lineMs;
     const out = Uint8Array.from(bytes);
     return this.wait(reply.workMs + f.delayMs + lineMs).then(() => {
       if (!this.closed) this.sink?.(out);
