@@ -11,6 +11,8 @@ mount -t proc proc /proc
 mount -t sysfs sys /sys
 mount -t devtmpfs dev /dev
 mount -t tmpfs tmp /tmp
+# Pseudo-terminals (socat's pty pairs: the serial drivers through the guest's tty layer).
+mkdir -p /dev/pts && mount -t devpts devpts /dev/pts
 for m in configfs hid hid-generic uhid gpio-sim i2c-dev; do insmod /lib/modules/$m.ko || echo "rig-guest: insmod $m failed"; done
 # Two SMBus chips where the I2C displays usually are: a PCF8574 LCD backpack and an SSD1306 OLED.
 insmod /lib/modules/i2c-stub.ko chip_addr=0x27,0x3c || echo "rig-guest: insmod i2c-stub failed"

@@ -2,7 +2,8 @@
 # The driver rig: runs test/hw inside a throwaway QEMU VM (software emulation, TCG) on a Debian
 # kernel with real kernel GPIO drivers: gpio-sim (built out of tree, see build_gpio_sim) for lines
 # seen through /sys/class/gpio and /dev/gpiochipN, uhid for virtual HID devices, i2c-stub behind
-# i2c-dev for the I2C displays (what reached the bus read back from the smbus tracepoints).
+# i2c-dev for the I2C displays (what reached the bus read back from the smbus tracepoints), socat's
+# pseudo-terminals for the serial drivers (the RFID reader through the guest's tty layer).
 #
 #   scripts/rig/run.sh            build what is missing, boot, run test/hw, exit with the guest's result
 #   RIG_TESTS="test/hw/x.test.ts" scripts/rig/run.sh   run a subset
@@ -119,11 +120,13 @@ cp "$(command -v node)" "$IR/usr/bin/node"
 cp "$K"/x/usr/bin/gpio* "$IR/usr/bin/"
 # util-linux's chrt (busybox has none): the reproduction loop's real-time CPU hog.
 cp "$(command -v chrt)" "$IR/usr/bin/chrt"
+# socat: pseudo-terminal pairs in the guest (the RFID reader driver through the guest kernel's tty layer).
+cp "$(command -v socat)" "$IR/usr/bin/socat"
 copy_libs() { for f in "$@"; do ldd "$f" 2>/dev/null | grep -o '/[^ ]*' | while read -r lib; do
   [ -e "$IR$lib" ] || { mkdir -p "$IR$(dirname "$lib")"; cp -L "$lib" "$IR$lib"; }; done; done; }
 # node and every native addon (epoll, node-hid, serialport, rolldown, lightningcss) with their libraries.
 mapfile -t addons < <(find node_modules -name '*.node' -path '*linux-x64*' -o -name '*.node' -path '*/build/Release/*' | grep -v musl)
-copy_libs "$IR/usr/bin/node" "$IR/usr/bin/chrt" "${addons[@]}"
+copy_libs "$IR/usr/bin/node" "$IR/usr/bin/chrt" "$IR/usr/bin/socat" "${addons[@]}"
 # libgpiod from the package (not the host): the tools' own library.
 mkdir -p "$IR/usr/lib/x86_64-linux-gnu"; cp -a "$K"/x/usr/lib/x86_64-linux-gnu/libgpiod.so.* "$IR/usr/lib/x86_64-linux-gnu/"
 for l in $(LD_LIBRARY_PATH="$K/x/usr/lib/x86_64-linux-gnu" ldd "$K/x/usr/bin/gpioset" | grep -o '/[^ ]*' | grep -v libgpiod); do
