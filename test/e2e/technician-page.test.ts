@@ -67,7 +67,7 @@ describe('technician page in headless Chromium', () => {
     d.h.sim.scanBarcode(SEED_BARCODES[0]);
     await expect.poll(() => page.textContent('#box-1 .st'), POLL).toBe('OPEN');
     const identify = await d.h.server.waitForRequest((r) => r.endpoint === 'item-identify');
-    await waitFor('closing', () => d.wp.station.runtime.snapshot().mode.kind === 'closing');
+    await waitFor('closing', () => d.wp.supervisor.station.runtime.snapshot().mode.kind === 'closing');
     const shown = d.h.sim.display.lastShown().join('\n');
     await expect.poll(() => page.textContent('#lcd'), POLL).toBe(shown);
     await expect.poll(() => page.locator('#timeline .trace-id').allTextContents(), POLL).toContain(`trace ${identify.traceId}`);
@@ -83,7 +83,7 @@ describe('technician page in headless Chromium', () => {
     await page.waitForSelector('#confirm[open]');
     expect(await page.textContent('#confirm-text')).toContain('service mode on');
     await page.click('#confirm-cancel');
-    expect(d.wp.station.runtime.snapshot().faults).toEqual({});
+    expect(d.wp.supervisor.station.runtime.snapshot().faults).toEqual({});
     await page.click('#svc-on');
     await page.click('#confirm-ok');
     await page.waitForSelector('#service-badge:not(.hidden)');

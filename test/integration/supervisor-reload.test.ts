@@ -43,7 +43,6 @@ const configFileOf = async (d: DebugHarness): Promise<ConfigFileView> => (await 
 const logged = (d: DebugHarness, msg: string): boolean => d.h.logs.some((l) => (JSON.parse(l) as { msg: string }).msg === msg);
 const version = (d: DebugHarness): string => configDigest(readFileSync(d.configFile));
 
-
 describe('every config key declares how a reload applies it', () => {
   it('the schema walk finds a class for every key, and the keys read once at start are `process`', () => {
     const classes = applyClasses(configSchema);
@@ -111,7 +110,9 @@ describe('reload, key class by key class', () => {
     expect(d.wp.supervisor.station.runtime).not.toBe(before);
     expect(d.wp.supervisor.station.config.locks.pulseMs).toBe(80);
     // The old station reported its door closed before it stopped.
-    const closed = d.h.server.requests.find((q) => q.endpoint === 'state' && (q.body as { boxes: { st: string }[] }).boxes.every((b) => b.st === 'CLOSED') && q.seq > 2);
+    const closed = d.h.server.requests.find(
+      (q) => q.endpoint === 'state' && (q.body as { boxes: { st: string }[] }).boxes.every((b) => b.st === 'CLOSED') && q.seq > 2,
+    );
     expect(closed).toBeDefined();
   });
 
