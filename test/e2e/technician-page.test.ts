@@ -5,7 +5,7 @@
  * confirmation, and no console errors (the CSP allows the page's own inline code only).
  * Leaves a screenshot at test-artifacts/technician-page.png.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -116,5 +116,20 @@ describe('technician page in headless Chromium', () => {
     expect(await page.isDisabled(`#box-2 button`)).toBe(true);
     expect(await page.getAttribute('#box-2', 'data-id')).toBe(box(2));
     await page.close();
+  }, 30_000);
+
+  it('shows which config version runs, and a key that waits for a process restart until the restart', async () => {
+    const page = await browser.newPage();
+    await signIn(page, d.tokens.read);
+    await expect.poll(() => page.textContent('#config-file'), POLL).toMatch(/^version [0-9a-f]{16}$/);
+    writeFileSync(d.configFile, JSON.stringify({ ...d.configInput, debug: { ...d.configInput.debug, logLines: 50 } }));
+    expect((await d.call('POST', '/api/reload')).status).toBe(200);
+    await page.close();
+    const after = await browser.newPage();
+    await signIn(after, d.tokens.read);
+    await expect.poll(() => after.textContent('#config-file'), POLL).toMatch(/^version [0-9a-f]{16} · RESTART NEEDED for debug\.logLines$/);
+    writeFileSync(d.configFile, JSON.stringify(d.configInput));
+    expect((await d.call('POST', '/api/reload')).status).toBe(200);
+    await after.close();
   }, 30_000);
 });
