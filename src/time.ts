@@ -15,3 +15,17 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
     signal?.addEventListener('abort', done, { once: true });
   });
 }
+
+/**
+ * Whether `p` settles within `ms` (resolved or rejected alike: the caller only bounds how long it
+ * waits). The timer is cleared as soon as `p` settles.
+ */
+export function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const settled = p.then(
+    () => true,
+    () => true,
+  );
+  return Promise.race([settled, late]).finally(() => clearTimeout(timer));
+}

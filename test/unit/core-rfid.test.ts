@@ -128,6 +128,13 @@ describe('the security bit', () => {
     expect(st.state.rfid.job).toBeNull();
   });
 
+  it("a tag whose AFI is neither of the library's values is logged (another library's item, or a wrong config)", () => {
+    const st = idleStepper(config({ security: AFI }));
+    const fx = st.feed(field({ ...A, afi: 0xd7 }));
+    expect(logs(fx)).toContainEqual({ level: 'warn', msg: "RFID tag's AFI is neither the configured secured nor unsecured value" });
+    expect(identified(fx)).toEqual(['A1']);
+  });
+
   it('EAS: the bit reset', () => {
     const st = idleStepper(config({ security: { kind: 'eas' } }));
     st.feed(field(A));

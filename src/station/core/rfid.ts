@@ -94,6 +94,18 @@ export function onRfidField(ctx: Ctx, reader: string, send: 'item-id' | 'uid', t
     }
   }
 
+  const sec = settings(config).security;
+  for (const t of fresh) {
+    // A tag with neither of the library's values: another library's item, or a config that names the wrong ones.
+    if (sec.kind === 'afi' && t.afi !== null && t.afi !== sec.secured && t.afi !== sec.unsecured && t.data.kind === 'item')
+      log('warn', "RFID tag's AFI is neither the configured secured nor unsecured value", {
+        reader,
+        uid: t.uid,
+        afi: t.afi,
+        secured: sec.secured,
+        unsecured: sec.unsecured,
+      });
+  }
   for (const t of fresh) {
     if (t.data.kind !== 'unreadable') continue;
     log('warn', 'RFID tag cannot be read', { reader, uid: t.uid, problem: t.data.problem, detail: t.data.detail });
