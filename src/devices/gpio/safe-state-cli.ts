@@ -6,7 +6,8 @@
  */
 import { parseArgs } from 'node:util';
 import { ConfigError, EXIT_CONFIG, errorMessage } from '../../errors.js';
-import { driveLocksOff, loadLockProfile, profileOfConfig } from './safe-state.js';
+import { loadLockProfile, profileOfConfig } from '../../config/lock-profile.js';
+import { driveLocksOff } from './safe-state.js';
 
 /**
  * Its one warning (the auto backend falling back to the character device) as a line on stderr,
