@@ -62,11 +62,11 @@ export class HidKeypad extends HidInputDevice implements Keypad {
     }
   }
 
-  protected onLinkDown(): void {
+  protected linkDown(): void {
     // Nothing buffered here: the core owns the typed PIN and clears it on its idle timeout.
   }
 
-  protected onClose(): void {
+  protected override onClose(): void {
     this.keys.clear();
   }
 }

@@ -1,13 +1,13 @@
 /**
  * Keeps one hardware link open: opens it, notices when it is lost, and reopens it with capped
- * exponential backoff until stopped. Used by the serial scanners, the serial display and the HID
- * devices, whose unplug/replug is a normal event in the field (a technician swaps a scanner).
+ * exponential backoff until stopped. Drivers use it through ReconnectingDevice
+ * (reconnecting-device.ts): unplug/replug is a normal event in the field (a technician swaps a scanner).
  *
  * Timing: delays are setTimeout-based (fake timers drive them in tests); "down for" durations
  * are measured with the monotonic clock (performance.now()), never Date.
  */
 import type { Logger } from 'pino';
-import { DeviceError, errorMessage } from '../../errors.js';
+import { DeviceError, errorMessage } from '../errors.js';
 
 /** Reopen delays: initialMs, initialMs*factor, … capped at maxMs. */
 export interface BackoffOptions {
