@@ -8,6 +8,7 @@
  */
 import type { Logger } from 'pino';
 import { DeviceError, errorMessage } from '../errors.js';
+import { waitAtMost } from '../time.js';
 
 /** Reopen delays: initialMs, initialMs*factor, … capped at maxMs. */
 export interface BackoffOptions {
@@ -79,14 +80,10 @@ export class Reconnector<L extends Link> {
     const l = this.link;
     this.link = null;
     if (!l) return;
-    let cap: NodeJS.Timeout | undefined;
-    await Promise.race([
+    await waitAtMost(
       l.close().catch(() => undefined),
-      new Promise<void>((r) => {
-        cap = setTimeout(r, this.o.openTimeoutMs);
-      }),
-    ]);
-    clearTimeout(cap);
+      this.o.openTimeoutMs,
+    );
   }
 
   private async attempt(): Promise<void> {
