@@ -69,9 +69,16 @@ export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-/** A command-line mistake: our UsageError or node:util parseArgs's own (ERR_PARSE_ARGS_*). */
+/**
+ * A command-line mistake: our UsageError or node:util parseArgs's own (ERR_PARSE_ARGS_*). Told by
+ * its name: in the release each mode is a bundle of its own with its own copy of the class, so a
+ * UsageError thrown in a mode's file is not an instance of main.js's.
+ */
 export function isUsageError(e: unknown): e is Error {
-  return e instanceof UsageError || (e instanceof TypeError && 'code' in e && typeof e.code === 'string' && e.code.startsWith('ERR_PARSE_ARGS'));
+  return (
+    (e instanceof Error && e.name === 'UsageError') ||
+    (e instanceof TypeError && 'code' in e && typeof e.code === 'string' && e.code.startsWith('ERR_PARSE_ARGS'))
+  );
 }
 
 export function errorMessage(e: unknown): string {

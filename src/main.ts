@@ -8,6 +8,7 @@
  *   pickup-station sim-server [...]       the reference station server on its own
  *   pickup-station fleet [...]            N virtual stations in one process (load tests)
  *   pickup-station safe-state --config F  every lock output OFF, then exit (systemd ExecStartPre/ExecStopPost)
+ *   pickup-station reload --pid PID       SIGHUP to the daemon, then wait for its answer (systemd ExecReload)
  *
  * Exit codes: 0 clean stop, 1 failure, 2 usage, 78 bad config (nothing touched).
  */
@@ -30,6 +31,7 @@ const USAGE = `usage: pickup-station [run] [--config FILE]     run the station (
        pickup-station fleet [--stations N] ...   N virtual stations against a station server
        pickup-station safe-state [--config FILE | --profile FILE]
                                                  drive every lock OFF and exit (systemd ExecStartPre/ExecStopPost)
+       pickup-station reload --pid PID           reload the daemon's config and wait for its answer (systemd ExecReload)
        pickup-station --version | --help`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -58,6 +60,15 @@ export async function main(argv: string[]): Promise<number> {
     case 'safe-state': {
       const { runSafeState } = await import('./devices/gpio/safe-state-cli.js');
       return runSafeState(rest, DEFAULT_CONFIG_FILE);
+    }
+    case 'reload': {
+      const { runReloadCommand } = await import('./systemd/reload-command.js');
+      return runReloadCommand(rest, {
+        env: process.env,
+        kill: (pid, signal) => void process.kill(pid, signal),
+        out: (line) => console.log(line),
+        err: (line) => console.error(line),
+      });
     }
     case 'run':
       return runDaemon(rest);

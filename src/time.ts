@@ -19,15 +19,16 @@ export function sleep(ms: number, signal?: AbortSignal): Promise<void> {
 }
 
 /**
- * Resolves when `work` settles, or after `ms` if it has not by then (rejects with its error if it
- * rejects first). The timer is cleared either way: a bounded wait never keeps the process alive
- * past its work.
+ * Whether `p` settles within `ms` (resolved or rejected alike: the caller only bounds how long it
+ * waits). The timer is cleared as soon as `p` settles, so a bounded wait never keeps the process
+ * alive past its work. The one bounded wait of the code base, beside the one sleep.
  */
-export async function waitAtMost(work: Promise<unknown>, ms: number): Promise<void> {
-  const done = new AbortController();
-  try {
-    await Promise.race([work, sleep(ms, done.signal)]);
-  } finally {
-    done.abort();
-  }
+export function settlesWithin(p: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<boolean>((resolve) => (timer = setTimeout(() => resolve(false), ms)));
+  const settled = p.then(
+    () => true,
+    () => true,
+  );
+  return Promise.race([settled, late]).finally(() => clearTimeout(timer));
 }

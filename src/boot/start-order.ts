@@ -16,7 +16,7 @@ import type { reloadOnSignal } from '../systemd/reload-signal.js';
 import type { systemdFor } from '../systemd/index.js';
 import type { holdUpdateLock } from '../systemd/update-lock.js';
 import type { keepReleaseStatus } from '../systemd/release-status.js';
-import { waitAtMost } from '../time.js';
+import { settlesWithin } from '../time.js';
 
 /** Signals held while the station starts; `release(true)` replays them to the handlers installed since. */
 export interface HeldSignals {
@@ -84,6 +84,6 @@ export async function startReportingFirst(start: () => Promise<Station>, headSta
 }
 
 /** Resolves when `written` does, or after `limitMs` (a server that does not accept the connection). */
-function headStart(written: Promise<void>, limitMs: number): Promise<void> {
-  return waitAtMost(written, limitMs);
+async function headStart(written: Promise<void>, limitMs: number): Promise<void> {
+  await settlesWithin(written, limitMs);
 }

@@ -82,14 +82,16 @@ export const timingSchema = z.strictObject({
    * unavailability window, or an idle, healthy station would be reported off between heartbeats.
    */
   heartbeatIntervalMs: z._default(
-    z.number().check(
-      z.int(),
-      z.minimum(100),
-      z.refine(
-        (ms) => ms < SERVER_UNAVAILABLE_AFTER_MS,
-        `must be below ${SERVER_UNAVAILABLE_AFTER_MS} (the server considers a station unavailable after 2 minutes without a /state)`,
+    z
+      .number()
+      .check(
+        z.int(),
+        z.minimum(100),
+        z.lt(
+          SERVER_UNAVAILABLE_AFTER_MS,
+          `must be below ${SERVER_UNAVAILABLE_AFTER_MS} (the server considers a station unavailable after 2 minutes without a /state)`,
+        ),
       ),
-    ),
     30_000,
   ),
   /** A typed PIN is cleared after this long without a key. */
@@ -109,6 +111,18 @@ export const timingSchema = z.strictObject({
    * lock OFF and exits. Must stay below the unit's TimeoutStopSec= (test/e2e/systemd-unit.test.ts).
    */
   drainLimitMs: restartsProcess(durationMs(30_000, 0, 600_000)),
+  /**
+   * After the drain, every lock is OFF first; the steps after it (the technician port, metrics,
+   * systemd's last messages) together get at most this long, then the process exits whatever a
+   * step does. drainLimitMs + stopLimitMs must stay below the unit's TimeoutStopSec=.
+   */
+  stopLimitMs: restartsProcess(durationMs(10_000, 1_000, 60_000)),
+  /**
+   * A reload that must restart the station (it changes a station key) waits at most this long for
+   * no reader to be using it, then is refused and the running config stays. Below the unit's
+   * TimeoutStartSec=, which bounds `systemctl reload`.
+   */
+  reloadWaitLimitMs: live(durationMs(60_000, 0, 600_000)),
   /**
    * At start, the technician port (and so READY=1) waits at most this long for the first /state to
    * be written to the network, so that loading it does not delay the station's first report.

@@ -8,7 +8,7 @@
  */
 import type { Logger } from 'pino';
 import { DeviceError, errorMessage } from '../errors.js';
-import { waitAtMost } from '../time.js';
+import { settlesWithin } from '../time.js';
 
 /** Reopen delays: initialMs, initialMs*factor, … capped at maxMs. */
 export interface BackoffOptions {
@@ -80,10 +80,7 @@ export class Reconnector<L extends Link> {
     const l = this.link;
     this.link = null;
     if (!l) return;
-    await waitAtMost(
-      l.close().catch(() => undefined),
-      this.o.openTimeoutMs,
-    );
+    await settlesWithin(l.close(), this.o.openTimeoutMs);
   }
 
   private async attempt(): Promise<void> {

@@ -20,7 +20,7 @@
  */
 import { execFile } from 'node:child_process';
 import type { Logger } from '../log.js';
-import { waitAtMost } from '../time.js';
+import { settlesWithin } from '../time.js';
 
 export interface SdNotifier {
   /** False when there is no $NOTIFY_SOCKET (not started by systemd as Type=notify). */
@@ -85,8 +85,8 @@ class ToolNotifier implements SdNotifier {
     return this.inFlight;
   }
 
-  flush(timeoutMs: number): Promise<void> {
-    return waitAtMost(this.queue, timeoutMs);
+  async flush(timeoutMs: number): Promise<void> {
+    await settlesWithin(this.queue, timeoutMs);
   }
 
   private send(assignments: readonly string[]): Promise<boolean> {

@@ -18,6 +18,7 @@ import { formatEvent, formatLogLine, formatSelfTest, formatStatus, formatStreamE
 
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from '../../errors.js';
 import { UsageError, usageFailure } from '../args.js';
+import { reloadedHow, type ReloadPlanKind } from '../../supervisor/reload-words.js';
 
 /** Name of the systemd credential stationctl reads its token from (LoadCredential= in a unit, or systemd-run). */
 export const TOKEN_CREDENTIAL = 'technician-token';
@@ -295,8 +296,11 @@ async function execute(command: TechnicianCommand, values: Record<string, unknow
       return EXIT_OK;
     }
     case 'reload': {
-      const r = await client.call<{ restartNeeded: string[] }>('POST', '/api/reload');
-      print(r, `config reloaded; station restarted${r.restartNeeded.length > 0 ? ` (${r.restartNeeded.join(', ')} change only on a process restart)` : ''}`);
+      const r = await client.call<{ applied: ReloadPlanKind; restartNeeded: string[] }>('POST', '/api/reload');
+      print(
+        r,
+        `config reloaded: ${reloadedHow(r.applied)}${r.restartNeeded.length > 0 ? ` (${r.restartNeeded.join(', ')} change only on a process restart)` : ''}`,
+      );
       return EXIT_OK;
     }
     case 'token':
