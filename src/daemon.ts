@@ -4,7 +4,7 @@ import { startStation, type Station } from './app.js';
 import type { CodeCache } from './boot/code-cache.js';
 import { startReportingFirst, type Started } from './boot/start-order.js';
 import { loadConfigFile, type LoadedConfig } from './config/load.js';
-import { ConfigError, EXIT_CONFIG } from './errors.js';
+import { ConfigError, EXIT_CONFIG, EXIT_OK } from './errors.js';
 import { serveUntilSignal } from './lifecycle.js';
 import { createLogger, LogRing } from './log.js';
 import { VERSION } from './version.js';
@@ -15,12 +15,12 @@ export { holdSignals } from './boot/start-order.js';
 export const DEFAULT_CONFIG_FILE = '/etc/pickup-station/config.json';
 
 /** What the daemon does with a config file before anything else: start (0) or exit 78 with this message. */
-export type ConfigOutcome = { readonly code: 0; readonly loaded: LoadedConfig } | { readonly code: typeof EXIT_CONFIG; readonly message: string };
+export type ConfigOutcome = { readonly code: typeof EXIT_OK; readonly loaded: LoadedConfig } | { readonly code: typeof EXIT_CONFIG; readonly message: string };
 
 /** Load the config file as the daemon does. Whatever the file holds, the outcome is 0 or 78 (the loader reports, it does not throw). */
 export function daemonConfig(file: string, env: NodeJS.ProcessEnv = process.env): ConfigOutcome {
   try {
-    return { code: 0, loaded: loadConfigFile(file, env) };
+    return { code: EXIT_OK, loaded: loadConfigFile(file, env) };
   } catch (e) {
     if (e instanceof ConfigError) return { code: EXIT_CONFIG, message: e.message };
     throw e;

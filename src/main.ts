@@ -12,7 +12,7 @@
  *
  * Exit codes: 0 clean stop, 1 failure, 2 usage, 78 bad config (nothing touched).
  */
-import { EXIT_USAGE, isUsageError } from './errors.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, isUsageError } from './errors.js';
 import { VERSION } from './version.js';
 
 // Same as daemon.ts's; not imported from there so that `safe-state` does not load the daemon's
@@ -38,11 +38,11 @@ export async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
   if (first === '--version' || first === '-v') {
     console.log(VERSION);
-    return 0;
+    return EXIT_OK;
   }
   if (first === '--help' || first === '-h' || first === 'help') {
     console.log(USAGE);
-    return 0;
+    return EXIT_OK;
   }
   switch (first) {
     case 'demo': {
@@ -90,6 +90,6 @@ main(process.argv.slice(2)).then(
       process.exit(EXIT_USAGE);
     }
     console.error(`pickup-station: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-    process.exit(1);
+    process.exit(EXIT_FAILURE);
   },
 );

@@ -13,7 +13,7 @@
  */
 import type { Station } from './app.js';
 import type { LoadedConfig } from './config/load.js';
-import { errorMessage } from './errors.js';
+import { EXIT_FAILURE, errorMessage } from './errors.js';
 import type { Logger, LogRing } from './log.js';
 import type { DrainResult } from './station/runtime.js';
 import { MetricsService } from './metrics/service.js';
@@ -51,7 +51,7 @@ export async function startSupervised(opts: SupervisedOptions): Promise<Supervis
       opts.onFatal ??
       (() => {
         // Both stations are stopped (locks OFF): exit non-zero so systemd starts the process again.
-        process.exit(1);
+        process.exit(EXIT_FAILURE);
       }),
   });
   const tokens = new TechnicianTokens(opts.env, log);

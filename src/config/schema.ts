@@ -19,7 +19,7 @@ import { metricsConfigSchema } from '../metrics/config.js';
 import { portalConfigSchema } from '../portal/config.js';
 import { simulatedRfidReaderSchema } from '../devices/rfid/schema.js';
 import { rfidConfigSchema } from './rfid.js';
-import { LOCALES, TEXTS, type Texts } from './messages.js';
+import { LOCALES, TEXTS, type Messages, type Texts } from './messages.js';
 import { UUID_V4_RE } from '../uuid.js';
 
 const uuidV4Lower = z.string().check(z.regex(UUID_V4_RE, 'must be a lowercase UUIDv4'));
@@ -221,7 +221,7 @@ export const messagesSchema = z.pipe(
     rfidPutBack: lines,
     rfidSecurityFailed: lines,
   }),
-  z.transform(({ locale, ...overrides }) => {
+  z.transform(({ locale, ...overrides }): Messages => {
     const set: Texts = TEXTS[locale];
     const chosen = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as Partial<Texts>;
     return { locale, ...set, ...chosen };
@@ -289,5 +289,4 @@ export const configSchema = z.strictObject({
 export type ConfigInput = z.input<typeof configSchema>;
 /** The validated config with every default filled in. */
 export type StationConfig = z.output<typeof configSchema>;
-export type Messages = z.output<typeof messagesSchema>;
 export type BuzzerPatterns = z.output<typeof buzzerSchema>['patterns'];

@@ -6,14 +6,14 @@
  * (reload-signal.ts): the file says how many SIGHUPs arrived (`requested`) and the highest one a
  * finished reload answers (`answered`, read from the file after that request). Read before the
  * signal, `requested` = r; once `answered` > r a reload that read the config after this command
- * began has finished, and its outcome is this command's: exit 0 applied, 1 refused or invalid (its
- * line on stderr), 1 also when the daemon stops or no answer comes within --timeout-ms.
+ * began has finished, and its outcome is this command's: EXIT_OK applied, EXIT_FAILURE refused or
+ * invalid (its line on stderr), EXIT_FAILURE also when the daemon stops or no answer comes within --timeout-ms.
  * systemd's TimeoutStartSec= bounds the whole command too.
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { UsageError } from '../errors.js';
+import { EXIT_FAILURE, EXIT_OK, UsageError } from '../errors.js';
 import { sleep } from '../time.js';
 import { RELOAD_STATUS_FILE, type ReloadStatus } from './reload-signal.js';
 
@@ -64,7 +64,7 @@ export async function runReloadCommand(args: string[], deps: ReloadCommandDeps):
     deps.kill(pid, 'SIGHUP');
   } catch (e) {
     deps.err(`reload: cannot signal the station (pid ${pid}): ${(e as NodeJS.ErrnoException).code ?? String(e)}`);
-    return 1;
+    return EXIT_FAILURE;
   }
   const deadline = performance.now() + timeoutMs;
   for (;;) {
@@ -72,15 +72,15 @@ export async function runReloadCommand(args: string[], deps: ReloadCommandDeps):
     if (status !== null && status.answered > before && status.ok !== null) {
       if (status.ok) deps.out(status.line);
       else deps.err(status.line);
-      return status.ok ? 0 : 1;
+      return status.ok ? EXIT_OK : EXIT_FAILURE;
     }
     if (!alive(deps.kill, pid)) {
       deps.err('reload: the station stopped before it answered; the config it starts with next is the file on disk');
-      return 1;
+      return EXIT_FAILURE;
     }
     if (performance.now() > deadline) {
       deps.err(`reload: no answer within ${Math.round(timeoutMs / 1000)} s; the reload may still be waiting for the station to be free`);
-      return 1;
+      return EXIT_FAILURE;
     }
     await sleep(POLL_MS);
   }

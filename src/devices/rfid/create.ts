@@ -1,6 +1,6 @@
 /** A host-mode reader from its config section: the one place that turns config into options. */
 import type { Logger } from 'pino';
-import type { SerialOpener } from '../serial/link.js';
+import type { SerialOpener, SerialPortOptions } from '../serial/link.js';
 import { READER_FAMILIES } from './families.js';
 import { HostModeReader } from './reader.js';
 import type { RfidReaderConfig, SimulatedRfidReaderConfig } from './schema.js';
@@ -25,11 +25,11 @@ function behaviour(c: Behaviour) {
   };
 }
 
-/** A reader of a board profile's `scanners` (kind `rfid-reader`). */
-export function createRfidReader(c: RfidReaderConfig, log: Logger): HostModeReader {
+/** A reader of a board profile's `scanners` (kind `rfid-reader`); `port` defaults to the section's line settings. */
+export function createRfidReader(c: RfidReaderConfig, log: Logger, port?: SerialPortOptions): HostModeReader {
   return new HostModeReader({
     family: READER_FAMILIES[c.family],
-    port: { path: c.path, baudRate: c.baudRate, dataBits: c.dataBits, parity: c.parity, stopBits: c.stopBits },
+    port: port ?? { path: c.path, baudRate: c.baudRate, dataBits: c.dataBits, parity: c.parity, stopBits: c.stopBits },
     ...behaviour(c),
     log,
   });

@@ -2,7 +2,7 @@
  * A host-mode RFID reader on a serial line (USB-serial or RS-232), implementing RfidReader.
  *
  * - The line: opened, probed (one harmless command the reader must answer) and reopened with capped
- *   exponential backoff by the same Reconnector as every serial device (input/reconnect.ts). A
+ *   exponential backoff by the base every driver with a link shares (reconnecting-device.ts). A
  *   reader that is unplugged, answers nothing, garbage or a wrong CRC `failuresBeforeReconnect`
  *   times in a row is closed and reopened; meanwhile health says why (st DOWN with that text).
  * - The field: an inventory every `inventoryIntervalMs`; a tag is present from the first round that
@@ -14,8 +14,9 @@
  * - Security writes run between rounds (the line is half-duplex) and are verified by reading back.
  */
 import type { Logger } from 'pino';
-import { DeviceBase, faulty, HEALTHY, Listeners } from '../device-base.js';
-import { Reconnector, type BackoffOptions, type Link } from '../input/reconnect.js';
+import { Listeners } from '../device-base.js';
+import type { BackoffOptions, Link } from '../reconnect.js';
+import { ReconnectingDevice } from '../reconnecting-device.js';
 import { openSerialPort, type SerialOpener, type SerialPortOptions } from '../serial/link.js';
 import type { RfidReader, RfidTag, RfidTagData, SecurityWrite, SecurityWriteResult, Unsubscribe } from '../types.js';
 import { RfidReaderError, rfidDetail } from './errors.js';
@@ -57,23 +58,22 @@ interface Known {
   attempts: number;
 }
 
-export class HostModeReader extends DeviceBase implements RfidReader {
+export class HostModeReader extends ReconnectingDevice<Connection> implements RfidReader {
   readonly send: 'item-id' | 'uid';
   private readonly fields = new Listeners<[readonly RfidTag[]]>();
   private readonly tracker: FieldTracker;
   private readonly known = new Map<string, Known>();
-  private readonly reconnector: Reconnector<Connection>;
   private readonly sessionOptions: SessionOptions;
+  private readonly opener: SerialOpener;
   private conn: Connection | null = null;
   private chain: Promise<unknown> = Promise.resolve();
   private timer: NodeJS.Timeout | null = null;
   private failures = 0;
   private emitted = '';
-  private closed = false;
 
   constructor(private readonly o: HostModeReaderOptions) {
     const name = o.name ?? `RFID reader ${o.port.path}`;
-    super(name, faulty(`${name}: not opened yet`));
+    super(name, { reconnect: o.reconnect, openTimeoutMs: o.openTimeoutMs, log: o.log });
     this.send = o.send;
     this.tracker = new FieldTracker(o.absentRounds);
     this.sessionOptions = {
@@ -84,30 +84,7 @@ export class HostModeReader extends DeviceBase implements RfidReader {
       blockOrder: o.blockOrder,
       blocksPerRead: o.blocksPerRead,
     };
-    const opener = o.opener ?? openSerialPort;
-    this.reconnector = new Reconnector<Connection>({
-      name,
-      backoff: o.reconnect,
-      openTimeoutMs: o.openTimeoutMs,
-      log: o.log,
-      open: (lost) => this.open(opener, lost),
-      onUp: (c) => {
-        this.conn = c;
-        this.failures = 0;
-        this.setHealth(HEALTHY);
-        this.schedule(0);
-      },
-      onDown: (reason) => {
-        this.conn = null;
-        this.stopTimer();
-        this.setHealth(faulty(`${name}: ${reason}`));
-      },
-    });
-  }
-
-  /** First open attempt; a missing reader is not an error here (health says so, retries run). */
-  start(): Promise<void> {
-    return this.reconnector.start();
+    this.opener = o.opener ?? openSerialPort;
   }
 
   onField(listener: (tags: readonly RfidTag[]) => void): Unsubscribe {
@@ -122,13 +99,29 @@ export class HostModeReader extends DeviceBase implements RfidReader {
     });
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+  protected override openLink(lost: (reason: string) => void): Promise<Connection> {
+    return this.open(this.opener, lost);
+  }
+
+  protected override linkUp(c: Connection): void {
+    this.conn = c;
+    this.failures = 0;
+    this.schedule(0);
+  }
+
+  protected override linkDown(): void {
+    this.conn = null;
+    this.stopTimer();
+  }
+
+  /** "RFID reader /dev/pickup-rfid-reader: no answer within 500 ms (3 requests in a row)". */
+  protected override downDetail(reason: string): string {
+    return `${this.name}: ${reason}`;
+  }
+
+  protected override onClose(): void {
     this.stopTimer();
     this.fields.clear();
-    this.clearHealthListeners();
-    await this.reconnector.stop();
   }
 
   // --- the line --------------------------------------------------------------------------------

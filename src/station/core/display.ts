@@ -14,7 +14,7 @@
  */
 import type { CoreConfig, CoreState } from '../core-types.js';
 import type { Ctx } from './context.js';
-import { securityScreen, waitingSet } from './rfid.js';
+import { securityScreen, waitingSet } from './rfid-view.js';
 
 /** Whether lines have something to read: a server may send [] or blank lines, which must never blank the display. */
 export function hasText(lines: readonly string[]): boolean {

@@ -32,26 +32,20 @@
  */
 import type { RfidTag } from '../../devices/types.js';
 import type { ServerAnswer } from '../../protocol/types.js';
-import type { CoreConfig, CoreState, RfidField, RfidState, SecurityFailure, SecurityOwed } from '../core-types.js';
+import type { CoreConfig, RfidField, RfidState, SecurityFailure, SecurityOwed } from '../core-types.js';
 import { commandProblem } from './answers.js';
 import type { Ctx } from './context.js';
 import { sound } from './context.js';
 import { showOverlay } from './display.js';
 import { onScan } from './input.js';
+import { missingParts, RFID_DEFAULTS, settings } from './rfid-view.js';
 
-type RfidSettings = NonNullable<CoreConfig['rfid']>;
-
-/** Without an `rfid` section: sets need all their parts, the security bit is left alone. */
-export const RFID_DEFAULTS: RfidSettings = { sets: 'require-all', security: { kind: 'off' }, securityWindowMs: 30_000, securityRetryMs: 1_000 };
+export { RFID_DEFAULTS };
 
 const MAX_FAILURES_KEPT = 10;
 const EMPTY_FIELD: RfidField = { tags: [], seen: [], done: [] };
 
 export const INITIAL_RFID: RfidState = { fields: {}, owed: null, job: null, failures: [] };
-
-function settings(config: CoreConfig): RfidSettings {
-  return config.rfid ?? RFID_DEFAULTS;
-}
 
 function keyOf(t: RfidTag, send: 'item-id' | 'uid'): string {
   return t.data.kind === 'item' && send === 'item-id' ? `item:${t.data.itemId}` : `uid:${t.uid}`;
@@ -167,44 +161,6 @@ function reportAlone(
 
 function setField(ctx: Ctx, reader: string, field: RfidField): void {
   ctx.s.rfid = { ...ctx.s.rfid, fields: { ...ctx.s.rfid.fields, [reader]: field } };
-}
-
-/** Parts of one item lying on the reader: how many of how many; null when it is no set. */
-function missingParts(parts: readonly RfidTag[]): { missing: number; total: number } | null {
-  let total = 0;
-  const have = new Set<number>();
-  for (const t of parts) {
-    if (t.data.kind !== 'item' || t.data.set === null) continue;
-    total = Math.max(total, t.data.set.of);
-    have.add(t.data.set.part);
-  }
-  return total > 1 ? { missing: Math.max(0, total - have.size), total } : null;
-}
-
-/** An item of several parts waiting on a reader for its missing ones (the idle screen counts them), or null. */
-export function waitingSet(config: CoreConfig, s: CoreState): { missing: number; total: number } | null {
-  if (settings(config).sets !== 'require-all') return null;
-  for (const field of Object.values(s.rfid.fields)) {
-    const byItem = new Map<string, RfidTag[]>();
-    for (const t of field.tags) {
-      if (t.data.kind !== 'item' || t.data.set === null) continue;
-      const key = `item:${t.data.itemId}`;
-      if (field.done.includes(key)) continue;
-      byItem.set(key, [...(byItem.get(key) ?? []), t]);
-    }
-    if (byItem.size !== 1) continue;
-    for (const parts of byItem.values()) {
-      const m = missingParts(parts);
-      if (m !== null && m.missing > 0) return m;
-    }
-  }
-  return null;
-}
-
-/** The screen the security job asks for (the item must go back on the reader), or null. */
-export function securityScreen(config: CoreConfig, s: CoreState): readonly string[] | null {
-  const job = s.rfid.job;
-  return job !== null && job.lastReason !== null && job.remaining.length > 0 ? config.messages.rfidPutBack : null;
 }
 
 // --- the security bit ---------------------------------------------------------------------------
