@@ -41,10 +41,7 @@ export interface CoreConfig {
 /** The `rfid` section as the core reads it (src/config/rfid.ts validates it). */
 export interface RfidCoreConfig {
   readonly sets: 'require-all' | 'report-first';
-  readonly security:
-    | { readonly kind: 'off' }
-    | { readonly kind: 'afi'; readonly secured: number; readonly unsecured: number }
-    | { readonly kind: 'eas' };
+  readonly security: { readonly kind: 'off' } | { readonly kind: 'afi'; readonly secured: number; readonly unsecured: number } | { readonly kind: 'eas' };
   readonly securityWindowMs: number;
   readonly securityRetryMs: number;
 }
