@@ -92,6 +92,7 @@ export async function runDemo(args: string[]): Promise<number> {
   const ring = new LogRing(config.debug.logLines);
   const log = createLogger(config.log.level, await prettyStream(), { ring });
   const hardware = simulatedStationFor(config, log);
+  await hardware.ready;
   // What a person watches: by default the terminal display driver as the field's 20x4 LCD; with
   // --display another geometry, drawn by that display's own driver code from the display events;
   // with --display kiosk the touchscreen page (and a keypad beside the typed commands).

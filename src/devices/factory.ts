@@ -7,8 +7,10 @@ import type { StationHardware } from './types.js';
 export function createHardware(config: StationConfig, log?: Logger): Promise<StationHardware> {
   const hw = config.hardware;
   switch (hw.kind) {
-    case 'simulated':
-      return Promise.resolve(simulatedStationFor(config, log));
+    case 'simulated': {
+      const station = simulatedStationFor(config, log);
+      return station.ready.then(() => station);
+    }
     case 'board':
       // Loaded only for real hardware: the demo and tests never load onoff or spawn gpiod tools.
       return import('./board.js').then(({ createBoardHardware }) => createBoardHardware(config, hw, log ?? createLogger(config.log.level)));

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { feigIsoHost } from '../../src/devices/rfid/feig/session.js';
+import { openSerialPort } from '../../src/devices/serial/link.js';
 import { HostModeReader } from '../../src/devices/rfid/reader.js';
 import { FeigReaderModel } from '../../src/devices/sim/feig-reader-model.js';
 import { serveModel, type ServedModel } from '../../src/devices/sim/model-port.js';
@@ -49,6 +50,7 @@ describe.skipIf(!IN_RIG)('RFID reader through the guest kernel tty layer', () =>
     const reader = new HostModeReader({
       family: feigIsoHost,
       port: { path: pty.b, ...feigIsoHost.line, baudRate: 115_200 },
+      opener: openSerialPort,
       busAddress: 0xff,
       frame: 'advanced',
       answerTimeoutMs: 1_500,

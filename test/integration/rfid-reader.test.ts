@@ -11,6 +11,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { feigIsoHost } from '../../src/devices/rfid/feig/session.js';
+import { openSerialPort } from '../../src/devices/serial/link.js';
 import { HostModeReader, type HostModeReaderOptions } from '../../src/devices/rfid/reader.js';
 import { FeigReaderModel, type FeigModelOptions } from '../../src/devices/sim/feig-reader-model.js';
 import { serveModel, type ServedModel } from '../../src/devices/sim/model-port.js';
@@ -51,6 +52,7 @@ function reader(o: Partial<HostModeReaderOptions> = {}): { r: HostModeReader; fi
   const r = new HostModeReader({
     family: feigIsoHost,
     port: { path: pty.b, ...feigIsoHost.line },
+    opener: openSerialPort,
     busAddress: 0xff,
     frame: 'advanced',
     answerTimeoutMs: 150,

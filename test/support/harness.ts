@@ -76,6 +76,7 @@ export async function startHarness(
     overrides.hardware === undefined
       ? new SimulatedStation({ boxNumbers: STATION.boxes.map((_, i) => i + 1), doorSpringMs: 20, inputVoltage: 12.4, internetSignalStrength: 87 })
       : simulatedStationFor(config, log);
+  await sim.ready;
   const station = await startStation({ config, password, log, hardware: sim, journal });
   return {
     server,

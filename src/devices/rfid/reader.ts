@@ -17,7 +17,7 @@ import type { Logger } from 'pino';
 import { Listeners } from '../device-base.js';
 import type { BackoffOptions, Link } from '../reconnect.js';
 import { ReconnectingDevice } from '../reconnecting-device.js';
-import { openSerialPort, type SerialOpener, type SerialPortOptions } from '../serial/link.js';
+import type { SerialOpener, SerialPortOptions } from '../serial/link.js';
 import type { RfidReader, RfidTag, RfidTagData, SecurityWrite, SecurityWriteResult, Unsubscribe } from '../types.js';
 import { RfidReaderError, rfidDetail } from './errors.js';
 import type { ReaderFamily, ReaderSession, SessionOptions } from './family.js';
@@ -44,8 +44,11 @@ export interface HostModeReaderOptions {
   readonly reconnect: BackoffOptions;
   readonly openTimeoutMs: number;
   readonly log: Logger;
-  /** The hardware boundary: the serial port, or (simulated hardware) the model reader's line. */
-  readonly opener?: SerialOpener;
+  /**
+   * The hardware boundary: the serial port (openSerialPort), or (simulated hardware) the model
+   * reader's line. Given, not defaulted, so that simulated hardware never loads serialport's addon.
+   */
+  readonly opener: SerialOpener;
 }
 
 interface Connection extends Link {
@@ -84,7 +87,7 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
       blockOrder: o.blockOrder,
       blocksPerRead: o.blocksPerRead,
     };
-    this.opener = o.opener ?? openSerialPort;
+    this.opener = o.opener;
   }
 
   onField(listener: (tags: readonly RfidTag[]) => void): Unsubscribe {

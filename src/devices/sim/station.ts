@@ -4,7 +4,7 @@
  */
 import type { StationConfig } from '../../config/schema.js';
 import { createLogger, type Logger } from '../../log.js';
-import { createSimulatedRfidReader } from '../rfid/create.js';
+import { createSimulatedRfidReader } from '../rfid/simulated.js';
 import type { HostModeReader } from '../rfid/reader.js';
 import type { Device, Display, KeypadKey, RfidReader, StationHardware } from '../types.js';
 import { SimBuzzer, SimTamper } from './alarm-devices.js';
@@ -44,6 +44,12 @@ export class SimulatedStation implements StationHardware {
   readonly rfidReaders: readonly RfidReader[];
   /** The model reader lying in front of the station (the demo places tags on it); null: none in this process. */
   readonly rfidModel: FeigReaderModel | null;
+  /**
+   * Settles once the RFID reader's first open was tried (never rejects: a reader that cannot be
+   * opened is health, retried), so that the station starts — as on a board — knowing whether its
+   * devices answer, instead of reporting a reader "not opened yet" and then its recovery.
+   */
+  readonly ready: Promise<void>;
   private readonly stateFile: SimStateFile | null;
 
   constructor(opts: SimulatedStationOptions) {
@@ -55,8 +61,7 @@ export class SimulatedStation implements StationHardware {
     this.stateFile = file === null ? null : new SimStateFile(file, opts.boxNumbers, this.doors, this.locks);
     this.rfidReaders = opts.rfid ? [opts.rfid.reader] : [];
     this.rfidModel = opts.rfid?.model ?? null;
-    // Opening reports through health (and retries): nothing to wait for here.
-    if (opts.rfid) void opts.rfid.reader.start();
+    this.ready = opts.rfid ? opts.rfid.reader.start() : Promise.resolve();
   }
 
   devices(): readonly Device[] {
