@@ -11,6 +11,7 @@ import type { Technician } from '../tokens/tokens.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import { inServiceMode, readerActivity } from '../station/core.js';
 import type { BoxAction, FailureView } from '../supervisor/observe.js';
+import { readInstallRecord, releaseView, type ReleaseView } from '../systemd/install-record.js';
 
 /**
  * Optional capability of a lock bank or door sensor driver: the hardware line behind a box (e.g.
@@ -116,6 +117,11 @@ export interface StatusBody {
    * or unreadable at start and set aside, or a failed write); `location` the file or "memory".
    */
   readonly journal: { readonly ok: boolean; readonly problem: string | null; readonly location: string };
+  /**
+   * The releases as the installer recorded them (src/systemd/install-record.ts): installed, whether
+   * the running one is proven, an upgrade pending, a known-bad release. null: no record.
+   */
+  readonly release: ReleaseView | null;
   /** The config without secrets (publicConfig). */
   readonly config: unknown;
 }
@@ -149,6 +155,7 @@ export function buildStatus(supervisor: Supervisor, who: Technician, eventCount:
     devices: hardware.devices().map(deviceView),
     hardware: config.hardware.kind,
     journal: { ...runtime.journalHealth(), location: runtime.journal.location },
+    release: config.metrics.installStatusFile === null ? null : releaseView(readInstallRecord(config.metrics.installStatusFile), VERSION),
     config: publicConfig(config),
   };
 }

@@ -29,6 +29,7 @@ export function formatStatus(s: StatusBody): string {
     out.push(`keypad      ${t.failures} wrong PIN(s) in a row${t.lockout ? `; LOCKED, ${Math.ceil(t.lockout.remainingMs / 1000)} s left` : ''}`);
   }
   if (s.tamper) out.push(`tamper      ${s.tamper.open ? 'OPEN' : 'closed'} (${s.tamper.name})`);
+  if (s.release) out.push(`release     ${formatRelease(s.release)}`);
   out.push(`display     ${s.display.map((l) => `|${l}|`).join(' ')}`);
   out.push('', 'boxes');
   for (const b of s.boxes) {
@@ -42,6 +43,16 @@ export function formatStatus(s: StatusBody): string {
   for (const e of s.events) out.push(`  ${formatEvent(e)}`);
   out.push('', `signed in as ${s.technician.name} (${s.technician.scope})`);
   return out.join('\n');
+}
+
+/** The release line: what runs, whether it is proven, an upgrade pending, a known-bad release. */
+export function formatRelease(r: NonNullable<StatusBody['release']>): string {
+  const proof = r.proven === null ? '' : r.proven ? ' (proven)' : ' (NOT PROVEN yet: its proof was cut off or is under way)';
+  const parts = [`running ${r.running}${proof}`];
+  if (r.installed !== null && r.installed !== r.running) parts.push(`installed ${r.installed}`);
+  if (r.pending !== null) parts.push(`UPGRADE PENDING: ${r.pending} (switches when the station is free)`);
+  if (r.knownBad !== null) parts.push(`known bad: ${r.knownBad.version} (${r.knownBad.reason}; not tried again)`);
+  return parts.join('; ');
 }
 
 /** One log line (pino JSON) as `time LEVEL msg key=value ...`. */
