@@ -129,7 +129,7 @@ START=1
 PASSWORD_FILE=""
 NODE_BIN="${NODE:-/usr/bin/node}"   # the board's node; a bundle's own node/bin/node replaces it
 FORCE=0         # do not wait for the station's update lock
-RETRY_FAILED=0  # try a known-bad release again
+RETRY_FAILED="${PICKUP_STATION_RETRY_FAILED:-0}"  # try a known-bad release again (also through apt: the environment reaches the postinst)
 PASSWORD_CHANGED=0  # --password-file installed a new password: the station restarts to read it
 LOCK_WAIT=""    # seconds to wait for a free station before deferring ('' = the settings or 60)
 HEALTH_WAIT=""  # seconds a new release has to prove itself healthy before it is rolled back (180)
@@ -661,7 +661,9 @@ install_release() {
   fi
   chown -R 0:0 "$tmpdest"
   chmod -R u+rwX,go+rX,go-w "$tmpdest"
-  sync_path "$tmpdest"
+  # On disk before `current` can ever point at it (a copy's data may still be in the page cache; dpkg's
+  # files, which the hard links share, it synced itself).
+  sync -f "$tmpdest" 2>/dev/null || sync
   if [ -d "$dest" ]; then
     # Same version, different content (a rebuilt checkout): replace it.
     mv "$dest" "$RELEASES/.old-$version.$$"
@@ -1267,6 +1269,7 @@ get_release() { # -> STAGE, verified
   if [ -n "$PACKAGE_RELEASE" ]; then
     [ -f "$PACKAGE_RELEASE/manifest.json" ] || die "no release in $PACKAGE_RELEASE (manifest.json)"
     STAGE="$(cd "$PACKAGE_RELEASE" && pwd)"
+    if already_installed; then return 0; fi
     choose_node
     verify_bundle
   elif [ -n "$BUNDLE" ]; then
@@ -1279,6 +1282,23 @@ get_release() { # -> STAGE, verified
     check_node
     build_from_source
   fi
+}
+
+# already_installed: the package's release is the one under releases/ (the same manifest, which lists
+# every file's sha256, and its files are hard links of the same ones): it was verified when it was
+# installed. A configure again (a reinstall, dpkg --configure -a after an interruption, the repair
+# before a start) then costs no node start and no second read of 128 MiB.
+already_installed() {
+  local version dest
+  version="$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$STAGE/manifest.json" | head -n 1)"
+  [[ "$version" =~ ^[A-Za-z0-9][A-Za-z0-9._+-]*$ ]] || return 1
+  dest="$RELEASES/$version"
+  [ -f "$dest/manifest.json" ] && grep -q '"checksums"' "$STAGE/manifest.json" && cmp -s "$STAGE/manifest.json" "$dest/manifest.json" || return 1
+  [ "$(stat -c %i "$STAGE/app/main.js")" = "$(stat -c %i "$dest/app/main.js" 2>/dev/null)" ] || return 1
+  M_VERSION="$version"
+  NODE_BIN="$dest/node/bin/node"
+  [ -x "$NODE_BIN" ] || NODE_BIN=/usr/bin/node
+  say "release $version is the one installed from this package (verified then)"
 }
 
 do_install() {
@@ -1308,7 +1328,7 @@ do_install() {
     S_result=known-bad; S_reason="$S_knownBadReason"
     state_save
     say "release $RELEASE failed its proof before ($S_knownBadReason): not tried again; $S_running keeps running."
-    say "  A newer release is tried as usual; this one again only with: install.sh --retry-failed"
+    say "  A newer release is tried as usual; this one again only when asked: PICKUP_STATION_RETRY_FAILED=1 apt-get install --reinstall $NAME (install.sh --retry-failed)"
     journal warning "release $RELEASE is known bad ($S_knownBadReason): not tried again; $S_running keeps running"
     [ -n "$PACKAGE_RELEASE" ] || ROLLED_BACK=1
   elif ! can_run_now && [ -z "$S_proven" ]; then
@@ -1406,8 +1426,6 @@ do_rollback() {
   activate "$prev"
   reload_units
   S_running="$prev"; S_switching=""
-  # An emergency rollback: what was left is not brought back by the next apt run.
-  [ -z "$from" ] || mark_known_bad "$from" "rolled back by hand (install.sh --rollback)"
   if ! can_run_now; then
     S_proof=proven; S_proven="$prev"; S_result=ok; S_reason="rolled back by hand; not started: $WHY_NOT"
     [ -z "$from" ] || ensure_link "releases/$from" "$OPT/previous" || true
@@ -1420,14 +1438,12 @@ do_rollback() {
   if prove "$prev" restart; then
     say "release $prev is healthy ($HEALTH_NOTE)"
     accept "$prev" "$from"
-    mark_known_bad "$from" "rolled back by hand (install.sh --rollback)"
     S_result=ok; S_reason="rolled back by hand from $from"
     state_save
     journal warning "rolled back by hand from $from to $prev"
     return 0
   fi
   local why="$WHY"
-  S_knownBad=""; S_knownBadReason=""
   journal err "the rollback from $from to $prev failed: $why; back to $from"
   say "error: $prev is not healthy either: $why. Back to $from"
   roll_back_to "$from" "$prev" "$why" "$(uptime_s)" || true
