@@ -16,6 +16,8 @@
 #                                   matrix (e2e.sh --set full)
 #   scripts/board/run.sh --apt      fleet delivery alone on a fresh boot (apt.sh; e2e.sh --set ci,
 #                                   BOARD_APT_SET=full for its matrix)
+#   scripts/board/run.sh --prepare  only the cached parts (package lists, gpio-sim, the root filesystem
+#                                   image): what .ci/run builds in the background while the tests run
 #   BOARD_BUNDLE=release/x.tar.gz   install that bundle instead of building one (npm run bundle)
 #   BOARD_KEEP=1                    leave the guest running at the end (ssh details in .board/run/)
 #   BOARD_PARTS=drain,sysfs         --full: only the parts whose function name has one of the words
@@ -42,6 +44,7 @@ board_gpio_sim
 stamp "gpio-sim.ko for $KVER"
 board_rootfs
 stamp "root filesystem image $(basename "$(dirname "$IMAGE_BASE")")"
+[ "${1:-}" != --prepare ] || exit 0
 
 # The release under test: this checkout's arm64 bundle, built as a release is built.
 BUNDLE="${BOARD_BUNDLE:-}"

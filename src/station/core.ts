@@ -40,7 +40,8 @@ import { onRefusalTimer } from './core/refusals.js';
 import { onStart, showNotice } from './core/restart.js';
 import type { CoreConfig, CoreState, Effect, Input, LogLevel, TimerName, Transition } from './core-types.js';
 
-export { isRescue, modeBlocker, notFreeReason, readerActivity, readerEventInFlight, selfTestBlocker } from './core/activity.js';
+export { isRescue, modeBlocker, notFreeReason, readerActivity, readerEventInFlight, selfTestBlocker, technicianOpenCheck } from './core/activity.js';
+export type { TechnicianOpenCheck } from './core/activity.js';
 export { commandProblem } from './core/answers.js';
 export { boxNumber, inServiceMode, SERVICE_FAULT } from './core/context.js';
 export { formatCountdown, screen } from './core/display.js';

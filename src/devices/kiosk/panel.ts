@@ -10,7 +10,7 @@
  */
 import type { Logger } from 'pino';
 import { DeviceBase, HEALTHY, Listeners } from '../device-base.js';
-import { backoffDelay, type BackoffOptions } from '../input/reconnect.js';
+import { backoffDelay, type BackoffOptions } from '../reconnect.js';
 import type { DeviceHealth, Display, Keypad, KeypadKey, PushButton, Unsubscribe } from '../types.js';
 import { errorMessage } from '../../errors.js';
 import { KioskServer } from './server.js';
