@@ -291,19 +291,14 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
       expect.stringMatching(/^logger .* rolled back by hand from 1\.1\.0 to 1\.0\.0$/),
     ]);
     expect(snapshot(join(root, 'etc/pickup-station'))).toEqual(credsBefore);
-    // An emergency rollback is not undone by the next run of the same release: it is known bad now.
-    expect(installRecord()).toMatchObject({
-      installed: '1.1.0',
-      running: '1.0.0',
-      proof: 'proven',
-      knownBad: '1.1.0',
-      knownBadReason: 'rolled back by hand (install.sh --rollback)',
-    });
+    // Installed and running differ (the fleet sees it); nothing but an operator or a newer release brings 1.1.0 back.
+    expect(installRecord()).toMatchObject({ installed: '1.1.0', running: '1.0.0', proof: 'proven', pending: '', knownBad: '' });
+    expect(install(['--repair']).commands).toEqual([]);
 
-    // Rolling back twice is rolling forward (an operator's own choice: no longer known bad).
+    // Rolling back twice is rolling forward.
     expect(install(['--rollback']).status).toBe(0);
     expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
-    expect(installRecord()).toMatchObject({ running: '1.1.0', proof: 'proven', knownBad: '1.0.0' });
+    expect(installRecord()).toMatchObject({ running: '1.1.0', proof: 'proven', knownBad: '' });
 
     // A third release: the oldest goes.
     expect(install(['--bundle', bundle('1.2.0')]).status).toBe(0);
@@ -620,8 +615,8 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)("install.sh --package-
     expect(again.status, again.out).toBe(0);
     expect(again.out).toContain('release 1.1.0 failed its proof before (PICKUP_INSTALL_UNHEALTHY=1.1.0 (--root)): not tried again; 1.0.0 keeps running');
     expect(starts(again.commands)).toEqual([]);
-    // An operator forces it.
-    const forced = install(['--package-release', unpackPackage('1.1.0'), '--retry-failed']);
+    // An operator forces it (through apt: the environment reaches the postinst).
+    const forced = install(['--package-release', unpackPackage('1.1.0')], { PICKUP_STATION_RETRY_FAILED: '1' });
     expect(forced.status, forced.out).toBe(0);
     expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
     expect(installRecord()).toMatchObject({ running: '1.1.0', proof: 'proven', knownBad: '' });
