@@ -661,6 +661,17 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)("install.sh --package-
     expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
   });
 
+  it('a disabled unit stays disabled and is not started by an upgrade (deb-systemd-helper: enabled on the first install only)', () => {
+    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+    expect(spawnSync('systemctl', [`--root=${root}`, 'disable', 'pickup-station'], { encoding: 'utf8' }).status).toBe(0);
+    const up = install(['--package-release', unpackPackage('1.1.0')]);
+    expect(up.status, up.out).toBe(0);
+    expect(up.out).toContain('the switch waits: the unit is disabled and not running');
+    expect(starts(up.commands)).toEqual([]);
+    expect(existsSync(join(root, 'etc/systemd/system/multi-user.target.wants/pickup-station.service'))).toBe(false);
+    expect(installRecord()).toMatchObject({ running: '1.0.0', pending: '1.1.0' });
+  });
+
   it("an administrator's unit in /etc/systemd/system stays; a copy an earlier installer made there is removed", () => {
     expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
     writeFileSync(join(root, 'etc/systemd/system/pickup-station.service'), UNIT); // what the earlier installer copied there
