@@ -355,7 +355,7 @@ json_string() { # VALUE -> a JSON string (control characters become spaces)
 }
 
 record_field() { # FIELD of the record file ('' if none)
-  sed -n "s/.*\"$1\":\"\(\([^\"\\\\]\|\\\\.\)*\)\".*/\1/p; s/.*\"$1\":\([0-9][0-9]*\).*/\1/p" "$STATE" 2>/dev/null |
+  { sed -n "s/.*\"$1\":\"\(\([^\"\\\\]\|\\\\.\)*\)\".*/\1/p; s/.*\"$1\":\([0-9][0-9]*\).*/\1/p" "$STATE" 2>/dev/null || true; } |
     head -n 1 | sed 's/\\"/"/g; s/\\\\/\\/g'
 }
 
@@ -918,8 +918,10 @@ start_upgrade_service() {
 # runtime directory when the service stops. A lock whose pid is not running is stale.
 readonly UPDATE_LOCK="$ROOT/run/$NAME/updates.lock"
 
+# The daemon removes the file at any moment (the station is free again): a read that finds it gone
+# reads "" (under pipefail a failed sed would end the script).
 lock_field() { # FIELD: a string or number field of the lock file ("" if none)
-  sed -n "s/.*\"$1\":\(\"\([^\"]*\)\"\|\([0-9][0-9]*\)\).*/\2\3/p" "$UPDATE_LOCK" 2>/dev/null | head -n 1
+  { sed -n "s/.*\"$1\":\(\"\([^\"]*\)\"\|\([0-9][0-9]*\)\).*/\2\3/p" "$UPDATE_LOCK" 2>/dev/null || true; } | head -n 1
 }
 
 lock_held() {
@@ -950,8 +952,8 @@ wait_for_station() {
 # --- proving a release healthy, and going back when it is not --------------------------------
 uptime_s() { cut -d. -f1 /proc/uptime; }   # monotonic (the wall clock may jump on a board's first NTP sync)
 
-release_field() { # FIELD of the daemon's release.json ('' if none or null)
-  sed -n "s/.*\"$1\":\(\"\([^\"]*\)\"\|\([0-9][0-9]*\)\).*/\2\3/p" "$RELEASE_STATUS" 2>/dev/null | head -n 1
+release_field() { # FIELD of the daemon's release.json ('' if none or null; systemd removes it with the service)
+  { sed -n "s/.*\"$1\":\(\"\([^\"]*\)\"\|\([0-9][0-9]*\)\).*/\2\3/p" "$RELEASE_STATUS" 2>/dev/null || true; } | head -n 1
 }
 
 # healthz_ok URL: the technician port's /healthz answers 200 {"ok":true}. http://HOST:PORT/healthz
@@ -1177,7 +1179,7 @@ settle_current() {
     state_save
     return 0
   fi
-  say "release $to was not proven (an earlier run was cut off): proving it now"
+  say "release $to is not proven yet (its first start since the install, or an earlier run was cut off): proving it now"
   S_proof=unproven
   state_save
   if prove "$to" running; then
@@ -1253,7 +1255,7 @@ repair_package() {
     iH* | *R)
       local version deb
       version="$(dpkg-query -W -f='${Version}' "$NAME" 2>/dev/null || true)"
-      deb="$(find /var/cache/apt/archives -maxdepth 1 -name "${NAME}_${version//:/%3a}_*.deb" 2>/dev/null | head -n 1)"
+      deb="$({ find /var/cache/apt/archives -maxdepth 1 -name "${NAME}_${version//:/%3a}_*.deb" 2>/dev/null || true; } | head -n 1)"
       if [ -n "$deb" ]; then
         run_logged "$NAME $version was cut off while dpkg unpacked it: dpkg -i $deb (apt's cache)" 1800 dpkg -i "$deb" || true
       else
