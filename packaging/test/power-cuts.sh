@@ -105,6 +105,7 @@ cut_row() {
   if [ "$kind" != good ]; then
     [ "$(record knownBad)" = "$v" ] || fail "$name: $v is not known bad"
   fi
+  unit_is "$end" || fail "$name: $end does not run under its own unit"
   on "${APT[@]}" install pickup-station-archive-keyring >/dev/null 2>&1 || fail "$name: the next apt-get install failed"
   [ -z "$(on dpkg --audit 2>&1)" ] || fail "$name: dpkg --audit: $(on dpkg --audit 2>&1)"
   on journalctl -b -t pickup-station-install --no-pager -o cat | sed 's/^/  journal: /' | tail -n 8

@@ -622,6 +622,20 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)("install.sh --package-
     expect(installRecord()).toMatchObject({ running: '1.1.0', proof: 'proven', knownBad: '' });
   });
 
+  it("a downgrade to an older release's package is a switch like an upgrade, and ends a failed release's mismatch (installed = running)", () => {
+    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+    expect(install(['--package-release', unpackPackage('1.1.0')]).status).toBe(0);
+    expect(install(['--package-release', unpackPackage('1.2.0')], { PICKUP_INSTALL_UNHEALTHY: '1.2.0' }).status).toBe(0);
+    expect(installRecord()).toMatchObject({ installed: '1.2.0', running: '1.1.0', knownBad: '1.2.0' });
+    const down = install(['--package-release', unpackPackage('1.0.0')]);
+    expect(down.status, down.out).toBe(0);
+    expect(starts(down.commands)).toEqual(['systemctl stop pickup-station', 'systemctl restart pickup-station']);
+    expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
+    expect(link('opt/pickup-station/previous')).toBe('releases/1.1.0');
+    expect(read(PACKAGED_UNIT)).toBe(UNIT);
+    expect(installRecord()).toMatchObject({ installed: '1.0.0', running: '1.0.0', proof: 'proven', proven: '1.0.0', result: 'ok' });
+  });
+
   it('--rollback after an automatic rollback goes to the last proven release, never to the failed one', () => {
     expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
     expect(install(['--package-release', unpackPackage('1.1.0')]).status).toBe(0);
