@@ -1048,7 +1048,9 @@ prove() {
     return
   fi
   systemctl reset-failed "$NAME" 2>/dev/null || true   # a release that failed before may have used up StartLimitBurst=
-  out="$(timeout "$HEALTH_WAIT" systemctl start "$NAME" 2>&1)" || rc=$?
+  # restart, not start: a socket unit of the release (the kiosk's port) may have started the station
+  # again between the stop and the switch, on the code that was current then.
+  out="$(timeout "$HEALTH_WAIT" systemctl restart "$NAME" 2>&1)" || rc=$?
   if [ "$rc" = 124 ]; then WHY="no READY=1 within ${HEALTH_WAIT}s"; return 1; fi
   if [ "$rc" != 0 ]; then
     health_now "$version" || true
