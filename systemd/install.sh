@@ -6,20 +6,33 @@
 #   sudo ./install.sh --bundle pickup-station-<version>-linux-arm64.tar.gz
 #                                                install from a release bundle (offline: no compiler,
 #                                                no registry)
-#   sudo ./install.sh --rollback                 switch back to the previous release
+#   sudo ./install.sh --rollback                 switch back to the last proven release before this one
 #   sudo ./install.sh --uninstall [--purge]      remove (keeps config and credentials unless --purge)
+#   install.sh --status                          what is installed, what runs, whether it is proven
 #   install.sh --package-release DIR             what the Debian package's postinst runs: install the
 #                                                release tree DIR the package unpacked
+#   install.sh --resume                          pickup-station-upgrade.service: finish a deferred or
+#                                                interrupted upgrade
+#   install.sh --repair                          pickup-station-repair.service: before the station
+#                                                starts, put a proven release in place
 #
 # Layout it creates (all root-owned unless said):
 #   /opt/pickup-station/releases/<version>/   one release: app/ node_modules/ package.json systemd/
 #                                             hardware/ manifest.json, node/ when it ships its own
 #                                             Node (the unit runs that one) (0755/0644)
 #   /opt/pickup-station/current  -> releases/<version>   what the unit runs (switched atomically)
-#   /opt/pickup-station/previous -> releases/<older>     what --rollback goes back to
-#                                             (only current and previous are kept)
-#   /etc/systemd/system/pickup-station.service   copied from the active release
-#   /etc/udev/rules.d/99-pickup-station.rules    copied from the active release's hardware/
+#   /opt/pickup-station/previous -> releases/<older>     the proven release before it: what
+#                                             --rollback goes back to (never one that failed)
+#   /opt/pickup-station/install-status.json   the installer's record (below)
+#   <units>/pickup-station.service            the current release's own unit (and its other units:
+#                                             kiosk), written at each switch, so the running release
+#                                             always runs under its own unit. <units> is
+#                                             /usr/local/lib/systemd/system (bundle and source
+#                                             installs), /usr/lib/systemd/system (the package)
+#   <units>/pickup-station-repair.service, pickup-station-upgrade.service   this installer's own
+#                                             units (the package ships them; written here otherwise)
+#   /usr/local/lib/pickup-station/install.sh  the installer those units run (bundle installs)
+#   /etc/udev/rules.d/99-pickup-station.rules copied from the active release's hardware/
 #   /etc/pickup-station/                      0750 root:pickup-station
 #   /etc/pickup-station/config.json           0640 root:pickup-station, from the template once,
 #                                             never overwritten
@@ -29,6 +42,8 @@
 #   /usr/local/bin/pickup-station, stationctl small wrappers running the current release
 #   user pickup-station (system, no login, home /var/lib/pickup-station = the unit's StateDirectory),
 #   group pickup-station; groups gpio, dialout, pickup-hid, i2c created if missing.
+# Nothing in /etc/systemd/system is written: that is the administrator's (a mask, a disabled unit,
+# drop-ins stay as they are).
 #
 # A release bundle is a .tar.gz whose top level (or single top directory) holds app/ (main.js,
 # stationctl.js, ...), node_modules/ (production only, addons built for the target), package.json,
@@ -43,32 +58,53 @@
 # A bundle is signed: FILE.sig beside it, a detached OpenPGP signature checked with gpgv (on every
 # Debian and Pi OS: apt depends on it) against the vendor's public key,
 # /usr/share/keyrings/pickup-station-archive-keyring.gpg (installed with the first release from
-# --key FILE; the Debian package ships it too). Nothing of the bundle is unpacked or run before
-# the signature checks out; --insecure-skip-signature installs an unsigned one, and says so in the
-# journal. The sha256 manifest then checks every file.
+# --key FILE; the package pickup-station-archive-keyring ships it too). Nothing of the bundle is
+# unpacked or run before the signature checks out; --insecure-skip-signature installs an unsigned
+# one, and says so in the journal. The sha256 manifest then checks every file.
 #
-# An upgrade proves itself: the old release is stopped (its ExecStopPost drives every lock OFF),
-# current switches, the new one starts, and within --health-wait seconds (default 180) it must be
-# active with READY=1, answer /healthz on its technician port, and have finished its first /state
-# (answered, or deactivated with the server unreachable) — as its /run/pickup-station/release.json
-# says. If not, current switches back, the previous release starts again (its ExecStartPre drives
-# every lock OFF first), an error line naming both versions and the reason goes to the journal,
-# /opt/pickup-station/install-status.json records installed vs running (the station's
-# pickup_station_release_mismatch metric), and the script exits 1.
+# Proof is a recorded state (install-status.json, written by temp file + fsync + rename):
+#   {"installed":"1.2.0","running":"1.1.0","proof":"proven","proven":"1.1.0","pending":"",
+#    "switching":"","knownBad":"1.2.0","knownBadReason":"...","attempts":0,"result":"rolled-back",
+#    "reason":"...","at":"..."}
+# installed: the version handed to the installer last; running: where `current` points; proof: of
+# that release (proven | unproven | failed); proven: the last release proven healthy; pending: a
+# release installed and waiting for its switch; switching: "FROM>TO" while a switch is half done;
+# knownBad: a release that failed its proof, not tried again until a newer one arrives or
+# --retry-failed. The daemon reports installed, proof, pending and knownBad (status, metrics).
+#
+# A switch proves itself: the old release is stopped (its ExecStopPost drives every lock OFF),
+# current switches with the release's unit, the new one starts, and within --health-wait seconds
+# (default 180) it must be active with READY=1, answer /healthz on its technician port, and have
+# finished its first /state (answered, or deactivated with the server unreachable) — as its
+# /run/pickup-station/release.json says. If not, it is recorded as known bad, current switches back
+# to the proven release, that one starts again (its ExecStartPre drives every lock OFF first) and
+# must prove itself too; an error line naming both versions and the reason goes to the journal.
+# Exit status after such a rollback: 1, except for the package's postinst (0: dpkg's state stays
+# clean; the outcome is in install-status.json, the journal and the metrics).
+#
+# A busy station defers, it does not fail: while the daemon holds its update lock
+# (/run/pickup-station/updates.lock: a box action in progress, a box open, an event in flight, a PIN
+# being typed) the installer waits at most --lock-wait seconds (default 60; the package: 0), then
+# installs the release, records it as pending and leaves the switch to pickup-station-upgrade.service,
+# which waits (at most DEFER_WAIT) until the station is free. --force does not wait. The same
+# happens when the unit is masked, or disabled and not running: the switch waits for its next start.
+#
+# Interrupted anywhere (a power cut, apt killed): pickup-station-repair.service runs before every
+# start of the station; it puts the last proven release back in place when the switch was half done
+# or the new release was not proven yet (that one is retried once the station runs), finishes
+# dpkg's configuration of this package within REPAIR_WAIT seconds, and hands the rest to
+# pickup-station-upgrade.service.
 #
 # Idempotent: a second run with the same input changes nothing and restarts nothing.
 #
-# An upgrade or a rollback does not restart a station that someone is using: while the daemon holds
-# its update lock (/run/pickup-station/updates.lock: a box action in progress, a box open, an event
-# in flight, a PIN being typed), it waits — at most --lock-wait seconds (default 600), saying why —
-# before it changes anything; --force does not wait. (A stop drains anyway: the event in flight is
-# answered and an answered box-open carried out before the locks go OFF.)
+# Settings: /etc/default/pickup-station (LOCK_WAIT, HEALTH_WAIT, DEFER_WAIT, REPAIR_WAIT); options
+# override them.
 #
 # Testing without touching this machine: --root DIR (or DESTDIR=DIR) installs into DIR. Files
 # get their real modes and owners (numeric ids from DIR/etc/passwd and DIR/etc/group, which must
 # exist; users and groups are added there with useradd/groupadd --prefix DIR). Nothing is run
 # against the live system: systemctl, udevadm and apt-get are printed as "would run: ..." and, if
-# PICKUP_INSTALL_RECORD is set, appended to that file.
+# PICKUP_INSTALL_RECORD is set, appended to that file; a release is taken as proven.
 set -euo pipefail
 umask 022
 
@@ -80,6 +116,10 @@ readonly SUPPLEMENTARY_GROUPS=(gpio dialout pickup-hid i2c)
 # A release without that file (older bundles) gets this list.
 readonly FALLBACK_RUNTIME_PACKAGES=(libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 gpiod procps)
 readonly BUILD_PACKAGES=(build-essential python3)       # node-gyp, for onoff's epoll addon (source installs only)
+# This installer's own units: not the release's, not switched with it.
+readonly HELPER_UNITS=("$NAME-repair.service" "$NAME-upgrade.service")
+# A release whose switch was cut off this many times (a power cut during each proof) counts as bad.
+readonly MAX_ATTEMPTS=3
 
 ROOT="${DESTDIR:-}"
 MODE=install
@@ -88,40 +128,52 @@ PURGE=0
 START=1
 PASSWORD_FILE=""
 NODE_BIN="${NODE:-/usr/bin/node}"   # the board's node; a bundle's own node/bin/node replaces it
-CHANGED=0       # something the running service depends on changed: restart it
 FORCE=0         # do not wait for the station's update lock
-LOCK_WAIT=600   # seconds to wait for it
-HEALTH_WAIT=180 # seconds a new release has to prove itself healthy before it is rolled back
+RETRY_FAILED="${PICKUP_STATION_RETRY_FAILED:-0}"  # try a known-bad release again (also through apt: the environment reaches the postinst)
+PASSWORD_CHANGED=0  # --password-file installed a new password: the station restarts to read it
+LOCK_WAIT=""    # seconds to wait for a free station before deferring ('' = the settings or 60)
+HEALTH_WAIT=""  # seconds a new release has to prove itself healthy before it is rolled back (180)
+DEFER_WAIT=""   # seconds pickup-station-upgrade.service waits for a free station (86400)
+REPAIR_WAIT=""  # seconds the repair before a start may spend on dpkg (120)
 PACKAGE_RELEASE=""  # --package-release DIR: the release tree the Debian package unpacked
 KEY_FILE=""     # --key FILE: the vendor's public key (else the installed one)
 SIGNATURE=""    # --signature FILE (default: the bundle's name + .sig)
 SKIP_SIGNATURE=0
 TMP=""
+# Set in the environment by this installer when it runs dpkg itself (the repair, the resume): the
+# package's postinst then only installs and records; the caller does the switch.
+DEFER="${PICKUP_INSTALL_DEFER:-}"
 
 say() { printf '%s: %s\n' "$NAME" "$*"; }
 die() { printf '%s: error: %s\n' "$NAME" "$*" >&2; exit 1; }
 
 usage() {
-  sed -n '2,12p' "$0" | sed 's/^# \{0,1\}//'
+  sed -n '2,17p' "$0" | sed 's/^# \{0,1\}//'
   cat <<EOF
 
 Options:
   --bundle FILE          install or upgrade from a release bundle (offline)
-  --rollback             activate the previous release
+  --rollback             activate the last proven release before the current one
   --uninstall            stop, disable and remove the service and the releases
   --purge                with --uninstall: also /etc/pickup-station, /var/lib/pickup-station and
                          the user and group pickup-station
+  --status               print the installer's record; exit 0 when the installed release runs
+                         proven, 2 while an upgrade is pending, 1 otherwise
   --password-file FILE   install FILE as the station-password credential (0600 root)
   --no-start             install and enable, but do not (re)start
-  --lock-wait SECONDS    wait at most this long for the station to be free (default 600)
+  --lock-wait SECONDS    wait at most this long for the station to be free before deferring the
+                         switch to pickup-station-upgrade.service (default 60)
   --health-wait SECONDS  how long a new release has to prove healthy before it is rolled back
                          (default 180)
   --force                do not wait for the station to be free (a box open, an event in flight)
+  --retry-failed         try a release again that failed its proof before
   --key FILE             the vendor's public key (binary OpenPGP, gpg --export) the bundle's
                          signature is checked against; installed for the next upgrades
   --signature FILE       the bundle's detached signature (default: the bundle's name + .sig)
   --insecure-skip-signature   install a bundle without checking its signature (logged)
   --package-release DIR  install the release tree DIR (the Debian package's postinst)
+  --resume               finish a deferred or interrupted upgrade (pickup-station-upgrade.service)
+  --repair               before a start: a proven release in place (pickup-station-repair.service)
   --root DIR             install into DIR, touch nothing else (also: DESTDIR=DIR)
   -h, --help             this text
 EOF
@@ -133,10 +185,14 @@ while [ $# -gt 0 ]; do
     --bundle=*) BUNDLE="${1#*=}"; shift ;;
     --rollback) MODE=rollback; shift ;;
     --uninstall) MODE=uninstall; shift ;;
+    --status) MODE=status; shift ;;
+    --resume) MODE=resume; shift ;;
+    --repair) MODE=repair; shift ;;
     --purge) PURGE=1; shift ;;
     --password-file) [ $# -ge 2 ] || die "--password-file needs a file"; PASSWORD_FILE="$2"; shift 2 ;;
     --no-start) START=0; shift ;;
     --force) FORCE=1; shift ;;
+    --retry-failed) RETRY_FAILED=1; shift ;;
     --lock-wait) [ $# -ge 2 ] || die "--lock-wait needs seconds"; LOCK_WAIT="$2"; shift 2 ;;
     --lock-wait=*) LOCK_WAIT="${1#*=}"; shift ;;
     --health-wait) [ $# -ge 2 ] || die "--health-wait needs seconds"; HEALTH_WAIT="$2"; shift 2 ;;
@@ -155,8 +211,6 @@ done
 [ -z "$BUNDLE" ] || [ "$MODE" = install ] || die "--bundle does not go with --$MODE"
 [ -z "$PACKAGE_RELEASE" ] || [ -z "$BUNDLE" ] || die "--package-release does not go with --bundle"
 [ -z "$PACKAGE_RELEASE" ] || [ "$MODE" = install ] || die "--package-release does not go with --$MODE"
-case "$LOCK_WAIT" in ''|*[!0-9]*) die "--lock-wait needs a whole number of seconds, got: $LOCK_WAIT" ;; esac
-case "$HEALTH_WAIT" in ''|*[!0-9]*|0) die "--health-wait needs a whole number of seconds > 0, got: $HEALTH_WAIT" ;; esac
 
 if [ -n "$ROOT" ]; then
   ROOT="$(cd "$ROOT" 2>/dev/null && pwd)" || die "--root: no such directory"
@@ -165,21 +219,47 @@ fi
 LIVE=1; [ -z "$ROOT" ] || LIVE=0
 [ "$(id -u)" = 0 ] || die "must run as root (it creates a user, and owns files as root and $NAME)"
 
+# The settings file (a conffile of the package): KEY=number lines; options given win.
+settings() {
+  local file="$ROOT/etc/default/$NAME" key value
+  [ -r "$file" ] || return 0
+  while IFS='=' read -r key value; do
+    value="${value%%#*}"; value="${value//[[:space:]\"\']/}"
+    case "$key" in
+      LOCK_WAIT) [ -n "$LOCK_WAIT" ] || LOCK_WAIT="$value" ;;
+      HEALTH_WAIT) [ -n "$HEALTH_WAIT" ] || HEALTH_WAIT="$value" ;;
+      DEFER_WAIT) [ -n "$DEFER_WAIT" ] || DEFER_WAIT="$value" ;;
+      REPAIR_WAIT) [ -n "$REPAIR_WAIT" ] || REPAIR_WAIT="$value" ;;
+    esac
+  done <"$file"
+}
+settings
+LOCK_WAIT="${LOCK_WAIT:-60}"; HEALTH_WAIT="${HEALTH_WAIT:-180}"; DEFER_WAIT="${DEFER_WAIT:-86400}"; REPAIR_WAIT="${REPAIR_WAIT:-120}"
+case "$LOCK_WAIT" in ''|*[!0-9]*) die "--lock-wait needs a whole number of seconds, got: $LOCK_WAIT" ;; esac
+case "$HEALTH_WAIT" in ''|*[!0-9]*|0) die "--health-wait needs a whole number of seconds > 0, got: $HEALTH_WAIT" ;; esac
+case "$DEFER_WAIT" in ''|*[!0-9]*) die "DEFER_WAIT needs a whole number of seconds, got: $DEFER_WAIT" ;; esac
+case "$REPAIR_WAIT" in ''|*[!0-9]*|0) die "REPAIR_WAIT needs a whole number of seconds > 0, got: $REPAIR_WAIT" ;; esac
+
 readonly OPT="$ROOT/opt/$NAME"
 readonly RELEASES="$OPT/releases"
 readonly ETC="$ROOT/etc/$NAME"
 readonly CREDS="$ETC/credentials"
-readonly UNIT_DEST="$ROOT/etc/systemd/system/$NAME.service"
 readonly UDEV_DEST="$ROOT/etc/udev/rules.d/99-$NAME.rules"
 readonly BIN="$ROOT/usr/local/bin"
 readonly VENDOR_KEY="$ROOT/usr/share/keyrings/$NAME-archive-keyring.gpg"
-readonly INSTALL_STATUS="$OPT/install-status.json"
+readonly STATE="$OPT/install-status.json"
 readonly RELEASE_STATUS="$ROOT/run/$NAME/release.json"
-# Installed by the Debian package: dpkg owns the unit (/lib/systemd/system), the udev rules and the
-# commands (/usr/bin); the releases under /opt are still this script's.
-readonly PACKAGED_UNIT="$ROOT/lib/systemd/system/$NAME.service"
+readonly INSTALL_LOCK="$ROOT/run/$NAME-install.lock"
+# The unit an earlier installer copied into the administrator's directory (removed when it is ours).
+readonly LEGACY_UNIT="$ROOT/etc/systemd/system/$NAME.service"
+# Installed by the Debian package: dpkg owns the release tree it unpacked, this installer's units,
+# the udev rules and the commands (/usr/bin); the releases under /opt and the release's units are
+# this script's.
 PACKAGED=0
 if [ -n "$PACKAGE_RELEASE" ] || [ -f "$ROOT/usr/lib/$NAME/release/manifest.json" ]; then PACKAGED=1; fi
+if [ "$PACKAGED" = 1 ]; then UNIT_DIR="$ROOT/usr/lib/systemd/system"; else UNIT_DIR="$ROOT/usr/local/lib/systemd/system"; fi
+readonly UNIT_DIR PACKAGED
+readonly INSTALLER_COPY="$ROOT/usr/local/lib/$NAME/install.sh"
 
 cleanup() {
   if [ -n "$TMP" ]; then rm -rf "$TMP"; fi
@@ -209,7 +289,20 @@ id_of() { # FILE NAME -> numeric id from a passwd/group file of the target
 uid_of() { id_of passwd "$1" || die "no user $1 in $ROOT/etc/passwd"; }
 gid_of() { id_of group "$1" || die "no group $1 in $ROOT/etc/group"; }
 
-# --- idempotent file operations (each sets CHANGED only when something changed) -------------
+# journal PRIORITY MESSAGE: a line in the system journal (syslog identifier pickup-station-install)
+# besides the output: what apt or Ansible print scrolls away, the journal stays.
+journal() {
+  if [ "$LIVE" = 1 ]; then
+    if command -v logger >/dev/null 2>&1; then logger -t "$NAME-install" -p "daemon.$1" -- "$2" || true; fi
+  else
+    host logger -t "$NAME-install" -p "daemon.$1" -- "$2"
+  fi
+}
+
+# sync_path PATH: its data (a file) or its entries (a folder) on disk before the next step.
+sync_path() { sync "$1" 2>/dev/null || true; }
+
+# --- idempotent file operations (each returns 0 only when something changed) -----------------
 # ensure_dir DIR MODE OWNER GROUP
 ensure_dir() {
   local dir="$1" mode="$2" uid gid
@@ -223,31 +316,102 @@ ensure_dir() {
   fi
 }
 
-# ensure_file SRC DEST MODE OWNER GROUP [--keep]: copy unless identical; --keep: never replace
-# an existing DEST's content (config), only create it.
+# ensure_file SRC DEST MODE OWNER GROUP [--keep]: copy unless identical (temp file, fsync, rename);
+# --keep: never replace an existing DEST's content (config), only create it.
 ensure_file() {
   local src="$1" dest="$2" mode="$3" uid gid
   uid="$(uid_of "$4")"; gid="$(gid_of "$5")"
   if [ -e "$dest" ] && [ "${6:-}" = --keep ]; then
-    return 0
+    return 1
   fi
-  if [ -f "$dest" ] && cmp -s "$src" "$dest" && [ "$(stat -c '%a %u %g' "$dest")" = "${mode#0} $uid $gid" ]; then
+  if [ -f "$dest" ] && [ ! -L "$dest" ] && cmp -s "$src" "$dest" && [ "$(stat -c '%a %u %g' "$dest")" = "${mode#0} $uid $gid" ]; then
     return 1
   fi
   # Functions called in an `if` run without set -e: every step checks for itself.
   mkdir -p "$(dirname "$dest")" || die "cannot create $(dirname "$dest")"
   install -m "$mode" -o "$uid" -g "$gid" "$src" "$dest.new.$$" || die "cannot write $dest"
+  sync_path "$dest.new.$$"
   mv -f "$dest.new.$$" "$dest" || die "cannot write $dest"
   return 0
 }
 
-# ensure_link TARGET LINK: atomic switch (rename over the old link).
+# ensure_link TARGET LINK: atomic switch (rename over the old link), on disk before it returns.
 ensure_link() {
   if [ -L "$2" ] && [ "$(readlink "$2")" = "$1" ]; then return 1; fi
   ln -sfn "$1" "$2.new.$$" || die "cannot create $2"
   mv -fT "$2.new.$$" "$2" || die "cannot point $2 to $1"
+  sync_path "$(dirname "$2")"
   return 0
 }
+
+# --- the installer's record: what is installed, what runs, and whether it is proven -----------
+S_installed="" S_running="" S_proof="" S_proven="" S_pending="" S_switching="" S_knownBad="" S_knownBadReason=""
+S_attempts=0 S_result="" S_reason=""
+
+json_string() { # VALUE -> a JSON string (control characters become spaces)
+  local s="$1"
+  s="${s//\\/\\\\}"; s="${s//\"/\\\"}"
+  printf '"%s"' "$(printf '%s' "$s" | tr '\000-\037' ' ')"
+}
+
+record_field() { # FIELD of the record file ('' if none)
+  { sed -n "s/.*\"$1\":\"\(\([^\"\\\\]\|\\\\.\)*\)\".*/\1/p; s/.*\"$1\":\([0-9][0-9]*\).*/\1/p" "$STATE" 2>/dev/null || true; } |
+    head -n 1 | sed 's/\\"/"/g; s/\\\\/\\/g'
+}
+
+current_version() { local c; c="$(readlink "$OPT/current" 2>/dev/null || true)"; echo "${c#releases/}"; }
+previous_version() { local c; c="$(readlink "$OPT/previous" 2>/dev/null || true)"; echo "${c#releases/}"; }
+
+# state_load: the record as it is on disk; a record written by an earlier installer (no "proof")
+# is read as it was meant: the release it ran was proven (the earlier installer only left a release
+# running after its health check), and after an automatic rollback `previous` named the failed one.
+state_load() {
+  local f
+  for f in installed running proof proven pending switching knownBad knownBadReason attempts result reason; do
+    printf -v "S_$f" '%s' "$(record_field "$f")"
+  done
+  S_attempts="${S_attempts:-0}"
+  if [ -z "$S_proof" ]; then
+    S_running="$(current_version)"
+    if [ -n "$S_running" ]; then S_proof=proven; S_proven="$S_running"; fi
+    if [ "$S_result" = rolled-back ] || [ "$S_result" = rollback-failed ]; then
+      S_knownBad="$S_installed"; S_knownBadReason="$S_reason"
+      if [ -n "$S_knownBad" ] && [ "$(previous_version)" = "$S_knownBad" ]; then rm -f "$OPT/previous"; fi
+    fi
+  fi
+  # `current` is the truth for what runs; the record follows it.
+  S_running="$(current_version)"
+}
+
+# state_save: the record, atomically on disk (temp file, fsync, rename, fsync of the folder); not
+# rewritten when nothing in it changed (a second run with the same input writes nothing).
+state_save() {
+  local tmp="$STATE.new.$$" f v body="" first=1
+  for f in installed running proof proven pending switching knownBad knownBadReason; do
+    [ "$first" = 1 ] || body+=','
+    first=0
+    v="S_$f"
+    body+="\"$f\":$(json_string "${!v}")"
+  done
+  body+=",\"attempts\":${S_attempts:-0},\"result\":$(json_string "$S_result"),\"reason\":$(json_string "$S_reason")"
+  if [ -f "$STATE" ] && [ "$(sed 's/,"at":"[^"]*"}$//' "$STATE")" = "{$body" ]; then return 0; fi
+  mkdir -p "$OPT"
+  printf '{%s,"at":"%s"}\n' "$body" "$(date -u +%Y-%m-%dT%H:%M:%SZ)" >"$tmp"
+  chmod 0644 "$tmp"
+  sync_path "$tmp"
+  mv -f "$tmp" "$STATE"
+  sync_path "$OPT"
+}
+
+# --- one installer at a time (the postinst, the resume service, a technician, the repair) ------
+# hold_lock WAIT_SECONDS: 0 when held; the repair before a start passes 0 (never waits: the
+# installer running is in charge, and it may be what started the station).
+hold_lock() {
+  mkdir -p "$(dirname "$INSTALL_LOCK")"
+  exec 9>"$INSTALL_LOCK"
+  if [ "$1" = 0 ]; then flock -n 9; else flock -w "$1" 9; fi
+}
+release_lock() { flock -u 9 2>/dev/null || true; exec 9>&- || true; }
 
 # --- checks -----------------------------------------------------------------------------------
 version_ge() { # A >= B, dotted numbers
@@ -324,40 +488,8 @@ ensure_accounts() {
   fi
 }
 
+
 # --- getting a release ------------------------------------------------------------------------
-manifest_field() { # FILE EXPR -> prints the value ('' if absent)
-  "$NODE_BIN" -e '
-    const m = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"));
-    const v = process.argv[2].split(".").reduce((o, k) => (o == null ? undefined : o[k]), m);
-    process.stdout.write(v == null ? "" : String(v));' "$1" "$2"
-}
-
-verify_checksums() { # DIR: every file listed in manifest.checksums matches
-  "$NODE_BIN" -e '
-    const fs = require("fs"), path = require("path"), crypto = require("crypto");
-    const dir = process.argv[1];
-    const sums = JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8")).checksums || {};
-    let bad = 0;
-    for (const [file, want] of Object.entries(sums)) {
-      const p = path.join(dir, file);
-      if (!p.startsWith(dir + path.sep)) { console.error("outside the bundle: " + file); bad++; continue; }
-      let got = "";
-      try { got = crypto.createHash("sha256").update(fs.readFileSync(p)).digest("hex"); } catch { got = "(missing)"; }
-      if (got !== want) { console.error("checksum mismatch: " + file + " " + got); bad++; }
-    }
-    process.exit(bad ? 1 : 0);' "$1" || die "the bundle is damaged (checksums in manifest.json do not match)"
-}
-
-# journal PRIORITY MESSAGE: a line in the system journal (syslog identifier pickup-station-install)
-# besides the output: what apt or Ansible print scrolls away, the journal stays.
-journal() {
-  if [ "$LIVE" = 1 ]; then
-    if command -v logger >/dev/null 2>&1; then logger -t "$NAME-install" -p "daemon.$1" -- "$2" || true; fi
-  else
-    host logger -t "$NAME-install" -p "daemon.$1" -- "$2"
-  fi
-}
-
 # verify_signature FILE: FILE.sig (or --signature) is a detached OpenPGP signature of FILE by the
 # vendor's key. Runs before anything of the bundle is unpacked.
 verify_signature() {
@@ -412,21 +544,49 @@ choose_node() {
   say "the release ships Node $NODE_VERSION (node/bin/node): the unit runs it"
 }
 
-# verify_bundle: manifest, checksums, architecture and Node major of STAGE, with NODE_BIN
+# manifest_field FILE FIELD -> the value of a top-level field ('' if absent), with NODE_BIN
+manifest_field() {
+  "$NODE_BIN" -e '
+    const v = JSON.parse(require("fs").readFileSync(process.argv[1], "utf8"))[process.argv[2]];
+    process.stdout.write(v == null ? "" : String(v));' "$1" "$2"
+}
+
+# verify_bundle: manifest, checksums, architecture and Node major of STAGE, with NODE_BIN. One node
+# start for all of it (a start costs seconds on a slow board); node/bin/node was checked already.
 verify_bundle() {
-  local f
+  local f out
   for f in app/main.js node_modules package.json systemd/$NAME.service; do
     [ -e "$STAGE/$f" ] || die "the bundle lacks $f"
   done
-  [ "$(manifest_field "$STAGE/manifest.json" name)" = "$NAME" ] || die "manifest.json is not $NAME's"
-  verify_checksums "$STAGE"
-  local arch want_major
-  arch="$(manifest_field "$STAGE/manifest.json" arch)"
+  out="$("$NODE_BIN" -e '
+    const fs = require("fs"), path = require("path"), crypto = require("crypto");
+    const dir = process.argv[1];
+    const m = JSON.parse(fs.readFileSync(path.join(dir, "manifest.json"), "utf8"));
+    let bad = 0;
+    for (const [file, want] of Object.entries(m.checksums || {})) {
+      if (file === "node/bin/node") continue;
+      const p = path.join(dir, file);
+      if (!p.startsWith(dir + path.sep)) { console.error("outside the bundle: " + file); bad++; continue; }
+      let got = "";
+      try { got = crypto.createHash("sha256").update(fs.readFileSync(p)).digest("hex"); } catch { got = "(missing)"; }
+      if (got !== want) { console.error("checksum mismatch: " + file + " " + got); bad++; }
+    }
+    const field = (k) => (m[k] == null || m[k] === "" ? "-" : String(m[k]).replace(/[^A-Za-z0-9._+~-]/g, "?"));
+    process.stdout.write([field("name"), field("version"), field("arch"), field("nodeMajor")].join(" ") + "\n");
+    process.exit(bad ? 3 : 0);' "$STAGE" 2>&1)" || {
+    printf '%s\n' "$out" | head -n -1 >&2
+    die "the bundle is damaged (checksums in manifest.json do not match)"
+  }
+  local name version arch want_major
+  read -r name version arch want_major <<<"$(tail -n 1 <<<"$out")"
+  [ "$arch" != - ] || arch=""
+  [ "$want_major" != - ] || want_major=""
+  [ "$name" = "$NAME" ] || die "manifest.json is not $NAME's"
+  M_VERSION="$version"
   case "$arch" in arm) arch=armv7 ;; esac
   if [ -n "$arch" ] && [ "$LIVE" = 1 ] && [ "$arch" != "$(target_arch)" ]; then
     die "the bundle is for $arch, this board is $(target_arch)"
   fi
-  want_major="$(manifest_field "$STAGE/manifest.json" nodeMajor)"
   if [ -n "$want_major" ] && [ "$want_major" != "${NODE_VERSION%%.*}" ]; then
     die "the bundle's native addons are built for Node $want_major, this board has Node $NODE_VERSION"
   fi
@@ -464,16 +624,30 @@ build_from_source() {
     "$version$rev" "$(target_arch)" "$NODE_VERSION" >"$STAGE/manifest.json"
 }
 
-# install_release: copy STAGE to releases/<version> (unless identical); sets RELEASE
+
+# --- a release in place ----------------------------------------------------------------------
+# same_release A B: the same release. A bundle's manifest lists the sha256 of every file, so equal
+# manifests are equal releases (no second read of 128 MiB); a checkout's build is compared file by file.
+same_release() {
+  if grep -q '"checksums"' "$1/manifest.json" 2>/dev/null; then
+    cmp -s "$1/manifest.json" "$2/manifest.json"
+  else
+    diff -r -q --no-dereference "$1" "$2" >/dev/null 2>&1
+  fi
+}
+
+# install_release: STAGE into releases/<version> (unless the same release is there); sets RELEASE,
+# and RELEASE_REPLACED when a release of the same version but other content was replaced.
+RELEASE_REPLACED=0
 install_release() {
   local version dest tmpdest
-  version="$(manifest_field "$STAGE/manifest.json" version)"
+  version="${M_VERSION:-$(manifest_field "$STAGE/manifest.json" version)}"
   [[ "$version" =~ ^[A-Za-z0-9][A-Za-z0-9._+-]*$ ]] || die "bad version in manifest.json: '$version'"
   RELEASE="$version"
   dest="$RELEASES/$version"
   ensure_dir "$OPT" 0755 root root
   ensure_dir "$RELEASES" 0755 root root
-  if [ -d "$dest" ] && diff -r -q --no-dereference "$STAGE" "$dest" >/dev/null 2>&1; then
+  if [ -d "$dest" ] && same_release "$STAGE" "$dest"; then
     say "release $version is already installed"
     return 0
   fi
@@ -487,19 +661,42 @@ install_release() {
   fi
   chown -R 0:0 "$tmpdest"
   chmod -R u+rwX,go+rX,go-w "$tmpdest"
+  # On disk before `current` can ever point at it (a copy's data may still be in the page cache; dpkg's
+  # files, which the hard links share, it synced itself).
+  sync -f "$tmpdest" 2>/dev/null || sync
   if [ -d "$dest" ]; then
     # Same version, different content (a rebuilt checkout): replace it.
     mv "$dest" "$RELEASES/.old-$version.$$"
     mv "$tmpdest" "$dest"
     rm -rf "$RELEASES/.old-$version.$$"
-    CHANGED=1
+    RELEASE_REPLACED=1
   else
     mv "$tmpdest" "$dest"
   fi
+  sync_path "$RELEASES"
   say "installed release $version"
 }
 
-# --- activating a release: symlinks, unit, udev rules, wrappers -------------------------------
+# prune: keep the releases the record names (current, previous, proven, pending, installed); remove
+# the rest and what an interrupted run left (.new-*, .old-*). Holds the installer lock.
+prune() {
+  local keep d v
+  keep=" $(current_version) $(previous_version) $S_proven $S_pending $S_installed "
+  for d in "$RELEASES"/.new-* "$RELEASES"/.old-*; do
+    [ -e "$d" ] || continue
+    rm -rf "$d"
+    say "removed $(basename "$d"), left by an interrupted run"
+  done
+  for d in "$RELEASES"/*/; do
+    [ -d "$d" ] || continue
+    v="$(basename "$d")"
+    case "$keep" in *" $v "*) continue ;; esac
+    rm -rf "${RELEASES:?}/$v"
+    say "removed old release $v"
+  done
+}
+
+# --- activating a release: current, its units, udev rules, wrappers -------------------------
 # The technicians' commands run the current release with the node its unit runs (its own
 # node/bin/node, else /usr/bin/node), whatever the layout of that release (app/ since bundling;
 # dist/src/ before: a rollback may activate one).
@@ -516,57 +713,120 @@ EOF
   if ensure_file "$f" "$BIN/$1" 0755 root root; then :; fi
 }
 
+is_helper_unit() { local h; for h in "${HELPER_UNITS[@]}"; do [ "$1" = "$h" ] && return 0; done; return 1; }
+# A file the package itself ships (never touched here). With --root: DIR/var/lib/pickup-station.files
+# stands in for dpkg's list.
+PACKAGE_FILES=""
+dpkg_owns() {
+  [ "$PACKAGED" = 1 ] || return 1
+  if [ -z "$PACKAGE_FILES" ]; then
+    if [ "$LIVE" = 1 ]; then PACKAGE_FILES="$(dpkg-query -L "$NAME" 2>/dev/null || true)"; else PACKAGE_FILES="$(cat "$ROOT/var/lib/$NAME.files" 2>/dev/null || true)"; fi
+    PACKAGE_FILES="${PACKAGE_FILES:-none}"
+  fi
+  grep -qxF "${1#"$ROOT"}" <<<"$PACKAGE_FILES"
+}
+
+release_unit_files() { # VERSION -> the unit files of its systemd/ (this installer's own excepted)
+  local f
+  for f in "$RELEASES/$1"/systemd/*.service "$RELEASES/$1"/systemd/*.socket "$RELEASES/$1"/systemd/*.timer "$RELEASES/$1"/systemd/*.path; do
+    [ -f "$f" ] || continue
+    is_helper_unit "$(basename "$f")" && continue
+    printf '%s\n' "$f"
+  done
+}
+
 UNIT_CHANGED=0
 UDEV_CHANGED=0
-activate() { # VERSION: make it current; the old current becomes previous
-  local version="$1" old=""
-  [ -d "$RELEASES/$version" ] || die "no release $version"
-  if [ -L "$OPT/current" ]; then old="$(readlink "$OPT/current")"; fi
-  if [ "$old" != "releases/$version" ]; then
-    if [ -n "$old" ] && [ -d "$OPT/$old" ]; then ensure_link "$old" "$OPT/previous" || true; fi
-    ensure_link "releases/$version" "$OPT/current" || true
-    CHANGED=1
-    say "current release: $version${old:+ (previous: ${old#releases/})}"
+# install_release_units VERSION: its units into UNIT_DIR; units of an earlier release it does not
+# have are removed. The unit comes with the switch, never before: the running release always runs
+# under its own unit, whatever reloads systemd in between.
+install_release_units() {
+  local f b keep=" "
+  while IFS= read -r f; do
+    b="$(basename "$f")"
+    keep+="$b "
+    if ensure_file "$f" "$UNIT_DIR/$b" 0644 root root; then UNIT_CHANGED=1; fi
+  done < <(release_unit_files "$1")
+  for f in "$UNIT_DIR/$NAME".* "$UNIT_DIR/$NAME"-*; do
+    [ -f "$f" ] || continue
+    b="$(basename "$f")"
+    case "$b" in *.service | *.socket | *.timer | *.path) ;; *) continue ;; esac
+    if is_helper_unit "$b" || dpkg_owns "$f"; then continue; fi
+    case "$keep" in *" $b "*) continue ;; esac
+    rm -f "$f"
+    UNIT_CHANGED=1
+  done
+  forget_legacy_unit
+}
+
+# An earlier installer copied the unit into /etc/systemd/system (bundle installs; the package after a
+# rollback): a copy identical to a release's unit is removed. Anything else there is the
+# administrator's and stays (a mask included); a unit of their own is named, once per run.
+forget_legacy_unit() {
+  local f bridge="$ROOT/run/systemd/system/$NAME.service"
+  # The package's preinst kept the old package's unit here while dpkg replaced the files.
+  if [ -f "$ROOT/run/$NAME-unit-bridge" ]; then
+    rm -f "$bridge" "$ROOT/run/$NAME-unit-bridge"
+    UNIT_CHANGED=1
   fi
-  if [ "$PACKAGED" = 1 ]; then
-    activate_packaged_unit "$version"
-  else
-    if ensure_file "$RELEASES/$version/systemd/$NAME.service" "$UNIT_DEST" 0644 root root; then UNIT_CHANGED=1; CHANGED=1; fi
+  [ -f "$LEGACY_UNIT" ] && [ ! -L "$LEGACY_UNIT" ] || return 0
+  for f in "$RELEASES"/*/systemd/"$NAME".service; do
+    if [ -f "$f" ] && cmp -s "$f" "$LEGACY_UNIT"; then
+      rm -f "$LEGACY_UNIT"
+      UNIT_CHANGED=1
+      say "removed the copy of the unit an earlier installer kept in /etc/systemd/system (the release's own unit is in ${UNIT_DIR#"$ROOT"})"
+      return 0
+    fi
+  done
+  if [ -z "${LEGACY_NAMED:-}" ]; then
+    LEGACY_NAMED=1
+    say "note: /etc/systemd/system/$NAME.service is an administrator's unit: it is used instead of the release's own (${UNIT_DIR#"$ROOT"}/$NAME.service)"
+  fi
+}
+
+# This installer's own units (bundle and source installs; the package ships them), running a copy
+# of the newest installer that ran, from SRC (a release tree).
+install_installer_units() {
+  [ "$PACKAGED" = 0 ] || return 0
+  local src="$1" h
+  [ -f "$src/systemd/install.sh" ] || return 0
+  if ensure_file "$src/systemd/install.sh" "$INSTALLER_COPY" 0755 root root; then :; fi
+  for h in "${HELPER_UNITS[@]}"; do
+    [ -f "$src/systemd/$h" ] || continue
+    sed "s|/usr/lib/$NAME/release/systemd/install.sh|/usr/local/lib/$NAME/install.sh|g" "$src/systemd/$h" >"$TMP/$h"
+    if ensure_file "$TMP/$h" "$UNIT_DIR/$h" 0644 root root; then UNIT_CHANGED=1; fi
+  done
+}
+
+# activate VERSION: current -> it, with its units (reload_units makes systemd read them).
+activate() {
+  local version="$1"
+  [ -d "$RELEASES/$version" ] || die "no release $version"
+  if ensure_link "releases/$version" "$OPT/current"; then say "current release: $version"; fi
+  install_release_units "$version"
+  if [ "$PACKAGED" = 0 ]; then
     if [ -f "$RELEASES/$version/hardware/99-$NAME.rules" ]; then
       if ensure_file "$RELEASES/$version/hardware/99-$NAME.rules" "$UDEV_DEST" 0644 root root; then UDEV_CHANGED=1; fi
+    fi
+    # The metrics textfile's folder on tmpfs (made at boot): an idle station writes nothing to the SD card.
+    if [ -f "$RELEASES/$version/systemd/tmpfiles.conf" ] &&
+      ensure_file "$RELEASES/$version/systemd/tmpfiles.conf" "$ROOT/usr/local/lib/tmpfiles.d/$NAME.conf" 0644 root root && systemd_running; then
+      host systemd-tmpfiles --create "/usr/local/lib/tmpfiles.d/$NAME.conf"
     fi
     mkdir -p "$BIN"
     write_wrapper "$NAME" app/main.js dist/src/main.js
     write_wrapper stationctl app/stationctl.js dist/src/cli/stationctl.js
   fi
-  prune
 }
 
-# The package's unit is the one the package's release came with. A release rolled back to may have
-# another: it goes into /etc/systemd/system (which overrides /lib) until the package's release is
-# current again.
-activate_packaged_unit() {
-  local unit="$RELEASES/$1/systemd/$NAME.service"
-  if [ -f "$PACKAGED_UNIT" ] && cmp -s "$unit" "$PACKAGED_UNIT"; then
-    if [ -e "$UNIT_DEST" ]; then rm -f "$UNIT_DEST"; UNIT_CHANGED=1; CHANGED=1; fi
-  elif ensure_file "$unit" "$UNIT_DEST" 0644 root root; then
-    UNIT_CHANGED=1; CHANGED=1
-    say "release $1 runs with its own unit: $UNIT_DEST"
+reload_units() {
+  if [ "$UNIT_CHANGED" = 1 ] && systemd_running; then host systemctl daemon-reload; fi
+  if [ "$UDEV_CHANGED" = 1 ] && systemd_running; then
+    host udevadm control --reload
+    host udevadm trigger --subsystem-match=hidraw --subsystem-match=gpio --subsystem-match=tty
   fi
-}
-
-prune() { # keep current and previous only
-  local keep_c keep_p d
-  keep_c="$(readlink "$OPT/current" 2>/dev/null || true)"
-  keep_p="$(readlink "$OPT/previous" 2>/dev/null || true)"
-  for d in "$RELEASES"/*/; do
-    [ -d "$d" ] || continue
-    d="releases/$(basename "$d")"
-    if [ "$d" != "$keep_c" ] && [ "$d" != "$keep_p" ]; then
-      rm -rf "${OPT:?}/$d"
-      say "removed old release ${d#releases/}"
-    fi
-  done
+  UNIT_CHANGED=0
+  UDEV_CHANGED=0
 }
 
 # --- config and credentials -------------------------------------------------------------------
@@ -583,7 +843,7 @@ ensure_config() {
   ensure_dir "$CREDS" 0700 root root
   if [ -n "$PASSWORD_FILE" ]; then
     [ -f "$PASSWORD_FILE" ] || die "no password file $PASSWORD_FILE"
-    if ensure_file "$PASSWORD_FILE" "$CREDS/station-password" 0600 root root; then CHANGED=1; say "installed the station password"; fi
+    if ensure_file "$PASSWORD_FILE" "$CREDS/station-password" 0600 root root; then PASSWORD_CHANGED=1; say "installed the station password"; fi
   fi
   # LoadCredential= of a missing file fails the start: an empty token list means "no technician
   # may log in" until one is added.
@@ -598,60 +858,124 @@ ensure_config() {
   done
 }
 
-# --- the service ------------------------------------------------------------------------------
-# Whether this run ends with the service (re)started.
-will_start() { [ "$START" = 1 ] && [ -f "$CREDS/station-password" ]; }
 
+# --- the service ------------------------------------------------------------------------------
 # systemd runs here (not a chroot, not an image being prepared).
 systemd_running() { [ "$LIVE" = 0 ] || [ -d /run/systemd/system ]; }
 
-current_version() { local c; c="$(readlink "$OPT/current" 2>/dev/null || true)"; echo "${c#releases/}"; }
+unit_enablement() {
+  if [ "$LIVE" = 1 ]; then systemctl is-enabled "$NAME" 2>/dev/null || true; else systemctl --root="$ROOT" is-enabled "$NAME" 2>/dev/null || true; fi
+}
+unit_active() { [ "$LIVE" = 1 ] && systemctl is-active --quiet "$NAME"; }
 
-# Before current switches to another release: the running one stops first, so its own
-# ExecStopPost (safe-state of the release it runs) drives every lock OFF.
-stop_for_switch() { # FROM TO
-  [ -n "$1" ] && [ "$1" != "$2" ] && will_start && systemd_running || return 0
-  host systemctl stop "$NAME"
+# can_run_now: whether this run may (re)start the station to prove a release; WHY_NOT says why not.
+# The administrator's choices stand: a masked unit is never started, a disabled one only restarted
+# when it runs anyway (deb-systemd-invoke's rule); the switch then waits for its next start.
+can_run_now() {
+  WHY_NOT=""
+  if [ -n "$DEFER" ]; then WHY_NOT="the package is being configured by the installer's own repair"; return 1; fi
+  if [ "$START" = 0 ]; then WHY_NOT="--no-start"; return 1; fi
+  if [ ! -f "$CREDS/station-password" ]; then WHY_NOT="no station password yet"; return 1; fi
+  if ! systemd_running; then WHY_NOT="systemd is not running here (a chroot or an image)"; return 1; fi
+  case "$(unit_enablement)" in
+    masked | masked-runtime) WHY_NOT="the unit is masked"; return 1 ;;
+    enabled | enabled-runtime | static | indirect | alias | generated | linked | linked-runtime | transient) return 0 ;;
+    *)
+      if unit_active; then return 0; fi
+      WHY_NOT="the unit is disabled and not running"
+      return 1
+      ;;
+  esac
 }
 
-apply_to_system() { # FROM: the release current was before this run ('' on a first install)
-  if [ "$UNIT_CHANGED" = 1 ] && systemd_running; then host systemctl daemon-reload; fi
-  if [ "$UDEV_CHANGED" = 1 ] && systemd_running; then
-    host udevadm control --reload
-    host udevadm trigger --subsystem-match=hidraw --subsystem-match=gpio --subsystem-match=tty
-  fi
-  enable_unit
-  if [ "$START" = 0 ]; then
-    say "not started (--no-start)"
-  elif [ ! -f "$CREDS/station-password" ]; then
-    say "not started yet: put the station password into /etc/$NAME/credentials/station-password (0600 root),"
-    say "fill in /etc/$NAME/config.json, then: systemctl start $NAME"
-  elif [ "$CHANGED" = 0 ]; then
-    say "nothing changed"
-  elif ! systemd_running; then
-    say "systemd is not running here (a chroot or an image): $NAME starts at the next boot"
+# The [Install] symlink, made once: on the first install. Later runs leave enablement to the
+# administrator (a disabled or masked unit stays so).
+enable_unit() {
+  if [ "$LIVE" = 1 ]; then
+    systemctl enable --quiet "$NAME" || say "warning: systemctl enable $NAME failed"
   else
-    start_proven "$1" "$RELEASE"
+    systemctl --root="$ROOT" enable --quiet "$NAME" 2>/dev/null || true
   fi
+}
+
+disable_unit() {
+  if [ "$LIVE" = 1 ]; then
+    # Stopping runs ExecStopPost: every lock OFF before the files go.
+    systemctl disable --now --quiet "$NAME" || true
+  else
+    host systemctl stop "$NAME"
+    systemctl --root="$ROOT" disable --quiet "$NAME" 2>/dev/null || true
+  fi
+}
+
+start_upgrade_service() {
+  if systemd_running && [ -f "$UNIT_DIR/$NAME-upgrade.service" ]; then host systemctl start --no-block "$NAME-upgrade.service"; fi
+}
+
+# --- the update lock --------------------------------------------------------------------------
+# The daemon writes {"pid":N,"reason":"box 3 is open","since":"..."} while someone uses the station
+# (src/systemd/update-lock.ts) and removes it when the station is free; systemd removes the whole
+# runtime directory when the service stops. A lock whose pid is not running is stale.
+readonly UPDATE_LOCK="$ROOT/run/$NAME/updates.lock"
+
+# The daemon removes the file at any moment (the station is free again): a read that finds it gone
+# reads "" (under pipefail a failed sed would end the script).
+lock_field() { # FIELD: a string or number field of the lock file ("" if none)
+  { sed -n "s/.*\"$1\":\(\"\([^\"]*\)\"\|\([0-9][0-9]*\)\).*/\2\3/p" "$UPDATE_LOCK" 2>/dev/null || true; } | head -n 1
+}
+
+lock_held() {
+  [ -f "$UPDATE_LOCK" ] || return 1
+  local pid
+  pid="$(lock_field pid)"
+  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
+}
+
+# wait_for_station SECONDS: 0 once the station is free (at once with --force), 1 if still in use.
+wait_for_station() {
+  lock_held || return 0
+  if [ "$FORCE" = 1 ]; then
+    say "the station is in use ($(lock_field reason)); --force: not waiting"
+    return 0
+  fi
+  [ "$1" -gt 0 ] || return 1
+  say "waiting for the station to be free: $(lock_field reason) (at most ${1}s)"
+  local waited=0
+  while lock_held; do
+    [ "$waited" -lt "$1" ] || return 1
+    sleep 1
+    waited=$((waited + 1))
+  done
+  say "the station is free (waited ${waited}s)"
 }
 
 # --- proving a release healthy, and going back when it is not --------------------------------
 uptime_s() { cut -d. -f1 /proc/uptime; }   # monotonic (the wall clock may jump on a board's first NTP sync)
 
-release_field() { # FIELD of the daemon's release.json ('' if none or null)
-  sed -n "s/.*\"$1\":\(\"\([^\"]*\)\"\|\([0-9][0-9]*\)\).*/\2\3/p" "$RELEASE_STATUS" 2>/dev/null | head -n 1
+release_field() { # FIELD of the daemon's release.json ('' if none or null; systemd removes it with the service)
+  { sed -n "s/.*\"$1\":\(\"\([^\"]*\)\"\|\([0-9][0-9]*\)\).*/\2\3/p" "$RELEASE_STATUS" 2>/dev/null || true; } | head -n 1
 }
 
-# healthz_ok URL: the technician port's /healthz answers 200 {"ok":true} (http://host:port/healthz
-# or unix:/path/healthz), asked with the node the current release runs.
+# healthz_ok URL: the technician port's /healthz answers 200 {"ok":true}. http://HOST:PORT/healthz
+# is asked by bash itself (a node start costs seconds on a slow board); unix:/path/healthz with the
+# node the current release runs.
 healthz_ok() {
+  local url="$1" hostport host port reply
+  if [[ "$url" =~ ^http://([0-9.]+|localhost):([0-9]+)/healthz$ ]]; then
+    host="${BASH_REMATCH[1]}"; port="${BASH_REMATCH[2]}"
+    # shellcheck disable=SC2016 # expanded by the inner bash ($0 $1)
+    reply="$(timeout 5 bash -c 'exec 3<>"/dev/tcp/$0/$1" && printf "GET /healthz HTTP/1.0\r\nHost: %s\r\n\r\n" "$0" >&3 && cat <&3' "$host" "$port" 2>&1)" ||
+      { echo "no answer: ${reply:-connection failed}"; return 1; }
+    if [[ "$reply" =~ ^HTTP/1\.[01]\ 200 ]] && [[ "$reply" == *'"ok":true'* ]]; then return 0; fi
+    echo "${reply%%$'\r'*}"
+    return 1
+  fi
   local node=/usr/bin/node
   [ -x "$OPT/current/node/bin/node" ] && node="$OPT/current/node/bin/node"
+  hostport="${url#unix:}"
   "$node" -e '
     const http = require("http");
-    const url = process.argv[1];
-    const unix = url.match(/^unix:(.*)\/healthz$/);
-    const req = http.get(unix ? { socketPath: unix[1], path: "/healthz" } : url, { timeout: 3000 }, (res) => {
+    const req = http.get({ socketPath: process.argv[1], path: "/healthz" }, { timeout: 3000 }, (res) => {
       let body = "";
       res.on("data", (d) => (body += d));
       res.on("end", () => {
@@ -662,7 +986,7 @@ healthz_ok() {
       });
     });
     req.on("timeout", () => req.destroy(new Error("no answer in 3 s")));
-    req.on("error", (e) => { console.error(e.message); process.exit(1); });' "$1" 2>&1
+    req.on("error", (e) => { console.error(e.message); process.exit(1); });' "${hostport%/healthz}" 2>&1
 }
 
 # health_now VERSION: 0 when the unit runs VERSION and it has proven itself; else WHY says what is
@@ -694,136 +1018,262 @@ health_now() {
   return 0
 }
 
-# start_healthy VERSION: start the unit and wait (at most HEALTH_WAIT seconds in all) for VERSION
-# to prove itself. Type=notify: start returns once READY=1 came, or fails when the process exits.
-start_healthy() {
-  local version="$1" deadline out rc=0
+# wait_healthy VERSION DEADLINE: until VERSION, already started, has proven itself.
+wait_healthy() {
+  while ! health_now "$1"; do
+    if [ -n "$FATAL" ]; then WHY="$FATAL"; return 1; fi
+    if [ "$(uptime_s)" -ge "$2" ]; then WHY="not healthy within ${HEALTH_WAIT}s: $WHY"; return 1; fi
+    sleep 1
+  done
+}
+
+# prove VERSION restart|running: (re)start the unit, or take the one that runs (starting it only if
+# it does not run), and wait at most HEALTH_WAIT seconds for VERSION to prove itself. Type=notify:
+# start returns once READY=1 came, or fails when the process exits.
+prove() {
+  local version="$1" how="$2" deadline out rc=0
+  if [ "$LIVE" = 0 ]; then
+    host systemctl restart "$NAME"
+    say "would wait up to ${HEALTH_WAIT}s for $version to prove healthy"
+    # --root: taken as proven, unless PICKUP_INSTALL_UNHEALTHY names it (the bookkeeping of a failed
+    # proof, tried without a system to run it on).
+    if [ "${PICKUP_INSTALL_UNHEALTHY:-}" = "$version" ]; then WHY="PICKUP_INSTALL_UNHEALTHY=$version (--root)"; return 1; fi
+    HEALTH_NOTE="not checked (--root)"
+    return 0
+  fi
   deadline=$(( $(uptime_s) + HEALTH_WAIT ))
+  if [ "$how" = running ] && [ "$(systemctl show -p ActiveState --value "$NAME")" != inactive ] &&
+    [ "$(systemctl show -p ActiveState --value "$NAME")" != failed ]; then
+    wait_healthy "$version" "$deadline"
+    return
+  fi
   systemctl reset-failed "$NAME" 2>/dev/null || true   # a release that failed before may have used up StartLimitBurst=
-  out="$(timeout "$HEALTH_WAIT" systemctl start "$NAME" 2>&1)" || rc=$?
+  # restart, not start: a socket unit of the release (the kiosk's port) may have started the station
+  # again between the stop and the switch, on the code that was current then.
+  out="$(timeout "$HEALTH_WAIT" systemctl restart "$NAME" 2>&1)" || rc=$?
   if [ "$rc" = 124 ]; then WHY="no READY=1 within ${HEALTH_WAIT}s"; return 1; fi
   if [ "$rc" != 0 ]; then
     health_now "$version" || true
     WHY="it did not start: ${FATAL:-$out}"
     return 1
   fi
-  while ! health_now "$version"; do
-    if [ -n "$FATAL" ]; then WHY="$FATAL"; return 1; fi
-    if [ "$(uptime_s)" -ge "$deadline" ]; then WHY="not healthy within ${HEALTH_WAIT}s: $WHY"; return 1; fi
-    sleep 1
-  done
+  wait_healthy "$version" "$deadline"
 }
 
-write_install_status() { # INSTALLED RUNNING RESULT [REASON]
-  "$NODE_BIN" -e '
-    const [installed, running, result, reason] = process.argv.slice(1);
-    process.stdout.write(JSON.stringify({ installed, running, result, ...(reason ? { reason } : {}), at: new Date().toISOString() }) + "\n");' \
-    "$1" "$2" "$3" "${4:-}" >"$INSTALL_STATUS.new.$$" 2>/dev/null || printf '{"installed":"%s","running":"%s","result":"%s"}\n' "$1" "$2" "$3" >"$INSTALL_STATUS.new.$$"
-  chmod 0644 "$INSTALL_STATUS.new.$$"
-  mv -f "$INSTALL_STATUS.new.$$" "$INSTALL_STATUS"
+# accept TO FROM: TO has proven itself; FROM (proven, or '') becomes `previous`.
+accept() {
+  local to="$1" from="$2"
+  if [ -n "$from" ] && [ "$from" != "$to" ] && [ -d "$RELEASES/$from" ] && ensure_link "releases/$from" "$OPT/previous"; then :; fi
+  S_running="$to"; S_proof=proven; S_proven="$to"; S_switching=""; S_attempts=0
+  [ "$S_pending" != "$to" ] || S_pending=""
+  [ "$S_knownBad" != "$to" ] || { S_knownBad=""; S_knownBadReason=""; }
+  S_result=ok; S_reason=""
+  state_save
+  prune
 }
 
-# start_proven FROM TO: start TO; if it does not prove healthy in time, switch back to FROM.
-start_proven() {
-  local from="$1" to="$2" t0 why
-  if [ "$LIVE" = 0 ]; then
-    host systemctl restart "$NAME"
-    say "would wait up to ${HEALTH_WAIT}s for $to to prove healthy"
-    write_install_status "$to" "$to" ok
-    return 0
+mark_known_bad() { # VERSION WHY
+  S_knownBad="$1"; S_knownBadReason="$2"
+  [ "$S_pending" != "$1" ] || S_pending=""
+  S_attempts=0
+}
+
+ROLLED_BACK=0
+# switch_and_prove TO: stop what runs, switch to TO (current and its units), prove it; when it does
+# not prove itself, it is known bad and the proven release comes back. Every step is recorded
+# before the next one, so that an interruption anywhere can be repaired (--repair, --resume).
+switch_and_prove() {
+  local to="$1" from="$S_running" t0 why
+  if [ "$S_pending" = "$to" ]; then S_attempts=$((S_attempts + 1)); else S_attempts=1; fi
+  S_pending="$to"
+  if [ "$S_attempts" -gt "$MAX_ATTEMPTS" ]; then
+    why="its switch was cut off $((S_attempts - 1)) times before it could prove itself"
+    mark_known_bad "$to" "$why"
+    S_result=known-bad; S_reason="$why"
+    state_save
+    journal err "release $to is not tried again: $why; $from keeps running"
+    say "error: release $to is not tried again: $why ($from keeps running; --retry-failed tries it)"
+    ROLLED_BACK=1
+    return 1
   fi
+  S_switching="$from>$to"
+  state_save
   t0=$(uptime_s)
-  if start_healthy "$to"; then
+  if [ -n "$from" ] && [ "$from" != "$to" ] && systemd_running; then host systemctl stop "$NAME"; fi
+  activate "$to"
+  reload_units
+  S_running="$to"; S_proof=unproven; S_switching=""
+  state_save
+  if prove "$to" restart; then
     say "release $to is healthy after $(( $(uptime_s) - t0 ))s ($HEALTH_NOTE)"
-    write_install_status "$to" "$to" ok
+    accept "$to" "$from"
     [ -z "$from" ] || [ "$from" = "$to" ] || journal info "upgraded from $from to $to: healthy ($HEALTH_NOTE)"
     return 0
   fi
   why="$WHY"
+  mark_known_bad "$to" "$why"
+  S_proof=failed; S_result=failed; S_reason="$why"
+  state_save
   if [ -z "$from" ] || [ "$from" = "$to" ] || [ ! -d "$RELEASES/$from" ]; then
-    write_install_status "$to" none failed "$why"
     journal err "release $to is not healthy: $why (no previous release to go back to)"
-    die "release $to is not healthy: $why. There is no previous release to go back to: journalctl -u $NAME"
+    say "error: release $to is not healthy: $why. There is no proven release to go back to: journalctl -u $NAME"
+    ROLLED_BACK=1
+    return 1
   fi
   journal err "upgrade from $from to $to failed: $why; rolling back to $from"
   say "error: $to is not healthy: $why. Rolling back to $from"
-  # current goes back first: the failed release's stop then runs the previous release's safe-state
+  roll_back_to "$from" "$to" "$why" "$t0"
+}
+
+# roll_back_to FROM TO WHY T0: FROM (proven) back in place after TO failed.
+roll_back_to() {
+  local from="$1" to="$2" why="$3" t0="$4"
+  # current goes back first: the failed release's stop then runs the proven release's safe-state
   # (ExecStopPost resolves current when it runs), and so does the next start's ExecStartPre.
-  UNIT_CHANGED=0
+  S_switching="$to>$from"
+  state_save
   activate "$from"
-  if [ "$UNIT_CHANGED" = 1 ]; then systemctl daemon-reload; fi
-  systemctl stop "$NAME" || true
-  if start_healthy "$from"; then
-    write_install_status "$to" "$from" rolled-back "$why"
+  reload_units
+  if systemd_running; then host systemctl stop "$NAME" || true; fi
+  S_running="$from"; S_proof=proven; S_switching=""
+  state_save
+  if prove "$from" restart; then
+    S_result=rolled-back; S_reason="$why"
+    state_save
     journal err "upgrade from $from to $to failed: $why; rolled back, $from is running again ($HEALTH_NOTE)"
-    die "upgrade to $to failed ($why); rolled back: $from is running again after $(( $(uptime_s) - t0 ))s"
+    say "upgrade to $to failed ($why); rolled back: $from is running again after $(( $(uptime_s) - t0 ))s"
+    ROLLED_BACK=1
+    return 1
   fi
-  write_install_status "$to" none rollback-failed "$why; $from: $WHY"
+  S_result=rollback-failed; S_reason="$why; $from: $WHY"
+  state_save
   journal crit "upgrade from $from to $to failed: $why; the rollback to $from failed too: $WHY"
   die "upgrade to $to failed ($why) and $from did not come back either ($WHY): journalctl -u $NAME"
 }
 
-# The [Install] symlink. With --root, systemctl --root edits only files under the root (it does
-# not talk to the running systemd).
-enable_unit() {
-  if [ "$LIVE" = 1 ]; then
-    systemctl is-enabled --quiet "$NAME" 2>/dev/null || systemctl enable --quiet "$NAME"
-  else
-    systemctl --root="$ROOT" is-enabled --quiet "$NAME" 2>/dev/null || systemctl --root="$ROOT" enable --quiet "$NAME" 2>/dev/null
-  fi
-}
-
-disable_unit() {
-  if [ "$LIVE" = 1 ]; then
-    # Stopping runs ExecStopPost: every lock OFF before the files go.
-    systemctl disable --now --quiet "$NAME" || true
-  else
-    host systemctl stop "$NAME"
-    systemctl --root="$ROOT" disable --quiet "$NAME" 2>/dev/null || true
-  fi
-}
-
-# --- the update lock --------------------------------------------------------------------------
-# The daemon writes {"pid":N,"reason":"box 3 is open","since":"..."} while someone uses the station
-# (src/systemd/update-lock.ts) and removes it when the station is free; systemd removes the whole
-# runtime directory when the service stops. A lock whose pid is not running is stale.
-readonly UPDATE_LOCK="$ROOT/run/$NAME/updates.lock"
-
-lock_field() { # FIELD: a string or number field of the lock file ("" if none)
-  sed -n "s/.*\"$1\":\(\"\([^\"]*\)\"\|\([0-9][0-9]*\)\).*/\2\3/p" "$UPDATE_LOCK" 2>/dev/null | head -n 1
-}
-
-lock_held() {
-  [ -f "$UPDATE_LOCK" ] || return 1
-  local pid
-  pid="$(lock_field pid)"
-  [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
-}
-
-wait_for_station() { # before anything the running service depends on changes
-  lock_held || return 0
-  if [ "$FORCE" = 1 ]; then
-    say "the station is in use ($(lock_field reason)); --force: not waiting"
+# settle_current: an earlier run was cut off (apt killed, the lock wait, a power cut not yet
+# repaired): the switch half done, or the release that runs not proven. It is proven where it runs
+# (a configure retry proves it, it never says "nothing changed" about an unproven release), or the
+# proven release comes back.
+settle_current() {
+  # Inside the installer's own dpkg run: the caller settles it right after.
+  [ -z "$DEFER" ] || return 0
+  [ -n "$S_running" ] || return 0
+  if [ -z "$S_switching" ] && [ "$S_proof" = proven ]; then return 0; fi
+  local to="$S_running" from="$S_proven"
+  [ "$from" != "$to" ] && [ -d "$RELEASES/$from" ] || from=""
+  S_switching=""
+  activate "$to"
+  reload_units
+  if [ "$S_proof" = failed ] && [ -n "$from" ]; then
+    say "release $to failed its proof earlier; back to the proven release $from"
+    roll_back_to "$from" "$to" "$S_knownBadReason" "$(uptime_s)" || true
     return 0
   fi
-  say "waiting for the station to be free: $(lock_field reason) (at most ${LOCK_WAIT}s; --force does not wait)"
-  local waited=0
-  while lock_held; do
-    if [ "$waited" -ge "$LOCK_WAIT" ]; then
-      die "the station is still in use after ${LOCK_WAIT}s ($(lock_field reason)); nothing was changed. Try again later, or use --force"
+  if ! can_run_now; then
+    if [ -n "$from" ]; then
+      # It cannot be proven now: the proven release goes back in place, TO waits for the next start.
+      S_pending="$to"
+      activate "$from"
+      reload_units
+      S_running="$from"; S_proof=proven
     fi
-    sleep 1
-    waited=$((waited + 1))
+    state_save
+    return 0
+  fi
+  say "release $to is not proven yet (its first start since the install, or an earlier run was cut off): proving it now"
+  S_proof=unproven
+  state_save
+  if prove "$to" running; then
+    say "release $to is healthy ($HEALTH_NOTE)"
+    accept "$to" "$from"
+    return 0
+  fi
+  local why="$WHY"
+  mark_known_bad "$to" "$why"
+  S_proof=failed; S_result=failed; S_reason="$why"
+  state_save
+  [ -n "$from" ] || { journal err "release $to is not healthy: $why (no proven release to go back to)"; ROLLED_BACK=1; return 0; }
+  journal err "upgrade from $from to $to failed: $why; rolling back to $from"
+  roll_back_to "$from" "$to" "$why" "$(uptime_s)" || true
+}
+
+# defer VERSION WHY: installed; the switch waits (pickup-station-upgrade.service, or the next start).
+defer() {
+  S_pending="$1"; S_result=pending; S_reason="$2"
+  state_save
+  say "release $1 is installed; the switch waits: $2. pickup-station-upgrade.service switches when the station is free (journalctl -u $NAME-upgrade)"
+  journal info "release $1 installed, its switch deferred: $2"
+}
+
+# --- dpkg's side (the package) -----------------------------------------------------------------
+package_status() { dpkg-query -W -f='${db:Status-Abbrev}' "$NAME" 2>/dev/null | tr -d ' ' || true; }
+dpkg_clean() { [ -z "$(dpkg --audit 2>/dev/null)" ] && [ "$(package_status)" = ii ]; }
+# An apt or dpkg run in progress (the postinst that started this service, unattended-upgrades): its
+# own work, not an interruption; wait for it (bounded) before judging what dpkg left.
+wait_for_dpkg() {
+  local n=0
+  while pgrep -x 'dpkg|apt|apt-get|unattended-upgr' >/dev/null 2>&1; do
+    [ "$n" -lt 1800 ] || return 1
+    sleep 2
+    n=$((n + 2))
   done
-  say "the station is free (waited ${waited}s)"
+}
+
+# run_logged WHAT SECONDS CMD...: CMD with a time limit, its outcome in the journal.
+run_logged() {
+  local what="$1" limit="$2" t0 rc=0
+  shift 2
+  t0=$(uptime_s)
+  journal info "$what (at most ${limit}s)"
+  say "$what (at most ${limit}s)"
+  PICKUP_INSTALL_DEFER=1 timeout "$limit" "$@" || rc=$?
+  if [ "$rc" = 0 ]; then
+    journal info "$what: done in $(( $(uptime_s) - t0 ))s; $NAME is '$(package_status)' in dpkg"
+  else
+    journal err "$what: $([ "$rc" = 124 ] && echo "stopped at the limit of ${limit}s" || echo "failed (exit $rc)") after $(( $(uptime_s) - t0 ))s; $NAME is '$(package_status)' in dpkg"
+  fi
+  return "$rc"
+}
+
+# The package's configure, cut off (iF, iU): finished before the station starts. Only this package
+# and only its configure (a few seconds on a board): its postinst installs and records, the switch
+# comes after the start. A half-installed package (cut during the unpack) is reinstalled after.
+configure_before_start() {
+  [ "$PACKAGED" = 1 ] && [ "$LIVE" = 1 ] || return 0
+  case "$(package_status)" in
+    iF* | iU*) run_logged "dpkg was interrupted: dpkg --configure $NAME before the station starts" "$REPAIR_WAIT" dpkg --configure "$NAME" || true ;;
+  esac
+}
+
+# After the start: whatever dpkg left unfinished (every package, as unattended-upgrades'
+# AutoFixInterruptedDpkg does), and this package reinstalled when its unpack was cut off (from
+# apt's cache: the archive apt downloaded for that run).
+repair_package() {
+  [ "$PACKAGED" = 1 ] && [ "$LIVE" = 1 ] || return 0
+  wait_for_dpkg || { say "a package run is still going after 1800s: not touching dpkg"; return 0; }
+  if [ -n "$(dpkg --audit 2>/dev/null)" ]; then run_logged "dpkg was interrupted: dpkg --configure -a" 1800 dpkg --configure -a || true; fi
+  case "$(package_status)" in
+    iH* | *R)
+      local version deb
+      version="$(dpkg-query -W -f='${Version}' "$NAME" 2>/dev/null || true)"
+      deb="$({ find /var/cache/apt/archives -maxdepth 1 -name "${NAME}_${version//:/%3a}_*.deb" 2>/dev/null || true; } | head -n 1)"
+      if [ -n "$deb" ]; then
+        run_logged "$NAME $version was cut off while dpkg unpacked it: dpkg -i $deb (apt's cache)" 1800 dpkg -i "$deb" || true
+      else
+        run_logged "$NAME $version was cut off while dpkg unpacked it: apt-get install --reinstall (no archive in apt's cache)" 1800 \
+          env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --reinstall -o Dpkg::Options::=--force-confold "$NAME" || true
+      fi
+      ;;
+  esac
 }
 
 # --- modes ------------------------------------------------------------------------------------
-do_install() {
-  TMP="$(mktemp -d)"
+get_release() { # -> STAGE, verified
   if [ -n "$PACKAGE_RELEASE" ]; then
     [ -f "$PACKAGE_RELEASE/manifest.json" ] || die "no release in $PACKAGE_RELEASE (manifest.json)"
     STAGE="$(cd "$PACKAGE_RELEASE" && pwd)"
+    if already_installed; then return 0; fi
     choose_node
     verify_bundle
   elif [ -n "$BUNDLE" ]; then
@@ -836,62 +1286,294 @@ do_install() {
     check_node
     build_from_source
   fi
+}
+
+# already_installed: the package's release is the one under releases/ (the same manifest, which lists
+# every file's sha256, and its files are hard links of the same ones): it was verified when it was
+# installed. A configure again (a reinstall, dpkg --configure -a after an interruption, the repair
+# before a start) then costs no node start and no second read of 128 MiB.
+already_installed() {
+  local version dest
+  version="$(sed -n 's/^ *"version": *"\([^"]*\)".*/\1/p' "$STAGE/manifest.json" | head -n 1)"
+  [[ "$version" =~ ^[A-Za-z0-9][A-Za-z0-9._+-]*$ ]] || return 1
+  dest="$RELEASES/$version"
+  [ -f "$dest/manifest.json" ] && grep -q '"checksums"' "$STAGE/manifest.json" && cmp -s "$STAGE/manifest.json" "$dest/manifest.json" || return 1
+  [ "$(stat -c %i "$STAGE/app/main.js")" = "$(stat -c %i "$dest/app/main.js" 2>/dev/null)" ] || return 1
+  M_VERSION="$version"
+  NODE_BIN="$dest/node/bin/node"
+  [ -x "$NODE_BIN" ] || NODE_BIN=/usr/bin/node
+  say "release $version is the one installed from this package (verified then)"
+}
+
+do_install() {
+  TMP="$(mktemp -d)"
+  get_release
   local runtime_packages=()
   mapfile -t runtime_packages < <(runtime_packages_of "$STAGE")
   # A package's Depends: brought them (and dpkg holds the lock apt-get would need).
   [ "$PACKAGED" = 1 ] || ensure_packages optional "${runtime_packages[@]}"
   ensure_accounts
-  wait_for_station
+  hold_lock 900 || die "another run of the installer holds $INSTALL_LOCK"
+  state_load
   install_release
+  S_installed="$RELEASE"
+  install_installer_units "$RELEASES/$RELEASE"
   ensure_config
-  local from
-  from="$(current_version)"
-  stop_for_switch "$from" "$RELEASE"
-  activate "$RELEASE"
   if [ -n "$KEY_FILE" ] && [ "$PACKAGED" = 0 ] && ensure_file "$KEY_FILE" "$VENDOR_KEY" 0644 root root; then
     say "installed the vendor key $VENDOR_KEY: the next bundles are checked against it"
   fi
-  apply_to_system "$from"
+  settle_current
+
+  if [ -z "$S_running" ]; then
+    first_install
+  elif [ "$S_running" = "$RELEASE" ]; then
+    same_version
+  elif [ "$RELEASE" = "$S_knownBad" ] && [ "$RETRY_FAILED" = 0 ]; then
+    S_result=known-bad; S_reason="$S_knownBadReason"
+    state_save
+    say "release $RELEASE failed its proof before ($S_knownBadReason): not tried again; $S_running keeps running."
+    say "  A newer release is tried as usual; this one again only when asked: PICKUP_STATION_RETRY_FAILED=1 apt-get install --reinstall $NAME (install.sh --retry-failed)"
+    journal warning "release $RELEASE is known bad ($S_knownBadReason): not tried again; $S_running keeps running"
+    [ -n "$PACKAGE_RELEASE" ] || ROLLED_BACK=1
+  elif ! can_run_now && [ -z "$S_proven" ]; then
+    # Nothing proven runs here yet (a station not configured): it becomes current, proven at its first start.
+    activate "$RELEASE"
+    reload_units
+    S_running="$RELEASE"; S_proof=unproven; S_pending=""; S_result=ok; S_reason="not started: $WHY_NOT"
+    state_save
+    prune
+    say "current release: $RELEASE; not started: $WHY_NOT"
+  elif ! can_run_now; then
+    defer "$RELEASE" "$WHY_NOT"
+  elif ! wait_for_station "$LOCK_WAIT"; then
+    defer "$RELEASE" "the station is in use ($(lock_field reason))"
+    start_upgrade_service
+  else
+    switch_and_prove "$RELEASE" || true
+  fi
+  reload_units
+  prune
+  release_lock
+  if [ "$ROLLED_BACK" = 1 ] && [ -z "$PACKAGE_RELEASE" ]; then exit 1; fi
+}
+
+first_install() {
+  activate "$RELEASE"
+  reload_units
+  enable_unit
+  S_running="$RELEASE"; S_proof=unproven; S_pending=""
+  state_save
+  if can_run_now; then
+    if prove "$RELEASE" restart; then
+      say "release $RELEASE is healthy ($HEALTH_NOTE)"
+      accept "$RELEASE" ""
+    else
+      S_proof=failed; S_result=failed; S_reason="$WHY"
+      state_save
+      journal err "release $RELEASE is not healthy: $WHY (no previous release to go back to)"
+      say "error: release $RELEASE is not healthy: $WHY: journalctl -u $NAME"
+      ROLLED_BACK=1
+    fi
+  elif [ ! -f "$CREDS/station-password" ]; then
+    say "not started yet: put the station password into /etc/$NAME/credentials/station-password (0600 root),"
+    say "fill in /etc/$NAME/config.json, then: systemctl start $NAME"
+  elif [ "$START" = 0 ]; then
+    say "not started (--no-start)"
+  else
+    say "not started: $WHY_NOT; $NAME starts at the next boot or start and is proven then"
+  fi
+}
+
+# The version that runs, installed again: nothing changes and nothing restarts, unless the release
+# was rebuilt with other content (a checkout) or a new password came.
+same_version() {
+  activate "$RELEASE"
+  reload_units
+  if [ "$S_proof" != proven ]; then
+    say "release $RELEASE is installed; it is not proven yet: the installer's repair proves it next"
+    return 0
+  fi
+  if [ "$RELEASE_REPLACED" = 0 ] && [ "$PASSWORD_CHANGED" = 0 ]; then
+    [ "$S_pending" != "$RELEASE" ] || S_pending=""
+    [ "$S_result" != pending ] || { S_result=ok; S_reason=""; }
+    state_save
+    prune
+    say "nothing changed"
+    return 0
+  fi
+  if ! can_run_now; then say "not restarted: $WHY_NOT"; S_proof=unproven; state_save; return 0; fi
+  if ! wait_for_station "$LOCK_WAIT"; then defer "$RELEASE" "the station is in use ($(lock_field reason))"; S_proof=unproven; state_save; start_upgrade_service; return 0; fi
+  if prove "$RELEASE" restart; then say "release $RELEASE is healthy ($HEALTH_NOTE)"; accept "$RELEASE" ""; return 0; fi
+  S_proof=failed; S_result=failed; S_reason="$WHY"
+  state_save
+  journal err "release $RELEASE is not healthy after its restart: $WHY"
+  say "error: release $RELEASE is not healthy: $WHY: journalctl -u $NAME"
+  ROLLED_BACK=1
 }
 
 do_rollback() {
   TMP="$(mktemp -d)"
-  [ -L "$OPT/previous" ] || die "no previous release to roll back to"
-  local prev cur
-  prev="$(readlink "$OPT/previous")"
-  cur="$(readlink "$OPT/current")"
-  [ -d "$OPT/$prev" ] || die "the previous release $prev is gone"
-  wait_for_station
-  say "rolling back from ${cur#releases/} to ${prev#releases/}"
-  RELEASE="${prev#releases/}"
-  activate "$RELEASE"
+  hold_lock 900 || die "another run of the installer holds $INSTALL_LOCK"
+  state_load
+  settle_current
+  local prev from="$S_running"
+  prev="$(previous_version)"
+  [ -n "$prev" ] || die "no proven release before $from to roll back to (/opt/$NAME/previous)"
+  [ -d "$RELEASES/$prev" ] || die "the previous release $prev is gone"
+  wait_for_station "$LOCK_WAIT" || die "the station is still in use after ${LOCK_WAIT}s ($(lock_field reason)); nothing was changed. Try again later, or use --force"
+  say "rolling back from $from to $prev"
   NODE_BIN=/usr/bin/node
-  [ -x "$OPT/current/node/bin/node" ] && NODE_BIN="$OPT/current/node/bin/node"
-  if [ "$LIVE" = 1 ] && will_start && systemd_running; then
-    if [ "$UNIT_CHANGED" = 1 ]; then systemctl daemon-reload; fi
-    systemctl stop "$NAME" || true
-    start_healthy "$RELEASE" || die "$RELEASE is not healthy either: $WHY (journalctl -u $NAME)"
-    say "release $RELEASE is healthy ($HEALTH_NOTE)"
-    write_install_status "$RELEASE" "$RELEASE" ok
-    journal warning "rolled back by hand from ${cur#releases/} to $RELEASE"
-  else
-    apply_to_system "${cur#releases/}"
+  [ -x "$RELEASES/$prev/node/bin/node" ] && NODE_BIN="$RELEASES/$prev/node/bin/node"
+  S_switching="$from>$prev"
+  state_save
+  if can_run_now && [ -n "$from" ]; then host systemctl stop "$NAME"; fi
+  activate "$prev"
+  reload_units
+  S_running="$prev"; S_switching=""
+  if ! can_run_now; then
+    S_proof=proven; S_proven="$prev"; S_result=ok; S_reason="rolled back by hand; not started: $WHY_NOT"
+    [ -z "$from" ] || ensure_link "releases/$from" "$OPT/previous" || true
+    state_save
+    say "rolled back to $prev (not started: $WHY_NOT)"
+    return 0
   fi
+  S_proof=unproven
+  state_save
+  if prove "$prev" restart; then
+    say "release $prev is healthy ($HEALTH_NOTE)"
+    accept "$prev" "$from"
+    S_result=ok; S_reason="rolled back by hand from $from"
+    state_save
+    journal warning "rolled back by hand from $from to $prev"
+    return 0
+  fi
+  local why="$WHY"
+  journal err "the rollback from $from to $prev failed: $why; back to $from"
+  say "error: $prev is not healthy either: $why. Back to $from"
+  roll_back_to "$from" "$prev" "$why" "$(uptime_s)" || true
+  exit 1
+}
+
+# --resume (pickup-station-upgrade.service): dpkg's unfinished work, then the pending switch once
+# the station runs and is free (at most DEFER_WAIT seconds), proven or rolled back.
+do_resume() {
+  TMP="$(mktemp -d)"
+  local deadline=$(( $(uptime_s) + DEFER_WAIT )) said=""
+  repair_package
+  while :; do
+    hold_lock 900 || die "another run of the installer holds $INSTALL_LOCK"
+    state_load
+    settle_current
+    if [ -z "$S_pending" ] || [ "$S_pending" = "$S_running" ]; then
+      if [ -n "$S_pending" ]; then S_pending=""; state_save; fi
+      release_lock
+      say "nothing pending: $S_running runs ($S_proof)"
+      break
+    fi
+    if [ "$S_pending" = "$S_knownBad" ] && [ "$RETRY_FAILED" = 0 ]; then
+      S_pending=""
+      state_save
+      release_lock
+      say "release $S_knownBad is known bad ($S_knownBadReason): not tried again"
+      break
+    fi
+    [ -d "$RELEASES/$S_pending" ] || die "the pending release $S_pending is gone"
+    if ! can_run_now; then
+      release_lock
+      say "release $S_pending waits: $WHY_NOT (the switch comes with the next start of $NAME)"
+      break
+    fi
+    # The proven release serves first (after a boot it is starting), then the switch waits for a free station.
+    local busy=""
+    if [ "$LIVE" = 1 ] && [ "$(systemctl show -p ActiveState --value "$NAME")" = activating ]; then busy="it is starting"; fi
+    if [ -z "$busy" ] && [ "$FORCE" = 0 ] && lock_held; then busy="$(lock_field reason)"; fi
+    if [ -z "$busy" ]; then
+      switch_and_prove "$S_pending" || true
+      release_lock
+      break
+    fi
+    release_lock
+    if [ "$said" != "$busy" ]; then say "release $S_pending waits for the station: $busy"; said="$busy"; fi
+    if [ "$(uptime_s)" -ge "$deadline" ]; then
+      journal err "release $S_pending still waits after ${DEFER_WAIT}s: $busy; the switch is tried again at the next start or package run"
+      die "the station is still in use after ${DEFER_WAIT}s ($busy); $S_pending stays pending"
+    fi
+    sleep 2
+  done
+  [ "$ROLLED_BACK" = 0 ] || exit 1
+}
+
+# --repair (pickup-station-repair.service, before every start of the station): a proven release in
+# place whatever an interruption left; dpkg's configure of this package finished (bounded); the rest
+# handed to pickup-station-upgrade.service. Never fails the start.
+do_repair() {
+  TMP="$(mktemp -d)"
+  if ! hold_lock 0; then
+    say "another run of the installer is in charge"
+    return 0
+  fi
+  [ -f "$STATE" ] || [ -L "$OPT/current" ] || { release_lock; return 0; }
+  state_load
+  local resume=0 gone
+  if [ -n "$S_switching" ] || [ "$S_proof" != proven ]; then
+    if [ -n "$S_proven" ] && [ -d "$RELEASES/$S_proven" ] && [ "$S_running" != "$S_proven" ]; then
+      gone="${S_switching#*>}"
+      [ -n "$gone" ] || gone="$S_running"
+      activate "$S_proven"
+      reload_units
+      if [ "$gone" != "$S_knownBad" ] && [ "$gone" != "$S_proven" ]; then S_pending="$gone"; fi
+      S_running="$S_proven"; S_proof=proven; S_switching=""
+      S_result=repaired; S_reason="$gone was not proven (cut off); the proven $S_proven was put back before the start"
+      state_save
+      journal warning "before the start: $gone was not proven (its switch or its proof was cut off); the proven release $S_proven is back in place${S_pending:+; $S_pending is tried again once the station runs}"
+      say "before the start: $S_proven (proven) is back in place of $gone"
+    elif [ -n "$S_switching" ]; then
+      activate "$S_running"
+      reload_units
+      S_switching=""
+      state_save
+    fi
+    resume=1
+  fi
+  prune
+  release_lock
+  configure_before_start
+  state_load
+  if [ -n "$S_pending" ] || [ "$S_proof" != proven ]; then resume=1; fi
+  if [ "$PACKAGED" = 1 ] && [ "$LIVE" = 1 ] && ! dpkg_clean; then resume=1; fi
+  [ "$resume" = 0 ] || start_upgrade_service
+}
+
+do_status() {
+  state_load
+  [ -f "$STATE" ] && cat "$STATE"
+  printf 'current %s, previous %s; installed %s, %s%s%s\n' "${S_running:-none}" "$(previous_version || true)" "${S_installed:-none}" "${S_proof:-unproven}" \
+    "${S_pending:+; pending $S_pending}" "${S_knownBad:+; known bad $S_knownBad ($S_knownBadReason)}"
+  if [ -n "$S_pending" ]; then exit 2; fi
+  if [ -n "$S_running" ] && [ "$S_running" = "$S_installed" ] && [ "$S_proof" = proven ]; then exit 0; fi
+  exit 1
 }
 
 do_uninstall() {
   [ "$PACKAGED" = 0 ] || die "installed by the Debian package: apt-get remove $NAME (purge: apt-get purge $NAME)"
-  if [ -f "$UNIT_DEST" ]; then disable_unit; fi
-  rm -f "$UNIT_DEST" "$UDEV_DEST" "$BIN/$NAME" "$BIN/stationctl"
+  TMP="$(mktemp -d)"
+  if [ -f "$UNIT_DIR/$NAME.service" ] || [ -f "$LEGACY_UNIT" ]; then disable_unit; fi
+  forget_legacy_unit
+  local f
+  for f in "$UNIT_DIR/$NAME".* "$UNIT_DIR/$NAME"-*; do
+    [ -f "$f" ] && rm -f "$f"
+  done
+  rm -f "$UDEV_DEST" "$BIN/$NAME" "$BIN/stationctl" "$INSTALLER_COPY" "$ROOT/usr/local/lib/tmpfiles.d/$NAME.conf" "$INSTALL_LOCK"
+  rmdir "$(dirname "$INSTALLER_COPY")" 2>/dev/null || true
   rm -rf "$OPT"
   host systemctl daemon-reload
   host udevadm control --reload
   if [ "$PURGE" = 1 ]; then
-    rm -rf "$ETC" "$ROOT/var/lib/$NAME" "$ROOT/etc/systemd/system/$NAME.service.d"
+    rm -rf "$ETC" "$ROOT/var/lib/$NAME"
     rm -f "$VENDOR_KEY"
     if id_of passwd "$NAME" >/dev/null; then accounts userdel "$NAME"; fi
     if id_of group "$NAME" >/dev/null; then accounts groupdel "$NAME"; fi
-    say "removed everything, config, credentials and the vendor key included (groups gpio, dialout, pickup-hid, i2c stay)"
+    say "removed everything, config, credentials and the vendor key included (groups gpio, dialout, pickup-hid, i2c stay; drop-ins in /etc/systemd/system are the administrator's)"
   else
     say "removed; kept /etc/$NAME (config and credentials) and the vendor key: --uninstall --purge removes them too"
   fi
@@ -901,4 +1583,7 @@ case "$MODE" in
   install) do_install ;;
   rollback) do_rollback ;;
   uninstall) do_uninstall ;;
+  status) do_status ;;
+  resume) do_resume ;;
+  repair) do_repair ;;
 esac

@@ -5,6 +5,14 @@
 #       add (or replace: one version per distribution) the packages in DIR's distribution
 #   bash packaging/apt/publish.sh --repo DIR --key-id FINGERPRINT --promote canary stable
 #       give stable what canary has now (after the canary group proved it)
+#   bash packaging/apt/publish.sh --repo DIR --key-id FINGERPRINT --refresh
+#       sign both distributions again with a new Valid-Until (weekly, from the signing machine)
+#
+# Every Release carries Valid-Until (--valid-for, default 30d: reprepro's ValidFor): apt refuses
+# metadata past it, so a mirror or a cache that keeps serving old signed metadata cannot hold a
+# fleet on an old release for longer than that. The price: the repository must be signed again
+# before it runs out, also when nothing was published (--refresh, e.g. a weekly cron job where the
+# key is; docs/fleet.md). DEB... may include pickup-station-archive-keyring_<v>_all.deb (build.sh --key).
 #
 # Two distributions (suites): `canary` for the few boards that take a release first, `stable` for
 # the fleet. Every change re-signs the distribution's InRelease (and Release.gpg) with --key-id:
@@ -24,6 +32,8 @@ REPO=""
 KEY_ID=""
 DIST=stable
 PROMOTE=()
+REFRESH=0
+VALID_FOR=30d
 debs=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -31,13 +41,16 @@ while [ $# -gt 0 ]; do
     --key-id) KEY_ID=${2:?--key-id needs a fingerprint}; shift 2 ;;
     --dist) DIST=${2:?--dist needs canary or stable}; shift 2 ;;
     --promote) PROMOTE=("${2:?--promote FROM TO}" "${3:?--promote FROM TO}"); shift 3 ;;
-    -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+    --refresh) REFRESH=1; shift ;;
+    --valid-for) VALID_FOR=${2:?--valid-for needs a duration (30d, 2m)}; shift 2 ;;
+    -h | --help) sed -n '2,28p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
     -*) echo "publish: unknown option $1" >&2; exit 2 ;;
     *) debs+=("$1"); shift ;;
   esac
 done
 die() { printf 'publish: error: %s\n' "$*" >&2; exit 1; }
-if [ -z "$REPO" ] || [ -z "$KEY_ID" ]; then die "usage: $0 --repo DIR --key-id FINGERPRINT [--dist D] DEB... | --promote FROM TO"; fi
+if [ -z "$REPO" ] || [ -z "$KEY_ID" ]; then die "usage: $0 --repo DIR --key-id FINGERPRINT [--dist D] [--valid-for 30d] DEB... | --promote FROM TO | --refresh"; fi
+[[ "$VALID_FOR" =~ ^[1-9][0-9]*[dmy]$ ]] || die "--valid-for is a number and d, m (31 days) or y: $VALID_FOR"
 command -v reprepro >/dev/null || die "reprepro is missing (Debian package reprepro)"
 gpg --batch --list-secret-keys "$KEY_ID" >/dev/null 2>&1 || die "no secret key $KEY_ID in the keyring (GNUPGHOME=${GNUPGHOME:-~/.gnupg})"
 
@@ -54,14 +67,20 @@ Architectures: amd64 arm64 armhf
 Components: main
 Description: pickup-station releases ($d)
 SignWith: $KEY_ID
+ValidFor: $VALID_FOR
 
 EOF
   done
 } >"$REPO/conf/distributions"
 printf 'verbose\nbasedir %s\n' "$(cd "$REPO" && pwd)" >"$REPO/conf/options"
 
+if [ "$REFRESH" = 1 ]; then
+  for d in canary stable; do reprepro -b "$REPO" export "$d"; done
+  echo "publish: signed again: $(sed -n 's/^Valid-Until: /valid until /p' "$REPO/dists/stable/Release")"
+  exit 0
+fi
 if [ "${#PROMOTE[@]}" = 2 ]; then
-  reprepro -b "$REPO" copymatched "${PROMOTE[1]}" "${PROMOTE[0]}" 'pickup-station'
+  reprepro -b "$REPO" copymatched "${PROMOTE[1]}" "${PROMOTE[0]}" 'pickup-station*'
   reprepro -b "$REPO" export "${PROMOTE[1]}"
   echo "publish: ${PROMOTE[1]} now has what ${PROMOTE[0]} has: $(reprepro -b "$REPO" list "${PROMOTE[1]}" pickup-station | tr '\n' ' ')"
   exit 0

@@ -6,16 +6,21 @@
 #
 # The package holds:
 #   /usr/lib/pickup-station/release/          the release tree, exactly as in the tarball
-#   /lib/systemd/system/pickup-station.service  the unit (from the release)
-#   /lib/udev/rules.d/99-pickup-station.rules    device permissions (from the release's hardware/)
+#   /usr/lib/systemd/system/pickup-station-repair.service, pickup-station-upgrade.service
+#                                                the installer's own units (from the release)
+#   /usr/lib/udev/rules.d/99-pickup-station.rules    device permissions (from the release's hardware/)
 #   /usr/lib/sysusers.d/pickup-station.conf      the system user and device groups
+#   /usr/lib/tmpfiles.d/pickup-station.conf      the metrics textfile's folder on tmpfs
 #   /usr/bin/pickup-station, /usr/bin/stationctl run /opt/pickup-station/current
 #   /etc/default/pickup-station                  upgrade settings (conffile)
-#   /usr/share/keyrings/pickup-station-archive-keyring.gpg   with --key: the vendor's public key
-#                                                (apt's signed-by= and install.sh's bundle check)
 # and the maintainer scripts of packaging/deb/debian/: postinst hands the release to its own
 # systemd/install.sh (--package-release), which copies it to /opt/pickup-station/releases/<version>
-# (hard links), waits for the station to be free, switches and checks the new release's health.
+# (hard links), and switches to it when the station is free, with the release's own unit
+# (pickup-station.service is not a file of the package: it comes with the switch, so the running
+# release always runs under its own unit), checks the new release's health, or defers the switch.
+# With --key, a second package: pickup-station-archive-keyring_<version>_all.deb, the vendor's public
+# key in /usr/share/keyrings/ (apt's signed-by= and install.sh's bundle check); pickup-station
+# depends on it, and removing pickup-station keeps it (as Debian's archive keyrings are packaged).
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
@@ -81,18 +86,22 @@ mapfile -t runtime < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$SRC/systemd/run
 glibc_min=$(field glibcMin)
 depends=("${runtime[@]}" "libc6${glibc_min:+ (>= $glibc_min)}" "systemd (>= 250)")
 [ "$NODE_BUNDLED" = 1 ] || depends+=("nodejs (>= 20.11)")
-DEPENDS=$(printf '%s, ' "${depends[@]}")
-DEPENDS=${DEPENDS%, }
 
 PKG=$WORK/pkg
-install -d -m 0755 "$PKG/DEBIAN" "$PKG/usr/lib/pickup-station" "$PKG/lib/systemd/system" "$PKG/lib/udev/rules.d" \
-  "$PKG/usr/lib/sysusers.d" "$PKG/usr/bin" "$PKG/etc/default" "$PKG/usr/share/doc/pickup-station"
+install -d -m 0755 "$PKG/DEBIAN" "$PKG/usr/lib/pickup-station" "$PKG/usr/lib/systemd/system" "$PKG/usr/lib/udev/rules.d" \
+  "$PKG/usr/lib/sysusers.d" "$PKG/usr/lib/tmpfiles.d" "$PKG/usr/bin" "$PKG/etc/default" "$PKG/usr/share/doc/pickup-station"
 cp -a "$SRC" "$PKG/usr/lib/pickup-station/release"
-install -m 0644 "$SRC/systemd/pickup-station.service" "$PKG/lib/systemd/system/pickup-station.service"
+# The installer's own units; the release's units (pickup-station.service, the kiosk's) are written
+# by install.sh at each switch, from the release switched to.
+for unit in pickup-station-repair.service pickup-station-upgrade.service; do
+  [ -f "$SRC/systemd/$unit" ] || die "$BUNDLE has no systemd/$unit (a release older than the self-repairing upgrade)"
+  install -m 0644 "$SRC/systemd/$unit" "$PKG/usr/lib/systemd/system/$unit"
+done
 if [ -f "$SRC/hardware/99-pickup-station.rules" ]; then
-  install -m 0644 "$SRC/hardware/99-pickup-station.rules" "$PKG/lib/udev/rules.d/99-pickup-station.rules"
+  install -m 0644 "$SRC/hardware/99-pickup-station.rules" "$PKG/usr/lib/udev/rules.d/99-pickup-station.rules"
 fi
 install -m 0644 "$HERE/debian/sysusers.conf" "$PKG/usr/lib/sysusers.d/pickup-station.conf"
+install -m 0644 "$SRC/systemd/tmpfiles.conf" "$PKG/usr/lib/tmpfiles.d/pickup-station.conf"
 install -m 0644 "$HERE/debian/default" "$PKG/etc/default/pickup-station"
 if [ "$NODE_BUNDLED" = 1 ]; then
   # The release's own Node is nodejs.org's binary, which links zlib (and OpenSSL, ICU) statically;
@@ -102,10 +111,9 @@ if [ "$NODE_BUNDLED" = 1 ]; then
     'pickup-station: embedded-library zlib [usr/lib/pickup-station/release/node/bin/node]' >"$PKG/usr/share/lintian/overrides/pickup-station"
   chmod 0644 "$PKG/usr/share/lintian/overrides/pickup-station"
 fi
-if [ -n "$KEY" ]; then
-  install -d -m 0755 "$PKG/usr/share/keyrings"
-  install -m 0644 "$KEY" "$PKG/usr/share/keyrings/pickup-station-archive-keyring.gpg"
-fi
+if [ -n "$KEY" ]; then depends+=(pickup-station-archive-keyring); fi
+DEPENDS=$(printf '%s, ' "${depends[@]}")
+DEPENDS=${DEPENDS%, }
 # The technicians' commands: the release the unit runs, with the node it runs.
 for cmd in pickup-station:app/main.js stationctl:app/stationctl.js; do
   cat >"$PKG/usr/bin/${cmd%%:*}" <<WRAPPER
@@ -136,7 +144,7 @@ printf 'pickup-station (%s) stable; urgency=medium\n\n  * Release %s (commit %s)
   gzip -9n >"$PKG/usr/share/doc/pickup-station/changelog.gz"
 chmod 0644 "$PKG/usr/share/doc/pickup-station/"*
 
-for f in postinst prerm postrm; do install -m 0755 "$HERE/debian/$f" "$PKG/DEBIAN/$f"; done
+for f in preinst postinst prerm postrm; do install -m 0755 "$HERE/debian/$f" "$PKG/DEBIAN/$f"; done
 echo /etc/default/pickup-station >"$PKG/DEBIAN/conffiles"
 chmod -R u+rwX,go+rX,go-w "$PKG"
 SIZE=$(du -sk --exclude=DEBIAN "$PKG" | cut -f1)
@@ -151,8 +159,46 @@ DEB=$OUT/pickup-station_${VERSION}_${DEB_ARCH}.deb
 SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(stat -c %Y "$SRC/manifest.json")}
 export SOURCE_DATE_EPOCH
 find "$PKG" -newermt "@$SOURCE_DATE_EPOCH" -print0 | xargs -0r touch -h -d "@$SOURCE_DATE_EPOCH"
-# xz: the smallest download for a board (gzip: several times faster to build, for test releases).
-case "$COMPRESSION" in xz | gzip) ;; *) die "--compression is xz or gzip" ;; esac
-dpkg-deb --root-owner-group "-Z$COMPRESSION" --build "$PKG" "$DEB" >/dev/null
+# xz: the smallest download for a board (gzip at its fastest level: several times faster to build,
+# for test releases).
+case "$COMPRESSION" in xz) LEVEL=() ;; gzip) LEVEL=(-z1) ;; *) die "--compression is xz or gzip" ;; esac
+dpkg-deb --root-owner-group "-Z$COMPRESSION" "${LEVEL[@]}" --build "$PKG" "$DEB" >/dev/null
 log "built $DEB"
 echo "$(basename "$DEB"): $(du -h "$DEB" | cut -f1) ($(stat -c %s "$DEB") bytes), installed $SIZE KiB; Depends: $DEPENDS"
+
+# The vendor's key in a package of its own, as Debian's archive keyrings are: what apt's Signed-By=
+# names must outlive `apt-get remove pickup-station`. Earlier pickup-station packages shipped the
+# file themselves (Replaces: it moves here).
+if [ -n "$KEY" ]; then
+  KPKG=$WORK/keyring
+  install -d -m 0755 "$KPKG/DEBIAN" "$KPKG/usr/share/keyrings" "$KPKG/usr/share/doc/pickup-station-archive-keyring"
+  install -m 0644 "$KEY" "$KPKG/usr/share/keyrings/pickup-station-archive-keyring.gpg"
+  sed -e 's/^Upstream-Name: pickup-station$/Upstream-Name: pickup-station-archive-keyring/' "$PKG/usr/share/doc/pickup-station/copyright" \
+    >"$KPKG/usr/share/doc/pickup-station-archive-keyring/copyright"
+  printf 'pickup-station-archive-keyring (%s) stable; urgency=medium\n\n  * The vendor key of pickup-station %s.\n\n -- Pickup Station Maintainers <pickup-station@example.org>  %s\n' \
+    "$VERSION" "$VERSION" "$(date -R -u -d "@$SOURCE_DATE_EPOCH")" | gzip -9n >"$KPKG/usr/share/doc/pickup-station-archive-keyring/changelog.gz"
+  chmod 0644 "$KPKG/usr/share/doc/pickup-station-archive-keyring/"*
+  cat >"$KPKG/DEBIAN/control" <<CONTROL
+Package: pickup-station-archive-keyring
+Version: $VERSION
+Architecture: all
+Multi-Arch: foreign
+Maintainer: Pickup Station Maintainers <pickup-station@example.org>
+Section: misc
+Priority: optional
+Replaces: pickup-station (<< 0.2~)
+Installed-Size: $(du -sk --exclude=DEBIAN "$KPKG" | cut -f1)
+Homepage: https://example.org/pickup-station
+Description: OpenPGP key of the pickup-station vendor's repository
+ The public key that signs the vendor's apt repository of pickup-station
+ (apt's Signed-By= names it) and its release bundles (install.sh checks
+ them against it). Removing pickup-station leaves it in place.
+CONTROL
+  (cd "$KPKG" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | LC_ALL=C sort -z | xargs -0 md5sum) >"$KPKG/DEBIAN/md5sums"
+  chmod 0644 "$KPKG/DEBIAN/control" "$KPKG/DEBIAN/md5sums"
+  find "$KPKG" -newermt "@$SOURCE_DATE_EPOCH" -print0 | xargs -0r touch -h -d "@$SOURCE_DATE_EPOCH"
+  KDEB=$OUT/pickup-station-archive-keyring_${VERSION}_all.deb
+  dpkg-deb --root-owner-group -Zxz --build "$KPKG" "$KDEB" >/dev/null
+  log "built $KDEB"
+  echo "$(basename "$KDEB"): $(stat -c %s "$KDEB") bytes"
+fi

@@ -1,8 +1,12 @@
 #!/usr/bin/env bash
-# `bash packaging/test/container.sh [--bundle RELEASE-x64.tar.gz] [--work DIR] [--hang]`:
+# `bash packaging/test/container.sh [--bundle RELEASE-x64.tar.gz] [--work DIR] [--hang] [--set container|full]`:
 # packaging/test/e2e.sh in a throwaway amd64 Debian bookworm that boots systemd in systemd-nspawn,
-# with only loopback networking (--private-network). Until the virtual arm64 board runs it, this is
-# where the package's install, upgrade, automatic rollback and removal meet a real systemd.
+# with only loopback networking (--private-network). The quick place (native speed) where the
+# package's install, upgrades, deferral, rollbacks, repairs and removal meet a real systemd; the
+# virtual arm64 board runs the same sequence (scripts/board/README.md). --set full adds the
+# power-cut matrix: a power cut is SIGKILL to the container's PID 1 (the kernel kills every process
+# of its PID namespace at once; what was written to the host's page cache stays, as on the board),
+# a boot is systemd-nspawn on the same root again (packaging/test/container-power.sh).
 #
 # Needs root. Installs mmdebstrap and systemd-container with apt-get when missing; the root file
 # system comes from Debian's mirror (cached in .cache/e2e/); the x64 release is built with
@@ -21,7 +25,9 @@ while [ $# -gt 0 ]; do
     --bundle) BUNDLE=$2; shift 2 ;;
     --work) WORK=$2; shift 2 ;;
     --hang) E2E_ARGS+=(--hang); shift ;;
-    *) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    --set) E2E_ARGS+=(--set "$2"); shift 2 ;;
+    --reuse) E2E_ARGS+=(--reuse); shift ;;
+    *) sed -n '2,13p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 done
 [ "$(id -u)" = 0 ] || die "needs root (mmdebstrap, systemd-nspawn)"
@@ -45,28 +51,10 @@ WORK=${WORK:-$(mktemp -d /var/tmp/pickup-e2e.XXXXXX)}
 rm -rf "$WORK/root"
 mkdir -p "$WORK/root"
 tar -xf "$IMAGE" -C "$WORK/root"
-NSPAWN_PID=""
-stop_container() {
-  [ -n "$NSPAWN_PID" ] || return 0
-  # SIGTERM: nspawn asks the container's systemd to power off.
-  kill -TERM "$NSPAWN_PID" 2>/dev/null || true
-  for _ in $(seq 1 30); do kill -0 "$NSPAWN_PID" 2>/dev/null || return 0; sleep 1; done
-  kill -KILL "$NSPAWN_PID" 2>/dev/null || true
-}
+POWER=(bash "$HERE/container-power.sh" "$WORK" "pickup-e2e-$$")
+stop_container() { "${POWER[@]}" stop || true; }
 trap stop_container EXIT
-# --register=no --keep-unit: no machined/D-Bus on the host needed.
-systemd-nspawn -D "$WORK/root" -b --private-network -M "pickup-e2e-$$" --register=no --keep-unit --console=passive \
-  >"$WORK/nspawn.log" 2>&1 &
-NSPAWN_PID=$!
-LEADER=""
-for _ in $(seq 1 60); do
-  LEADER=$(pgrep -P "$NSPAWN_PID" | head -n 1 || true)
-  if [ -n "$LEADER" ] && state=$(nsenter -t "$LEADER" -a systemctl is-system-running 2>/dev/null) &&
-    { [ "$state" = running ] || [ "$state" = degraded ]; }; then
-    break
-  fi
-  sleep 1
-done
-[ -n "$LEADER" ] || { cat "$WORK/nspawn.log" >&2; die "the container did not boot"; }
-log "container booted (PID 1 of the container: $LEADER; $(nsenter -t "$LEADER" -a systemctl is-system-running 2>/dev/null || true))"
-bash "$HERE/e2e.sh" --exec "nsenter -t $LEADER -a" --bundle "$BUNDLE" --arch x64 --work "$WORK/e2e" "${E2E_ARGS[@]}"
+exec_line=$("${POWER[@]}" boot | sed -n 's/^exec: //p' | tail -n 1)
+[ -n "$exec_line" ] || die "the container did not boot"
+log "container booted ($exec_line)"
+bash "$HERE/e2e.sh" --exec "$exec_line" --power "${POWER[*]}" --bundle "$BUNDLE" --arch x64 --work "$WORK/e2e" "${E2E_ARGS[@]}"

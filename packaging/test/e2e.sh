@@ -4,31 +4,46 @@
 # Everything the target needs is streamed through --exec's stdin; the target needs no network.
 #
 #   bash packaging/test/e2e.sh --exec "CMD" --bundle RELEASE.tar.gz [--arch x64|arm64|armv7]
-#                              [--work DIR] [--health-wait SECONDS] [--hang] [--reuse] [--ssh] [--slow N]
-#   container: --exec "nsenter -t <its PID 1> -a"
+#        [--set container|ci|full] [--power CMD] [--work DIR] [--health-wait SECONDS] [--hang]
+#        [--reuse] [--ssh] [--slow N] [--prepare-only]
+#   container: --exec "nsenter -t <its PID 1> -a" (packaging/test/container.sh)
 #   board:     --ssh --exec "ssh -i .board/ssh/id_ed25519 -p <port> -o StrictHostKeyChecking=no root@127.0.0.1"
 #              (scripts/board/run.sh --apt does this); --slow N: the test's own waits N times longer
 #              (an emulated board runs Node 10-20x slower); --health-wait is the upgrade's bound
+#   --power CMD  `CMD cut`: a power cut of the target (every process killed at once, nothing flushed
+#              that was not); `CMD boot`: it starts again, and CMD returns once --exec reaches it (a
+#              last output line starting with "exec: " is the new --exec). Without it, no power cuts.
+#   --prepare-only  make the test releases, their packages and the signing key in --work, and stop
+#              (scripts/board makes them on the host while the board boots)
 #
-# From one real release tarball, four test releases (packaging/test/restamp.mjs): 1.0.0, 1.1.0,
-# 1.2.0 that exits at start, (--hang) 1.3.0 that never gets ready. Debian packages of each
-# (packaging/deb/build.sh), a repository signed by a key made here (packaging/apt/publish.sh). In
-# the target:
-#   1 the vendor key + a signed-by= sources entry; apt-get install pickup-station (1.0.0)
-#   2 configure: the bundle's reference server on 127.0.0.1:8480 (a transient unit), simulated
-#     hardware whose doors are a state file, a service token; the station reports in; a deposit
-#   3 1.1.0 published; a deposit's box is open (the update lock is held) while apt-get upgrade
-#     runs: it waits, the door is closed, it upgrades; 1.1.0 runs
-#   4 1.2.0 (exits at start) published: apt-get upgrade exits non-zero, 1.1.0 runs again, the
-#     journal line names both versions, pickup_station_release_mismatch is 1
-#   5 (--hang) the same with 1.3.0, bounded by --health-wait
-#     (after 3: a reinstall of 1.1.0 changes nothing and restarts nothing)
-#   6 a package changed after signing is refused by apt; then a downgrade to 1.0.0 (its .deb):
-#     switched and proven like an upgrade, installed = running again, a deposit
-#   7 apt-get remove: stopped, locks OFF, config kept; purge: config and state gone
+# From one real release tarball, test releases (packaging/test/restamp.mjs): 1.0.0, 1.1.0, 1.2.0 that
+# exits at start, (--hang) 1.3.0 that never gets ready, 1.4.0 (changed after signing), and for the
+# power-cut matrix 2.1.0 ... 2.5.0 and 2.6.0 that exits at start. Debian packages of each
+# (packaging/deb/build.sh, with the vendor key package), a repository signed by a key made here
+# (packaging/apt/publish.sh). In the target, by --set (default container):
+#   install    the vendor key + a signed-by= sources entry; apt-get install pickup-station (1.0.0)
+#   configure  the bundle's reference server on 127.0.0.1:8480 (a unit started at boot), simulated
+#              hardware whose doors are a state file, a service token; the station reports in; a deposit
+#   deferred   1.1.0 published while a deposit's box is open (the update lock is held): apt-get
+#              upgrade exits 0 at once, dpkg clean, 1.0.0 serves, "upgrade pending" in the status and
+#              the metrics; the door is closed: pickup-station-upgrade.service switches, 1.1.0 proven
+#   reinstall  (container, full) of 1.1.0 changes nothing and restarts nothing
+#   broken     1.2.0 (exits at start): rolled back, apt-get exits 0, dpkg clean, known bad in the
+#              status and the metrics, the journal line names both versions; ci: instead, a power
+#              cut after the switch to 1.2.0 and before its proof, then boot (a matrix row)
+#   known-bad  the next configure of 1.2.0 (dpkg-reconfigure) does not try it again, restarts nothing
+#   rollback   (container, full) install.sh --rollback after the automatic rollback: to the proven
+#              1.0.0, never to 1.2.0; and forward again
+#   hang       (--hang) the same with 1.3.0, bounded by --health-wait
+#   tampered   a package changed after signing is refused by apt
+#   downgrade  (container, full) to 1.0.0 (its .deb): switched and proven like an upgrade,
+#              installed = running (a switch like any other: npm test proves the installer's side)
+#   masked     (container, full) the unit masked by the administrator across an upgrade (1.1.0's
+#              .deb): stays masked, not started; unmasked and started, the switch happens
+#   matrix     (full, with --power) a power cut at each step of an upgrade, then boot
+#   remove     apt-get remove: stopped, locks OFF, config kept, the vendor key package stays; purge
 # Throughout: every lock output OFF whenever no box is being opened (the state file's "locks").
-# Prints a timing line per step: install/upgrade times and the station's dark time (the longest gap
-# between two /state requests the reference server received around an upgrade).
+# Prints a FIGURE line per measurement and a summary at the end (the matrix as a table).
 # shellcheck disable=SC2016 # dpkg-query formats and remote commands are single-quoted on purpose
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
@@ -43,6 +58,9 @@ HANG=0
 REUSE=0   # --reuse: the packages and key of an earlier run in --work
 REMOTE_SHELL=0  # --ssh: --exec is ssh (arguments quoted for the remote shell)
 SLOW=1  # --slow N: every wait of this test (not the upgrade's own bounds) N times longer
+SET=container
+POWER=""
+PREPARE_ONLY=0
 while [ $# -gt 0 ]; do
   case "$1" in
     --exec) EXEC=$2; shift 2 ;;
@@ -54,10 +72,15 @@ while [ $# -gt 0 ]; do
     --reuse) REUSE=1; shift ;;
     --ssh) REMOTE_SHELL=1; shift ;;
     --slow) SLOW=$2; shift 2 ;;
-    *) sed -n '2,29p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
+    --set) SET=$2; shift 2 ;;
+    --power) POWER=$2; shift 2 ;;
+    --prepare-only) PREPARE_ONLY=1; shift ;;
+    *) sed -n '2,44p' "$0" | sed 's/^# \{0,1\}//'; exit 2 ;;
   esac
 done
-if [ -z "$EXEC" ] || [ ! -f "$BUNDLE" ]; then echo "e2e: --exec and --bundle are required" >&2; exit 2; fi
+case "$SET" in container | ci | full) ;; *) echo "e2e: --set is container, ci or full" >&2; exit 2 ;; esac
+if [ ! -f "$BUNDLE" ] || { [ "$PREPARE_ONLY" = 0 ] && [ -z "$EXEC" ]; }; then echo "e2e: --exec and --bundle are required" >&2; exit 2; fi
+if [ "$SET" = ci ] && [ -z "$POWER" ] && [ "$PREPARE_ONLY" = 0 ]; then echo "e2e: --set ci needs --power (its power-cut row)" >&2; exit 2; fi
 WORK=${WORK:-$(mktemp -d)}
 mkdir -p "$WORK"
 SECONDS=0
@@ -68,8 +91,10 @@ fail() {
   printf '[e2e %4ss] FAILED: %s\n' "$SECONDS" "$*" >&2
   if [ "$DIAGNOSE" = 1 ]; then
     DIAGNOSE=0
-    on sh -c 'journalctl -u pickup-station -n 60 --no-pager -o short-monotonic; echo "doors: $(cat /var/lib/pickup-station/doors.json)";
-      echo "update lock: $(cat /run/pickup-station/updates.lock 2>&1)"; echo "release: $(cat /run/pickup-station/release.json 2>&1)"' 2>&1 |
+    on sh -c 'journalctl -u pickup-station -u pickup-station-upgrade -u pickup-station-repair -t pickup-station-install -n 80 --no-pager -o short-monotonic;
+      echo "doors: $(cat /var/lib/pickup-station/doors.json)"; echo "record: $(cat /opt/pickup-station/install-status.json 2>&1)";
+      echo "update lock: $(cat /run/pickup-station/updates.lock 2>&1)"; echo "release: $(cat /run/pickup-station/release.json 2>&1)";
+      dpkg-query -W -f="dpkg: \${db:Status-Abbrev} \${Version}\n" pickup-station' 2>&1 |
       sed 's/^/  target: /' >&2 || true
   fi
   exit 1
@@ -79,6 +104,7 @@ figure() { # NAME VALUE: a measured figure, printed now and again in the summary
   FIGURES+=("$1: $2")
   log "FIGURE $1: $2"
 }
+in_set() { local s; for s in "$@"; do [ "$s" = "$SET" ] && return 0; done; return 1; }
 # shellcheck disable=SC2086 # --exec is a command prefix, split on purpose
 on() {
   # ssh joins its arguments into one command line for the remote shell: quote each one for it.
@@ -88,27 +114,37 @@ put() { on sh -c "mkdir -p \"\$(dirname '$2')\" && cat > '$2'" <"$1"; }
 APT=(env DEBIAN_FRONTEND=noninteractive apt-get -y -q -o Dpkg::Options::=--force-confdef -o Dpkg::Options::=--force-confold)
 
 # --- releases, packages, repository (host) ------------------------------------------------------
-export GNUPGHOME=$WORK/gnupg
-trap 'gpgconf --kill gpg-agent 2>/dev/null || true' EXIT
+# The signing key's home is short and temporary: gpg-agent's socket lives there, and a socket path
+# is limited to 108 bytes (a checkout under a long CI path would not fit). --work keeps the key.
+GNUPGHOME=$(mktemp -d /tmp/e2e-gpg.XXXXXX)
+export GNUPGHOME
+trap 'gpgconf --kill gpg-agent 2>/dev/null || true; rm -rf "$GNUPGHOME"' EXIT
+versions() { # the test releases this set needs: VERSION[:exit|hang|from=V]
+  echo 1.0.0 1.1.0 1.2.0:exit 1.4.0:from=1.1.0
+  [ "$HANG" = 0 ] || echo 1.3.0:hang
+  if in_set full; then echo 2.1.0 2.2.0 2.3.0 2.4.0 2.5.0 2.6.0:exit; fi
+}
 prepare() {
   rm -rf "$WORK/repo"
-  if [ "$REUSE" = 1 ] && [ -f "$WORK/vendor.gpg" ]; then
+  if [ "$REUSE" = 1 ] && [ -f "$WORK/vendor.gpg" ] && [ -f "$WORK/vendor.key" ]; then
+    gpg --batch --quiet --import "$WORK/vendor.key"
     log "reusing the key and the packages in $WORK"
   else
-    rm -rf "$GNUPGHOME" "$WORK/debs" "$WORK/tarballs"
-    mkdir -p "$GNUPGHOME" "$WORK/debs" "$WORK/tarballs"
-    chmod 0700 "$GNUPGHOME"
+    rm -rf "$WORK/debs" "$WORK/tarballs"
     gpg --batch --quiet --passphrase '' --quick-gen-key 'e2e vendor <vendor@example.org>' ed25519 sign never
-    gpg --batch --output "$WORK/vendor.gpg" --export vendor@example.org
+    gpg --batch --yes --output "$WORK/vendor.gpg" --export vendor@example.org
+    gpg --batch --yes --output "$WORK/vendor.key" --export-secret-keys vendor@example.org
   fi
+  mkdir -p "$WORK/debs" "$WORK/tarballs"
   KEY_ID=$(gpg --batch --with-colons --list-keys vendor@example.org | awk -F: '/^fpr:/ { print $10; exit }')
-  local v how
-  for v in 1.0.0 1.1.0 1.2.0:exit 1.3.0:hang; do
+  local v how from
+  for v in $(versions); do
     how=${v#*:}; [ "$how" != "$v" ] || how=""
     v=${v%%:*}
-    [ "$v" != 1.3.0 ] || [ "$HANG" = 1 ] || continue
     if [ "$REUSE" = 1 ] && [ -f "$WORK/tarballs/pickup-station-$v-linux-$ARCH.tar.gz" ] && ls "$WORK"/debs/pickup-station_"$v"_*.deb >/dev/null 2>&1; then continue; fi
-    node "$HERE/restamp.mjs" "$BUNDLE" "$WORK/tarballs" "$v" ${how:+--break "$how"} >/dev/null
+    from=$BUNDLE
+    case "$how" in from=*) from="$WORK/tarballs/pickup-station-${how#from=}-linux-$ARCH.tar.gz"; how="" ;; esac
+    node "$HERE/restamp.mjs" "$from" "$WORK/tarballs" "$v" ${how:+--break "$how"} >/dev/null
     bash "$ROOT/packaging/deb/build.sh" --arch "$ARCH" --bundle "$WORK/tarballs/pickup-station-$v-linux-$ARCH.tar.gz" \
       --key "$WORK/vendor.gpg" --compression gzip --out "$WORK/debs" | sed 's/^/  /'
   done
@@ -116,13 +152,19 @@ prepare() {
   figure "package size ($ARCH, gzip as built for this test), bytes" "$(stat -c %s "$(deb_of 1.0.0)")"
 }
 deb_of() { ls "$WORK"/debs/pickup-station_"$1"_*.deb; }
+keyring_deb() { ls "$WORK"/debs/pickup-station-archive-keyring_1.0.0_all.deb; }
 publish() { bash "$ROOT/packaging/apt/publish.sh" --repo "$WORK/repo" --key-id "$KEY_ID" --dist stable "$@" >/dev/null; sync_repo; }
 # The repository into the target (file:///srv/pickup-station-repo): what rsync to a web server is in the field.
 sync_repo() { tar -C "$WORK/repo" -cf - dists pool | on sh -c 'rm -rf /srv/pickup-station-repo && mkdir -p /srv/pickup-station-repo && tar -xf - -C /srv/pickup-station-repo'; }
 
 # --- the target ---------------------------------------------------------------------------------
 installed_version() { on dpkg-query -W -f='${Version}' pickup-station 2>/dev/null || true; }
+package_state() { on dpkg-query -W -f='${db:Status-Abbrev}' pickup-station 2>/dev/null | tr -d ' ' || true; }
 running_version() { on sh -c 'sed -n "s/.*\"version\":\"\([^\"]*\)\".*/\1/p" /run/pickup-station/release.json 2>/dev/null' || true; }
+record() { on sh -c "sed -n 's/.*\"$1\":\"\([^\"]*\)\".*/\1/p' /opt/pickup-station/install-status.json 2>/dev/null" || true; }
+dpkg_clean() { [ -z "$(on dpkg --audit 2>&1)" ] && [ "$(package_state)" = ii ]; }
+# The unit systemd runs the station under is release VERSION's own (each test release's unit names it).
+unit_is() { on cmp -s /usr/lib/systemd/system/pickup-station.service "/opt/pickup-station/releases/$1/systemd/pickup-station.service"; }
 locks_off() { # every lock output in the simulated cabinet is OFF (a pulse in progress may end first: 10 s)
   local s i
   for ((i = 0; i < 10 * SLOW; i++)); do
@@ -140,7 +182,14 @@ service_gap() {
     / Started pickup-station.service/ && a { b = $1 }
     END { if (a && b) printf "%.1f s", b - a; else print "n/a" }'
 }
-control() { on /usr/bin/pickup-station-e2e-node -e "fetch('http://127.0.0.1:8480/_control$1').then(r => r.text()).then(t => process.stdout.write(t))"; }
+# http METHOD PORT PATH [BODY]: an HTTP/1.0 request on the target's loopback, by the target's bash
+# (a node start costs seconds on the emulated board); prints the answer's body.
+http() {
+  on bash -c 'exec 3<>"/dev/tcp/127.0.0.1/$2" || exit 1
+    printf "%s %s HTTP/1.0\r\nHost: 127.0.0.1\r\nAuthorization: Bearer %s\r\nContent-Type: application/json\r\nContent-Length: %s\r\n\r\n%s" "$1" "$3" "$4" "${#5}" "$5" >&3
+    sed "1,/^\r$/d" <&3' http "$1" "$2" "$3" "${TOKEN:-none}" "${4:-}"
+}
+control() { http GET 8480 "/_control$1"; }
 state_times() { # the reference server's clock (ms) of every /state it received, in order
   control /requests | node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
     for (const r of JSON.parse(s).requests) if (r.endpoint === "state") console.log(Math.round(r.at));
@@ -161,20 +210,37 @@ expect_versions() { # INSTALLED RUNNING WHEN: dpkg's version and the running rel
 }
 reports_in() { [ "$(on sh -c 'sed -n "s/.*\"firstState\":\"\([a-z]*\)\".*/\1/p" /run/pickup-station/release.json 2>/dev/null')" = answered ]; }
 stationctl() { on env STATIONCTL_TOKEN="$TOKEN" stationctl "$@"; }
+api() { http GET 8470 "$1"; }
+scan() { http POST 8470 /api/inject/scan "{\"value\":\"$1\",\"identifierType\":\"BAR_CODE\"}"; echo; }
+metric() { api /metrics | grep -E "^$1"; }
+# The release block of /api/status, one field (a JSON value).
+release_status() { api /api/status | node -e 'let s = ""; process.stdin.on("data", (d) => (s += d)).on("end", () => {
+  const r = JSON.parse(s).release; const v = process.argv[1].split(".").reduce((o, k) => (o == null ? o : o[k]), r); console.log(JSON.stringify(v ?? null)); })' "$1"; }
+# The station runs VERSION, proven, nothing pending, dpkg clean: where every interruption must end.
+settled_on() {
+  [ "$(running_version)" = "$1" ] && [ "$(record running)" = "$1" ] && [ "$(record proof)" = proven ] && [ -z "$(record pending)" ] &&
+    [ -z "$(record switching)" ] && reports_in && dpkg_clean
+}
 
 step_install() {
   put "$WORK/vendor.gpg" /usr/share/keyrings/pickup-station-archive-keyring.gpg
   on sh -c 'printf "Types: deb\nURIs: file:///srv/pickup-station-repo\nSuites: stable\nComponents: main\nSigned-By: /usr/share/keyrings/pickup-station-archive-keyring.gpg\n" > /etc/apt/sources.list.d/pickup-station.sources'
-  publish "$(deb_of 1.0.0)"
+  publish "$(deb_of 1.0.0)" "$(keyring_deb)"
   on apt-get -q update -o Dir::Etc::SourceList=/dev/null >/dev/null
+  log "step install: the key, the sources entry and the repository in place"
   DIAGNOSE=1
   local t=$SECONDS
   on "${APT[@]}" install pickup-station | sed 's/^/  /'
-  log "step 1: apt-get install pickup-station 1.0.0 took $((SECONDS - t)) s; installed $(installed_version)"
+  log "step install: apt-get install pickup-station 1.0.0 took $((SECONDS - t)) s; installed $(installed_version)"
   figure "apt-get install (first install, from file://), s" "$((SECONDS - t))"
   figure "installed size, KiB" "$(on dpkg-query -W -f='${Installed-Size}' pickup-station)"
   [ "$(installed_version)" = 1.0.0 ] || fail "dpkg says $(installed_version)"
+  [ "$(on dpkg-query -W -f='${db:Status-Abbrev}' pickup-station-archive-keyring | tr -d ' ')" = ii ] || fail "the vendor key package is not installed"
   on test -L /opt/pickup-station/current || fail "no /opt/pickup-station/current"
+  # The release's unit, written by the installer with the switch (not a file of the package).
+  on cmp -s /usr/lib/systemd/system/pickup-station.service /opt/pickup-station/current/systemd/pickup-station.service || fail "the unit is not the release's own"
+  on dpkg -S /usr/lib/systemd/system/pickup-station.service >/dev/null 2>&1 && fail "dpkg owns the unit: it would change at unpack"
+  on test ! -e /etc/systemd/system/pickup-station.service || fail "something wrote /etc/systemd/system/pickup-station.service"
   on systemctl is-enabled pickup-station >/dev/null || fail "the unit is not enabled"
   on id pickup-station >/dev/null || fail "no system user"
 }
@@ -197,17 +263,17 @@ step_configure() {
   done
   printf '{"stations":[{"id":"%s","password":"%s","boxes":[%s]}],"deposits":[%s],"pickups":[]}\n' "$id" "$pw" "$box_ids" "$deposits" >"$WORK/stations.json"
   put "$WORK/stations.json" /root/e2e/stations.json
-  on systemctl stop pickup-e2e-server 2>/dev/null || true
-  on systemctl reset-failed pickup-e2e-server 2>/dev/null || true
-  on systemd-run --quiet --unit=pickup-e2e-server /usr/bin/pickup-station-e2e-node /opt/pickup-station/releases/1.0.0/app/main.js \
-    sim-server --port 8480 --stations-file /root/e2e/stations.json
+  # The reference server: a copy of 1.0.0's sim-server (the releases come and go), a unit started at
+  # boot before the station (a power cut takes it down with the board).
+  on sh -c 'rm -rf /root/e2e/sim && mkdir -p /root/e2e/sim && cp -al /opt/pickup-station/releases/1.0.0/. /root/e2e/sim/ &&
+    node=/root/e2e/sim/node/bin/node; [ -x $node ] || node=/usr/bin/node
+    printf "[Unit]\nDescription=e2e: the reference station server\nBefore=pickup-station.service\n[Service]\nExecStart=$node /root/e2e/sim/app/main.js sim-server --port 8480 --stations-file /root/e2e/stations.json\n[Install]\nWantedBy=multi-user.target\n" > /etc/systemd/system/pickup-e2e-server.service &&
+    systemctl daemon-reload && systemctl enable --now pickup-e2e-server >/dev/null 2>&1'
   wait_for 30 "the reference server did not come up" control /stations
-  local tok
-  tok=$(on stationctl token new --scope service --name e2e)
-  TOKEN=$(grep -o 'pst_[A-Za-z0-9_-]*' <<<"$tok" | head -n 1)
+  # A service token as `stationctl token new` makes one (256 random bits; the config keeps its sha256).
+  TOKEN=pst_$(node -e 'process.stdout.write(require("crypto").randomBytes(32).toString("base64url"))')
   local entry
-  entry=$(grep -o '"sha256:[0-9a-f]*"' <<<"$tok" | head -n 1)
-  if [ -z "$TOKEN" ] || [ -z "$entry" ]; then fail "stationctl token new: $tok"; fi
+  entry="\"sha256:$(printf '%s' "$TOKEN" | sha256sum | cut -d' ' -f1)\""
   cat >"$WORK/config.json" <<EOF
 {
   "station": { "id": "$id", "boxes": [ $box_json ] },
@@ -221,11 +287,12 @@ EOF
   printf '%s' "$pw" >"$WORK/pw"
   put "$WORK/pw" /etc/pickup-station/credentials/station-password
   on sh -c 'chmod 0600 /etc/pickup-station/credentials/station-password; chown root:pickup-station /etc/pickup-station/config.json; chmod 0640 /etc/pickup-station/config.json'
-  on sh -c "printf 'LOCK_WAIT=600\nHEALTH_WAIT=$HEALTH_WAIT\n' > /etc/default/pickup-station"
+  # The package's conffile, as a fleet sets it: defer at once when the station is in use.
+  on sh -c "printf 'LOCK_WAIT=0\nHEALTH_WAIT=$HEALTH_WAIT\nDEFER_WAIT=$((600 * SLOW))\nREPAIR_WAIT=$((60 * SLOW))\n' > /etc/default/pickup-station"
   local t=$SECONDS
   on systemctl restart pickup-station
   wait_for 90 "the station did not report in" reports_in
-  log "step 2: configured; the station reported in $((SECONDS - t)) s after the start (running $(running_version))"
+  log "step configure: the station reported in $((SECONDS - t)) s after the start (running $(running_version))"
   figure "systemctl restart -> first /state answered, s" "$((SECONDS - t))"
   deposit
 }
@@ -235,7 +302,7 @@ EOF
 DEPOSITS=0
 deposit() {
   DEPOSITS=$((DEPOSITS + 1))
-  stationctl scan "E2E$(printf '%010d' "$DEPOSITS")" | sed 's/^/  /'
+  scan "E2E$(printf '%010d' "$DEPOSITS")" | sed 's/^/  /'
   wait_for 30 "box $DEPOSITS did not open" on grep -q "\"$DEPOSITS\":\"OPEN\"" /var/lib/pickup-station/doors.json
   if [ "${1:-}" = leave-open ]; then return 0; fi
   close_door "$DEPOSITS"
@@ -257,40 +324,47 @@ close_door() {
   locks_off
 }
 
-step_upgrade_waits() {
-  publish "$(deb_of 1.1.0)"
+# A busy station defers: the package configures at once (dpkg clean, apt exits 0), the running
+# release keeps serving, "upgrade pending" shows; once the box is closed the upgrade service switches.
+step_upgrade_deferred() {
+  publish "$(deb_of 1.1.0)" "$(keyring_deb)"
   on apt-get -q update >/dev/null
   deposit leave-open
   on test -e /run/pickup-station/updates.lock || fail "a box is open but the update lock is not held"
-  local from t=$SECONDS since
+  local t=$SECONDS from since rc=0
   from=$(state_count)
   since=$(on date +%s)
-  on sh -c "${APT[*]} upgrade > /root/e2e/upgrade-1.1.0.log 2>&1; echo \$? > /root/e2e/upgrade-1.1.0.rc" &
-  local apt_pid=$!
-  wait_for 60 "apt-get upgrade did not say it waits for the station" on grep -q 'waiting for the station to be free' /root/e2e/upgrade-1.1.0.log
-  sleep 3
+  on sh -c "${APT[*]} upgrade > /root/e2e/upgrade-1.1.0.log 2>&1" || rc=$?
+  local took=$((SECONDS - t))
+  [ "$rc" = 0 ] || { on cat /root/e2e/upgrade-1.1.0.log; fail "apt-get upgrade with the station in use exited $rc"; }
+  on grep -q 'the switch waits: the station is in use (' /root/e2e/upgrade-1.1.0.log || { on cat /root/e2e/upgrade-1.1.0.log; fail "the upgrade did not defer"; }
   [ "$(running_version)" = 1.0.0 ] || fail "1.0.0 stopped while a box was open (running: $(running_version))"
-  log "step 3: apt-get upgrade waits: $(on grep -o 'waiting for the station to be free.*' /root/e2e/upgrade-1.1.0.log | head -n 1)"
+  on test -e /run/pickup-station/updates.lock || fail "the box is no longer open"
+  dpkg_clean || fail "dpkg is not clean after the deferred upgrade: $(on dpkg --audit 2>&1) $(package_state)"
+  [ "$(installed_version)" = 1.1.0 ] || fail "dpkg says $(installed_version)"
+  # dpkg unpacked 1.1.0 and configured it: the running 1.0.0 still runs under its own unit.
+  unit_is 1.0.0 || fail "the unit changed before the switch (dpkg's unpack or configure)"
+  [ "$(release_status pending)" = '"1.1.0"' ] || fail "the status does not say upgrade pending: $(release_status pending)"
+  metric 'pickup_station_upgrade_pending\{[^}]*version="1\.1\.0"[^}]*\} 1$' >/dev/null || fail "pickup_station_upgrade_pending is not 1 for 1.1.0"
+  on systemctl is-active --quiet pickup-station-upgrade.service && log "  pickup-station-upgrade.service waits: $(on journalctl -u pickup-station-upgrade -n 1 -o cat --no-pager)"
+  log "step deferred: apt-get upgrade exited 0 after $took s with box 1 open; 1.0.0 serves, dpkg clean, 1.1.0 pending"
+  figure "busy station: apt-get upgrade exit 0 with a box open (unpack + configure, switch deferred), s" "$took"
   local closed=$SECONDS
   close_door "$DEPOSITS"
-  wait "$apt_pid"
+  wait_for $((2 * HEALTH_WAIT)) "the deferred switch to 1.1.0 did not happen after the door closed" settled_on 1.1.0
   local after_close=$((SECONDS - closed))
-  [ "$(on cat /root/e2e/upgrade-1.1.0.rc)" = 0 ] || { on cat /root/e2e/upgrade-1.1.0.log; fail "apt-get upgrade to 1.1.0 failed"; }
-  expect_versions 1.1.0 1.1.0 "after the upgrade"
+  expect_versions 1.1.0 1.1.0 "after the deferred upgrade"
+  unit_is 1.1.0 || fail "1.1.0 does not run under its own unit"
   locks_off
-  on grep -o 'release 1.1.0 is healthy.*' /root/e2e/upgrade-1.1.0.log | sed 's/^/  /'
-  local healthy
-  healthy=$(on grep -o 'release 1.1.0 is healthy after [0-9]*s' /root/e2e/upgrade-1.1.0.log | grep -o '[0-9]*s$' || true)
-  wait_for 60 "no /state after the upgrade" reports_in
-  sleep 2
   local down dark
   down=$(service_gap "$since")
   dark=$(dark_ms "$from")
-  log "step 3: upgraded to 1.1.0 in $((SECONDS - t)) s (door closed -> healthy included); service down $down (Stopping -> Started), longest gap between two /state at the server $dark ms (heartbeat every 30 s)"
-  figure "good upgrade: apt-get upgrade from the door closed to its exit 0, s" "$after_close"
-  figure "good upgrade: the new release proven healthy after its start" "${healthy:-n/a}"
-  figure "good upgrade: service down (systemd Stopping -> Started)" "$down"
-  figure "good upgrade: longest gap between two /state at the server (heartbeat 30 s), ms" "$dark"
+  log "step deferred: pickup-station-upgrade.service switched to 1.1.0 $after_close s after the door closed; service down $down, longest gap between two /state at the server $dark ms"
+  figure "busy station: from the door closed to 1.1.0 proven (pickup-station-upgrade.service), s" "$after_close"
+  figure "deferred upgrade: service down (systemd Stopping -> Started)" "$down"
+  figure "deferred upgrade: longest gap between two /state at the server (heartbeat 30 s), ms" "$dark"
+  [ "$(release_status pending)" = null ] || fail "still pending: $(release_status pending)"
+  metric 'pickup_station_release_proven(\{[^}]*\})? 1$' >/dev/null || fail "pickup_station_release_proven is not 1"
   deposit
 }
 
@@ -306,8 +380,93 @@ step_reinstall() {
   expect_versions 1.1.0 1.1.0 "after the reinstall"
   on grep -q 'release 1.1.0 is already installed' /root/e2e/reinstall.log || { on cat /root/e2e/reinstall.log; fail "the reinstall did not find the release in place"; }
   locks_off
-  log "step: apt-get install --reinstall of 1.1.0: exit 0 after $((SECONDS - t)) s, the same process (MainPID $pid0), nothing restarted"
+  log "step reinstall: apt-get install --reinstall of 1.1.0: exit 0 after $((SECONDS - t)) s, the same process (MainPID $pid0), nothing restarted"
   figure "reinstall of the running version: apt-get exit 0 after, s" "$((SECONDS - t))"
+}
+
+# A release that fails its proof: rolled back by the postinst itself, the package configured (dpkg
+# clean), the failure recorded (known bad) and shown.
+step_broken() { # VERSION KIND
+  publish "$(deb_of "$1")" "$(keyring_deb)"
+  on apt-get -q update >/dev/null
+  local t=$SECONDS from rc=0 since
+  from=$(state_count)
+  since=$(on date +%s)
+  on sh -c "${APT[*]} upgrade > /root/e2e/upgrade-$1.log 2>&1" || rc=$?
+  local took=$((SECONDS - t))
+  [ "$rc" = 0 ] || { on cat "/root/e2e/upgrade-$1.log"; fail "apt-get upgrade to the broken $1 exited $rc (the package must configure, dpkg clean)"; }
+  on grep -E 'rolled back|not healthy' "/root/e2e/upgrade-$1.log" | sed 's/^/  /'
+  # The bound: the new release's start and proof (at most HEALTH_WAIT), then the previous one's.
+  local back
+  back=$(on grep -o 'is running again after [0-9]*s' "/root/e2e/upgrade-$1.log" | grep -o '[0-9]*s$' | tr -d s || true)
+  if [ -z "$back" ] || [ "$back" -gt $((2 * HEALTH_WAIT)) ]; then fail "the rollback from $1 was not done within 2 x $HEALTH_WAIT s (${back:-no} s)"; fi
+  [ "$(running_version)" = 1.1.0 ] || fail "after the rollback: running $(running_version)"
+  unit_is 1.1.0 || fail "after the rollback, 1.1.0 does not run under its own unit"
+  wait_for 60 "1.1.0 did not report in again" reports_in
+  locks_off
+  dpkg_clean || fail "dpkg is not clean after the rollback: $(on dpkg --audit 2>&1) $(package_state)"
+  on journalctl -t pickup-station-install --no-pager -o cat | grep -q "upgrade from 1.1.0 to $1 failed" || fail "no journal line naming 1.1.0 and $1"
+  local down dark
+  down=$(service_gap "$since")
+  dark=$(dark_ms "$from")
+  log "step broken $1 ($2): apt-get exit 0 after $took s; running 1.1.0 again; dpkg: $(installed_version) ($(package_state)); service down $down, longest gap between two /state at the server $dark ms"
+  figure "rollback ($2): apt-get upgrade exit 0 after, s" "$took"
+  figure "rollback ($2): switched back and the previous release proven healthy, s after the new one's start (bound 2 x $HEALTH_WAIT)" "$back"
+  figure "rollback ($2): service down (systemd Stopping -> Started)" "$down"
+  figure "rollback ($2): longest gap between two /state at the server, ms" "$dark"
+  shows_known_bad "$1"
+  deposit
+}
+shows_known_bad() { # VERSION: in the journal, the metrics and the status
+  on journalctl -t pickup-station-install --no-pager -o cat | grep "to $1" | tail -n 2 | sed 's/^/  journal: /'
+  metric pickup_station_release | sed 's/^/  metric: /'
+  metric 'pickup_station_release_mismatch(\{[^}]*\})? 1$' >/dev/null || fail "release_mismatch is not 1"
+  metric "pickup_station_release_known_bad\\{[^}]*version=\"${1//./\\.}\"[^}]*\\} 1$" >/dev/null || fail "release_known_bad is not 1 for $1"
+  [ "$(release_status knownBad.version)" = "\"$1\"" ] || fail "the status does not name $1 as known bad: $(release_status knownBad)"
+  stationctl status | grep '^release' | sed 's/^/  stationctl: /'
+}
+
+# The next configure of the known-bad release (what dpkg --configure -a or a reinstall runs) does not
+# try it again: nothing restarts.
+step_known_bad() { # VERSION
+  local pid0 rc=0 t=$SECONDS
+  pid0=$(on systemctl show -p MainPID --value pickup-station)
+  on sh -c "DEBIAN_FRONTEND=noninteractive dpkg-reconfigure pickup-station > /root/e2e/reconfigure.log 2>&1" || rc=$?
+  [ "$rc" = 0 ] || { on cat /root/e2e/reconfigure.log; fail "dpkg-reconfigure exited $rc"; }
+  on grep -q "release $1 failed its proof before" /root/e2e/reconfigure.log || { on cat /root/e2e/reconfigure.log; fail "the known-bad $1 was not recognised"; }
+  [ "$(on systemctl show -p MainPID --value pickup-station)" = "$pid0" ] || fail "the station restarted for a known-bad release"
+  on "${APT[@]}" install pickup-station >/dev/null || fail "apt-get install after the known-bad release failed"
+  dpkg_clean || fail "dpkg is not clean"
+  log "step known-bad: the configure of $1 again: exit 0 after $((SECONDS - t)) s, not tried, the same process (MainPID $pid0)"
+}
+
+# install.sh --rollback after an automatic rollback goes to the proven release before, never to the
+# failed one; and forward again.
+step_emergency_rollback() {
+  local out
+  out=$(on /opt/pickup-station/current/systemd/install.sh --rollback 2>&1) || { echo "$out"; fail "install.sh --rollback failed"; }
+  [ "$(running_version)" = 1.0.0 ] || fail "the emergency rollback went to $(running_version), not the proven 1.0.0"
+  wait_for 60 "1.0.0 did not report in" reports_in
+  out=$(on /opt/pickup-station/current/systemd/install.sh --rollback 2>&1) || { echo "$out"; fail "install.sh --rollback (forward) failed"; }
+  [ "$(running_version)" = 1.1.0 ] || fail "rolling back twice did not roll forward: running $(running_version)"
+  wait_for 60 "1.1.0 did not report in" reports_in
+  log "step rollback: install.sh --rollback went to the proven 1.0.0 (not the failed 1.2.0), and forward to 1.1.0 again"
+}
+
+step_tampered() {
+  # A package signed into the index, then changed: 1.4.0 (1.1.0's release), one byte appended after
+  # publishing (the pool holds a copy: the package in debs/ stays intact, and --reuse reuses it).
+  publish "$(deb_of 1.4.0)"
+  local pool
+  pool=$(ls "$WORK"/repo/pool/main/p/pickup-station/pickup-station_1.4.0_*.deb)
+  printf '\0' >>"$pool"
+  sync_repo
+  on apt-get -q update >/dev/null
+  local rc=0 out
+  out=$(on "${APT[@]}" upgrade 2>&1) || rc=$?
+  if [ "$rc" = 0 ] || ! grep -qE 'Hash Sum mismatch|unexpected size' <<<"$out"; then echo "$out"; fail "apt accepted a package changed after signing"; fi
+  [ "$(running_version)" = 1.1.0 ] || fail "running $(running_version) after the refused package"
+  log "step tampered: the package changed after signing is refused: $(grep -oE 'Hash Sum mismatch|File has unexpected size[^)]*\)' <<<"$out" | head -n 1)"
 }
 
 # A downgrade to an older package (an operator's own .deb: the repository keeps one version per
@@ -322,69 +481,37 @@ step_downgrade() {
   local took=$((SECONDS - t))
   [ "$rc" = 0 ] || { on cat /root/e2e/downgrade.log; fail "apt-get install --allow-downgrades 1.0.0 exited $rc"; }
   expect_versions 1.0.0 1.0.0 "after the downgrade"
+  unit_is 1.0.0 || fail "after the downgrade, 1.0.0 does not run under its own unit"
   on grep -q 'release 1.0.0 is healthy' /root/e2e/downgrade.log || { on cat /root/e2e/downgrade.log; fail "the downgrade did not prove 1.0.0 healthy"; }
   wait_for 60 "1.0.0 did not report in after the downgrade" reports_in
   locks_off
   metric 'pickup_station_release_mismatch(\{[^}]*\})? 0$' >/dev/null || fail "release_mismatch is not 0 after the downgrade"
   local down
   down=$(service_gap "$since")
-  log "step: downgraded to 1.0.0 (dpkg had the failed 1.2.0, 1.1.0 ran): apt-get exit 0 after $took s; service down $down, longest gap between two /state at the server $(dark_ms "$from") ms; release_mismatch 0"
+  log "step downgrade: to 1.0.0 (dpkg had the failed 1.2.0, 1.1.0 ran): apt-get exit 0 after $took s; service down $down, longest gap between two /state at the server $(dark_ms "$from") ms; release_mismatch 0"
   figure "downgrade: apt-get install --allow-downgrades exit 0 after, s" "$took"
   deposit
 }
 
-metric() { on /usr/bin/pickup-station-e2e-node -e "fetch('http://127.0.0.1:8470/metrics', { headers: { authorization: 'Bearer $TOKEN' } }).then(r => r.text()).then(t => process.stdout.write(t))" | grep -E "^$1"; }
-
-step_broken() { # VERSION KIND
-  publish "$(deb_of "$1")"
-  on apt-get -q update >/dev/null
-  local t=$SECONDS from rc=0 since
-  from=$(state_count)
-  since=$(on date +%s)
-  on sh -c "${APT[*]} upgrade > /root/e2e/upgrade-$1.log 2>&1" || rc=$?
-  local took=$((SECONDS - t))
-  [ "$rc" != 0 ] || { on cat "/root/e2e/upgrade-$1.log"; fail "apt-get upgrade to the broken $1 exited 0"; }
-  on grep -E 'rolled back|not healthy' "/root/e2e/upgrade-$1.log" | sed 's/^/  /'
-  # The bound: the new release's start and proof (at most HEALTH_WAIT), then the previous one's.
-  local back
-  back=$(on grep -o 'is running again after [0-9]*s' "/root/e2e/upgrade-$1.log" | grep -o '[0-9]*s$' | tr -d s || true)
-  if [ -z "$back" ] || [ "$back" -gt $((2 * HEALTH_WAIT)) ]; then fail "the rollback from $1 was not done within 2 x $HEALTH_WAIT s (${back:-no} s)"; fi
-  [ "$(running_version)" = 1.1.0 ] || fail "after the rollback: running $(running_version)"
-  wait_for 60 "1.1.0 did not report in again" reports_in
+# The administrator masked the unit (the station taken out of service): an upgrade leaves it masked
+# and stopped; the switch happens once it is unmasked and started.
+step_masked() {
+  on systemctl mask --now pickup-station >/dev/null 2>&1
+  put "$(deb_of 1.1.0)" /root/e2e/pickup-station_1.1.0.deb
+  local rc=0
+  on sh -c "${APT[*]} install /root/e2e/pickup-station_1.1.0.deb > /root/e2e/masked.log 2>&1" || rc=$?
+  [ "$rc" = 0 ] || { on cat /root/e2e/masked.log; fail "apt-get install with the unit masked exited $rc"; }
+  on grep -q 'the switch waits: the unit is masked' /root/e2e/masked.log || { on cat /root/e2e/masked.log; fail "the upgrade did not leave the masked unit alone"; }
+  [ "$(on systemctl is-enabled pickup-station 2>&1)" = masked ] || fail "the unit is no longer masked: $(on systemctl is-enabled pickup-station 2>&1)"
+  on systemctl is-active --quiet pickup-station && fail "the masked station was started"
+  [ "$(record pending)" = 1.1.0 ] || fail "1.1.0 is not pending: $(record pending)"
+  dpkg_clean || fail "dpkg is not clean"
   locks_off
-  on journalctl -t pickup-station-install --no-pager -o cat | grep -q "upgrade from 1.1.0 to $1 failed" || fail "no journal line naming 1.1.0 and $1"
-  local down dark
-  down=$(service_gap "$since")
-  dark=$(dark_ms "$from")
-  log "step: broken $1 ($2): apt-get exit $rc after $took s; running 1.1.0 again; dpkg: $(installed_version) ($(on dpkg-query -W -f='${db:Status-Abbrev}' pickup-station)); service down $down, longest gap between two /state at the server $dark ms"
-  figure "rollback ($2): apt-get upgrade exit $rc after, s" "$took"
-  figure "rollback ($2): switched back and the previous release proven healthy, s after the new one's start (bound 2 x $HEALTH_WAIT)" "$back"
-  figure "rollback ($2): service down (systemd Stopping -> Started)" "$down"
-  figure "rollback ($2): longest gap between two /state at the server, ms" "$dark"
-  on journalctl -t pickup-station-install --no-pager -o cat | grep "to $1" | tail -n 2 | sed 's/^/  journal: /'
-  metric pickup_station_release | sed 's/^/  metric: /'
-  metric 'pickup_station_release_mismatch(\{[^}]*\})? 1$' >/dev/null || fail "release_mismatch is not 1"
+  on systemctl unmask pickup-station >/dev/null 2>&1
+  on systemctl start pickup-station
+  wait_for $((2 * HEALTH_WAIT)) "1.1.0 did not take over after the unit was unmasked and started" settled_on 1.1.0
+  log "step masked: the upgrade left the masked unit masked and stopped (1.1.0 pending); unmasked and started, 1.1.0 switched and proven"
   deposit
-}
-
-step_tampered() {
-  # A package signed into the index, then changed: 1.4.0 built from 1.1.0's release, one byte appended after publishing.
-  # (the pool holds a copy: the package in debs/ stays intact, and --reuse reuses it)
-  if [ "$REUSE" != 1 ] || ! ls "$WORK"/debs/pickup-station_1.4.0_*.deb >/dev/null 2>&1; then
-    node "$HERE/restamp.mjs" "$WORK/tarballs/pickup-station-1.1.0-linux-$ARCH.tar.gz" "$WORK/tarballs" 1.4.0 >/dev/null
-    bash "$ROOT/packaging/deb/build.sh" --arch "$ARCH" --bundle "$WORK/tarballs/pickup-station-1.4.0-linux-$ARCH.tar.gz" --compression gzip --out "$WORK/debs" >/dev/null
-  fi
-  bash "$ROOT/packaging/apt/publish.sh" --repo "$WORK/repo" --key-id "$KEY_ID" --dist stable "$(deb_of 1.4.0)" >/dev/null
-  local pool
-  pool=$(ls "$WORK"/repo/pool/main/p/pickup-station/pickup-station_1.4.0_*.deb)
-  printf '\0' >>"$pool"
-  sync_repo
-  on apt-get -q update >/dev/null
-  local rc=0 out
-  out=$(on "${APT[@]}" upgrade 2>&1) || rc=$?
-  if [ "$rc" = 0 ] || ! grep -qE 'Hash Sum mismatch|unexpected size' <<<"$out"; then echo "$out"; fail "apt accepted a package changed after signing"; fi
-  [ "$(running_version)" = 1.1.0 ] || fail "running $(running_version) after the refused package"
-  log "step 6: the package changed after signing is refused: $(grep -oE 'Hash Sum mismatch|File has unexpected size[^)]*\)' <<<"$out" | head -n 1)"
 }
 
 step_remove() {
@@ -394,30 +521,61 @@ step_remove() {
   on test -f /etc/pickup-station/config.json || fail "remove took the config"
   on test -f /etc/pickup-station/credentials/station-password || fail "remove took the credentials"
   on test ! -e /opt/pickup-station || fail "remove left /opt/pickup-station"
+  on test ! -e /usr/lib/systemd/system/pickup-station.service || fail "remove left the release's unit"
+  # The vendor key stays (its own package): the repository is still trusted.
+  [ "$(on dpkg-query -W -f='${db:Status-Abbrev}' pickup-station-archive-keyring | tr -d ' ')" = ii ] || fail "the vendor key package went with pickup-station"
+  on apt-get -q update >/dev/null || fail "apt-get update fails after the remove"
   on "${APT[@]}" purge pickup-station | sed 's/^/  /'
   on test ! -e /etc/pickup-station || fail "purge left /etc/pickup-station"
   on test ! -e /var/lib/pickup-station || fail "purge left /var/lib/pickup-station"
-  log "step 7: remove stopped it (locks OFF) and kept config and credentials; purge removed them"
-  on systemctl stop pickup-e2e-server || true
+  log "step remove: remove stopped it (locks OFF) and kept config, credentials and the vendor key; purge removed config and state"
+  on systemctl disable --now pickup-e2e-server >/dev/null 2>&1 || true
 }
 
-# A target that ran this before: back to no package at all.
+# A target that ran this before: back to no package at all. A release installed from its tarball
+# (the board's compact run) goes by the installer's own --uninstall --purge: a board moving from
+# tarballs to the apt repository.
 reset_target() {
-  on systemctl stop pickup-e2e-server 2>/dev/null || true
-  on "${APT[@]}" purge pickup-station >/dev/null 2>&1 || true
+  on sh -c 'if ! dpkg-query -W pickup-station >/dev/null 2>&1 && [ -x /opt/pickup-station/current/systemd/install.sh ]; then
+    /opt/pickup-station/current/systemd/install.sh --uninstall --purge; fi' | sed 's/^/  /'
+  log "reset: no release installed from a tarball"
+  on systemctl disable --now pickup-e2e-server 2>/dev/null || true
+  if on dpkg-query -W pickup-station pickup-station-archive-keyring >/dev/null 2>&1; then
+    on "${APT[@]}" purge pickup-station pickup-station-archive-keyring >/dev/null 2>&1 || true
+  fi
   on rm -rf /etc/pickup-station /var/lib/pickup-station /opt/pickup-station /root/e2e /srv/pickup-station-repo
 }
 
+# shellcheck source=packaging/test/power-cuts.sh
+. "$HERE/power-cuts.sh"
+
 prepare
+if [ "$PREPARE_ONLY" = 1 ]; then
+  # The repository can be signed with this key here (reprepro through gpg and its agent).
+  bash "$ROOT/packaging/apt/publish.sh" --repo "$WORK/repo" --key-id "$KEY_ID" --dist stable "$(deb_of 1.0.0)" "$(keyring_deb)" >/dev/null
+  log "prepared in $WORK (a repository signed with $KEY_ID: $WORK/repo)"
+  exit 0
+fi
 reset_target
 step_install
 step_configure
-step_upgrade_waits
-step_reinstall
-step_broken 1.2.0 "exits at start"
+step_upgrade_deferred
+if in_set container full; then step_reinstall; fi
+if in_set ci; then
+  cut_row "after the switch, before the proof (1.2.0 exits at start)" 1.2.0 exit after-switch
+else
+  step_broken 1.2.0 "exits at start"
+fi
+step_known_bad 1.2.0
+if in_set container full; then step_emergency_rollback; fi
 if [ "$HANG" = 1 ]; then step_broken 1.3.0 "never ready"; fi
 step_tampered
-step_downgrade
+if in_set container full; then
+  step_downgrade
+  step_masked
+fi
+if in_set full && [ -n "$POWER" ]; then power_cut_matrix; fi
 step_remove
 log "passed in $(( $(date +%s) - T0 )) s"
 printf '  %s\n' "figures:" "${FIGURES[@]}"
+print_rows

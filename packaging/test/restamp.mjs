@@ -10,6 +10,8 @@
  *   --break exit  the daemon throws as it loads (app/daemon.js): the unit's start fails at once
  *   --break hang  the daemon never gets to READY=1 (nor to a /state)
  * safe-state (app/safe-state.js, the unit's ExecStartPre/ExecStopPost) is left intact in both.
+ * Each release's unit gets a comment line naming it, so that a test can tell whose unit systemd
+ * has (the unit must come with the switch to its release, never before).
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -30,9 +32,11 @@ try {
   renameSync(join(work, top), join(work, newTop));
   const dir = join(work, newTop);
   const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8'));
-  const changed = ['package.json'];
+  const changed = ['package.json', 'systemd/pickup-station.service'];
   const pkg = JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8'));
   writeFileSync(join(dir, 'package.json'), `${JSON.stringify({ ...pkg, version }, null, 2)}\n`);
+  const unit = join(dir, 'systemd/pickup-station.service');
+  writeFileSync(unit, `${readFileSync(unit, 'utf8')}# the unit of test release ${version}\n`);
   if (how !== undefined) {
     const daemon = join(dir, 'app/daemon.js');
     const poison =
@@ -42,10 +46,12 @@ try {
     writeFileSync(daemon, poison + readFileSync(daemon, 'utf8'));
     changed.push('app/daemon.js');
   }
-  for (const f of changed)
-    manifest.checksums[f] = createHash('sha256')
-      .update(readFileSync(join(dir, f)))
-      .digest('hex');
+  manifest.checksums ??= {};
+  for (const f of changed) {
+    const bytes = readFileSync(join(dir, f));
+    manifest.checksums[f] = createHash('sha256').update(bytes).digest('hex');
+    if (manifest.sizes) manifest.sizes[f] = bytes.length;
+  }
   manifest.version = version;
   writeFileSync(join(dir, 'manifest.json'), `${JSON.stringify(manifest, null, 2)}\n`);
   const out = join(outDir, `${newTop}-linux-${manifest.arch}.tar.gz`);

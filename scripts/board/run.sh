@@ -5,10 +5,17 @@
 #
 #   scripts/board/run.sh            the compact run (install, first /state, deposit, pickup,
 #                                   reload, watchdog, one power cut mid-pulse)
-#   scripts/board/run.sh --full     then the rest as printed parts (sysfs backend, exit 78, textfile,
-#                                   drain, safe-state at boot, the power-cut matrix, reboot, figures)
-#   scripts/board/run.sh --apt      fleet delivery: apt-get install, an upgrade that waits for an open box,
-#                                   a broken release rolled back by itself, a tampered package (apt.sh)
+#   scripts/board/run.sh --ci       the compact run, then fleet delivery on the same boot
+#                                   (packaging/test/e2e.sh --set ci: apt-get install, an upgrade
+#                                   deferred by an open box, a power cut after a switch before its
+#                                   proof, a known-bad release, a tampered package, a downgrade,
+#                                   remove); what .ci/run runs
+#   scripts/board/run.sh --full     the compact run, the rest as printed parts (sysfs backend, exit 78,
+#                                   textfile, drain, safe-state at boot, the power-cut matrix, reboot,
+#                                   figures), then fleet delivery with the power-cut-during-upgrade
+#                                   matrix (e2e.sh --set full)
+#   scripts/board/run.sh --apt      fleet delivery alone on a fresh boot (apt.sh; e2e.sh --set ci,
+#                                   BOARD_APT_SET=full for its matrix)
 #   scripts/board/run.sh --prepare  only the cached parts (package lists, gpio-sim, the root filesystem
 #                                   image): what .ci/run builds in the background while the tests run
 #   BOARD_BUNDLE=release/x.tar.gz   install that bundle instead of building one (npm run bundle)
@@ -46,28 +53,29 @@ if [ -z "$BUNDLE" ]; then
   BUNDLE="$(find "$ROOT/release" -maxdepth 1 -name 'pickup-station-*-linux-arm64.tar.gz' -printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2-)"
 fi
 stamp "bundle $(basename "$BUNDLE")"
-if [ "${1:-}" = --apt ]; then
-  export BOARD RUN KDIR IMAGE_BASE BUNDLE
-  exec bash "$ROOT/scripts/board/apt.sh"
-fi
+# Sockets (ssh's control connection) in a short folder: a socket path is limited to 108 bytes.
+BOARD_SOCK="$(mktemp -d /tmp/psb.XXXXXX)"
+export BOARD RUN KDIR IMAGE_BASE BUNDLE BOARD_SOCK
+# shellcheck source=scripts/board/delivery.sh
+. "$ROOT/scripts/board/delivery.sh"
+case "${1:-}" in
+  --apt)
+    delivery_prepare "${BOARD_APT_SET:-ci}"
+    exec bash "$ROOT/scripts/board/apt.sh"
+    ;;
+  --ci) delivery_prepare ci; stamp "test packages and lintian started in the background ($DELIVERY_WORK)" ;;
+  --full) delivery_prepare full; stamp "test packages and lintian started in the background ($DELIVERY_WORK)" ;;
+esac
 
 # Signed as a release is signed (docs/operating.md → Install, step 2), by the release's own
-# signing script, with a throwaway vendor key made once under .board/vendor-key (ed25519, no
-# passphrase); the guest gets only its public keyring, as a board does.
-command -v gpg >/dev/null || { apt-get install -y -qq --no-install-recommends gpg >/dev/null; }
-VENDOR_HOME="$BOARD/vendor-key"
-if [ ! -s "$VENDOR_HOME/fingerprint" ]; then
-  rm -rf "$VENDOR_HOME" && mkdir -m 0700 "$VENDOR_HOME"   # .board exists (made above)
-  gpg --homedir "$VENDOR_HOME" --batch --quiet --pinentry-mode loopback --passphrase '' \
-    --quick-gen-key 'Pickup Station Board Vendor (throwaway) <board@example.invalid>' ed25519 sign never
-  gpg --homedir "$VENDOR_HOME" --batch --with-colons --list-keys | awk -F: '/^fpr:/ { print $10; exit }' >"$VENDOR_HOME/fingerprint"
-fi
-VENDOR_FPR="$(cat "$VENDOR_HOME/fingerprint")"
+# signing script, with a throwaway vendor key made once (ed25519, no passphrase) and kept as an
+# exported key under .board/vendor-key; gpg runs in a short temporary home (its agent's socket);
+# the guest gets only its public keyring, as a board does.
+# shellcheck source=scripts/board/vendor-key.sh
+. "$ROOT/scripts/board/vendor-key.sh"
 VENDOR_KEYRING="$RUN/pickup-station-archive-keyring.gpg"
-gpg --homedir "$VENDOR_HOME" --batch --quiet --yes --output "$VENDOR_KEYRING" --export "$VENDOR_FPR"
-GNUPGHOME="$VENDOR_HOME" bash "$ROOT/scripts/bundle/sign.sh" --key-id "$VENDOR_FPR" "$BUNDLE" >/dev/null
-gpgconf --homedir "$VENDOR_HOME" --kill gpg-agent 2>/dev/null || true
+board_sign "$BUNDLE" "$VENDOR_KEYRING"
 stamp "signed $(basename "$BUNDLE").sig with the throwaway vendor key $VENDOR_FPR"
 
-export BOARD RUN KDIR IMAGE_BASE BUNDLE VENDOR_KEYRING
+export VENDOR_KEYRING
 exec node "$ROOT/scripts/board/scenario.mjs" "$@"

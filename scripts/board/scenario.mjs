@@ -12,11 +12,14 @@ import { createServer } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
+import { alive as qemuAlive, boot as bootMachine, cut as cutMachine, qemuArgs, qemuPid, sshArgs } from './qemu.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const { BOARD, RUN, KDIR, IMAGE_BASE, BUNDLE, VENDOR_KEYRING } = process.env;
 if (!BOARD || !RUN || !KDIR || !IMAGE_BASE || !BUNDLE || !VENDOR_KEYRING) throw new Error('run through scripts/board/run.sh');
 const FULL = process.argv.includes('--full');
+/** Fleet delivery on the same boot after the rest: --ci (e2e.sh --set ci), --full (--set full). */
+const DELIVERY = process.argv.includes('--ci') ? 'ci' : FULL ? 'full' : null;
 const T0 = performance.now();
 const say = (s) => process.stdout.write(`board: [${((performance.now() - T0) / 1000).toFixed(1).padStart(6)}s] ${s}\n`);
 const figures = [];
@@ -109,114 +112,43 @@ function run(cmd, args, opts = {}) {
   });
 }
 
-// --- the machine ---------------------------------------------------------------------------------
+// --- the machine (scripts/board/qemu.mjs: its command line, its power, its ssh) -------------------
 let SSH_PORT = 0,
-  SIM_PORT = 0,
-  qemuPid = 0,
-  bootedAt = 0;
-const SSH = () => [
-  '-o',
-  'StrictHostKeyChecking=no',
-  '-o',
-  'UserKnownHostsFile=/dev/null',
-  '-o',
-  'LogLevel=ERROR',
-  '-o',
-  'ConnectTimeout=10',
-  '-o',
-  'BatchMode=yes',
-  '-o',
-  'ControlMaster=auto',
-  '-o',
-  `ControlPath=${RUN}/ssh-%p.sock`,
-  '-o',
-  'ControlPersist=300',
-  '-o',
-  'ServerAliveInterval=5',
-  '-o',
-  'ServerAliveCountMax=4',
-  '-i',
-  `${BOARD}/ssh/id_ed25519`,
-  '-p',
-  String(SSH_PORT),
-  'root@127.0.0.1',
-];
+  SIM_PORT = 0;
+const STATE_FILE = `${RUN}/board-state.json`;
+let machine = null;
+const SSH = () => sshArgs({ board: BOARD, sshPort: SSH_PORT });
 /** A shell command in the guest; its stdout. */
 const g = async (cmd, opts = {}) => (await run('ssh', [...SSH(), cmd], opts)).out;
 const io = (line) => g(`echo '${line}' > /run/board-io/in`);
 
 async function boot(doorsOpen = []) {
   SSH_PORT = await freePort();
-  const cmdline = `root=/dev/vda rw console=ttyAMA0 net.ifnames=0 quiet loglevel=4${doorsOpen.length ? ` board.doors=${doorsOpen.join(',')}` : ''}`;
-  // cache=writeback: the guest sees a volatile write cache and flushes it (ext4 commits, fsync);
-  // QEMU passes each flush to the image (fdatasync). A SIGKILL to QEMU loses what only the guest's
-  // RAM held (its page cache), as a power cut does. scripts/board/README.md says what this cannot show.
-  const args = [
-    '-M',
-    'virt',
-    '-accel',
-    'tcg,thread=multi',
-    '-cpu',
-    'cortex-a72',
-    '-smp',
-    process.env.BOARD_SMP ?? '2',
-    '-m',
-    '1024',
-    '-display',
-    'none',
-    '-monitor',
-    'none',
-    '-serial',
-    `file:${RUN}/serial.log`,
-    '-no-reboot',
-    '-kernel',
-    `${KDIR}/vmlinuz`,
-    '-initrd',
-    `${KDIR}/initrd.img`,
-    '-append',
-    cmdline,
-    '-drive',
-    `file=${RUN}/disk.qcow2,if=none,id=d0,format=qcow2,cache=writeback,aio=threads`,
-    '-device',
-    'virtio-blk-pci,drive=d0',
-    '-netdev',
-    `user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:${SSH_PORT}-:22,guestfwd=tcp:10.0.2.100:80-cmd:socat - TCP:127.0.0.1:${SIM_PORT}`,
-    '-device',
-    'virtio-net-pci,netdev=n0',
-    '-device',
-    'virtio-rng-pci',
-    '-pidfile',
-    `${RUN}/qemu.pid`,
-    '-daemonize',
-  ];
-  bootedAt = performance.now();
-  await run('qemu-system-aarch64', args);
-  qemuPid = Number(readFileSync(`${RUN}/qemu.pid`, 'utf8'));
-  for (;;) {
-    if (!alive()) throw new Fail(`QEMU exited during boot; serial: ${tail(`${RUN}/serial.log`)}`);
-    try {
-      await g('true', { timeoutMs: 15_000 });
-      break;
-    } catch {
-      await sleep(1000);
-    }
-    if (performance.now() - bootedAt > 600_000) throw new Fail(`no ssh after 600 s; serial: ${tail(`${RUN}/serial.log`)}`);
-  }
-  return (performance.now() - bootedAt) / 1000;
-}
-const alive = () => {
+  machine = {
+    args: qemuArgs({
+      kdir: KDIR,
+      disk: `${RUN}/disk.qcow2`,
+      sshPort: SSH_PORT,
+      simPort: SIM_PORT,
+      serial: `${RUN}/serial.log`,
+      pidfile: `${RUN}/qemu.pid`,
+      cmdlineExtra: doorsOpen.length ? ` board.doors=${doorsOpen.join(',')}` : '',
+    }),
+    pidfile: `${RUN}/qemu.pid`,
+    serial: `${RUN}/serial.log`,
+    ssh: SSH(),
+    bootLimitMs: 600_000,
+  };
   try {
-    process.kill(qemuPid, 0);
-    return true;
-  } catch {
-    return false;
+    return await bootMachine(machine, STATE_FILE);
+  } catch (e) {
+    throw new Fail(e.message);
   }
-};
-const tail = (f) => (existsSync(f) ? readFileSync(f, 'utf8').split('\n').slice(-30).join('\n') : '');
+}
+// QEMU's pid from its pidfile: a power cut and boot by another process (e2e.sh) starts a new one.
+const alive = () => existsSync(`${RUN}/qemu.pid`) && qemuAlive(qemuPid(`${RUN}/qemu.pid`));
 async function powerCut() {
-  process.kill(qemuPid, 'SIGKILL');
-  while (alive()) await sleep(50);
-  for (const f of ['ssh-' + SSH_PORT + '.sock']) rmSync(join(RUN, f), { force: true });
+  if (machine !== null) await cutMachine(machine);
 }
 
 // --- the reference server (host loopback) ------------------------------------------------------
@@ -542,6 +474,7 @@ async function main() {
   });
 
   if (FULL) await full();
+  if (DELIVERY !== null) await delivery(DELIVERY);
 
   console.log('\n| power cut at | first /state after boot | boot -> first /state | outcome |\n|---|---|---|---|');
   for (const r of rows) console.log(`| ${r.row} | ${r.st}: ${r.message} | ${r.s} s | ${r.outcome} |`);
@@ -590,6 +523,45 @@ async function powerCutRow({ row, pin, prepare, reach, doorsOpenAfter, message }
   );
   for (const n of doorsOpenAfter) await io(`door ${n} close`);
   await waitReq((r) => isState(r) && doorsOpenAfter.every((n) => boxSt(r, n) === 'CLOSED'), 'doors closed after the row', second.seq);
+}
+
+/**
+ * Fleet delivery (packaging/test/e2e.sh) on this board, on the same boot: the host made the test
+ * packages and read them with lintian meanwhile (scripts/board/delivery.sh). e2e.sh's first step
+ * takes the tarball install off the board with the installer's own --uninstall --purge (a board
+ * moving to the apt repository); its power cuts go through scripts/board/qemu.mjs and this boot's
+ * state file, so that it boots this same machine again.
+ */
+async function delivery(set) {
+  say(`--- fleet delivery: packaging/test/e2e.sh --set ${set} on this board`);
+  const t = performance.now();
+  while (!existsSync(`${RUN}/prepare.rc`)) await sleep(1000);
+  say(`the test packages are ready (waited ${((performance.now() - t) / 1000).toFixed(0)} s for the host)`);
+  if (readFileSync(`${RUN}/prepare.rc`, 'utf8').trim() !== '0')
+    throw new Fail(`the test packages were not made:\n${readFileSync(`${RUN}/prepare.log`, 'utf8').slice(-3000)}`);
+  const args = [
+    ...['--ssh', '--exec', ['ssh', ...SSH()].join(' '), '--power', `node ${HERE}/qemu.mjs ${STATE_FILE}`],
+    ...['--bundle', BUNDLE, '--arch', 'arm64', '--work', process.env.DELIVERY_WORK ?? '', '--reuse', '--set', set],
+    // Sized for TCG (scripts/board/README.md): the upgrade's own bound is the package's default;
+    // the test's own waits four times the container's.
+    ...['--health-wait', process.env.BOARD_APT_HEALTH_WAIT ?? '180', '--slow', '4'],
+    ...(process.env.BOARD_APT_HANG === '1' ? ['--hang'] : []),
+  ];
+  const code = await new Promise((res) => spawn('bash', [join(HERE, '../../packaging/test/e2e.sh'), ...args], { stdio: 'inherit' }).on('close', res));
+  figure(`fleet delivery on the same boot (e2e.sh --set ${set}), s`, ((performance.now() - t) / 1000).toFixed(0));
+  if (code !== 0) throw new Fail(`fleet delivery: e2e.sh exited ${code}`);
+  while (!existsSync(`${RUN}/lintian.rc`)) await sleep(1000);
+  const lint = readFileSync(`${RUN}/lintian.txt`, 'utf8').split('\n');
+  const tags = new Map();
+  for (const l of lint.filter((x) => /^[EW]: /.test(x))) {
+    const tag = l.replace(/ \[.*$/, '');
+    tags.set(tag, (tags.get(tag) ?? 0) + 1);
+  }
+  for (const [tag, n] of tags) say(`lintian: ${n} ${tag}`);
+  check(
+    readFileSync(`${RUN}/lintian.rc`, 'utf8').trim() === '0',
+    `lintian --fail-on error: no errors on the arm64 package and the key package (${lint.filter((x) => x.startsWith('W: ')).length} warnings; each kept for its reason in decision 0095)`,
+  );
 }
 
 /** Guest-monotonic seconds of systemd's watchdog timeout and the restart it scheduled, after `since`. */
@@ -658,7 +630,7 @@ async function reboot() {
     if (performance.now() - t > 600_000) throw new Fail('reboot: QEMU still running 600 s after systemctl reboot');
     await sleep(500);
   }
-  rmSync(join(RUN, `ssh-${SSH_PORT}.sock`), { force: true });
+  await cutMachine(machine); // QEMU is gone already; this ends ssh's control connection
   return boot();
 }
 
@@ -692,7 +664,7 @@ async function part(name, fn) {
 async function full() {
   await part('disk writes at idle and per pickup, with and without the station; what an idle station logs', figuresPart);
   await part('a config error exits 78 and is not restarted', configErrorPart);
-  await part('the textfile drop-in (ReadWritePaths=) lets the station write its metrics file', textfilePart);
+  await part('the metrics textfile on tmpfs (tmpfiles.d, the unit may write it): written, 0644, nothing to the disk', textfilePart);
   await part('systemctl stop during a pickup drains', drainPart);
   await part('safe-state at boot (a lock line left high through sysfs is low before the first /state)', safeStateAtBootPart);
   await part('deposit and two-box pickup on the sysfs GPIO backend', sysfsPart);
@@ -773,15 +745,16 @@ async function configErrorPart() {
 }
 
 async function textfilePart() {
-  // docs/monitoring.md, "The textfile bridge", as written there. The file must be 0644: node_exporter
-  // reads it as its own user.
-  const dir = '/var/lib/pickup-station-metrics';
-  await g(`install -d -m 0755 -o pickup-station -g pickup-station ${dir} && install -d /etc/systemd/system/pickup-station.service.d &&
-    printf '[Service]\\nReadWritePaths=${dir}\\n' > /etc/systemd/system/pickup-station.service.d/metrics-textfile.conf && systemctl daemon-reload`);
+  // docs/monitoring.md, "The textfile bridge", as written there: the folder on tmpfs that the
+  // release's tmpfiles.d line made (no drop-in: the unit may write it). The file must be 0644:
+  // node_exporter reads it as its own user.
+  const dir = '/run/pickup-station-metrics';
+  const made = (await g(`stat -c '%a %U %G' ${dir}; findmnt -n -o FSTYPE --target ${dir}`)).trim().split('\n');
+  check(made[0] === '755 pickup-station pickup-station' && made[1] === 'tmpfs', `textfile: ${dir} made by tmpfiles.d (${made.join(', ')})`);
   base.metrics = { textfileDir: dir };
   await putConfig();
   const from = await guestNow();
-  await restartStation('with the textfile drop-in');
+  await restartStation('with the metrics textfile on tmpfs');
   const t = performance.now();
   let first = '';
   while (!(first = (await g(`stat -c '%a %U %Y' ${dir}/pickup-station.prom 2>/dev/null || true`)).trim())) {
@@ -800,14 +773,16 @@ async function textfilePart() {
     `textfile: ${dir}/pickup-station.prom written and rewritten (mode owner mtime: ${first} -> ${again}), ${text.split('\n').filter((l) => l.startsWith('pickup_station_')).length} samples, pickup_station_mode idle 1`,
   );
   await noDenials(`@${from}`);
-  // What the textfile costs the disk at idle: each rewrite is a new file (temp + rename).
+  // What the textfile costs the disk at idle: each rewrite is a new file (temp + rename), on tmpfs.
   const w0 = await processWrites();
   const b0 = await written();
   await sleep(90_000);
+  const own = Math.round(((await processWrites()) - w0) * 40);
   figure(
-    'with the metrics textfile (rewritten every 15 s): station process write_bytes / disk bytes per idle hour (90 s, scaled)',
-    `${Math.round(((await processWrites()) - w0) * 40)} / ${Math.round(((await written()) - b0) * 40)}`,
+    'with the metrics textfile on tmpfs (rewritten every 15 s): station process write_bytes / disk bytes per idle hour (90 s, scaled)',
+    `${own} / ${Math.round(((await written()) - b0) * 40)}`,
   );
+  check(own === 0, `textfile on tmpfs: the idle station wrote nothing to its disk with the metrics on (${own} bytes per hour)`);
 }
 
 async function drainPart() {
@@ -1044,7 +1019,8 @@ try {
     /* guest gone */
   }
 } finally {
-  if (process.env.BOARD_KEEP !== '1' && qemuPid && alive()) await powerCut();
+  if (process.env.BOARD_KEEP !== '1' && machine !== null && alive()) await powerCut();
+  if (process.env.BOARD_KEEP !== '1' && process.env.BOARD_SOCK) rmSync(process.env.BOARD_SOCK, { recursive: true, force: true });
   simProc?.kill();
 }
 say(failed ? 'FAIL' : 'PASS');

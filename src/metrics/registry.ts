@@ -17,6 +17,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type LabelValues } from 'prom-client';
 import type { Endpoint } from '../protocol/types.js';
 import type { AlarmKind, ModeKind } from '../station/core-types.js';
+import type { InstallRecord } from '../systemd/install-record.js';
 import { VERSION } from '../version.js';
 import { deviceRoles, type CountedEvent, type StationNow, type StationView } from './view.js';
 
@@ -42,6 +43,11 @@ export interface StationMetricsOptions {
    * `release_info` and `release_mismatch` (this process's version is the running one).
    */
   readonly installedVersion?: () => string | null;
+  /**
+   * The installer's record (read at scrape time): adds `release_proven`, `upgrade_pending` and
+   * `release_known_bad`.
+   */
+  readonly installRecord?: () => InstallRecord | null;
 }
 
 /** Counts one station's runtime events. */
@@ -184,6 +190,36 @@ export class StationMetrics {
         (set, station) => {
           const v = installed();
           set({ station }, v !== null && v !== VERSION ? 1 : 0);
+        },
+      );
+    }
+    const record = opts.installRecord;
+    if (record !== undefined) {
+      this.gauge(
+        `${PREFIX}release_proven`,
+        '1 when the running release has proven itself healthy since its switch; 0 while its proof is under way or was cut off (absent: not installed by the installer).',
+        ['station'],
+        (set, station) => {
+          const r = record();
+          if (r !== null && r.running === VERSION && r.proof !== null) set({ station }, r.proof === 'proven' ? 1 : 0);
+        },
+      );
+      this.gauge(
+        `${PREFIX}upgrade_pending`,
+        '1 while an installed release waits for its switch (the station in use, the unit masked or stopped); version: that release.',
+        ['station', 'version'],
+        (set, station) => {
+          const pending = record()?.pending ?? null;
+          set({ station, version: pending !== null && pending !== VERSION ? pending : '' }, pending !== null && pending !== VERSION ? 1 : 0);
+        },
+      );
+      this.gauge(
+        `${PREFIX}release_known_bad`,
+        '1 when a release failed its proof and is not tried again until a newer one arrives; version: that release.',
+        ['station', 'version'],
+        (set, station) => {
+          const bad = record()?.knownBad ?? null;
+          set({ station, version: bad?.version ?? '' }, bad === null ? 0 : 1);
         },
       );
     }

@@ -70,13 +70,17 @@ export class MetricsService {
   /** prom-client and the registry, loaded once; the textfile starts with it. */
   load(): Promise<StationMetrics> {
     this.loading ??= (async () => {
-      const [{ StationMetrics }, { readInstalledVersion }] = await Promise.all([import('./registry.js'), import('../systemd/release-status.js')]);
+      const [{ StationMetrics }, { readInstalledVersion }, { readInstallRecord }] = await Promise.all([
+        import('./registry.js'),
+        import('../systemd/release-status.js'),
+        import('../systemd/install-record.js'),
+      ]);
       const { config, view, log } = this.opts;
       const statusFile = config.installStatusFile;
       const metrics = new StationMetrics({
         processMetrics: true,
         eventLoopResolutionMs: config.eventLoopResolutionMs,
-        ...(statusFile === null ? {} : { installedVersion: () => readInstalledVersion(statusFile) }),
+        ...(statusFile === null ? {} : { installedVersion: () => readInstalledVersion(statusFile), installRecord: () => readInstallRecord(statusFile) }),
         ...(this.opts.now ? { now: this.opts.now } : {}),
       });
       const recorder = metrics.add(view, this.since);

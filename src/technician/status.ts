@@ -13,6 +13,7 @@ import type { Technician } from '../tokens/tokens.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import { inServiceMode, readerActivity } from '../station/core.js';
 import type { BoxAction, FailureView } from '../supervisor/observe.js';
+import { readInstallRecord, releaseView, type ReleaseView } from '../systemd/install-record.js';
 
 /**
  * Optional capability of a lock bank or door sensor driver: the hardware line behind a box (e.g.
@@ -132,6 +133,10 @@ export interface StatusBody {
     } | null;
     readonly securityFailures: readonly SecurityFailure[];
   };
+   * The releases as the installer recorded them (src/systemd/install-record.ts): installed, whether
+   * the running one is proven, an upgrade pending, a known-bad release. null: no record.
+   */
+  readonly release: ReleaseView | null;
   /** The config without secrets (publicConfig). */
   readonly config: unknown;
   /** Which config runs (configFileView). */
@@ -202,6 +207,7 @@ export function buildStatus(supervisor: Supervisor, who: Technician, eventCount:
           : { reader: snap.rfid.job.reader, itemId: snap.rfid.job.itemId, remaining: snap.rfid.job.remaining, lastReason: snap.rfid.job.lastReason },
       securityFailures: snap.rfid.failures,
     },
+    release: config.metrics.installStatusFile === null ? null : releaseView(readInstallRecord(config.metrics.installStatusFile), VERSION),
     config: publicConfig(supervisor.config),
     configFile: configFileView(supervisor),
   };

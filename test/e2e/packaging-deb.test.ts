@@ -39,6 +39,9 @@ function releaseTarball(version: string): string {
     'node_modules/pino/package.json': '{"name":"pino"}\n',
     'package.json': JSON.stringify({ name: 'pickup-station', version }) + '\n',
     'systemd/pickup-station.service': readFileSync(join(REPO, 'systemd/pickup-station.service'), 'utf8'),
+    'systemd/pickup-station-repair.service': readFileSync(join(REPO, 'systemd/pickup-station-repair.service'), 'utf8'),
+    'systemd/pickup-station-upgrade.service': readFileSync(join(REPO, 'systemd/pickup-station-upgrade.service'), 'utf8'),
+    'systemd/tmpfiles.conf': readFileSync(join(REPO, 'systemd/tmpfiles.conf'), 'utf8'),
     'systemd/install.sh': readFileSync(join(REPO, 'systemd/install.sh'), 'utf8'),
     'systemd/runtime-packages': readFileSync(join(REPO, 'systemd/runtime-packages'), 'utf8'),
     'systemd/config.template.json': readFileSync(join(REPO, 'systemd/config.template.json'), 'utf8'),
@@ -135,7 +138,7 @@ afterAll(() => {
 });
 
 describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt repository', { timeout: 120_000 }, () => {
-  it('the package: control fields, Depends from the release, what it installs, maintainer scripts, conffile', () => {
+  it('the package: control fields, Depends from the release, what it installs (all under /usr; not the unit), maintainer scripts, conffile', () => {
     const tarball = releaseTarball('1.0.0');
     const { deb, out } = buildDeb('1.0.0', tarball);
     expect(out).toContain('pickup-station_1.0.0_amd64.deb');
@@ -144,27 +147,40 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
     expect(field('Version')).toBe('1.0.0');
     expect(field('Architecture')).toBe('amd64');
     // What systemd/runtime-packages lists (the addons' libraries, gpiod, procps), glibc and systemd; Node from Debian (none inside).
-    expect(field('Depends')).toBe('libusb-1.0-0, libudev1, libstdc++6, libgcc-s1, gpiod, procps, libc6 (>= 2.34), systemd (>= 250), nodejs (>= 20.11)');
+    expect(field('Depends')).toBe(
+      'libusb-1.0-0, libudev1, libstdc++6, libgcc-s1, gpiod, procps, libc6 (>= 2.34), systemd (>= 250), nodejs (>= 20.11), pickup-station-archive-keyring',
+    );
     const list = spawnSync('dpkg-deb', ['-c', deb], { encoding: 'utf8' }).stdout;
     for (const f of [
-      './lib/systemd/system/pickup-station.service',
-      './lib/udev/rules.d/99-pickup-station.rules',
+      './usr/lib/systemd/system/pickup-station-repair.service',
+      './usr/lib/systemd/system/pickup-station-upgrade.service',
+      './usr/lib/udev/rules.d/99-pickup-station.rules',
+      './usr/lib/tmpfiles.d/pickup-station.conf',
       './usr/bin/stationctl',
       './usr/bin/pickup-station',
       './usr/lib/sysusers.d/pickup-station.conf',
       './usr/lib/pickup-station/release/app/main.js',
       './usr/lib/pickup-station/release/systemd/install.sh',
-      './usr/share/keyrings/pickup-station-archive-keyring.gpg',
       './etc/default/pickup-station',
     ])
       expect(list, f).toContain(f);
+    // Nothing under /lib (Debian's merged /usr); the release's unit comes with the switch, not with the
+    // unpack; the key is a package of its own.
+    expect(list).not.toMatch(/ \.\/lib\//);
+    expect(list).not.toContain('./usr/lib/systemd/system/pickup-station.service');
+    expect(list).not.toContain('keyrings');
     // No config, credentials or state in the package: the postinst makes the config once, never overwrites.
     expect(list).not.toContain('./etc/pickup-station');
+    const keyring = join(work, 'debs/pickup-station-archive-keyring_1.0.0_all.deb');
+    const kfield = (f: string) => spawnSync('dpkg-deb', ['-f', keyring, f], { encoding: 'utf8' }).stdout.trim();
+    expect([kfield('Package'), kfield('Architecture'), kfield('Replaces')]).toEqual(['pickup-station-archive-keyring', 'all', 'pickup-station (<< 0.2~)']);
+    expect(spawnSync('dpkg-deb', ['-c', keyring], { encoding: 'utf8' }).stdout).toContain('./usr/share/keyrings/pickup-station-archive-keyring.gpg');
     const control = join(work, 'control');
     expect(spawnSync('dpkg-deb', ['-e', deb, control]).status).toBe(0);
     expect(readFileSync(join(control, 'conffiles'), 'utf8')).toBe('/etc/default/pickup-station\n');
     expect(readFileSync(join(control, 'postinst'), 'utf8')).toContain('--package-release "$RELEASE"');
     expect(readFileSync(join(control, 'prerm'), 'utf8')).toContain('systemctl stop pickup-station.service');
+    expect(readFileSync(join(control, 'preinst'), 'utf8')).toContain('/run/systemd/system/pickup-station.service');
     // The same release gives the same bytes (file times from the release, SOURCE_DATE_EPOCH).
     const first = readFileSync(deb);
     buildDeb('1.0.0', tarball);
@@ -194,7 +210,12 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
     const repo = join(work, 'repo');
     const pub = publish(repo, ['--dist', 'stable', buildDeb('1.0.0').deb]);
     expect(pub.status, pub.stderr).toBe(0);
-    expect(readFileSync(join(repo, 'dists/stable/InRelease'), 'utf8')).toContain('-----BEGIN PGP SIGNED MESSAGE-----');
+    const inRelease = readFileSync(join(repo, 'dists/stable/InRelease'), 'utf8');
+    expect(inRelease).toContain('-----BEGIN PGP SIGNED MESSAGE-----');
+    // Valid-Until (30 days after Date): frozen metadata runs out.
+    const date = Date.parse(/^Date: (.*)$/m.exec(inRelease)![1]!);
+    const until = Date.parse(/^Valid-Until: (.*)$/m.exec(inRelease)![1]!);
+    expect((until - date) / 86_400_000).toBe(30);
 
     const good = apt('good', sources(repo, keys.vendorPublic));
     expect(good.update().status).toBe(0);
@@ -230,6 +251,22 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
     const e = edited.update();
     expect(e.status).not.toBe(0);
     expect(e.out).toMatch(/BADSIG|is not signed/);
+  });
+
+  it('--refresh signs both suites again with a new Valid-Until', () => {
+    const repo = join(work, 'repo-refresh');
+    expect(publish(repo, ['--dist', 'stable', '--valid-for', '7d', buildDeb('1.0.0').deb]).status).toBe(0);
+    const validity = (suite: string) => {
+      const text = readFileSync(join(repo, `dists/${suite}/InRelease`), 'utf8');
+      return (Date.parse(/^Valid-Until: (.*)$/m.exec(text)![1]!) - Date.parse(/^Date: (.*)$/m.exec(text)![1]!)) / 86_400_000;
+    };
+    expect(validity('stable')).toBe(7);
+    const r = publish(repo, ['--refresh', '--valid-for', '9d']);
+    expect(r.status, r.stderr).toBe(0);
+    expect([validity('stable'), validity('canary')]).toEqual([9, 9]);
+    const fleet = apt('refresh', sources(repo, keys.vendorPublic, 'stable'));
+    expect(fleet.update().status).toBe(0);
+    expect(fleet.download().status).toBe(0);
   });
 
   it('canary first: a release published to canary reaches stable only when promoted', () => {

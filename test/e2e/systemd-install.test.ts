@@ -10,7 +10,7 @@
 import { requireTool, runs } from '../support/tools.js';
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, readlinkSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -20,6 +20,7 @@ const REPO = join(import.meta.dirname, '../..');
 const SCRIPT = join(REPO, 'systemd/install.sh');
 const UNIT = readFileSync(join(REPO, 'systemd/pickup-station.service'), 'utf8');
 const TEMPLATE = readFileSync(join(REPO, 'systemd/config.template.json'), 'utf8');
+const HELPER = (what: 'repair' | 'upgrade') => readFileSync(join(REPO, `systemd/pickup-station-${what}.service`), 'utf8');
 const IS_ROOT = process.getuid?.() === 0;
 const HAVE_SYSTEMCTL = requireTool('systemctl', runs('systemctl', ['--version']), 'systemd');
 const HAVE_GPG = requireTool('gpg', runs('gpg', ['--version']), 'gnupg') && requireTool('gpgv', runs('gpgv', ['--version']), 'gpgv');
@@ -64,6 +65,8 @@ interface BundleOpts {
   readonly node?: { readonly version: string; readonly runs?: boolean; readonly tamper?: boolean; readonly ranMarker?: string };
   /** Who signs it (default the vendor); 'none': no .sig beside it. */
   readonly signer?: 'vendor' | 'other' | 'none';
+  /** More files of the release (path in the bundle -> content). */
+  readonly extra?: Record<string, string>;
 }
 
 function fakeNode(opts: NonNullable<BundleOpts['node']>): string {
@@ -85,7 +88,11 @@ function bundle(version: string, opts: BundleOpts = {}): string {
     'systemd/config.template.json': TEMPLATE,
     'systemd/install.sh': readFileSync(SCRIPT, 'utf8'),
     'systemd/runtime-packages': readFileSync(join(SCRIPT, '../runtime-packages'), 'utf8'),
+    'systemd/pickup-station-repair.service': HELPER('repair'),
+    'systemd/pickup-station-upgrade.service': HELPER('upgrade'),
+    'systemd/tmpfiles.conf': readFileSync(join(SCRIPT, '../tmpfiles.conf'), 'utf8'),
     'hardware/99-pickup-station.rules': 'SUBSYSTEM=="hidraw", GROUP="pickup-hid", MODE="0660"\n',
+    ...opts.extra,
   };
   if (opts.node) files['node/bin/node'] = fakeNode(opts.node);
   for (const [f, text] of Object.entries(files)) {
@@ -154,6 +161,8 @@ const stat = (rel: string) => {
 };
 const link = (rel: string) => readlinkSync(join(root, rel));
 const read = (rel: string) => readFileSync(join(root, rel), 'utf8');
+/** The installer's record (opt/pickup-station/install-status.json). */
+const installRecord = (): Record<string, unknown> => JSON.parse(read('opt/pickup-station/install-status.json')) as Record<string, unknown>;
 
 describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a throwaway root', { timeout: 90_000 }, () => {
   it('fresh install from a bundle: layout, modes, owners, accounts, and the commands it would run', () => {
@@ -183,11 +192,21 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     expect(stat('opt/pickup-station/releases/1.0.0/app/main.js')).toEqual({ mode: '644', owner: '0:0' });
     expect(read('opt/pickup-station/current/manifest.json')).toContain('"version": "1.0.0"');
 
-    // The unit and the udev rules, enabled for multi-user.target.
-    expect(read('etc/systemd/system/pickup-station.service')).toBe(UNIT);
-    expect(stat('etc/systemd/system/pickup-station.service')).toEqual({ mode: '644', owner: '0:0' });
-    expect(link('etc/systemd/system/multi-user.target.wants/pickup-station.service')).toBe('/etc/systemd/system/pickup-station.service');
+    // The release's own unit where systemd looks for locally installed units, enabled for
+    // multi-user.target; nothing in /etc/systemd/system but the [Install] link (that folder is the
+    // administrator's). The installer's own units run a copy of the installer.
+    expect(read('usr/local/lib/systemd/system/pickup-station.service')).toBe(UNIT);
+    expect(stat('usr/local/lib/systemd/system/pickup-station.service')).toEqual({ mode: '644', owner: '0:0' });
+    expect(link('etc/systemd/system/multi-user.target.wants/pickup-station.service')).toBe('/usr/local/lib/systemd/system/pickup-station.service');
+    expect(readdirSync(join(root, 'etc/systemd/system'))).toEqual(['multi-user.target.wants']);
+    expect(read('usr/local/lib/systemd/system/pickup-station-repair.service')).toContain('ExecStart=/usr/local/lib/pickup-station/install.sh --repair');
+    expect(read('usr/local/lib/systemd/system/pickup-station-upgrade.service')).toContain('ExecStart=/usr/local/lib/pickup-station/install.sh --resume');
+    expect(read('usr/local/lib/pickup-station/install.sh')).toBe(readFileSync(SCRIPT, 'utf8'));
+    expect(stat('usr/local/lib/pickup-station/install.sh')).toEqual({ mode: '755', owner: '0:0' });
+    expect(read('usr/local/lib/tmpfiles.d/pickup-station.conf')).toContain('d /run/pickup-station-metrics 0755 pickup-station pickup-station');
     expect(stat('etc/udev/rules.d/99-pickup-station.rules')).toEqual({ mode: '644', owner: '0:0' });
+    // The installer's record: installed, running and proven.
+    expect(installRecord()).toMatchObject({ installed: '1.0.0', running: '1.0.0', proof: 'proven', proven: '1.0.0', pending: '', knownBad: '', result: 'ok' });
 
     // Config readable by the service's group only; credentials root-only.
     expect(stat('etc/pickup-station')).toEqual({ mode: '750', owner: `0:${gid}` });
@@ -211,6 +230,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     expect(r.commands).toEqual([
       // Everything the release's addons link (systemd/runtime-packages), the libgpiod tools, kill (ExecReload=).
       'apt-get install -y --no-install-recommends libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 gpiod procps',
+      'systemd-tmpfiles --create /usr/local/lib/tmpfiles.d/pickup-station.conf',
       'systemctl daemon-reload',
       'udevadm control --reload',
       'udevadm trigger --subsystem-match=hidraw --subsystem-match=gpio --subsystem-match=tty',
@@ -255,7 +275,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     expect(up.status, up.out).toBe(0);
     expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
     expect(link('opt/pickup-station/previous')).toBe('releases/1.0.0');
-    expect(read('etc/systemd/system/pickup-station.service')).toContain('# 1.1.0');
+    expect(read('usr/local/lib/systemd/system/pickup-station.service')).toContain('# 1.1.0');
     expect(snapshot(join(root, 'etc/pickup-station'))).toEqual(credsBefore);
     expect(up.commands).toEqual(expect.arrayContaining(['systemctl daemon-reload', 'systemctl restart pickup-station']));
 
@@ -263,13 +283,22 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     expect(back.status, back.out).toBe(0);
     expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
     expect(link('opt/pickup-station/previous')).toBe('releases/1.1.0');
-    expect(read('etc/systemd/system/pickup-station.service')).toBe(UNIT);
-    expect(back.commands).toEqual(['systemctl daemon-reload', 'systemctl restart pickup-station']);
+    expect(read('usr/local/lib/systemd/system/pickup-station.service')).toBe(UNIT);
+    expect(back.commands).toEqual([
+      'systemctl stop pickup-station',
+      'systemctl daemon-reload',
+      'systemctl restart pickup-station',
+      expect.stringMatching(/^logger .* rolled back by hand from 1\.1\.0 to 1\.0\.0$/),
+    ]);
     expect(snapshot(join(root, 'etc/pickup-station'))).toEqual(credsBefore);
+    // Installed and running differ (the fleet sees it); nothing but an operator or a newer release brings 1.1.0 back.
+    expect(installRecord()).toMatchObject({ installed: '1.1.0', running: '1.0.0', proof: 'proven', pending: '', knownBad: '' });
+    expect(install(['--repair']).commands).toEqual([]);
 
     // Rolling back twice is rolling forward.
     expect(install(['--rollback']).status).toBe(0);
     expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
+    expect(installRecord()).toMatchObject({ running: '1.1.0', proof: 'proven', knownBad: '' });
 
     // A third release: the oldest goes.
     expect(install(['--bundle', bundle('1.2.0')]).status).toBe(0);
@@ -288,7 +317,11 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     expect(un.status, un.out).toBe(0);
     for (const gone of [
       'opt/pickup-station',
-      'etc/systemd/system/pickup-station.service',
+      'usr/local/lib/systemd/system/pickup-station.service',
+      'usr/local/lib/systemd/system/pickup-station-repair.service',
+      'usr/local/lib/systemd/system/pickup-station-upgrade.service',
+      'usr/local/lib/pickup-station',
+      'usr/local/lib/tmpfiles.d/pickup-station.conf',
       'etc/systemd/system/multi-user.target.wants/pickup-station.service',
       'etc/udev/rules.d/99-pickup-station.rules',
       'usr/local/bin/stationctl',
@@ -310,7 +343,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     const left = Object.keys(snapshot()).filter((p) => !(p in pristine));
     for (const p of left)
       expect(p).toMatch(
-        /^(opt|etc\/(passwd-|group-|systemd(\/system(\/multi-user\.target\.wants)?)?|udev(\/rules\.d)?)|usr(\/local(\/bin)?|\/share(\/keyrings)?)?)$/,
+        /^(opt|run|etc\/(passwd-|group-|systemd(\/system(\/multi-user\.target\.wants)?)?|udev(\/rules\.d)?)|usr(\/local(\/bin|\/lib(\/systemd(\/system)?|\/tmpfiles\.d)?)?|\/share(\/keyrings)?)?)$/,
       );
     expect(existsSync(join(root, 'usr/share/keyrings/pickup-station-archive-keyring.gpg'))).toBe(false);
     expect(idOf('group', 'pickup-hid')).toBeDefined();
@@ -349,7 +382,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     expect(r.out).toContain('the release ships Node 24.21.0 (node/bin/node): the unit runs it');
     expect(stat('opt/pickup-station/releases/1.0.0/node/bin/node')).toEqual({ mode: '755', owner: '0:0' });
     // The unit finds it first (ExecSearchPath=), so it is the one the addons were built for.
-    expect(read('etc/systemd/system/pickup-station.service')).toContain('ExecSearchPath=/opt/pickup-station/current/node/bin:/usr/bin');
+    expect(read('usr/local/lib/systemd/system/pickup-station.service')).toContain('ExecSearchPath=/opt/pickup-station/current/node/bin:/usr/bin');
   });
 
   it('refuses a bundled node whose checksum does not match, without running it', () => {
@@ -378,7 +411,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     expect(install(['--bundle', bundle('1.0.0')]).status).toBe(0);
     const r = install(['--rollback']);
     expect(r.status).not.toBe(0);
-    expect(r.out).toContain('no previous release');
+    expect(r.out).toContain('no proven release before 1.0.0 to roll back to');
   });
 
   it('accepts a bundle without a top directory too', () => {
@@ -447,57 +480,288 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh: signed bu
 });
 
 describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)("install.sh --package-release (the Debian package's postinst)", { timeout: 90_000 }, () => {
-  /** Lay out what dpkg unpacks: the release tree and the unit in /lib/systemd/system. */
+  const PACKAGED_UNIT = 'usr/lib/systemd/system/pickup-station.service';
+  /**
+   * Lay out what dpkg unpacks: the release tree (new inodes for every file, as dpkg's rename of a
+   * new file over the old one makes them), this installer's units, and dpkg's list of them.
+   */
   function unpackPackage(version: string, opts: BundleOpts = {}): string {
     bundle(version, opts);
     const tree = join(root, 'usr/lib/pickup-station/release');
     rmSync(tree, { recursive: true, force: true });
     mkdirSync(join(tree, '..'), { recursive: true });
     expect(spawnSync('cp', ['-a', join(work, 'src', `pickup-station-${version}`), tree]).status).toBe(0);
-    mkdirSync(join(root, 'lib/systemd/system'), { recursive: true });
-    writeFileSync(join(root, 'lib/systemd/system/pickup-station.service'), readFileSync(join(tree, 'systemd/pickup-station.service')));
+    mkdirSync(join(root, 'usr/lib/systemd/system'), { recursive: true });
+    for (const h of ['repair', 'upgrade'] as const) writeFileSync(join(root, `usr/lib/systemd/system/pickup-station-${h}.service`), HELPER(h));
+    mkdirSync(join(root, 'var/lib'), { recursive: true });
+    writeFileSync(
+      join(root, 'var/lib/pickup-station.files'),
+      ['/usr/lib/systemd/system/pickup-station-repair.service', '/usr/lib/systemd/system/pickup-station-upgrade.service'].join('\n') + '\n',
+    );
     return tree;
   }
-
-  it('installs the unpacked release as hard links, leaves unit, udev rules and commands to the package, records what it installed', () => {
+  const configured = (): string => {
     const pw = join(work, 'pw');
     writeFileSync(pw, PASSWORD);
+    return pw;
+  };
+  /** The daemon holds its update lock: someone uses the station (a live pid: this test's). */
+  const busy = (reason = 'box 3 is open') => {
+    mkdirSync(join(root, 'run/pickup-station'), { recursive: true });
+    writeFileSync(join(root, 'run/pickup-station/updates.lock'), `${JSON.stringify({ pid: process.pid, reason, since: new Date().toISOString() })}\n`);
+  };
+  const free = () => rmSync(join(root, 'run/pickup-station/updates.lock'), { force: true });
+  const starts = (commands: string[]) => commands.filter((c) => /^systemctl (restart|start|stop) pickup-station$/.test(c));
+
+  it("installs the unpacked release as hard links with the release's own unit; leaves udev rules, commands and its own units to the package; records what it proved", () => {
     const tree = unpackPackage('1.0.0');
-    const r = install(['--package-release', tree, '--password-file', pw]);
+    const r = install(['--package-release', tree, '--password-file', configured()]);
     expect(r.status, r.out).toBe(0);
     expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
     expect(lstatSync(join(root, 'opt/pickup-station/releases/1.0.0/app/main.js')).ino).toBe(lstatSync(join(tree, 'app/main.js')).ino);
-    for (const f of ['etc/systemd/system/pickup-station.service', 'etc/udev/rules.d/99-pickup-station.rules', 'usr/local/bin/stationctl'])
+    // The unit comes with the switch, from the release switched to: not at dpkg's unpack.
+    expect(read(PACKAGED_UNIT)).toBe(UNIT);
+    expect(link('etc/systemd/system/multi-user.target.wants/pickup-station.service')).toBe('/usr/lib/systemd/system/pickup-station.service');
+    for (const f of ['etc/systemd/system/pickup-station.service', 'etc/udev/rules.d/99-pickup-station.rules', 'usr/local/bin/stationctl', 'usr/local/lib'])
       expect(existsSync(join(root, f)), f).toBe(false);
+    expect(read('usr/lib/systemd/system/pickup-station-repair.service')).toBe(HELPER('repair'));
     expect(read('etc/pickup-station/config.json')).toBe(TEMPLATE);
     // dpkg brought the dependencies; no apt-get inside a maintainer script (dpkg holds the lock).
     expect(r.commands.some((c) => c.startsWith('apt-get'))).toBe(false);
     expect(r.commands).toContain('systemctl restart pickup-station');
-    expect(JSON.parse(read('opt/pickup-station/install-status.json'))).toMatchObject({ installed: '1.0.0', running: '1.0.0', result: 'ok' });
+    expect(installRecord()).toMatchObject({ installed: '1.0.0', running: '1.0.0', proof: 'proven', proven: '1.0.0', result: 'ok' });
   });
 
-  it('an upgrade keeps the older release intact when dpkg replaces the package files; a release with another unit gets it as an override', () => {
-    const pw = join(work, 'pw');
-    writeFileSync(pw, PASSWORD);
-    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', pw]).status).toBe(0);
+  it("an upgrade keeps the older release intact when dpkg replaces the package files; each release runs under its own unit, a rollback's included", () => {
+    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
     // dpkg unpacks the next version by renaming new files over the old ones.
     const tree = unpackPackage('1.1.0', { unitSuffix: '# 1.1.0\n' });
+    // Unpacked, not configured: the running release's unit is still its own.
+    expect(read(PACKAGED_UNIT)).toBe(UNIT);
     const up = install(['--package-release', tree]);
     expect(up.status, up.out).toBe(0);
-    expect(up.commands.indexOf('systemctl stop pickup-station')).toBeLessThan(up.commands.indexOf('systemctl restart pickup-station'));
+    expect(starts(up.commands)).toEqual(['systemctl stop pickup-station', 'systemctl restart pickup-station']);
+    expect(up.commands.indexOf('systemctl daemon-reload')).toBeGreaterThan(up.commands.indexOf('systemctl stop pickup-station'));
     expect(read('opt/pickup-station/releases/1.0.0/app/main.js')).toBe('// pickup-station 1.0.0\n');
     expect(link('opt/pickup-station/previous')).toBe('releases/1.0.0');
-    expect(existsSync(join(root, 'etc/systemd/system/pickup-station.service'))).toBe(false);
-    // Back to 1.0.0 by hand: its unit is not the package's (1.1.0's), so it overrides it.
+    expect(read(PACKAGED_UNIT)).toBe(`${UNIT}# 1.1.0\n`);
+    // Back to 1.0.0 by hand: its own unit comes back with it; /etc/systemd/system is not touched.
     const back = install(['--rollback']);
     expect(back.status, back.out).toBe(0);
-    expect(read('etc/systemd/system/pickup-station.service')).toBe(UNIT);
-    expect(install(['--rollback']).status).toBe(0);
+    expect(read(PACKAGED_UNIT)).toBe(UNIT);
     expect(existsSync(join(root, 'etc/systemd/system/pickup-station.service'))).toBe(false);
+    expect(install(['--rollback']).status).toBe(0);
+    expect(read(PACKAGED_UNIT)).toBe(`${UNIT}# 1.1.0\n`);
     // --uninstall is the package manager's job here.
     const un = install(['--uninstall']);
     expect(un.status).not.toBe(0);
     expect(un.out).toContain('apt-get remove pickup-station');
+  });
+
+  it('a reinstall of the running version (dpkg unpacks the same files again) changes nothing and restarts nothing', () => {
+    expect(install(['--package-release', unpackPackage('1.1.0'), '--password-file', configured()]).status).toBe(0);
+    const before = snapshot(join(root, 'opt'));
+    const again = install(['--package-release', unpackPackage('1.1.0')]);
+    expect(again.status, again.out).toBe(0);
+    expect(again.out).toContain('release 1.1.0 is already installed');
+    expect(again.out).toContain('nothing changed');
+    expect(again.commands.filter((c) => c.startsWith('systemctl') || c.startsWith('udevadm'))).toEqual([]);
+    const after = snapshot(join(root, 'opt'));
+    delete before['pickup-station/install-status.json'];
+    delete after['pickup-station/install-status.json'];
+    expect(after).toEqual(before);
+  });
+
+  it('a busy station defers the switch: the package configures at once, pickup-station-upgrade.service switches when the station is free', () => {
+    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+    busy();
+    const up = install(['--package-release', unpackPackage('1.1.0'), '--lock-wait', '0']);
+    expect(up.status, up.out).toBe(0);
+    expect(up.out).toContain('release 1.1.0 is installed; the switch waits: the station is in use (box 3 is open)');
+    expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
+    expect(starts(up.commands)).toEqual([]);
+    expect(up.commands).toContain('systemctl start --no-block pickup-station-upgrade.service');
+    expect(installRecord()).toMatchObject({ installed: '1.1.0', running: '1.0.0', proof: 'proven', pending: '1.1.0', result: 'pending' });
+    // The service, while the station is still in use, waits (bounded by DEFER_WAIT) and changes nothing.
+    mkdirSync(join(root, 'etc/default'), { recursive: true });
+    writeFileSync(join(root, 'etc/default/pickup-station'), 'DEFER_WAIT=1\n');
+    const waiting = install(['--resume']);
+    expect(waiting.status).not.toBe(0);
+    expect(waiting.out).toContain('release 1.1.0 waits for the station: box 3 is open');
+    expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
+    free();
+    const done = install(['--resume']);
+    expect(done.status, done.out).toBe(0);
+    expect(starts(done.commands)).toEqual(['systemctl stop pickup-station', 'systemctl restart pickup-station']);
+    expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
+    expect(installRecord()).toMatchObject({ installed: '1.1.0', running: '1.1.0', proof: 'proven', pending: '', result: 'ok' });
+  });
+
+  it('a release that fails its proof is rolled back, remembered and not retried by later runs until a newer one arrives or --retry-failed', () => {
+    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+    const bad = install(['--package-release', unpackPackage('1.1.0')], { PICKUP_INSTALL_UNHEALTHY: '1.1.0' });
+    // The package configures (dpkg stays clean); the outcome is in the record, the journal and the output.
+    expect(bad.status, bad.out).toBe(0);
+    expect(bad.out).toContain('rolled back: 1.0.0 is running again');
+    expect(bad.commands).toContain(
+      'logger -t pickup-station-install -p daemon.err -- upgrade from 1.0.0 to 1.1.0 failed: PICKUP_INSTALL_UNHEALTHY=1.1.0 (--root); rolling back to 1.0.0',
+    );
+    expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
+    // `previous` never names the failed release (there is no proven one before 1.0.0).
+    expect(existsSync(join(root, 'opt/pickup-station/previous'))).toBe(false);
+    expect(installRecord()).toMatchObject({ installed: '1.1.0', running: '1.0.0', proof: 'proven', proven: '1.0.0', knownBad: '1.1.0', result: 'rolled-back' });
+    // The next configure of the same version (dpkg --configure -a, a reinstall): not tried again, nothing restarted.
+    const again = install(['--package-release', unpackPackage('1.1.0')]);
+    expect(again.status, again.out).toBe(0);
+    expect(again.out).toContain('release 1.1.0 failed its proof before (PICKUP_INSTALL_UNHEALTHY=1.1.0 (--root)): not tried again; 1.0.0 keeps running');
+    expect(starts(again.commands)).toEqual([]);
+    // An operator forces it (through apt: the environment reaches the postinst).
+    const forced = install(['--package-release', unpackPackage('1.1.0')], { PICKUP_STATION_RETRY_FAILED: '1' });
+    expect(forced.status, forced.out).toBe(0);
+    expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
+    expect(installRecord()).toMatchObject({ running: '1.1.0', proof: 'proven', knownBad: '' });
+  });
+
+  it("a downgrade to an older release's package is a switch like an upgrade, and ends a failed release's mismatch (installed = running)", () => {
+    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+    expect(install(['--package-release', unpackPackage('1.1.0')]).status).toBe(0);
+    expect(install(['--package-release', unpackPackage('1.2.0')], { PICKUP_INSTALL_UNHEALTHY: '1.2.0' }).status).toBe(0);
+    expect(installRecord()).toMatchObject({ installed: '1.2.0', running: '1.1.0', knownBad: '1.2.0' });
+    const down = install(['--package-release', unpackPackage('1.0.0')]);
+    expect(down.status, down.out).toBe(0);
+    expect(starts(down.commands)).toEqual(['systemctl stop pickup-station', 'systemctl restart pickup-station']);
+    expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
+    expect(link('opt/pickup-station/previous')).toBe('releases/1.1.0');
+    expect(read(PACKAGED_UNIT)).toBe(UNIT);
+    expect(installRecord()).toMatchObject({ installed: '1.0.0', running: '1.0.0', proof: 'proven', proven: '1.0.0', result: 'ok' });
+  });
+
+  it('--rollback after an automatic rollback goes to the last proven release, never to the failed one', () => {
+    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+    expect(install(['--package-release', unpackPackage('1.1.0')]).status).toBe(0);
+    expect(install(['--package-release', unpackPackage('1.2.0')], { PICKUP_INSTALL_UNHEALTHY: '1.2.0' }).status).toBe(0);
+    expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
+    expect(link('opt/pickup-station/previous')).toBe('releases/1.0.0');
+    const back = install(['--rollback']);
+    expect(back.status, back.out).toBe(0);
+    expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
+    // A rollback whose target does not prove itself switches back to where it came from.
+    expect(install(['--rollback']).status).toBe(0);
+    expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
+    const failing = install(['--rollback'], { PICKUP_INSTALL_UNHEALTHY: '1.0.0' });
+    expect(failing.status).not.toBe(0);
+    expect(failing.out).toContain('1.0.0 is not healthy either');
+    expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
+    expect(installRecord()).toMatchObject({ running: '1.1.0', proof: 'proven' });
+  });
+
+  it("the administrator's choices stand: a masked unit stays masked and is not started, the switch waits for its next start", () => {
+    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+    symlinkSync('/dev/null', join(root, 'etc/systemd/system/pickup-station.service'));
+    const up = install(['--package-release', unpackPackage('1.1.0')]);
+    expect(up.status, up.out).toBe(0);
+    expect(up.out).toContain('the switch waits: the unit is masked');
+    expect(starts(up.commands)).toEqual([]);
+    expect(up.commands.some((c) => /unmask|enable/.test(c))).toBe(false);
+    expect(link('etc/systemd/system/pickup-station.service')).toBe('/dev/null');
+    expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
+    expect(installRecord()).toMatchObject({ pending: '1.1.0', result: 'pending' });
+    // The repair before its next start hands the switch to the upgrade service; that one waits while masked.
+    expect(install(['--repair']).commands).toEqual(['systemctl start --no-block pickup-station-upgrade.service']);
+    expect(install(['--resume']).out).toContain('release 1.1.0 waits: the unit is masked');
+    rmSync(join(root, 'etc/systemd/system/pickup-station.service'));
+    const later = install(['--resume']);
+    expect(later.status, later.out).toBe(0);
+    expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
+  });
+
+  it('a disabled unit stays disabled and is not started by an upgrade (deb-systemd-helper: enabled on the first install only)', () => {
+    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+    expect(spawnSync('systemctl', [`--root=${root}`, 'disable', 'pickup-station'], { encoding: 'utf8' }).status).toBe(0);
+    const up = install(['--package-release', unpackPackage('1.1.0')]);
+    expect(up.status, up.out).toBe(0);
+    expect(up.out).toContain('the switch waits: the unit is disabled and not running');
+    expect(starts(up.commands)).toEqual([]);
+    expect(existsSync(join(root, 'etc/systemd/system/multi-user.target.wants/pickup-station.service'))).toBe(false);
+    expect(installRecord()).toMatchObject({ running: '1.0.0', pending: '1.1.0' });
+  });
+
+  it("an administrator's unit in /etc/systemd/system stays; a copy an earlier installer made there is removed", () => {
+    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+    writeFileSync(join(root, 'etc/systemd/system/pickup-station.service'), UNIT); // what the earlier installer copied there
+    expect(install(['--package-release', unpackPackage('1.1.0')]).status).toBe(0);
+    expect(existsSync(join(root, 'etc/systemd/system/pickup-station.service'))).toBe(false);
+    const own = `${UNIT}# the administrator's\n`;
+    writeFileSync(join(root, 'etc/systemd/system/pickup-station.service'), own);
+    mkdirSync(join(root, 'etc/systemd/system/pickup-station.service.d'));
+    writeFileSync(join(root, 'etc/systemd/system/pickup-station.service.d/local.conf'), '[Service]\nTimeoutStartSec=600s\n');
+    const up = install(['--package-release', unpackPackage('1.2.0')]);
+    expect(up.status, up.out).toBe(0);
+    expect(up.out).toContain("is an administrator's unit: it is used instead of the release's own");
+    expect(read('etc/systemd/system/pickup-station.service')).toBe(own);
+    expect(read('etc/systemd/system/pickup-station.service.d/local.conf')).toBe('[Service]\nTimeoutStartSec=600s\n');
+  });
+
+  it('interrupted anywhere: the repair before a start puts the proven release back and hands the other one to the upgrade service', () => {
+    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+    expect(install(['--package-release', unpackPackage('1.1.0', { unitSuffix: '# 1.1.0\n' })]).status).toBe(0);
+    const state = installRecord();
+    // A power cut after the switch to 1.2.0, before its proof: current and its unit are 1.2.0's, the record says unproven.
+    expect(install(['--package-release', unpackPackage('1.2.0', { unitSuffix: '# 1.2.0\n' }), '--no-start']).status).toBe(0);
+    const cut = (over: Record<string, unknown>, current: string) => {
+      writeFileSync(join(root, 'opt/pickup-station/install-status.json'), `${JSON.stringify({ ...state, installed: '1.2.0', ...over })}\n`);
+      rmSync(join(root, 'opt/pickup-station/current'));
+      symlinkSync(`releases/${current}`, join(root, 'opt/pickup-station/current'));
+      writeFileSync(join(root, PACKAGED_UNIT), current === '1.0.0' ? UNIT : `${UNIT}# ${current}\n`);
+    };
+    for (const [what, over, current, pending] of [
+      ['after the switch, before the proof', { running: '1.2.0', proof: 'unproven', pending: '1.2.0', attempts: 1 }, '1.2.0', '1.2.0'],
+      ['half switched (current moved, the record not yet)', { switching: '1.1.0>1.2.0', pending: '1.2.0', attempts: 1 }, '1.2.0', '1.2.0'],
+      ['during the rollback (1.2.0 failed)', { running: '1.2.0', proof: 'failed', knownBad: '1.2.0', switching: '1.2.0>1.1.0' }, '1.2.0', ''],
+    ] as const) {
+      cut(over, current);
+      const r = install(['--repair']);
+      expect(r.status, `${what}: ${r.out}`).toBe(0);
+      expect(link('opt/pickup-station/current'), what).toBe('releases/1.1.0');
+      expect(read(PACKAGED_UNIT), what).toBe(`${UNIT}# 1.1.0\n`);
+      expect(installRecord(), what).toMatchObject({ running: '1.1.0', proof: 'proven', switching: '', pending });
+      expect(r.commands, what).toEqual(expect.arrayContaining(['systemctl daemon-reload', 'systemctl start --no-block pickup-station-upgrade.service']));
+      expect(starts(r.commands), what).toEqual([]);
+    }
+    // Half switched the other way round (the record moved, current not yet): nothing to put back.
+    cut({ switching: '1.1.0>1.2.0', pending: '1.2.0', attempts: 1 }, '1.1.0');
+    const half = install(['--repair']);
+    expect(half.commands).toEqual(['systemctl start --no-block pickup-station-upgrade.service']);
+    expect(installRecord()).toMatchObject({ running: '1.1.0', proof: 'proven', switching: '', pending: '1.2.0' });
+    // The upgrade service tries 1.2.0 again once the station runs; a release cut off every time is given up.
+    cut({ running: '1.1.0', pending: '1.2.0', attempts: 3 }, '1.1.0');
+    const r = install(['--resume']);
+    expect(r.out).toContain('release 1.2.0 is not tried again: its switch was cut off 3 times before it could prove itself');
+    expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
+    expect(installRecord()).toMatchObject({ knownBad: '1.2.0', pending: '' });
+  });
+
+  it('a record of an earlier installer after an automatic rollback: the failed release is known bad and `previous` no longer names it', () => {
+    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+    expect(install(['--package-release', unpackPackage('1.1.0')]).status).toBe(0);
+    // What the earlier installer left: current back on 1.0.0, previous on the failed 1.1.0, an old-format record.
+    rmSync(join(root, 'opt/pickup-station/current'));
+    symlinkSync('releases/1.0.0', join(root, 'opt/pickup-station/current'));
+    rmSync(join(root, 'opt/pickup-station/previous'));
+    symlinkSync('releases/1.1.0', join(root, 'opt/pickup-station/previous'));
+    writeFileSync(
+      join(root, 'opt/pickup-station/install-status.json'),
+      '{"installed":"1.1.0","running":"1.0.0","result":"rolled-back","reason":"it exited"}\n',
+    );
+    mkdirSync(join(root, 'opt/pickup-station/releases/.new-1.1.0.4242/app'), { recursive: true });
+    const r = install(['--rollback']);
+    expect(r.status).not.toBe(0);
+    expect(r.out).toContain('no proven release before 1.0.0 to roll back to');
+    expect(existsSync(join(root, 'opt/pickup-station/previous'))).toBe(false);
+    const again = install(['--package-release', unpackPackage('1.1.0')]);
+    expect(again.out).toContain('not tried again');
+    expect(existsSync(join(root, 'opt/pickup-station/releases/.new-1.1.0.4242'))).toBe(false);
+    expect(installRecord()).toMatchObject({ running: '1.0.0', proof: 'proven', knownBad: '1.1.0', knownBadReason: 'it exited' });
   });
 });
 

@@ -141,7 +141,9 @@ describe('pickup-station.service', () => {
     expect(svc['DeviceAllow']!.sort()).toEqual(
       ['char-gpiochip rw', 'char-hidraw rw', 'char-i2c rw', 'char-ttyACM rw', 'char-ttyAMA rw', 'char-ttyS rw', 'char-ttyUSB rw'].sort(),
     );
-    expect(one('ReadWritePaths')).toBe('-/sys/class/gpio -/sys/devices/platform');
+    // Writable: the sysfs GPIO backend's files, and the metrics textfile's folder on tmpfs (made by the
+    // release's tmpfiles.d line; "-": absent unless installed).
+    expect(svc['ReadWritePaths']).toEqual(['-/sys/class/gpio -/sys/devices/platform', '-/run/pickup-station-metrics']);
     // Deliberately absent (each explained in the unit): V8's JIT, group-based device access.
     expect(svc['MemoryDenyWriteExecute']).toBeUndefined();
     expect(svc['PrivateUsers']).toBeUndefined();

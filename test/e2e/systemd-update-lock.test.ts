@@ -11,7 +11,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { holdUpdateLock, UPDATE_LOCK_FILE } from '../../src/systemd/update-lock.js';
-import { startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
+import { idle, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
 import { DaemonRig } from '../support/daemon.js';
 import { disposeSigningKeys, makeSigningKeys, signDetached, type SigningKeys } from '../support/gpg.js';
 import { waitFor } from '../support/shared.js';
@@ -90,6 +90,8 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh waits for 
       'systemd/pickup-station.service': readFileSync(join(REPO, 'systemd/pickup-station.service'), 'utf8'),
       'systemd/config.template.json': readFileSync(join(REPO, 'systemd/config.template.json'), 'utf8'),
       'systemd/runtime-packages': readFileSync(join(REPO, 'systemd/runtime-packages'), 'utf8'),
+      'systemd/pickup-station-upgrade.service': readFileSync(join(REPO, 'systemd/pickup-station-upgrade.service'), 'utf8'),
+      'systemd/install.sh': readFileSync(SCRIPT, 'utf8'),
       'manifest.json': JSON.stringify({ name: 'pickup-station', version }),
     };
     for (const [f, text] of Object.entries(files)) {
@@ -103,26 +105,61 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh waits for 
   }
   const env = (): NodeJS.ProcessEnv => ({ PATH: process.env['PATH'], NODE: process.execPath, PICKUP_INSTALL_RECORD: join(work, 'record.txt') });
   const install = (args: string[]) => {
-    const r = spawnSync('bash', [SCRIPT, '--root', root, ...args, '--key', keys.vendorPublic], { env: env(), encoding: 'utf8' });
+    const key = args.includes('--bundle') ? ['--key', keys.vendorPublic] : [];
+    // A station configured (its password in place): one that can run, and hold the lock.
+    if (args.includes('--bundle') && !existsSync(join(root, 'etc/pickup-station/credentials/station-password'))) {
+      writeFileSync(join(work, 'pw'), 'AbCdEfGhIjKlMnOpQrSt');
+      key.push('--password-file', join(work, 'pw'));
+    }
+    const r = spawnSync('bash', [SCRIPT, '--root', root, ...args, ...key], { env: env(), encoding: 'utf8' });
     return { status: r.status, out: r.stdout + r.stderr };
   };
   const current = (): string => readlinkSync(join(root, 'opt/pickup-station/current'));
   const lockFile = (): string => join(root, 'run/pickup-station', UPDATE_LOCK_FILE);
 
-  it('held by a running process: the upgrade waits --lock-wait seconds, then gives up having changed nothing', () => {
+  it('held by a running process: the upgrade waits --lock-wait seconds, then installs and defers the switch; the upgrade service switches once the station is free', () => {
     expect(install(['--bundle', bundle('1.0.0')]).status).toBe(0);
     writeFileSync(lockFile(), JSON.stringify({ pid: process.pid, reason: 'box 3 is open', since: new Date().toISOString() }));
     const r = install(['--bundle', bundle('2.0.0'), '--lock-wait', '1']);
-    expect(r.status).toBe(1);
-    expect(r.out).toContain('waiting for the station to be free: box 3 is open (at most 1s; --force does not wait)');
-    expect(r.out).toContain('the station is still in use after 1s (box 3 is open); nothing was changed');
+    expect(r.status, r.out).toBe(0);
+    expect(r.out).toContain('waiting for the station to be free: box 3 is open (at most 1s)');
+    expect(r.out).toContain('release 2.0.0 is installed; the switch waits: the station is in use (box 3 is open)');
     expect(current()).toBe('releases/1.0.0');
-    expect(existsSync(join(root, 'opt/pickup-station/releases/2.0.0'))).toBe(false);
-    // Rollback waits the same way.
-    expect(install(['--bundle', bundle('1.1.0'), '--force']).status).toBe(0);
+    expect(existsSync(join(root, 'opt/pickup-station/releases/2.0.0'))).toBe(true);
+    expect(readFileSync(join(work, 'record.txt'), 'utf8')).toContain('systemctl start --no-block pickup-station-upgrade.service');
+    rmSync(lockFile());
+    expect(install(['--resume']).status).toBe(0);
+    expect(current()).toBe('releases/2.0.0');
+    // A rollback by hand does not defer: it waits, then gives up having changed nothing.
+    writeFileSync(lockFile(), JSON.stringify({ pid: process.pid, reason: 'box 3 is open', since: new Date().toISOString() }));
     const back = install(['--rollback', '--lock-wait', '0']);
     expect(back.status).toBe(1);
-    expect(current()).toBe('releases/1.1.0');
+    expect(back.out).toContain('nothing was changed');
+    expect(current()).toBe('releases/2.0.0');
+  });
+
+  it('a reader typing a PIN: the upgrade is deferred, and done once the PIN is gone', async () => {
+    expect(install(['--bundle', bundle('1.0.0')]).status).toBe(0);
+    const d = await startDebugHarness();
+    try {
+      await idle(d);
+      // The daemon's own lock writer, into the root's runtime directory.
+      const lock = holdUpdateLock(d.wp.supervisor, join(root, 'run/pickup-station'), d.h.log, process.pid);
+      d.h.sim.typePin('123', false);
+      await waitFor('the lock says a PIN is being typed', () => existsSync(lockFile()) && readFileSync(lockFile(), 'utf8').includes('a PIN is being typed'));
+      const r = install(['--bundle', bundle('2.0.0'), '--lock-wait', '0']);
+      expect(r.status, r.out).toBe(0);
+      expect(r.out).toContain('the switch waits: the station is in use (a PIN is being typed at the station)');
+      expect(current()).toBe('releases/1.0.0');
+      d.h.sim.pressCancel();
+      await waitFor('the lock released', () => !existsSync(lockFile()));
+      const done = install(['--resume']);
+      expect(done.status, done.out).toBe(0);
+      expect(current()).toBe('releases/2.0.0');
+      lock.close();
+    } finally {
+      await d.stop();
+    }
   });
 
   it('--force does not wait; a lock whose pid is not running is stale and ignored', () => {

@@ -9,6 +9,9 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ModeKind } from '../../src/station/core-types.js';
 import { firstStateOf, keepReleaseStatus, readInstalledVersion, RELEASE_STATUS_FILE } from '../../src/systemd/release-status.js';
+import { readInstallRecord, releaseView } from '../../src/systemd/install-record.js';
+import { formatRelease } from '../../src/cli/station/format.js';
+import type { StatusBody } from '../../src/technician/status.js';
 import { VERSION } from '../../src/version.js';
 import { createLogger } from '../../src/log.js';
 import { idle, startDebugHarness } from '../support/technician-harness.js';
@@ -107,6 +110,77 @@ describe('installed vs running version in the metrics', () => {
       expect(m.value('pickup_station_release_mismatch', { station })).toBe(1);
       writeFileSync(file(), `{"installed":"${VERSION}","running":"${VERSION}","result":"ok"}`);
       expect((await scrape()).value('pickup_station_release_mismatch', { station })).toBe(0);
+    } finally {
+      await d.stop();
+    }
+  });
+});
+
+describe("the installer's record: proof, upgrade pending, known bad", () => {
+  const file = () => join(dir, 'install-status.json');
+  const record = (over: Record<string, unknown>) =>
+    writeFileSync(
+      file(),
+      `${JSON.stringify({ installed: VERSION, running: VERSION, proof: 'proven', proven: VERSION, pending: '', switching: '', knownBad: '', knownBadReason: '', attempts: 0, result: 'ok', reason: '', at: '2026-11-26T20:00:00Z', ...over })}\n`,
+    );
+
+  it('reads what the installer wrote; a damaged value is no value (nothing of it reaches a label)', () => {
+    expect(readInstallRecord(file())).toBeNull();
+    record({ installed: '1.3.0', pending: '1.3.0', knownBad: '1.2.0', knownBadReason: 'it exited\n(exit status 1)', result: 'pending' });
+    expect(readInstallRecord(file())).toEqual({
+      installed: '1.3.0',
+      running: VERSION,
+      proof: 'proven',
+      pending: '1.3.0',
+      knownBad: { version: '1.2.0', reason: 'it exited (exit status 1)' },
+      result: 'pending',
+    });
+    record({ pending: '1.3.0"} 1\nfake 1', proof: 'maybe', knownBad: '../x', result: 'Rolled back!' });
+    expect(readInstallRecord(file())).toMatchObject({ pending: null, proof: null, knownBad: null, result: null });
+    writeFileSync(file(), '[1,2]');
+    expect(readInstallRecord(file())).toBeNull();
+  });
+
+  it('the release view: proven only when the record is about this release; a pending release other than this one; the status line', () => {
+    record({ proof: 'unproven' });
+    const unproven = releaseView(readInstallRecord(file()), VERSION)!;
+    expect(unproven).toMatchObject({ running: VERSION, proven: false, pending: null, knownBad: null });
+    expect(formatRelease(unproven)).toBe(`running ${VERSION} (NOT PROVEN yet: its proof was cut off or is under way)`);
+    record({ installed: '9.9.9', pending: '9.9.9', knownBad: '9.9.8', knownBadReason: 'no READY=1 within 180s', result: 'pending' });
+    const pending = releaseView(readInstallRecord(file()), VERSION)!;
+    expect(formatRelease(pending)).toBe(
+      `running ${VERSION} (proven); installed 9.9.9; UPGRADE PENDING: 9.9.9 (switches when the station is free); known bad: 9.9.8 (no READY=1 within 180s; not tried again)`,
+    );
+    record({ running: '0.0.1' });
+    expect(releaseView(readInstallRecord(file()), VERSION)!.proven).toBeNull();
+    expect(releaseView(null, VERSION)).toBeNull();
+  });
+
+  it('/api/status and /metrics show it: release_proven, upgrade_pending and release_known_bad follow the file', async () => {
+    const d = await startDebugHarness({ metrics: { installStatusFile: file() } });
+    try {
+      await idle(d);
+      const station = STATION.id;
+      const scrape = async () => parseExposition((await d.call('GET', '/metrics', { token: d.tokens.metrics })).text);
+      const status = async () => JSON.parse((await d.call('GET', '/api/status', { token: d.tokens.read })).text) as StatusBody;
+      expect((await status()).release).toBeNull();
+      let m = await scrape();
+      expect(m.find('pickup_station_release_proven', { station })).toEqual([]);
+      expect(m.value('pickup_station_upgrade_pending', { station, version: '' })).toBe(0);
+      expect(m.value('pickup_station_release_known_bad', { station, version: '' })).toBe(0);
+
+      record({ installed: '9.9.9', pending: '9.9.9', result: 'pending' });
+      expect((await status()).release).toEqual({ running: VERSION, installed: '9.9.9', proven: true, pending: '9.9.9', knownBad: null, result: 'pending' });
+      m = await scrape();
+      expect(m.value('pickup_station_release_proven', { station })).toBe(1);
+      expect(m.value('pickup_station_upgrade_pending', { station, version: '9.9.9' })).toBe(1);
+
+      record({ installed: '9.9.9', proof: 'unproven', knownBad: '9.9.9', knownBadReason: 'it exited', result: 'rolled-back' });
+      expect((await status()).release).toMatchObject({ proven: false, pending: null, knownBad: { version: '9.9.9', reason: 'it exited' } });
+      m = await scrape();
+      expect(m.value('pickup_station_release_proven', { station })).toBe(0);
+      expect(m.value('pickup_station_upgrade_pending', { station, version: '' })).toBe(0);
+      expect(m.value('pickup_station_release_known_bad', { station, version: '9.9.9' })).toBe(1);
     } finally {
       await d.stop();
     }

@@ -36,6 +36,7 @@ export function formatStatus(s: StatusBody): string {
   if (rfid?.securityPending)
     out.push(`rfid        clearing the security bit of item ${rfid.securityPending.itemId} (${rfid.securityPending.remaining.length} tag(s) to verify)`);
   for (const f of rfid?.securityFailures ?? []) out.push(`rfid        security bit NOT cleared on item ${f.itemId} (${f.uids.join(', ')}): ${f.reason}`);
+  if (s.release) out.push(`release     ${formatRelease(s.release)}`);
   out.push(`display     ${s.display.map((l) => `|${l}|`).join(' ')}`);
   out.push('', 'boxes');
   for (const b of s.boxes) {
@@ -49,6 +50,16 @@ export function formatStatus(s: StatusBody): string {
   for (const e of s.events) out.push(`  ${formatEvent(e)}`);
   out.push('', `signed in as ${s.technician.name} (${s.technician.scope})`);
   return out.join('\n');
+}
+
+/** The release line: what runs, whether it is proven, an upgrade pending, a known-bad release. */
+export function formatRelease(r: NonNullable<StatusBody['release']>): string {
+  const proof = r.proven === null ? '' : r.proven ? ' (proven)' : ' (NOT PROVEN yet: its proof was cut off or is under way)';
+  const parts = [`running ${r.running}${proof}`];
+  if (r.installed !== null && r.installed !== r.running) parts.push(`installed ${r.installed}`);
+  if (r.pending !== null) parts.push(`UPGRADE PENDING: ${r.pending} (switches when the station is free)`);
+  if (r.knownBad !== null) parts.push(`known bad: ${r.knownBad.version} (${r.knownBad.reason}; not tried again)`);
+  return parts.join('; ');
 }
 
 /** Which config file version runs, whether the file on disk differs, and what waits for a restart. */
