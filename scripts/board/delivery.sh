@@ -29,7 +29,7 @@ delivery_prepare() {
       >"$RUN/prepare.log" 2>&1 || rc=$?
     echo "$rc" >"$RUN/prepare.rc"
     # lintian on the arm64 release's package (1.0.0: the release as built, gzip instead of xz) and the
-    # key package: no errors; every warning kept is listed with its reason in decision 0095.
+    # key package: no errors; every warning kept is listed with its reason in decision 0089.
     lrc=0
     if [ "$rc" = 0 ]; then
       nice -n 19 ionice -c 3 lintian --fail-on error "$work"/debs/pickup-station_1.0.0_arm64.deb "$work"/debs/pickup-station-archive-keyring_1.0.0_all.deb \
