@@ -3,7 +3,7 @@
  * No I/O, no timers, no clock: time arrives as data (`at`, monotonic ms) inside inputs.
  */
 import type { Messages } from '../config/schema.js';
-import type { DoorState, IdentifierType, KeypadKey } from '../devices/types.js';
+import type { AssistRequest, DoorState, IdentifierType, KeypadKey } from '../devices/types.js';
 import type { BoxStatus, Endpoint, ServerAnswer, StationHealth } from '../protocol/types.js';
 
 export interface CoreConfig {
@@ -19,6 +19,22 @@ export interface CoreConfig {
     readonly doorAjarMs: number;
     /** While a door stays ajar, the buzzer's reminder repeats this often. */
     readonly doorAjarReminderMs: number;
+    /** A patron's time limit is announced this long before it runs out (core/time-to-act.ts); 0: never. */
+    readonly warnBeforeMs: number;
+    /** More time given at most this often in a row to one patron. */
+    readonly maxExtensions: number;
+    /** The patron has gone once the station has waited at its prompt this long (core/assist.ts). */
+    readonly sessionEndMs: number;
+  };
+  /** Speech (core/assist.ts): whether the station has a voice, and when it speaks. */
+  readonly speech: {
+    /** off: never; patron: once a patron starts it; always: every screen. Off when the board has no audio output. */
+    readonly mode: 'off' | 'patron' | 'always';
+    /** A failing audio output puts the station DOWN (else /state only names it). */
+    readonly required: boolean;
+    /** The keypad key whose hold starts speech. */
+    readonly holdKey: 'any' | 'backspace' | 'clear' | 'enter' | 'none';
+    readonly volume: { readonly initial: number; readonly step: number; readonly min: number; readonly max: number };
   };
   /** The PIN brute-force throttle (core/pin-throttle.ts). */
   readonly pin: {
@@ -60,7 +76,23 @@ export type ModeKind = Mode['kind'];
  * another /state nor log another line (see core/refusals.ts). `door-ajar:<boxId>` is one timer per
  * open door (doorAjarTimer() builds the name).
  */
-export type TimerName = 'heartbeat' | 'pin-idle' | 'message' | 'door-open' | 'refusal' | 'pin-lockout' | 'ajar-reminder' | `door-ajar:${string}`;
+export type TimerName =
+  | 'heartbeat'
+  | 'pin-idle'
+  | 'message'
+  | 'door-open'
+  | 'refusal'
+  | 'pin-lockout'
+  | 'ajar-reminder'
+  | 'session-end'
+  | `door-ajar:${string}`
+  | `warn:${TimeLimit}`;
+
+/**
+ * A time limit a patron faces (core/time-to-act.ts): the typed PIN's idle clear, or one box's
+ * door-ajar alarm (`door-ajar:<boxId>`). Each is warned of before it runs out and can be extended.
+ */
+export type TimeLimit = 'pin-idle' | `door-ajar:${string}`;
 
 /** Each box's door as one /state reports it, by boxId. */
 export type DoorSnapshot = Readonly<Record<string, BoxStatus>>;
@@ -98,7 +130,37 @@ export interface RefusalWindow {
 export type DoorOutcome = 'commanded-opened' | 'commanded-not-opened' | 'opened-without-command';
 
 /** What the buzzer plays (patterns in config `buzzer.patterns`). */
-export type SoundName = 'accepted' | 'refused' | 'alarm' | 'reminder';
+export type SoundName = 'accepted' | 'refused' | 'alarm' | 'reminder' | 'warning';
+
+/** Tones of the audio output (config `speech.tones`): a PIN's keys are never spoken, they sound one of these. */
+export type ToneName = 'key' | 'erase' | 'clear' | 'enter' | 'warning' | 'volume';
+
+/**
+ * The patron at the station and the help they asked for (core/assist.ts, core/time-to-act.ts).
+ */
+export interface AssistState {
+  /** A patron is at the station: from their first input until the station has waited at its prompt for sessionEndMs. */
+  readonly session: boolean;
+  /** The patron asked for speech (speech key, key held): kept until they have gone. */
+  readonly requested: boolean;
+  /** Headphones are plugged in (a jack with a detect line): speech while they are. */
+  readonly headphones: boolean;
+  /** The patron's volume in percent; null: the configured initial volume. */
+  readonly volume: number | null;
+  /**
+   * An assisted visit (speech on, the kiosk's contrast or text size switched, more time asked for):
+   * temporary messages then wait for the patron's next input instead of timing out.
+   */
+  readonly untimed: boolean;
+  /** What was last announced, as `screenKey()` names it (a countdown's tick is not a new screen); null: nothing yet. */
+  readonly announced: string | null;
+  /** Time limits about to run out, in the order they were warned of. */
+  readonly warnings: readonly TimeLimit[];
+  /** More time given to this patron in a row. */
+  readonly extensions: number;
+  /** The audio output's problem (it is missing or failing); null: none. */
+  readonly outputProblem: string | null;
+}
 
 /**
  * The PIN throttle as kept on disk (PinThrottleStore): consecutive exception answers to
@@ -207,6 +269,8 @@ export interface CoreState {
   readonly overlay: readonly string[] | null;
   /** Lines last sent to the display. */
   readonly shown: readonly string[];
+  /** The patron's session, speech and time limits. */
+  readonly assist: AssistState;
 }
 
 export type Input =
@@ -220,6 +284,8 @@ export type Input =
       readonly previous?: PreviousRun | null;
       readonly pinThrottle?: PinThrottleRecord | 'damaged' | null;
       readonly tamperOpen?: boolean;
+      /** Headphones plugged in at start (a jack with a detect line). */
+      readonly headphones?: boolean;
     }
   | { readonly type: 'scan'; readonly identifierType: IdentifierType; readonly value: string; readonly at: number }
   | { readonly type: 'key'; readonly key: KeypadKey }
@@ -237,7 +303,15 @@ export type Input =
   /** A one-shot problem for the next /state's errorMessage (e.g. the journal could not be written). */
   | { readonly type: 'problem'; readonly message: string }
   /** Stop gracefully: refuse new input, finish what is in flight, then `drained` (core/drain.ts). */
-  | { readonly type: 'drain' };
+  | { readonly type: 'drain' }
+  /** A keypad key held down (its press came as a `key` input before). */
+  | { readonly type: 'key-held'; readonly key: KeypadKey }
+  /** A help control: speech, louder, softer, more time, the kiosk's visual settings. */
+  | { readonly type: 'assist'; readonly request: AssistRequest }
+  /** Headphones plugged in or out. */
+  | { readonly type: 'headphones'; readonly plugged: boolean }
+  /** The audio output's health: its problem, or null once it works. */
+  | { readonly type: 'speech-output'; readonly problem: string | null };
 
 export type OutboundRequest =
   | {
@@ -264,6 +338,16 @@ export type Effect =
   | { readonly type: 'stop-timer'; readonly timer: TimerName }
   /** Play a buzzer pattern (the runtime never lets it overlap a lock pulse). */
   | { readonly type: 'sound'; readonly sound: SoundName }
+  /** Speak these lines (already in their spoken form) in the station's locale; interrupts what is playing. */
+  | { readonly type: 'speak'; readonly lines: readonly string[]; readonly volume: number }
+  /** Play a tone on the audio output; interrupts what is playing. */
+  | { readonly type: 'tone'; readonly tone: ToneName; readonly volume: number }
+  /** Stop speaking now (speech turned off). */
+  | { readonly type: 'hush' }
+  /** The station offers more time (a warning is showing) or no longer does. */
+  | { readonly type: 'more-time-offered'; readonly offered: boolean }
+  /** The patron has gone: their settings go back to the defaults (the kiosk page's contrast and text size). */
+  | { readonly type: 'session-end' }
   /** Write the PIN throttle to its store (before the keypad is used again). */
   | { readonly type: 'save-pin-throttle'; readonly record: PinThrottleRecord }
   | { readonly type: 'log'; readonly level: LogLevel; readonly msg: string; readonly data?: Readonly<Record<string, unknown>> };
