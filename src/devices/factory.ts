@@ -7,8 +7,13 @@ import type { StationHardware } from './types.js';
 export function createHardware(config: StationConfig, log?: Logger): Promise<StationHardware> {
   const hw = config.hardware;
   switch (hw.kind) {
-    case 'simulated':
-      return Promise.resolve(simulatedStationFor(config));
+    case 'simulated': {
+      const sim = simulatedStationFor(config);
+      const kiosk = hw.kiosk;
+      if (kiosk === null) return Promise.resolve(sim);
+      // The kiosk page's code is loaded only for a station that has one.
+      return import('./kiosk/simulated.js').then(({ withKiosk }) => withKiosk(sim, config, kiosk, log ?? createLogger(config.log.level)));
+    }
     case 'board':
       // Loaded only for real hardware: the demo and tests never load onoff or spawn gpiod tools.
       return import('./board.js').then(({ createBoardHardware }) => createBoardHardware(config, hw, log ?? createLogger(config.log.level)));

@@ -1,10 +1,11 @@
 /** createBoardHardware on a fake onoff world: order (locks OFF first), wiring, hooks, and cleanup on failure. */
+import { ASSIST_TEXTS } from '../../src/config/messages.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { StationConfig } from '../../src/config/schema.js';
+import { messagesSchema, speechSchema, type StationConfig } from '../../src/config/schema.js';
 import { createBoardHardware, type InputDevicesFactory } from '../../src/devices/board.js';
 import type { Display } from '../../src/devices/types.js';
 import { boardHardwareSchema, type BoardProfileInput } from '../../src/devices/board-config.js';
@@ -18,7 +19,12 @@ const BASE = 512;
 function setup(profile: BoardProfileInput, boxNumbers = [1, 2]) {
   const f = join(mkdtempSync(join(tmpdir(), 'board-')), 'profile.json');
   writeFileSync(f, JSON.stringify(profile));
-  const config = { station: { boxes: boxNumbers.map((n) => ({ number: n, id: `id-${n}` })) }, log: { level: 'silent' } } as unknown as StationConfig;
+  const config = {
+    station: { boxes: boxNumbers.map((n) => ({ number: n, id: `id-${n}` })) },
+    log: { level: 'silent' },
+    messages: messagesSchema.parse({}),
+    speech: speechSchema.parse({}),
+  } as unknown as StationConfig;
   const world = new FakeGpioWorld();
   const order: number[] = [];
   const Gpio = world.Gpio;
@@ -81,7 +87,7 @@ describe('board assembly', () => {
     let seen: unknown;
     const inputs: InputDevicesFactory = (profile) => {
       seen = profile.keypad?.kind;
-      return noInputs(profile, log);
+      return noInputs(profile, log, { lang: 'en', words: ASSIST_TEXTS.en.kiosk, holdMs: 2_000 });
     };
     const hw = await createBoardHardware(s.config, s.hw, log, { openBackend: s.openBackend, createInputDevices: inputs });
     expect(seen).toBe('gpio-matrix');

@@ -51,12 +51,20 @@ describe('display kinds hd44780-i2c and oled-i2c', () => {
     expect(o.error?.issues.map((i) => i.path.join('.')).sort()).toEqual(['display.controller', 'display.idle.dimAfterMs']);
   });
 
-  it('kiosk: port 8091 on loopback; the touchscreen is the keypad, so a keypad beside it is a problem', () => {
+  it('kiosk: port 8091 on loopback, the secret from its socket unit, bounded; the touchscreen is the keypad, so a keypad beside it is a problem', () => {
     expect(inputProfileSchema.parse({ display: { kind: 'kiosk' } }).display).toEqual({
       kind: 'kiosk',
       port: 8091,
       cancelLabel: 'Cancel',
       keepAliveMs: 15_000,
+      secretHashFile: '/run/pickup-station-kiosk/secret.sha256',
+      maxConnections: 16,
+      maxStreams: 2,
+      headersTimeoutMs: 5_000,
+      requestTimeoutMs: 10_000,
+      idleTimeoutMs: 30_000,
+      streamBufferBytes: 65_536,
+      refusalLogIntervalMs: 60_000,
       reconnect: { initialMs: 500, maxMs: 30_000, factor: 2 },
     });
     const r = inputProfileSchema.safeParse({ display: { kind: 'kiosk' }, keypad: { kind: 'hid', vendorId: 1, productId: 2 } });

@@ -24,7 +24,8 @@ import { TerminalDisplay } from '../display/terminal-display.js';
 import { HidKeypad } from '../hid/keypad.js';
 import { HidScanner } from '../hid/scanner.js';
 import { SerialScanner } from '../serial/scanner.js';
-import type { Display, IdentifierScanner, Keypad, PushButton } from '../types.js';
+import type { AssistControls, Display, IdentifierScanner, Keypad, PushButton } from '../types.js';
+import type { KioskWords } from '../kiosk/page.js';
 import type { InputProfile } from './schema.js';
 
 export {
@@ -46,6 +47,15 @@ export interface InputDevices {
   readonly display: Display;
   /** The kiosk's on-screen cancel button (a GPIO cancel button in the profile takes precedence). */
   readonly cancelButton?: PushButton | null;
+  /** The kiosk page's help controls (speech, volume, contrast, more time). */
+  readonly assist?: AssistControls | null;
+}
+
+/** What the input devices need of the station's config: its locale and words (the kiosk page), the key hold time. */
+export interface InputStation {
+  readonly lang: string;
+  readonly words: KioskWords;
+  readonly holdMs: number;
 }
 
 type Startable = { start(): Promise<void>; close(): Promise<void> };
@@ -57,7 +67,7 @@ function warnUnstable(path: string, where: string, log: Logger): void {
   if (UNSTABLE_SERIAL.test(path)) log.warn({ path, where }, 'serial path is not stable across replugs: use /dev/serial/by-id/… or a udev symlink');
 }
 
-export async function createInputDevices(profile: InputProfile, log: Logger): Promise<InputDevices> {
+export async function createInputDevices(profile: InputProfile, log: Logger, station: InputStation): Promise<InputDevices> {
   const built: Startable[] = [];
   const keep = <T extends Startable>(d: T): T => {
     built.push(d);
@@ -109,6 +119,7 @@ export async function createInputDevices(profile: InputProfile, log: Logger): Pr
           reconnect: k.reconnect,
           openTimeoutMs: k.openTimeoutMs,
           clearKeys: k.clearKeys,
+          holdMs: station.holdMs,
           // Never logs digits (see HidKeypad); the child logger only tags the lines.
           log: log.child({ component: 'keypad' }),
         }),
@@ -118,6 +129,7 @@ export async function createInputDevices(profile: InputProfile, log: Logger): Pr
     const d = profile.display;
     let display: Display;
     let cancelButton: PushButton | null = null;
+    let assist: AssistControls | null = null;
     switch (d.kind) {
       case 'serial':
         warnUnstable(d.path, 'display', log);
@@ -175,7 +187,11 @@ export async function createInputDevices(profile: InputProfile, log: Logger): Pr
           new KioskPanel({
             port: d.port,
             cancelLabel: d.cancelLabel,
-            keepAliveMs: d.keepAliveMs,
+            lang: station.lang,
+            words: station.words,
+            holdMs: station.holdMs,
+            secret: { kind: 'file', path: d.secretHashFile },
+            limits: d,
             reconnect: d.reconnect,
             log: log.child({ component: 'kiosk' }),
           }),
@@ -184,12 +200,13 @@ export async function createInputDevices(profile: InputProfile, log: Logger): Pr
         // The schema allows a kiosk only with keypad null: the touchscreen is the keypad.
         keypad = panel.keypad;
         cancelButton = panel.cancelButton;
+        assist = panel.assist;
         break;
       }
     }
 
     await Promise.all(built.map((b) => b.start()));
-    return { scanners, keypad, display, cancelButton };
+    return { scanners, keypad, display, cancelButton, assist };
   } catch (e) {
     await Promise.all(built.map((b) => b.close().catch(() => undefined)));
     throw e;

@@ -1,8 +1,8 @@
 /**
- * A station's hardware with a kiosk touchscreen as its display, keypad and cancel button: what
- * the demo's `--display kiosk` runs (and the kiosk's browser test), on the simulated station. The
- * station's own keypad and cancel button keep working beside the screen's (the demo's typed
- * `pin` and `cancel` commands); its display is replaced.
+ * A station's hardware with a kiosk touchscreen as its display, keypad, cancel button and help
+ * controls: what the demo's `--display kiosk` runs (and the kiosk's browser test), on the simulated
+ * station. The station's own keypad, cancel button and help controls keep working beside the
+ * screen's (the demo's typed `pin` and `cancel` commands); its display is replaced.
  */
 import { DeviceBase } from '../device-base.js';
 import type { Device, Keypad, KeypadKey, PushButton, StationHardware, Unsubscribe } from '../types.js';
@@ -18,6 +18,10 @@ class EitherKeypad extends DeviceBase implements Keypad {
   }
   onKey(listener: (key: KeypadKey) => void): Unsubscribe {
     const offs = [this.a.onKey(listener), this.b?.onKey(listener)];
+    return () => offs.forEach((off) => off?.());
+  }
+  onHold(listener: (key: KeypadKey) => void): Unsubscribe {
+    const offs = [this.a.onHold?.(listener), this.b?.onHold?.(listener)];
     return () => offs.forEach((off) => off?.());
   }
   close(): Promise<void> {
@@ -56,10 +60,12 @@ export function withKioskPanel(hw: StationHardware, panel: KioskPanel): StationH
     power: hw.power,
     tamper: hw.tamper ?? null,
     buzzer: hw.buzzer ?? null,
+    speech: hw.speech ?? null,
+    assist: [...(hw.assist ?? []), panel.assist],
     display: panel.display,
     keypad: new EitherKeypad(panel.keypad, hw.keypad),
     cancelButton: new EitherButton(panel.cancelButton, hw.cancelButton),
-    devices: () => [...hw.devices().filter((d) => !replaced.has(d)), panel.display],
+    devices: () => [...hw.devices().filter((d) => !replaced.has(d)), panel.display, panel.assist],
     close: async () => {
       await hw.close();
       await panel.close();
