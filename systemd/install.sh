@@ -19,6 +19,9 @@
 #   /opt/pickup-station/previous -> releases/<older>     what --rollback goes back to
 #                                             (only current and previous are kept)
 #   /etc/systemd/system/pickup-station.service   copied from the active release
+#   /etc/systemd/system/pickup-station-kiosk.socket  likewise, not enabled: a kiosk station enables
+#                                             it (hardware/DISPLAYS.md) so that systemd holds the
+#                                             kiosk page's port across station restarts
 #   /etc/udev/rules.d/99-pickup-station.rules    copied from the active release's hardware/
 #   /etc/pickup-station/                      0750 root:pickup-station
 #   /etc/pickup-station/config.json           0640 root:pickup-station, from the template once,
@@ -28,7 +31,7 @@
 #                                             as root and hands the service a private copy)
 #   /usr/local/bin/pickup-station, stationctl small wrappers running the current release
 #   user pickup-station (system, no login, home /var/lib/pickup-station = the unit's StateDirectory),
-#   group pickup-station; groups gpio, dialout, pickup-hid, i2c created if missing.
+#   group pickup-station; groups gpio, dialout, pickup-hid, i2c, audio created if missing.
 #
 # A release bundle is a .tar.gz whose top level (or single top directory) holds app/ (main.js,
 # stationctl.js, ...), node_modules/ (production only, addons built for the target), package.json,
@@ -74,7 +77,7 @@ umask 022
 
 readonly NAME=pickup-station
 readonly MIN_NODE=20.11.0
-readonly SUPPLEMENTARY_GROUPS=(gpio dialout pickup-hid i2c)
+readonly SUPPLEMENTARY_GROUPS=(gpio dialout pickup-hid i2c audio)
 # What a release needs on a board (the libraries its addons link, the libgpiod tools) comes with the
 # release: its systemd/runtime-packages, which its tools/check-bundle.mjs checks against the addons.
 # A release without that file (older bundles) gets this list.
@@ -170,6 +173,7 @@ readonly RELEASES="$OPT/releases"
 readonly ETC="$ROOT/etc/$NAME"
 readonly CREDS="$ETC/credentials"
 readonly UNIT_DEST="$ROOT/etc/systemd/system/$NAME.service"
+readonly KIOSK_SOCKET_DEST="$ROOT/etc/systemd/system/$NAME-kiosk.socket"
 readonly UDEV_DEST="$ROOT/etc/udev/rules.d/99-$NAME.rules"
 readonly BIN="$ROOT/usr/local/bin"
 readonly VENDOR_KEY="$ROOT/usr/share/keyrings/$NAME-archive-keyring.gpg"
@@ -532,6 +536,9 @@ activate() { # VERSION: make it current; the old current becomes previous
     activate_packaged_unit "$version"
   else
     if ensure_file "$RELEASES/$version/systemd/$NAME.service" "$UNIT_DEST" 0644 root root; then UNIT_CHANGED=1; CHANGED=1; fi
+    if [ -f "$RELEASES/$version/systemd/$NAME-kiosk.socket" ]; then
+      if ensure_file "$RELEASES/$version/systemd/$NAME-kiosk.socket" "$KIOSK_SOCKET_DEST" 0644 root root; then UNIT_CHANGED=1; fi
+    fi
     if [ -f "$RELEASES/$version/hardware/99-$NAME.rules" ]; then
       if ensure_file "$RELEASES/$version/hardware/99-$NAME.rules" "$UDEV_DEST" 0644 root root; then UDEV_CHANGED=1; fi
     fi
@@ -697,7 +704,7 @@ health_now() {
 # start_healthy VERSION: start the unit and wait (at most HEALTH_WAIT seconds in all) for VERSION
 # to prove itself. Type=notify: start returns once READY=1 came, or fails when the process exits.
 start_healthy() {
-  local version="$1" deadline out rc=0
+  local version="$1" deadline out rc=0 restarted=0
   deadline=$(( $(uptime_s) + HEALTH_WAIT ))
   systemctl reset-failed "$NAME" 2>/dev/null || true   # a release that failed before may have used up StartLimitBurst=
   out="$(timeout "$HEALTH_WAIT" systemctl start "$NAME" 2>&1)" || rc=$?
@@ -708,6 +715,14 @@ start_healthy() {
     return 1
   fi
   while ! health_now "$version"; do
+    # pickup-station-kiosk.socket starts the station on a connection: the kiosk browser, reconnecting
+    # while the old release was stopped for the switch, may have started that one again. Once.
+    if [ "$restarted" = 0 ] && [ "${FATAL#the running daemon is version}" != "$FATAL" ]; then
+      restarted=1
+      say "the old release was started again meanwhile (by the kiosk's socket): restarting into $version"
+      systemctl restart "$NAME" || true
+      continue
+    fi
     if [ -n "$FATAL" ]; then WHY="$FATAL"; return 1; fi
     if [ "$(uptime_s)" -ge "$deadline" ]; then WHY="not healthy within ${HEALTH_WAIT}s: $WHY"; return 1; fi
     sleep 1
@@ -881,8 +896,10 @@ do_rollback() {
 
 do_uninstall() {
   [ "$PACKAGED" = 0 ] || die "installed by the Debian package: apt-get remove $NAME (purge: apt-get purge $NAME)"
+  # The kiosk's socket first: a connection to it would start the station again.
+  if [ -f "$KIOSK_SOCKET_DEST" ]; then host systemctl disable --now --quiet "$NAME-kiosk.socket"; fi
   if [ -f "$UNIT_DEST" ]; then disable_unit; fi
-  rm -f "$UNIT_DEST" "$UDEV_DEST" "$BIN/$NAME" "$BIN/stationctl"
+  rm -f "$UNIT_DEST" "$KIOSK_SOCKET_DEST" "$UDEV_DEST" "$BIN/$NAME" "$BIN/stationctl"
   rm -rf "$OPT"
   host systemctl daemon-reload
   host udevadm control --reload
@@ -891,7 +908,7 @@ do_uninstall() {
     rm -f "$VENDOR_KEY"
     if id_of passwd "$NAME" >/dev/null; then accounts userdel "$NAME"; fi
     if id_of group "$NAME" >/dev/null; then accounts groupdel "$NAME"; fi
-    say "removed everything, config, credentials and the vendor key included (groups gpio, dialout, pickup-hid, i2c stay)"
+    say "removed everything, config, credentials and the vendor key included (groups gpio, dialout, pickup-hid, i2c, audio stay)"
   else
     say "removed; kept /etc/$NAME (config and credentials) and the vendor key: --uninstall --purge removes them too"
   fi

@@ -7,6 +7,7 @@
 # The package holds:
 #   /usr/lib/pickup-station/release/          the release tree, exactly as in the tarball
 #   /lib/systemd/system/pickup-station.service  the unit (from the release)
+#   /lib/systemd/system/pickup-station-kiosk.socket  the kiosk page's port (from the release; not enabled)
 #   /lib/udev/rules.d/99-pickup-station.rules    device permissions (from the release's hardware/)
 #   /usr/lib/sysusers.d/pickup-station.conf      the system user and device groups
 #   /usr/bin/pickup-station, /usr/bin/stationctl run /opt/pickup-station/current
@@ -89,6 +90,8 @@ install -d -m 0755 "$PKG/DEBIAN" "$PKG/usr/lib/pickup-station" "$PKG/lib/systemd
   "$PKG/usr/lib/sysusers.d" "$PKG/usr/bin" "$PKG/etc/default" "$PKG/usr/share/doc/pickup-station"
 cp -a "$SRC" "$PKG/usr/lib/pickup-station/release"
 install -m 0644 "$SRC/systemd/pickup-station.service" "$PKG/lib/systemd/system/pickup-station.service"
+# The kiosk page's port, held by systemd (not enabled: a kiosk station enables it, hardware/DISPLAYS.md).
+install -m 0644 "$SRC/systemd/pickup-station-kiosk.socket" "$PKG/lib/systemd/system/pickup-station-kiosk.socket"
 if [ -f "$SRC/hardware/99-pickup-station.rules" ]; then
   install -m 0644 "$SRC/hardware/99-pickup-station.rules" "$PKG/lib/udev/rules.d/99-pickup-station.rules"
 fi

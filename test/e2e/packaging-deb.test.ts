@@ -39,6 +39,7 @@ function releaseTarball(version: string): string {
     'node_modules/pino/package.json': '{"name":"pino"}\n',
     'package.json': JSON.stringify({ name: 'pickup-station', version }) + '\n',
     'systemd/pickup-station.service': readFileSync(join(REPO, 'systemd/pickup-station.service'), 'utf8'),
+    'systemd/pickup-station-kiosk.socket': readFileSync(join(REPO, 'systemd/pickup-station-kiosk.socket'), 'utf8'),
     'systemd/install.sh': readFileSync(join(REPO, 'systemd/install.sh'), 'utf8'),
     'systemd/runtime-packages': readFileSync(join(REPO, 'systemd/runtime-packages'), 'utf8'),
     'systemd/config.template.json': readFileSync(join(REPO, 'systemd/config.template.json'), 'utf8'),
@@ -143,11 +144,14 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
     expect(field('Package')).toBe('pickup-station');
     expect(field('Version')).toBe('1.0.0');
     expect(field('Architecture')).toBe('amd64');
-    // What systemd/runtime-packages lists (the addons' libraries, gpiod, procps), glibc and systemd; Node from Debian (none inside).
-    expect(field('Depends')).toBe('libusb-1.0-0, libudev1, libstdc++6, libgcc-s1, gpiod, procps, libc6 (>= 2.34), systemd (>= 250), nodejs (>= 20.11)');
+    // What systemd/runtime-packages lists (the addons' libraries, gpiod, procps, espeak-ng and alsa-utils for speech), glibc and systemd; Node from Debian (none inside).
+    expect(field('Depends')).toBe(
+      'libusb-1.0-0, libudev1, libstdc++6, libgcc-s1, gpiod, procps, espeak-ng, alsa-utils, libc6 (>= 2.34), systemd (>= 250), nodejs (>= 20.11)',
+    );
     const list = spawnSync('dpkg-deb', ['-c', deb], { encoding: 'utf8' }).stdout;
     for (const f of [
       './lib/systemd/system/pickup-station.service',
+      './lib/systemd/system/pickup-station-kiosk.socket',
       './lib/udev/rules.d/99-pickup-station.rules',
       './usr/bin/stationctl',
       './usr/bin/pickup-station',

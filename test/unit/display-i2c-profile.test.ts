@@ -81,6 +81,7 @@ describe('display kinds hd44780-i2c and oled-i2c', () => {
     const port = kiosk.kind === 'kiosk' ? kiosk.port : -1;
     expect(unit).toContain(`http://127.0.0.1:${port}/`);
     expect(unit).toContain(`/dev/tcp/127.0.0.1/${port}`);
-    expect(unit).toMatch(/^After=pickup-station\.service/m);
+    expect(unit).toMatch(/^After=.*\bpickup-station\.service\b/m);
+    expect(unit).toMatch(/^Requires=pickup-station-kiosk\.socket$/m);
   });
 });
