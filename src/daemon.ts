@@ -71,8 +71,15 @@ export async function runDaemon(args: string[], boot: DaemonBoot = {}): Promise<
   // install.sh waits while this is held (a box open, an event in flight); released when stopping.
   const updateLock = holdUpdateLock(supervisor, process.env['RUNTIME_DIRECTORY'] ?? null, log);
   // An upgrade waits for this to call the new release healthy (or rolls back).
+  // While a reload swaps the station there is none to ask (supervisor.station throws): the old one's
+  // last events (a /state cut short by its stop) must not crash the daemon, so the status keeps
+  // the mode it last saw until the new station is in place.
+  let lastMode = started.station.runtime.snapshot().mode.kind;
   const releaseStatus = keepReleaseStatus(
-    { mode: () => supervisor.station.runtime.snapshot().mode.kind, subscribe: (l) => supervisor.observer.subscribe(() => queueMicrotask(l)) },
+    {
+      mode: () => (lastMode = supervisor.now()?.station.runtime.snapshot().mode.kind ?? lastMode),
+      subscribe: (l) => supervisor.observer.subscribe(() => queueMicrotask(l)),
+    },
     { runtimeDirectory: process.env['RUNTIME_DIRECTORY'] ?? null, version: VERSION, healthz: port === null ? null : `${port.address}/healthz`, log },
   );
   const served = serveUntilSignal(

@@ -192,6 +192,13 @@ export class KioskPanel {
           { url: `http://127.0.0.1:${listener.port}/`, socketActivated: listener.activated },
           listener.activated ? 'kiosk page on the socket systemd holds' : 'kiosk page listening',
         );
+        // Under systemd (it sets INVOCATION_ID) the port should be the socket unit's: bound here, it
+        // is free while the station restarts, for any local process to take.
+        if (!listener.activated && process.env['INVOCATION_ID'] !== undefined)
+          this.o.log.warn(
+            { device: this.display.name },
+            'the kiosk page binds its port itself: while the station restarts another local process could take it; enable pickup-station-kiosk.socket',
+          );
       }
       const problem = this.secret.load();
       if (problem !== null) throw new Error(problem);

@@ -14,13 +14,14 @@
  *
  * Bounded like the technician port (docs/decisions/0036, 0038):
  * - at most `maxConnections` sockets; a newcomer past it closes the least recently active socket
- *   without a stream of the kiosk's (the browser's own stream is never closed to make room);
+ *   that has not carried the kiosk's secret (the browser's own sockets are never closed to make
+ *   room);
  * - a request head must come within `headersTimeoutMs` and the whole request within
  *   `requestTimeoutMs` (else 408 and closed); an idle keep-alive socket is closed after `idleTimeoutMs`;
  * - at most `maxStreams` event streams: a new one (the page reloaded) replaces the oldest;
  * - a stream that does not read is dropped before the bytes held for it — what Node has not handed
- *   to the kernel plus what the kernel has not had acknowledged (send-queue.ts) — pass
- *   `streamBufferBytes`;
+ *   to the kernel plus what the kernel has not had acknowledged (send-queue.ts) — would pass
+ *   `streamBufferBytes`: each write is checked first;
  * - refusals are logged as one line per interval with their counts, never one per request.
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
@@ -97,11 +98,17 @@ type Refusal = 'no-secret' | 'wrong-host' | 'foreign-origin' | 'not-json' | 'bad
 interface Stream {
   readonly res: ServerResponse;
   readonly socket: Socket;
+  /**
+   * The kernel's unacknowledged bytes when last read from /proc/net/tcp, plus every byte written
+   * since: never less than what the kernel holds now (acknowledgements only shrink it), so the table
+   * (one line per socket of the machine) is read again only when this bound would pass the limit.
+   */
+  kernelAtMost: number;
 }
 
 interface Tracked {
-  /** An authenticated event stream runs on it: never closed to make room. */
-  streaming: boolean;
+  /** It carried a request with the kiosk's secret: the kiosk's own, never closed to make room. */
+  trusted: boolean;
 }
 
 export class KioskServer {
@@ -178,7 +185,7 @@ export class KioskServer {
   private admit(socket: Socket): void {
     if (this.sockets.size >= this.o.limits.maxConnections) {
       // The least recently active socket without the kiosk's stream makes room (Map order = activity).
-      const victim = [...this.sockets].find(([, t]) => !t.streaming)?.[0];
+      const victim = [...this.sockets].find(([, t]) => !t.trusted)?.[0];
       if (victim === undefined) {
         socket.destroy();
         this.refuse('evicted');
@@ -188,7 +195,7 @@ export class KioskServer {
       victim.destroy();
       this.refuse('evicted');
     }
-    this.sockets.set(socket, { streaming: false });
+    this.sockets.set(socket, { trusted: false });
     socket.once('close', () => this.sockets.delete(socket));
   }
 
@@ -289,10 +296,14 @@ export class KioskServer {
     }
   }
 
-  /** Whether the request carries the kiosk's secret; answers 401 (and closes) when not. */
+  /** Whether the request carries the kiosk's secret (its socket is then the kiosk's); answers 401 (and closes) when not. */
   private authorised(req: IncomingMessage, res: ServerResponse): boolean {
     const m = /^Bearer ([0-9a-f]{64})$/.exec(req.headers.authorization ?? '');
-    if (this.o.secret.verify(m?.[1] ?? null)) return true;
+    if (this.o.secret.verify(m?.[1] ?? null)) {
+      const t = this.sockets.get(req.socket);
+      if (t) t.trusted = true;
+      return true;
+    }
     this.reply(res, 401, 'the kiosk secret is needed', 'no-secret', true);
     return false;
   }
@@ -315,31 +326,38 @@ export class KioskServer {
   private openStream(req: IncomingMessage, res: ServerResponse): void {
     while (this.streams.length >= this.o.limits.maxStreams) this.streams.shift()?.res.destroy();
     res.writeHead(200, { ...HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
-    const stream: Stream = { res, socket: req.socket };
+    const stream: Stream = { res, socket: req.socket, kernelAtMost: 0 };
     this.streams.push(stream);
-    const tracked = this.sockets.get(req.socket);
-    if (tracked) tracked.streaming = true;
     const drop = (): void => {
       const i = this.streams.indexOf(stream);
       if (i >= 0) this.streams.splice(i, 1);
-      if (tracked) tracked.streaming = false;
     };
     res.on('close', drop);
     this.write(stream, this.event());
   }
 
-  /** Write to a stream; drop it once what it holds unread passes the bound. */
+  /** Write to a stream, or drop it when what it holds unread would pass the bound with this. */
   private write(s: Stream, text: string): void {
     if (s.res.destroyed) return;
-    s.res.write(text);
-    const queued = s.res.writableLength;
-    const kernel = s.socket.remotePort === undefined ? null : kernelSendQueue(this.port, s.socket.remotePort);
-    const held = queued + (kernel ?? 0);
-    if (held <= this.o.limits.streamBufferBytes) return;
+    const bound = this.o.limits.streamBufferBytes;
+    const adding = Buffer.byteLength(text);
+    let queued = s.res.writableLength;
+    if (queued + s.kernelAtMost + adding > bound && s.socket.remotePort !== undefined) {
+      s.kernelAtMost = kernelSendQueue(this.port, s.socket.remotePort) ?? 0;
+      queued = s.res.writableLength;
+    }
+    const kernel = s.kernelAtMost;
+    const held = queued + kernel;
+    if (held + adding <= bound) {
+      s.res.write(text);
+      s.kernelAtMost += adding;
+      return;
+    }
     const i = this.streams.indexOf(s);
     if (i >= 0) this.streams.splice(i, 1);
-    // end() would queue behind what is unsent; destroy frees it now.
-    s.res.destroy();
-    this.o.log.warn({ held, queued, kernel, bound: this.o.limits.streamBufferBytes }, 'kiosk page: an event stream that does not read was dropped');
+    // end() would queue behind what is unsent, and a plain close leaves the kernel holding the unsent
+    // bytes (an orphan in FIN_WAIT1 behind a window the page never opens): a reset frees both now.
+    s.socket.resetAndDestroy();
+    this.o.log.warn({ held, queued, kernel, adding, bound }, 'kiosk page: an event stream that does not read was dropped');
   }
 }
