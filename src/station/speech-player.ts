@@ -21,14 +21,17 @@ export interface SpeechPlayerOptions {
 
 /**
  * Lines as one text to speak: each line a sentence of its own (a line without closing punctuation
- * gets a full stop, so the voice pauses between lines as the eye does), blank lines dropped.
+ * gets a full stop, so the voice pauses between lines as the eye does), blank lines dropped. A word
+ * written in capitals is said as a word, as people say it: espeak-ng spells out capitals ("PIN" as
+ * "P, I, N"), so it gets them in lower case ("PINs", "PINů" alike).
  */
 export function spokenText(lines: readonly string[]): string {
   return lines
     .map((l) => l.trim())
     .filter((l) => l !== '')
     .map((l) => (/[.!?…:;,]$/.test(l) ? l : `${l}.`))
-    .join(' ');
+    .join(' ')
+    .replace(/\b\p{Lu}{2,}(?=\p{Ll}*\b)/gu, (caps) => caps.toLowerCase());
 }
 
 export class SpeechPlayer {

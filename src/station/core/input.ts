@@ -156,6 +156,8 @@ export function onKey(ctx: Ctx, key: KeypadKey): void {
       return clearPin(ctx);
     case 'enter': {
       const pin = s.pin;
+      // Its tone whatever follows: the screen then says whether the PIN went out.
+      tone(ctx, 'enter');
       clearPin(ctx);
       if (pin.length !== PIN_LENGTH) {
         log('info', 'PIN of wrong length not sent', { length: pin.length });
@@ -165,7 +167,6 @@ export function onKey(ctx: Ctx, key: KeypadKey): void {
       }
       log('info', 'PIN entered', { length: pin.length });
       sound(ctx, 'accepted');
-      tone(ctx, 'enter');
       send(ctx, { endpoint: 'pin-enter', pin });
       return;
     }
