@@ -19,6 +19,7 @@ import { GpioLockBank } from './gpio/locks.js';
 import { GpioMatrixKeypad } from './gpio/matrix-keypad.js';
 import { GpioAssistControls } from './gpio/assist.js';
 import { EspeakSpeech } from './speech/espeak.js';
+import { EitherKeypad } from './combined.js';
 import type { GpioBackend, InputSpec, OutputSpec } from './gpio/types.js';
 import { ConfiguredPowerMonitor } from './power/monitor.js';
 import { createInputDevices, type InputDevices, type InputStation } from './input/index.js';
@@ -63,11 +64,13 @@ class BoardStation implements StationHardware {
     readonly buzzer: Buzzer | null,
     readonly speech: SpeechOutput | null,
     readonly assist: readonly AssistControls[],
+    /** The keypads behind `keypad` (a touchscreen's and a tactile one may be two). */
+    private readonly keypads: readonly Keypad[],
   ) {}
 
   devices(): readonly Device[] {
     const list: Device[] = [this.locks, this.doors, ...this.scanners, this.display];
-    if (this.keypad) list.push(this.keypad);
+    list.push(...this.keypads);
     if (this.cancelButton) list.push(this.cancelButton);
     if (this.tamper) list.push(this.tamper);
     if (this.buzzer) list.push(this.buzzer);
@@ -153,10 +156,13 @@ export async function createBoardHardware(config: StationConfig, hw: BoardHardwa
     const station: InputStation = { lang: config.messages.locale, words: config.messages.assist.kiosk, holdMs: config.speech.holdMs };
     const inputs = await (deps.createInputDevices ?? createInputDevices)(profile, log, station);
     opened.push(...inputs.scanners, inputs.display);
-    if (inputs.keypad) opened.push(inputs.keypad);
+    const inputKeypads = inputs.keypads ?? (inputs.keypad ? [inputs.keypad] : []);
+    opened.push(...inputKeypads);
+    const keypads = [...inputKeypads, ...(keypadMatrix ? [keypadMatrix] : [])];
     if (inputs.cancelButton) opened.push(inputs.cancelButton);
     if (inputs.assist) opened.push(inputs.assist);
-    const keypad = inputs.keypad ?? keypadMatrix;
+    // A kiosk's touchscreen keypad and a tactile matrix keypad beside it both type.
+    const keypad = inputs.keypad && keypadMatrix ? new EitherKeypad(inputs.keypad, keypadMatrix) : (inputs.keypad ?? keypadMatrix);
     // A wired cancel button wins over the kiosk's on-screen one.
     const cancelButton = cancel ?? inputs.cancelButton ?? null;
     const assist = [wired, inputs.assist ?? null].filter((c): c is AssistControls => c !== null);
@@ -173,6 +179,7 @@ export async function createBoardHardware(config: StationConfig, hw: BoardHardwa
       buzzer,
       speech,
       assist,
+      keypads,
     );
   } catch (e) {
     log.error({ error: errorMessage(e) }, 'opening the board failed: releasing what was opened (locks OFF)');

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { messagesSchema, speechSchema, type StationConfig } from '../../src/config/schema.js';
+import { SimKeypad } from '../../src/devices/sim/inputs.js';
 import { createBoardHardware, type InputDevicesFactory } from '../../src/devices/board.js';
 import type { Display } from '../../src/devices/types.js';
 import { boardHardwareSchema, type BoardProfileInput } from '../../src/devices/board-config.js';
@@ -93,6 +94,23 @@ describe('board assembly', () => {
     expect(seen).toBe('gpio-matrix');
     expect(hw.keypad?.name).toBe('matrix keypad (1x1)');
     expect(s.world.raw(BASE + 12)).toBe(0); // idle: the row is driven active (low)
+    await hw.close();
+  });
+
+  it("a touchscreen's keypad and a tactile matrix keypad beside it both type; each reports its own health", async () => {
+    const s = setup({
+      ...PROFILE,
+      keypad: { kind: 'gpio-matrix', rows: [{ chip: C, offset: 12, activeLow: true }], columns: [{ chip: C, offset: 13, activeLow: true }], keys: ['5'] },
+    });
+    const screen = new SimKeypad();
+    const inputs: InputDevicesFactory = () => Promise.resolve({ scanners: [], keypad: screen, keypads: [screen], display: fakeDisplay() });
+    const hw = await createBoardHardware(s.config, s.hw, log, { openBackend: s.openBackend, createInputDevices: inputs });
+    const keys: string[] = [];
+    hw.keypad?.onKey((k) => keys.push(k.kind === 'digit' ? k.digit : k.kind));
+    screen.press({ kind: 'digit', digit: '1' });
+    await Promise.resolve();
+    expect(keys).toEqual(['1']);
+    expect(hw.devices().map((d) => d.name)).toEqual(expect.arrayContaining(['simulated keypad', 'matrix keypad (1x1)']));
     await hw.close();
   });
 

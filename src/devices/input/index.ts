@@ -19,6 +19,7 @@ import type { Logger } from 'pino';
 import { Hd44780Display } from '../display/hd44780.js';
 import { SerialDisplay } from '../display/serial-display.js';
 import { OledDisplay } from '../display/ssd1306.js';
+import { EitherKeypad } from '../combined.js';
 import { KioskPanel } from '../kiosk/panel.js';
 import { TerminalDisplay } from '../display/terminal-display.js';
 import { HidKeypad } from '../hid/keypad.js';
@@ -49,6 +50,8 @@ export interface InputDevices {
   readonly cancelButton?: PushButton | null;
   /** The kiosk page's help controls (speech, volume, contrast, more time). */
   readonly assist?: AssistControls | null;
+  /** Each keypad built here as a device of its own (for health), when `keypad` combines two. */
+  readonly keypads?: readonly Keypad[];
 }
 
 /** What the input devices need of the station's config: its locale and words (the kiosk page), the key hold time. */
@@ -109,6 +112,7 @@ export async function createInputDevices(profile: InputProfile, log: Logger, sta
     });
 
     let keypad: Keypad | null = null;
+    const keypads: Keypad[] = [];
     if (profile.keypad?.kind === 'hid') {
       const k = profile.keypad;
       keypad = keep(
@@ -124,6 +128,7 @@ export async function createInputDevices(profile: InputProfile, log: Logger, sta
           log: log.child({ component: 'keypad' }),
         }),
       );
+      keypads.push(keypad);
     }
 
     const d = profile.display;
@@ -197,8 +202,9 @@ export async function createInputDevices(profile: InputProfile, log: Logger, sta
           }),
         );
         display = panel.display;
-        // The schema allows a kiosk only with keypad null: the touchscreen is the keypad.
-        keypad = panel.keypad;
+        // The touchscreen is a keypad; a tactile one beside it (a blind patron's) types too.
+        keypad = keypad === null ? panel.keypad : new EitherKeypad(panel.keypad, keypad);
+        keypads.push(panel.keypad);
         cancelButton = panel.cancelButton;
         assist = panel.assist;
         break;
@@ -206,7 +212,7 @@ export async function createInputDevices(profile: InputProfile, log: Logger, sta
     }
 
     await Promise.all(built.map((b) => b.start()));
-    return { scanners, keypad, display, cancelButton, assist };
+    return { scanners, keypad, display, cancelButton, assist, keypads };
   } catch (e) {
     await Promise.all(built.map((b) => b.close().catch(() => undefined)));
     throw e;

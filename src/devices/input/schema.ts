@@ -321,8 +321,6 @@ export function refineInputProfile(
     if (rs && rs.length < p.display.rows)
       ctx.addIssue({ code: 'custom', path: ['display', 'protocol', 'rowStart'], message: `needs one entry per row (${p.display.rows})` });
   }
-  if (p.display.kind === 'kiosk' && p.keypad !== null)
-    ctx.addIssue({ code: 'custom', path: ['keypad'], message: 'the kiosk display is the PIN keypad: set keypad to null' });
   const kp = p.keypad;
   if (isHidKeypad(kp)) {
     const key = `${kp.vendorId}:${kp.productId}:${kp.serialNumber ?? ''}:${kp.path ?? ''}`;
