@@ -5,6 +5,7 @@
 // release's own sim-server, on the host's loopback: it must outlive the guest (power cuts), and the
 // guest reaches it through one QEMU guestfwd (scripts/board/README.md).
 //   node scripts/board/scenario.mjs [--full]      (env from run.sh: BOARD RUN KDIR IMAGE_BASE BUNDLE)
+import { Buffer } from 'node:buffer';
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes, randomUUID, createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -586,7 +587,8 @@ async function speechAnnouncement() {
     const running = (await g('pgrep -x aplay >/dev/null && echo yes || echo no')).trim() === 'yes';
     if (running) seen = true;
     if (seen && !running) break;
-    if (performance.now() - played > 60_000) throw new Fail(`speech: no announcement played within 60 s (${seen ? 'aplay never ended' : 'aplay never started'})`);
+    if (performance.now() - played > 60_000)
+      throw new Fail(`speech: no announcement played within 60 s (${seen ? 'aplay never ended' : 'aplay never started'})`);
     await sleep(200);
   }
   await g('sleep 0.5; pkill -INT -x arecord; while pgrep -x arecord >/dev/null; do sleep 0.1; done');

@@ -121,8 +121,7 @@ for (;;) {
         await sleep(200);
         writeFileSync(attr(SPEECH, 'pull'), 'pull-up');
         log('speech button pressed');
-      }
-      else log(`ignored: ${w[0] ?? ''}`);
+      } else log(`ignored: ${w[0] ?? ''}`);
     } catch (e) {
       log(`error: ${e.message}`);
     }
