@@ -82,6 +82,8 @@ describe.runIf(TOOLS)('the espeak-ng audio output', () => {
     await waitFor('unhealthy', () => !o.health().ok);
     expect(o.health().detail).toMatch(/^audio output nosuchcard: aplay: .*audio open error/);
     await expect(o.say('Hello', 'en-us', 70)).resolves.toBeUndefined();
+    // An announcement on it fails the same way, in aplay's words (not espeak-ng's broken pipe).
+    expect(o.health().detail).toMatch(/^audio output nosuchcard: aplay: .*audio open error/);
     expect(seen.filter((h) => !h.ok)).toHaveLength(1);
     const missing = new EspeakSpeech({
       device: fileDevice('x.wav'),

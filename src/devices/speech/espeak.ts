@@ -89,7 +89,9 @@ class Playback {
     this.children[0]?.stdin?.end(input);
     this.done = Promise.all(outcomes).then((reasons): Outcome => {
       if (this.cutShort) return { kind: 'cut' };
-      const reason = reasons.find((r) => r !== null);
+      // A program that is not there is the cause; otherwise the last stage's words (aplay's "audio
+      // open error" rather than espeak-ng's broken pipe that follows from it).
+      const reason = reasons.find((r) => r?.includes(' not found (apt-get install ')) ?? [...reasons].reverse().find((r) => r !== null);
       return reason === undefined || reason === null ? { kind: 'played' } : { kind: 'failed', reason };
     });
   }
