@@ -1,6 +1,9 @@
 // @ts-check
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
+import importX, { createNodeResolver } from 'eslint-plugin-import-x';
+import { readdirSync } from 'node:fs';
+import { join, resolve } from 'node:path';
 
 /** src/schema.ts re-exports zod/mini, whose `z` export is all of it: import it as a namespace. */
 const SCHEMA_NAMESPACE = {
@@ -14,11 +17,139 @@ const ZOD_THROUGH_SCHEMA = {
   message: "build schemas with import * as z from '<path>/schema.js' (src/schema.ts, docs/decisions/0067)",
 };
 
-/** The layers the supervisor builds on never know it or its clients. */
-const BELOW_SUPERVISOR = {
-  regex: '(^|/)(supervisor/|supervised\\.js$|technician/)',
-  message: 'below the supervisor: do not import it or its clients (the technician port)',
-};
+/**
+ * The layers of src/, from the bottom up (ARCHITECTURE.md, "Layers"): a file imports only from its
+ * own layer and the layers below it — values, types, re-exports and import() alike. A file's layer
+ * is the first row one of whose patterns matches it, so a row may claim single files out of a
+ * folder that a later row takes whole (the device contract out of src/devices/). Every file of
+ * src/ must match a row (test/unit/layers-zones.test.ts).
+ */
+export const LAYERS = [
+  {
+    layer: 'base',
+    what: 'leaf modules every layer may use: errors, the schema builder, ids, version, monotonic time, the logger',
+    files: ['src/errors.ts', 'src/schema.ts', 'src/uuid.ts', 'src/version.ts', 'src/time.ts', 'src/log.ts', 'src/http-json.ts'],
+  },
+  {
+    layer: 'contracts',
+    what: "the shapes both sides of a boundary agree on: devices, protocol, journal, the PIN throttle's store, the station's texts",
+    files: [
+      'src/devices/types.ts',
+      'src/protocol/types.ts',
+      'src/protocol/shapes.ts',
+      'src/journal/types.ts',
+      'src/storage/types.ts',
+      'src/config/messages.ts',
+    ],
+  },
+  {
+    layer: 'core contract',
+    what: "the core's inputs, effects, state and config, built from the contracts below",
+    files: ['src/station/core-types.ts'],
+  },
+  { layer: 'pure core', what: 'every rule of the station', files: ['src/station/core.ts', 'src/station/core/**'] },
+  {
+    layer: 'config',
+    what: 'the one schema, its section schemas beside their owners, the loader and its problems',
+    files: [
+      'src/config/**',
+      'src/devices/board-config.ts',
+      'src/devices/input/schema.ts',
+      'src/devices/gpio/line-schema.ts',
+      'src/metrics/config.ts',
+      'src/portal/config.ts',
+    ],
+  },
+  {
+    layer: 'adapters',
+    what: 'the real and simulated implementations of the contracts, the tokens, the portal client',
+    files: ['src/devices/**', 'src/protocol/**', 'src/journal/**', 'src/storage/**', 'src/tokens/**', 'src/portal/**'],
+  },
+  { layer: 'station', what: 'the runtime that carries effects out; startStation()', files: ['src/station/**', 'src/app.ts'] },
+  { layer: 'supervisor', what: 'the owner of the running station', files: ['src/supervisor/**'] },
+  { layer: 'clients', what: 'the technician port, systemd integration, metrics', files: ['src/technician/**', 'src/systemd/**', 'src/metrics/**'] },
+  {
+    layer: 'entry points',
+    what: 'wiring and command lines',
+    files: ['src/supervised.ts', 'src/main.ts', 'src/daemon.ts', 'src/lifecycle.ts', 'src/boot/**', 'src/cli/**', 'src/demo/**', 'src/fleet/**', 'src/sim/**'],
+  },
+];
+
+const ROOT = import.meta.dirname;
+
+/**
+ * A row's pattern ('dir/**' or a file) as a test of a path relative to the repository.
+ * @param {string} pattern
+ * @param {string} file
+ */
+const matches = (pattern, file) => (pattern.endsWith('/**') ? file.startsWith(pattern.slice(0, -2)) : file === pattern);
+
+/**
+ * The layer of a path relative to the repository ('src/…'), or undefined when no row claims it.
+ * @param {string} file
+ * @returns {string | undefined}
+ */
+export function layerOf(file) {
+  return LAYERS.find((row) => row.files.some((p) => matches(p, file)))?.layer;
+}
+
+/**
+ * Every .ts file of src/ (the technician page is static assets), relative to the repository.
+ * @returns {string[]}
+ */
+export function sourceFiles(root = ROOT) {
+  /** @type {string[]} */
+  const out = [];
+  /** @param {string} dir */
+  const walk = (dir) => {
+    for (const e of readdirSync(join(root, dir), { withFileTypes: true })) {
+      const path = `${dir}/${e.name}`;
+      if (e.isDirectory()) {
+        if (path !== 'src/technician/page') walk(path);
+      } else if (e.name.endsWith('.ts')) out.push(path);
+    }
+  };
+  walk('src');
+  return out.sort();
+}
+
+/**
+ * The table as import-x/no-restricted-paths zones: per layer, its files may not import any file of
+ * a layer above. Files are listed one by one (absolute paths), because a row may take single files
+ * out of a folder that a later row claims, which the rule's globs cannot say.
+ */
+export function layerZones(root = ROOT, files = sourceFiles(root)) {
+  /** @type {Map<string, string[]>} */
+  const byLayer = new Map(LAYERS.map((row) => [row.layer, []]));
+  for (const f of files) {
+    const layer = layerOf(f);
+    if (layer === undefined) throw new Error(`${f} is in no layer: add it to LAYERS in eslint.config.js (and ARCHITECTURE.md's table)`);
+    byLayer.get(layer)?.push(resolve(root, f));
+  }
+  return LAYERS.flatMap((row, i) => {
+    const above = LAYERS.slice(i + 1);
+    const target = byLayer.get(row.layer) ?? [];
+    const from = above.flatMap((a) => byLayer.get(a.layer) ?? []);
+    if (target.length === 0 || from.length === 0) return [];
+    return [
+      {
+        target,
+        from,
+        message: `a ${row.layer} file imports only from its layer and the ones below (${above.map((a) => a.layer).join(', ')} are above; ARCHITECTURE.md, layers)`,
+      },
+    ];
+  });
+}
+
+/** The eslint config block that keeps the layers (also used by the test that plants violations). */
+export function layersConfig(root = ROOT, files = sourceFiles(root)) {
+  return {
+    files: ['src/**/*.ts'],
+    plugins: { 'import-x': importX },
+    settings: { 'import-x/resolver-next': [createNodeResolver({ extensionAlias: { '.js': ['.ts', '.js'] } })] },
+    rules: { 'import-x/no-restricted-paths': ['error', { basePath: root, zones: layerZones(root, files) }] },
+  };
+}
 
 export default tseslint.config(
   {
@@ -86,36 +217,11 @@ export default tseslint.config(
     },
   },
   {
-    // The layers the supervisor builds on never know it or its clients: the supervisor owns the
-    // running station, not the other way round (ARCHITECTURE.md, layers).
-    files: [
-      'src/station/**',
-      'src/devices/**',
-      'src/config/**',
-      'src/protocol/**',
-      'src/journal/**',
-      'src/storage/**',
-      'src/app.ts',
-      'src/errors.ts',
-      'src/log.ts',
-      'src/time.ts',
-      'src/schema.ts',
-    ],
-    ignores: ['src/station/core.ts', 'src/station/core/**', 'src/station/core-types.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [BELOW_SUPERVISOR, ZOD_THROUGH_SCHEMA],
-        },
-      ],
-    },
-  },
-  {
     // The one module that imports zod itself, to choose the dialect and make its settings.
     files: ['src/schema.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', { patterns: [BELOW_SUPERVISOR] }] },
+    rules: { '@typescript-eslint/no-restricted-imports': 'off' },
   },
+  layersConfig(),
   {
     // CLI entry points and the demo terminal talk to a person on stdout by design.
     files: ['src/cli/**', 'src/demo/**', 'bench/**', 'src/main.ts', 'systemd/**', 'scripts/**', 'packaging/**'],

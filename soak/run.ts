@@ -132,7 +132,7 @@ async function main(): Promise<number> {
   });
   const portUrl = wp.port?.url;
   if (!portUrl) throw new Error('technician port did not start');
-  const runtime = wp.station.runtime;
+  const runtime = wp.supervisor.station.runtime;
   c.watch(runtime, sim);
   const capture = new Capture(portUrl, token, dir);
   await capture.start();
@@ -209,7 +209,7 @@ async function main(): Promise<number> {
 
   // --- stop, then the secrets check over everything written ---------------------------------------
   capture.stop();
-  await wp.station.stop();
+  await wp.stop();
   agent.https.destroy();
   await sleep(200);
   child.disconnect();

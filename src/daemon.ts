@@ -4,7 +4,7 @@ import { startStation, type Station } from './app.js';
 import type { CodeCache } from './boot/code-cache.js';
 import { startReportingFirst, type Started } from './boot/start-order.js';
 import { loadConfigFile, type LoadedConfig } from './config/load.js';
-import { ConfigError, EXIT_CONFIG } from './errors.js';
+import { ConfigError, EXIT_CONFIG, EXIT_OK } from './errors.js';
 import { serveUntilSignal } from './lifecycle.js';
 import { createLogger, LogRing } from './log.js';
 import { VERSION } from './version.js';
@@ -15,12 +15,12 @@ export { holdSignals } from './boot/start-order.js';
 export const DEFAULT_CONFIG_FILE = '/etc/pickup-station/config.json';
 
 /** What the daemon does with a config file before anything else: start (0) or exit 78 with this message. */
-export type ConfigOutcome = { readonly code: 0; readonly loaded: LoadedConfig } | { readonly code: typeof EXIT_CONFIG; readonly message: string };
+export type ConfigOutcome = { readonly code: typeof EXIT_OK; readonly loaded: LoadedConfig } | { readonly code: typeof EXIT_CONFIG; readonly message: string };
 
 /** Load the config file as the daemon does. Whatever the file holds, the outcome is 0 or 78 (the loader reports, it does not throw). */
 export function daemonConfig(file: string, env: NodeJS.ProcessEnv = process.env): ConfigOutcome {
   try {
-    return { code: 0, loaded: loadConfigFile(file, env) };
+    return { code: EXIT_OK, loaded: loadConfigFile(file, env) };
   } catch (e) {
     if (e instanceof ConfigError) return { code: EXIT_CONFIG, message: e.message };
     throw e;
@@ -30,6 +30,19 @@ export function daemonConfig(file: string, env: NodeJS.ProcessEnv = process.env)
 /** What started the daemon hands it: the bundled app's code cache (src/boot/daemon-entry.ts). */
 export interface DaemonBoot {
   readonly codeCache?: CodeCache;
+}
+
+/** A bad board profile (hardware.profile) is a config problem too: reported before any line is requested, exit 78. */
+async function startOrConfigError(start: () => Promise<Started>): Promise<Started | typeof EXIT_CONFIG> {
+  try {
+    return await start();
+  } catch (e) {
+    if (e instanceof ConfigError) {
+      console.error(e.message);
+      return EXIT_CONFIG;
+    }
+    throw e;
+  }
 }
 
 export async function runDaemon(args: string[], boot: DaemonBoot = {}): Promise<number> {
@@ -51,39 +64,28 @@ export async function runDaemon(args: string[], boot: DaemonBoot = {}): Promise<
   );
   const start = (l: LoadedConfig): Promise<Station> => startStation({ config: l.config, password: l.password, log });
   // The first /state goes out before what READY=1 needs is loaded (src/boot/start-order.ts).
-  let started: Started;
-  try {
-    started = await startReportingFirst(() => start(loaded), loaded.config.timing.firstReportHeadStartMs);
-  } catch (e) {
-    // A bad board profile (hardware.profile) is a config problem too: reported before any line is requested.
-    if (e instanceof ConfigError) {
-      console.error(e.message);
-      return EXIT_CONFIG;
-    }
-    throw e;
-  }
-  const { startSupervised, reloadOnSignal, systemdFor, holdUpdateLock, keepReleaseStatus } = started.modules;
+  const started = await startOrConfigError(() => startReportingFirst(() => start(loaded), loaded.config.timing.firstReportHeadStartMs));
+  if (typeof started === 'number') return started;
+  const { station: first, modules, signals } = started;
+  const { startSupervised, reloadOnSignal, systemdFor, holdUpdateLock, keepReleaseStatus } = modules;
+  const runtimeDirectory = process.env['RUNTIME_DIRECTORY'] ?? null;
   // The supervisor owns the running station from here on (reloads replace it); the port,
-  // metrics, SIGHUP, the update lock, the release status and the watchdog are its clients.
-  const { station, supervisor, port } = await startSupervised({ station: started.station, loaded, configFile: file, env: process.env, log, ring, start });
+  // metrics, SIGHUP, the update lock, the release status and the watchdog are its clients and
+  // ask it for the station each time: nothing here keeps one that a reload would leave stale.
+  const supervised = await startSupervised({ station: first, loaded, configFile: file, env: process.env, log, ring, start });
+  const { supervisor, port } = supervised;
   const systemd = systemdFor(supervisor, { env: process.env, log });
   // Signal handlers first: a SIGTERM while READY=1 is being sent must still stop the station cleanly.
   // install.sh waits while this is held (a box open, an event in flight); released when stopping.
-  const updateLock = holdUpdateLock(supervisor, process.env['RUNTIME_DIRECTORY'] ?? null, log);
+  const updateLock = holdUpdateLock(supervisor, runtimeDirectory, log);
   // An upgrade waits for this to call the new release healthy (or rolls back).
-  // While a reload swaps the station there is none to ask (supervisor.station throws): the old one's
-  // last events (a /state cut short by its stop) must not crash the daemon, so the status keeps
-  // the mode it last saw until the new station is in place.
-  let lastMode = started.station.runtime.snapshot().mode.kind;
   const releaseStatus = keepReleaseStatus(
-    {
-      mode: () => (lastMode = supervisor.now()?.station.runtime.snapshot().mode.kind ?? lastMode),
-      subscribe: (l) => supervisor.observer.subscribe(() => queueMicrotask(l)),
-    },
-    { runtimeDirectory: process.env['RUNTIME_DIRECTORY'] ?? null, version: VERSION, healthz: port === null ? null : `${port.address}/healthz`, log },
+    { mode: () => supervisor.now()?.station.runtime.snapshot().mode.kind ?? null, subscribe: (l) => supervisor.observer.subscribe(() => queueMicrotask(l)) },
+    { runtimeDirectory, version: VERSION, healthz: port === null ? null : `${port.address}/healthz`, log },
   );
+  const { timing } = supervisor.startConfig;
   const served = serveUntilSignal(
-    station,
+    supervised,
     log,
     {
       onStopping: () => {
@@ -91,12 +93,12 @@ export async function runDaemon(args: string[], boot: DaemonBoot = {}): Promise<
         updateLock.close();
         releaseStatus.close();
       },
-      reload: () => reloadOnSignal(supervisor),
+      reload: reloadOnSignal(supervisor, { runtimeDirectory, log }),
     },
     // Read once (class `process`): a reload cannot shorten a stop that systemd already timed (TimeoutStopSec=).
-    { drainLimitMs: supervisor.startConfig.timing.drainLimitMs },
+    { drainLimitMs: timing.drainLimitMs, stopLimitMs: timing.stopLimitMs },
   );
-  started.signals.release(true);
+  signals.release(true);
   await systemd.ready();
   boot.codeCache?.saveWhenReady(log);
   const code = await served;

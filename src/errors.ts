@@ -1,6 +1,17 @@
 /** Typed errors of the station. Each carries what a technician needs to act, never a secret. */
 
-/** Exit code for a bad config (sysexits EX_CONFIG); the systemd unit does not restart on it. */
+/**
+ * The exit codes of every command (the daemon, safe-state, sim-server, fleet, stationctl), one
+ * name each; a command returns one of these, never a bare number.
+ */
+export const EXIT_OK = 0;
+/** The command ran and failed (a refusal, an unreachable station, a lock line it could not drive). */
+export const EXIT_FAILURE = 1;
+/** A wrong command line (the usage text is printed, never a stack). */
+export const EXIT_USAGE = 2;
+/** A service the command needs is not available: it could not listen (sysexits EX_UNAVAILABLE). */
+export const EXIT_UNAVAILABLE = 69;
+/** A bad config (sysexits EX_CONFIG); the systemd unit does not restart on it. */
 export const EXIT_CONFIG = 78;
 /** Problems printed one per line in a ConfigError's message; the rest are counted (the journal stays readable). */
 const MAX_PRINTED_PROBLEMS = 50;
@@ -53,17 +64,21 @@ export class UnansweredError extends Error {
   }
 }
 
-/** Exit code for a wrong command line (the usage text is printed, never a stack). */
-export const EXIT_USAGE = 2;
-
 /** The command line is wrong: a missing option value, an unknown flag, an extra argument. */
 export class UsageError extends Error {
   override readonly name = 'UsageError';
 }
 
-/** A command-line mistake: our UsageError or node:util parseArgs's own (ERR_PARSE_ARGS_*). */
+/**
+ * A command-line mistake: our UsageError or node:util parseArgs's own (ERR_PARSE_ARGS_*). Told by
+ * its name: in the release each mode is a bundle of its own with its own copy of the class, so a
+ * UsageError thrown in a mode's file is not an instance of main.js's.
+ */
 export function isUsageError(e: unknown): e is Error {
-  return e instanceof UsageError || (e instanceof TypeError && 'code' in e && typeof e.code === 'string' && e.code.startsWith('ERR_PARSE_ARGS'));
+  return (
+    (e instanceof Error && e.name === 'UsageError') ||
+    (e instanceof TypeError && 'code' in e && typeof e.code === 'string' && e.code.startsWith('ERR_PARSE_ARGS'))
+  );
 }
 
 export function errorMessage(e: unknown): string {

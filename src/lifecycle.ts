@@ -3,12 +3,18 @@
  *
  * | signal                         | what happens                                                     |
  * |--------------------------------|------------------------------------------------------------------|
- * | SIGTERM, SIGINT (first)        | drain (core/drain.ts) up to `drainLimitMs`, then every lock OFF,  |
- * |                                | exit 0                                                           |
+ * | SIGTERM, SIGINT (first)        | drain (core/drain.ts) up to `drainLimitMs`, then the stop: every  |
+ * |                                | lock OFF first, then the rest; exit 0                            |
  * | SIGTERM, SIGINT (again)        | stop at once: every lock OFF first, exit 0                        |
- * | SIGHUP                         | reload the config like the technician reload (hooks.reload)       |
+ * | SIGHUP                         | reload the config like the technician reload (hooks.reload); one |
+ * |                                | that arrives while a reload runs is queued, never ignored         |
  * | any other terminating signal   | stop at once through the same locks-OFF path, exit 128 + signo   |
  * | uncaught exception / rejection | stop at once (locks OFF), exit 1                                  |
+ *
+ * A stop always ends: from its first signal the process resolves its exit code within
+ * `drainLimitMs + stopLimitMs` (the drain, then the stop's steps, each bounded by the target), even
+ * if a step never settles — then it logs which and exits anyway (the unit's ExecStopPost drives
+ * every lock OFF again). The unit's TimeoutStopSec= is above that sum.
  *
  * Not handled: SIGKILL and SIGSTOP (cannot be), SIGBUS/SIGFPE/SIGSEGV/SIGILL (a handler would loop
  * on the faulting instruction; systemd's ExecStopPost safe-state drives the locks OFF after those),
@@ -18,6 +24,9 @@ import { constants } from 'node:os';
 import type { Station } from './app.js';
 import { errorMessage } from './errors.js';
 import type { Logger } from './log.js';
+
+/** What a signal stops: a station, or the daemon's supervised one (its stop drives every lock OFF first). */
+export type StopTarget = Pick<Station, 'drain' | 'stop'>;
 
 export interface LifecycleHooks {
   /** Called once, first thing when stopping begins (signal or crash): e.g. systemd's STOPPING=1. */
@@ -29,7 +38,12 @@ export interface LifecycleHooks {
 export interface LifecycleOptions {
   /** How long a graceful stop may drain before the locks go OFF anyway (timing.drainLimitMs). */
   readonly drainLimitMs: number;
+  /** How long the stop after the drain may take before the exit code is resolved anyway (timing.stopLimitMs). */
+  readonly stopLimitMs?: number;
 }
+
+/** Without a configured stop limit (tests, the demo): the schema's default. */
+const DEFAULT_STOP_LIMIT_MS = 10_000;
 
 /** Drain gracefully on these; a second one stops at once. */
 const GRACEFUL = ['SIGTERM', 'SIGINT'] as const;
@@ -39,9 +53,12 @@ export const TERMINATING_SIGNALS: readonly NodeJS.Signals[] = (
 ).filter((s) => s in constants.signals);
 
 /** Run until a signal; on a crash drive the locks OFF before exiting. Resolves with the exit code. */
-export function serveUntilSignal(station: Station, log: Logger, hooks: LifecycleHooks = {}, opts: LifecycleOptions = { drainLimitMs: 0 }): Promise<number> {
+export function serveUntilSignal(station: StopTarget, log: Logger, hooks: LifecycleHooks = {}, opts: LifecycleOptions = { drainLimitMs: 0 }): Promise<number> {
+  const stopLimitMs = opts.stopLimitMs ?? DEFAULT_STOP_LIMIT_MS;
   return new Promise((resolve) => {
     let exiting = false;
+    let finished = false;
+    let backstop: NodeJS.Timeout | undefined;
     let stopNow: Promise<void> | null = null;
     const handlers: [string, (...args: unknown[]) => void][] = [];
     const on = (event: string, handler: (...args: unknown[]) => void): void => {
@@ -49,11 +66,27 @@ export function serveUntilSignal(station: Station, log: Logger, hooks: Lifecycle
       handlers.push([event, handler]);
     };
     const finish = (code: number): void => {
+      if (finished) return;
+      finished = true;
+      clearTimeout(backstop);
       for (const [event, handler] of handlers) process.off(event, handler);
       resolve(code);
     };
-    const begin = (why: string): void => {
+    let deadline = Infinity;
+    /** Whatever a step of the stop does, the exit code is resolved by `ms` from now (a later call only ever brings it forward). */
+    const endBy = (ms: number, code: number): void => {
+      const at = performance.now() + ms;
+      if (at >= deadline) return;
+      deadline = at;
+      clearTimeout(backstop);
+      backstop = setTimeout(() => {
+        log.error({ limitMs: ms }, "the stop did not end in time: exiting now (the unit's ExecStopPost drives every lock OFF)");
+        finish(code);
+      }, ms);
+    };
+    const begin = (why: string, code: number, limitMs: number): void => {
       exiting = true;
+      endBy(limitMs, code);
       log.info({ why }, 'stopping');
       try {
         hooks.onStopping?.();
@@ -63,6 +96,7 @@ export function serveUntilSignal(station: Station, log: Logger, hooks: Lifecycle
     };
     /** Every lock OFF (station.stop drives them OFF before anything else), then exit with `code`. */
     const stopAtOnce = (code: number): void => {
+      endBy(stopLimitMs, code);
       stopNow ??= station.stop().catch((e: unknown) => log.error({ error: errorMessage(e) }, 'stop failed'));
       void stopNow.finally(() => finish(code));
     };
@@ -71,7 +105,7 @@ export function serveUntilSignal(station: Station, log: Logger, hooks: Lifecycle
         log.warn({ signal }, 'second stop signal: stopping now, every lock OFF');
         return stopAtOnce(0);
       }
-      begin(signal);
+      begin(signal, 0, opts.drainLimitMs + stopLimitMs);
       log.info({ drainLimitMs: opts.drainLimitMs }, 'draining: new input refused, finishing what is in flight');
       // Via then(): the station may be mid-reload (drain throws then, and the catch stops at once).
       Promise.resolve()
@@ -88,24 +122,20 @@ export function serveUntilSignal(station: Station, log: Logger, hooks: Lifecycle
         });
     };
     const immediate = (code: number, why: string): void => {
-      if (!exiting) begin(why);
+      if (!exiting) begin(why, code, stopLimitMs);
       stopAtOnce(code);
     };
 
     for (const s of GRACEFUL) on(s, () => graceful(s));
     for (const s of TERMINATING_SIGNALS) on(s, () => immediate(128 + (constants.signals[s] ?? 0), s));
-    let reloading = false;
     on('SIGHUP', () => {
-      if (exiting) return;
+      if (exiting) return log.warn('SIGHUP: the station is stopping; not reloaded');
       if (!hooks.reload) return log.warn('SIGHUP: reload is not available here; ignored');
-      if (reloading) return log.warn('SIGHUP: a reload is already running; ignored');
-      reloading = true;
-      log.info('SIGHUP: reloading the config');
+      log.info('SIGHUP: reloading the config (queued behind a reload that runs)');
       hooks
         .reload()
         .then((line) => log.warn(`SIGHUP: ${line}`))
-        .catch((e: unknown) => log.warn({ error: errorMessage(e) }, 'SIGHUP: reload refused'))
-        .finally(() => (reloading = false));
+        .catch((e: unknown) => log.warn({ error: errorMessage(e) }, 'SIGHUP: reload refused'));
     });
     on('uncaughtException', (e) => {
       const err = e instanceof Error ? e : new Error(String(e));

@@ -8,10 +8,11 @@
  *   pickup-station sim-server [...]       the reference station server on its own
  *   pickup-station fleet [...]            N virtual stations in one process (load tests)
  *   pickup-station safe-state --config F  every lock output OFF, then exit (systemd ExecStartPre/ExecStopPost)
+ *   pickup-station reload --pid PID       SIGHUP to the daemon, then wait for its answer (systemd ExecReload)
  *
  * Exit codes: 0 clean stop, 1 failure, 2 usage, 78 bad config (nothing touched).
  */
-import { EXIT_USAGE, isUsageError } from './errors.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, isUsageError } from './errors.js';
 import { VERSION } from './version.js';
 
 // Same as daemon.ts's; not imported from there so that `safe-state` does not load the daemon's
@@ -30,17 +31,18 @@ const USAGE = `usage: pickup-station [run] [--config FILE]     run the station (
        pickup-station fleet [--stations N] ...   N virtual stations against a station server
        pickup-station safe-state [--config FILE | --profile FILE]
                                                  drive every lock OFF and exit (systemd ExecStartPre/ExecStopPost)
+       pickup-station reload --pid PID           reload the daemon's config and wait for its answer (systemd ExecReload)
        pickup-station --version | --help`;
 
 export async function main(argv: string[]): Promise<number> {
   const [first, ...rest] = argv;
   if (first === '--version' || first === '-v') {
     console.log(VERSION);
-    return 0;
+    return EXIT_OK;
   }
   if (first === '--help' || first === '-h' || first === 'help') {
     console.log(USAGE);
-    return 0;
+    return EXIT_OK;
   }
   switch (first) {
     case 'demo': {
@@ -58,6 +60,15 @@ export async function main(argv: string[]): Promise<number> {
     case 'safe-state': {
       const { runSafeState } = await import('./devices/gpio/safe-state-cli.js');
       return runSafeState(rest, DEFAULT_CONFIG_FILE);
+    }
+    case 'reload': {
+      const { runReloadCommand } = await import('./systemd/reload-command.js');
+      return runReloadCommand(rest, {
+        env: process.env,
+        kill: (pid, signal) => void process.kill(pid, signal),
+        out: (line) => console.log(line),
+        err: (line) => console.error(line),
+      });
     }
     case 'run':
       return runDaemon(rest);
@@ -79,6 +90,6 @@ main(process.argv.slice(2)).then(
       process.exit(EXIT_USAGE);
     }
     console.error(`pickup-station: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-    process.exit(1);
+    process.exit(EXIT_FAILURE);
   },
 );

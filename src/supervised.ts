@@ -6,16 +6,22 @@
  *
  * The daemon, the technician-port tests, the soak and the bench assemble it here, so they drive
  * the daemon's own composition. SIGHUP, the update lock and systemd are the daemon's (daemon.ts).
+ *
+ * Its stop drives every lock OFF before anything else (the supervisor stops the running station),
+ * then closes the port and stops metrics; each step is logged and together they get at most
+ * `timing.stopLimitMs`: a step that does not settle in time is named and the stop goes on.
  */
 import type { Station } from './app.js';
 import type { LoadedConfig } from './config/load.js';
-import { errorMessage } from './errors.js';
-import type { LogRing } from './log.js';
+import { EXIT_FAILURE, errorMessage } from './errors.js';
+import type { Logger, LogRing } from './log.js';
+import type { DrainResult } from './station/runtime.js';
 import { MetricsService } from './metrics/service.js';
 import { supervisorView } from './metrics/supervisor-view.js';
 import { Supervisor, type SupervisorOptions } from './supervisor/supervisor.js';
 import { TechnicianTokens } from './technician/auth.js';
 import { createTechnicianServer, listenTechnicianPort, type TechnicianPort } from './technician/server.js';
+import { settlesWithin } from './time.js';
 
 export interface SupervisedOptions extends Omit<SupervisorOptions, 'onFatal'> {
   readonly station: Station;
@@ -25,14 +31,16 @@ export interface SupervisedOptions extends Omit<SupervisorOptions, 'onFatal'> {
 }
 
 export interface Supervised {
-  /** Behaves like the current station (it changes on reload); stop() closes the port and metrics first. */
-  readonly station: Station;
   readonly supervisor: Supervisor;
   readonly tokens: TechnicianTokens;
   /** Null when disabled or when it could not listen. */
   readonly port: TechnicianPort | null;
   /** The station's metrics (/metrics, textfile); null when `metrics.enabled` is false. */
   readonly metrics: MetricsService | null;
+  /** Graceful stop, first half: drain the station running now. */
+  drain(limitMs: number): Promise<DrainResult>;
+  /** Every lock OFF first, then the port and metrics; bounded by timing.stopLimitMs. Idempotent. */
+  stop(): Promise<void>;
 }
 
 export async function startSupervised(opts: SupervisedOptions): Promise<Supervised> {
@@ -43,7 +51,7 @@ export async function startSupervised(opts: SupervisedOptions): Promise<Supervis
       opts.onFatal ??
       (() => {
         // Both stations are stopped (locks OFF): exit non-zero so systemd starts the process again.
-        process.exit(1);
+        process.exit(EXIT_FAILURE);
       }),
   });
   const tokens = new TechnicianTokens(opts.env, log);
@@ -68,24 +76,51 @@ export async function startSupervised(opts: SupervisedOptions): Promise<Supervis
       log.error({ error: errorMessage(e), listen: debug.listen }, 'technician port could not listen; the station runs without it');
     }
   }
-  const station: Station = {
-    get config() {
-      return supervisor.station.config;
-    },
-    get hardware() {
-      return supervisor.station.hardware;
-    },
-    get runtime() {
-      return supervisor.station.runtime;
-    },
-    drain(limitMs) {
-      return supervisor.station.drain(limitMs);
-    },
-    async stop() {
-      await port?.close();
-      await metrics?.stop();
-      await supervisor.stop();
-    },
+  let stopping: Promise<void> | null = null;
+  const stop = async (): Promise<void> => {
+    const steps: [string, () => Promise<void> | undefined][] = [
+      ['every lock OFF, the station stopped', () => supervisor.stop()],
+      ['technician port closed', () => port?.close()],
+      ['metrics written and stopped', () => metrics?.stop()],
+    ];
+    await stopInSteps(steps, supervisor.startConfig.timing.stopLimitMs, log);
   };
-  return { station, supervisor, tokens, port, metrics };
+  return {
+    supervisor,
+    tokens,
+    port,
+    metrics,
+    drain: (limitMs) => supervisor.station.drain(limitMs),
+    stop: () => (stopping ??= stop()),
+  };
+}
+
+/**
+ * Run the stop's steps in order, each logged; together they get `limitMs`. A step that fails or
+ * does not settle in what is left is logged by name and the next one runs.
+ */
+export async function stopInSteps(steps: readonly (readonly [string, () => Promise<void> | undefined])[], limitMs: number, log: Logger): Promise<void> {
+  const deadline = performance.now() + limitMs;
+  for (const [name, run] of steps) {
+    const started = performance.now();
+    let step: Promise<void> | undefined;
+    try {
+      step = run();
+    } catch (e) {
+      log.error({ step: name, error: errorMessage(e) }, `stop: ${name}: failed`);
+      continue;
+    }
+    if (step === undefined) continue;
+    const failed = step.then(
+      () => null,
+      (e: unknown) => errorMessage(e),
+    );
+    if (!(await settlesWithin(step, Math.max(0, deadline - started)))) {
+      log.error({ step: name, waitedMs: Math.round(performance.now() - started) }, `stop: ${name}: did not end in time; going on`);
+      continue;
+    }
+    const error = await failed;
+    if (error !== null) log.error({ step: name, error }, `stop: ${name}: failed`);
+    else log.info({ step: name, ms: Math.round(performance.now() - started) }, `stop: ${name}`);
+  }
 }

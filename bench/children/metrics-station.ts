@@ -42,7 +42,7 @@ const sim = new SimulatedStation({ boxNumbers: config.station.boxes.map((b) => b
 let hardware: StationHardware = sim;
 if (args.tty !== undefined) hardware = await withSerialScanner(sim, args.tty, log);
 const first = await startStation({ config, password: args.station.password, log, hardware });
-const { station, port } = await startSupervised({
+const supervised = await startSupervised({
   station: first,
   loaded: { config, password: args.station.password },
   configFile: null,
@@ -51,6 +51,8 @@ const { station, port } = await startSupervised({
   ring,
   start: () => Promise.reject(new Error('no reload in the bench')),
 });
+const { port } = supervised;
+const station = supervised.supervisor.station;
 let events = station.runtime.events().length;
 const ready = (): void => {
   process.send?.({ ready: true, url: port?.url ?? null });
@@ -113,5 +115,5 @@ process.on('message', (m: { run?: number }) => {
   })();
 });
 process.on('disconnect', () => {
-  void station.stop().finally(() => process.exit(0));
+  void supervised.stop().finally(() => process.exit(0));
 });

@@ -9,6 +9,8 @@
 #                                   drain, safe-state at boot, the power-cut matrix, reboot, figures)
 #   scripts/board/run.sh --apt      fleet delivery: apt-get install, an upgrade that waits for an open box,
 #                                   a broken release rolled back by itself, a tampered package (apt.sh)
+#   scripts/board/run.sh --prepare  only the cached parts (package lists, gpio-sim, the root filesystem
+#                                   image): what .ci/run builds in the background while the tests run
 #   BOARD_BUNDLE=release/x.tar.gz   install that bundle instead of building one (npm run bundle)
 #   BOARD_KEEP=1                    leave the guest running at the end (ssh details in .board/run/)
 #   BOARD_PARTS=drain,sysfs         --full: only the parts whose function name has one of the words
@@ -35,6 +37,7 @@ board_gpio_sim
 stamp "gpio-sim.ko for $KVER"
 board_rootfs
 stamp "root filesystem image $(basename "$(dirname "$IMAGE_BASE")")"
+[ "${1:-}" != --prepare ] || exit 0
 
 # The release under test: this checkout's arm64 bundle, built as a release is built.
 BUNDLE="${BOARD_BUNDLE:-}"

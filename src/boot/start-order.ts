@@ -16,6 +16,7 @@ import type { reloadOnSignal } from '../systemd/reload-signal.js';
 import type { systemdFor } from '../systemd/index.js';
 import type { holdUpdateLock } from '../systemd/update-lock.js';
 import type { keepReleaseStatus } from '../systemd/release-status.js';
+import { settlesWithin } from '../time.js';
 
 /** Signals held while the station starts; `release(true)` replays them to the handlers installed since. */
 export interface HeldSignals {
@@ -83,8 +84,6 @@ export async function startReportingFirst(start: () => Promise<Station>, headSta
 }
 
 /** Resolves when `written` does, or after `limitMs` (a server that does not accept the connection). */
-function headStart(written: Promise<void>, limitMs: number): Promise<void> {
-  let timer: NodeJS.Timeout | undefined;
-  const limit = new Promise<void>((resolve) => (timer = setTimeout(resolve, limitMs)));
-  return Promise.race([written, limit]).finally(() => clearTimeout(timer));
+async function headStart(written: Promise<void>, limitMs: number): Promise<void> {
+  await settlesWithin(written, limitMs);
 }

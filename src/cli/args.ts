@@ -6,7 +6,7 @@
  */
 import { EXIT_USAGE, isUsageError, UsageError } from '../errors.js';
 
-export { EXIT_USAGE, isUsageError, UsageError };
+export { isUsageError, UsageError };
 
 /** An integer option in [min, max] (`--name N`); undefined when not given. */
 export function intOption(raw: unknown, name: string, min: number, max: number = Number.MAX_SAFE_INTEGER): number | undefined {

@@ -6,7 +6,7 @@
  * Nothing secret is printed: no client secret, no password, no access token.
  */
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { ConfigError, EXIT_CONFIG } from '../errors.js';
+import { ConfigError, EXIT_CONFIG, EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from '../errors.js';
 import { PortalCredentialsError } from '../portal/config.js';
 import { PortalError, PortalTokenError } from '../portal/errors.js';
 import type { PortalLogger } from '../portal/http.js';
@@ -14,9 +14,7 @@ import { SEARCH_KINDS, type SearchKind } from '../portal/schemas.js';
 import * as cmd from './portal/commands.js';
 import { createClient, DEFAULT_CONFIG_FILE, loadPortalConfig } from './portal/setup.js';
 
-import { EXIT_USAGE, intOption, UsageError, usageFailure } from './args.js';
-
-export { EXIT_USAGE };
+import { intOption, UsageError, usageFailure } from './args.js';
 
 export interface PortalCliIo {
   readonly stdout: { write(chunk: string): unknown };
@@ -185,7 +183,7 @@ export async function runPortalCli(argv: string[], io: PortalCliIo): Promise<num
     const { command, values, positionals } = parse(argv);
     if (values['help'] === true) {
       io.stdout.write(PORTAL_USAGE);
-      return cmd.EXIT_OK;
+      return EXIT_OK;
     }
     if (command === undefined) {
       io.stderr.write(PORTAL_USAGE);
@@ -196,9 +194,9 @@ export async function runPortalCli(argv: string[], io: PortalCliIo): Promise<num
     const usage = usageFailure(e, '(see stationctl portal --help)', (text) => void fail(EXIT_USAGE, text));
     if (usage !== null) return usage;
     if (e instanceof ConfigError || e instanceof PortalCredentialsError) return fail(EXIT_CONFIG, e.message);
-    if (e instanceof PortalTokenError) return fail(cmd.EXIT_FAILURE, `the portal refused the credentials: ${e.message}`);
-    if (e instanceof PortalError || e instanceof cmd.TestRecordStepError) return fail(cmd.EXIT_FAILURE, e.message);
+    if (e instanceof PortalTokenError) return fail(EXIT_FAILURE, `the portal refused the credentials: ${e.message}`);
+    if (e instanceof PortalError || e instanceof cmd.TestRecordStepError) return fail(EXIT_FAILURE, e.message);
     if (e instanceof RangeError) return fail(EXIT_USAGE, e.message);
-    return fail(cmd.EXIT_FAILURE, `unexpected error: ${e instanceof Error ? e.message : String(e)}`);
+    return fail(EXIT_FAILURE, `unexpected error: ${e instanceof Error ? e.message : String(e)}`);
   }
 }

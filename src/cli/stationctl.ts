@@ -5,7 +5,7 @@
  * portal's commissioning commands.
  */
 import { VERSION } from '../version.js';
-import { EXIT_USAGE } from './args.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from '../errors.js';
 import { TECHNICIAN_COMMANDS, TECHNICIAN_USAGE, commandIndex } from './station/commands.js';
 
 const USAGE = `usage: stationctl [options] <command> [...]   (options before or after the command)
@@ -20,16 +20,16 @@ export async function runStationctl(argv: string[]): Promise<number> {
   if (cmd === undefined) {
     if (argv.includes('--version') || argv.includes('-v')) {
       console.log(VERSION);
-      return 0;
+      return EXIT_OK;
     }
     const help = argv.includes('--help') || argv.includes('-h');
     (help ? console.log : console.error)(USAGE);
-    return help ? 0 : EXIT_USAGE;
+    return help ? EXIT_OK : EXIT_USAGE;
   }
   switch (cmd) {
     case 'help':
       console.log(USAGE);
-      return 0;
+      return EXIT_OK;
     case 'portal': {
       const { runPortalCli } = await import('./portal.js');
       return runPortalCli([...argv.slice(0, at), ...argv.slice(at + 1)], { stdout: process.stdout, stderr: process.stderr, env: process.env });
@@ -37,7 +37,7 @@ export async function runStationctl(argv: string[]): Promise<number> {
     default: {
       if (!(TECHNICIAN_COMMANDS as string[]).includes(cmd)) {
         console.error(`stationctl: unknown command "${cmd}"\n${USAGE}`);
-        return 2;
+        return EXIT_USAGE;
       }
       const { runTechnicianCli } = await import('./station/commands.js');
       // Ctrl-C ends a follow (-f) cleanly, with exit code 0.
@@ -53,6 +53,6 @@ runStationctl(process.argv.slice(2)).then(
   (code) => process.exit(code),
   (e: unknown) => {
     console.error(`stationctl: ${e instanceof Error ? e.message : String(e)}`);
-    process.exit(1);
+    process.exit(EXIT_FAILURE);
   },
 );

@@ -8,13 +8,13 @@ import { basename, dirname, join, resolve as resolvePath } from 'node:path';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { resolveConfigPaths } from './paths.js';
 import { looksLikeSecret, zodProblems } from './problems.js';
-import { deepProblem, readJsonFile, tooDeep } from './read.js';
+import { deepProblem, readJsonVersioned, tooDeep } from './read.js';
 import { configSchema, type StationConfig } from './schema.js';
 
 export { zodProblems };
 // Reading a JSON file safely lives in read.ts (no schema there: safe-state reads the config with it
 // without evaluating the station's whole schema; docs/decisions/0050).
-export { MAX_CONFIG_BYTES, MAX_CONFIG_DEPTH, jsonSyntaxMessage, readFailure, readJsonFile, tooDeep } from './read.js';
+export { MAX_CONFIG_BYTES, MAX_CONFIG_DEPTH, configDigest, jsonSyntaxMessage, readFailure, readJsonFile, tooDeep } from './read.js';
 
 /** Name of the systemd credential (LoadCredential=station-password:...) holding the password. */
 export const PASSWORD_CREDENTIAL = 'station-password';
@@ -23,6 +23,8 @@ const PASSWORD_RE = /^[A-Za-z0-9]{20}$/;
 export interface LoadedConfig {
   readonly config: StationConfig;
   readonly password: string;
+  /** The config file's version (read.ts configDigest); absent when not loaded from a file. */
+  readonly version?: string;
 }
 
 /**
@@ -90,7 +92,8 @@ function readPassword(config: Pick<StationConfig, 'station'> | undefined, env: N
  * password) at once. Relative paths in it are relative to the file's folder.
  */
 export function loadConfigFile(file: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {
-  return loadConfigObject(resolveConfigPaths(readJsonFile(file), dirname(resolvePath(file))), file, env);
+  const { raw, version } = readJsonVersioned(file);
+  return { ...loadConfigObject(resolveConfigPaths(raw, dirname(resolvePath(file))), file, env), version };
 }
 
 export function loadConfigObject(raw: unknown, source: string, env: NodeJS.ProcessEnv = process.env): LoadedConfig {

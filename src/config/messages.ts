@@ -11,6 +11,9 @@
 export const LOCALES = ['cs', 'en'] as const;
 export type Locale = (typeof LOCALES)[number];
 
+/** The texts the station runs with: the set of `messages.locale`, any key overridden (config `messages`). */
+export type Messages = Texts & { readonly locale: Locale; readonly assist: AssistTexts };
+
 export interface Texts {
   /** Until the first /state is answered. */
   readonly starting: readonly string[];

@@ -4,6 +4,7 @@
  * safe-state reads its config without evaluating the station's whole schema
  * (docs/decisions/0050); load.ts re-exports all of it.
  */
+import { createHash } from 'node:crypto';
 import { readFileSync, statSync } from 'node:fs';
 import { ConfigError, errorMessage, type ConfigProblem } from '../errors.js';
 import { dottedPath } from './problems.js';
@@ -70,20 +71,31 @@ export function readFailure(e: unknown, text?: string): string {
  * (default: the file) with one problem.
  */
 export function readJsonFile(file: string, source = file): unknown {
+  return readJsonVersioned(file, source).raw;
+}
+
+/** The first 16 hex digits of the SHA-256 of a config file's bytes: which version of the file a station runs. */
+export function configDigest(bytes: Buffer): string {
+  return createHash('sha256').update(bytes).digest('hex').slice(0, 16);
+}
+
+/** readJsonFile, and the digest of the bytes it parsed (configDigest). */
+export function readJsonVersioned(file: string, source = file): { readonly raw: unknown; readonly version: string } {
   const fail = (path: string, message: string): never => {
     throw new ConfigError(source, [{ path, message }]);
   };
-  let text: string;
+  let bytes: Buffer;
   try {
     const st = statSync(file);
     if (!st.isFile()) fail('', 'cannot read: not a regular file');
     if (st.size > MAX_CONFIG_BYTES) fail('', `the file has ${st.size} bytes; a config is at most ${MAX_CONFIG_BYTES} (is this the right file?)`);
-    text = readFileSync(file, 'utf8');
+    bytes = readFileSync(file);
   } catch (e) {
     if (e instanceof ConfigError) throw e;
     return fail('', readFailure(e));
   }
-  text = text.replace(/^\uFEFF/, '');
+  const version = configDigest(bytes);
+  const text = bytes.toString('utf8').replace(/^\uFEFF/, '');
   let raw: unknown;
   try {
     raw = JSON.parse(text);
@@ -92,5 +104,5 @@ export function readJsonFile(file: string, source = file): unknown {
   }
   const deep = tooDeep(raw);
   if (deep !== null) throw new ConfigError(source, [deepProblem(deep)]);
-  return raw;
+  return { raw, version };
 }

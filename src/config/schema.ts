@@ -18,7 +18,7 @@ import { debugConfigSchema } from './technician.js';
 import { HARD_MAX_PULSE_MS } from '../devices/types.js';
 import { metricsConfigSchema } from '../metrics/config.js';
 import { portalConfigSchema } from '../portal/config.js';
-import { ASSIST_TEXTS, LOCALES, TEXTS, type AssistTexts, type Texts } from './messages.js';
+import { ASSIST_TEXTS, LOCALES, TEXTS, type AssistTexts, type Messages, type Texts } from './messages.js';
 import { UUID_V4_RE } from '../uuid.js';
 
 const uuidV4Lower = z.string().check(z.regex(UUID_V4_RE, 'must be a lowercase UUIDv4'));
@@ -83,14 +83,16 @@ export const timingSchema = z.strictObject({
    * unavailability window, or an idle, healthy station would be reported off between heartbeats.
    */
   heartbeatIntervalMs: z._default(
-    z.number().check(
-      z.int(),
-      z.minimum(100),
-      z.refine(
-        (ms) => ms < SERVER_UNAVAILABLE_AFTER_MS,
-        `must be below ${SERVER_UNAVAILABLE_AFTER_MS} (the server considers a station unavailable after 2 minutes without a /state)`,
+    z
+      .number()
+      .check(
+        z.int(),
+        z.minimum(100),
+        z.lt(
+          SERVER_UNAVAILABLE_AFTER_MS,
+          `must be below ${SERVER_UNAVAILABLE_AFTER_MS} (the server considers a station unavailable after 2 minutes without a /state)`,
+        ),
       ),
-    ),
     30_000,
   ),
   /**
@@ -127,6 +129,18 @@ export const timingSchema = z.strictObject({
    * lock OFF and exits. Must stay below the unit's TimeoutStopSec= (test/e2e/systemd-unit.test.ts).
    */
   drainLimitMs: restartsProcess(durationMs(30_000, 0, 600_000)),
+  /**
+   * After the drain, every lock is OFF first; the steps after it (the technician port, metrics,
+   * systemd's last messages) together get at most this long, then the process exits whatever a
+   * step does. drainLimitMs + stopLimitMs must stay below the unit's TimeoutStopSec=.
+   */
+  stopLimitMs: restartsProcess(durationMs(10_000, 1_000, 60_000)),
+  /**
+   * A reload that must restart the station (it changes a station key) waits at most this long for
+   * no reader to be using it, then is refused and the running config stays. Below the unit's
+   * TimeoutStartSec=, which bounds `systemctl reload`.
+   */
+  reloadWaitLimitMs: live(durationMs(60_000, 0, 600_000)),
   /**
    * At start, the technician port (and so READY=1) waits at most this long for the first /state to
    * be written to the network, so that loading it does not delay the station's first report.
@@ -249,7 +263,7 @@ export const messagesSchema = z.pipe(
       }),
     ),
   }),
-  z.transform(({ locale, assist, ...overrides }) => {
+  z.transform(({ locale, assist, ...overrides }): Messages => {
     const set: Texts = TEXTS[locale];
     const chosen = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as Partial<Texts>;
     const base: AssistTexts = ASSIST_TEXTS[locale];
@@ -389,7 +403,6 @@ export const configSchema = z.strictObject({
 export type ConfigInput = z.input<typeof configSchema>;
 /** The validated config with every default filled in. */
 export type StationConfig = z.output<typeof configSchema>;
-export type Messages = z.output<typeof messagesSchema>;
 export type BuzzerPatterns = z.output<typeof buzzerSchema>['patterns'];
 export type SpeechConfig = z.output<typeof speechSchema>;
 export type ToneSteps = z.output<typeof toneSchema>;

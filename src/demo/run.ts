@@ -121,7 +121,7 @@ export async function runDemo(args: string[]): Promise<number> {
 
   const loaded = { config, password: DEMO_PASSWORD };
   const first = await startStation({ ...loaded, log, hardware: fieldHardware() });
-  const { station, port } = await startSupervised({
+  const supervised = await startSupervised({
     station: first,
     loaded,
     configFile: null,
@@ -130,14 +130,15 @@ export async function runDemo(args: string[]): Promise<number> {
     ring,
     start: (l) => startStation({ ...l, log, hardware: fieldHardware() }),
   });
+  const { supervisor, port } = supervised;
   if (port?.url) console.log(`technician page: ${port.url}/  (service token for this run only: ${token})`);
   if (panel)
     console.log(
       `kiosk page: http://127.0.0.1:${panel.port}/#k=${kioskSecret} (open it in a browser at 800x480; the key in the address is this run's kiosk secret)`,
     );
-  station.runtime.onEvent((e) => {
+  supervisor.observer.follow((e) => {
     if (e.type === 'display' && !lcd) console.log(demoScreen(display === 'kiosk' || display === 'text' ? '20x4' : display, e.lines));
-    if (e.type === 'box') console.log(renderBoxes(station.runtime.snapshot().boxes, config.station.boxes));
+    if (e.type === 'box') console.log(renderBoxes(supervisor.station.runtime.snapshot().boxes, config.station.boxes));
     if (e.type === 'alarm') console.log(`${e.active ? 'ALARM' : 'alarm cleared'}: ${e.alarm.detail}`);
   });
   // The buzzer is the terminal bell; what the station says is printed.
@@ -146,12 +147,12 @@ export async function runDemo(args: string[]): Promise<number> {
 
   const rl = createInterface({ input: process.stdin, terminal: false });
   rl.on('line', (line) => {
-    const out = handleCommand(line, hardware, config.station.boxes, station.runtime);
+    const out = handleCommand(line, hardware, config.station.boxes, supervisor.station.runtime);
     if (out) console.log(out);
     if (out === 'bye') process.kill(process.pid, 'SIGINT');
   });
 
-  const code = await serveUntilSignal(station, log);
+  const code = await serveUntilSignal(supervised, log);
   rl.close();
   await server.stop();
   return code;

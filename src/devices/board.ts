@@ -11,7 +11,7 @@ import type { StationConfig } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { BoardHardwareConfig, BoardProfile } from './board-config.js';
-import { loadBoardProfile } from './board-profile.js';
+import { loadBoardProfile } from '../config/board-profile.js';
 import { openGpioBackend } from './gpio/backend.js';
 import { GpioBuzzer, GpioTamperSwitch } from './gpio/alarm-devices.js';
 import { GpioButton, GpioDoorSensors } from './gpio/inputs.js';

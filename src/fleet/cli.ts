@@ -1,12 +1,13 @@
 /**
  * `pickup-station fleet`: N virtual stations in one process against a station-protocol server.
- * Exit codes (as `sim-server`): 0 done, 64 usage, 78 bad stations file.
+ * Exit codes (src/errors.ts, as `sim-server`): EXIT_OK done, EXIT_USAGE a bad option, EXIT_CONFIG a
+ * bad stations file.
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { pino } from 'pino';
 import { intOption, numberOption, usageFailure } from '../cli/args.js';
-import { EXIT_CONFIG, errorMessage, UsageError } from '../errors.js';
+import { EXIT_CONFIG, EXIT_OK, errorMessage, UsageError } from '../errors.js';
 import { createLogger, type LogLevelName } from '../log.js';
 import { SimConfigError, generateStation, parseSimData, seedData, type SeedData } from '../sim/index.js';
 import { FleetMetricsError } from './metrics.js';
@@ -90,7 +91,7 @@ export async function runFleetCli(argv: string[], io: FleetCliIo = processIo): P
   }
   if (values.help === true) {
     io.out(FLEET_USAGE);
-    return 0;
+    return EXIT_OK;
   }
   try {
     const count = values.stations === undefined ? undefined : int(values.stations, 'stations', 0, 1, 100_000);
@@ -105,7 +106,7 @@ export async function runFleetCli(argv: string[], io: FleetCliIo = processIo): P
       const data = seedData(Array.from({ length: count ?? 10 }, () => generateStation()));
       writeFileSync(out, `${JSON.stringify(data)}\n`, { mode: 0o600 });
       io.out(`wrote ${data.stations.length} stations with seed data to ${out}`);
-      return 0;
+      return EXIT_OK;
     }
     if (values.server !== undefined && values['stations-file'] === undefined) {
       throw new UsageError('--server needs --stations-file: the stations (ids, passwords, boxes) the server knows');
@@ -145,7 +146,7 @@ export async function runFleetCli(argv: string[], io: FleetCliIo = processIo): P
       io,
     );
     io.out(values.json === true ? JSON.stringify(summary) : describe(summary));
-    return 0;
+    return EXIT_OK;
   } catch (e) {
     // A metrics option that cannot work (a token file missing, a public address without one) is the command line's mistake too.
     const usage = usageFailure(e instanceof FleetMetricsError ? new UsageError(e.message) : e, FLEET_USAGE, (text) => io.err(text));

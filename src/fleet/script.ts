@@ -10,7 +10,7 @@ import type { SimStation } from '../sim/index.js';
 import type { Endpoint } from '../protocol/types.js';
 import type { Supply } from './supply.js';
 import { WaitAbortedError, nextEvent, settledIn, until } from './wait.js';
-import { sleep as wait } from '../time.js';
+import { sleep } from '../time.js';
 
 export type ActionKind = 'deposit' | 'pickup' | 'cancel';
 export const ACTION_KINDS: readonly ActionKind[] = ['deposit', 'pickup', 'cancel'];
@@ -125,7 +125,7 @@ export class StationScript {
       if ((await cancelled) !== 'wait-for-closing') return 'failed';
       await until(runtime, settledIn(runtime, 'closing'), 'cancel answered', this.o.waitMs, signal);
     }
-    await sleep(this.o.holdMs, signal);
+    await sleepOrAbort(this.o.holdMs, signal);
     this.closeAllDoors();
     await until(runtime, settledIn(runtime, 'idle'), 'doors reported closed', this.o.waitMs, signal);
     return 'done';
@@ -150,7 +150,7 @@ export class StationScript {
 }
 
 /** Wait, or end with WaitAbortedError once `signal` aborts. */
-async function sleep(ms: number, signal: AbortSignal): Promise<void> {
-  if (!signal.aborted) await wait(ms, signal);
+async function sleepOrAbort(ms: number, signal: AbortSignal): Promise<void> {
+  if (!signal.aborted) await sleep(ms, signal);
   if (signal.aborted) throw new WaitAbortedError();
 }

@@ -11,7 +11,36 @@
  * in `storage.directory`, compacted by atomicWrite) and memory.ts (tests, the demo, fleet mode).
  */
 import type { BoxStatus, Endpoint } from '../protocol/types.js';
-import type { ActionSource, PreviousRun } from '../station/core-types.js';
+
+/** What started a box action: a librarian's scan, a reader's PIN, or a technician. */
+export type ActionSource = 'item-identify' | 'pin-enter' | 'technician';
+
+/**
+ * What the journal says an earlier run left unfinished: the core turns it into the first /state's
+ * errorMessage and a message for a reader (core/restart.ts). Never a PIN; an identifier only as a
+ * short masked preview.
+ */
+export interface PreviousRun {
+  /** A librarian's or reader's event that had no outcome (it is never resent). */
+  readonly inFlight: {
+    readonly endpoint: Exclude<Endpoint, 'state'>;
+    readonly eventId: string;
+    readonly attempts: number;
+    readonly preview: string | null;
+  } | null;
+  /** A box action (box-open answered, or a technician open) not yet reported finished. */
+  readonly action: {
+    readonly by: ActionSource;
+    readonly eventId: string | null;
+    readonly boxes: readonly string[];
+    /** The boxes whose lock pulse had begun. */
+    readonly pulsed: readonly string[];
+  } | null;
+  /** The door states the server last acknowledged (an answered /state); null: none yet. */
+  readonly reported: Readonly<Record<string, BoxStatus>> | null;
+  /** The journal was damaged or unreadable (and set aside): what the technician and the server are told. */
+  readonly problem: string | null;
+}
 
 export type UserEndpoint = Exclude<Endpoint, 'state'>;
 

@@ -159,6 +159,12 @@ export class StationMetrics {
         set({ station }, s.runtime.journalHealth().problem === null ? 0 : 1);
       },
     );
+    this.gauge(
+      `${PREFIX}config_restart_needed`,
+      'Config keys changed by a reload that only a process restart applies (systemctl restart pickup-station); 0 when none.',
+      ['station'],
+      (set, station, _s, t) => set({ station }, t.view.restartNeeded?.().length ?? 0),
+    );
     new Gauge({ name: `${PREFIX}build_info`, help: 'Always 1; the labels say which software runs.', labelNames: ['version', 'node'], registers }).set(
       { version: VERSION, node: process.version },
       1,

@@ -13,5 +13,6 @@ export function supervisorView(supervisor: Supervisor): StationView {
       if (now === null) return null;
       return { runtime: now.station.runtime, hardware: now.station.hardware, boxes: now.core.boxes };
     },
+    restartNeeded: () => supervisor.restartNeeded(),
   };
 }

@@ -20,6 +20,8 @@ export interface StationView {
   readonly stationId: string;
   /** The station as it runs now; null while it is being replaced (a config reload). */
   current(): StationNow | null;
+  /** Config keys changed in the file that only a process restart applies (the daemon's; a fleet has none). */
+  restartNeeded?(): readonly string[];
 }
 
 /** The runtime events metrics count; the others (display, box, event-sent) change nothing they keep. */

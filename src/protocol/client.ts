@@ -28,6 +28,7 @@ import got, { type Got } from 'got';
 import pRetry, { AbortError } from 'p-retry';
 import type { Logger } from 'pino';
 import { UnansweredError, errorMessage } from '../errors.js';
+import { sleep } from '../time.js';
 import { describeTransportError } from './failure.js';
 import { parseServerResponse } from './parse.js';
 import type { Endpoint, RequestBodies, ServerAnswer } from './types.js';
@@ -99,19 +100,6 @@ export const DEFAULT_MAX_ANSWER_BYTES = 65_536;
 
 export function endpointUrl(baseUrl: string, version: string): string {
   return `${baseUrl.replace(/\/+$/, '')}/${version}/`;
-}
-
-function delay(ms: number, signal?: AbortSignal): Promise<void> {
-  return new Promise((resolve) => {
-    if (ms <= 0 || signal?.aborted) return resolve();
-    const timer = setTimeout(done, ms);
-    function done(): void {
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', done);
-      resolve();
-    }
-    signal?.addEventListener('abort', done, { once: true });
-  });
 }
 
 export class HttpProtocolClient implements ProtocolSender {
@@ -254,7 +242,7 @@ export class HttpProtocolClient implements ProtocolSender {
           // Resend one answer timeout after the previous attempt started.
           onFailedAttempt: async ({ retriesLeft }) => {
             const waitSignal = control.noResend ? (signal ? AbortSignal.any([signal, control.noResend]) : control.noResend) : signal;
-            if (retriesLeft > 0) await delay(slotStart + answerTimeoutMs - this.now(), waitSignal);
+            if (retriesLeft > 0) await sleep(slotStart + answerTimeoutMs - this.now(), waitSignal);
           },
           ...(signal ? { signal } : {}),
         },

@@ -1,21 +1,19 @@
 /**
  * `pickup-station sim-server`: the reference server standalone, for the demo and fleet runs.
  * Prints the base URL and the seeded data, one line per request, stops on SIGINT/SIGTERM.
- * Exit codes: 0 stopped by a signal, 64 usage (EX_USAGE), 78 bad stations file (EX_CONFIG),
- * 69 could not listen (EX_UNAVAILABLE).
+ * Exit codes (src/errors.ts): EXIT_OK stopped by a signal, EXIT_USAGE a bad option, EXIT_CONFIG a
+ * bad stations file, EXIT_UNAVAILABLE could not listen.
  */
 import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { intOption, usageFailure } from '../cli/args.js';
-import { EXIT_CONFIG, errorMessage } from '../errors.js';
+import { EXIT_CONFIG, EXIT_OK, EXIT_UNAVAILABLE, errorMessage } from '../errors.js';
 import { CONTROL_PREFIX } from './control.js';
 import { parseSimData } from './data.js';
 import { SimConfigError } from './errors.js';
 import { DEMO_STATION, defaultSeed, type SeedData } from './seed.js';
 import { ReferenceServer } from './server.js';
 import type { SimLogger } from './types.js';
-
-export const EXIT_UNAVAILABLE = 69;
 
 export interface SimCliIo {
   out(line: string): void;
@@ -56,7 +54,7 @@ export async function runSimServerCli(argv: string[], io: SimCliIo = processIo):
     }));
     if (values.help === true) {
       io.out(SIM_SERVER_USAGE);
-      return 0;
+      return EXIT_OK;
     }
     port = intOption(values.port, 'port', 0, 65535);
     absenceMs = intOption(values['absence-ms'], 'absence-ms', 1, 24 * 3600_000);
@@ -108,7 +106,7 @@ export async function runSimServerCli(argv: string[], io: SimCliIo = processIo):
   });
   await server.stop();
   io.out('reference station server stopped');
-  return 0;
+  return EXIT_OK;
 }
 
 function loadStationsFile(file: string): SeedData {

@@ -3,7 +3,12 @@
  * strings the server sends. Like a real library server it localizes them by the request's
  * Accept-Language (Czech or English, English when neither is asked for); the station only shows them.
  */
-import type { ExceptionBody } from './types.js';
+import type { ExceptionShape } from '../protocol/shapes.js';
+
+/** The protocol's error body (any 4xx/5xx). `message` is an extra, ignored by stations, for humans. */
+export interface ExceptionBody extends ExceptionShape {
+  readonly message?: string;
+}
 
 export const PROMPT_MESSAGES: readonly string[] = ['Scan an item', 'or enter your PIN'];
 

@@ -4,8 +4,7 @@
  * specific to the simulated library server lives here.
  */
 import type { BoxStatus, Endpoint, IdentifierType, ServerCommand, StationHealth } from '../protocol/types.js';
-import type { ExceptionShape } from '../protocol/shapes.js';
-import type { ExceptionType } from './messages.js';
+import type { ExceptionBody, ExceptionType } from './messages.js';
 
 export interface SimStation {
   readonly id: string;
@@ -54,11 +53,6 @@ export interface ReferenceServerOptions {
   readonly maxRecords?: number;
   /** Serve HTTPS with this key and certificate (PEM) instead of plain HTTP. */
   readonly tls?: { readonly key: string | Buffer; readonly cert: string | Buffer };
-}
-
-/** The protocol's error body (any 4xx/5xx). `message` is an extra, ignored by stations, for humans. */
-export interface ExceptionBody extends ExceptionShape {
-  readonly message?: string;
 }
 
 /** What the server decided to answer to one request. */

@@ -12,6 +12,7 @@
 import type { BuzzerPatterns } from '../config/schema.js';
 import type { Buzzer } from '../devices/types.js';
 import type { SoundName } from './core-types.js';
+import { sleep } from '../time.js';
 
 const RANK: Readonly<Record<SoundName, number>> = { accepted: 0, refused: 1, warning: 2, reminder: 3, alarm: 4 };
 
@@ -22,7 +23,8 @@ export class BuzzerPlayer {
   private holds = 0;
   private beeping = false;
   private released: (() => void)[] = [];
-  private pause: { timer: NodeJS.Timeout; done: () => void } | null = null;
+  /** The pause between two steps under way; cut() ends it early. */
+  private pause: AbortController | null = null;
 
   /** `onError` hears a beep that failed (the buzzer's own health says so too). */
   constructor(
@@ -99,16 +101,11 @@ export class BuzzerPlayer {
     }
   }
 
-  private sleep(ms: number): Promise<void> {
-    return new Promise((resolve) => {
-      this.pause = {
-        done: resolve,
-        timer: setTimeout(() => {
-          this.pause = null;
-          resolve();
-        }, ms),
-      };
-    });
+  private async sleep(ms: number): Promise<void> {
+    const pause = new AbortController();
+    this.pause = pause;
+    await sleep(ms, pause.signal);
+    if (this.pause === pause) this.pause = null;
   }
 
   /** End the step in progress: a beep is silenced, a pause ends now. */
@@ -117,8 +114,7 @@ export class BuzzerPlayer {
     const p = this.pause;
     if (p !== null) {
       this.pause = null;
-      clearTimeout(p.timer);
-      p.done();
+      p.abort();
     }
   }
 }

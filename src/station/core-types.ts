@@ -2,9 +2,11 @@
  * Types of the pure station core: its state, the inputs it accepts and the effects it asks for.
  * No I/O, no timers, no clock: time arrives as data (`at`, monotonic ms) inside inputs.
  */
-import type { Messages } from '../config/schema.js';
+import type { Messages } from '../config/messages.js';
 import type { AssistRequest, DoorState, IdentifierType, KeypadKey } from '../devices/types.js';
 import type { BoxStatus, Endpoint, ServerAnswer, StationHealth } from '../protocol/types.js';
+import type { ActionSource, PreviousRun } from '../journal/types.js';
+import type { PinThrottleRecord } from '../storage/types.js';
 
 export interface CoreConfig {
   /** This station's boxes in number order. */
@@ -163,15 +165,6 @@ export interface AssistState {
 }
 
 /**
- * The PIN throttle as kept on disk (PinThrottleStore): consecutive exception answers to
- * /pin-enter, and the lock-out in force (its whole length), if any. A restart restores it.
- */
-export interface PinThrottleRecord {
-  readonly failures: number;
-  readonly lockoutMs: number | null;
-}
-
-/**
  * Alarms the station raises on its own (Matter DoorLock's vocabulary): a door opened without a
  * command, a door left open, the cabinet's tamper input, the keypad locked after wrong PINs. An alarm
  * is held in the core state while its condition lasts; technicians, metrics and /state see it.
@@ -184,36 +177,6 @@ export interface Alarm {
   readonly boxId: string | null;
   /** What /state's errorMessage and the technician see, e.g. "box 3 forced open". */
   readonly detail: string;
-}
-
-/** What started a box action: a librarian's scan, a reader's PIN, or a technician. */
-export type ActionSource = 'item-identify' | 'pin-enter' | 'technician';
-
-/**
- * What the journal says an earlier run left unfinished: the core turns it into the first /state's
- * errorMessage and a message for a reader (core/restart.ts). Never a PIN; an identifier only as a
- * short masked preview.
- */
-export interface PreviousRun {
-  /** A librarian's or reader's event that had no outcome (it is never resent). */
-  readonly inFlight: {
-    readonly endpoint: Exclude<Endpoint, 'state'>;
-    readonly eventId: string;
-    readonly attempts: number;
-    readonly preview: string | null;
-  } | null;
-  /** A box action (box-open answered, or a technician open) not yet reported finished. */
-  readonly action: {
-    readonly by: ActionSource;
-    readonly eventId: string | null;
-    readonly boxes: readonly string[];
-    /** The boxes whose lock pulse had begun. */
-    readonly pulsed: readonly string[];
-  } | null;
-  /** The door states the server last acknowledged (an answered /state); null: none yet. */
-  readonly reported: Readonly<Record<string, BoxStatus>> | null;
-  /** The journal was damaged or unreadable (and set aside): what the technician and the server are told. */
-  readonly problem: string | null;
 }
 
 /**

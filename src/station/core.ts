@@ -46,7 +46,8 @@ import { onStart, showNotice } from './core/restart.js';
 import { limitOfWarnTimer, onLimitRanOut, onWarnTimer } from './core/time-to-act.js';
 import type { CoreConfig, CoreState, Effect, Input, LogLevel, TimerName, Transition } from './core-types.js';
 
-export { isRescue, modeBlocker, notFreeReason, readerActivity, readerEventInFlight, selfTestBlocker } from './core/activity.js';
+export { isRescue, modeBlocker, notFreeReason, readerActivity, readerEventInFlight, selfTestBlocker, technicianOpenCheck } from './core/activity.js';
+export type { TechnicianOpenCheck } from './core/activity.js';
 export { commandProblem } from './core/answers.js';
 export { boxNumber, inServiceMode, SERVICE_FAULT } from './core/context.js';
 export { formatCountdown, screen, spokenScreen } from './core/display.js';

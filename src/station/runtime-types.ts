@@ -9,7 +9,7 @@ import type { DoorState, StationHardware } from '../devices/types.js';
 import type { Journal } from '../journal/types.js';
 import type { ProtocolSender } from '../protocol/client.js';
 import type { CommandType, Endpoint } from '../protocol/types.js';
-import type { PinThrottleStore } from '../storage/pin-throttle-store.js';
+import type { PinThrottleStore } from '../storage/types.js';
 import type { Alarm, CoreState, DoorOutcome } from './core-types.js';
 
 /**

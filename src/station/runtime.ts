@@ -17,11 +17,12 @@ import { maskIdentifier, previousRun, type Journal, type JournalHealth } from '.
 import { NOT_RESENT_STOPPING, type SendOutcome } from '../protocol/client.js';
 import { watchFirstWrite, type FirstWriteSender } from '../protocol/first-write.js';
 import type { Endpoint, RequestBodies } from '../protocol/types.js';
-import { MemoryPinThrottleStore, type PinThrottleStore } from '../storage/pin-throttle-store.js';
+import { MemoryPinThrottleStore } from '../storage/pin-throttle-store.js';
+import type { PinThrottleRecord, PinThrottleStore } from '../storage/types.js';
 import { BuzzerPlayer } from './buzzer-player.js';
 import { SpeechPlayer, type SpeechItem } from './speech-player.js';
 import { boxNumber, initialState, transition } from './core.js';
-import type { CoreConfig, CoreState, Effect, Input, OutboundRequest, PinThrottleRecord, TimerName, ToneName } from './core-types.js';
+import type { CoreConfig, CoreState, Effect, Input, OutboundRequest, TimerName, ToneName } from './core-types.js';
 import { describeAnswer, outcomeKindOf } from './event-outcome.js';
 import type { DrainResult, EventRecord, PowerReading, RuntimeEvent, RuntimeOptions } from './runtime-types.js';
 

@@ -1,32 +1,14 @@
 /**
- * Where the PIN throttle (src/station/core/pin-throttle.ts) survives a restart: one small JSON file
- * in `storage.directory`, replaced atomically (atomicWrite), or memory when the directory is null
- * (demo, fleet). Modelled on serialport's binding interface: one narrow promise port, a file
- * adapter and an in-memory one.
- *
- * Contract:
- * - `load()` never rejects: it tells whether a record was saved, what it is, or that the file is
- *   there but cannot be trusted (`damaged`, with a reason a technician can act on). What a damaged
- *   file means is the core's decision (it locks the keypad as if the limit had been reached).
- * - `save()` resolves once the record is on disk (file + folder fsync'ed); it rejects with the
- *   reason when it could not be written. Saves are not concurrent: the runtime chains them.
+ * Where the PIN throttle survives a restart: one small JSON file in `storage.directory`, replaced
+ * atomically (atomicWrite), or memory when the directory is null (demo, fleet). The port they
+ * implement, PinThrottleStore, is in types.ts.
  */
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as z from '../schema.js';
 import { errorMessage } from '../errors.js';
-import type { PinThrottleRecord } from '../station/core-types.js';
+import type { PinThrottleLoad, PinThrottleRecord, PinThrottleStore } from './types.js';
 import { atomicWrite } from './atomic-write.js';
-
-export type PinThrottleLoad =
-  { readonly kind: 'none' } | { readonly kind: 'ok'; readonly record: PinThrottleRecord } | { readonly kind: 'damaged'; readonly reason: string };
-
-export interface PinThrottleStore {
-  /** Where it is kept, for logs ("memory" or the file). */
-  readonly where: string;
-  load(): Promise<PinThrottleLoad>;
-  save(record: PinThrottleRecord): Promise<void>;
-}
 
 export const PIN_THROTTLE_FILE = 'pin-throttle.json';
 

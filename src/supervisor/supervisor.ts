@@ -1,9 +1,11 @@
 /**
  * The supervisor owns the running station: the config it was started from and the one it runs,
- * reloading (validate the file first — a bad one changes nothing — then stop the old station,
- * every lock OFF and hardware released, and start the new one), service mode (which carries over a
- * reload), the one slot for a long action (self-test, reload), and whether the station is free:
- * the core's rules (station/core/activity.ts) asked of the current state.
+ * reloading (validate the file first — a bad one changes nothing — then apply what changed as each
+ * key's class says: live keys under the running station, station keys by stopping it, every lock
+ * OFF and hardware released, and starting it again once no reader uses it; see plan.ts), service
+ * mode (which carries over a reload), the one slot for a long action (self-test, reload), and
+ * whether the station is free: the core's rules (station/core/activity.ts) asked of the current
+ * state.
  *
  * Its clients — the technician port, SIGHUP, the update lock, metrics, the systemd watchdog — ask
  * it; nothing it builds on (station, config, devices) knows it.
@@ -14,11 +16,13 @@ import { loadConfigFile, type LoadedConfig } from '../config/load.js';
 import { configSchema, type StationConfig } from '../config/schema.js';
 import { ConfigError, errorMessage, type ConfigProblem } from '../errors.js';
 import type { Logger } from '../log.js';
-import { isRescue, notFreeReason, readerActivity, SERVICE_FAULT } from '../station/core.js';
+import { notFreeReason, readerActivity, SERVICE_FAULT, technicianOpenCheck, type TechnicianOpenCheck } from '../station/core.js';
 import type { CoreConfig } from '../station/core-types.js';
 import { coreConfigOf } from '../station/runtime.js';
 import { sleep } from '../time.js';
+import { Coalescing } from './coalesce.js';
 import { StationObserver } from './observe.js';
+import { planReload, type ReloadPlanKind } from './plan.js';
 import { SupervisorRefusal } from './refusal.js';
 
 export interface SupervisorOptions {
@@ -33,7 +37,15 @@ export interface SupervisorOptions {
 }
 
 export type ReloadResult =
-  | { readonly ok: true; readonly restartNeeded: readonly string[] }
+  | {
+      readonly ok: true;
+      /** What the reload did (plan.ts): nothing changed, live keys swapped in, or the station restarted. */
+      readonly applied: ReloadPlanKind;
+      /** `process` keys whose value differs from the one the process started with. */
+      readonly restartNeeded: readonly string[];
+      /** The version (content digest) of the file now running; null if not from a file. */
+      readonly version: string | null;
+    }
   | { readonly ok: false; readonly source: string; readonly problems: readonly ConfigProblem[] };
 
 /** A client's own validation of a new config (throws ConfigError to refuse the reload). */
@@ -42,6 +54,8 @@ export type ReloadCheck = (loaded: LoadedConfig) => void;
 /** How long a technician's action waits for a protocol event in flight (usually a heartbeat) to be answered. */
 const QUIET_WAIT_MS = 3_000;
 const POLL_MS = 10;
+/** How often a reload that restarts the station looks again whether a reader still uses it. */
+const FREE_POLL_MS = 100;
 
 let classes: ReadonlyMap<string, ApplyOn> | null = null;
 /** Every config key's reload class (config/apply.ts), walked once. */
@@ -58,6 +72,11 @@ export class Supervisor {
   private action: string | null = null;
   private stopped = false;
   private readonly checks: ReloadCheck[] = [];
+  private readonly reloads = new Coalescing(() => this.reloadOnce());
+  /** The config the station runs, or ran until the swap in progress (never null, unlike current). */
+  private lastLoaded: LoadedConfig;
+  /** The old station's stop while a reload swaps it: a stop of the supervisor waits for it too. */
+  private swapStop: Promise<void> = Promise.resolve();
 
   /** `loaded` is what `station` was started from. */
   constructor(
@@ -66,6 +85,7 @@ export class Supervisor {
     private readonly opts: SupervisorOptions,
   ) {
     this.startConfig = loaded.config;
+    this.lastLoaded = loaded;
     this.current = { station, loaded, core: coreConfigOf(station.config), startedAt: performance.now() };
     this.observer.attach(station.runtime);
   }
@@ -77,7 +97,7 @@ export class Supervisor {
   get core(): CoreConfig {
     return this.running().core;
   }
-  /** The config the running station was started from. */
+  /** The config the station runs: the one it was started from, with any live keys a reload applied since. */
   get config(): StationConfig {
     return this.running().loaded.config;
   }
@@ -143,18 +163,33 @@ export class Supervisor {
   }
 
   /**
-   * Resolves when the station is free for an action that opens a box or acts as a reader; refused
-   * ('busy') otherwise. A heartbeat in flight is waited out (briefly): it says nothing about a
-   * reader. `rescue`: a technician's open in service mode while the server cannot be asked needs
-   * only that no reader is here (the deactivated heartbeat may stay in flight for a minute).
+   * Resolves when the station is free for an action that acts as a reader (injected input, a
+   * self-test); refused ('busy') otherwise. A heartbeat in flight is waited out (briefly): it says
+   * nothing about a reader.
    */
-  async whenFree(opts: { rescue?: boolean } = {}): Promise<void> {
+  async whenFree(): Promise<void> {
+    const reason = (await this.afterQuiet()).notFree;
+    if (reason !== null) throw new SupervisorRefusal('busy', `not now: ${reason}`);
+  }
+
+  /**
+   * The core's decision on a technician's box opening now (core/activity.ts technicianOpenCheck):
+   * whether it is a rescue open and what blocks it. Refused ('busy') when something does; resolves
+   * with the decision (its `rescue` is what an audit line says). A heartbeat in flight is waited
+   * out briefly; in a rescue the deactivated heartbeat may stay in flight, and that is allowed.
+   */
+  async whenFreeToOpen(): Promise<TechnicianOpenCheck> {
+    const check = (await this.afterQuiet()).open;
+    if (check.blocker !== null) throw new SupervisorRefusal('busy', `not now: ${check.blocker}`);
+    return check;
+  }
+
+  private async afterQuiet(): Promise<{ notFree: string | null; open: TechnicianOpenCheck }> {
     if (this.action !== null) throw new SupervisorRefusal('busy', `${this.action} in progress`);
     const deadline = performance.now() + QUIET_WAIT_MS;
     while (this.station.runtime.snapshot().inFlight !== null && performance.now() < deadline) await sleep(POLL_MS);
     const snap = this.station.runtime.snapshot();
-    const reason = opts.rescue && isRescue(snap) ? readerActivity(this.core, snap) : notFreeReason(this.core, snap);
-    if (reason !== null) throw new SupervisorRefusal('busy', `not now: ${reason}`);
+    return { notFree: notFreeReason(this.core, snap), open: technicianOpenCheck(this.core, snap) };
   }
 
   /** Add a client's validation of a reloaded config (a bad one refuses the reload like a schema problem). */
@@ -163,14 +198,24 @@ export class Supervisor {
   }
 
   /**
-   * Re-read and validate the config file; on success restart the station with it. A bad file
-   * answers its problems and leaves the running station as it is. Refused while a reader uses the
-   * station. `restartNeeded`: the keys read once at process start (class `process`) whose value
-   * differs from the one the process started with.
+   * Re-read and validate the config file and apply it (plan.ts): a bad file answers its problems
+   * and changes nothing; live keys are applied under the running station; station keys restart it
+   * once no reader uses it (waiting at most `timing.reloadWaitLimitMs`, then refused 'busy').
+   * Asked while a reload runs, it is queued behind it and answered by a run that reads the file
+   * after the request (coalesce.ts): never dropped. Refused while another long action runs.
    */
   reload(): Promise<ReloadResult> {
-    const file = this.opts.configFile;
-    if (file === null) return Promise.reject(new SupervisorRefusal('no_config_file', 'this station was not started from a config file'));
+    if (this.opts.configFile === null) return Promise.reject(new SupervisorRefusal('no_config_file', 'this station was not started from a config file'));
+    return this.reloads.request();
+  }
+
+  /** Whether a reload runs now (one asked meanwhile is queued behind it). */
+  get reloading(): boolean {
+    return this.reloads.busy;
+  }
+
+  private reloadOnce(): Promise<ReloadResult> {
+    const file = this.opts.configFile ?? '';
     return this.exclusive('reload', async () => {
       let loaded: LoadedConfig;
       try {
@@ -180,47 +225,81 @@ export class Supervisor {
         if (e instanceof ConfigError) return { ok: false, source: e.source, problems: e.problems };
         throw e;
       }
-      const old = this.running();
-      const busy = this.readerActivity();
-      if (busy !== null) throw new SupervisorRefusal('busy', `not now: ${busy}`);
-
-      this.current = null;
-      this.swapStartedAt = performance.now();
-      // Stop first: locks OFF and hardware released before the new config requests it again.
-      await old.station.stop();
-      let station: Station;
-      try {
-        station = await this.opts.start(loaded);
-      } catch (e) {
-        this.opts.log.error({ error: errorMessage(e) }, 'the new config did not start; starting the previous one again');
-        try {
-          this.install(await this.opts.start(old.loaded), old.loaded);
-        } catch (e2) {
-          this.opts.log.fatal({ error: errorMessage(e2) }, 'the previous config did not start again either');
-          this.opts.onFatal(e2);
-        }
-        throw new SupervisorRefusal('start_failed', `the new config did not start: ${errorMessage(e)}; the previous config runs again`);
+      const plan = planReload(configApplyClasses(), { started: this.startConfig, running: this.config }, loaded.config);
+      if (plan.kind === 'restart-station') await this.restartStation(loaded);
+      else {
+        this.current = { ...this.running(), loaded };
+        this.lastLoaded = loaded;
       }
-      this.install(station, loaded);
       this.opts.log.level = loaded.config.log.level;
-      // Compared with the start, not the previous reload: still not in effect is still said.
-      const restartNeeded = changedKeys(configApplyClasses(), this.startConfig, loaded.config).process;
-      return { ok: true, restartNeeded };
+      if (plan.kind !== 'nothing') this.opts.log.info({ applied: plan.kind, changed: [...plan.changed.live, ...plan.changed.station] }, 'config reloaded');
+      return { ok: true, applied: plan.kind, restartNeeded: plan.restartNeeded, version: loaded.version ?? null };
     });
+  }
+
+  /** Station keys changed: once no reader uses the station, stop it (every lock OFF) and start it with `loaded`. */
+  private async restartStation(loaded: LoadedConfig): Promise<void> {
+    const limitMs = this.config.timing.reloadWaitLimitMs;
+    const since = performance.now();
+    let said = false;
+    for (let busy = this.readerActivity(); busy !== null; busy = this.readerActivity()) {
+      if (this.stopped) throw new SupervisorRefusal('busy', 'the station is stopping');
+      if (performance.now() - since >= limitMs)
+        throw new SupervisorRefusal('busy', `not now: ${busy} (waited ${Math.round(limitMs / 1000)} s; the running config stays)`);
+      if (!said) this.opts.log.info({ reason: busy, limitMs }, 'reload waits until the station is free');
+      said = true;
+      await sleep(FREE_POLL_MS);
+    }
+    const old = this.running();
+    this.current = null;
+    this.swapStartedAt = performance.now();
+    // Stop first: locks OFF and hardware released before the new config requests it again.
+    this.swapStop = old.station.stop();
+    await this.swapStop;
+    let station: Station;
+    try {
+      station = await this.opts.start(loaded);
+    } catch (e) {
+      this.opts.log.error({ error: errorMessage(e) }, 'the new config did not start; starting the previous one again');
+      try {
+        this.install(await this.opts.start(old.loaded), old.loaded);
+      } catch (e2) {
+        this.opts.log.fatal({ error: errorMessage(e2) }, 'the previous config did not start again either');
+        this.opts.onFatal(e2);
+      }
+      throw new SupervisorRefusal('start_failed', `the new config did not start: ${errorMessage(e)}; the previous config runs again`);
+    }
+    this.install(station, loaded);
+  }
+
+  /** `process` keys whose value in the running config differs from the one the process started with: a restart applies them. */
+  restartNeeded(): readonly string[] {
+    return changedKeys(configApplyClasses(), this.startConfig, this.lastLoaded.config).process;
+  }
+
+  /** The config file a reload reads; null when the station was not started from one. */
+  get configFile(): string | null {
+    return this.opts.configFile;
+  }
+
+  /** The version (content digest) of the config file the station runs; null when not started from a file. */
+  get configVersion(): string | null {
+    return this.lastLoaded.version ?? null;
   }
 
   private install(station: Station, loaded: LoadedConfig): void {
     // Stopped while the new station was starting: it must not run on unattended.
-    if (this.stopped) void station.stop();
+    if (this.stopped) this.swapStop = station.stop();
     this.current = { station, loaded, core: coreConfigOf(station.config), startedAt: performance.now() };
+    this.lastLoaded = loaded;
     this.observer.attach(station.runtime);
     if (this.service) this.setService(true);
   }
 
-  /** Stop the station (locks OFF). Idempotent. */
+  /** Stop the station (every lock OFF), and the one a reload is swapping out if any. Idempotent. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.observer.close();
-    await this.current?.station.stop();
+    await Promise.all([this.current?.station.stop(), this.swapStop]);
   }
 }

@@ -34,7 +34,11 @@ export interface SystemdIntegration {
   readonly notifier: SdNotifier;
   /** Send READY=1 and start the watchdog (if systemd asked for one). Call once the station is up. */
   ready(): Promise<void>;
-  /** Stop pinging and send STOPPING=1 (not awaited: call flush before exiting). */
+  /**
+   * Send STOPPING=1 (not awaited: call flush before exiting). The watchdog keeps pinging until the
+   * process exits, gated on the event loop alone: a stop drains and stops on purpose, without
+   * heartbeats, and must not be aborted for that (the stop bounds itself: lifecycle.ts).
+   */
   stopping(): void;
   /** Wait (bounded) until queued messages are out. */
   flush(timeoutMs?: number): Promise<void>;
@@ -52,7 +56,6 @@ export function createSystemdIntegration(opts: SystemdOptions): SystemdIntegrati
   const now = opts.now ?? (() => performance.now());
   const notifier = opts.notifier ?? createSdNotifier({ env, log, pid });
   let dog: Watchdog | null = null;
-  let probe: { stop(): void } | null = null;
   let stopped = false;
 
   return {
@@ -65,20 +68,23 @@ export function createSystemdIntegration(opts: SystemdOptions): SystemdIntegrati
       if (period === null || stopped) return;
       const intervalMs = period / 2;
       const lag = startLoopLagProbe({ intervalMs: Math.min(LOOP_PROBE_MS, intervalMs), maxLagMs: Math.min(LOOP_MAX_LAG_MS, intervalMs), now });
-      probe = lag;
       const limitMs = (): number => stateStalenessLimitMs(config());
-      dog = startWatchdog({ notifier, intervalMs, log, checks: [lag, runtimeHeartbeatCheck(opts.runtime, limitMs, now), ...(opts.checks ?? [])] });
+      const whileRunning = [runtimeHeartbeatCheck(opts.runtime, limitMs, now), ...(opts.checks ?? [])].map((c) => unlessStopping(c, () => stopped));
+      dog = startWatchdog({ notifier, intervalMs, log, checks: [lag, ...whileRunning] });
       log.info({ watchdogMs: period, pingEveryMs: intervalMs, stateLimitMs: limitMs() }, 'systemd: health-gated watchdog on');
     },
     stopping(): void {
       stopped = true;
-      dog?.stop();
-      probe?.stop();
       if (notifier.enabled) void notifier.notify('STOPPING=1', 'STATUS=stopping');
     },
     flush: (timeoutMs = 3_000) => notifier.flush(timeoutMs),
     watchdog: () => dog,
   };
+}
+
+/** A check that passes once the station is stopping (it drains and stops without heartbeats on purpose). */
+function unlessStopping(check: HealthCheck, stopping: () => boolean): HealthCheck {
+  return { name: check.name, check: () => (stopping() ? { ok: true } : check.check()) };
 }
 
 /**

@@ -20,6 +20,7 @@
  */
 import { execFile } from 'node:child_process';
 import type { Logger } from '../log.js';
+import { settlesWithin } from '../time.js';
 
 export interface SdNotifier {
   /** False when there is no $NOTIFY_SOCKET (not started by systemd as Type=notify). */
@@ -85,10 +86,7 @@ class ToolNotifier implements SdNotifier {
   }
 
   async flush(timeoutMs: number): Promise<void> {
-    let timer: NodeJS.Timeout | undefined;
-    const timeout = new Promise<void>((resolve) => (timer = setTimeout(resolve, timeoutMs)));
-    await Promise.race([this.queue.then(() => undefined), timeout]);
-    clearTimeout(timer);
+    await settlesWithin(this.queue, timeoutMs);
   }
 
   private send(assignments: readonly string[]): Promise<boolean> {

@@ -42,7 +42,8 @@ export function firstStateOf(mode: ModeKind): FirstState {
 }
 
 export interface ReleaseStatusSource {
-  mode(): ModeKind;
+  /** The running station's mode; null while there is none (a reload swaps it): nothing is written then. */
+  mode(): ModeKind | null;
   /** Called on every change of the station; returns the unsubscribe function. */
   subscribe(listener: () => void): () => void;
 }
@@ -65,7 +66,9 @@ export function keepReleaseStatus(
   let closed = false;
   const update = (): void => {
     if (closed || file === null) return;
-    const now = firstStateOf(source.mode());
+    const mode = source.mode();
+    if (mode === null) return;
+    const now = firstStateOf(mode);
     if (now === written) return;
     try {
       atomicWriteSync(file, `${JSON.stringify({ pid, version: opts.version, firstState: now, healthz: opts.healthz })}\n`, { mode: 0o640, durable: false });

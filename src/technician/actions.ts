@@ -9,7 +9,8 @@
  */
 import * as z from '../schema.js';
 import type { Logger } from '../log.js';
-import { inServiceMode, isRescue, selfTestBlocker } from '../station/core.js';
+import { inServiceMode, selfTestBlocker } from '../station/core.js';
+import { reloadedHow } from '../supervisor/reload-words.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import { sleep } from '../time.js';
 import { HttpError, readJson, sendJson } from './http.js';
@@ -61,8 +62,7 @@ export function actionRoutes({ supervisor, log }: ActionDeps): Route[] {
         const key = ctx.params['box'] ?? '';
         const box = supervisor.core.boxes.find((b) => String(b.number) === key || b.id === key);
         if (box === undefined) throw new HttpError(404, 'unknown_box', `no box "${key}" at this station`);
-        await supervisor.whenFree({ rescue: true });
-        const rescue = isRescue(supervisor.station.runtime.snapshot());
+        const { rescue } = await supervisor.whenFreeToOpen();
         audit(ctx, rescue ? 'rescue open box' : 'open box', { box: box.number, boxId: box.id, mode: supervisor.station.runtime.snapshot().mode.kind });
         supervisor.observer.expectPulse(box.id, `technician ${ctx.who.name}${rescue ? ', rescue' : ''}`);
         const { runtime } = supervisor.station;
@@ -177,8 +177,8 @@ export function actionRoutes({ supervisor, log }: ActionDeps): Route[] {
           sendJson(ctx.res, 422, { error: 'invalid_config', message: `invalid config ${result.source}`, problems: result.problems });
           return;
         }
-        log.warn({ technician: ctx.who.name, restartNeeded: result.restartNeeded }, 'config reloaded; station restarted');
-        sendJson(ctx.res, 200, { reloaded: true, restartNeeded: result.restartNeeded });
+        log.warn({ technician: ctx.who.name, applied: result.applied, restartNeeded: result.restartNeeded }, `config reloaded: ${reloadedHow(result.applied)}`);
+        sendJson(ctx.res, 200, { reloaded: true, applied: result.applied, version: result.version, restartNeeded: result.restartNeeded });
       },
     },
   ];

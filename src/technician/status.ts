@@ -2,6 +2,8 @@
  * The body of GET /api/status: everything a technician needs to see at a glance, and nothing
  * secret (no password, no token hashes; the config is shown with those removed).
  */
+import { readFileSync } from 'node:fs';
+import { configDigest } from '../config/read.js';
 import type { StationConfig } from '../config/schema.js';
 import type { Device, DoorState } from '../devices/types.js';
 import type { Alarm, DoorOutcome, ModeKind } from '../station/core-types.js';
@@ -118,6 +120,36 @@ export interface StatusBody {
   readonly journal: { readonly ok: boolean; readonly problem: string | null; readonly location: string };
   /** The config without secrets (publicConfig). */
   readonly config: unknown;
+  /** Which config runs (configFileView). */
+  readonly configFile: ConfigFileView;
+}
+
+/**
+ * The config file and the version of it that runs (read.ts configDigest): `onDisk` differs from
+ * `running` when the file was edited and not (yet) reloaded, or a reload of it was refused;
+ * `restartNeeded` lists the keys a reload took in that only a process restart applies.
+ */
+export interface ConfigFileView {
+  readonly path: string | null;
+  readonly running: string | null;
+  /** The file's version now; null when not started from a file or it cannot be read. */
+  readonly onDisk: string | null;
+  readonly restartNeeded: readonly string[];
+  /** A reload runs now (one asked meanwhile is queued behind it). */
+  readonly reloading: boolean;
+}
+
+export function configFileView(supervisor: Supervisor): ConfigFileView {
+  const path = supervisor.configFile;
+  let onDisk: string | null = null;
+  if (path !== null) {
+    try {
+      onDisk = configDigest(readFileSync(path));
+    } catch {
+      onDisk = null;
+    }
+  }
+  return { path, running: supervisor.configVersion, onDisk, restartNeeded: supervisor.restartNeeded(), reloading: supervisor.reloading };
 }
 
 export function buildStatus(supervisor: Supervisor, who: Technician, eventCount: number): StatusBody {
@@ -149,6 +181,7 @@ export function buildStatus(supervisor: Supervisor, who: Technician, eventCount:
     devices: hardware.devices().map(deviceView),
     hardware: config.hardware.kind,
     journal: { ...runtime.journalHealth(), location: runtime.journal.location },
-    config: publicConfig(config),
+    config: publicConfig(supervisor.config),
+    configFile: configFileView(supervisor),
   };
 }

@@ -9,9 +9,11 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 
 const MAIN = join(import.meta.dirname, '../../dist/src/main.js');
+/** What the unit runs: each mode bundled in a file of its own (scripts/app/build.mjs). */
+const APP_MAIN = join(import.meta.dirname, '../../app/main.js');
 
-function run(args: string[]): { code: number | null; err: string; out: string } {
-  const r = spawnSync(process.execPath, [MAIN, ...args], { env: { PATH: process.env['PATH'] }, encoding: 'utf8', timeout: 20_000 });
+function run(args: string[], main = MAIN): { code: number | null; err: string; out: string } {
+  const r = spawnSync(process.execPath, [main, ...args], { env: { PATH: process.env['PATH'] }, encoding: 'utf8', timeout: 20_000 });
   return { code: r.status, err: r.stderr, out: r.stdout };
 }
 const STACK = /\n\s+at .+[:(]/;
@@ -27,11 +29,25 @@ describe('usage errors: exit 2, the usage text, no stack', () => {
     [['demo', '--x'], /Unknown option '--x'/],
     [['demo', '--locale', 'de'], /demo: --locale must be cs or en, got "de"/],
     [['frobnicate'], /unknown command: frobnicate/],
+    [['reload'], /--pid PID \(the daemon, \$MAINPID\) is required/],
+    [['reload', '--pid', '1234', '--timeout-ms', 'soon'], /--timeout-ms must be a positive number/],
   ])('pickup-station %j', (args, why) => {
     const r = run(args);
     expect(r.code).toBe(2);
     expect(r.err).toMatch(why);
     expect(r.err).toContain('usage: pickup-station');
+    expect(r.err).not.toMatch(STACK);
+  });
+
+  // A usage error thrown in a mode's own bundle file is still one to main.js's bundle (two copies
+  // of the error class: told by its name, not by instanceof).
+  it.each([
+    [['reload'], /--pid PID \(the daemon, \$MAINPID\) is required/],
+    [['fleet', '--log-level', 'loud'], /--log-level: one of/],
+  ])('the bundled app/main.js %j', (args, why) => {
+    const r = run(args, APP_MAIN);
+    expect(r.code).toBe(2);
+    expect(r.err).toMatch(why);
     expect(r.err).not.toMatch(STACK);
   });
 });

@@ -5,11 +5,12 @@
  * SIGHUP reloads the config like the technician reload; every other terminating signal goes
  * through the same locks-OFF stop.
  */
+import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { TERMINATING_SIGNALS } from '../../src/lifecycle.js';
 import { SEED_BARCODES, SEED_PIN_SINGLE, type RequestRecord } from '../../src/sim/index.js';
-import { DaemonRig } from '../support/daemon.js';
+import { DaemonRig, MAIN } from '../support/daemon.js';
 import { box, waitFor } from '../support/shared.js';
 
 let rig: DaemonRig | undefined;
@@ -117,44 +118,95 @@ describe('other terminating signals', () => {
   );
 });
 
-describe('SIGHUP reloads the config', () => {
-  it('a valid new config: the station restarts in-process with it; the process lives on', async () => {
+describe('SIGHUP reloads the config; `pickup-station reload` (ExecReload=) waits for the answer', () => {
+  it('a station key: the station restarts in-process with it; the command exits 0 with the line; the process lives on', async () => {
     rig = await DaemonRig.create(CONFIG);
     const p = rig.start();
     await rig.idle();
     rig.writeConfig({ ...rig.configInput, messages: { prompt: ['Reloaded prompt'] } });
-    p.child.kill('SIGHUP');
-    await rig.statusUntil((s) => JSON.stringify((s['config'] as { messages: unknown }).messages).includes('Reloaded prompt'), 'new config in use');
-    expect(msgs(p.lines())).toContain('SIGHUP: config reloaded; station restarted');
+    const r = await reloadCommand(rig, p);
+    expect(r).toMatchObject({ code: 0, out: 'config reloaded: station restarted with the new config\n' });
+    const s = await rig.statusUntil((x) => JSON.stringify((x['config'] as { messages: unknown }).messages).includes('Reloaded prompt'), 'new config in use');
+    expect(msgs(p.lines())).toContain('SIGHUP: config reloaded: station restarted with the new config');
+    const file = s['configFile'] as { running: string; onDisk: string };
+    expect(file.running).toBe(file.onDisk);
     expect(p.child.exitCode).toBeNull();
     p.child.kill('SIGTERM');
     expect((await p.exited).code).toBe(0);
   }, 30_000);
 
-  it('a bad file: refused with its paths, the running config stays', async () => {
+  it('a bad file: refused with its paths, the command exits 1, the running config stays', async () => {
     rig = await DaemonRig.create(CONFIG);
     const p = rig.start();
     await rig.idle();
     rig.writeConfig({ ...rig.configInput, timing: { heartbeatIntervalMs: -5 } });
-    p.child.kill('SIGHUP');
+    const r = await reloadCommand(rig, p);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/invalid config .*config\.json, the running config stays: timing\.heartbeatIntervalMs: /);
     await waitForLine(p, 'SIGHUP: reload refused');
-    const line = p.lines().find((l) => l.msg === 'SIGHUP: reload refused');
-    expect(String(line?.['error'])).toMatch(/invalid config .*config\.json, the running config stays: timing\.heartbeatIntervalMs: /);
     await rig.idle();
     expect(p.child.exitCode).toBeNull();
   }, 30_000);
 
-  it('refused while a reader uses the station (a box open)', async () => {
+  it('a station key while a reader uses the station (a box open): it waits, and is refused after timing.reloadWaitLimitMs — the command exits 1', async () => {
+    rig = await DaemonRig.create({ ...CONFIG, timing: { ...CONFIG.timing, reloadWaitLimitMs: 1_000 } });
+    const p = rig.start();
+    await rig.idle();
+    rig.setDoor(2, 'OPEN');
+    await rig.statusUntil((s) => (s['boxes'] as { door: string }[])[1]?.door === 'OPEN', 'box 2 open');
+    rig.writeConfig({ ...rig.configInput, locks: { pulseMs: 800 } });
+    const r = await reloadCommand(rig, p);
+    expect(r.code).toBe(1);
+    expect(r.err).toMatch(/box 2 is open \(waited 1 s; the running config stays\)/);
+    expect(String(p.lines().find((l) => l.msg === 'SIGHUP: reload refused')?.['error'])).toContain('box 2 is open');
+  }, 30_000);
+
+  it('a live key while a box is open: applied at once, nothing restarted', async () => {
     rig = await DaemonRig.create(CONFIG);
     const p = rig.start();
     await rig.idle();
     rig.setDoor(2, 'OPEN');
     await rig.statusUntil((s) => (s['boxes'] as { door: string }[])[1]?.door === 'OPEN', 'box 2 open');
-    p.child.kill('SIGHUP');
-    await waitForLine(p, 'SIGHUP: reload refused');
-    expect(String(p.lines().find((l) => l.msg === 'SIGHUP: reload refused')?.['error'])).toContain('box 2 is open');
+    rig.writeConfig({ ...rig.configInput, log: { level: 'info' } });
+    const r = await reloadCommand(rig, p);
+    expect(r).toMatchObject({ code: 0, out: 'config reloaded: live keys applied, the station kept running\n' });
+  }, 30_000);
+
+  it('a reload during a reload is queued, not dropped: config A reloading, config B written and reloaded meanwhile — both answered, B runs', async () => {
+    rig = await DaemonRig.create(CONFIG);
+    const p = rig.start();
+    await rig.idle();
+    // A box open makes the first reload (a station key) wait: the second arrives while it runs.
+    rig.setDoor(2, 'OPEN');
+    await rig.statusUntil((s) => (s['boxes'] as { door: string }[])[1]?.door === 'OPEN', 'box 2 open');
+    rig.writeConfig({ ...rig.configInput, messages: { prompt: ['Config A'] } });
+    const first = reloadCommand(rig, p);
+    await waitForLine(p, 'reload waits until the station is free');
+    rig.writeConfig({ ...rig.configInput, messages: { prompt: ['Config B'] } });
+    const second = reloadCommand(rig, p);
+    await waitFor('the second SIGHUP', () => p.lines().filter((l) => l.msg.startsWith('SIGHUP: reloading')).length === 2);
+    rig.setDoor(2, 'CLOSED');
+    const [a, b] = await Promise.all([first, second]);
+    expect(a).toMatchObject({ code: 0, err: '' });
+    expect(b).toMatchObject({ code: 0, err: '' });
+    const s = await rig.statusUntil((x) => JSON.stringify((x['config'] as { messages: unknown }).messages).includes('Config B'), 'config B in use');
+    const file = s['configFile'] as { running: string; onDisk: string; reloading: boolean };
+    expect(file).toMatchObject({ running: file.onDisk, reloading: false });
+    expect(p.lines().some((l) => l.msg.includes('ignored'))).toBe(false);
   }, 30_000);
 });
+
+/** The unit's ExecReload= as systemd runs it: `pickup-station reload --pid $MAINPID`, with the unit's RuntimeDirectory. */
+function reloadCommand(rig: DaemonRig, p: { child: { pid?: number } }): Promise<{ code: number | null; out: string; err: string }> {
+  const child = spawn(process.execPath, [MAIN, 'reload', '--pid', String(p.child.pid)], {
+    env: { RUNTIME_DIRECTORY: rig.runtimeDir, PATH: process.env['PATH'] },
+  });
+  let out = '';
+  let err = '';
+  child.stdout.on('data', (b: Buffer) => (out += b.toString()));
+  child.stderr.on('data', (b: Buffer) => (err += b.toString()));
+  return new Promise((resolve) => child.on('close', (code) => resolve({ code, out, err })));
+}
 
 async function waitForLine(p: { lines(): { msg: string }[] }, msg: string, timeoutMs = 10_000): Promise<void> {
   await waitFor(`the log line "${msg}"`, () => p.lines().some((l) => l.msg === msg), timeoutMs);

@@ -67,7 +67,7 @@ describe('technician page: alarms', () => {
 
     // A wrong PIN: the keypad locks (PIN lock-out).
     d.h.sim.typePin(SEED_UNKNOWN_PIN);
-    await waitFor('lock-out', () => d.wp.station.runtime.snapshot().pinThrottle.lockout !== null);
+    await waitFor('lock-out', () => d.wp.supervisor.station.runtime.snapshot().pinThrottle.lockout !== null);
     await idle(d);
     // A door forced open; after 1 s it is also ajar.
     d.h.sim.forceOpen(3);

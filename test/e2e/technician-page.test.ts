@@ -5,7 +5,7 @@
  * confirmation, and no console errors (the CSP allows the page's own inline code only).
  * Leaves a screenshot at test-artifacts/technician-page.png.
  */
-import { mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -67,7 +67,7 @@ describe('technician page in headless Chromium', () => {
     d.h.sim.scanBarcode(SEED_BARCODES[0]);
     await expect.poll(() => page.textContent('#box-1 .st'), POLL).toBe('OPEN');
     const identify = await d.h.server.waitForRequest((r) => r.endpoint === 'item-identify');
-    await waitFor('closing', () => d.wp.station.runtime.snapshot().mode.kind === 'closing');
+    await waitFor('closing', () => d.wp.supervisor.station.runtime.snapshot().mode.kind === 'closing');
     const shown = d.h.sim.display.lastShown().join('\n');
     await expect.poll(() => page.textContent('#lcd'), POLL).toBe(shown);
     await expect.poll(() => page.locator('#timeline .trace-id').allTextContents(), POLL).toContain(`trace ${identify.traceId}`);
@@ -83,7 +83,7 @@ describe('technician page in headless Chromium', () => {
     await page.waitForSelector('#confirm[open]');
     expect(await page.textContent('#confirm-text')).toContain('service mode on');
     await page.click('#confirm-cancel');
-    expect(d.wp.station.runtime.snapshot().faults).toEqual({});
+    expect(d.wp.supervisor.station.runtime.snapshot().faults).toEqual({});
     await page.click('#svc-on');
     await page.click('#confirm-ok');
     await page.waitForSelector('#service-badge:not(.hidden)');
@@ -116,5 +116,20 @@ describe('technician page in headless Chromium', () => {
     expect(await page.isDisabled(`#box-2 button`)).toBe(true);
     expect(await page.getAttribute('#box-2', 'data-id')).toBe(box(2));
     await page.close();
+  }, 30_000);
+
+  it('shows which config version runs, and a key that waits for a process restart until the restart', async () => {
+    const page = await browser.newPage();
+    await signIn(page, d.tokens.read);
+    await expect.poll(() => page.textContent('#config-file'), POLL).toMatch(/^version [0-9a-f]{16}$/);
+    writeFileSync(d.configFile, JSON.stringify({ ...d.configInput, debug: { ...d.configInput.debug, logLines: 50 } }));
+    expect((await d.call('POST', '/api/reload')).status).toBe(200);
+    await page.close();
+    const after = await browser.newPage();
+    await signIn(after, d.tokens.read);
+    await expect.poll(() => after.textContent('#config-file'), POLL).toMatch(/^version [0-9a-f]{16} · RESTART NEEDED for debug\.logLines$/);
+    writeFileSync(d.configFile, JSON.stringify(d.configInput));
+    expect((await d.call('POST', '/api/reload')).status).toBe(200);
+    await after.close();
   }, 30_000);
 });

@@ -16,7 +16,8 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { screen } from '../../src/station/core.js';
-import type { ActionSource, CoreConfig, Effect, Input, PreviousRun, TimerName } from '../../src/station/core-types.js';
+import type { CoreConfig, Effect, Input, TimerName } from '../../src/station/core-types.js';
+import type { ActionSource, PreviousRun } from '../../src/journal/types.js';
 import type { Endpoint, ServerAnswer } from '../../src/protocol/types.js';
 import { CoreDriver, DOOR_SPRING_MS, PROPERTY_CORE, type Step } from '../support/core-driver.js';
 import { FUZZ_TIMEOUT_MS, check, must } from '../support/fuzz-runs.js';

@@ -16,7 +16,7 @@ const mod = (p: string): string => JSON.stringify(pathToFileURL(join(DIST, p)).h
 
 /** The station as far as the locks go: open the board's locks and start a long pulse. */
 const PULSING_STATION = `
-const { loadBoardProfile } = await import(${mod('devices/board-profile.js')});
+const { loadBoardProfile } = await import(${mod('config/board-profile.js')});
 const { openGpioBackend } = await import(${mod('devices/gpio/backend.js')});
 const { GpioLockBank } = await import(${mod('devices/gpio/locks.js')});
 const { lockSpecs } = await import(${mod('devices/board.js')});

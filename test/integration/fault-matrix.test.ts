@@ -111,7 +111,7 @@ const ready = (fs: FaultStation, mode: 'idle' | 'closing'): Promise<true> =>
   waitFor(
     `${mode} with nothing in flight`,
     () => {
-      const s = fs.wp.station.runtime.snapshot();
+      const s = fs.wp.supervisor.station.runtime.snapshot();
       return s.mode.kind === mode && s.inFlight === null;
     },
     15_000,
@@ -120,7 +120,7 @@ const ready = (fs: FaultStation, mode: 'idle' | 'closing'): Promise<true> =>
 /** The next finished /state that was answered (the heartbeat timer has just restarted). */
 function nextAnsweredState(fs: FaultStation): Promise<void> {
   return new Promise((resolve) => {
-    const off = fs.wp.station.runtime.onEvent((e) => {
+    const off = fs.wp.supervisor.station.runtime.onEvent((e) => {
       if (e.type === 'event-done' && e.record.endpoint === 'state' && !e.record.outcome.startsWith('unanswered')) {
         off();
         resolve();
@@ -163,7 +163,7 @@ async function runRow(endpoint: Endpoint, fault: FaultDef, once = false): Promis
     timing: { heartbeatIntervalMs: HEARTBEAT_MS, messageMs: MESSAGE_MS, doorOpenTimeoutMs: 2_000, duplicateScanWindowMs: 0 },
   });
   try {
-    const { runtime } = fs.wp.station;
+    const { runtime } = fs.wp.supervisor.station;
     const messages = fs.config.messages;
     await ready(fs, 'idle');
     const before: 'idle' | 'closing' = endpoint === 'cancel' ? 'closing' : 'idle';

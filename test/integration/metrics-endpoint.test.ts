@@ -62,7 +62,7 @@ describe('GET /metrics: what it counts', () => {
     expect(statesBefore).toBeGreaterThanOrEqual(1);
 
     d.h.sim.scanBarcode(SEED_BARCODES[0]);
-    await waitFor('closing', () => d!.wp.station.runtime.snapshot().mode.kind === 'closing');
+    await waitFor('closing', () => d!.wp.supervisor.station.runtime.snapshot().mode.kind === 'closing');
     const open = await scrape(d);
     expect(open.value('pickup_station_events_total', { station, endpoint: 'item-identify', outcome: 'box-open' })).toBe(1);
     expect(open.value('pickup_station_event_attempts_total', { station, endpoint: 'item-identify' })).toBe(1);
@@ -132,21 +132,21 @@ describe('GET /metrics: what it counts', () => {
     });
 
     d.h.sim.forceOpen(3);
-    await waitFor('forced-open raised', () => d!.wp.station.runtime.snapshot().alarms.some((a) => a.kind === 'forced-open'));
+    await waitFor('forced-open raised', () => d!.wp.supervisor.station.runtime.snapshot().alarms.some((a) => a.kind === 'forced-open'));
     expect(await alarms()).toMatchObject({ total: { 'forced-open': 1 }, active: { 'forced-open': 1 } });
     d.h.sim.closeDoor(3);
-    await waitFor('forced-open cleared', () => d!.wp.station.runtime.snapshot().alarms.length === 0);
+    await waitFor('forced-open cleared', () => d!.wp.supervisor.station.runtime.snapshot().alarms.length === 0);
     expect(await alarms()).toMatchObject({ total: { 'forced-open': 1 }, active: { 'forced-open': 0 } });
 
     d.h.sim.openTamper();
-    await waitFor('tamper raised', () => d!.wp.station.runtime.snapshot().alarms.some((a) => a.kind === 'tamper'));
+    await waitFor('tamper raised', () => d!.wp.supervisor.station.runtime.snapshot().alarms.some((a) => a.kind === 'tamper'));
     expect(await alarms()).toMatchObject({ total: { tamper: 1 }, active: { tamper: 1 } });
     d.h.sim.closeTamper();
-    await waitFor('tamper cleared', () => d!.wp.station.runtime.snapshot().alarms.length === 0);
+    await waitFor('tamper cleared', () => d!.wp.supervisor.station.runtime.snapshot().alarms.length === 0);
     await idle(d);
 
     d.h.sim.typePin(SEED_PIN_MULTI); // boxes 5 and 6, left open
-    await waitFor('both doors ajar', () => d!.wp.station.runtime.snapshot().alarms.filter((a) => a.kind === 'door-ajar').length === 2, 5_000);
+    await waitFor('both doors ajar', () => d!.wp.supervisor.station.runtime.snapshot().alarms.filter((a) => a.kind === 'door-ajar').length === 2, 5_000);
     expect(await alarms()).toMatchObject({ total: { 'door-ajar': 2 }, active: { 'door-ajar': 2 } });
     d.h.sim.closeDoor(5);
     d.h.sim.closeDoor(6);
@@ -159,12 +159,12 @@ describe('GET /metrics: what it counts', () => {
       d.h.sim.typePin(SEED_UNKNOWN_PIN);
       await d.h.server.waitForRequest((r) => r.endpoint === 'pin-enter', 5_000, { afterSeq: seq });
     }
-    await waitFor('lock-out raised', () => d!.wp.station.runtime.snapshot().alarms.some((a) => a.kind === 'pin-lockout'));
+    await waitFor('lock-out raised', () => d!.wp.supervisor.station.runtime.snapshot().alarms.some((a) => a.kind === 'pin-lockout'));
     const locked = await alarms();
     expect(locked).toMatchObject({ total: { 'pin-lockout': 1 }, active: { 'pin-lockout': 1 } });
     const e = await scrape(d);
     expect(e.value('pickup_station_events_total', { station, endpoint: 'pin-enter', outcome: 'exception' })).toBe(2);
-    await waitFor('lock-out over', () => d!.wp.station.runtime.snapshot().alarms.length === 0, 5_000);
+    await waitFor('lock-out over', () => d!.wp.supervisor.station.runtime.snapshot().alarms.length === 0, 5_000);
     expect(await alarms()).toEqual({
       total: { 'forced-open': 1, 'door-ajar': 2, tamper: 1, 'pin-lockout': 1 },
       active: { 'forced-open': 0, 'door-ajar': 0, tamper: 0, 'pin-lockout': 0 },
@@ -189,7 +189,7 @@ describe('GET /metrics: what it counts', () => {
     d = await startDebugHarness({ server: { answerTimeoutMs: 300 } });
     await idle(d);
     d.h.server.setFault('*', { kind: 'delay', ms: 5_000 });
-    await waitFor('deactivated', () => d!.wp.station.runtime.snapshot().mode.kind === 'deactivated', 15_000);
+    await waitFor('deactivated', () => d!.wp.supervisor.station.runtime.snapshot().mode.kind === 'deactivated', 15_000);
     const off = await scrape(d);
     expect(off.value('pickup_station_mode', { station, mode: 'deactivated' })).toBe(1);
     expect(off.value('pickup_station_deactivations_total', { station })).toBe(1);
@@ -211,11 +211,11 @@ describe('GET /metrics: nothing secret, labels bounded by the config', () => {
     d = await startDebugHarness();
     await idle(d);
     d.h.sim.scanBarcode(SEED_BARCODES[0]);
-    await waitFor('closing', () => d!.wp.station.runtime.snapshot().mode.kind === 'closing');
+    await waitFor('closing', () => d!.wp.supervisor.station.runtime.snapshot().mode.kind === 'closing');
     d.h.sim.closeDoor(1);
     await idle(d);
     d.h.sim.typePin(SEED_PIN_MULTI);
-    await waitFor('closing after PIN', () => d!.wp.station.runtime.snapshot().mode.kind === 'closing');
+    await waitFor('closing after PIN', () => d!.wp.supervisor.station.runtime.snapshot().mode.kind === 'closing');
     d.h.sim.closeDoor(5);
     d.h.sim.closeDoor(6);
     await idle(d);
@@ -226,7 +226,7 @@ describe('GET /metrics: nothing secret, labels bounded by the config', () => {
     for (const s of secrets) expect(text).not.toContain(s);
 
     const exp = parseExposition(text);
-    const devices = d.wp.station.hardware.devices().map((x) => x.name);
+    const devices = d.wp.supervisor.station.hardware.devices().map((x) => x.name);
     const allowed: Record<string, (v: string) => boolean> = {
       station: (v) => v === STATION.id,
       box: (v) => /^[1-8]$/.test(v),
@@ -271,7 +271,7 @@ describe('without a technician port', () => {
       ring: new LogRing(10),
       start: (l) => startStation({ config: l.config, password: l.password, log: h!.log }),
     });
-    stop = () => wp.station.stop();
+    stop = () => wp.stop();
     return wp;
   }
 

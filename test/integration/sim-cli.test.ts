@@ -58,7 +58,7 @@ describe('runSimServerCli', () => {
     expect(await done).toBe(0);
   });
 
-  it('exits 64 on a bad option and 78 on a bad stations file', async () => {
+  it('exits 2 (usage) on a bad option and 78 on a bad stations file', async () => {
     const bad = io();
     expect(await runSimServerCli(['--port', 'abc'], bad)).toBe(2);
     expect(bad.errors.join('\n')).toMatch(/--port: must be an integer/);

@@ -169,11 +169,11 @@ describe('POST /api/inject/*', () => {
 });
 
 describe('POST /api/reload', () => {
-  it('re-validates the file and restarts the station with it (locks OFF between); service mode carries over', async () => {
+  it('re-validates the file and, for a station key, restarts the station with it (locks OFF between); service mode carries over', async () => {
     d = await startDebugHarness();
     await idle(d);
     await d.call('POST', '/api/service', { body: { on: true } });
-    const before = d.wp.station.runtime;
+    const before = d.wp.supervisor.station.runtime;
     let oldLocksOff = 0;
     const allOff = d.h.sim.locks.allOff.bind(d.h.sim.locks);
     d.h.sim.locks.allOff = () => {
@@ -183,12 +183,12 @@ describe('POST /api/reload', () => {
     writeFileSync(d.configFile, JSON.stringify({ ...d.configInput, messages: { prompt: ['Reloaded prompt'] } }));
     const r = await d.call('POST', '/api/reload');
     expect(r.status).toBe(200);
-    expect(r.body).toEqual({ reloaded: true, restartNeeded: [] });
-    expect(d.wp.station.runtime).not.toBe(before);
+    expect(r.body).toEqual({ reloaded: true, applied: 'restart-station', version: expect.stringMatching(/^[0-9a-f]{16}$/), restartNeeded: [] });
+    expect(d.wp.supervisor.station.runtime).not.toBe(before);
     // The old station drove its locks OFF and released them: they cannot be energized any more.
     expect(oldLocksOff).toBeGreaterThan(0);
     await expect(d.h.sim.locks.pulse(1, 10)).rejects.toThrow('locks closed');
-    expect(d.wp.station.config.messages.prompt).toEqual(['Reloaded prompt']);
+    expect(d.wp.supervisor.station.config.messages.prompt).toEqual(['Reloaded prompt']);
     const down = await d.h.server.waitForRequest((q) => q.endpoint === 'state' && stateBody(q).st === 'DOWN' && q.seq > 2);
     expect(stateBody(down).errorMessage).toBe('service');
     // The port follows the new station.
@@ -200,22 +200,23 @@ describe('POST /api/reload', () => {
   it('a bad file: 422 with every problem, and the running station stays as it was', async () => {
     d = await startDebugHarness();
     await idle(d);
-    const before = d.wp.station.runtime;
+    const before = d.wp.supervisor.station.runtime;
     writeFileSync(d.configFile, JSON.stringify({ ...d.configInput, server: { baseUrl: 'gopher://x', attempts: 0 } }));
     const r = await d.call('POST', '/api/reload');
     expect(r.status).toBe(422);
     const paths = (r.body['problems'] as { path: string }[]).map((p) => p.path);
     expect(paths).toEqual(expect.arrayContaining(['server.baseUrl', 'server.attempts']));
-    expect(d.wp.station.runtime).toBe(before);
+    expect(d.wp.supervisor.station.runtime).toBe(before);
     d.h.sim.scanBarcode(SEED_BARCODES[0]);
     await d.h.server.waitForRequest((q) => q.endpoint === 'item-identify');
   });
 
-  it('409 while a reader uses the station', async () => {
-    d = await startDebugHarness();
+  it('409 when a reader still uses the station after timing.reloadWaitLimitMs (a station key changed)', async () => {
+    d = await startDebugHarness({ timing: { reloadWaitLimitMs: 200 } });
     await idle(d);
     d.h.sim.scanBarcode(SEED_BARCODES[0]);
     await waitFor('deposit', () => d!.h.station.runtime.snapshot().mode.kind === 'closing');
+    writeFileSync(d.configFile, JSON.stringify({ ...d.configInput, messages: { prompt: ['Reloaded prompt'] } }));
     const r = await d.call('POST', '/api/reload');
     expect(r.status).toBe(409);
     expect(r.body['message']).toMatch(/box action is in progress/);

@@ -30,7 +30,7 @@ describe('alarms on the technician port', () => {
     expect(s.events.find((e) => e.data.type === 'box')?.data).toMatchObject({ number: 2, state: 'OPEN', outcome: 'opened-without-command' });
 
     d.h.sim.openTamper();
-    await waitFor('tamper alarm', () => d!.wp.station.runtime.snapshot().alarms.length === 2);
+    await waitFor('tamper alarm', () => d!.wp.supervisor.station.runtime.snapshot().alarms.length === 2);
     const status = (await d.call('GET', '/api/status')).body as unknown as StatusBody;
     expect(status.alarms).toEqual([
       { kind: 'forced-open', boxId: box(2), detail: 'box 2 forced open' },
@@ -54,7 +54,7 @@ describe('rescue open (the server cannot be asked)', () => {
     const dh = await startDebugHarness({ server: { attempts: 1, answerTimeoutMs: 300 } });
     await idle(dh);
     dh.h.server.setFault('*', { kind: 'drop', processed: false });
-    await waitFor('deactivated', () => dh.wp.station.runtime.snapshot().mode.kind === 'deactivated', 5_000);
+    await waitFor('deactivated', () => dh.wp.supervisor.station.runtime.snapshot().mode.kind === 'deactivated', 5_000);
     return dh;
   }
 
@@ -83,7 +83,7 @@ describe('rescue open (the server cannot be asked)', () => {
       }),
     );
     // No forced-open alarm: it was a command.
-    expect(d.wp.station.runtime.snapshot().alarms).toEqual([]);
+    expect(d.wp.supervisor.station.runtime.snapshot().alarms).toEqual([]);
 
     // The server comes back: the first /state it answers carries the rescue.
     const seq = d.h.server.lastSeq;
@@ -101,7 +101,7 @@ describe('rescue open (the server cannot be asked)', () => {
     d = await startDebugHarness();
     await idle(d);
     d.h.server.disableStation(d.h.config.station.id, ['Closed for inventory']);
-    await waitFor('disabled', () => d!.wp.station.runtime.snapshot().mode.kind === 'disabled', 5_000);
+    await waitFor('disabled', () => d!.wp.supervisor.station.runtime.snapshot().mode.kind === 'disabled', 5_000);
     expect((await d.call('POST', '/api/boxes/3/open')).status).toBe(409);
     await d.call('POST', '/api/service', { body: { on: true } });
     const r = await d.call('POST', '/api/boxes/3/open');

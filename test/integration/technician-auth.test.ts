@@ -45,7 +45,7 @@ describe('over HTTP', () => {
       expect(a.body).toEqual({ error: 'unauthorized', message: 'unauthorized' });
       expect(a.headers.get('www-authenticate')).toBe('Bearer');
     }
-    expect(d.wp.station.runtime.snapshot().faults).toEqual({}); // the refused service call did nothing
+    expect(d.wp.supervisor.station.runtime.snapshot().faults).toEqual({}); // the refused service call did nothing
   });
 
   it('a token in the query string is refused (400) even when valid, and never logged', async () => {

@@ -89,7 +89,7 @@ describe('bad input', () => {
     expect(r.body['error']).toBe('payload_too_large');
     const chunked = await chunkedPost(d.url, '/api/service', d.tokens.service, 64 * 1024);
     expect(chunked.status).toBe(413);
-    expect(d.wp.station.runtime.snapshot().faults).toEqual({});
+    expect(d.wp.supervisor.station.runtime.snapshot().faults).toEqual({});
   });
 
   it('malformed JSON -> 400; a body that does not say JSON -> 415; a wrong shape -> 400 with the paths', async () => {
@@ -102,14 +102,14 @@ describe('bad input', () => {
     const shape = await d.call('POST', '/api/service', { body: { on: 'yes', extra: 1 } });
     expect(shape.status).toBe(400);
     expect((shape.body['problems'] as { path: string }[]).map((p) => p.path)).toEqual(expect.arrayContaining(['on']));
-    expect(d.wp.station.runtime.snapshot().faults).toEqual({});
+    expect(d.wp.supervisor.station.runtime.snapshot().faults).toEqual({});
   });
 
   it('an action the current mode forbids -> 409 with the reason (open a box during a pickup, inject meanwhile)', async () => {
     d = await startDebugHarness();
     await idle(d);
     d.h.sim.typePin(SEED_PIN_MULTI);
-    await waitFor('pickup in progress', () => d!.wp.station.runtime.snapshot().mode.kind === 'closing');
+    await waitFor('pickup in progress', () => d!.wp.supervisor.station.runtime.snapshot().mode.kind === 'closing');
     for (const [path, body] of [
       ['/api/boxes/1/open', undefined],
       ['/api/inject/scan', { value: '31234000000017' }],

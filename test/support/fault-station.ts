@@ -157,7 +157,7 @@ export async function startFaultStation(o: FaultStationOptions): Promise<FaultSt
     },
     async stop() {
       for (const a of aborts) a.abort();
-      await wp.station.stop();
+      await wp.stop();
       agent.https.destroy();
       await faulty.stop();
     },

@@ -8,6 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { startStation } from '../../src/app.js';
+import { loadConfigFile } from '../../src/config/load.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { hashToken, newToken } from '../../src/tokens/tokens.js';
 import { startSupervised, type Supervised } from '../../src/supervised.js';
@@ -58,9 +59,10 @@ export async function startDebugHarness(
   const configFile = join(dir, 'config.json');
   const configInput = { ...h.config, station: { ...h.config.station, passwordFile } } as DebugHarness['configInput'];
   writeFileSync(configFile, JSON.stringify(configInput, null, 2));
+  // What the supervisor runs is the file as written (its version, its passwordFile), as in the daemon.
   const wp = await startSupervised({
     station: h.station,
-    loaded: { config: h.config, password: STATION.password },
+    loaded: loadConfigFile(configFile, {}),
     configFile,
     env: {},
     log: h.log,
@@ -101,7 +103,7 @@ export async function startDebugHarness(
       return { status: res.status, body: parsed, text, headers: res.headers };
     },
     async stop() {
-      await wp.station.stop();
+      await wp.stop();
       await h.stop();
     },
   };
@@ -110,7 +112,7 @@ export async function startDebugHarness(
 /** Wait until the station waits for input with nothing in flight. */
 export const idle = (d: DebugHarness): Promise<true> =>
   waitFor('idle', () => {
-    const s = d.wp.station.runtime.snapshot();
+    const s = d.wp.supervisor.station.runtime.snapshot();
     return s.mode.kind === 'idle' && s.inFlight === null;
   });
 

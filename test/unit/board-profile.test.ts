@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { loadConfigObject } from '../../src/config/load.js';
 import { createBoardHardware } from '../../src/devices/board.js';
 import { boardHardwareSchema } from '../../src/devices/board-config.js';
-import { loadBoardProfile } from '../../src/devices/board-profile.js';
+import { loadBoardProfile } from '../../src/config/board-profile.js';
 import { ConfigError } from '../../src/errors.js';
 import { configProblems } from '../support/config-problems.js';
 import { STATION } from '../support/shared.js';

@@ -4,7 +4,7 @@
  * Also: "please wait" while a reader's or librarian's event is in flight.
  */
 import { describe, expect, it } from 'vitest';
-import { initialState, screen } from '../../src/station/core.js';
+import { initialState, screen, technicianOpenCheck } from '../../src/station/core.js';
 import type { Effect } from '../../src/station/core-types.js';
 import { answered, B1, B2, cmd, coreConfig, idleStepper, logs, pinKeys, states, stepper, wrongPin, type Stepper } from '../support/core-driver.js';
 
@@ -75,7 +75,36 @@ describe('rescue open', () => {
     st.feed(serviceOn, { type: 'door', boxId: B1, state: 'OPEN' });
     const fx = st.feed({ type: 'technician-open', boxId: B2, by: 'alice' });
     expect(pulses(fx)).toEqual([]);
-    expect(logs(fx)).toContainEqual({ level: 'info', msg: 'technician open refused: a box is open' });
+    expect(logs(fx)).toContainEqual({ level: 'info', msg: 'technician open refused: box 1 is open' });
+  });
+
+  it('refused while a PIN is being typed, in a rescue and otherwise: the rule the technician port asks (technicianOpenCheck)', () => {
+    const rescue = deactivated();
+    rescue.feed(serviceOn);
+    // Digits typed before the station was deactivated (keys now are refused, the buffer stays).
+    rescue.state = { ...rescue.state, pin: '12' };
+    expect(technicianOpenCheck(rescue.config, rescue.state)).toEqual({ rescue: true, blocker: 'a PIN is being typed at the station' });
+    expect(pulses(rescue.feed({ type: 'technician-open', boxId: B2, by: 'alice' }))).toEqual([]);
+
+    const idle = idleStepper();
+    idle.feed({ type: 'key', key: { kind: 'digit', digit: '1' } }, { type: 'key', key: { kind: 'digit', digit: '2' } });
+    expect(technicianOpenCheck(idle.config, idle.state)).toEqual({ rescue: false, blocker: 'a PIN is being typed at the station' });
+    const fx = idle.feed({ type: 'technician-open', boxId: B2, by: 'alice' });
+    expect(pulses(fx)).toEqual([]);
+    expect(logs(fx)).toContainEqual({ level: 'info', msg: 'technician open refused: a PIN is being typed at the station' });
+  });
+
+  it('what the core does is what technicianOpenCheck said: a rescue is pulsed as one, an ordinary opening as one', () => {
+    const rescue = deactivated();
+    rescue.feed(serviceOn);
+    expect(technicianOpenCheck(rescue.config, rescue.state)).toEqual({ rescue: true, blocker: null });
+    expect(logs(rescue.feed({ type: 'technician-open', boxId: B2, by: 'alice' }))[0]?.msg).toMatch(/^rescue open: /);
+
+    const idle = idleStepper();
+    expect(technicianOpenCheck(idle.config, idle.state)).toEqual({ rescue: false, blocker: null });
+    const fx = idle.feed({ type: 'technician-open', boxId: B2, by: 'alice' });
+    expect(pulses(fx)).toEqual([[B2]]);
+    expect(logs(fx)).toContainEqual({ level: 'warn', msg: 'technician alice opens box 2' });
   });
 });
 

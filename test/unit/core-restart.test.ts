@@ -5,7 +5,8 @@
  */
 import { describe, expect, it } from 'vitest';
 import { initialState, screen } from '../../src/station/core.js';
-import type { CoreState, Input, PreviousRun } from '../../src/station/core-types.js';
+import type { CoreState, Input } from '../../src/station/core-types.js';
+import type { PreviousRun } from '../../src/journal/types.js';
 import { B1, coreConfig, runCore, states as stateSends } from '../support/core-driver.js';
 
 const B5 = '55555555-5555-4555-8555-555555555555';

@@ -12,9 +12,9 @@ import { validateConfig } from '../../src/config/load.js';
 import type { StationConfig } from '../../src/config/schema.js';
 import { SimulatedStation } from '../../src/devices/sim/station.js';
 import type { ServerAnswer } from '../../src/protocol/types.js';
-import type { PinThrottleRecord } from '../../src/station/core-types.js';
 import { StationRuntime, type RuntimeEvent } from '../../src/station/runtime.js';
-import { FilePinThrottleStore, MemoryPinThrottleStore, type PinThrottleStore } from '../../src/storage/pin-throttle-store.js';
+import { FilePinThrottleStore, MemoryPinThrottleStore } from '../../src/storage/pin-throttle-store.js';
+import type { PinThrottleRecord, PinThrottleStore } from '../../src/storage/types.js';
 import { ScriptedSender, waitForInput, type Script } from '../support/scripted-sender.js';
 import { STATION } from '../support/shared.js';
 

@@ -5,7 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
-import { backoffDelay, Reconnector } from '../../src/devices/input/reconnect.js';
+import { backoffDelay, Reconnector } from '../../src/devices/reconnect.js';
 import type { SerialEvents, SerialLink, SerialOpener } from '../../src/devices/serial/link.js';
 import { SerialScanner } from '../../src/devices/serial/scanner.js';
 import { DeviceError } from '../../src/errors.js';

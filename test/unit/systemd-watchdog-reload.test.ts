@@ -97,7 +97,7 @@ describe('the watchdog follows a reload', () => {
     const reloading = supervisor.reload();
     await vi.advanceTimersByTimeAsync(0);
     const result = await reloading;
-    expect(result).toEqual({ ok: true, restartNeeded: [] });
+    expect(result).toMatchObject({ ok: true, applied: 'restart-station', restartNeeded: [] });
     // Each event now waits 10 minutes for its answer: far beyond the start-up config's limit.
     expect(stateStalenessLimitMs(supervisor.config)).toBeGreaterThan(before + 2 * 9 * 60_000);
     const pingsBefore = notifier.pings();
@@ -110,6 +110,20 @@ describe('the watchdog follows a reload', () => {
     await supervisor.stop();
   });
 
+  it('while the station stops (drain, locks OFF, the steps after), the watchdog keeps being fed on the event loop alone', async () => {
+    const { supervisor, notifier, systemd } = await daemonLike();
+    await vi.advanceTimersByTimeAsync(60_000);
+    systemd.stopping();
+    await supervisor.stop();
+    // The stopped station finishes no /state any more: while running, that is unhealthy within the
+    // staleness limit; while stopping, the stop bounds itself and the pings go on until the exit.
+    const pingsBefore = notifier.pings();
+    await vi.advanceTimersByTimeAsync(stateStalenessLimitMs(supervisor.startConfig) + 60_000);
+    expect(notifier.sent.filter((m) => m.startsWith('STATUS=unhealthy'))).toEqual([]);
+    expect(notifier.pings() - pingsBefore).toBeGreaterThan(0);
+    expect(notifier.sent.some((m) => m.includes('STOPPING=1'))).toBe(true);
+  });
+
   it('right after a reload the new station is judged from its own start, not from the process start', async () => {
     const { cfg, supervisor, notifier, systemd } = await daemonLike();
     // An hour of a healthy station (its /state events finish, unanswered, every 90 s or so).
@@ -118,7 +132,7 @@ describe('the watchdog follows a reload', () => {
     cfg.write({ messages: { prompt: ['Reloaded'] } });
     const reloading = supervisor.reload();
     await vi.advanceTimersByTimeAsync(0);
-    expect(await reloading).toEqual({ ok: true, restartNeeded: [] });
+    expect(await reloading).toMatchObject({ ok: true, applied: 'restart-station', restartNeeded: [] });
     // The new station's first /state takes attempts × answerTimeout (60 s) to end unanswered;
     // meanwhile the station is as healthy as it was.
     await vi.advanceTimersByTimeAsync(15_000);

@@ -2,10 +2,8 @@
 import type { PortalClient } from '../../portal/client.js';
 import type { SearchKind } from '../../portal/schemas.js';
 import type { PortalConfig } from '../../portal/config.js';
+import { EXIT_FAILURE, EXIT_OK } from '../../errors.js';
 import { formatDuration, newestLine, searchItemLine, syncLines, userLines } from './format.js';
-
-export const EXIT_OK = 0;
-export const EXIT_FAILURE = 1;
 
 export interface Output {
   readonly json: boolean;

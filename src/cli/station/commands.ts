@@ -16,11 +16,10 @@ import type { SelfTestReport } from '../../technician/selftest.js';
 import type { EventView, StatusBody } from '../../technician/status.js';
 import { formatEvent, formatLogLine, formatSelfTest, formatStatus, formatStreamEvent } from './format.js';
 
-export const EXIT_OK = 0;
-export const EXIT_FAILURE = 1;
-import { EXIT_USAGE, UsageError, usageFailure } from '../args.js';
+import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from '../../errors.js';
+import { UsageError, usageFailure } from '../args.js';
+import { reloadedHow, type ReloadPlanKind } from '../../supervisor/reload-words.js';
 
-export { EXIT_USAGE };
 /** Name of the systemd credential stationctl reads its token from (LoadCredential= in a unit, or systemd-run). */
 export const TOKEN_CREDENTIAL = 'technician-token';
 
@@ -297,8 +296,11 @@ async function execute(command: TechnicianCommand, values: Record<string, unknow
       return EXIT_OK;
     }
     case 'reload': {
-      const r = await client.call<{ restartNeeded: string[] }>('POST', '/api/reload');
-      print(r, `config reloaded; station restarted${r.restartNeeded.length > 0 ? ` (${r.restartNeeded.join(', ')} change only on a process restart)` : ''}`);
+      const r = await client.call<{ applied: ReloadPlanKind; restartNeeded: string[] }>('POST', '/api/reload');
+      print(
+        r,
+        `config reloaded: ${reloadedHow(r.applied)}${r.restartNeeded.length > 0 ? ` (${r.restartNeeded.join(', ')} change only on a process restart)` : ''}`,
+      );
       return EXIT_OK;
     }
     case 'token':

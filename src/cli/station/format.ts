@@ -1,6 +1,7 @@
 /** Readable output of stationctl's technician commands (--json prints the API's JSON instead). */
 import type { SelfTestReport } from '../../technician/selftest.js';
-import type { EventView, StatusBody } from '../../technician/status.js';
+import { statusFaults } from '../../technician/faults.js';
+import type { ConfigFileView, EventView, StatusBody } from '../../technician/status.js';
 
 const pad = (s: string, n: number): string => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 const age = (ms: number | null | undefined): string =>
@@ -20,8 +21,10 @@ export function formatStatus(s: StatusBody): string {
   );
   if (s.lastFailure)
     out.push(`last failure ${age(s.lastFailure.ageMs)}: /${s.lastFailure.endpoint} ${s.lastFailure.reason} (attempts=${s.lastFailure.attempts})`);
-  const faults = Object.entries(s.faults);
-  out.push(`faults      ${faults.length === 0 ? 'none' : faults.map(([k, v]) => `${k}: ${v}`).join('; ')}`);
+  const faults = statusFaults(s);
+  out.push(`faults      ${faults.length === 0 ? 'none' : faults.join('; ')}`);
+  out.push(`journal     ${s.journal.ok ? 'ok' : 'NOT WRITING'} (${s.journal.location})${s.journal.problem === null ? '' : `: ${s.journal.problem}`}`);
+  out.push(`config      ${formatConfigFile(s.configFile)}`);
   const alarms = s.alarms ?? [];
   out.push(`alarms      ${alarms.length === 0 ? 'none' : alarms.map((a) => `${a.detail} (${a.kind})`).join('; ')}`);
   const t = s.pinThrottle;
@@ -42,6 +45,17 @@ export function formatStatus(s: StatusBody): string {
   for (const e of s.events) out.push(`  ${formatEvent(e)}`);
   out.push('', `signed in as ${s.technician.name} (${s.technician.scope})`);
   return out.join('\n');
+}
+
+/** Which config file version runs, whether the file on disk differs, and what waits for a restart. */
+export function formatConfigFile(c: ConfigFileView): string {
+  if (c.path === null) return 'built in (not from a file)';
+  const parts = [`${c.path} version ${c.running ?? '?'}`];
+  if (c.onDisk === null) parts.push('the file cannot be read now');
+  else if (c.onDisk !== c.running) parts.push(`the file on disk is version ${c.onDisk}: not reloaded (stationctl reload)`);
+  if (c.reloading) parts.push('a reload is running');
+  if (c.restartNeeded.length > 0) parts.push(`RESTART NEEDED for ${c.restartNeeded.join(', ')} (systemctl restart pickup-station)`);
+  return parts.join('; ');
 }
 
 /** One log line (pino JSON) as `time LEVEL msg key=value ...`. */

@@ -13,11 +13,9 @@
  * the lines, and the latest lines are sent as soon as the port is back.
  */
 import type { Logger } from 'pino';
-import type { Display } from '../types.js';
-import { HEALTHY, DeviceBase } from '../device-base.js';
-import { Reconnector, type BackoffOptions } from '../input/reconnect.js';
+import type { BackoffOptions } from '../reconnect.js';
 import { openSerialPort, type SerialLink, type SerialOpener, type SerialPortOptions } from '../serial/link.js';
-import { LatestWrite } from './latest-write.js';
+import { ReconnectingDisplay } from './reconnecting-display.js';
 import { fitLines, toCharset, type Charset, type DisplaySize, type Overflow } from './text.js';
 
 export interface DisplayProtocol {
@@ -60,63 +58,33 @@ export function renderSerialFrame(lines: readonly string[], o: Pick<SerialDispla
   return Buffer.concat(parts);
 }
 
-export class SerialDisplay extends DeviceBase implements Display {
-  private last: readonly string[] = [];
+export class SerialDisplay extends ReconnectingDisplay<SerialLink> {
   private wanted: Buffer | null = null;
-  private readonly writes = new LatestWrite(() => this.writeLatest());
-  private readonly reconnector: Reconnector<SerialLink>;
-  private closed = false;
+  private readonly opener: SerialOpener;
 
   constructor(private readonly o: SerialDisplayOptions) {
-    const name = `display ${o.port.path}`;
-    super(name, { ok: false, detail: `${name} not opened yet` });
-    const opener = o.opener ?? openSerialPort;
-    this.reconnector = new Reconnector<SerialLink>({
-      name,
-      backoff: o.reconnect,
-      openTimeoutMs: o.openTimeoutMs,
-      log: o.log,
-      // A display sends nothing we need; incoming bytes (key echoes of some backpacks) are ignored.
-      open: (lost) => opener(o.port, { onData: () => undefined, lost }),
-      onUp: () => {
-        this.setHealth(HEALTHY);
-        if (this.wanted) this.flush().catch((e: unknown) => o.log.warn({ device: name, error: String(e) }, 'display refresh after reconnect failed'));
-      },
-      onDown: (reason) => this.setHealth({ ok: false, detail: `${name} missing (${reason})` }),
-    });
+    super(`display ${o.port.path}`, o);
+    this.opener = o.opener ?? openSerialPort;
   }
 
-  start(): Promise<void> {
-    return this.reconnector.start();
-  }
-
-  /** Resolves once the bytes are handed to the OS, or at once while the display is missing. */
-  show(lines: readonly string[]): Promise<void> {
-    this.last = [...lines];
+  override show(lines: readonly string[]): Promise<void> {
     this.wanted = renderSerialFrame(lines, this.o);
-    return this.flush();
+    return super.show(lines);
   }
 
-  lastShown(): readonly string[] {
-    return this.last;
+  protected openLink(lost: (reason: string) => void): Promise<SerialLink> {
+    // A display sends nothing we need; incoming bytes (key echoes of some backpacks) are ignored.
+    return this.opener(this.o.port, { onData: () => undefined, lost });
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.clearHealthListeners();
-    await this.reconnector.stop();
+  protected override linkUp(): void {
+    if (this.wanted) this.refresh();
   }
 
-  /** Write the latest wanted frame; shows arriving meanwhile are coalesced into one more write. */
-  private flush(): Promise<void> {
-    return this.writes.request();
-  }
-
-  private async writeLatest(): Promise<boolean> {
-    const link = this.reconnector.current();
+  /** Resolves once the bytes are handed to the OS. */
+  protected async write(link: SerialLink, _lines: readonly string[]): Promise<boolean> {
     const bytes = this.wanted;
-    if (this.closed || !link || !bytes) return false;
+    if (!bytes) return false;
     await link.write(bytes, this.o.writeTimeoutMs);
     return true;
   }

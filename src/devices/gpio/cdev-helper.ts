@@ -5,7 +5,6 @@
 import type { ChildProcessWithoutNullStreams } from 'node:child_process';
 import { DeviceError, errorMessage } from '../../errors.js';
 import type { GpiodVersion } from './gpiod-tools.js';
-import { sleep } from '../../time.js';
 
 /** The last hardware boundary: node's spawn (mocked in unit tests). */
 export type SpawnFn = (command: string, args: readonly string[], options: { stdio: 'pipe'; detached: boolean }) => ChildProcessWithoutNullStreams;
@@ -136,12 +135,6 @@ export class Helper {
     }
   }
 }
-
-/**
- * A pause that keeps the process alive. (An unref'd timer here once let `safe-state` exit 0
- * silently while it was waiting for a busy line: the rig's kill -9 test caught it.)
- */
-export const delay = sleep;
 
 export interface CdevEnv {
   readonly spawn: SpawnFn;

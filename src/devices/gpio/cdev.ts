@@ -12,8 +12,9 @@
  */
 import { spawn as nodeSpawn } from 'node:child_process';
 import { DeviceError, errorMessage } from '../../errors.js';
+import { sleep } from '../../time.js';
 import { HARD_MAX_PULSE_MS } from '../types.js';
-import { delay, Helper, READY, runTool, START_TIMEOUT_MS, type CdevEnv, type KillGroupFn, type SpawnFn } from './cdev-helper.js';
+import { Helper, READY, runTool, START_TIMEOUT_MS, type CdevEnv, type KillGroupFn, type SpawnFn } from './cdev-helper.js';
 import {
   getArgs,
   holdArgs,
@@ -270,7 +271,7 @@ export class CdevBackend implements GpioBackend {
                 });
             break;
           }
-          await delay(100);
+          await sleep(100);
         }
       }
     }

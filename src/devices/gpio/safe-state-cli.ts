@@ -5,8 +5,9 @@
  * Loaded by src/main.ts without the daemon's modules, so it starts fast.
  */
 import { parseArgs } from 'node:util';
-import { ConfigError, EXIT_CONFIG, errorMessage } from '../../errors.js';
-import { driveLocksOff, loadLockProfile, profileOfConfig } from './safe-state.js';
+import { ConfigError, EXIT_CONFIG, EXIT_FAILURE, EXIT_OK, errorMessage } from '../../errors.js';
+import { loadLockProfile, profileOfConfig } from '../../config/lock-profile.js';
+import { driveLocksOff } from './safe-state.js';
 
 /**
  * Its one warning (the auto backend falling back to the character device) as a line on stderr,
@@ -25,7 +26,7 @@ export async function runSafeState(args: string[], defaultConfigFile: string): P
     const file = values.profile ?? profileOfConfig(values.config ?? defaultConfigFile);
     if (file === null) {
       process.stdout.write('safe-state: simulated hardware, nothing to drive\n');
-      return 0;
+      return EXIT_OK;
     }
     profile = loadLockProfile(file);
   } catch (e) {
@@ -41,10 +42,10 @@ export async function runSafeState(args: string[], defaultConfigFile: string): P
   try {
     const r = await driveLocksOff(profile, stderrWarn);
     process.stdout.write(`safe-state: ${r.lines.length} lock output(s) OFF via ${r.backend} in ${r.ms} ms\n`);
-    return 0;
+    return EXIT_OK;
   } catch (e) {
     console.error(`safe-state: ${errorMessage(e)}`);
-    return 1;
+    return EXIT_FAILURE;
   } finally {
     clearInterval(keepAlive);
   }

@@ -8,51 +8,13 @@
  * For the same reason, and because its start is how long a lock may stay energized after a crash,
  * it validates only what it uses: `hardware.kind` and `hardware.profile` of the config, and of
  * the profile `gpio.backend` and every box's `lock` line, with the daemon's own line schema
- * (line-schema.ts). A problem there is still a ConfigError (exit 78) naming the path; the rest of
+ * (src/config/lock-profile.ts reads them). A problem there is still a ConfigError (exit 78) naming the path; the rest of
  * the profile is the daemon's to check.
  */
-import * as z from '../../schema.js';
-import { dirname, resolve } from 'node:path';
-import { readJsonFile } from '../../config/read.js';
-import { zodProblems } from '../../config/problems.js';
-import { resolveConfigPaths } from '../../config/paths.js';
-import { ConfigError } from '../../errors.js';
+import type { LockProfile } from '../../config/lock-profile.js';
 import type { Logger } from '../../log.js';
 import { openGpioBackend } from './backend.js';
-import { gpioBackendSchema, outputLineSchema } from './line-schema.js';
 import type { GpioBackend } from './types.js';
-
-/** The config's hardware section as far as safe-state reads it. */
-const hardwareRefSchema = z.discriminatedUnion('kind', [
-  z.looseObject({ kind: z.literal('simulated') }),
-  z.looseObject({ kind: z.literal('board'), profile: z.string().check(z.minLength(1)) }),
-]);
-
-/** The board profile as far as safe-state reads it: the backend and the lock lines. */
-const lockProfileSchema = z.looseObject({
-  gpio: z.prefault(z.looseObject({ backend: gpioBackendSchema }), {}),
-  boxes: z.array(z.looseObject({ lock: outputLineSchema })).check(z.minLength(1), z.maxLength(999)),
-});
-export type LockProfile = z.output<typeof lockProfileSchema>;
-
-/** The profile a config file points to; null when its hardware is simulated (nothing to do). */
-export function profileOfConfig(file: string): string | null {
-  // The profile path as the daemon reads it: relative to the config file's folder.
-  const raw = resolveConfigPaths(readJsonFile(file), dirname(resolve(file)));
-  const hardware = typeof raw === 'object' && raw !== null ? (raw as { hardware?: unknown }).hardware : undefined;
-  if (hardware === undefined) return null;
-  const result = hardwareRefSchema.safeParse(hardware, { reportInput: true });
-  if (!result.success) throw new ConfigError(file, zodProblems(result.error, 'hardware'));
-  return result.data.kind === 'board' ? result.data.profile : null;
-}
-
-/** Read a board profile's backend and lock lines. Throws ConfigError naming the file and each path. */
-export function loadLockProfile(file: string): LockProfile {
-  const source = `board profile ${file} (hardware.profile)`;
-  const result = lockProfileSchema.safeParse(readJsonFile(file, source), { reportInput: true });
-  if (!result.success) throw new ConfigError(source, zodProblems(result.error));
-  return result.data;
-}
 
 export interface SafeStateResult {
   readonly backend: string;

@@ -4,8 +4,8 @@
  * ("<name> missing") while it is gone.
  */
 import type { Logger } from 'pino';
-import { HEALTHY, DeviceBase } from '../device-base.js';
-import { Reconnector, type BackoffOptions } from '../input/reconnect.js';
+import type { BackoffOptions } from '../reconnect.js';
+import { ReconnectingDevice } from '../reconnecting-device.js';
 import { BootReportDecoder, type ReportResult } from './keyboard.js';
 import { describeMatch, nodeHidBackend, openHidLink, type HidBackend, type HidLink, type HidMatch } from './link.js';
 
@@ -21,59 +21,38 @@ export interface HidDeviceOptions {
   readonly backend?: HidBackend;
 }
 
-export abstract class HidInputDevice extends DeviceBase {
+export abstract class HidInputDevice extends ReconnectingDevice<HidLink> {
   private readonly decoder: BootReportDecoder;
-  private readonly reconnector: Reconnector<HidLink>;
-  protected closed = false;
+  private readonly backend: HidBackend;
 
-  constructor(label: string, o: HidDeviceOptions) {
-    const name = `${label} ${describeMatch(o.match)}`;
-    super(name, { ok: false, detail: `${name} not opened yet` });
-    this.decoder = new BootReportDecoder({ reportId: o.reportId });
-    const backend = o.backend ?? nodeHidBackend;
-    this.reconnector = new Reconnector<HidLink>({
-      name,
-      backoff: o.reconnect,
-      openTimeoutMs: o.openTimeoutMs,
-      log: o.log,
-      open: (lost) =>
-        openHidLink({
-          backend,
-          match: o.match,
-          presenceCheckMs: o.presenceCheckMs,
-          onReport: (r) => {
-            if (!this.closed) this.onReport(this.decoder.push(r));
-          },
-          lost,
-        }),
-      onUp: (link) => {
-        this.decoder.reset();
-        o.log.info({ device: name, path: link.info.path, product: link.info.product }, 'HID device open');
-        this.setHealth(HEALTHY);
+  constructor(
+    label: string,
+    private readonly hid: HidDeviceOptions,
+  ) {
+    super(`${label} ${describeMatch(hid.match)}`, hid);
+    this.decoder = new BootReportDecoder({ reportId: hid.reportId });
+    this.backend = hid.backend ?? nodeHidBackend;
+  }
+
+  protected openLink(lost: (reason: string) => void): Promise<HidLink> {
+    return openHidLink({
+      backend: this.backend,
+      match: this.hid.match,
+      presenceCheckMs: this.hid.presenceCheckMs,
+      onReport: (r) => {
+        if (!this.closed) this.onReport(this.decoder.push(r));
       },
-      onDown: (reason) => {
-        this.onLinkDown();
-        this.setHealth({ ok: false, detail: `${name} missing (${reason})` });
-      },
+      lost,
     });
   }
 
-  /** First open attempt; a missing device is not an error here (health says so, retries run). */
-  start(): Promise<void> {
-    return this.reconnector.start();
+  protected override linkUp(link: HidLink): void {
+    this.decoder.reset();
+    this.log.info({ device: this.name, path: link.info.path, product: link.info.product }, 'HID device open');
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.onClose();
-    this.clearHealthListeners();
-    await this.reconnector.stop();
-  }
-
+  /** The device went away: drop any half-typed input. */
+  protected abstract override linkDown(reason: string): void;
   /** One decoded input report. */
   protected abstract onReport(r: ReportResult): void;
-  /** The device went away: drop any half-typed input. */
-  protected abstract onLinkDown(): void;
-  protected abstract onClose(): void;
 }

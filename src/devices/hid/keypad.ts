@@ -11,8 +11,10 @@ import type { Keypad, KeypadKey, Unsubscribe } from '../types.js';
 import { Listeners } from '../device-base.js';
 import { HidInputDevice, type HidDeviceOptions } from './hid-device.js';
 import { USAGE, type ReportResult } from './keyboard.js';
+import type { ClearKeyName } from '../input/schema.js';
 
-export const CLEAR_KEY_USAGES = {
+/** The HID usage of each key the profile may name in `clearKeys`. */
+export const CLEAR_KEY_USAGES: Readonly<Record<ClearKeyName, number>> = {
   escape: USAGE.escape,
   numlock: USAGE.numLock,
   delete: USAGE.delete,
@@ -20,8 +22,7 @@ export const CLEAR_KEY_USAGES = {
   'kp-slash': USAGE.kpSlash,
   'kp-minus': USAGE.kpMinus,
   'kp-period': USAGE.kpPeriod,
-} as const;
-export type ClearKeyName = keyof typeof CLEAR_KEY_USAGES;
+};
 
 export interface HidKeypadOptions extends HidDeviceOptions {
   readonly clearKeys: readonly ClearKeyName[];
@@ -92,12 +93,12 @@ export class HidKeypad extends HidInputDevice implements Keypad {
     this.holding.clear();
   }
 
-  protected onLinkDown(): void {
+  protected linkDown(): void {
     // Nothing buffered here: the core owns the typed PIN and clears it on its idle timeout.
     this.forgetHolds();
   }
 
-  protected onClose(): void {
+  protected override onClose(): void {
     this.forgetHolds();
     this.keys.clear();
     this.holds.clear();

@@ -10,7 +10,7 @@
 import { createRequire } from 'node:module';
 import type * as NodeHid from 'node-hid';
 import { DeviceError, errorMessage } from '../../errors.js';
-import type { Link } from '../input/reconnect.js';
+import type { Link } from '../reconnect.js';
 
 export interface HidDeviceInfo {
   readonly path: string;

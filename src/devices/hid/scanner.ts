@@ -60,11 +60,11 @@ export class HidScanner extends HidInputDevice implements IdentifierScanner {
     this.rearm();
   }
 
-  protected onLinkDown(): void {
+  protected linkDown(): void {
     this.discard();
   }
 
-  protected onClose(): void {
+  protected override onClose(): void {
     this.clearTimer();
     this.scans.clear();
   }

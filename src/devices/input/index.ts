@@ -19,12 +19,14 @@ import type { Logger } from 'pino';
 import { Hd44780Display } from '../display/hd44780.js';
 import { SerialDisplay } from '../display/serial-display.js';
 import { OledDisplay } from '../display/ssd1306.js';
-import { EitherKeypad } from '../combined.js';
 import { KioskPanel } from '../kiosk/panel.js';
 import { TerminalDisplay } from '../display/terminal-display.js';
 import { HidKeypad } from '../hid/keypad.js';
 import { HidScanner } from '../hid/scanner.js';
+import type { HidMatch } from '../hid/link.js';
+import type { SerialPortOptions } from '../serial/link.js';
 import { SerialScanner } from '../serial/scanner.js';
+import { EitherKeypad } from '../combined.js';
 import type { AssistControls, Display, IdentifierScanner, Keypad, PushButton } from '../types.js';
 import type { KioskWords } from '../kiosk/page.js';
 import type { InputProfile } from './schema.js';
@@ -61,158 +63,97 @@ export interface InputStation {
   readonly holdMs: number;
 }
 
-type Startable = { start(): Promise<void>; close(): Promise<void> };
+/** A device (or a panel of devices) this module opens at start and closes on failure. */
+export type Startable = { start(): Promise<void>; close(): Promise<void> };
+
+type ScannerSection = InputProfile['scanners'][number];
+type KeypadSection = NonNullable<InputProfile['keypad']>;
+type DisplaySection = InputProfile['display'];
+
+/** One constructor per `kind` of a profile section: the section of that kind in, the device out. */
+type KindTable<S extends { kind: string }, D> = { readonly [K in S['kind']]: (section: Extract<S, { kind: K }>, log: Logger, station: InputStation) => D };
+
+/** What a display kind builds: the display, and for a touchscreen also the keypad and cancel button it is. */
+interface BuiltDisplay {
+  readonly display: Display;
+  /** Opened at start, closed on failure (a display that needs neither has none). */
+  readonly startable: Startable | null;
+  readonly keypad?: Keypad;
+  readonly cancelButton?: PushButton;
+  readonly assist?: AssistControls;
+}
+
+/**
+ * The scanner kinds. A new kind is a schema in schema.ts (`scannerSchema`'s union) and one line
+ * here; the driver takes the section's keys as its options where the names agree.
+ */
+export const SCANNER_KINDS: KindTable<ScannerSection, IdentifierScanner & Startable> = {
+  serial: (s, log) =>
+    new SerialScanner({ ...s, port: serialPort(s, 'scanners', log), idleGapMs: s.framing.idleGapMs, log: log.child({ component: 'scanner' }) }),
+  hid: (s, log) => new HidScanner({ ...s, match: hidMatch(s), log: log.child({ component: 'scanner' }) }),
+};
+
+/** The keypad kinds built here; `gpio-matrix` is board.ts's (null: not built here). */
+export const KEYPAD_KINDS: KindTable<KeypadSection, (Keypad & Startable) | null> = {
+  // Never logs digits (see HidKeypad); the child logger only tags the lines.
+  hid: (k, log, station) => new HidKeypad({ ...k, match: hidMatch(k), holdMs: station.holdMs, log: log.child({ component: 'keypad' }) }),
+  'gpio-matrix': () => null,
+};
+
+export const DISPLAY_KINDS: KindTable<DisplaySection, BuiltDisplay> = {
+  serial: (d, log) => started(new SerialDisplay({ ...d, port: serialPort(d, 'display', log), size: sizeOf(d), log: log.child({ component: 'display' }) })),
+  terminal: (d) => ({ display: new TerminalDisplay({ ...d, size: sizeOf(d) }), startable: null }),
+  'hd44780-i2c': (d, log) => started(new Hd44780Display({ ...d, size: sizeOf(d), log: log.child({ component: 'display' }) })),
+  'oled-i2c': (d, log) => started(new OledDisplay({ ...d, log: log.child({ component: 'display' }) })),
+  kiosk: (d, log, station) => {
+    const panel = new KioskPanel({
+      ...d,
+      ...station,
+      secret: { kind: 'file', path: d.secretHashFile },
+      limits: d,
+      log: log.child({ component: 'kiosk' }),
+    });
+    return { display: panel.display, startable: panel, keypad: panel.keypad, cancelButton: panel.cancelButton, assist: panel.assist };
+  },
+};
+
+/** The table's entry for the section's kind, applied to it. */
+function build<S extends { kind: string }, D>(table: KindTable<S, D>, section: S, log: Logger, station: InputStation): D {
+  const make = table[section.kind as S['kind']] as (section: S, log: Logger, station: InputStation) => D;
+  return make(section, log, station);
+}
+
+const started = (display: Display & Startable): BuiltDisplay => ({ display, startable: display });
 
 /** Kernel names that change with plug order; a profile should use /dev/serial/by-id/… or a udev symlink. */
 const UNSTABLE_SERIAL = /^\/dev\/tty(USB|ACM)\d+$/;
 
-function warnUnstable(path: string, where: string, log: Logger): void {
-  if (UNSTABLE_SERIAL.test(path)) log.warn({ path, where }, 'serial path is not stable across replugs: use /dev/serial/by-id/… or a udev symlink');
+/** The port settings of a serial section (warning about a path that is not stable across replugs). */
+function serialPort(s: SerialPortOptions, where: string, log: Logger): SerialPortOptions {
+  if (UNSTABLE_SERIAL.test(s.path)) log.warn({ path: s.path, where }, 'serial path is not stable across replugs: use /dev/serial/by-id/… or a udev symlink');
+  return { path: s.path, baudRate: s.baudRate, dataBits: s.dataBits, parity: s.parity, stopBits: s.stopBits };
 }
+
+const hidMatch = (s: HidMatch): HidMatch => ({ vendorId: s.vendorId, productId: s.productId, serialNumber: s.serialNumber, path: s.path });
+const sizeOf = (d: { readonly columns: number; readonly rows: number }) => ({ columns: d.columns, rows: d.rows });
 
 export async function createInputDevices(profile: InputProfile, log: Logger, station: InputStation): Promise<InputDevices> {
   const built: Startable[] = [];
-  const keep = <T extends Startable>(d: T): T => {
-    built.push(d);
-    return d;
-  };
   try {
-    const scanners = profile.scanners.map((s): IdentifierScanner & Startable => {
-      const dlog = log.child({ component: 'scanner' });
-      switch (s.kind) {
-        case 'serial':
-          warnUnstable(s.path, 'scanners', log);
-          return keep(
-            new SerialScanner({
-              identifierType: s.identifierType,
-              port: { path: s.path, baudRate: s.baudRate, dataBits: s.dataBits, parity: s.parity, stopBits: s.stopBits },
-              framing: { terminator: s.framing.terminator, prefix: s.framing.prefix, suffix: s.framing.suffix, maxLength: s.framing.maxLength },
-              idleGapMs: s.framing.idleGapMs,
-              reconnect: s.reconnect,
-              openTimeoutMs: s.openTimeoutMs,
-              log: dlog,
-            }),
-          );
-        case 'hid':
-          return keep(
-            new HidScanner({
-              identifierType: s.identifierType,
-              match: { vendorId: s.vendorId, productId: s.productId, serialNumber: s.serialNumber, path: s.path },
-              reportId: s.reportId,
-              presenceCheckMs: s.presenceCheckMs,
-              reconnect: s.reconnect,
-              openTimeoutMs: s.openTimeoutMs,
-              layout: s.layout,
-              maxLength: s.maxLength,
-              frameTimeoutMs: s.frameTimeoutMs,
-              log: dlog,
-            }),
-          );
-      }
+    const scanners = profile.scanners.map((s) => {
+      const scanner = build(SCANNER_KINDS, s, log, station);
+      built.push(scanner);
+      return scanner;
     });
-
-    let keypad: Keypad | null = null;
-    const keypads: Keypad[] = [];
-    if (profile.keypad?.kind === 'hid') {
-      const k = profile.keypad;
-      keypad = keep(
-        new HidKeypad({
-          match: { vendorId: k.vendorId, productId: k.productId, serialNumber: k.serialNumber, path: k.path },
-          reportId: k.reportId,
-          presenceCheckMs: k.presenceCheckMs,
-          reconnect: k.reconnect,
-          openTimeoutMs: k.openTimeoutMs,
-          clearKeys: k.clearKeys,
-          holdMs: station.holdMs,
-          // Never logs digits (see HidKeypad); the child logger only tags the lines.
-          log: log.child({ component: 'keypad' }),
-        }),
-      );
-      keypads.push(keypad);
-    }
-
-    const d = profile.display;
-    let display: Display;
-    let cancelButton: PushButton | null = null;
-    let assist: AssistControls | null = null;
-    switch (d.kind) {
-      case 'serial':
-        warnUnstable(d.path, 'display', log);
-        display = keep(
-          new SerialDisplay({
-            port: { path: d.path, baudRate: d.baudRate, dataBits: d.dataBits, parity: d.parity, stopBits: d.stopBits },
-            size: { columns: d.columns, rows: d.rows },
-            charset: d.charset,
-            overflow: d.overflow,
-            protocol: d.protocol,
-            writeTimeoutMs: d.writeTimeoutMs,
-            reconnect: d.reconnect,
-            openTimeoutMs: d.openTimeoutMs,
-            log: log.child({ component: 'display' }),
-          }),
-        );
-        break;
-      case 'terminal':
-        display = new TerminalDisplay({ size: { columns: d.columns, rows: d.rows }, charset: d.charset, overflow: d.overflow, frame: d.frame });
-        break;
-      case 'hd44780-i2c':
-        display = keep(
-          new Hd44780Display({
-            bus: d.bus,
-            address: d.address,
-            size: { columns: d.columns, rows: d.rows },
-            overflow: d.overflow,
-            pins: d.pins,
-            backlight: d.backlight,
-            czech: d.czech,
-            reconnect: d.reconnect,
-            openTimeoutMs: d.openTimeoutMs,
-            log: log.child({ component: 'display' }),
-          }),
-        );
-        break;
-      case 'oled-i2c':
-        display = keep(
-          new OledDisplay({
-            controller: d.controller,
-            bus: d.bus,
-            address: d.address,
-            overflow: d.overflow,
-            contrast: d.contrast,
-            rotate180: d.rotate180,
-            idle: d.idle,
-            reconnect: d.reconnect,
-            openTimeoutMs: d.openTimeoutMs,
-            log: log.child({ component: 'display' }),
-          }),
-        );
-        break;
-      case 'kiosk': {
-        const panel = keep(
-          new KioskPanel({
-            port: d.port,
-            cancelLabel: d.cancelLabel,
-            lang: station.lang,
-            words: station.words,
-            holdMs: station.holdMs,
-            secret: { kind: 'file', path: d.secretHashFile },
-            limits: d,
-            reconnect: d.reconnect,
-            log: log.child({ component: 'kiosk' }),
-          }),
-        );
-        display = panel.display;
-        // The touchscreen is a keypad; a tactile one beside it (a blind patron's) types too.
-        keypad = keypad === null ? panel.keypad : new EitherKeypad(panel.keypad, keypad);
-        keypads.push(panel.keypad);
-        cancelButton = panel.cancelButton;
-        assist = panel.assist;
-        break;
-      }
-    }
-
+    const keypad = profile.keypad ? build(KEYPAD_KINDS, profile.keypad, log, station) : null;
+    if (keypad) built.push(keypad);
+    const d = build(DISPLAY_KINDS, profile.display, log, station);
+    if (d.startable) built.push(d.startable);
     await Promise.all(built.map((b) => b.start()));
-    return { scanners, keypad, display, cancelButton, assist, keypads };
+    // A touchscreen is a keypad; a tactile one beside it (a blind patron's) types too.
+    const keypads = [d.keypad, keypad].filter((k): k is Keypad => k !== undefined && k !== null);
+    const both = d.keypad && keypad ? new EitherKeypad(d.keypad, keypad) : (d.keypad ?? keypad);
+    return { scanners, keypad: both, display: d.display, cancelButton: d.cancelButton ?? null, assist: d.assist ?? null, keypads };
   } catch (e) {
     await Promise.all(built.map((b) => b.close().catch(() => undefined)));
     throw e;

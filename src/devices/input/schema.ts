@@ -7,7 +7,6 @@
  */
 import * as z from '../../schema.js';
 import { intIn } from '../../schema.js';
-import { CLEAR_KEY_USAGES, type ClearKeyName } from '../hid/keypad.js';
 
 const ms = (dflt: number, min = 1, max = 600_000) => z._default(intIn(min, max), dflt);
 
@@ -93,13 +92,15 @@ export const hidScannerSchema = z.strictObject({
 
 export const scannerSchema = z.discriminatedUnion('kind', [serialScannerSchema, hidScannerSchema]);
 
-const clearKeyNames = Object.keys(CLEAR_KEY_USAGES) as [ClearKeyName, ...ClearKeyName[]];
+/** The keys a HID keypad may use to clear a typed PIN (src/devices/hid/keypad.ts maps each to its HID usage). */
+export const CLEAR_KEY_NAMES = ['escape', 'numlock', 'delete', 'kp-asterisk', 'kp-slash', 'kp-minus', 'kp-period'] as const;
+export type ClearKeyName = (typeof CLEAR_KEY_NAMES)[number];
 
 export const hidKeypadSchema = z.strictObject({
   kind: z.literal('hid'),
   ...hidDevice,
   /** Keys that clear the typed PIN. */
-  clearKeys: z._default(z.array(z.enum(clearKeyNames)), ['escape', 'numlock', 'delete', 'kp-asterisk', 'kp-slash']),
+  clearKeys: z._default(z.array(z.enum(CLEAR_KEY_NAMES)), ['escape', 'numlock', 'delete', 'kp-asterisk', 'kp-slash']),
 });
 
 /** The GPIO matrix keypad belongs to the GPIO drivers (src/devices/board.ts validates it); accepted here as is. */

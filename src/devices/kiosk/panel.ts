@@ -12,7 +12,7 @@
  */
 import type { Logger } from 'pino';
 import { DeviceBase, faulty, HEALTHY, Listeners } from '../device-base.js';
-import { backoffDelay, type BackoffOptions } from '../input/reconnect.js';
+import { backoffDelay, type BackoffOptions } from '../reconnect.js';
 import type { AssistControls, AssistRequest, DeviceHealth, Display, Keypad, KeypadKey, PushButton, Unsubscribe } from '../types.js';
 import { errorMessage } from '../../errors.js';
 import { acquireKioskListener, releaseKioskListener, type KioskListener } from './listener.js';

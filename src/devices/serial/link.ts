@@ -8,7 +8,7 @@
  */
 import { SerialPort } from 'serialport';
 import { DeviceError, errorMessage } from '../../errors.js';
-import type { Link } from '../input/reconnect.js';
+import type { Link } from '../reconnect.js';
 
 export type Parity = 'none' | 'even' | 'odd' | 'mark' | 'space';
 

@@ -3,12 +3,13 @@
  *
  * Health: not ok from the moment the port is missing (at start or after an unplug) until it is
  * open again, with a detail naming the configured path; the runtime turns that into st DOWN.
- * Reconnection: see Reconnector (capped exponential backoff).
+ * Reconnection: ReconnectingDevice (capped exponential backoff).
  */
 import type { Logger } from 'pino';
 import type { IdentifierScanner, IdentifierType, Unsubscribe } from '../types.js';
-import { HEALTHY, DeviceBase, Listeners } from '../device-base.js';
-import { Reconnector, type BackoffOptions } from '../input/reconnect.js';
+import { Listeners } from '../device-base.js';
+import type { BackoffOptions } from '../reconnect.js';
+import { ReconnectingDevice } from '../reconnecting-device.js';
 import type { FrameResult } from '../input/frames.js';
 import { FrameDecoder, type FramingOptions } from './framing.js';
 import { openSerialPort, type SerialLink, type SerialOpener, type SerialPortOptions } from './link.js';
@@ -30,50 +31,35 @@ export function scannerLabel(t: IdentifierType): string {
   return t === 'RFID' ? 'RFID reader' : 'barcode scanner';
 }
 
-export class SerialScanner extends DeviceBase implements IdentifierScanner {
+export class SerialScanner extends ReconnectingDevice<SerialLink> implements IdentifierScanner {
   readonly identifierType: IdentifierType;
   private readonly scans = new Listeners<[string]>();
   private readonly decoder: FrameDecoder;
-  private readonly reconnector: Reconnector<SerialLink>;
+  private readonly opener: SerialOpener;
   private idleTimer: NodeJS.Timeout | null = null;
-  private closed = false;
 
   constructor(private readonly o: SerialScannerOptions) {
-    const name = `${scannerLabel(o.identifierType)} ${o.port.path}`;
-    super(name, { ok: false, detail: `${name} not opened yet` });
+    super(`${scannerLabel(o.identifierType)} ${o.port.path}`, o);
     this.identifierType = o.identifierType;
     this.decoder = new FrameDecoder(o.framing);
-    const opener = o.opener ?? openSerialPort;
-    this.reconnector = new Reconnector<SerialLink>({
-      name,
-      backoff: o.reconnect,
-      openTimeoutMs: o.openTimeoutMs,
-      log: o.log,
-      open: (lost) => opener(o.port, { onData: (c) => this.onData(c), lost }),
-      onUp: () => this.setHealth(HEALTHY),
-      onDown: (reason) => {
-        this.discardPartial();
-        this.setHealth({ ok: false, detail: `${name} missing (${reason})` });
-      },
-    });
-  }
-
-  /** First open attempt; a missing scanner is not an error here (health says so, retries run). */
-  start(): Promise<void> {
-    return this.reconnector.start();
+    this.opener = o.opener ?? openSerialPort;
   }
 
   onScan(listener: (value: string) => void): Unsubscribe {
     return this.scans.add(listener);
   }
 
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
+  protected openLink(lost: (reason: string) => void): Promise<SerialLink> {
+    return this.opener(this.o.port, { onData: (c) => this.onData(c), lost });
+  }
+
+  protected override linkDown(): void {
+    this.discardPartial();
+  }
+
+  protected override onClose(): void {
     this.clearIdle();
     this.scans.clear();
-    this.clearHealthListeners();
-    await this.reconnector.stop();
   }
 
   private onData(chunk: Buffer): void {

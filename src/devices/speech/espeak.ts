@@ -17,7 +17,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Logger } from 'pino';
 import { DeviceBase, faulty, HEALTHY } from '../device-base.js';
-import { backoffDelay, type BackoffOptions } from '../input/reconnect.js';
+import { backoffDelay, type BackoffOptions } from '../reconnect.js';
 import type { SpeechOutput, ToneStep } from '../types.js';
 import { silenceWav, toneWav } from './wav.js';
 

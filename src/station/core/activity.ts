@@ -63,6 +63,33 @@ export function notFreeReason(config: CoreConfig, s: CoreState): string | null {
   return readerActivity(config, s) ?? modeBlocker(s) ?? (s.inFlight !== null ? `/${s.inFlight} in flight` : null);
 }
 
+/** The core's decision on a technician's box opening now: the one rule the core, the supervisor and the audit line read. */
+export interface TechnicianOpenCheck {
+  /** A rescue open (isRescue): the server cannot be asked, so only a reader's presence blocks it. */
+  readonly rescue: boolean;
+  /** Why the opening cannot happen now, or null. */
+  readonly blocker: string | null;
+}
+
+/**
+ * Whether a technician may open a box now, and whether that is a rescue open:
+ *
+ * | state                                   | rescue | blocked by                                        |
+ * |-----------------------------------------|--------|---------------------------------------------------|
+ * | stopping (drain)                        | no     | always ("station restarting")                     |
+ * | service mode, server cannot be asked    | yes    | a reader: their event in flight, an open box, a   |
+ * |                                         |        | PIN being typed (readerActivity); the heartbeat   |
+ * |                                         |        | in flight is allowed                              |
+ * | otherwise                               | no     | anything that makes the station not free          |
+ * |                                         |        | (notFreeReason: a reader, the mode, any event in  |
+ * |                                         |        | flight)                                           |
+ */
+export function technicianOpenCheck(config: CoreConfig, s: CoreState): TechnicianOpenCheck {
+  if (s.drain !== 'off') return { rescue: false, blocker: 'station restarting' };
+  if (isRescue(s)) return { rescue: true, blocker: readerActivity(config, s) };
+  return { rescue: false, blocker: notFreeReason(config, s) };
+}
+
 /**
  * Why a self-test (which opens every box in turn, so open boxes are its own) must stop now, or
  * null: it runs in service mode, in idle, with no reader's event in flight and no PIN being typed.

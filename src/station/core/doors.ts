@@ -26,7 +26,7 @@
  * |         |                                         | opening is commanded, not forced                 |
  */
 import type { DoorState } from '../../devices/types.js';
-import type { ActionSource } from '../core-types.js';
+import type { ActionSource } from '../../journal/types.js';
 import type { Ctx } from './context.js';
 import { boxNumber, isKnownBox, setMode } from './context.js';
 import { onDoorClosed, onDoorOpened, onForcedOpen } from './alarms.js';

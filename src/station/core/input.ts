@@ -14,9 +14,11 @@
  * | idle    | enter while an event is in flight      | refused (busy); the typed PIN is dropped       |
  * | idle    | cancel with a PIN typed                | PIN cleared                                    |
  * | closing | cancel, cancellable, nothing in flight | send /cancel                                   |
- * | idle    | technician-open                        | opening (doors.ts)                             |
- * | rescue* | technician-open                        | opening; warn log naming the technician; the   |
+ * | idle    | technician-open, station free          | opening (doors.ts)                             |
+ * | rescue* | technician-open, no reader here        | opening; warn log naming the technician; the   |
  * |         |                                        | next answered /state names it                  |
+ * | any     | technician-open otherwise              | refused (activity.ts technicianOpenCheck: the  |
+ * |         |                                        | one rule the technician port also asks)        |
  * | any     | scan, key, cancel while a tamper alarm | refused (the screen says out of service)       |
  * | any     | key while the keypad is locked         | refused, nothing sent (pin-throttle.ts)        |
  * | other   | any of these                           | refused: logged, overlay with the reason       |
@@ -33,7 +35,7 @@
 import type { KeypadKey } from '../../devices/types.js';
 import { PIN_LENGTH } from '../../protocol/types.js';
 import type { Ctx } from './context.js';
-import { isRescue, modeBlocker, readerEventInFlight } from './activity.js';
+import { modeBlocker, technicianOpenCheck } from './activity.js';
 import { hasAlarm } from './alarms.js';
 import { anyBoxOpen, boxNumber, clearPin, isKnownBox, sound, tone } from './context.js';
 import { showOverlay } from './display.js';
@@ -54,13 +56,13 @@ interface Refusal {
 }
 
 /**
- * Why a reader's or librarian's input (or a technician's opening, `technician: true`) cannot start
- * an event now, or null when it is allowed.
+ * Why a reader's or librarian's input cannot start an event now, or null when it is allowed. (A
+ * technician's opening is decided by activity.ts technicianOpenCheck.)
  */
-function refusal(ctx: Ctx, opts: { allowInFlight?: boolean; technician?: boolean } = {}): Refusal | null {
+function refusal(ctx: Ctx, opts: { allowInFlight?: boolean } = {}): Refusal | null {
   const { s, config } = ctx;
   if (s.drain !== 'off') return { reason: 'station restarting', lines: null };
-  if (!opts.technician && hasAlarm(ctx, 'tamper')) return { reason: 'tamper alarm', lines: null };
+  if (hasAlarm(ctx, 'tamper')) return { reason: 'tamper alarm', lines: null };
   const mode = modeBlocker(s);
   if (mode !== null) return { reason: mode, lines: modeLines(config, s.mode.kind) };
   if (s.inFlight !== null && !opts.allowInFlight) return { reason: `/${s.inFlight} in flight`, lines: config.messages.busy };
@@ -204,11 +206,9 @@ export function onTechnicianOpen(ctx: Ctx, boxId: string, by = 'technician'): vo
   }
   const n = boxNumber(config, boxId);
   const lines = [config.messages.serviceOpen.replace('{box}', String(n))];
-  if (isRescue(s)) {
-    // Rescue open: the server cannot be asked. Only a /state may be in flight (the deactivated
-    // heartbeat); a reader's event or an open door still refuses.
-    const busy = readerEventInFlight(s) ?? (anyBoxOpen(s) ? 'a box is open' : null);
-    if (busy !== null) return refuse(ctx, 'technician open', { reason: busy, lines: null });
+  const check = technicianOpenCheck(config, s);
+  if (check.blocker !== null) return refuse(ctx, 'technician open', { reason: check.blocker, lines: null });
+  if (check.rescue) {
     const mode = s.mode.kind;
     log('warn', `rescue open: technician ${by} opens box ${n} while the station is ${mode} (the server cannot be asked)`, {
       boxId,
@@ -218,11 +218,6 @@ export function onTechnicianOpen(ctx: Ctx, boxId: string, by = 'technician'): vo
     });
     // One-shot: kept until a /state carrying it is answered (outbound.ts, answers.ts).
     s.pendingErrors = [...s.pendingErrors, `box ${n} rescue-opened by technician ${by} while ${mode}`];
-    startOpening(ctx, 'technician', [boxId], lines);
-    return;
-  }
-  const r = refusal(ctx, { technician: true });
-  if (r) return refuse(ctx, 'technician open', r);
-  log('warn', `technician ${by} opens box ${n}`, { boxId, box: n, technician: by });
+  } else log('warn', `technician ${by} opens box ${n}`, { boxId, box: n, technician: by });
   startOpening(ctx, 'technician', [boxId], lines);
 }

@@ -21,7 +21,8 @@
  * | locked     | pin-lockout timer, no time left    | unlocked (saved), alarm cleared; failures kept       |
  */
 import type { ServerAnswer } from '../../protocol/types.js';
-import type { CoreConfig, PinThrottleRecord } from '../core-types.js';
+import type { CoreConfig } from '../core-types.js';
+import type { PinThrottleRecord } from '../../storage/types.js';
 import type { Ctx } from './context.js';
 import { clearAlarm, raiseAlarm } from './alarms.js';
 import { clearPin } from './context.js';

@@ -22,7 +22,8 @@
  * else is wrong.
  */
 import type { BoxStatus } from '../../protocol/types.js';
-import type { ActionSource, CoreConfig, PreviousRun } from '../core-types.js';
+import type { CoreConfig } from '../core-types.js';
+import type { ActionSource, PreviousRun } from '../../journal/types.js';
 import type { Ctx } from './context.js';
 import { boxNumber } from './context.js';
 import { showOverlay } from './display.js';

@@ -11,10 +11,8 @@
  * have lost power, and with it its memory).
  */
 import type { Logger } from 'pino';
-import { DeviceBase, HEALTHY } from '../../device-base.js';
-import { Reconnector, type BackoffOptions } from '../../input/reconnect.js';
-import type { Display } from '../../types.js';
-import { LatestWrite } from '../latest-write.js';
+import type { BackoffOptions } from '../../reconnect.js';
+import { ReconnectingDisplay } from '../reconnecting-display.js';
 import { sleep } from '../../../time.js';
 import { describeI2cError, openI2cBus, type I2cBus, type I2cBusOpener } from './bus.js';
 
@@ -40,51 +38,19 @@ interface I2cLink {
 
 export const hex2 = (n: number): string => `0x${n.toString(16).padStart(2, '0')}`;
 
-export abstract class I2cDisplay extends DeviceBase implements Display {
-  private last: readonly string[] = [];
+export abstract class I2cDisplay extends ReconnectingDisplay<I2cLink> {
   /** The controller's memory is unknown (just initialised): draw everything. */
   private full = true;
-  private readonly writes = new LatestWrite(() => this.drawLatest());
-  private readonly reconnector: Reconnector<I2cLink>;
-  private closed = false;
   protected readonly delay: (ms: number) => Promise<void>;
+  private readonly opener: I2cBusOpener;
 
   constructor(
     kind: string,
     protected readonly io: I2cDisplayOptions,
   ) {
-    const name = `display i2c-${io.bus} ${hex2(io.address)} (${kind})`;
-    super(name, { ok: false, detail: `${name} not opened yet` });
+    super(`display i2c-${io.bus} ${hex2(io.address)} (${kind})`, io);
     this.delay = io.delay ?? ((ms) => sleep(ms));
-    const opener = io.opener ?? openI2cBus;
-    this.reconnector = new Reconnector<I2cLink>({
-      name,
-      backoff: io.reconnect,
-      openTimeoutMs: io.openTimeoutMs,
-      log: io.log,
-      open: async (lost) => {
-        let bus: I2cBus;
-        try {
-          bus = await opener(io.bus);
-        } catch (e) {
-          throw new Error(`/dev/i2c-${io.bus}: ${describeI2cError(e)}`);
-        }
-        try {
-          await this.init(bus);
-        } catch (e) {
-          await bus.close().catch(() => undefined);
-          throw new Error(describeI2cError(e));
-        }
-        return { bus, lost, close: () => bus.close() };
-      },
-      onUp: () => {
-        this.setHealth(HEALTHY);
-        this.full = true;
-        this.flush().catch((e: unknown) => io.log.warn({ device: name, error: String(e) }, 'display refresh after reconnect failed'));
-      },
-      // The reconnector's own errors (an open timing out) already start with the name.
-      onDown: (reason) => this.setHealth({ ok: false, detail: reason.startsWith(name) ? reason : `${name}: ${reason}` }),
-    });
+    this.opener = io.opener ?? openI2cBus;
   }
 
   /** Bring the controller from power-on (or any) state to ready, display blank. */
@@ -92,42 +58,41 @@ export abstract class I2cDisplay extends DeviceBase implements Display {
   /** Write `lines`; `full`: the controller's memory is unknown, write all of it. */
   protected abstract draw(bus: I2cBus, lines: readonly string[], full: boolean): Promise<void>;
 
-  start(): Promise<void> {
-    return this.reconnector.start();
-  }
-
-  /** Resolves once the lines reached the controller, or at once while it is missing. Never rejects. */
-  show(lines: readonly string[]): Promise<void> {
-    this.last = [...lines];
-    return this.flush();
-  }
-
-  lastShown(): readonly string[] {
-    return this.last;
-  }
-
-  async close(): Promise<void> {
-    if (this.closed) return;
-    this.closed = true;
-    this.onClose();
-    this.clearHealthListeners();
-    await this.writes.settled();
-    await this.reconnector.stop();
-  }
-
-  /** Subclasses stop their timers here. */
-  protected onClose(): void {}
-
-  /** Write the latest lines (and whatever else draw() owes); calls meanwhile coalesce into one more write. */
-  protected flush(): Promise<void> {
-    return this.writes.request();
-  }
-
-  private async drawLatest(): Promise<boolean> {
-    const link = this.reconnector.current();
-    if (this.closed || !link) return false;
+  protected async openLink(lost: (reason: string) => void): Promise<I2cLink> {
+    let bus: I2cBus;
     try {
-      await this.draw(link.bus, this.last, this.full);
+      bus = await this.opener(this.io.bus);
+    } catch (e) {
+      throw new Error(`/dev/i2c-${this.io.bus}: ${describeI2cError(e)}`);
+    }
+    try {
+      await this.init(bus);
+    } catch (e) {
+      await bus.close().catch(() => undefined);
+      throw new Error(describeI2cError(e));
+    }
+    return { bus, lost, close: () => bus.close() };
+  }
+
+  /** The controller may have lost power, and with it its memory: initialised (by openLink) and fully redrawn. */
+  protected override linkUp(): void {
+    this.full = true;
+    this.refresh();
+  }
+
+  // The reconnector's own errors (an open timing out) already start with the name.
+  protected override downDetail(reason: string): string {
+    return reason.startsWith(this.name) ? reason : `${this.name}: ${reason}`;
+  }
+
+  /** A write under way finishes before the bus is closed under it. */
+  protected override settleBeforeClose(): Promise<void> {
+    return this.writesSettled();
+  }
+
+  protected async write(link: I2cLink, lines: readonly string[]): Promise<boolean> {
+    try {
+      await this.draw(link.bus, lines, this.full);
       this.full = false;
       return true;
     } catch (e) {

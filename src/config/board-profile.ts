@@ -2,9 +2,10 @@
  * Reads a board profile. Its problems are ConfigErrors with dotted paths (exit 78), raised
  * before any line is touched.
  */
-import { readJsonFile, zodProblems } from '../config/load.js';
 import { ConfigError, type ConfigProblem } from '../errors.js';
-import { boardProfileSchema, type BoardProfile } from './board-config.js';
+import { boardProfileSchema, type BoardProfile } from '../devices/board-config.js';
+import { zodProblems } from './problems.js';
+import { readJsonFile } from './read.js';
 
 /**
  * Read and validate a profile. With `boxNumbers` (the station config's), every configured box

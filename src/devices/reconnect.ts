@@ -1,13 +1,14 @@
 /**
  * Keeps one hardware link open: opens it, notices when it is lost, and reopens it with capped
- * exponential backoff until stopped. Used by the serial scanners, the serial display and the HID
- * devices, whose unplug/replug is a normal event in the field (a technician swaps a scanner).
+ * exponential backoff until stopped. Drivers use it through ReconnectingDevice
+ * (reconnecting-device.ts): unplug/replug is a normal event in the field (a technician swaps a scanner).
  *
  * Timing: delays are setTimeout-based (fake timers drive them in tests); "down for" durations
  * are measured with the monotonic clock (performance.now()), never Date.
  */
 import type { Logger } from 'pino';
-import { DeviceError, errorMessage } from '../../errors.js';
+import { DeviceError, errorMessage } from '../errors.js';
+import { settlesWithin } from '../time.js';
 
 /** Reopen delays: initialMs, initialMs*factor, … capped at maxMs. */
 export interface BackoffOptions {
@@ -79,14 +80,7 @@ export class Reconnector<L extends Link> {
     const l = this.link;
     this.link = null;
     if (!l) return;
-    let cap: NodeJS.Timeout | undefined;
-    await Promise.race([
-      l.close().catch(() => undefined),
-      new Promise<void>((r) => {
-        cap = setTimeout(r, this.o.openTimeoutMs);
-      }),
-    ]);
-    clearTimeout(cap);
+    await settlesWithin(l.close(), this.o.openTimeoutMs);
   }
 
   private async attempt(): Promise<void> {

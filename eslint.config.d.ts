@@ -1,0 +1,17 @@
+/** Types of what eslint.config.js exports besides the config itself (its layer table, for the tests). */
+import type { Linter } from 'eslint';
+
+export interface LayerRow {
+  readonly layer: string;
+  readonly what: string;
+  readonly files: readonly string[];
+}
+export declare const LAYERS: readonly LayerRow[];
+export declare function layerOf(file: string): string | undefined;
+export declare function sourceFiles(root?: string): string[];
+export declare function layersConfig(
+  root?: string,
+  files?: readonly string[],
+): Linter.Config & { rules: { 'import-x/no-restricted-paths': [string, { basePath: string; zones: unknown[] }] } };
+declare const config: Linter.Config[];
+export default config;
