@@ -196,12 +196,16 @@ function typedDigit(s: CoreState, input: Input): boolean {
   return input.type === 'key' && (input.key.kind === 'digit' || input.key.kind === 'backspace') && s.pin !== '';
 }
 
-/** After every input: a new screen is spoken when speech is on. */
+/**
+ * After every input: a new screen is spoken when speech is on. Nothing is worked out while speech
+ * is off (most inputs of most visits): whatever turns it on speaks the screen there and then.
+ */
 export function announce(ctx: Ctx, input: Input): void {
   const { s, config } = ctx;
+  if (!speechOn(config, s)) return;
   const key = screenKey(config, s);
   if (key === s.assist.announced) return;
-  if (!speechOn(config, s) || typedDigit(s, input)) {
+  if (typedDigit(s, input)) {
     s.assist = { ...s.assist, announced: key };
     return;
   }
