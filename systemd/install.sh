@@ -41,7 +41,7 @@
 #                                             as root and hands the service a private copy)
 #   /usr/local/bin/pickup-station, stationctl small wrappers running the current release
 #   user pickup-station (system, no login, home /var/lib/pickup-station = the unit's StateDirectory),
-#   group pickup-station; groups gpio, dialout, pickup-hid, i2c created if missing.
+#   group pickup-station; groups gpio, dialout, pickup-hid, i2c, audio created if missing.
 # Nothing in /etc/systemd/system is written: that is the administrator's (a mask, a disabled unit,
 # drop-ins stay as they are).
 #
@@ -110,7 +110,7 @@ umask 022
 
 readonly NAME=pickup-station
 readonly MIN_NODE=20.11.0
-readonly SUPPLEMENTARY_GROUPS=(gpio dialout pickup-hid i2c)
+readonly SUPPLEMENTARY_GROUPS=(gpio dialout pickup-hid i2c audio)
 # What a release needs on a board (the libraries its addons link, the libgpiod tools) comes with the
 # release: its systemd/runtime-packages, which its tools/check-bundle.mjs checks against the addons.
 # A release without that file (older bundles) gets this list.
@@ -1557,6 +1557,8 @@ do_status() {
 do_uninstall() {
   [ "$PACKAGED" = 0 ] || die "installed by the Debian package: apt-get remove $NAME (purge: apt-get purge $NAME)"
   TMP="$(mktemp -d)"
+  # The kiosk's socket first: a connection to it would start the station again.
+  if [ -f "$UNIT_DIR/$NAME-kiosk.socket" ]; then host systemctl disable --now --quiet "$NAME-kiosk.socket" || true; fi
   if [ -f "$UNIT_DIR/$NAME.service" ] || [ -f "$LEGACY_UNIT" ]; then disable_unit; fi
   forget_legacy_unit
   local f
@@ -1573,7 +1575,7 @@ do_uninstall() {
     rm -f "$VENDOR_KEY"
     if id_of passwd "$NAME" >/dev/null; then accounts userdel "$NAME"; fi
     if id_of group "$NAME" >/dev/null; then accounts groupdel "$NAME"; fi
-    say "removed everything, config, credentials and the vendor key included (groups gpio, dialout, pickup-hid, i2c stay; drop-ins in /etc/systemd/system are the administrator's)"
+    say "removed everything, config, credentials and the vendor key included (groups gpio, dialout, pickup-hid, i2c, audio stay; drop-ins in /etc/systemd/system are the administrator's)"
   else
     say "removed; kept /etc/$NAME (config and credentials) and the vendor key: --uninstall --purge removes them too"
   fi

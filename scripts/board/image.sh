@@ -96,19 +96,20 @@ board_gpio_sim() {
 # Debian bookworm arm64, what Raspberry Pi OS Lite is built from: systemd as PID 1, udev, persistent
 # journald (/var/log/journal, Pi OS's default), openssh-server for the host's control connection,
 # systemd-networkd for QEMU's user network. The packages a Pi OS image already has and the station
-# needs at run time (systemd/runtime-packages: gpiod, libusb, libudev, procps) are in the image:
+# needs at run time (systemd/runtime-packages: gpiod, libusb, libudev, procps, espeak-ng and
+# alsa-utils for speech) are in the image:
 # the guest has no route to a Debian mirror, so install.sh finds them installed, as on a Pi.
 # The kernel package is installed in the image (its modules and initramfs-tools' initrd, made by
 # the image's own tools under qemu-user); vmlinuz and the initrd are copied out for -kernel/-initrd.
 # The initrd holds only what mounts the root (MODULES=list: virtio_pci, virtio_blk, ext4): with
 # initramfs-tools' default (most) it took over 15 minutes under qemu-user, module by module.
 BOARD_PACKAGES=(systemd-sysv udev kmod dbus openssh-server iproute2 procps less e2fsprogs initramfs-tools
-  gpiod libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 ca-certificates)
+  gpiod libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 ca-certificates espeak-ng alsa-utils)
 board_rootfs() {
   local key
   # Bump IMAGE_REV when the customisation below changes: the cache key is the kernel, the package
   # list and this number.
-  local IMAGE_REV=1
+  local IMAGE_REV=2
   key="$(printf '%s\n' "$KVER" "${BOARD_PACKAGES[@]}" "$IMAGE_REV" | sha256sum | cut -c1-12)"
   IMAGE_BASE="$BOARD/image/$key/rootfs.img"
   [ -f "$IMAGE_BASE" ] && [ -f "$KDIR/vmlinuz" ] && return 0
@@ -141,11 +142,13 @@ board_rootfs() {
   ln -sf /dev/null "$tree/etc/systemd/system/serial-getty@ttyAMA0.service"
   # No DNS resolver in a restricted user network: sshd must not wait for reverse lookups.
   echo 'UseDNS no' >"$tree/etc/ssh/sshd_config.d/board.conf"
-  # gpio-sim and uhid load at boot; gpio-sim needs configfs (mounted by systemd).
+  # gpio-sim and uhid load at boot; gpio-sim needs configfs (mounted by systemd). snd-aloop is the
+  # board's sound card: what is played on Loopback,0,0 can be recorded from Loopback,1,0 (the
+  # board has no speaker; the test records what the station says there).
   mkdir -p "$tree/lib/modules/$KVER/extra"
   aarch64-linux-gnu-strip --strip-debug -o "$tree/lib/modules/$KVER/extra/gpio-sim.ko" "$KDIR/gpio-sim.ko"
   chroot "$tree" depmod -a "$KVER"
-  printf 'gpio-sim\nuhid\n' >"$tree/etc/modules-load.d/board.conf"
+  printf 'gpio-sim\nuhid\nsnd-aloop\n' >"$tree/etc/modules-load.d/board.conf"
   mkdir -p "$KDIR"
   cp "$tree/boot/vmlinuz-$KVER" "$KDIR/vmlinuz"
   cp "$tree/boot/initrd.img-$KVER" "$KDIR/initrd.img"

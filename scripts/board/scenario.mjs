@@ -5,6 +5,7 @@
 // release's own sim-server, on the host's loopback: it must outlive the guest (power cuts), and the
 // guest reaches it through one QEMU guestfwd (scripts/board/README.md).
 //   node scripts/board/scenario.mjs [--full]      (env from run.sh: BOARD RUN KDIR IMAGE_BASE BUNDLE)
+import { Buffer } from 'node:buffer';
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes, randomUUID, createHash } from 'node:crypto';
 import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -72,11 +73,15 @@ const stationsFile = {
   ],
 };
 const PROFILE = '/opt/pickup-station/current/hardware/virt-board-12-boxes.json';
+/** What speech says first after the speech button, beside the screen: short, so the recording is. */
+const SPEECH_ON = 'Speech is on.';
 const config = (over = {}) => ({
   station: { id: STATION.id, boxes: STATION.boxes.map((id, i) => ({ number: i + 1, id })) },
   server: { baseUrl: 'http://10.0.2.100' },
   // Long pulses so that "mid-pulse" can be reached from the host; a person opens a door within 10 s.
-  timing: { doorOpenTimeoutMs: 10_000 },
+  // The patron who asked for speech has gone 5 s after the station is idle again (speech off).
+  timing: { doorOpenTimeoutMs: 10_000, sessionEndMs: 5_000 },
+  messages: { assist: { instructions: SPEECH_ON } },
   locks: { pulseMs: 3_000 },
   hardware: { kind: 'board', profile: PROFILE },
   log: { level: 'info' },
@@ -388,6 +393,7 @@ async function main() {
   await deposit();
   await pickup(PIN_TWO, [5, 6]);
   await checkPulses([3, 5, 6], ev0);
+  await speechAnnouncement();
   await noDenials();
   const exposure = (await g('systemd-analyze security pickup-station 2>&1 | tail -1')).trim();
   figure('systemd-analyze security pickup-station', exposure);
@@ -480,6 +486,60 @@ async function main() {
   for (const r of rows) console.log(`| ${r.row} | ${r.st}: ${r.message} | ${r.s} s | ${r.outcome} |`);
   console.log('\n| figure | value |\n|---|---|');
   for (const [k, v] of figures) console.log(`| ${k} | ${v} |`);
+}
+
+/** Lines as the station speaks them (src/station/speech-player.ts spokenText). */
+const spokenText = (lines) =>
+  lines
+    .map((l) => l.trim())
+    .filter((l) => l !== '')
+    .map((l) => (/[.!?…:;,]$/.test(l) ? l : `${l}.`))
+    .join(' ')
+    .replace(/\b\p{Lu}{2,}(?=\p{Ll}*\b)/gu, (caps) => caps.toLowerCase());
+
+/**
+ * Speech on the board's sound card: snd-aloop, Loopback,0,0 as the profile's audio output, recorded
+ * from Loopback,1,0. The speech button (gpio-sim line 27) is pressed; the shipped unit (its
+ * DeviceAllow=char-alsa, group audio) plays the screen and the instructions; what it played is
+ * recorded there and must be speech (not silent) as long as espeak-ng's rendering of that text on
+ * the board, and nothing of the unit's sandbox may be denied.
+ */
+async function speechAnnouncement() {
+  const t = performance.now();
+  const answered = (await requests()).findLast((r) => isState(r) && r.response?.type === 'wait-for-input');
+  const text = spokenText([...(answered?.response?.displayMessages ?? []), SPEECH_ON]);
+  // The expected length, by the board's own espeak-ng at the station's rate and the default volume.
+  const bytes = Number((await g(`espeak-ng -v en-us -s 160 -a 105 --stdout ${JSON.stringify(text)} | wc -c`)).trim());
+  const expectedS = (bytes - 44) / 2 / 22_050;
+  await g('rm -f /tmp/speech.wav; (arecord -q -D plughw:Loopback,1,0 -f S16_LE -r 22050 -c 1 -d 60 /tmp/speech.wav >/tmp/arecord.log 2>&1 &); sleep 1');
+  await io('speech');
+  // The station's aplay starts, plays, ends; then the recording is stopped (SIGINT: arecord writes its header).
+  const played = performance.now();
+  let seen = false;
+  for (;;) {
+    const running = (await g('pgrep -x aplay >/dev/null && echo yes || echo no')).trim() === 'yes';
+    if (running) seen = true;
+    if (seen && !running) break;
+    if (performance.now() - played > 60_000)
+      throw new Fail(`speech: no announcement played within 60 s (${seen ? 'aplay never ended' : 'aplay never started'})`);
+    await sleep(200);
+  }
+  await g('sleep 0.5; pkill -INT -x arecord; while pgrep -x arecord >/dev/null; do sleep 0.1; done');
+  const wav = Buffer.from((await g('base64 -w0 /tmp/speech.wav', { timeoutMs: 120_000 })).trim(), 'base64');
+  const at = wav.indexOf('data') + 8;
+  const samples = new Int16Array(wav.buffer.slice(wav.byteOffset + at, wav.byteOffset + wav.length - ((wav.length - at) % 2)));
+  const loud = (v) => Math.abs(v) > 500;
+  const first = samples.findIndex(loud);
+  const last = samples.findLastIndex(loud);
+  const heardS = first < 0 ? 0 : (last - first) / 22_050;
+  let sum = 0;
+  for (let i = Math.max(0, first); i <= last; i++) sum += samples[i] ** 2;
+  const rms = first < 0 ? 0 : Math.sqrt(sum / (last - first + 1)) / 32_768;
+  check(
+    heardS > 0 && Math.abs(heardS - expectedS) <= Math.max(0.3, 0.15 * expectedS) && rms > 0.02,
+    `speech: the speech button -> the unit played "${text}" on the board's sound card: recorded ${heardS.toFixed(2)} s of sound (RMS ${rms.toFixed(3)}) for ${expectedS.toFixed(2)} s of espeak-ng`,
+  );
+  figure('speech: button -> announcement recorded (emulated), s', ((performance.now() - t) / 1000).toFixed(1));
 }
 
 /**

@@ -12,7 +12,7 @@ export const LOCALES = ['cs', 'en'] as const;
 export type Locale = (typeof LOCALES)[number];
 
 /** The texts the station runs with: the set of `messages.locale`, any key overridden (config `messages`). */
-export type Messages = Texts & { readonly locale: Locale };
+export type Messages = Texts & { readonly locale: Locale; readonly assist: AssistTexts };
 
 export interface Texts {
   /** Until the first /state is answered. */
@@ -56,6 +56,44 @@ export interface Texts {
   readonly rfidPutBack: readonly string[];
   /** The security bit could not be cleared in time: the exit gates may alarm for this item. */
   readonly rfidSecurityFailed: readonly string[];
+  /**
+   * A time limit is about to run out (a half-typed PIN, a box left open): shown above what it
+   * concerns, until the patron presses a key for more time or the limit runs out.
+   */
+  readonly moreTime: readonly string[];
+}
+
+/**
+ * What the station says and labels beyond its screens: speech's instructions and the spoken form of
+ * what a screen shows in a way a voice cannot read (the PIN's mask, a countdown), and the kiosk
+ * page's controls. Placeholders: `{count}` digits typed; `{n}` a number.
+ */
+export interface AssistTexts {
+  /** Spoken when speech starts, and by the speech key at the prompt. */
+  readonly instructions: string;
+  /** The PIN line as spoken: how many digits are typed, never which. */
+  readonly pinTyped: string;
+  /** A countdown as spoken, by plural form (en: one, other; cs: one, few, many). */
+  readonly seconds: readonly string[];
+  readonly minutes: readonly string[];
+  /** The kiosk page's own words (its buttons and states), for screen readers and its labels. */
+  readonly kiosk: {
+    /** The page's title and heading (read by screen readers, not shown). */
+    readonly title: string;
+    readonly keypad: string;
+    readonly backspace: string;
+    readonly clear: string;
+    readonly enter: string;
+    readonly speech: string;
+    readonly volumeDown: string;
+    readonly volumeUp: string;
+    readonly contrast: string;
+    readonly largeText: string;
+    readonly moreTime: string;
+    readonly settings: string;
+    readonly connecting: string;
+    readonly unauthorised: string;
+  };
 }
 
 const en: Texts = {
@@ -82,6 +120,7 @@ const en: Texts = {
   rfidSetIncomplete: ['Item of {total} parts:', '{missing} missing,', 'place all parts'],
   rfidPutBack: ['Put the item back', 'on the reader'],
   rfidSecurityFailed: ['Security not cleared', 'gates may alarm'],
+  moreTime: ['For more time', 'press any key'],
 };
 
 const cs: Texts = {
@@ -108,9 +147,64 @@ const cs: Texts = {
   rfidSetIncomplete: ['Položka o {total} částech:', 'chybí {missing},', 'položte všechny'],
   rfidPutBack: ['Vraťte položku', 'zpět na čtečku'],
   rfidSecurityFailed: ['Ochrana nezrušena,', 'brána může pípat'],
+  moreTime: ['Pro více času', 'stiskněte klávesu'],
 };
 
 export const TEXTS: Readonly<Record<Locale, Texts>> = { cs, en };
+
+const assistEn: AssistTexts = {
+  instructions:
+    'Speech is on. Press the speech key to hear the screen again, and the volume keys to make it louder or softer. ' +
+    'To pick up, type your six digit PIN and press Enter: each key sounds a tone, your PIN is never spoken. ' +
+    'When the station asks if you need more time, press any key.',
+  pinTyped: 'PIN: {count} of 6 digits typed',
+  seconds: ['{n} second', '{n} seconds'],
+  minutes: ['{n} minute', '{n} minutes'],
+  kiosk: {
+    title: 'Library pickup station',
+    keypad: 'PIN keypad',
+    backspace: 'Delete last digit',
+    clear: 'Clear PIN',
+    enter: 'Enter',
+    speech: 'Speech',
+    volumeDown: 'Softer',
+    volumeUp: 'Louder',
+    contrast: 'High contrast',
+    largeText: 'Large text',
+    moreTime: 'More time',
+    settings: 'Screen and sound',
+    connecting: 'Connecting…',
+    unauthorised: 'Out of order: please ask the staff',
+  },
+};
+
+const assistCs: AssistTexts = {
+  instructions:
+    'Hlasový výstup je zapnutý. Tlačítkem řeči si obrazovku poslechnete znovu, tlačítky hlasitosti ji zesílíte nebo zeslabíte. ' +
+    'Pro vyzvednutí zadejte šestimístný PIN a stiskněte Enter: každá klávesa zazní tónem, PIN se nikdy nevyslovuje. ' +
+    'Když se stanice zeptá, zda potřebujete víc času, stiskněte libovolnou klávesu.',
+  pinTyped: 'PIN: zadáno {count} ze 6 číslic',
+  seconds: ['{n} sekundu', '{n} sekundy', '{n} sekund'],
+  minutes: ['{n} minutu', '{n} minuty', '{n} minut'],
+  kiosk: {
+    title: 'Výdejní box knihovny',
+    keypad: 'Klávesnice pro PIN',
+    backspace: 'Smazat poslední číslici',
+    clear: 'Smazat PIN',
+    enter: 'Potvrdit',
+    speech: 'Řeč',
+    volumeDown: 'Tišeji',
+    volumeUp: 'Hlasitěji',
+    contrast: 'Vysoký kontrast',
+    largeText: 'Velké písmo',
+    moreTime: 'Více času',
+    settings: 'Obrazovka a zvuk',
+    connecting: 'Připojování…',
+    unauthorised: 'Mimo provoz: obraťte se prosím na obsluhu',
+  },
+};
+
+export const ASSIST_TEXTS: Readonly<Record<Locale, AssistTexts>> = { cs: assistCs, en: assistEn };
 
 /** Accept-Language sent when `server.acceptLanguage` is not set. */
 export const ACCEPT_LANGUAGE: Readonly<Record<Locale, string>> = { cs: 'cs-CZ, cs;q=0.9', en: 'en' };

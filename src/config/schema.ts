@@ -13,13 +13,14 @@ import * as z from '../schema.js';
 import { intIn, nonEmpty } from '../schema.js';
 import { live, restartsProcess, restartsStation } from './apply.js';
 import { boardHardwareSchema } from '../devices/board-config.js';
+import { kioskDisplaySchema } from '../devices/input/schema.js';
 import { debugConfigSchema } from './technician.js';
 import { HARD_MAX_PULSE_MS } from '../devices/types.js';
 import { metricsConfigSchema } from '../metrics/config.js';
 import { portalConfigSchema } from '../portal/config.js';
 import { simulatedRfidReaderSchema } from '../devices/rfid/schema.js';
 import { rfidConfigSchema } from './rfid.js';
-import { LOCALES, TEXTS, type Messages, type Texts } from './messages.js';
+import { ASSIST_TEXTS, LOCALES, TEXTS, type AssistTexts, type Messages, type Texts } from './messages.js';
 import { UUID_V4_RE } from '../uuid.js';
 
 const uuidV4Lower = z.string().check(z.regex(UUID_V4_RE, 'must be a lowercase UUIDv4'));
@@ -96,8 +97,11 @@ export const timingSchema = z.strictObject({
       ),
     30_000,
   ),
-  /** A typed PIN is cleared after this long without a key. */
-  pinIdleMs: durationMs(20_000),
+  /**
+   * A typed PIN is cleared after this long without a key. The patron is warned `warnBeforeMs`
+   * before (at half time for a shorter limit) and may ask for more time.
+   */
+  pinIdleMs: durationMs(40_000),
   /** Temporary messages (refusals, errors) stay this long before the prompt returns. */
   messageMs: durationMs(5_000),
   /** The same identifier read again within this window is a scanner double-read and is dropped. */
@@ -108,6 +112,20 @@ export const timingSchema = z.strictObject({
   doorAjarMs: durationMs(120_000, 1_000),
   /** While a door stays ajar, the buzzer's reminder pattern repeats this often. */
   doorAjarReminderMs: durationMs(30_000, 1_000),
+  /**
+   * A time limit the patron faces (pinIdleMs, doorAjarMs) is announced this long before it runs out
+   * (text, sound, and speech when on), at half time for a limit shorter than twice this; any key
+   * then gives the whole limit again. 0: no warnings.
+   */
+  warnBeforeMs: durationMs(20_000, 0, 600_000),
+  /** How many times one patron may ask for more time in a row; then the limit runs out unannounced. */
+  maxExtensions: z._default(intIn(0, 1_000), 10),
+  /**
+   * The patron has gone once the station has waited at its prompt this long since their last
+   * input: speech they started goes off, the volume and the kiosk page's contrast and text size go
+   * back to the defaults.
+   */
+  sessionEndMs: durationMs(120_000, 1_000),
   /**
    * A graceful stop (SIGTERM) finishes what is in flight for at most this long, then drives every
    * lock OFF and exits. Must stay below the unit's TimeoutStopSec= (test/e2e/systemd-unit.test.ts).
@@ -170,6 +188,8 @@ export const buzzerSchema = z.strictObject({
       alarm: z._default(patternSchema, [400, 150, 400, 150, 400, 150, 400]),
       /** Door ajar, repeated every timing.doorAjarReminderMs. */
       reminder: z._default(patternSchema, [200, 300, 200]),
+      /** A time limit is about to run out (timing.warnBeforeMs): three short beeps. */
+      warning: z._default(patternSchema, [120, 120, 120, 120, 120]),
     }),
     {},
   ),
@@ -179,6 +199,24 @@ export const lockSchema = z.strictObject({
   /** How long a lock solenoid is energized per opening. */
   pulseMs: z._default(intIn(10, HARD_MAX_PULSE_MS), 600),
 });
+
+/** The kiosk page's words (AssistTexts.kiosk), each overridable in `messages.assist.kiosk`. */
+const KIOSK_WORDS = [
+  'title',
+  'keypad',
+  'backspace',
+  'clear',
+  'enter',
+  'speech',
+  'volumeDown',
+  'volumeUp',
+  'contrast',
+  'largeText',
+  'moreTime',
+  'settings',
+  'connecting',
+  'unauthorised',
+] as const satisfies readonly (keyof AssistTexts['kiosk'])[];
 
 // A station text replaces the whole screen: an empty one (or all blank lines) would leave a reader
 // in front of a blank display, which says neither "working" nor "broken".
@@ -220,13 +258,97 @@ export const messagesSchema = z.pipe(
     rfidSetIncomplete: lines,
     rfidPutBack: lines,
     rfidSecurityFailed: lines,
+    moreTime: lines,
+    /** Speech's instructions, the spoken PIN and countdown, the kiosk page's words: any key overrides that text alone. */
+    assist: z.optional(
+      z.strictObject({
+        instructions: z.optional(nonEmpty()),
+        pinTyped: z.optional(nonEmpty()),
+        seconds: z.optional(z.array(nonEmpty()).check(z.minLength(1), z.maxLength(3))),
+        minutes: z.optional(z.array(nonEmpty()).check(z.minLength(1), z.maxLength(3))),
+        kiosk: z.optional(z.partialRecord(z.enum(KIOSK_WORDS), nonEmpty())),
+      }),
+    ),
   }),
-  z.transform(({ locale, ...overrides }): Messages => {
+  z.transform(({ locale, assist, ...overrides }): Messages => {
     const set: Texts = TEXTS[locale];
     const chosen = Object.fromEntries(Object.entries(overrides).filter(([, v]) => v !== undefined)) as Partial<Texts>;
-    return { locale, ...set, ...chosen };
+    const base: AssistTexts = ASSIST_TEXTS[locale];
+    const own = Object.fromEntries(Object.entries(assist ?? {}).filter(([k, v]) => v !== undefined && k !== 'kiosk')) as Partial<AssistTexts>;
+    const assistTexts: AssistTexts = { ...base, ...own, kiosk: { ...base.kiosk, ...(assist?.kiosk ?? {}) } };
+    return { locale, ...set, ...chosen, assist: assistTexts };
   }),
 );
+
+/** One step of a tone: [frequency in Hz (0: silence), milliseconds]. */
+const toneSchema = z.array(z.tuple([intIn(0, 8_000), intIn(10, 2_000)])).check(z.minLength(1), z.maxLength(16));
+
+/**
+ * Speech (src/station/core/assist.ts decides what is said; src/devices/speech/ says it): every
+ * screen and the instructions, spoken through the board's audio output in the station's locale.
+ */
+export const speechSchema = z.strictObject({
+  /**
+   * patron: off until the patron starts it (the speech button, a keypad key held, headphones
+   * plugged into a jack with a detect line, the kiosk page's speech button), until they have gone;
+   * always: every screen spoken; off: never (no tones either).
+   */
+  mode: z._default(z.enum(['off', 'patron', 'always']), 'patron'),
+  /** true: an audio output that is missing or fails puts the station DOWN; false: /state's errorMessage names it, UP. */
+  required: z._default(z.boolean(), false),
+  /** The keypad key that, held for holdMs, starts speech (or repeats the screen): any key, one of these, or none. */
+  holdKey: z._default(z.enum(['any', 'backspace', 'clear', 'enter', 'none']), 'any'),
+  /** How long a key must be held to count as held (the keypad drivers time it). */
+  holdMs: durationMs(2_000, 300, 10_000),
+  /** Volume in percent of the audio output's full scale: where a patron starts, each key's step, the range. */
+  volume: z.prefault(
+    z
+      .strictObject({
+        initial: z._default(intIn(1, 100), 70),
+        step: z._default(intIn(1, 50), 10),
+        min: z._default(intIn(1, 100), 20),
+        max: z._default(intIn(1, 100), 100),
+      })
+      .check(
+        z.superRefine((v, ctx) => {
+          if (v.min > v.max) ctx.addIssue({ code: 'custom', path: ['min'], message: `must be at most max (${v.max})`, input: v.min });
+          if (v.initial < v.min || v.initial > v.max)
+            ctx.addIssue({ code: 'custom', path: ['initial'], message: `must be between min (${v.min}) and max (${v.max})`, input: v.initial });
+        }),
+      ),
+    {},
+  ),
+  /** Speaking rate, words per minute (espeak-ng's -s; its own default is 175). */
+  rateWpm: z._default(intIn(80, 400), 160),
+  /** The espeak-ng voice of each locale. */
+  voices: z.prefault(z.strictObject({ en: z._default(nonEmpty(), 'en-us'), cs: z._default(nonEmpty(), 'cs') }), {}),
+  /** Tones instead of speech: a PIN digit, a deleted digit, clear, Enter, a time-limit warning, a volume step. */
+  tones: z.prefault(
+    z.strictObject({
+      key: z._default(toneSchema, [[880, 70]]),
+      erase: z._default(toneSchema, [[660, 70]]),
+      clear: z._default(toneSchema, [
+        [660, 90],
+        [0, 40],
+        [440, 160],
+      ]),
+      enter: z._default(toneSchema, [
+        [880, 80],
+        [0, 30],
+        [1320, 140],
+      ]),
+      warning: z._default(toneSchema, [
+        [1000, 150],
+        [0, 100],
+        [1000, 150],
+        [0, 100],
+        [1000, 150],
+      ]),
+      volume: z._default(toneSchema, [[880, 150]]),
+    }),
+    {},
+  ),
+});
 
 export const simulatedHardwareSchema = z.strictObject({
   kind: z.literal('simulated'),
@@ -245,6 +367,11 @@ export const simulatedHardwareSchema = z.strictObject({
    * or `{ "path": … }` for a reader on a serial device (src/devices/rfid/schema.ts).
    */
   rfidReader: z._default(z.nullable(simulatedRfidReaderSchema), null),
+  /**
+   * A kiosk touchscreen page (a board profile's `display` of kind "kiosk") as the simulated station's
+   * display, keypad, cancel button and help controls, beside its simulated ones; null: none.
+   */
+  kiosk: z._default(z.nullable(kioskDisplaySchema), null),
 });
 
 export const hardwareSchema = z.discriminatedUnion('kind', [simulatedHardwareSchema, boardHardwareSchema]);
@@ -270,8 +397,17 @@ export const configSchema = z.strictObject({
   messages: restartsStation(z.prefault(messagesSchema, {})),
   pin: restartsStation(z.prefault(pinSchema, {})),
   buzzer: restartsStation(z.prefault(buzzerSchema, {})),
+  speech: restartsStation(z.prefault(speechSchema, {})),
   hardware: restartsStation(
-    z._default(hardwareSchema, { kind: 'simulated', doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100, stateFile: null, rfidReader: null }),
+    z._default(hardwareSchema, {
+      kind: 'simulated',
+      doorSpringMs: 50,
+      inputVoltage: 12.1,
+      internetSignalStrength: 100,
+      stateFile: null,
+      rfidReader: null,
+      kiosk: null,
+    }),
   ),
   log: z.prefault(logSchema, {}),
   storage: restartsStation(z.prefault(storageSchema, {})),
@@ -290,3 +426,5 @@ export type ConfigInput = z.input<typeof configSchema>;
 /** The validated config with every default filled in. */
 export type StationConfig = z.output<typeof configSchema>;
 export type BuzzerPatterns = z.output<typeof buzzerSchema>['patterns'];
+export type SpeechConfig = z.output<typeof speechSchema>;
+export type ToneSteps = z.output<typeof toneSchema>;

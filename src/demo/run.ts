@@ -5,6 +5,7 @@
  * printed as they change. The technician port listens on loopback with a service token made for
  * this run only, so the page shows the same station from the technician's side.
  */
+import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { parseArgs } from 'node:util';
 import type { DestinationStream } from 'pino';
@@ -25,6 +26,11 @@ import { handleCommand, HELP, renderBoxes } from './terminal.js';
 import { DEMO_DISPLAYS, demoScreen, type DemoDisplay } from './display-art.js';
 import { KioskPanel } from '../devices/kiosk/panel.js';
 import { withKioskPanel } from '../devices/kiosk/front-panel.js';
+import { kioskSecretHash } from '../devices/kiosk/secret.js';
+import { kioskDisplaySchema } from '../devices/input/schema.js';
+
+/** The kiosk page's bounds at the profile's defaults. */
+const KIOSK_LIMITS = kioskDisplaySchema.parse({ kind: 'kiosk' });
 
 async function prettyStream(): Promise<DestinationStream | undefined> {
   try {
@@ -96,13 +102,19 @@ export async function runDemo(args: string[]): Promise<number> {
   // What a person watches: by default the terminal display driver as the field's 20x4 LCD; with
   // --display another geometry, drawn by that display's own driver code from the display events;
   // with --display kiosk the touchscreen page (and a keypad beside the typed commands).
+  const kioskSecret = randomBytes(32).toString('hex');
   const lcd = display === 'text' ? new TerminalDisplay({ size: DEMO_LCD, charset: 'ascii', overflow: 'wrap', frame: 'unicode' }) : null;
   const panel =
     display === 'kiosk'
       ? new KioskPanel({
           port: kioskPort,
           cancelLabel: locale === 'cs' ? 'Zrušit' : 'Cancel',
-          keepAliveMs: 15_000,
+          lang: locale,
+          words: config.messages.assist.kiosk,
+          holdMs: config.speech.holdMs,
+          // The demo's own per-run secret, in the URL it prints (a station's comes from its socket unit).
+          secret: { kind: 'hash', hash: kioskSecretHash(kioskSecret) },
+          limits: KIOSK_LIMITS,
           reconnect: { initialMs: 500, maxMs: 5_000, factor: 2 },
           log,
         })
@@ -129,14 +141,18 @@ export async function runDemo(args: string[]): Promise<number> {
   });
   const { supervisor, port } = supervised;
   if (port?.url) console.log(`technician page: ${port.url}/  (service token for this run only: ${token})`);
-  if (panel) console.log(`kiosk page: http://127.0.0.1:${panel.port}/ (open it in a browser at 800x480)`);
+  if (panel)
+    console.log(
+      `kiosk page: http://127.0.0.1:${panel.port}/#k=${kioskSecret} (open it in a browser at 800x480; the key in the address is this run's kiosk secret)`,
+    );
   supervisor.observer.follow((e) => {
     if (e.type === 'display' && !lcd) console.log(demoScreen(display === 'kiosk' || display === 'text' ? '20x4' : display, e.lines));
     if (e.type === 'box') console.log(renderBoxes(supervisor.station.runtime.snapshot().boxes, config.station.boxes));
     if (e.type === 'alarm') console.log(`${e.active ? 'ALARM' : 'alarm cleared'}: ${e.alarm.detail}`);
   });
-  // The buzzer is the terminal bell.
+  // The buzzer is the terminal bell; what the station says is printed.
   hardware.buzzer.onBeep(() => process.stdout.write('\x07'));
+  hardware.speech.onUtterance((u) => console.log(u.kind === 'say' ? `speaks (${u.voice}, ${u.volume} %): ${u.text}` : `tone (${u.volume} %): ${u.text}`));
 
   const rl = createInterface({ input: process.stdin, terminal: false });
   rl.on('line', (line) => {

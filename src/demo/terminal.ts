@@ -19,6 +19,11 @@ export const HELP = `commands:
   pin <digits>    a reader types a PIN and presses Enter
   key <k>         one keypad key: 0-9, bs (backspace), clear, enter
   cancel          the cancel button
+  speech          the speech button (speech on; again: the screen again)
+  hold <k>        hold a keypad key down (held: speech on)
+  louder|softer   the volume buttons
+  more            the more-time button
+  headphones in|out  plug headphones in or out
   close <box>     close a box door (<box> = number or id)
   open <box>      force a door open (no command: a forced-open alarm)
   tamper open|close  the cabinet's tamper switch
@@ -72,6 +77,26 @@ export function handleCommand(line: string, sim: SimulatedStation, boxes: readon
     }
     case 'cancel':
       sim.pressCancel();
+      return '';
+    case 'speech':
+      sim.pressAssist('speech');
+      return '';
+    case 'louder':
+    case 'softer':
+      sim.pressAssist(cmd === 'louder' ? 'volume-up' : 'volume-down');
+      return '';
+    case 'more':
+      sim.pressAssist('more-time');
+      return '';
+    case 'hold': {
+      const key = parseKey(arg);
+      if (!key) return 'usage: hold 0-9|bs|clear|enter';
+      sim.holdKey(key);
+      return '';
+    }
+    case 'headphones':
+      if (arg !== 'in' && arg !== 'out') return 'usage: headphones in|out';
+      sim.plugHeadphones(arg === 'in');
       return '';
     case 'close':
     case 'open': {

@@ -11,7 +11,7 @@
 import * as z from '../schema.js';
 import { intIn, nonEmpty } from '../schema.js';
 import { gpioBackendSchema, inputLineSchema, outputLineSchema } from './gpio/line-schema.js';
-import { hidKeypadSchema, inputProfileObject, refineInputProfile } from './input/schema.js';
+import { hidKeypadSchema, inputProfileObject, reconnectSchema, refineInputProfile } from './input/schema.js';
 
 export { inputLineSchema, outputLineSchema };
 
@@ -44,6 +44,27 @@ export const matrixKeypadSchema = z
     }),
   );
 
+/**
+ * The board's audio output and the patron's help controls (speech: src/devices/speech/, the
+ * controls: src/devices/gpio/assist.ts). Buttons are active while pressed; `headphones` is the
+ * jack's detect switch, active = plugged in. Each line may be null.
+ */
+export const speechProfileSchema = z.strictObject({
+  /** The ALSA PCM speech plays on: "plughw:CARD=Headphones" (a Pi 4's jack), a USB adapter's card, "default". */
+  device: z._default(nonEmpty(), 'default'),
+  /** Starts speech; pressed again, says the screen again. */
+  button: z._default(z.nullable(inputLineSchema), null),
+  volumeUp: z._default(z.nullable(inputLineSchema), null),
+  volumeDown: z._default(z.nullable(inputLineSchema), null),
+  /** Gives more time when a time limit is about to run out (any keypad key does too). */
+  moreTime: z._default(z.nullable(inputLineSchema), null),
+  /** The headphone jack's detect switch: speech while headphones are plugged in; null: the board cannot tell. */
+  headphones: z._default(z.nullable(inputLineSchema), null),
+  /** Probe delays while the audio output does not work (no sound card, the adapter unplugged). */
+  reconnect: z.prefault(reconnectSchema, {}),
+});
+export type SpeechProfile = z.output<typeof speechProfileSchema>;
+
 export const boardProfileSchema = z
   .strictObject({
     /** Shown in logs, e.g. "Raspberry Pi 4, 12 boxes in 2 columns". */
@@ -65,6 +86,8 @@ export const boardProfileSchema = z
     tamper: z._default(z.nullable(inputLineSchema), null),
     /** A buzzer's output, active = sounding; null: none. Patterns are in the station config (`buzzer`). */
     buzzer: z._default(z.nullable(outputLineSchema), null),
+    /** The audio output speech goes to and the patron's help controls; null: the board has no voice. */
+    speech: z._default(z.nullable(speechProfileSchema), null),
     // scanners, keypad (HID) and display: the input drivers' sections (src/devices/input/schema.ts).
     ...inputProfileObject.shape,
     keypad: z._default(z.nullable(z.discriminatedUnion('kind', [hidKeypadSchema, matrixKeypadSchema])), null),
@@ -90,6 +113,10 @@ export const boardProfileSchema = z
       if (p.cancelButton) claim(p.cancelButton, ['cancelButton']);
       if (p.tamper) claim(p.tamper, ['tamper']);
       if (p.buzzer) claim(p.buzzer, ['buzzer']);
+      for (const key of ['button', 'volumeUp', 'volumeDown', 'moreTime', 'headphones'] as const) {
+        const line = p.speech?.[key];
+        if (line) claim(line, ['speech', key]);
+      }
       if (p.keypad?.kind === 'gpio-matrix') {
         p.keypad.rows.forEach((r, i) => claim(r, ['keypad', 'rows', i]));
         p.keypad.columns.forEach((c, i) => claim(c, ['keypad', 'columns', i]));

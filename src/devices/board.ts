@@ -17,13 +17,29 @@ import { GpioBuzzer, GpioTamperSwitch } from './gpio/alarm-devices.js';
 import { GpioButton, GpioDoorSensors } from './gpio/inputs.js';
 import { GpioLockBank } from './gpio/locks.js';
 import { GpioMatrixKeypad } from './gpio/matrix-keypad.js';
+import { GpioAssistControls } from './gpio/assist.js';
+import { EspeakSpeech } from './speech/espeak.js';
+import { EitherKeypad } from './combined.js';
 import type { GpioBackend, InputSpec, OutputSpec } from './gpio/types.js';
 import { ConfiguredPowerMonitor } from './power/monitor.js';
-import { createInputDevices, type InputDevices } from './input/index.js';
-import type { Buzzer, Device, Display, IdentifierScanner, Keypad, PowerMonitor, PushButton, RfidReader, StationHardware, TamperSwitch } from './types.js';
+import { createInputDevices, type InputDevices, type InputStation } from './input/index.js';
+import type {
+  AssistControls,
+  Buzzer,
+  Device,
+  Display,
+  IdentifierScanner,
+  Keypad,
+  PowerMonitor,
+  PushButton,
+  RfidReader,
+  SpeechOutput,
+  StationHardware,
+  TamperSwitch,
+} from './types.js';
 
 /** Builds scanners, the HID keypad and the display from the profile (src/devices/input/index.ts). */
-export type InputDevicesFactory = (profile: BoardProfile, log: Logger) => Promise<InputDevices>;
+export type InputDevicesFactory = (profile: BoardProfile, log: Logger, station: InputStation) => Promise<InputDevices>;
 
 export interface BoardDeps {
   /** Defaults to the input drivers' createInputDevices; tests inject fakes. */
@@ -48,14 +64,20 @@ class BoardStation implements StationHardware {
     readonly tamper: TamperSwitch | null,
     readonly buzzer: Buzzer | null,
     readonly rfidReaders: readonly RfidReader[],
+    readonly speech: SpeechOutput | null,
+    readonly assist: readonly AssistControls[],
+    /** The keypads behind `keypad` (a touchscreen's and a tactile one may be two). */
+    private readonly keypads: readonly Keypad[],
   ) {}
 
   devices(): readonly Device[] {
     const list: Device[] = [this.locks, this.doors, ...this.scanners, ...this.rfidReaders, this.display];
-    if (this.keypad) list.push(this.keypad);
+    list.push(...this.keypads);
     if (this.cancelButton) list.push(this.cancelButton);
     if (this.tamper) list.push(this.tamper);
     if (this.buzzer) list.push(this.buzzer);
+    if (this.speech) list.push(this.speech);
+    list.push(...this.assist);
     return list;
   }
 
@@ -102,18 +124,50 @@ export async function createBoardHardware(config: StationConfig, hw: BoardHardwa
           specialKeys: mk.specialKeys,
           settleMs: mk.scanSettleMs,
           debounceMs: profile.gpio.debounceMs,
+          holdMs: config.speech.holdMs,
           log,
         })
       : null;
     if (keypadMatrix) opened.push(keypadMatrix);
+    const sp = profile.speech;
+    const wired = sp
+      ? await GpioAssistControls.open(backend, {
+          lines: { button: sp.button, volumeUp: sp.volumeUp, volumeDown: sp.volumeDown, moreTime: sp.moreTime, headphones: sp.headphones },
+          debounceMs: profile.gpio.debounceMs,
+          log,
+        })
+      : null;
+    if (wired) opened.push(wired);
+    // The audio output: probed in the background (its two short processes must not delay the first
+    // /state); a missing one is its health, never a failed start.
+    const speech = sp
+      ? new EspeakSpeech({
+          device: sp.device,
+          rateWpm: config.speech.rateWpm,
+          espeak: 'espeak-ng',
+          aplay: 'aplay',
+          reconnect: sp.reconnect,
+          log: log.child({ component: 'speech' }),
+        })
+      : null;
+    if (speech) {
+      opened.push(speech);
+      void speech.start();
+    }
     // Scanners, a HID keypad (null when the keypad is the GPIO matrix) and the display.
-    const inputs = await (deps.createInputDevices ?? createInputDevices)(profile, log);
+    const station: InputStation = { lang: config.messages.locale, words: config.messages.assist.kiosk, holdMs: config.speech.holdMs };
+    const inputs = await (deps.createInputDevices ?? createInputDevices)(profile, log, station);
     opened.push(...inputs.scanners, ...(inputs.rfidReaders ?? []), inputs.display);
-    if (inputs.keypad) opened.push(inputs.keypad);
+    const inputKeypads = inputs.keypads ?? (inputs.keypad ? [inputs.keypad] : []);
+    opened.push(...inputKeypads);
+    const keypads = [...inputKeypads, ...(keypadMatrix ? [keypadMatrix] : [])];
     if (inputs.cancelButton) opened.push(inputs.cancelButton);
-    const keypad = inputs.keypad ?? keypadMatrix;
+    if (inputs.assist) opened.push(inputs.assist);
+    // A kiosk's touchscreen keypad and a tactile matrix keypad beside it both type.
+    const keypad = inputs.keypad && keypadMatrix ? new EitherKeypad(inputs.keypad, keypadMatrix) : (inputs.keypad ?? keypadMatrix);
     // A wired cancel button wins over the kiosk's on-screen one.
     const cancelButton = cancel ?? inputs.cancelButton ?? null;
+    const assist = [wired, inputs.assist ?? null].filter((c): c is AssistControls => c !== null);
     return new BoardStation(
       locks,
       doors,
@@ -126,6 +180,9 @@ export async function createBoardHardware(config: StationConfig, hw: BoardHardwa
       tamper,
       buzzer,
       inputs.rfidReaders ?? [],
+      speech,
+      assist,
+      keypads,
     );
   } catch (e) {
     log.error({ error: errorMessage(e) }, 'opening the board failed: releasing what was opened (locks OFF)');

@@ -8,8 +8,11 @@ export function createHardware(config: StationConfig, log?: Logger): Promise<Sta
   const hw = config.hardware;
   switch (hw.kind) {
     case 'simulated': {
-      const station = simulatedStationFor(config, log);
-      return station.ready.then(() => station);
+      const sim = simulatedStationFor(config, log);
+      const kiosk = hw.kiosk;
+      if (kiosk === null) return sim.ready.then(() => sim);
+      // The kiosk page's code is loaded only for a station that has one.
+      return sim.ready.then(() => import('./kiosk/simulated.js')).then(({ withKiosk }) => withKiosk(sim, config, kiosk, log ?? createLogger(config.log.level)));
     }
     case 'board':
       // Loaded only for real hardware: the demo and tests never load onoff or spawn gpiod tools.

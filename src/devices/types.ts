@@ -122,6 +122,11 @@ export type KeypadKey =
 /** The PIN keypad. */
 export interface Keypad extends Device {
   onKey(listener: (key: KeypadKey) => void): Unsubscribe;
+  /**
+   * A key held down for the hold time the driver was given (once per press, after its `onKey`).
+   * Optional: a keypad that cannot tell when a key is released has none.
+   */
+  onHold?(listener: (key: KeypadKey) => void): Unsubscribe;
 }
 
 /** A push button (the cancel button). Debounced by the implementation. */
@@ -158,6 +163,49 @@ export interface Buzzer extends Device {
 /** The longest single beep any buzzer sounds. */
 export const MAX_BEEP_MS = 5_000;
 
+/** One step of a tone: a frequency in Hz (0: silence) for a number of milliseconds. */
+export interface ToneStep {
+  readonly hz: number;
+  readonly ms: number;
+}
+
+/**
+ * The station's voice (optional): text spoken through the board's audio output (a headphone jack).
+ * `say` and `tone` each end what is playing first (a new announcement interrupts the old one) and
+ * resolve once it has played or was cut short. They never reject: an output that cannot play is
+ * the device's health (the station goes on without a voice), never an exception.
+ */
+export interface SpeechOutput extends Device {
+  /** Speak `text` with `voice` (an espeak-ng voice name, e.g. "en-us", "cs") at `volume` percent. */
+  say(text: string, voice: string, volume: number): Promise<void>;
+  /** Play a tone (a PIN key's, a warning's) at `volume` percent. */
+  tone(steps: readonly ToneStep[], volume: number): Promise<void>;
+  /** End what is playing now. */
+  stop(): Promise<void>;
+}
+
+/**
+ * What a patron asks for with the station's help controls: speech (start it, or hear the screen
+ * again), louder, softer, more time (a time limit about to run out), or the kiosk page's contrast or
+ * text size switched (which makes this an assisted visit: messages wait for the patron).
+ */
+export type AssistRequest = 'speech' | 'volume-up' | 'volume-down' | 'more-time' | 'visual';
+
+/**
+ * The patron's help controls (optional): a speech button, volume buttons, a more-time button and a
+ * headphone jack's detect switch on GPIO, or the kiosk page's buttons.
+ */
+export interface AssistControls extends Device {
+  onRequest(listener: (request: AssistRequest) => void): Unsubscribe;
+  /** Whether headphones are plugged in: null when there is no detect line to tell. */
+  headphones?(): boolean | null;
+  onHeadphones?(listener: (plugged: boolean) => void): Unsubscribe;
+  /** The station offers more time now (a warning is showing): an on-screen button shows itself. */
+  setMoreTimeOffered?(offered: boolean): void;
+  /** The patron has gone: settings of theirs (the kiosk page's contrast, text size) go back to the defaults. */
+  sessionEnded?(): void;
+}
+
 /** A character display. Shows the lines it is given (fitted to its size by the implementation). */
 export interface Display extends Device {
   show(lines: readonly string[]): Promise<void>;
@@ -191,6 +239,10 @@ export interface StationHardware {
   readonly buzzer?: Buzzer | null;
   /** Host-mode RFID readers (absent = none); wedge and serial RFID readers are `scanners`. */
   readonly rfidReaders?: readonly RfidReader[];
+  /** The audio output speech goes to, when the board has one (absent = none). */
+  readonly speech?: SpeechOutput | null;
+  /** The patron's help controls: GPIO buttons, the headphone jack, the kiosk page (absent = none). */
+  readonly assist?: readonly AssistControls[];
   /** Every device, for health reporting. */
   devices(): readonly Device[];
   /** Close everything; locks are driven OFF first. */

@@ -32,7 +32,7 @@ export function isCounted(e: { readonly type: string }): e is CountedEvent {
 }
 
 /** A device's role, for alert rules ("scanner or keypad missing") that must not match on names. */
-export type DeviceRole = 'locks' | 'doors' | 'scanner' | 'keypad' | 'button' | 'display' | 'tamper' | 'buzzer' | 'other';
+export type DeviceRole = 'locks' | 'doors' | 'scanner' | 'keypad' | 'button' | 'display' | 'tamper' | 'buzzer' | 'speech' | 'assist' | 'other';
 
 export function deviceRoles(hw: StationHardware): { readonly device: Device; readonly role: DeviceRole }[] {
   return hw.devices().map((device) => {
@@ -45,6 +45,8 @@ export function deviceRoles(hw: StationHardware): { readonly device: Device; rea
     else if (device === hw.display) role = 'display';
     else if (device === hw.tamper) role = 'tamper';
     else if (device === hw.buzzer) role = 'buzzer';
+    else if (device === hw.speech) role = 'speech';
+    else if ((hw.assist as readonly Device[] | undefined)?.includes(device)) role = 'assist';
     return { device, role };
   });
 }

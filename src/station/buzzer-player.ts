@@ -7,14 +7,14 @@
  * after release(). A beep never starts while held (checked synchronously just before it starts).
  *
  * One pattern at a time: a sound at least as important as the one playing replaces it (the beep in
- * progress is cut); a less important one is dropped (alarm > reminder > refused > accepted).
+ * progress is cut); a less important one is dropped (alarm > reminder > warning > refused > accepted).
  */
 import type { BuzzerPatterns } from '../config/schema.js';
 import type { Buzzer } from '../devices/types.js';
 import type { SoundName } from './core-types.js';
 import { sleep } from '../time.js';
 
-const RANK: Readonly<Record<SoundName, number>> = { accepted: 0, refused: 1, reminder: 2, alarm: 3 };
+const RANK: Readonly<Record<SoundName, number>> = { accepted: 0, refused: 1, warning: 2, reminder: 3, alarm: 4 };
 
 export class BuzzerPlayer {
   private generation = 0;

@@ -3,7 +3,7 @@
  * No I/O, no timers, no clock: time arrives as data (`at`, monotonic ms) inside inputs.
  */
 import type { Messages } from '../config/messages.js';
-import type { DoorState, IdentifierType, KeypadKey, RfidTag, SecurityWrite, SecurityWriteResult } from '../devices/types.js';
+import type { AssistRequest, DoorState, IdentifierType, KeypadKey, RfidTag, SecurityWrite, SecurityWriteResult } from '../devices/types.js';
 import type { BoxStatus, Endpoint, ServerAnswer, StationHealth } from '../protocol/types.js';
 import type { ActionSource, PreviousRun } from '../journal/types.js';
 import type { PinThrottleRecord } from '../storage/types.js';
@@ -21,6 +21,22 @@ export interface CoreConfig {
     readonly doorAjarMs: number;
     /** While a door stays ajar, the buzzer's reminder repeats this often. */
     readonly doorAjarReminderMs: number;
+    /** A patron's time limit is announced this long before it runs out (core/time-to-act.ts); 0: never. */
+    readonly warnBeforeMs: number;
+    /** More time given at most this often in a row to one patron. */
+    readonly maxExtensions: number;
+    /** The patron has gone once the station has waited at its prompt this long (core/assist.ts). */
+    readonly sessionEndMs: number;
+  };
+  /** Speech (core/assist.ts): whether the station has a voice, and when it speaks. */
+  readonly speech: {
+    /** off: never; patron: once a patron starts it; always: every screen. Off when the board has no audio output. */
+    readonly mode: 'off' | 'patron' | 'always';
+    /** A failing audio output puts the station DOWN (else /state only names it). */
+    readonly required: boolean;
+    /** The keypad key whose hold starts speech. */
+    readonly holdKey: 'any' | 'backspace' | 'clear' | 'enter' | 'none';
+    readonly volume: { readonly initial: number; readonly step: number; readonly min: number; readonly max: number };
   };
   /** The PIN brute-force throttle (core/pin-throttle.ts). */
   readonly pin: {
@@ -82,7 +98,15 @@ export type TimerName =
   | 'ajar-reminder'
   | 'security-window'
   | 'security-retry'
-  | `door-ajar:${string}`;
+  | 'session-end'
+  | `door-ajar:${string}`
+  | `warn:${TimeLimit}`;
+
+/**
+ * A time limit a patron faces (core/time-to-act.ts): the typed PIN's idle clear, or one box's
+ * door-ajar alarm (`door-ajar:<boxId>`). Each is warned of before it runs out and can be extended.
+ */
+export type TimeLimit = 'pin-idle' | `door-ajar:${string}`;
 
 /** Each box's door as one /state reports it, by boxId. */
 export type DoorSnapshot = Readonly<Record<string, BoxStatus>>;
@@ -120,7 +144,37 @@ export interface RefusalWindow {
 export type DoorOutcome = 'commanded-opened' | 'commanded-not-opened' | 'opened-without-command';
 
 /** What the buzzer plays (patterns in config `buzzer.patterns`). */
-export type SoundName = 'accepted' | 'refused' | 'alarm' | 'reminder';
+export type SoundName = 'accepted' | 'refused' | 'alarm' | 'reminder' | 'warning';
+
+/** Tones of the audio output (config `speech.tones`): a PIN's keys are never spoken, they sound one of these. */
+export type ToneName = 'key' | 'erase' | 'clear' | 'enter' | 'warning' | 'volume';
+
+/**
+ * The patron at the station and the help they asked for (core/assist.ts, core/time-to-act.ts).
+ */
+export interface AssistState {
+  /** A patron is at the station: from their first input until the station has waited at its prompt for sessionEndMs. */
+  readonly session: boolean;
+  /** The patron asked for speech (speech key, key held): kept until they have gone. */
+  readonly requested: boolean;
+  /** Headphones are plugged in (a jack with a detect line): speech while they are. */
+  readonly headphones: boolean;
+  /** The patron's volume in percent; null: the configured initial volume. */
+  readonly volume: number | null;
+  /**
+   * An assisted visit (speech on, the kiosk's contrast or text size switched, more time asked for):
+   * temporary messages then wait for the patron's next input instead of timing out.
+   */
+  readonly untimed: boolean;
+  /** What was last announced, as `screenKey()` names it (a countdown's tick is not a new screen); null: nothing yet. */
+  readonly announced: string | null;
+  /** Time limits about to run out, in the order they were warned of. */
+  readonly warnings: readonly TimeLimit[];
+  /** More time given to this patron in a row. */
+  readonly extensions: number;
+  /** The audio output's problem (it is missing or failing); null: none. */
+  readonly outputProblem: string | null;
+}
 
 /**
  * Alarms the station raises on its own (Matter DoorLock's vocabulary): a door opened without a
@@ -192,6 +246,8 @@ export interface CoreState {
   readonly shown: readonly string[];
   /** Library tags on host-mode readers: each reader's field, the deposit's security bit (core/rfid.ts). */
   readonly rfid: RfidState;
+  /** The patron's session, speech and time limits. */
+  readonly assist: AssistState;
 }
 
 /** One reader's field as the core keeps it. */
@@ -248,6 +304,8 @@ export type Input =
       readonly previous?: PreviousRun | null;
       readonly pinThrottle?: PinThrottleRecord | 'damaged' | null;
       readonly tamperOpen?: boolean;
+      /** Headphones plugged in at start (a jack with a detect line). */
+      readonly headphones?: boolean;
     }
   | { readonly type: 'scan'; readonly identifierType: IdentifierType; readonly value: string; readonly at: number }
   | { readonly type: 'key'; readonly key: KeypadKey }
@@ -269,7 +327,15 @@ export type Input =
   /** A host-mode RFID reader's whole field, reported whenever it changed (core/rfid.ts). */
   | { readonly type: 'rfid-field'; readonly reader: string; readonly send: 'item-id' | 'uid'; readonly tags: readonly RfidTag[]; readonly at: number }
   /** The outcome of a write-security effect: one result per UID, verified by reading back. */
-  | { readonly type: 'security-result'; readonly reader: string; readonly results: readonly SecurityWriteResult[] };
+  | { readonly type: 'security-result'; readonly reader: string; readonly results: readonly SecurityWriteResult[] }
+  /** A keypad key held down (its press came as a `key` input before). */
+  | { readonly type: 'key-held'; readonly key: KeypadKey }
+  /** A help control: speech, louder, softer, more time, the kiosk's visual settings. */
+  | { readonly type: 'assist'; readonly request: AssistRequest }
+  /** Headphones plugged in or out. */
+  | { readonly type: 'headphones'; readonly plugged: boolean }
+  /** The audio output's health: its problem, or null once it works. */
+  | { readonly type: 'speech-output'; readonly problem: string | null };
 
 export type OutboundRequest =
   | {
@@ -300,6 +366,16 @@ export type Effect =
   | { readonly type: 'write-security'; readonly reader: string; readonly uids: readonly string[]; readonly write: SecurityWrite }
   /** A security bit that could not be cleared in time: the journal names it (under the deposit's event). */
   | { readonly type: 'journal-security-failure'; readonly failure: SecurityFailure }
+  /** Speak these lines (already in their spoken form) in the station's locale; interrupts what is playing. */
+  | { readonly type: 'speak'; readonly lines: readonly string[]; readonly volume: number }
+  /** Play a tone on the audio output; interrupts what is playing. */
+  | { readonly type: 'tone'; readonly tone: ToneName; readonly volume: number }
+  /** Stop speaking now (speech turned off). */
+  | { readonly type: 'hush' }
+  /** The station offers more time (a warning is showing) or no longer does. */
+  | { readonly type: 'more-time-offered'; readonly offered: boolean }
+  /** The patron has gone: their settings go back to the defaults (the kiosk page's contrast and text size). */
+  | { readonly type: 'session-end' }
   /** Write the PIN throttle to its store (before the keypad is used again). */
   | { readonly type: 'save-pin-throttle'; readonly record: PinThrottleRecord }
   | { readonly type: 'log'; readonly level: LogLevel; readonly msg: string; readonly data?: Readonly<Record<string, unknown>> };

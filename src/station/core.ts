@@ -20,13 +20,18 @@
  * | core/outbound.ts   | the outbound queue: one event in flight, the owed /state, heartbeat    |
 | core/door-reports.ts | door changes the server has not heard of, reported in order          |
  * | core/display.ts    | the derived screen and its temporary overlay                           |
+ * | core/assist.ts     | the patron's visit, speech, volume; an assisted visit's messages       |
+ * | core/time-to-act.ts | a patron's time limits: warned before they run out, extended by a key |
  *
- * After every input the owed /state goes out if the queue is free (outbound.flushState), a restart
- * notice is shown once the first answer came (restart.showNotice), a drain ends once nothing is
- * left to finish (drain.checkDrained), and the display is re-derived (display.render).
+ * Before a patron's input the visit goes on (assist.beforeInput). After every input the owed /state
+ * goes out if the queue is free (outbound.flushState), a restart notice is shown once the first
+ * answer came (restart.showNotice), a drain ends once nothing is left to finish
+ * (drain.checkDrained), the display is re-derived (display.render) and a new screen is spoken when
+ * speech is on (assist.announce).
  */
 import type { DoorState } from '../devices/types.js';
 import { onAjarReminderTimer, onDoorAjarTimer, onTamper, watchOpenDoorsAtStart } from './core/alarms.js';
+import { announce, beforeInput, INITIAL_ASSIST, onAssist, onHeadphones, onKeyHeld, onSessionEndTimer, onSpeechOutput } from './core/assist.js';
 import { onAnswered, onUnanswered } from './core/answers.js';
 import type { Ctx } from './core/context.js';
 import { boxOfAjarTimer } from './core/context.js';
@@ -48,13 +53,15 @@ import {
   onSecurityRetryTimer,
   onSecurityWindowTimer,
 } from './core/rfid.js';
+import { limitOfWarnTimer, onLimitRanOut, onWarnTimer } from './core/time-to-act.js';
 import type { CoreConfig, CoreState, Effect, Input, LogLevel, TimerName, Transition } from './core-types.js';
 
 export { isRescue, modeBlocker, notFreeReason, readerActivity, readerEventInFlight, selfTestBlocker, technicianOpenCheck } from './core/activity.js';
 export type { TechnicianOpenCheck } from './core/activity.js';
 export { commandProblem } from './core/answers.js';
 export { boxNumber, inServiceMode, SERVICE_FAULT } from './core/context.js';
-export { formatCountdown, screen } from './core/display.js';
+export { formatCountdown, screen, spokenScreen } from './core/display.js';
+export { warnLeadMs } from './core/time-to-act.js';
 export { lockoutMsFor } from './core/pin-throttle.js';
 export { MAX_IDENTIFIER_LENGTH } from './core/input.js';
 
@@ -81,6 +88,7 @@ export function initialState(doors: Readonly<Record<string, DoorState>>): CoreSt
     overlay: null,
     shown: [],
     rfid: INITIAL_RFID,
+    assist: INITIAL_ASSIST,
   };
 }
 
@@ -95,12 +103,14 @@ export function transition(config: CoreConfig, state: CoreState, input: Input): 
     },
   };
 
+  beforeInput(ctx, input);
   switch (input.type) {
     case 'start':
       onStart(ctx, input.previous ?? null);
       restorePinThrottle(ctx, input.pinThrottle);
       watchOpenDoorsAtStart(ctx);
       if (input.tamperOpen) onTamper(ctx, true);
+      if (input.headphones) onHeadphones(ctx, true);
       break;
     case 'scan':
       onScan(ctx, input.identifierType, input.value, input.at);
@@ -153,23 +163,44 @@ export function transition(config: CoreConfig, state: CoreState, input: Input): 
     case 'security-result':
       onSecurityResult(ctx, input.reader, input.results);
       break;
+    case 'key-held':
+      onKeyHeld(ctx, input.key);
+      break;
+    case 'assist':
+      onAssist(ctx, input.request);
+      break;
+    case 'headphones':
+      onHeadphones(ctx, input.plugged);
+      break;
+    case 'speech-output':
+      onSpeechOutput(ctx, input.problem);
+      break;
   }
 
   flushState(ctx);
   showNotice(ctx);
   checkDrained(ctx);
   render(ctx);
+  announce(ctx, input);
   return { state: ctx.s, effects: fx };
 }
 
 function onTimer(ctx: Ctx, timer: TimerName): void {
+  const warned = limitOfWarnTimer(timer);
+  if (warned !== null) return onWarnTimer(ctx, warned);
   const ajarBox = boxOfAjarTimer(timer);
-  if (ajarBox !== null) return onDoorAjarTimer(ctx, ajarBox);
+  if (ajarBox !== null) {
+    onLimitRanOut(ctx, `door-ajar:${ajarBox}`);
+    return onDoorAjarTimer(ctx, ajarBox);
+  }
   switch (timer) {
     case 'heartbeat':
       return onHeartbeatTimer(ctx);
     case 'pin-idle':
+      onLimitRanOut(ctx, 'pin-idle');
       return onPinIdleTimer(ctx);
+    case 'session-end':
+      return onSessionEndTimer(ctx);
     case 'message':
       return onMessageTimer(ctx);
     case 'door-open':
@@ -184,7 +215,8 @@ function onTimer(ctx: Ctx, timer: TimerName): void {
       return onSecurityWindowTimer(ctx);
     case 'security-retry':
       return onSecurityRetryTimer(ctx);
+    case 'warn:pin-idle':
     default:
-      return; // door-ajar:<boxId>, handled above
+      return; // door-ajar:<boxId> and warn:<limit>, handled above
   }
 }

@@ -20,8 +20,9 @@ import type { Endpoint, RequestBodies } from '../protocol/types.js';
 import { MemoryPinThrottleStore } from '../storage/pin-throttle-store.js';
 import type { PinThrottleRecord, PinThrottleStore } from '../storage/types.js';
 import { BuzzerPlayer } from './buzzer-player.js';
+import { SpeechPlayer, type SpeechItem } from './speech-player.js';
 import { boxNumber, initialState, transition } from './core.js';
-import type { CoreConfig, CoreState, Effect, Input, OutboundRequest, TimerName } from './core-types.js';
+import type { CoreConfig, CoreState, Effect, Input, OutboundRequest, TimerName, ToneName } from './core-types.js';
 import { describeAnswer, outcomeKindOf } from './event-outcome.js';
 import type { DrainResult, EventRecord, PowerReading, RuntimeEvent, RuntimeOptions } from './runtime-types.js';
 
@@ -30,8 +31,17 @@ export type { DrainResult, EventRecord, OutcomeKind, PowerReading, RuntimeEvent,
 /** The fault set while the PIN throttle cannot be saved (st DOWN: a restart would forget failures). */
 export const PIN_THROTTLE_FAULT = 'storage:pin-throttle';
 
-export function coreConfigOf(config: StationConfig): CoreConfig {
-  return { boxes: config.station.boxes, timing: config.timing, pin: config.pin, messages: config.messages, rfid: config.rfid };
+/** The core's config; `speechOutput`: whether the hardware has an audio output (without one the station never speaks). */
+export function coreConfigOf(config: StationConfig, speechOutput = true): CoreConfig {
+  const { mode, required, holdKey, volume } = config.speech;
+  return {
+    boxes: config.station.boxes,
+    timing: config.timing,
+    pin: config.pin,
+    messages: config.messages,
+    rfid: config.rfid,
+    speech: { mode: speechOutput ? mode : 'off', required, holdKey, volume },
+  };
 }
 
 export class StationRuntime {
@@ -51,6 +61,7 @@ export class StationRuntime {
   private saving: Promise<void> = Promise.resolve();
   private readonly throttleStore: PinThrottleStore;
   private readonly player: BuzzerPlayer;
+  private readonly speech: SpeechPlayer;
   private running = false;
   private lastStateOutcomeAt: number | null = null;
   private lastPowerRead: PowerReading | null = null;
@@ -67,7 +78,7 @@ export class StationRuntime {
   private drainPromise: Promise<DrainResult> | null = null;
 
   constructor(private readonly opts: RuntimeOptions) {
-    this.core = coreConfigOf(opts.config);
+    this.core = coreConfigOf(opts.config, (opts.hardware.speech ?? null) !== null);
     this.client = watchFirstWrite(opts.client);
     this.now = opts.now ?? (() => performance.now());
     this.journal = opts.journal ?? new MemoryJournal();
@@ -75,6 +86,12 @@ export class StationRuntime {
     this.player = new BuzzerPlayer(opts.hardware.buzzer ?? null, opts.config.buzzer.patterns, (e) =>
       opts.log.warn({ error: errorMessage(e) }, 'buzzer failed'),
     );
+    const { voices, tones } = opts.config.speech;
+    const steps = (name: ToneName) => tones[name].map(([hz, ms]) => ({ hz, ms }));
+    this.speech = new SpeechPlayer(opts.hardware.speech ?? null, {
+      voice: voices[opts.config.messages.locale],
+      tones: { key: steps('key'), erase: steps('erase'), clear: steps('clear'), enter: steps('enter'), warning: steps('warning'), volume: steps('volume') },
+    });
   }
 
   /**
@@ -133,13 +150,28 @@ export class StationRuntime {
         }),
       );
     }
-    if (hw.keypad)
+    if (hw.keypad) {
       this.unsubscribe.push(
         hw.keypad.onKey((key) => {
           wake();
           this.dispatch({ type: 'key', key });
         }),
       );
+      const held = hw.keypad.onHold?.((key) => this.dispatch({ type: 'key-held', key }));
+      if (held) this.unsubscribe.push(held);
+    }
+    const assist = hw.assist ?? [];
+    for (const control of assist) {
+      this.unsubscribe.push(
+        control.onRequest((request) => {
+          wake();
+          this.dispatch({ type: 'assist', request });
+        }),
+      );
+      const jack = control.onHeadphones?.((plugged) => this.dispatch({ type: 'headphones', plugged }));
+      if (jack) this.unsubscribe.push(jack);
+    }
+    const headphones = assist.some((c) => c.headphones?.() === true);
     if (hw.cancelButton)
       this.unsubscribe.push(
         hw.cancelButton.onPress(() => {
@@ -147,8 +179,20 @@ export class StationRuntime {
           this.dispatch({ type: 'cancel-pressed' });
         }),
       );
-    for (const d of hw.devices()) this.watchHealth(d);
-    this.dispatch({ type: 'start', previous, pinThrottle, tamperOpen });
+    // The audio output's health is the core's to judge (DOWN only when speech is required).
+    const output = hw.speech ?? null;
+    for (const d of hw.devices()) if (d !== output) this.watchHealth(d);
+    this.dispatch({ type: 'start', previous, pinThrottle, tamperOpen, headphones });
+    if (output !== null) this.watchSpeechOutput(output);
+  }
+
+  private watchSpeechOutput(output: Device): void {
+    const report = (): void => {
+      const h = output.health();
+      this.dispatch({ type: 'speech-output', problem: h.ok ? null : (h.detail ?? `${output.name} not working`) });
+    };
+    this.unsubscribe.push(output.onHealthChange(report));
+    if (!output.health().ok) report();
   }
 
   private watchHealth(device: Device): void {
@@ -172,7 +216,13 @@ export class StationRuntime {
       for (const a of before.alarms) if (!state.alarms.includes(a)) this.emit({ type: 'alarm', alarm: a, active: false });
       for (const a of state.alarms) if (!before.alarms.includes(a)) this.emit({ type: 'alarm', alarm: a, active: true });
     }
-    for (const e of effects) this.execute(e);
+    const speech: SpeechItem[] = [];
+    for (const e of effects) {
+      if (e.type === 'speak' || e.type === 'tone') speech.push(e);
+      else this.execute(e);
+    }
+    // One transition's tones and speech are one announcement; it cuts the one playing.
+    this.speech.play(speech);
   }
 
   private execute(effect: Effect): void {
@@ -203,6 +253,19 @@ export class StationRuntime {
         return;
       case 'sound':
         this.player.play(effect.sound);
+        return;
+      case 'speak':
+      case 'tone':
+        this.speech.play([effect]);
+        return;
+      case 'hush':
+        this.speech.hush();
+        return;
+      case 'more-time-offered':
+        for (const c of this.opts.hardware.assist ?? []) c.setMoreTimeOffered?.(effect.offered);
+        return;
+      case 'session-end':
+        for (const c of this.opts.hardware.assist ?? []) c.sessionEnded?.();
         return;
       case 'save-pin-throttle':
         this.savePinThrottle(effect.record);
@@ -505,7 +568,7 @@ export class StationRuntime {
     // OFF first, then let a pulse in progress end (it drives OFF again), then OFF once more.
     await this.opts.hardware.locks.allOff();
     this.abort.abort();
-    await Promise.allSettled([this.pulses, this.sending, this.player.stop(), this.saving]);
+    await Promise.allSettled([this.pulses, this.sending, this.player.stop(), this.speech.stop(), this.saving]);
     await this.opts.hardware.locks.allOff();
     await this.journal.flush();
   }

@@ -133,6 +133,7 @@ export interface StatusBody {
     } | null;
     readonly securityFailures: readonly SecurityFailure[];
   };
+  /**
    * The releases as the installer recorded them (src/systemd/install-record.ts): installed, whether
    * the running one is proven, an upgrade pending, a known-bad release. null: no record.
    */

@@ -151,15 +151,38 @@ describe('demo --display', () => {
     expect(await oled.exited).toBe(0);
   });
 
-  it('serves the kiosk page with --display kiosk', async () => {
+  it('serves the kiosk page with --display kiosk, its keys only with the kiosk secret of this run, printed in the address', async () => {
     const k = startDemo(['--display', 'kiosk', '--kiosk-port', '0']);
-    await k.waitForOutput(/kiosk page: http:\/\/127\.0\.0\.1:(\d+)\//);
-    const port = /kiosk page: http:\/\/127\.0\.0\.1:(\d+)\//.exec(k.io.out)?.[1];
+    await k.waitForOutput(/kiosk page: http:\/\/127\.0\.0\.1:(\d+)\/#k=([0-9a-f]{64})/);
+    const [, port, secret] = /kiosk page: http:\/\/127\.0\.0\.1:(\d+)\/#k=([0-9a-f]{64})/.exec(k.io.out) ?? [];
     const page = await fetch(`http://127.0.0.1:${port}/`);
     expect(page.status).toBe(200);
     expect(await page.text()).toContain('id="keypad"');
+    const key = (auth: Record<string, string>) =>
+      fetch(`http://127.0.0.1:${port}/key`, { method: 'POST', headers: { 'content-type': 'application/json', ...auth }, body: '{"key":"1"}' }).then(
+        (r) => r.status,
+      );
+    expect(await key({})).toBe(401);
+    expect(await key({ authorization: `Bearer ${secret}` })).toBe(204);
     k.demo.stdin.write('quit\n');
     expect(await k.exited).toBe(0);
+  });
+
+  it('speech: the speech command turns it on and the demo prints what the station says; a PIN key is a tone', async () => {
+    const d = startDemo([]);
+    await d.waitForOutput(/Scan an item/);
+    d.demo.stdin.write('speech\n');
+    await d.waitForOutput(/speaks \(en-us, 70 %\): Scan an item\. or enter your pin\. Speech is on\./);
+    d.demo.stdin.write('key 7\n');
+    await d.waitForOutput(/tone \(70 %\): 880Hz\/70ms/);
+    const said = d.io.out
+      .split('\n')
+      .filter((l) => l.startsWith('speaks'))
+      .map((l) => l.slice(l.indexOf('): ') + 3));
+    expect(said.length).toBeGreaterThan(0);
+    for (const text of said) expect(text).not.toMatch(/7|seven/);
+    d.demo.stdin.write('quit\n');
+    expect(await d.exited).toBe(0);
   });
 
   it('refuses an unknown display', async () => {

@@ -42,6 +42,7 @@ function releaseTarball(version: string): string {
     'systemd/pickup-station-repair.service': readFileSync(join(REPO, 'systemd/pickup-station-repair.service'), 'utf8'),
     'systemd/pickup-station-upgrade.service': readFileSync(join(REPO, 'systemd/pickup-station-upgrade.service'), 'utf8'),
     'systemd/tmpfiles.conf': readFileSync(join(REPO, 'systemd/tmpfiles.conf'), 'utf8'),
+    'systemd/pickup-station-kiosk.socket': readFileSync(join(REPO, 'systemd/pickup-station-kiosk.socket'), 'utf8'),
     'systemd/install.sh': readFileSync(join(REPO, 'systemd/install.sh'), 'utf8'),
     'systemd/runtime-packages': readFileSync(join(REPO, 'systemd/runtime-packages'), 'utf8'),
     'systemd/config.template.json': readFileSync(join(REPO, 'systemd/config.template.json'), 'utf8'),
@@ -148,7 +149,7 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
     expect(field('Architecture')).toBe('amd64');
     // What systemd/runtime-packages lists (the addons' libraries, gpiod, procps), glibc and systemd; Node from Debian (none inside).
     expect(field('Depends')).toBe(
-      'libusb-1.0-0, libudev1, libstdc++6, libgcc-s1, gpiod, procps, libc6 (>= 2.34), systemd (>= 250), nodejs (>= 20.11), pickup-station-archive-keyring',
+      'libusb-1.0-0, libudev1, libstdc++6, libgcc-s1, gpiod, procps, espeak-ng, alsa-utils, libc6 (>= 2.34), systemd (>= 250), nodejs (>= 20.11), pickup-station-archive-keyring',
     );
     const list = spawnSync('dpkg-deb', ['-c', deb], { encoding: 'utf8' }).stdout;
     for (const f of [

@@ -19,6 +19,7 @@ import { disposeSigningKeys, makeSigningKeys, signDetached, type SigningKeys } f
 const REPO = join(import.meta.dirname, '../..');
 const SCRIPT = join(REPO, 'systemd/install.sh');
 const UNIT = readFileSync(join(REPO, 'systemd/pickup-station.service'), 'utf8');
+const KIOSK_SOCKET = readFileSync(join(REPO, 'systemd/pickup-station-kiosk.socket'), 'utf8');
 const TEMPLATE = readFileSync(join(REPO, 'systemd/config.template.json'), 'utf8');
 const HELPER = (what: 'repair' | 'upgrade') => readFileSync(join(REPO, `systemd/pickup-station-${what}.service`), 'utf8');
 const IS_ROOT = process.getuid?.() === 0;
@@ -85,6 +86,7 @@ function bundle(version: string, opts: BundleOpts = {}): string {
     'node_modules/pino/package.json': '{"name":"pino"}\n',
     'package.json': JSON.stringify({ name: 'pickup-station', version }) + '\n',
     'systemd/pickup-station.service': UNIT + (opts.unitSuffix ?? ''),
+    'systemd/pickup-station-kiosk.socket': KIOSK_SOCKET,
     'systemd/config.template.json': TEMPLATE,
     'systemd/install.sh': readFileSync(SCRIPT, 'utf8'),
     'systemd/runtime-packages': readFileSync(join(SCRIPT, '../runtime-packages'), 'utf8'),
@@ -204,6 +206,10 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     expect(read('usr/local/lib/pickup-station/install.sh')).toBe(readFileSync(SCRIPT, 'utf8'));
     expect(stat('usr/local/lib/pickup-station/install.sh')).toEqual({ mode: '755', owner: '0:0' });
     expect(read('usr/local/lib/tmpfiles.d/pickup-station.conf')).toContain('d /run/pickup-station-metrics 0755 pickup-station pickup-station');
+    // The kiosk page's socket beside it, not enabled (a kiosk station enables it).
+    expect(read('usr/local/lib/systemd/system/pickup-station-kiosk.socket')).toBe(KIOSK_SOCKET);
+    expect(stat('usr/local/lib/systemd/system/pickup-station-kiosk.socket')).toEqual({ mode: '644', owner: '0:0' });
+    expect(existsSync(join(root, 'etc/systemd/system/sockets.target.wants/pickup-station-kiosk.socket'))).toBe(false);
     expect(stat('etc/udev/rules.d/99-pickup-station.rules')).toEqual({ mode: '644', owner: '0:0' });
     // The installer's record: installed, running and proven.
     expect(installRecord()).toMatchObject({ installed: '1.0.0', running: '1.0.0', proof: 'proven', proven: '1.0.0', pending: '', knownBad: '', result: 'ok' });
@@ -229,7 +235,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     // What it would have done to the live system.
     expect(r.commands).toEqual([
       // Everything the release's addons link (systemd/runtime-packages), the libgpiod tools, kill (ExecReload=).
-      'apt-get install -y --no-install-recommends libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 gpiod procps',
+      'apt-get install -y --no-install-recommends libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 gpiod procps espeak-ng alsa-utils',
       'systemd-tmpfiles --create /usr/local/lib/tmpfiles.d/pickup-station.conf',
       'systemctl daemon-reload',
       'udevadm control --reload',
@@ -318,6 +324,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     for (const gone of [
       'opt/pickup-station',
       'usr/local/lib/systemd/system/pickup-station.service',
+      'usr/local/lib/systemd/system/pickup-station-kiosk.socket',
       'usr/local/lib/systemd/system/pickup-station-repair.service',
       'usr/local/lib/systemd/system/pickup-station-upgrade.service',
       'usr/local/lib/pickup-station',
@@ -330,7 +337,12 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
       expect(existsSync(join(root, gone)), gone).toBe(false);
     expect(read('etc/pickup-station/credentials/station-password')).toBe(PASSWORD);
     expect(existsSync(join(root, 'etc/pickup-station/config.json'))).toBe(true);
-    expect(un.commands).toEqual(['systemctl stop pickup-station', 'systemctl daemon-reload', 'udevadm control --reload']);
+    expect(un.commands).toEqual([
+      'systemctl disable --now --quiet pickup-station-kiosk.socket',
+      'systemctl stop pickup-station',
+      'systemctl daemon-reload',
+      'udevadm control --reload',
+    ]);
 
     const purge = install(['--uninstall', '--purge']);
     expect(purge.status, purge.out).toBe(0);

@@ -104,7 +104,7 @@ describe('pickup-station.service', () => {
   it('runs as its own user with just the device groups, credentials by LoadCredential', () => {
     expect(one('User')).toBe('pickup-station');
     expect(one('Group')).toBe('pickup-station');
-    expect(one('SupplementaryGroups')!.split(/\s+/).sort()).toEqual(['dialout', 'gpio', 'i2c', 'pickup-hid']);
+    expect(one('SupplementaryGroups')!.split(/\s+/).sort()).toEqual(['audio', 'dialout', 'gpio', 'i2c', 'pickup-hid']);
     expect(svc['LoadCredential']).toEqual([
       'station-password:/etc/pickup-station/credentials/station-password',
       'technician-tokens:/etc/pickup-station/credentials/technician-tokens',
@@ -139,7 +139,7 @@ describe('pickup-station.service', () => {
     for (const [k, v] of Object.entries(want)) expect(one(k), k).toBe(v);
     expect(svc['SystemCallFilter']![0]).toBe('@system-service');
     expect(svc['DeviceAllow']!.sort()).toEqual(
-      ['char-gpiochip rw', 'char-hidraw rw', 'char-i2c rw', 'char-ttyACM rw', 'char-ttyAMA rw', 'char-ttyS rw', 'char-ttyUSB rw'].sort(),
+      ['char-alsa rw', 'char-gpiochip rw', 'char-hidraw rw', 'char-i2c rw', 'char-ttyACM rw', 'char-ttyAMA rw', 'char-ttyS rw', 'char-ttyUSB rw'].sort(),
     );
     // Writable: the sysfs GPIO backend's files, and the metrics textfile's folder on tmpfs (made by the
     // release's tmpfiles.d line; "-": absent unless installed).

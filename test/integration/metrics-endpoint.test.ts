@@ -96,7 +96,7 @@ describe('GET /metrics: what it counts', () => {
         .find('pickup_station_device_up')
         .map((s) => s.labels['role'])
         .sort(),
-    ).toEqual(['button', 'buzzer', 'display', 'doors', 'keypad', 'locks', 'scanner', 'scanner', 'tamper']);
+    ).toEqual(['assist', 'button', 'buzzer', 'display', 'doors', 'keypad', 'locks', 'scanner', 'scanner', 'speech', 'tamper']);
     expect(after.find('pickup_station_build_info')[0]?.labels).toMatchObject({ node: process.version });
     expect(after.types.get('pickup_station_events_total')).toBe('counter');
     expect(after.types.get('pickup_station_answer_duration_seconds')).toBe('histogram');
@@ -235,7 +235,7 @@ describe('GET /metrics: nothing secret, labels bounded by the config', () => {
       mode: (v) => ['starting', 'idle', 'opening', 'closing', 'disabled', 'deactivated'].includes(v),
       kind: (v) => ['forced-open', 'door-ajar', 'tamper', 'pin-lockout'].includes(v),
       device: (v) => devices.includes(v),
-      role: (v) => ['locks', 'doors', 'scanner', 'keypad', 'button', 'display', 'tamper', 'buzzer', 'other'].includes(v),
+      role: (v) => ['locks', 'doors', 'scanner', 'keypad', 'button', 'display', 'tamper', 'buzzer', 'speech', 'assist', 'other'].includes(v),
       le: (v) => v === '+Inf' || Number.isFinite(Number(v)),
       version: (v) => /^\d+\.\d+\.\d+/.test(v),
       running: (v) => /^\d+\.\d+\.\d+/.test(v),

@@ -3,6 +3,7 @@
  * socat ptys, plus a HID scanner that is not plugged in (real node-hid, hidraw build: the list
  * is empty here) — which must make the call resolve with that scanner not ok, not fail.
  */
+import { ASSIST_TEXTS } from '../../src/config/messages.js';
 import { mkdtempSync, rmSync, symlinkSync } from 'node:fs';
 import { open } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -35,7 +36,7 @@ describe.skipIf(!HAVE_SOCAT)('createInputDevices', () => {
       display: { kind: 'serial', path: dispPty.b, columns: 16, rows: 2 },
     });
 
-    const dev = await createInputDevices(profile, pino({ level: 'silent' }));
+    const dev = await createInputDevices(profile, pino({ level: 'silent' }), { lang: 'en', words: ASSIST_TEXTS.en.kiosk, holdMs: 2_000 });
     try {
       expect(dev.scanners.map((s) => [s.name, s.identifierType, s.health().ok])).toEqual([
         [`barcode scanner ${barcodeLink}`, 'BAR_CODE', true],

@@ -9,7 +9,7 @@
  *   request storms), and every transition is recorded with its virtual time and handed to a check.
  *   For timing rules (heartbeats, refusals, door reports) and the fast-check properties.
  */
-import { messagesSchema, pinSchema, timingSchema } from '../../src/config/schema.js';
+import { messagesSchema, pinSchema, speechSchema, timingSchema } from '../../src/config/schema.js';
 import type { DoorState } from '../../src/devices/types.js';
 import { initialState, transition } from '../../src/station/core.js';
 import type { CoreConfig, CoreState, Effect, Input, OutboundRequest, SoundName, TimerName } from '../../src/station/core-types.js';
@@ -20,7 +20,13 @@ export const B1 = '11111111-1111-4111-8111-111111111111';
 export const B2 = '22222222-2222-4222-8222-222222222222';
 
 export function coreConfig(
-  overrides: { boxes?: CoreConfig['boxes']; timing?: Partial<CoreConfig['timing']>; pin?: Partial<CoreConfig['pin']>; locale?: 'cs' | 'en' } = {},
+  overrides: {
+    boxes?: CoreConfig['boxes'];
+    timing?: Partial<CoreConfig['timing']>;
+    pin?: Partial<CoreConfig['pin']>;
+    locale?: 'cs' | 'en';
+    speech?: Partial<CoreConfig['speech']>;
+  } = {},
 ): CoreConfig {
   return {
     boxes: overrides.boxes ?? [
@@ -35,12 +41,22 @@ export function coreConfig(
       doorOpenTimeoutMs: 4_000,
       doorAjarMs: 120_000,
       doorAjarReminderMs: 30_000,
+      warnBeforeMs: 20_000,
+      maxExtensions: 10,
+      sessionEndMs: 120_000,
       ...overrides.timing,
     },
     pin: { maxFailures: 5, lockoutMs: 30_000, maxLockoutMs: 900_000, countdownTickMs: 1_000, ...overrides.pin },
     messages: messagesSchema.parse({ locale: overrides.locale ?? 'en' }),
+    speech: { ...SPEECH_DEFAULTS, ...overrides.speech },
   };
 }
+
+/** The core's speech config at the schema's defaults (a station with an audio output). */
+export const SPEECH_DEFAULTS: CoreConfig['speech'] = (() => {
+  const { mode, required, holdKey, volume } = speechSchema.parse({});
+  return { mode, required, holdKey, volume };
+})();
 
 /** Feed `inputs` to the core from `state`: the state after the last one and every effect, in order. */
 export function runCore(config: CoreConfig, state: CoreState, ...inputs: Input[]): { state: CoreState; fx: Effect[] } {
@@ -106,6 +122,9 @@ export const sounds = (fx: readonly Effect[]): SoundName[] => fx.flatMap((e) => 
 export const logs = (fx: readonly Effect[]) => fx.flatMap((e) => (e.type === 'log' ? [{ level: e.level, msg: e.msg }] : []));
 export const timersStarted = (fx: readonly Effect[]) => fx.flatMap((e) => (e.type === 'start-timer' ? [{ timer: e.timer, ms: e.ms }] : []));
 export const displays = (fx: readonly Effect[]) => fx.flatMap((e) => (e.type === 'display' ? [e.lines] : []));
+/** What the station said (each announcement's lines joined) and the tones it played, in order. */
+export const spoken = (fx: readonly Effect[]): string[] => fx.flatMap((e) => (e.type === 'speak' ? [e.lines.join(' / ')] : []));
+export const tones = (fx: readonly Effect[]): string[] => fx.flatMap((e) => (e.type === 'tone' ? [e.tone] : []));
 
 /** Type a PIN and press Enter. */
 export function pinKeys(pin: string): Input[] {
@@ -122,6 +141,7 @@ export const PROPERTY_CORE: CoreConfig = {
   timing: timingSchema.parse({ heartbeatIntervalMs: HEARTBEAT_MS, pinIdleMs: 20_000, messageMs: 500, duplicateScanWindowMs: 0, doorOpenTimeoutMs: 400 }),
   pin: pinSchema.parse({}),
   messages: messagesSchema.parse({}),
+  speech: SPEECH_DEFAULTS,
 };
 
 /** One transition: the input, the state before and after, its effects, when. */
@@ -200,6 +220,11 @@ export class CoreDriver {
         case 'sound':
         case 'write-security':
         case 'journal-security-failure':
+        case 'speak':
+        case 'tone':
+        case 'hush':
+        case 'more-time-offered':
+        case 'session-end':
           break;
       }
     }

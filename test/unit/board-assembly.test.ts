@@ -1,10 +1,12 @@
 /** createBoardHardware on a fake onoff world: order (locks OFF first), wiring, hooks, and cleanup on failure. */
+import { ASSIST_TEXTS } from '../../src/config/messages.js';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import type { StationConfig } from '../../src/config/schema.js';
+import { messagesSchema, speechSchema, type StationConfig } from '../../src/config/schema.js';
+import { SimKeypad } from '../../src/devices/sim/inputs.js';
 import { createBoardHardware, type InputDevicesFactory } from '../../src/devices/board.js';
 import type { Display } from '../../src/devices/types.js';
 import { boardHardwareSchema, type BoardProfileInput } from '../../src/devices/board-config.js';
@@ -18,7 +20,12 @@ const BASE = 512;
 function setup(profile: BoardProfileInput, boxNumbers = [1, 2]) {
   const f = join(mkdtempSync(join(tmpdir(), 'board-')), 'profile.json');
   writeFileSync(f, JSON.stringify(profile));
-  const config = { station: { boxes: boxNumbers.map((n) => ({ number: n, id: `id-${n}` })) }, log: { level: 'silent' } } as unknown as StationConfig;
+  const config = {
+    station: { boxes: boxNumbers.map((n) => ({ number: n, id: `id-${n}` })) },
+    log: { level: 'silent' },
+    messages: messagesSchema.parse({}),
+    speech: speechSchema.parse({}),
+  } as unknown as StationConfig;
   const world = new FakeGpioWorld();
   const order: number[] = [];
   const Gpio = world.Gpio;
@@ -81,12 +88,29 @@ describe('board assembly', () => {
     let seen: unknown;
     const inputs: InputDevicesFactory = (profile) => {
       seen = profile.keypad?.kind;
-      return noInputs(profile, log);
+      return noInputs(profile, log, { lang: 'en', words: ASSIST_TEXTS.en.kiosk, holdMs: 2_000 });
     };
     const hw = await createBoardHardware(s.config, s.hw, log, { openBackend: s.openBackend, createInputDevices: inputs });
     expect(seen).toBe('gpio-matrix');
     expect(hw.keypad?.name).toBe('matrix keypad (1x1)');
     expect(s.world.raw(BASE + 12)).toBe(0); // idle: the row is driven active (low)
+    await hw.close();
+  });
+
+  it("a touchscreen's keypad and a tactile matrix keypad beside it both type; each reports its own health", async () => {
+    const s = setup({
+      ...PROFILE,
+      keypad: { kind: 'gpio-matrix', rows: [{ chip: C, offset: 12, activeLow: true }], columns: [{ chip: C, offset: 13, activeLow: true }], keys: ['5'] },
+    });
+    const screen = new SimKeypad();
+    const inputs: InputDevicesFactory = () => Promise.resolve({ scanners: [], keypad: screen, keypads: [screen], display: fakeDisplay() });
+    const hw = await createBoardHardware(s.config, s.hw, log, { openBackend: s.openBackend, createInputDevices: inputs });
+    const keys: string[] = [];
+    hw.keypad?.onKey((k) => keys.push(k.kind === 'digit' ? k.digit : k.kind));
+    screen.press({ kind: 'digit', digit: '1' });
+    await Promise.resolve();
+    expect(keys).toEqual(['1']);
+    expect(hw.devices().map((d) => d.name)).toEqual(expect.arrayContaining(['simulated keypad', 'matrix keypad (1x1)']));
     await hw.close();
   });
 

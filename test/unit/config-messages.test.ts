@@ -63,6 +63,18 @@ describe('station texts', () => {
     });
   }
 
+  for (const locale of LOCALES) {
+    it(`every ${locale} warning screen ("more time" above what it concerns) fits 20×4 in ASCII`, () => {
+      const t = TEXTS[locale];
+      for (const lines of [...variants([...t.moreTime, t.pinEntry]), ...variants([...t.moreTime, ...t.doorAjar])]) {
+        const ascii = lines.map((l) => toCharset(l, 'ascii'));
+        const shown = fitLines(ascii, SIZE, 'wrap');
+        expect(shown.length, JSON.stringify(shown)).toBeLessThanOrEqual(SIZE.rows);
+        expect(shown.join(' ').split(/ +/), JSON.stringify(shown)).toEqual(ascii.join(' ').split(/ +/));
+      }
+    });
+  }
+
   it('Czech is transliterated, not mangled', () => {
     expect(toCharset(TEXTS.cs.pinLockout.join(' / '), 'ascii')).toBe('Prilis mnoho / chybnych PINu, / zkuste to za {time}');
   });

@@ -7,7 +7,7 @@ import { describe, expect, it } from 'vitest';
 import { messagesSchema, pinSchema, timingSchema } from '../../src/config/schema.js';
 import { MAX_KEPT } from '../../src/station/core/door-reports.js';
 import type { CoreConfig, Effect, OutboundRequest } from '../../src/station/core-types.js';
-import { CoreDriver } from '../support/core-driver.js';
+import { CoreDriver, SPEECH_DEFAULTS } from '../support/core-driver.js';
 
 const A = 'aaaaaaaa-aaaa-4aaa-8aaa-000000000001';
 const B = 'aaaaaaaa-aaaa-4aaa-8aaa-000000000002';
@@ -19,6 +19,7 @@ const CONFIG: CoreConfig = {
   timing: timingSchema.parse({ heartbeatIntervalMs: 1_000, pinIdleMs: 20_000, messageMs: 500, duplicateScanWindowMs: 0, doorOpenTimeoutMs: 400 }),
   pin: pinSchema.parse({}),
   messages: messagesSchema.parse({}),
+  speech: SPEECH_DEFAULTS,
 };
 const idle = { kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } } as const;
 

@@ -7,6 +7,7 @@ import { messagesSchema, pinSchema, timingSchema } from '../../src/config/schema
 import { initialState, screen, transition } from '../../src/station/core.js';
 import type { CoreConfig, CoreState, Input } from '../../src/station/core-types.js';
 import { decodeTag } from '../../src/devices/rfid/models/decode.js';
+import { SPEECH_DEFAULTS } from '../support/core-driver.js';
 
 const BOX = 'aaaaaaaa-aaaa-4aaa-aaaa-aaaaaaaaaaa1';
 const CONFIG: CoreConfig = {
@@ -14,6 +15,7 @@ const CONFIG: CoreConfig = {
   timing: timingSchema.parse({ heartbeatIntervalMs: 1_000, pinIdleMs: 20_000, messageMs: 500, duplicateScanWindowMs: 0, doorOpenTimeoutMs: 400 }),
   pin: pinSchema.parse({}),
   messages: messagesSchema.parse({}),
+  speech: SPEECH_DEFAULTS,
 };
 
 function run(inputs: readonly Input[], from: CoreState = initialState({ [BOX]: 'CLOSED' })): CoreState {

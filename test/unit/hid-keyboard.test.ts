@@ -37,16 +37,20 @@ const ch = (layout: LayoutName, usage: number, modifiers = 0) => {
 describe('BootReportDecoder', () => {
   it('a key counts once while held, again after release', () => {
     const d = new BootReportDecoder();
-    expect(d.push(Uint8Array.from(report(0, 0x04)))).toEqual({ kind: 'keys', pressed: [{ usage: 0x04, modifiers: 0 }] });
-    expect(d.push(Uint8Array.from(report(0, 0x04)))).toEqual({ kind: 'keys', pressed: [] });
-    expect(d.push(Uint8Array.from(UP))).toEqual({ kind: 'keys', pressed: [] });
+    expect(d.push(Uint8Array.from(report(0, 0x04)))).toEqual({ kind: 'keys', pressed: [{ usage: 0x04, modifiers: 0 }], down: [0x04] });
+    expect(d.push(Uint8Array.from(report(0, 0x04)))).toEqual({ kind: 'keys', pressed: [], down: [0x04] });
+    expect(d.push(Uint8Array.from(UP))).toEqual({ kind: 'keys', pressed: [], down: [] });
     expect(d.push(Uint8Array.from(report(0, 0x04)))).toMatchObject({ pressed: [{ usage: 0x04 }] });
   });
   it('rollover: only newly pressed keys, in report order, with the modifiers of their report', () => {
     const d = new BootReportDecoder();
     d.push(Uint8Array.from(report(0, 0x04)));
     const r = d.push(Uint8Array.from(report(SHIFT, 0x04, 0x05, 0x06)));
-    expect(r).toEqual({ kind: 'keys', pressed: [{ usage: 0x05, modifiers: SHIFT } satisfies KeyPress, { usage: 0x06, modifiers: SHIFT }] });
+    expect(r).toEqual({
+      kind: 'keys',
+      pressed: [{ usage: 0x05, modifiers: SHIFT } satisfies KeyPress, { usage: 0x06, modifiers: SHIFT }],
+      down: [0x04, 0x05, 0x06],
+    });
     // Releasing one of three and pressing a new one in the same report.
     expect(d.push(Uint8Array.from(report(0, 0x06, 0x07, 0x05)))).toMatchObject({ pressed: [{ usage: 0x07 }] });
   });

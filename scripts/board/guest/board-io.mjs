@@ -8,6 +8,7 @@
 //   rfid VALUE | keypad DIGITS        type it (+ Enter)
 //   door N open | door N close        a person opens or shuts door N
 //   spring N                          door N opens 50 ms after lock N is next energized
+//   speech                            the speech button pressed (200 ms)
 // Runs with the release's node (the board has no other).
 import { appendFileSync, closeSync, constants, createReadStream, mkdirSync, openSync, readFileSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
@@ -19,7 +20,8 @@ import { EVENT_SIZE, create2Event, input2Event } from './uhid-keyboard.mjs';
 
 const LOCKS = 12,
   DOOR0 = 12,
-  BUZZER = 26;
+  BUZZER = 26,
+  SPEECH = 27;
 const LOG = '/run/board-io/events.log';
 mkdirSync('/run/board-io', { recursive: true });
 const now = () => (Number(process.hrtime.bigint() / 1000n) / 1000).toFixed(1);
@@ -113,7 +115,13 @@ for (;;) {
       if ((w[0] === 'rfid' || w[0] === 'keypad') && /^[0-9a-z]+$/.test(w[1] ?? '')) await type(w[0], w[1]);
       else if (w[0] === 'door' && Number(w[1]) >= 1 && Number(w[1]) <= LOCKS && (w[2] === 'open' || w[2] === 'close')) door(Number(w[1]), w[2] === 'open');
       else if (w[0] === 'spring' && Number(w[1]) >= 1 && Number(w[1]) <= LOCKS) springs.add(Number(w[1]));
-      else log(`ignored: ${w[0] ?? ''}`);
+      else if (w[0] === 'speech') {
+        // Active low, released pulled up: pressed is pulled down.
+        writeFileSync(attr(SPEECH, 'pull'), 'pull-down');
+        await sleep(200);
+        writeFileSync(attr(SPEECH, 'pull'), 'pull-up');
+        log('speech button pressed');
+      } else log(`ignored: ${w[0] ?? ''}`);
     } catch (e) {
       log(`error: ${e.message}`);
     }

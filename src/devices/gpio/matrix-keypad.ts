@@ -6,7 +6,9 @@
  * polling: an edge (re)starts the debounce timer; when it ends the keypad is scanned once (one
  * row active at a time, `settleMs` for the level to reach the column) and every row is made
  * active again. A key is reported once when it goes down; holding it does not repeat, and
- * while it is held the edges our own scan causes are ignored.
+ * while it is held the edges our own scan causes are ignored. A key still down `holdMs` after it
+ * went down is reported once more as held (speech on: core/assist.ts); its release is the edge
+ * that ends the wait.
  */
 import { errorMessage } from '../../errors.js';
 import type { Logger } from '../../log.js';
@@ -24,6 +26,8 @@ export interface MatrixKeypadOptions {
   readonly specialKeys: Readonly<Record<string, 'backspace' | 'clear' | 'enter'>>;
   readonly debounceMs: number;
   readonly settleMs: number;
+  /** A key down this long is reported as held (null: never). */
+  readonly holdMs?: number | null;
   readonly log: Logger;
 }
 
@@ -35,6 +39,8 @@ export function keyOf(char: string, special: MatrixKeypadOptions['specialKeys'])
 
 export class GpioMatrixKeypad extends DeviceBase implements Keypad {
   private readonly keys = new Listeners<[KeypadKey]>();
+  private readonly holds = new Listeners<[KeypadKey]>();
+  private holdTimer: NodeJS.Timeout | undefined;
   private timer: NodeJS.Timeout | undefined;
   private scanning = false;
   /** Whether any key was down at the last scan. */
@@ -67,6 +73,10 @@ export class GpioMatrixKeypad extends DeviceBase implements Keypad {
 
   onKey(listener: (key: KeypadKey) => void): Unsubscribe {
     return this.keys.add(listener);
+  }
+
+  onHold(listener: (key: KeypadKey) => void): Unsubscribe {
+    return this.holds.add(listener);
   }
 
   private edge(): void {
@@ -117,10 +127,13 @@ export class GpioMatrixKeypad extends DeviceBase implements Keypad {
       const { down, key } = await this.pressedKey();
       this.down = down;
       this.setHealth(HEALTHY);
+      if (key !== this.held) clearTimeout(this.holdTimer);
       if (key !== null && key !== this.held) {
         const k = keyOf(key, this.opts.specialKeys);
-        if (k) this.keys.emit(k);
-        else this.opts.log.debug({ key }, 'keypad key without a meaning ignored');
+        if (k) {
+          this.keys.emit(k);
+          this.watchHold(key, k);
+        } else this.opts.log.debug({ key }, 'keypad key without a meaning ignored');
       }
       this.held = key;
     } catch (e) {
@@ -134,11 +147,22 @@ export class GpioMatrixKeypad extends DeviceBase implements Keypad {
     if (!this.closed && (await this.activeColumns().catch(() => [])).length > 0 !== this.down) this.edge();
   }
 
+  /** Report `key` as held if it is still the key down when the hold time is up. */
+  private watchHold(char: string, key: KeypadKey): void {
+    const ms = this.opts.holdMs ?? null;
+    if (ms === null) return;
+    this.holdTimer = setTimeout(() => {
+      if (!this.closed && this.held === char) this.holds.emit(key);
+    }, ms);
+  }
+
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     clearTimeout(this.timer);
+    clearTimeout(this.holdTimer);
     this.keys.clear();
+    this.holds.clear();
     for (const l of [...this.rows, ...this.columns]) await l.close().catch(() => undefined);
     this.clearHealthListeners();
   }

@@ -53,7 +53,8 @@ export interface KeyPress {
 }
 
 export type ReportResult =
-  | { readonly kind: 'keys'; readonly pressed: readonly KeyPress[] }
+  /** The keys that went down with this report, and every key down now. */
+  | { readonly kind: 'keys'; readonly pressed: readonly KeyPress[]; readonly down: readonly number[] }
   /** Not a usable boot report (too short, rollover or POST error): no key information. */
   | { readonly kind: 'error'; readonly reason: 'short' | 'rollover' };
 
@@ -80,7 +81,7 @@ export class BootReportDecoder {
     }
     const pressed = keys.filter((u) => !this.held.has(u)).map((usage) => ({ usage, modifiers }));
     this.held = new Set(keys);
-    return { kind: 'keys', pressed };
+    return { kind: 'keys', pressed, down: keys };
   }
 
   /** Forget held keys (after a reconnect the device starts from "nothing pressed"). */

@@ -27,7 +27,9 @@ import type { HidMatch } from '../hid/link.js';
 import type { SerialPortOptions } from '../serial/link.js';
 import { SerialScanner } from '../serial/scanner.js';
 import { createRfidReader } from '../rfid/create.js';
-import type { Display, IdentifierScanner, Keypad, PushButton, RfidReader } from '../types.js';
+import { EitherKeypad } from '../combined.js';
+import type { AssistControls, Display, IdentifierScanner, Keypad, PushButton, RfidReader } from '../types.js';
+import type { KioskWords } from '../kiosk/page.js';
 import type { InputProfile } from './schema.js';
 
 export {
@@ -51,6 +53,17 @@ export interface InputDevices {
   readonly display: Display;
   /** The kiosk's on-screen cancel button (a GPIO cancel button in the profile takes precedence). */
   readonly cancelButton?: PushButton | null;
+  /** The kiosk page's help controls (speech, volume, contrast, more time). */
+  readonly assist?: AssistControls | null;
+  /** Each keypad built here as a device of its own (for health), when `keypad` combines two. */
+  readonly keypads?: readonly Keypad[];
+}
+
+/** What the input devices need of the station's config: its locale and words (the kiosk page), the key hold time. */
+export interface InputStation {
+  readonly lang: string;
+  readonly words: KioskWords;
+  readonly holdMs: number;
 }
 
 /** A device (or a panel of devices) this module opens at start and closes on failure. */
@@ -62,7 +75,7 @@ type KeypadSection = NonNullable<InputProfile['keypad']>;
 type DisplaySection = InputProfile['display'];
 
 /** One constructor per `kind` of a profile section: the section of that kind in, the device out. */
-type KindTable<S extends { kind: string }, D> = { readonly [K in S['kind']]: (section: Extract<S, { kind: K }>, log: Logger) => D };
+type KindTable<S extends { kind: string }, D> = { readonly [K in S['kind']]: (section: Extract<S, { kind: K }>, log: Logger, station: InputStation) => D };
 
 /** What a display kind builds: the display, and for a touchscreen also the keypad and cancel button it is. */
 interface BuiltDisplay {
@@ -71,6 +84,7 @@ interface BuiltDisplay {
   readonly startable: Startable | null;
   readonly keypad?: Keypad;
   readonly cancelButton?: PushButton;
+  readonly assist?: AssistControls;
 }
 
 /**
@@ -86,7 +100,7 @@ export const SCANNER_KINDS: KindTable<ScannerSection, IdentifierScanner & Starta
 /** The keypad kinds built here; `gpio-matrix` is board.ts's (null: not built here). */
 export const KEYPAD_KINDS: KindTable<KeypadSection, (Keypad & Startable) | null> = {
   // Never logs digits (see HidKeypad); the child logger only tags the lines.
-  hid: (k, log) => new HidKeypad({ ...k, match: hidMatch(k), log: log.child({ component: 'keypad' }) }),
+  hid: (k, log, station) => new HidKeypad({ ...k, match: hidMatch(k), holdMs: station.holdMs, log: log.child({ component: 'keypad' }) }),
   'gpio-matrix': () => null,
 };
 
@@ -95,17 +109,22 @@ export const DISPLAY_KINDS: KindTable<DisplaySection, BuiltDisplay> = {
   terminal: (d) => ({ display: new TerminalDisplay({ ...d, size: sizeOf(d) }), startable: null }),
   'hd44780-i2c': (d, log) => started(new Hd44780Display({ ...d, size: sizeOf(d), log: log.child({ component: 'display' }) })),
   'oled-i2c': (d, log) => started(new OledDisplay({ ...d, log: log.child({ component: 'display' }) })),
-  kiosk: (d, log) => {
-    const panel = new KioskPanel({ ...d, log: log.child({ component: 'kiosk' }) });
-    // The schema allows a kiosk only with keypad null: the touchscreen is the keypad.
-    return { display: panel.display, startable: panel, keypad: panel.keypad, cancelButton: panel.cancelButton };
+  kiosk: (d, log, station) => {
+    const panel = new KioskPanel({
+      ...d,
+      ...station,
+      secret: { kind: 'file', path: d.secretHashFile },
+      limits: d,
+      log: log.child({ component: 'kiosk' }),
+    });
+    return { display: panel.display, startable: panel, keypad: panel.keypad, cancelButton: panel.cancelButton, assist: panel.assist };
   },
 };
 
 /** The table's entry for the section's kind, applied to it. */
-function build<S extends { kind: string }, D>(table: KindTable<S, D>, section: S, log: Logger): D {
-  const make = table[section.kind as S['kind']] as (section: S, log: Logger) => D;
-  return make(section, log);
+function build<S extends { kind: string }, D>(table: KindTable<S, D>, section: S, log: Logger, station: InputStation): D {
+  const make = table[section.kind as S['kind']] as (section: S, log: Logger, station: InputStation) => D;
+  return make(section, log, station);
 }
 
 const started = (display: Display & Startable): BuiltDisplay => ({ display, startable: display });
@@ -122,7 +141,7 @@ function serialPort(s: SerialPortOptions, where: string, log: Logger): SerialPor
 const hidMatch = (s: HidMatch): HidMatch => ({ vendorId: s.vendorId, productId: s.productId, serialNumber: s.serialNumber, path: s.path });
 const sizeOf = (d: { readonly columns: number; readonly rows: number }) => ({ columns: d.columns, rows: d.rows });
 
-export async function createInputDevices(profile: InputProfile, log: Logger): Promise<InputDevices> {
+export async function createInputDevices(profile: InputProfile, log: Logger, station: InputStation): Promise<InputDevices> {
   const built: Startable[] = [];
   try {
     // Host-mode RFID readers report their field rather than type a string (src/devices/rfid/).
@@ -133,16 +152,19 @@ export async function createInputDevices(profile: InputProfile, log: Logger): Pr
     const scanners = profile.scanners
       .flatMap((s) => (s.kind === 'rfid-reader' ? [] : [s]))
       .map((s) => {
-        const scanner = build(SCANNER_KINDS, s, log);
+        const scanner = build(SCANNER_KINDS, s, log, station);
         built.push(scanner);
         return scanner;
       });
-    const keypad = profile.keypad ? build(KEYPAD_KINDS, profile.keypad, log) : null;
+    const keypad = profile.keypad ? build(KEYPAD_KINDS, profile.keypad, log, station) : null;
     if (keypad) built.push(keypad);
-    const d = build(DISPLAY_KINDS, profile.display, log);
+    const d = build(DISPLAY_KINDS, profile.display, log, station);
     if (d.startable) built.push(d.startable);
     await Promise.all(built.map((b) => b.start()));
-    return { scanners, rfidReaders, keypad: d.keypad ?? keypad, display: d.display, cancelButton: d.cancelButton ?? null };
+    // A touchscreen is a keypad; a tactile one beside it (a blind patron's) types too.
+    const keypads = [d.keypad, keypad].filter((k): k is Keypad => k !== undefined && k !== null);
+    const both = d.keypad && keypad ? new EitherKeypad(d.keypad, keypad) : (d.keypad ?? keypad);
+    return { scanners, rfidReaders, keypad: both, display: d.display, cancelButton: d.cancelButton ?? null, assist: d.assist ?? null, keypads };
   } catch (e) {
     await Promise.all(built.map((b) => b.close().catch(() => undefined)));
     throw e;

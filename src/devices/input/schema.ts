@@ -206,20 +206,55 @@ export const oledDisplaySchema = z.strictObject({
   ),
 });
 
+/** Where pickup-station-kiosk.socket (systemd/kiosk-secret.sh) writes the hash of the kiosk's per-boot secret. */
+export const KIOSK_SECRET_HASH_FILE = '/run/pickup-station-kiosk/secret.sha256';
+
 /**
- * A touchscreen showing the kiosk page (src/devices/kiosk/): display, PIN keypad and cancel button in one.
- * Served on 127.0.0.1 only, for a browser in kiosk mode on the same board (systemd/pickup-station-kiosk.service).
+ * A touchscreen showing the kiosk page (src/devices/kiosk/): display, PIN keypad, cancel button and
+ * help controls in one. Served on 127.0.0.1 only — on the socket pickup-station-kiosk.socket holds
+ * when systemd passes it — for the kiosk browser on the same board (systemd/pickup-station-kiosk.service),
+ * which proves itself with the per-boot secret whose hash is in `secretHashFile`.
  */
-export const kioskDisplaySchema = z.strictObject({
-  kind: z.literal('kiosk'),
-  port: z._default(intIn(1, 65_535), 8091),
-  /** The on-screen cancel button's text (shown only while a cancel is offered). */
-  cancelLabel: z._default(z.string().check(z.minLength(1), z.maxLength(24)), 'Cancel'),
-  /** Idle event streams get a keep-alive comment this often. */
-  keepAliveMs: ms(15_000, 100, 600_000),
-  /** Retry delays when the port cannot be listened on. */
-  reconnect: z.prefault(reconnectSchema, {}),
-});
+export const kioskDisplaySchema = z
+  .strictObject({
+    kind: z.literal('kiosk'),
+    port: z._default(intIn(1, 65_535), 8091),
+    /** The on-screen cancel button's text (shown only while a cancel is offered). */
+    cancelLabel: z._default(z.string().check(z.minLength(1), z.maxLength(24)), 'Cancel'),
+    /** Idle event streams get a keep-alive comment this often. */
+    keepAliveMs: ms(15_000, 100, 600_000),
+    /** The SHA-256 of the kiosk's per-boot secret ("sha256:<hex>"): keys and streams without the secret get 401. */
+    secretHashFile: z._default(z.string().check(z.regex(/^\/\S+$/, 'must be an absolute path')), KIOSK_SECRET_HASH_FILE),
+    /** Sockets open at once; a newcomer closes the least recently active one without the kiosk's stream. */
+    maxConnections: z._default(intIn(2, 256), 16),
+    /** Event streams at once (the kiosk browser needs one); a new one replaces the oldest. */
+    maxStreams: z._default(intIn(1, 16), 2),
+    /** A request head must come within this, the whole request within requestTimeoutMs (else 408, closed). */
+    headersTimeoutMs: ms(5_000, 100, 120_000),
+    requestTimeoutMs: ms(10_000, 100, 300_000),
+    /** An idle keep-alive socket is closed after this. */
+    idleTimeoutMs: ms(30_000, 100, 600_000),
+    /**
+     * What a stream may hold for a page that stops reading — unsent by the station plus unacknowledged
+     * in the kernel's send buffer — before it is dropped.
+     */
+    streamBufferBytes: z._default(intIn(4_096, 16_777_216), 65_536),
+    /** Refused requests are logged as one line per this interval, with their counts. */
+    refusalLogIntervalMs: ms(60_000, 100, 3_600_000),
+    /** Retry delays when the port cannot be listened on or the secret cannot be read. */
+    reconnect: z.prefault(reconnectSchema, {}),
+  })
+  .check(
+    z.superRefine((k, ctx) => {
+      if (k.headersTimeoutMs > k.requestTimeoutMs)
+        ctx.addIssue({
+          code: 'custom',
+          path: ['headersTimeoutMs'],
+          message: `must not be longer than requestTimeoutMs (${k.requestTimeoutMs})`,
+          input: k.headersTimeoutMs,
+        });
+    }),
+  );
 
 export const displaySchema = z.discriminatedUnion('kind', [
   serialDisplaySchema,
@@ -268,8 +303,6 @@ export function refineInputProfile(
     if (rs && rs.length < p.display.rows)
       ctx.addIssue({ code: 'custom', path: ['display', 'protocol', 'rowStart'], message: `needs one entry per row (${p.display.rows})` });
   }
-  if (p.display.kind === 'kiosk' && p.keypad !== null)
-    ctx.addIssue({ code: 'custom', path: ['keypad'], message: 'the kiosk display is the PIN keypad: set keypad to null' });
   const kp = p.keypad;
   if (isHidKeypad(kp)) {
     const key = `${kp.vendorId}:${kp.productId}:${kp.serialNumber ?? ''}:${kp.path ?? ''}`;

@@ -1,26 +1,37 @@
 /**
- * A touchscreen as the station's display, PIN keypad and cancel button at once: three devices
- * (Display, Keypad, PushButton) behind one kiosk page (server.ts). The keypad's keys reach the
- * core exactly as a hardware keypad's do, so masking, Enter, backspace, clear, the idle clear and
- * the PIN throttle are the core's, unchanged. The cancel button is shown only while the station
- * offers a cancel (the runtime tells it through PushButton.setAvailable).
+ * A touchscreen as the station's display, PIN keypad, cancel button and help controls at once: four
+ * devices (Display, Keypad, PushButton, AssistControls) behind one kiosk page (server.ts). The
+ * keypad's keys reach the core exactly as a hardware keypad's do, so masking, Enter, backspace,
+ * clear, the idle clear and the PIN throttle are the core's, unchanged; a key held on the page is a
+ * held key. The cancel button is shown only while the station offers a cancel, the "more time"
+ * button only while a time limit is about to run out (the runtime tells them through
+ * PushButton.setAvailable and AssistControls.setMoreTimeOffered).
  *
- * A port already taken is a health problem of the display (the page cannot be served), retried
- * with the reconnect backoff, not a crash.
+ * A port that cannot be listened on (taken), or a kiosk secret that cannot be read, is a health
+ * problem of the display (the page cannot take keys), retried with the reconnect backoff, not a crash.
  */
 import type { Logger } from 'pino';
-import { DeviceBase, HEALTHY, Listeners } from '../device-base.js';
+import { DeviceBase, faulty, HEALTHY, Listeners } from '../device-base.js';
 import { backoffDelay, type BackoffOptions } from '../reconnect.js';
-import type { DeviceHealth, Display, Keypad, KeypadKey, PushButton, Unsubscribe } from '../types.js';
+import type { AssistControls, AssistRequest, DeviceHealth, Display, Keypad, KeypadKey, PushButton, Unsubscribe } from '../types.js';
 import { errorMessage } from '../../errors.js';
-import { KioskServer } from './server.js';
+import { acquireKioskListener, releaseKioskListener, type KioskListener } from './listener.js';
+import { kioskHtml, type KioskWords } from './page.js';
+import { KioskSecret, type KioskSecretSource } from './secret.js';
+import { KioskServer, type KioskLimits } from './server.js';
 
 export interface KioskPanelOptions {
-  /** Port on 127.0.0.1 (0: any free one). */
+  /** Port on 127.0.0.1 (0: any free one); systemd's socket, when it passed one, wins. */
   readonly port: number;
   /** The cancel button's text. */
   readonly cancelLabel: string;
-  readonly keepAliveMs: number;
+  /** The station's locale (the page's `lang`) and the page's words in it. */
+  readonly lang: string;
+  readonly words: KioskWords;
+  /** How long a key is held to ask for speech. */
+  readonly holdMs: number;
+  readonly secret: KioskSecretSource;
+  readonly limits: KioskLimits;
   readonly reconnect: BackoffOptions;
   readonly log: Logger;
 }
@@ -52,11 +63,16 @@ class KioskDisplay extends DeviceBase implements Display {
 
 class KioskKeypad extends DeviceBase implements Keypad {
   readonly keys = new Listeners<[KeypadKey]>();
+  readonly holds = new Listeners<[KeypadKey]>();
   onKey(listener: (key: KeypadKey) => void): Unsubscribe {
     return this.keys.add(listener);
   }
+  onHold(listener: (key: KeypadKey) => void): Unsubscribe {
+    return this.holds.add(listener);
+  }
   close(): Promise<void> {
     this.keys.clear();
+    this.holds.clear();
     this.clearHealthListeners();
     return Promise.resolve();
   }
@@ -86,11 +102,45 @@ class KioskCancelButton extends DeviceBase implements PushButton {
   }
 }
 
+/** The page's speech, volume, contrast/text-size and more-time buttons. */
+class KioskAssist extends DeviceBase implements AssistControls {
+  readonly requests = new Listeners<[AssistRequest]>();
+  moreTime = false;
+  /** Counts the patrons who have gone (the page resets its settings when it changes). */
+  session = 0;
+  constructor(
+    name: string,
+    private readonly panel: KioskPanel,
+  ) {
+    super(name);
+  }
+  onRequest(listener: (request: AssistRequest) => void): Unsubscribe {
+    return this.requests.add(listener);
+  }
+  setMoreTimeOffered(offered: boolean): void {
+    if (offered === this.moreTime) return;
+    this.moreTime = offered;
+    this.panel.publish();
+  }
+  sessionEnded(): void {
+    this.session += 1;
+    this.panel.publish();
+  }
+  close(): Promise<void> {
+    this.requests.clear();
+    this.clearHealthListeners();
+    return Promise.resolve();
+  }
+}
+
 export class KioskPanel {
   readonly display: KioskDisplay;
   readonly keypad: KioskKeypad;
   readonly cancelButton: KioskCancelButton;
-  private readonly server: KioskServer;
+  readonly assist: KioskAssist;
+  private readonly secret: KioskSecret;
+  private server: KioskServer | null = null;
+  private listener: KioskListener | null = null;
   private retry: NodeJS.Timeout | null = null;
   private failures = 0;
   private closed = false;
@@ -100,47 +150,93 @@ export class KioskPanel {
     this.display = new KioskDisplay(`display (${where})`, this);
     this.keypad = new KioskKeypad(`keypad (${where})`);
     this.cancelButton = new KioskCancelButton(`cancel button (${where})`, this);
-    this.server = new KioskServer({
-      port: o.port,
-      keepAliveMs: o.keepAliveMs,
-      log: o.log,
-      onKey: (key) => this.keypad.keys.emit(key),
-      onCancel: () => {
-        // A press that arrives after the button was hidden (a slow page) is still a press: the core refuses it if cancel is not allowed.
-        this.cancelButton.presses.emit();
-      },
-    });
+    this.assist = new KioskAssist(`help controls (${where})`, this);
+    this.secret = new KioskSecret(o.secret);
   }
 
   /** The port the page is served on (after start()). */
   get port(): number {
-    return this.server.port;
+    return this.listener?.port ?? 0;
   }
 
-  /** Listen; a failure is health (retried with backoff), never a rejection. */
+  /** Open connections and streams of the page's server now. */
+  counts(): { connections: number; streams: number } {
+    return this.server?.counts() ?? { connections: 0, streams: 0 };
+  }
+
+  /** Listen (or take systemd's socket) and read the secret; a failure is health (retried with backoff), never a rejection. */
   async start(): Promise<void> {
     if (this.closed) return;
     try {
-      await this.server.listen();
+      if (this.listener === null) {
+        const { listener, note } = await acquireKioskListener(this.o.port);
+        if (this.closed) return void (await releaseKioskListener(listener));
+        this.listener = listener;
+        if (note) this.o.log.warn({ device: this.display.name }, note);
+        this.server = new KioskServer(
+          {
+            listener,
+            secret: this.secret,
+            limits: this.o.limits,
+            html: kioskHtml(this.o.lang, this.o.words),
+            log: this.o.log,
+            onKey: (key) => this.keypad.keys.emit(key),
+            onHold: (key) => this.keypad.holds.emit(key),
+            onCancel: () => this.cancelButton.presses.emit(),
+            onAssist: (request) => this.assist.requests.emit(request),
+          },
+          this.state(),
+        );
+        this.server.start();
+        this.o.log.info(
+          { url: `http://127.0.0.1:${listener.port}/`, socketActivated: listener.activated },
+          listener.activated ? 'kiosk page on the socket systemd holds' : 'kiosk page listening',
+        );
+        // Under systemd (it sets INVOCATION_ID) the port should be the socket unit's: bound here, it
+        // is free while the station restarts, for any local process to take.
+        if (!listener.activated && process.env['INVOCATION_ID'] !== undefined)
+          this.o.log.warn(
+            { device: this.display.name },
+            'the kiosk page binds its port itself: while the station restarts another local process could take it; enable pickup-station-kiosk.socket',
+          );
+      }
+      const problem = this.secret.load();
+      if (problem !== null) throw new Error(problem);
       this.failures = 0;
       this.display.set(HEALTHY);
       this.publish();
     } catch (e) {
       const delay = backoffDelay(this.failures++, this.o.reconnect);
-      this.display.set({ ok: false, detail: `${this.display.name}: cannot listen (${errorMessage(e)})` });
-      this.o.log.warn({ device: this.display.name, error: errorMessage(e), retryInMs: delay }, 'kiosk page cannot listen');
+      const detail = `${this.display.name}: ${this.listener === null ? 'cannot listen' : 'cannot take keys'} (${errorMessage(e)})`;
+      if (this.display.health().detail !== detail)
+        this.o.log.warn({ device: this.display.name, error: errorMessage(e), retryInMs: delay }, 'kiosk page not ready');
+      this.display.set(faulty(detail));
       this.retry = setTimeout(() => void this.start(), delay);
     }
   }
 
+  private state() {
+    return {
+      lines: this.display.lastShown(),
+      cancel: this.cancelButton.available,
+      cancelLabel: this.o.cancelLabel,
+      moreTime: this.assist.moreTime,
+      session: this.assist.session,
+      lang: this.o.lang,
+      words: this.o.words,
+      holdMs: this.o.holdMs,
+    };
+  }
+
   publish(): void {
-    this.server.update({ lines: this.display.lastShown(), cancel: this.cancelButton.available, cancelLabel: this.o.cancelLabel });
+    this.server?.update(this.state());
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
     if (this.retry) clearTimeout(this.retry);
-    await this.server.close();
+    await this.server?.close();
+    if (this.listener) await releaseKioskListener(this.listener);
   }
 }

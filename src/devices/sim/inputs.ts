@@ -18,14 +18,23 @@ export class SimScanner extends SimDevice implements IdentifierScanner {
 
 export class SimKeypad extends SimDevice implements Keypad {
   private readonly keys = new Listeners<[KeypadKey]>();
+  private readonly holds = new Listeners<[KeypadKey]>();
   constructor() {
     super('simulated keypad');
   }
   onKey(listener: (key: KeypadKey) => void): Unsubscribe {
     return this.keys.add(listener);
   }
+  onHold(listener: (key: KeypadKey) => void): Unsubscribe {
+    return this.holds.add(listener);
+  }
   press(key: KeypadKey): void {
     this.keys.emit(key);
+  }
+  /** A key pressed and held down past the hold time. */
+  hold(key: KeypadKey): void {
+    this.keys.emit(key);
+    this.holds.emit(key);
   }
 }
 

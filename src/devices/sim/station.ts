@@ -10,6 +10,7 @@ import type { Device, Display, KeypadKey, RfidReader, StationHardware } from '..
 import { SimBuzzer, SimTamper } from './alarm-devices.js';
 import { FixedPower, SimButton, SimDisplay, SimKeypad, SimScanner } from './inputs.js';
 import { SimDoors, SimLocks } from './locks-doors.js';
+import { SimAssist, SimSpeech } from './speech.js';
 import { readSimDoors, SimStateFile } from './state-file.js';
 import { FeigReaderModel } from './feig-reader-model.js';
 import { modelLine } from './model-line.js';
@@ -40,6 +41,9 @@ export class SimulatedStation implements StationHardware {
   readonly display = new SimDisplay();
   readonly tamper = new SimTamper();
   readonly buzzer = new SimBuzzer();
+  readonly speech = new SimSpeech();
+  readonly assistControls = new SimAssist();
+  readonly assist: readonly SimAssist[] = [this.assistControls];
   readonly power: FixedPower;
   readonly rfidReaders: readonly RfidReader[];
   /** The model reader lying in front of the station (the demo places tags on it); null: none in this process. */
@@ -65,7 +69,19 @@ export class SimulatedStation implements StationHardware {
   }
 
   devices(): readonly Device[] {
-    return [this.locks, this.doors, ...this.scanners, ...this.rfidReaders, this.keypad, this.cancelButton, this.display, this.tamper, this.buzzer];
+    return [
+      this.locks,
+      this.doors,
+      ...this.scanners,
+      ...this.rfidReaders,
+      this.keypad,
+      this.cancelButton,
+      this.display,
+      this.tamper,
+      this.buzzer,
+      this.speech,
+      this.assistControls,
+    ];
   }
 
   async close(): Promise<void> {
@@ -88,6 +104,8 @@ export class SimulatedStation implements StationHardware {
       power: this.power,
       tamper: this.tamper,
       buzzer: this.buzzer,
+      speech: this.speech,
+      assist: this.assist,
       devices: () => this.devices().map((d) => (d === this.display ? display : d)),
       close: async () => {
         await this.close();
@@ -134,6 +152,17 @@ export class SimulatedStation implements StationHardware {
   /** A door forced open (or a broken sensor cable). */
   forceOpen(box: number): void {
     this.doors.set(box, 'OPEN');
+  }
+  /** The speech button (or another help control) pressed. */
+  pressAssist(request: Parameters<SimAssist['press']>[0]): void {
+    this.assistControls.press(request);
+  }
+  /** A key held down past the hold time. */
+  holdKey(key: KeypadKey): void {
+    this.keypad.hold(key);
+  }
+  plugHeadphones(plugged: boolean): void {
+    this.assistControls.plugHeadphones(plugged);
   }
   /** The cabinet (or service door) opened: the tamper switch reads open. */
   openTamper(): void {

@@ -25,7 +25,8 @@
  */
 import type { Alarm, AlarmKind } from '../core-types.js';
 import type { Ctx } from './context.js';
-import { boxNumber, doorAjarTimer, inServiceMode, sound } from './context.js';
+import { boxNumber, doorAjarTimer, inServiceMode, sound, withdrawLimit } from './context.js';
+import { startLimit } from './time-to-act.js';
 
 /** Alarm kinds that stop service (st DOWN, customer input refused); the others leave the station UP. */
 export const BLOCKING_ALARMS: ReadonlySet<AlarmKind> = new Set<AlarmKind>(['tamper']);
@@ -53,7 +54,7 @@ export function clearAlarm(ctx: Ctx, kind: AlarmKind, boxId: string | null = nul
 /** At start: a door that is already open gets its door-ajar timer like any opening. */
 export function watchOpenDoorsAtStart(ctx: Ctx): void {
   for (const b of ctx.config.boxes) {
-    if (ctx.s.boxes[b.id] === 'OPEN') ctx.fx.push({ type: 'start-timer', timer: doorAjarTimer(b.id), ms: ctx.config.timing.doorAjarMs });
+    if (ctx.s.boxes[b.id] === 'OPEN') startLimit(ctx, doorAjarTimer(b.id));
   }
 }
 
@@ -64,14 +65,15 @@ export function onForcedOpen(ctx: Ctx, boxId: string): void {
   if (raiseAlarm(ctx, { kind: 'forced-open', boxId, detail: `box ${n} forced open` })) sound(ctx, 'alarm');
 }
 
-/** Any opening starts the door-ajar timer. */
+/** Any opening starts the door-ajar timer (a patron's time limit: warned of before, extendable). */
 export function onDoorOpened(ctx: Ctx, boxId: string): void {
-  ctx.fx.push({ type: 'start-timer', timer: doorAjarTimer(boxId), ms: ctx.config.timing.doorAjarMs });
+  startLimit(ctx, doorAjarTimer(boxId));
 }
 
 /** A closed door ends both of its alarms. */
 export function onDoorClosed(ctx: Ctx, boxId: string): void {
   ctx.fx.push({ type: 'stop-timer', timer: doorAjarTimer(boxId) });
+  withdrawLimit(ctx, doorAjarTimer(boxId));
   const n = boxNumber(ctx.config, boxId);
   if (clearAlarm(ctx, 'forced-open', boxId)) ctx.log('info', `alarm cleared: box ${n} forced open (door closed)`, { boxId, alarm: 'forced-open' });
   if (clearAlarm(ctx, 'door-ajar', boxId)) ctx.log('info', `alarm cleared: box ${n} ajar (door closed)`, { boxId, alarm: 'door-ajar' });

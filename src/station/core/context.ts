@@ -2,7 +2,7 @@
  * What every part of the core shares: the draft state a transition builds, the effects it emits,
  * and the small helpers on boxes, modes and the PIN buffer. Pure: no I/O, no timers, no clock.
  */
-import type { CoreConfig, CoreState, Effect, LogLevel, Mode, SoundName, TimerName } from '../core-types.js';
+import type { CoreConfig, CoreState, Effect, LogLevel, Mode, SoundName, TimeLimit, TimerName, ToneName } from '../core-types.js';
 
 export type Draft = { -readonly [K in keyof CoreState]: CoreState[K] };
 
@@ -44,6 +44,22 @@ export function sound(ctx: Ctx, name: SoundName): void {
   ctx.fx.push({ type: 'sound', sound: name });
 }
 
+/** Whether the station speaks now: always, or since a patron asked for it, or while headphones are in. */
+export function speechOn(config: CoreConfig, s: CoreState): boolean {
+  const mode = config.speech.mode;
+  return mode === 'always' || (mode === 'patron' && (s.assist.requested || s.assist.headphones));
+}
+
+/** The volume speech and tones play at now, in percent. */
+export function volumeOf(config: CoreConfig, s: CoreState): number {
+  return s.assist.volume ?? config.speech.volume.initial;
+}
+
+/** A tone on the audio output, when the station speaks (a PIN's keys are heard, never spoken). */
+export function tone(ctx: Ctx, name: ToneName): void {
+  if (speechOn(ctx.config, ctx.s)) ctx.fx.push({ type: 'tone', tone: name, volume: volumeOf(ctx.config, ctx.s) });
+}
+
 /** The fault key of service mode (the technician port sets it): /state DOWN "service". */
 export const SERVICE_FAULT = 'service';
 
@@ -53,8 +69,8 @@ export function inServiceMode(s: CoreState): boolean {
 
 const AJAR_PREFIX = 'door-ajar:';
 
-/** The door-ajar timer of one box. */
-export function doorAjarTimer(boxId: string): TimerName {
+/** The door-ajar timer of one box (also the name of its time limit: time-to-act.ts). */
+export function doorAjarTimer(boxId: string): `door-ajar:${string}` {
   return `${AJAR_PREFIX}${boxId}`;
 }
 
@@ -66,4 +82,23 @@ export function boxOfAjarTimer(timer: TimerName): string | null {
 export function clearPin(ctx: Ctx): void {
   ctx.s.pin = '';
   ctx.fx.push({ type: 'stop-timer', timer: 'pin-idle' });
+  withdrawLimit(ctx, 'pin-idle');
+}
+
+/**
+ * A time limit no longer runs (the PIN cleared, the door closed): its warning timer stopped and its
+ * warning withdrawn (core/time-to-act.ts owns the rest).
+ */
+export function withdrawLimit(ctx: Ctx, limit: TimeLimit): void {
+  ctx.fx.push({ type: 'stop-timer', timer: `warn:${limit}` });
+  dropWarning(ctx, limit);
+}
+
+/** The warning of `limit` no longer shows (its timer is the caller's). */
+export function dropWarning(ctx: Ctx, limit: TimeLimit): void {
+  const { s, fx } = ctx;
+  if (!s.assist.warnings.includes(limit)) return;
+  const warnings = s.assist.warnings.filter((l) => l !== limit);
+  s.assist = { ...s.assist, warnings };
+  if (warnings.length === 0) fx.push({ type: 'more-time-offered', offered: false });
 }

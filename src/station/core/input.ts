@@ -24,21 +24,25 @@
  * | other   | any of these                           | refused: logged, overlay with the reason       |
  * | any     | any of these while draining            | refused: the screen says "restarting"          |
  * | any     | pin-idle timer                         | PIN cleared                                    |
+ * | any     | key while a door-ajar warning shows    | more time (time-to-act.ts), nothing else       |
  *
  * *rescue: starting, deactivated or disabled with service mode on (the server cannot be asked).
  *
- * Sounds: an accepted scan or key plays `accepted`; every refusal plays `refused`.
+ * Sounds: an accepted scan or key plays `accepted`; every refusal plays `refused`. While the station
+ * speaks (assist.ts), a PIN's keys also sound a tone on the audio output — `key` for a digit,
+ * `erase` for backspace, `clear`, `enter` — and are never spoken.
  */
 import type { KeypadKey } from '../../devices/types.js';
 import { PIN_LENGTH } from '../../protocol/types.js';
 import type { Ctx } from './context.js';
 import { modeBlocker, technicianOpenCheck } from './activity.js';
 import { hasAlarm } from './alarms.js';
-import { anyBoxOpen, boxNumber, clearPin, isKnownBox, sound } from './context.js';
+import { anyBoxOpen, boxNumber, clearPin, isKnownBox, sound, tone } from './context.js';
 import { showOverlay } from './display.js';
 import { startOpening } from './doors.js';
 import { send } from './outbound.js';
 import { isKeypadLocked } from './pin-throttle.js';
+import { doorWarning, extend, startLimit } from './time-to-act.js';
 
 /** Longest identifier accepted from a scanner; drivers drop longer frames already. */
 export const MAX_IDENTIFIER_LENGTH = 128;
@@ -118,7 +122,12 @@ export function onScan(ctx: Ctx, identifierType: 'BAR_CODE' | 'RFID', raw: strin
 }
 
 export function onKey(ctx: Ctx, key: KeypadKey): void {
-  const { s, config, fx, log } = ctx;
+  const { s, config, log } = ctx;
+  // "Press any key" for more time while a box is open: the key means that and nothing else.
+  if (doorWarning(ctx)) {
+    extend(ctx);
+    return;
+  }
   // Typing only fills the local buffer, so it may go on while an event (a heartbeat) is in flight;
   // Enter starts an event and is refused then. A refused Enter drops the typed PIN: the reader who
   // pressed it may walk away, and the next reader's Enter must never send it (their own digits
@@ -130,9 +139,7 @@ export function onKey(ctx: Ctx, key: KeypadKey): void {
   }
   // The lock-out screen already says it (with its countdown): nothing typed, nothing sent.
   if (isKeypadLocked(ctx)) return refuse(ctx, 'key', { reason: 'keypad locked after wrong PINs', lines: null });
-  const restartIdle = (): void => {
-    fx.push({ type: 'start-timer', timer: 'pin-idle', ms: config.timing.pinIdleMs });
-  };
+  const restartIdle = (): void => startLimit(ctx, 'pin-idle');
   switch (key.kind) {
     case 'digit':
       if (!/^[0-9]$/.test(key.digit)) {
@@ -145,16 +152,21 @@ export function onKey(ctx: Ctx, key: KeypadKey): void {
       s.pin = (s.pin + key.digit).slice(-PIN_LENGTH);
       s.overlay = null;
       sound(ctx, 'accepted');
+      tone(ctx, 'key');
       return restartIdle();
     case 'backspace':
       s.pin = s.pin.slice(0, -1);
       sound(ctx, 'accepted');
+      tone(ctx, 'erase');
       return s.pin === '' ? clearPin(ctx) : restartIdle();
     case 'clear':
       sound(ctx, 'accepted');
+      tone(ctx, 'clear');
       return clearPin(ctx);
     case 'enter': {
       const pin = s.pin;
+      // Its tone whatever follows: the screen then says whether the PIN went out.
+      tone(ctx, 'enter');
       clearPin(ctx);
       if (pin.length !== PIN_LENGTH) {
         log('info', 'PIN of wrong length not sent', { length: pin.length });

@@ -41,7 +41,13 @@ export function flushState(ctx: Ctx): void {
   if (Object.values(s.doorWindow).includes('pending')) return;
   const faults = Object.values(s.faults);
   const down = faults.length > 0 || s.pendingErrors.length > 0 || s.alarms.some((a) => BLOCKING_ALARMS.has(a.kind));
-  const errors = [...faults, ...s.alarms.map((a) => a.detail), ...s.pendingErrors];
+  // A failing audio output that speech does not require is named, but leaves the station UP (assist.ts).
+  const errors = [
+    ...faults,
+    ...s.alarms.map((a) => a.detail),
+    ...s.pendingErrors,
+    ...(s.assist.outputProblem !== null ? [`speech: ${s.assist.outputProblem}`] : []),
+  ];
   s.reportingErrors = s.pendingErrors;
   s.pendingErrors = [];
   s.stateOwed = false;

@@ -1,0 +1,146 @@
+/**
+ * Where the kiosk page listens, for the life of the process: a listening socket handed over by
+ * systemd (socket activation: `pickup-station-kiosk.socket` holds 127.0.0.1:8091 from boot, the
+ * daemon takes it from LISTEN_FDS), or, without one (the demo, tests, a board without the socket
+ * unit), a port the process binds itself.
+ *
+ * Either way the listening socket outlives the station: a reload restarts the station (and its
+ * kiosk server) in-process, and the port stays held meanwhile, so no other local process can bind
+ * it and be the page the kiosk browser reconnects to. Across a restart of the daemon itself only
+ * systemd can hold it: that is what the socket unit is for. A server is attached to the listener and
+ * detached from it; while none is attached, requests get 503 (the page retries).
+ *
+ * sd_listen_fds(3): LISTEN_PID must be this process, the fds start at 3, LISTEN_FDNAMES names
+ * them (`FileDescriptorName=kiosk` in the socket unit). The variables are removed once read, as
+ * sd_listen_fds(1) does, so that no child process takes them for its own.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+
+/** The first fd systemd passes (SD_LISTEN_FDS_START). */
+const LISTEN_FDS_START = 3;
+/** The name the socket unit gives the kiosk's socket (FileDescriptorName=). */
+export const KIOSK_FD_NAME = 'kiosk';
+
+export interface ActivatedSocket {
+  readonly fd: number;
+  readonly name: string;
+}
+
+/** The sockets systemd passed to this process (sd_listen_fds), from `env`; [] when none. Pure. */
+export function listenFds(env: NodeJS.ProcessEnv, pid: number): ActivatedSocket[] {
+  if (env['LISTEN_PID'] !== String(pid)) return [];
+  const count = Number(env['LISTEN_FDS']);
+  if (!Number.isInteger(count) || count <= 0) return [];
+  const names = (env['LISTEN_FDNAMES'] ?? '').split(':');
+  return Array.from({ length: count }, (_, i) => ({ fd: LISTEN_FDS_START + i, name: names[i] ?? 'unknown' }));
+}
+
+let activated: ActivatedSocket[] | null = null;
+
+/** The sockets systemd passed, read from the environment once (which is then cleared). */
+function activatedSockets(): ActivatedSocket[] {
+  if (activated !== null) return activated;
+  activated = listenFds(process.env, process.pid);
+  delete process.env['LISTEN_PID'];
+  delete process.env['LISTEN_FDS'];
+  delete process.env['LISTEN_FDNAMES'];
+  return activated;
+}
+
+type Handler = (req: IncomingMessage, res: ServerResponse) => void;
+
+/** One listening socket and the server attached to it now (if any). */
+export class KioskListener {
+  private handler: Handler | null = null;
+
+  constructor(
+    readonly server: Server,
+    /** Handed over by systemd (never closed by this process), or bound here. */
+    readonly activated: boolean,
+  ) {
+    server.on('request', (req: IncomingMessage, res: ServerResponse) => {
+      if (this.handler) return this.handler(req, res);
+      res.writeHead(503, { 'content-type': 'text/plain; charset=utf-8', 'retry-after': '1', connection: 'close' });
+      res.end('station restarting\n');
+    });
+  }
+
+  get port(): number {
+    return (this.server.address() as AddressInfo).port;
+  }
+
+  get host(): string {
+    return (this.server.address() as AddressInfo).address;
+  }
+
+  attach(handler: Handler): void {
+    this.handler = handler;
+  }
+
+  /** The station's server lets go: its connections are closed, the socket stays. */
+  detach(handler: Handler): void {
+    if (this.handler !== handler) return;
+    this.handler = null;
+    this.server.closeAllConnections();
+  }
+}
+
+const held = new Map<number, KioskListener>();
+
+function listening(server: Server, listen: (done: () => void) => void): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    listen(() => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}
+
+/**
+ * The listener for `port` on 127.0.0.1: systemd's socket named "kiosk" if it passed one, else the
+ * one this process bound earlier for the port, else a new one bound now (port 0: a fresh, private
+ * one each time, closed by `release`). Rejects when the port cannot be bound (taken).
+ */
+export async function acquireKioskListener(port: number): Promise<{ listener: KioskListener; note: string | null }> {
+  const socket = activatedSockets().find((s) => s.name === KIOSK_FD_NAME);
+  if (socket !== undefined) {
+    let listener = held.get(-socket.fd);
+    if (listener === undefined) {
+      const server = createServer();
+      await listening(server, (done) => server.listen({ fd: socket.fd }, done));
+      // Held for the process's life, but never what keeps it alive.
+      server.unref();
+      listener = new KioskListener(server, true);
+      held.set(-socket.fd, listener);
+    }
+    const where = `${listener.host}:${listener.port}`;
+    if (!isLoopback(listener.host)) throw new Error(`the kiosk socket systemd passed listens on ${where}, not on loopback: refused`);
+    const note = listener.port === port ? null : `the kiosk socket systemd passed listens on ${where}, the profile says port ${port}: using systemd's`;
+    return { listener, note };
+  }
+  if (port !== 0) {
+    const listener = held.get(port);
+    if (listener) return { listener, note: null };
+  }
+  const server = createServer();
+  await listening(server, (done) => server.listen(port, '127.0.0.1', done));
+  const listener = new KioskListener(server, false);
+  if (port !== 0) {
+    server.unref();
+    held.set(port, listener);
+  }
+  return { listener, note: null };
+}
+
+/** A private listener (port 0) is closed with its server; a held one stays for the process's life. */
+export async function releaseKioskListener(listener: KioskListener): Promise<void> {
+  if ([...held.values()].includes(listener)) return;
+  listener.server.closeAllConnections();
+  await new Promise<void>((resolve) => listener.server.close(() => resolve()));
+}
+
+function isLoopback(host: string): boolean {
+  return host === '127.0.0.1' || host === '::1' || host.startsWith('127.') || host === '::ffff:127.0.0.1';
+}

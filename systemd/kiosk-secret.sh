@@ -1,0 +1,50 @@
+#!/bin/sh
+# The kiosk's per-boot secret (src/devices/kiosk/secret.ts explains who holds what).
+#
+#   kiosk-secret.sh make DIR
+#       pickup-station-kiosk.socket's ExecStartPre, as root: DIR/secret (0600 root, 64 hex digits
+#       from 32 random bytes, kept if it is there: one per boot, /run is a tmpfs) and
+#       DIR/secret.sha256 ("sha256:<hex>", 0644: what the station checks against).
+#   kiosk-secret.sh page SECRET_FILE PAGE URL
+#       pickup-station-kiosk.service's ExecStartPre, as the kiosk's user: PAGE (0600), a local start
+#       page that sends the browser to URL with the secret in the fragment (never sent over HTTP,
+#       never on a command line: /proc/PID/cmdline is readable by every local user).
+set -eu
+
+usage() { echo "usage: $0 make DIR | page SECRET_FILE PAGE URL" >&2; exit 2; }
+
+valid_secret() { printf '%s' "$1" | grep -Eq '^[0-9a-f]{64}$'; }
+
+case "${1:-}" in
+  make)
+    [ $# -eq 2 ] || usage
+    dir=$2
+    umask 077
+    mkdir -p "$dir"
+    chmod 0755 "$dir"
+    if [ ! -s "$dir/secret" ] || ! valid_secret "$(cat "$dir/secret")"; then
+      od -An -N32 -tx1 /dev/urandom | tr -d ' \n' >"$dir/secret.new"
+      valid_secret "$(cat "$dir/secret.new")" || { echo "$0: could not make a secret" >&2; exit 1; }
+      mv -f "$dir/secret.new" "$dir/secret"
+    fi
+    hash=$(sha256sum <"$dir/secret" | cut -d' ' -f1)
+    printf 'sha256:%s\n' "$hash" >"$dir/secret.sha256.new"
+    chmod 0644 "$dir/secret.sha256.new"
+    mv -f "$dir/secret.sha256.new" "$dir/secret.sha256"
+    ;;
+  page)
+    [ $# -eq 4 ] || usage
+    secret=$(cat "$2")
+    valid_secret "$secret" || { echo "$0: $2 holds no kiosk secret" >&2; exit 1; }
+    printf '%s' "$4" | grep -Eq '^http://(127\.0\.0\.1|localhost):[0-9]+/$' || { echo "$0: $4 is not the kiosk page's address" >&2; exit 1; }
+    umask 077
+    cat >"$3.new" <<PAGE
+<!doctype html>
+<html><head><meta charset="utf-8"><title>Pickup station</title>
+<meta http-equiv="refresh" content="0; url=$4#k=$secret">
+</head><body style="background:#000"></body></html>
+PAGE
+    mv -f "$3.new" "$3"
+    ;;
+  *) usage ;;
+esac
