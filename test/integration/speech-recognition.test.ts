@@ -193,6 +193,8 @@ function englishTexts(): string[] {
     if (line.includes('{time}'))
       return [...[1, 2, 3, 5, 10, 30, 45].map((n) => line.replace('{time}', `${n} seconds`)), ...[1, 2, 15].map((n) => line.replace('{time}', `${n} minutes`))];
     if (line.includes('{count}')) return [1, 2, 3, 4, 5, 6].map((n) => line.replace('{count}', String(n)));
+    if (line.includes('{total}')) return [2, 3, 4].map((n) => line.replace('{total}', String(n)));
+    if (line.includes('{missing}')) return [1, 2, 3].map((n) => line.replace('{missing}', String(n)));
     return [line.replace('{mask}', '')];
   };
   return [...out, a.instructions, a.pinTyped].flatMap(expand);
@@ -201,6 +203,29 @@ function englishTexts(): string[] {
 function grammar(): string {
   const all = [...new Set(englishTexts().flatMap(sentences))];
   return `#JSGF V1.0;\ngrammar station;\npublic <utt> = <s>+;\n<s> = ${all.join(' | ')};\n`;
+}
+
+/**
+ * The model's dictionary, plus the grammar's compound words it lacks ("barcode") as their two
+ * halves' pronunciations one after the other; a word that is neither fails here, by name.
+ */
+function dictionary(): string {
+  const cmu = readFileSync(`${MODEL}/cmudict-en-us.dict`, 'utf8');
+  const known = new Map<string, string>();
+  for (const line of cmu.split('\n')) {
+    const sp = line.indexOf(' ');
+    if (sp > 0 && !known.has(line.slice(0, sp))) known.set(line.slice(0, sp), line.slice(sp + 1));
+  }
+  const extra: string[] = [];
+  for (const word of new Set(grammar().split(/[^a-z']+/))) {
+    if (word === '' || known.has(word) || ['jsgf', 'v', 'grammar', 'station', 'public', 'utt', 's'].includes(word)) continue;
+    const split = [...word].map((_, i) => [word.slice(0, i), word.slice(i)] as const).find(([a, b]) => known.has(a) && known.has(b));
+    expect(split, `"${word}" is neither in the en-us dictionary nor two of its words`).toBeDefined();
+    extra.push(`${word} ${known.get(split![0])!} ${known.get(split![1])!}`);
+  }
+  const file = join(dir, 'station.dict');
+  writeFileSync(file, `${cmu.trimEnd()}\n${extra.join('\n')}\n`);
+  return file;
 }
 
 /** pocketsphinx_batch over the recordings (one run for all), with the station's grammar: what it heard in each. */
@@ -231,7 +256,7 @@ function recognise(wavs: readonly string[]): string[] {
       '-hmm',
       `${MODEL}/en-us`,
       '-dict',
-      `${MODEL}/cmudict-en-us.dict`,
+      dictionary(),
       '-hyp',
       hyp,
       '-logfn',
