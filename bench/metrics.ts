@@ -20,7 +20,7 @@ import { hashToken, newToken } from '../src/tokens/tokens.js';
 import type { FleetSummary } from '../src/fleet/run.js';
 import { ReferenceServer, generateStation, type RequestRecord } from '../src/sim/index.js';
 import { join } from 'node:path';
-import { MAIN_JS, childScript, cpuSeconds, nextMessage, sleep, smapsRollup, spawnNode, stopChild, type Spawned } from './lib/proc.js';
+import { IPC_STDIO, MAIN_JS, childScript, cpuSeconds, nextMessage, sleep, smapsRollup, spawnNode, stopChild, type Spawned } from './lib/proc.js';
 import { writeDaemonFiles } from './lib/station.js';
 import { PtyPair, haveSocat } from './lib/pty.js';
 import { MiB, summarize, type Summary } from './lib/stats.js';
@@ -79,7 +79,6 @@ const MEMORY_SCRAPE_MS = 15_000;
 /** Scrape interval of the scan run: far more often than a Prometheus would, to look for interference. */
 const SCAN_SCRAPE_MS = 1_000;
 
-const IPC_STDIO = ['ignore', 'ignore', 'inherit', 'ipc'] as const;
 const isReady = (m: unknown): { url: string } | undefined =>
   typeof m === 'object' && m !== null && 'ready' in m ? (m as unknown as { url: string }) : undefined;
 const isReport = (m: unknown): { events: number; memory: NodeJS.MemoryUsage } | undefined =>

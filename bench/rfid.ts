@@ -23,7 +23,7 @@ import { serveModel } from '../src/devices/sim/model-port.js';
 import { iso28560_3Set, iso28560_3Tag } from '../src/devices/sim/tag-images.js';
 import { ReferenceServer, generateStation, type RequestRecord } from '../src/sim/index.js';
 import { PtyPair } from './lib/pty.js';
-import { nextMessage, sleep, spawnNode, stopChild } from './lib/proc.js';
+import { isReadyMessage, nextMessage, sleep, spawnNode, stopChild } from './lib/proc.js';
 import type { NodeUnderTest } from './lib/node.js';
 import { summarize, type Summary } from './lib/stats.js';
 
@@ -39,7 +39,6 @@ const BAUD = 115_200;
 const INTERVAL_MS = 200;
 /** ISO/IEC 15693 at its high data rate, by estimate (see the header). */
 export const MODEL_TIMING: ModelTiming = { inventoryMs: 20, perTagMs: 4, readMs: 4, perBlockMs: 1.3, writeMs: 12, otherMs: 4 };
-const isReady = (m: unknown): true | undefined => (typeof m === 'object' && m !== null && 'ready' in m ? true : undefined);
 
 export async function benchRfid(
   dir: string,
@@ -71,7 +70,7 @@ export async function benchRfid(
       ],
       { node: node.path, stdio: ['ignore', 'ignore', 'inherit', 'ipc'] },
     );
-    await nextMessage(proc.child, isReady, 20_000, 'rfid station ready');
+    await nextMessage(proc.child, isReadyMessage, 20_000, 'rfid station ready');
     for (let i = 0; i < warmup + iterations; i++) {
       const itemId = `31234${String(i).padStart(9, '0')}`;
       const tag = iso28560_3Tag({ itemId, afi: 0x07 });

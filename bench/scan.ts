@@ -12,7 +12,7 @@ import { openSync, closeSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import { ReferenceServer, generateStation, type RequestRecord } from '../src/sim/index.js';
 import { PtyPair } from './lib/pty.js';
-import { childScript, nextMessage, sleep, spawnNode, stopChild, type Spawned } from './lib/proc.js';
+import { IPC_STDIO, childScript, isReadyMessage, nextMessage, sleep, spawnNode, stopChild, type Spawned } from './lib/proc.js';
 import type { NodeUnderTest } from './lib/node.js';
 import { summarize, type Summary } from './lib/stats.js';
 
@@ -31,9 +31,6 @@ interface Variant {
   fd?: number;
   readonly samples: number[];
 }
-
-const isReady = (m: unknown): true | undefined => (typeof m === 'object' && m !== null && 'ready' in m ? true : undefined);
-const IPC_STDIO = ['ignore', 'ignore', 'inherit', 'ipc'] as const;
 
 export async function benchScan(
   dir: string,
@@ -69,7 +66,7 @@ export async function benchScan(
             ]
           : [childScript('bare-hop'), v.name === 'bareTty' ? 'tty' : 'serialport', v.pty.b, `${url}/item-identify`, station.id, station.password];
       v.proc = spawnNode(args, { node: node.path, stdio: [...IPC_STDIO] });
-      await nextMessage(v.proc.child, isReady, 15_000, `${v.name} ready`);
+      await nextMessage(v.proc.child, isReadyMessage, 15_000, `${v.name} ready`);
       v.fd = openSync(v.pty.a, 'r+');
     }
     for (let i = 0; i < warmup + iterations; i++) {

@@ -55,6 +55,12 @@ export function rssBytes(pid: number): number {
 
 export const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
+/** A child's `{ready: …}` message (what the station children send once they listen), for nextMessage. */
+export const isReadyMessage = (m: unknown): true | undefined => (typeof m === 'object' && m !== null && 'ready' in m ? true : undefined);
+
+/** A child with an IPC channel and its stderr on ours. */
+export const IPC_STDIO = ['ignore', 'ignore', 'inherit', 'ipc'] as const;
+
 /** The next IPC message of a child that satisfies `pick`, or a rejection after timeoutMs. */
 export function nextMessage<T>(child: ChildProcess, pick: (m: unknown) => T | undefined, timeoutMs: number, what: string): Promise<T> {
   return new Promise((resolve, reject) => {
