@@ -155,7 +155,9 @@ deb_of() { ls "$WORK"/debs/pickup-station_"$1"_*.deb; }
 keyring_deb() { ls "$WORK"/debs/pickup-station-archive-keyring_1.0.0_all.deb; }
 publish() { bash "$ROOT/packaging/apt/publish.sh" --repo "$WORK/repo" --key-id "$KEY_ID" --dist stable "$@" >/dev/null; sync_repo; }
 # The repository into the target (file:///srv/pickup-station-repo): what rsync to a web server is in the field.
-sync_repo() { tar -C "$WORK/repo" -cf - dists pool | on sh -c 'rm -rf /srv/pickup-station-repo && mkdir -p /srv/pickup-station-repo && tar -xf - -C /srv/pickup-station-repo'; }
+# Synced to the target's disk: it stands for a server off the board, whose files a power cut of the
+# board does not touch (unsynced, the cut truncated InRelease and apt refused the repository).
+sync_repo() { tar -C "$WORK/repo" -cf - dists pool | on sh -c 'rm -rf /srv/pickup-station-repo && mkdir -p /srv/pickup-station-repo && tar -xf - -C /srv/pickup-station-repo && sync'; }
 
 # --- the target ---------------------------------------------------------------------------------
 installed_version() { on dpkg-query -W -f='${Version}' pickup-station 2>/dev/null || true; }
