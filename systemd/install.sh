@@ -1261,6 +1261,14 @@ repair_package() {
       if [ -n "$deb" ]; then
         run_logged "$NAME $version was cut off while dpkg unpacked it: dpkg -i $deb (apt's cache)" 1800 dpkg -i "$deb" || true
       else
+        # apt's package lists may be what the cut took: written by the update just before the
+        # upgrade and not yet on the disk, they come back empty beside an intact InRelease, and apt
+        # neither fetches them again (the InRelease did not change) nor knows the version to install.
+        # An empty index is never a list worth keeping: gone, the update fetches it again.
+        find /var/lib/apt/lists -maxdepth 1 -type f -size 0 ! -name lock -delete 2>/dev/null || true
+        find /var/lib/apt/lists/partial -mindepth 1 -delete 2>/dev/null || true
+        run_logged "$NAME $version was cut off while dpkg unpacked it: apt-get update (no archive in apt's cache)" "$REPAIR_WAIT" \
+          apt-get -q update || true
         run_logged "$NAME $version was cut off while dpkg unpacked it: apt-get install --reinstall (no archive in apt's cache)" 1800 \
           env DEBIAN_FRONTEND=noninteractive apt-get install -y -q --reinstall -o Dpkg::Options::=--force-confold "$NAME" || true
       fi
