@@ -209,7 +209,7 @@ function grammar(): string {
  * The model's dictionary, plus the grammar's compound words it lacks ("barcode") as their two
  * halves' pronunciations one after the other; a word that is neither fails here, by name.
  */
-function dictionary(): string {
+function dictionary(gram: string): string {
   const cmu = readFileSync(`${MODEL}/cmudict-en-us.dict`, 'utf8');
   const known = new Map<string, string>();
   for (const line of cmu.split('\n')) {
@@ -217,7 +217,7 @@ function dictionary(): string {
     if (sp > 0 && !known.has(line.slice(0, sp))) known.set(line.slice(0, sp), line.slice(sp + 1));
   }
   const extra: string[] = [];
-  for (const word of new Set(grammar().split(/[^a-z']+/))) {
+  for (const word of new Set(gram.split(/[^a-z']+/))) {
     if (word === '' || known.has(word) || ['jsgf', 'v', 'grammar', 'station', 'public', 'utt', 's'].includes(word)) continue;
     const split = [...word].map((_, i) => [word.slice(0, i), word.slice(i)] as const).find(([a, b]) => known.has(a) && known.has(b));
     expect(split, `"${word}" is neither in the en-us dictionary nor two of its words`).toBeDefined();
@@ -231,7 +231,8 @@ function dictionary(): string {
 /** pocketsphinx_batch over the recordings (one run for all), with the station's grammar: what it heard in each. */
 function recognise(wavs: readonly string[]): string[] {
   const gram = join(dir, 'station.gram');
-  writeFileSync(gram, grammar());
+  const text = grammar();
+  writeFileSync(gram, text);
   const names = wavs.map((w, i) => {
     execFileSync('sox', [w, '-r', '16000', '-c', '1', '-b', '16', join(dir, `asr-${i}.wav`)]);
     return `asr-${i}`;
@@ -256,7 +257,7 @@ function recognise(wavs: readonly string[]): string[] {
       '-hmm',
       `${MODEL}/en-us`,
       '-dict',
-      dictionary(),
+      dictionary(text),
       '-hyp',
       hyp,
       '-logfn',
