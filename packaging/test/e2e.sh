@@ -40,7 +40,8 @@
 #              installed = running (a switch like any other: npm test proves the installer's side)
 #   masked     (container, full) the unit masked by the administrator across an upgrade (1.1.0's
 #              .deb): stays masked, not started; unmasked and started, the switch happens
-#   matrix     (full, with --power) a power cut at each step of an upgrade, then boot
+#   matrix     (full, with --power) a power cut at each step of an upgrade, then boot; ci: its
+#              unpack row alone (2.2.0), whose repair reinstalls the package through apt
 #   remove     apt-get remove: stopped, locks OFF, config kept, the vendor key package stays; purge
 # Throughout: every lock output OFF whenever no box is being opened (the state file's "locks").
 # Prints a FIGURE line per measurement and a summary at the end (the matrix as a table).
@@ -123,6 +124,7 @@ versions() { # the test releases this set needs: VERSION[:exit|hang|from=V]
   echo 1.0.0 1.1.0 1.2.0:exit 1.4.0:from=1.1.0
   [ "$HANG" = 0 ] || echo 1.3.0:hang
   if in_set full; then echo 2.1.0 2.2.0 2.3.0 2.4.0 2.5.0 2.6.0:exit; fi
+  if in_set ci; then echo 2.2.0; fi
 }
 prepare() {
   rm -rf "$WORK/repo"
@@ -577,6 +579,7 @@ if in_set container full; then
   step_masked
 fi
 if in_set full && [ -n "$POWER" ]; then power_cut_matrix; fi
+if in_set ci; then cut_row "during the unpack" 2.2.0 good unpack; fi
 step_remove
 log "passed in $(( $(date +%s) - T0 )) s"
 printf '  %s\n' "figures:" "${FIGURES[@]}"

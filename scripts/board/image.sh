@@ -109,7 +109,7 @@ board_rootfs() {
   local key
   # Bump IMAGE_REV when the customisation below changes: the cache key is the kernel, the package
   # list and this number.
-  local IMAGE_REV=3
+  local IMAGE_REV=4
   key="$(printf '%s\n' "$KVER" "${BOARD_PACKAGES[@]}" "$IMAGE_REV" | sha256sum | cut -c1-12)"
   IMAGE_BASE="$BOARD/image/$key/rootfs.img"
   [ -f "$IMAGE_BASE" ] && [ -f "$KDIR/vmlinuz" ] && return 0
@@ -136,12 +136,13 @@ board_rootfs() {
   mkdir -p "$tree/root/.ssh" "$tree/var/log/journal"
   install -m 0600 "$BOARD/ssh/id_ed25519.pub" "$tree/root/.ssh/authorized_keys"
   chmod 0700 "$tree/root/.ssh"
-  # QEMU's user network always gives the guest 10.0.2.15 behind 10.0.2.2 (hostfwd forwards there):
-  # a static address, because bookworm's networkd can fail its DHCPv4 client for good when udev
-  # announces the link while it configures it ("Failed to configure DHCPv4 client: Device or
-  # resource busy", systemd issue 24201) — seen as a boot whose ssh never answered.
-  printf '[Match]\nName=en* eth*\n\n[Network]\nAddress=10.0.2.15/24\nGateway=10.0.2.2\n' \
-    >"$tree/etc/systemd/network/20-wired.network"
+  # QEMU's user network gives the guest 10.0.2.15/24 (hostfwd forwards there; 10.0.2.100, the
+  # reference server's guestfwd, is on that link). A static address, because bookworm's networkd can
+  # fail its DHCPv4 client for good when udev announces the link while it configures it ("Failed to
+  # configure DHCPv4 client: Device or resource busy", systemd issue 24201): a boot whose ssh never
+  # answered. No gateway, as restrict=on's DHCP gives none: with a default route, every name lookup
+  # (apt's Debian mirrors) waits out its time-outs instead of failing at once, 2 min per apt-get update.
+  printf '[Match]\nName=en* eth*\n\n[Network]\nAddress=10.0.2.15/24\n' >"$tree/etc/systemd/network/20-wired.network"
   ln -sf /lib/systemd/system/systemd-networkd.service "$tree/etc/systemd/system/multi-user.target.wants/systemd-networkd.service"
   # Serial console login is not needed (control is over ssh); its getty is kept off the console.
   ln -sf /dev/null "$tree/etc/systemd/system/serial-getty@ttyAMA0.service"
