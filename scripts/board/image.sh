@@ -139,9 +139,10 @@ board_rootfs() {
   # QEMU's user network gives the guest 10.0.2.15/24 (hostfwd forwards there; 10.0.2.100, the
   # reference server's guestfwd, is on that link). A static address, because bookworm's networkd can
   # fail its DHCPv4 client for good when udev announces the link while it configures it ("Failed to
-  # configure DHCPv4 client: Device or resource busy", systemd issue 24201): a boot whose ssh never
-  # answered. No gateway, as restrict=on's DHCP gives none: with a default route, every name lookup
-  # (apt's Debian mirrors) waits out its time-outs instead of failing at once, 2 min per apt-get update.
+  # configure DHCPv4 client: Device or resource busy",
+  # https://github.com/systemd/systemd/issues/24201): a boot whose ssh never answered. No gateway,
+  # as restrict=on's DHCP gives none: with a default route, every name look-up (apt's Debian
+  # mirrors) waits out its time-outs instead of failing at once, 2 min per apt-get update.
   printf '[Match]\nName=en* eth*\n\n[Network]\nAddress=10.0.2.15/24\n' >"$tree/etc/systemd/network/20-wired.network"
   ln -sf /lib/systemd/system/systemd-networkd.service "$tree/etc/systemd/system/multi-user.target.wants/systemd-networkd.service"
   # Serial console login is not needed (control is over ssh); its getty is kept off the console.
