@@ -56,9 +56,10 @@ export function findLeaks(source: string, text: string, known: KnownSecrets): Le
   literal('Basic credential of the station', basic);
   for (const t of known.tokens ?? []) literal('technician token', t);
   // A PIN as a token of its own: inside a longer run of letters or digits (a UUID, a trace id, a
-  // timestamp) six digits are noise, not a PIN; in a long log they would match by chance.
+  // timestamp) or as either part of a decimal number (a monotonic time's six-digit fraction, as
+  // 40750.123456) six digits are noise, not a PIN; in a long log they would match by chance.
   for (const p of known.pins ?? []) {
-    for (const m of text.matchAll(new RegExp(`(?<![0-9A-Za-z])${p}(?![0-9A-Za-z])`, 'g')))
+    for (const m of text.matchAll(new RegExp(`(?<![0-9A-Za-z])(?<![0-9]\\.)${p}(?![0-9A-Za-z])(?!\\.[0-9])`, 'g')))
       leaks.push({ source, what: 'PIN', context: around(text, m.index, p.length) });
   }
   for (const m of text.matchAll(/Basic\s+([A-Za-z0-9+/]{8,}={0,2})/g))

@@ -22,6 +22,7 @@ describe('findLeaks', () => {
     ['any bearer token', 'authorization: Bearer 0123456789abcdefXYZ', 'a bearer token'],
     ['a PIN typed', '{"msg":"PIN entered","value":"123456"}', 'PIN'],
     ['a PIN in a sentence', 'pin 123456 entered', 'PIN'],
+    ['a PIN ending a sentence', 'the PIN was 123456.', 'PIN'],
     ['a pin field with a value', '{"pin":"99"}', 'a "pin" field with a value'],
     ['a password field with a value', '{"password":"hunter2"}', 'a "password" field with a value'],
   ])('finds %s', (_name, text, what) => {
@@ -36,6 +37,9 @@ describe('findLeaks', () => {
       '{"tokens":2,"box":5}',
       // The PIN's digits inside a UUID or a longer number are not the PIN.
       '{"eventId":"a1123456-0000-4000-8000-000000000000","traceId":"5d2c-1234567"}',
+      // Nor either part of a decimal number (a monotonic time in ms, its fraction six digits).
+      '{"startedAt":40750.123456,"ms":5.78}',
+      '{"ms":123456.5}',
     ];
     for (const t of clean) expect(findLeaks('t', t, known), t).toEqual([]);
   });
