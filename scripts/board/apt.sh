@@ -36,8 +36,9 @@ trap stop EXIT
 SSH_ARGS=$(node --input-type=module -e "
   import { qemuArgs, sshArgs } from '$ROOT/scripts/board/qemu.mjs';
   const ssh = sshArgs({ board: '$BOARD', sshPort: $PORT });
-  const args = qemuArgs({ kdir: '$KDIR', disk: '$DISK', sshPort: $PORT, serial: '$RUN/apt-serial.log', pidfile: '$RUN/apt-qemu.pid' });
-  (await import('node:fs')).writeFileSync('$STATE', JSON.stringify({ args, pidfile: '$RUN/apt-qemu.pid', serial: '$RUN/apt-serial.log', ssh, bootLimitMs: 600000 }));
+  const qmp = '$BOARD_SOCK/apt-qmp.sock';
+  const args = qemuArgs({ kdir: '$KDIR', disk: '$DISK', sshPort: $PORT, serial: '$RUN/apt-serial.log', pidfile: '$RUN/apt-qemu.pid', qmp });
+  (await import('node:fs')).writeFileSync('$STATE', JSON.stringify({ args, pidfile: '$RUN/apt-qemu.pid', serial: '$RUN/apt-serial.log', ssh, bootLimitMs: 600000, qmp, tpm: null }));
   console.log(ssh.join(' '));")
 SSH="ssh $SSH_ARGS"
 echo "$SSH" >"$RUN/apt-ssh"

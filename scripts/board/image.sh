@@ -2,6 +2,7 @@
 # The virtual board's parts, built once and cached under .board/ (git-ignored):
 #   .board/kernel/<kver>/{vmlinuz,initrd.img}   Debian bookworm's arm64 kernel (from the image)
 #   .board/kernel/<kver>/gpio-sim.ko            gpio-sim + irq_sim, cross-compiled out of tree
+#   .board/kernel/<kver>/tpm_tis.ko             the memory-mapped TPM front end, likewise
 #   .board/image/<key>/rootfs.img               ext4 root: Debian bookworm arm64 (mmdebstrap), systemd
 #   .board/ssh/id_ed25519                       the key the host logs into the guest with
 # Sourced by scripts/board/run.sh (needs: ROOT, BOARD, stamp). Sets KVER, KDIR, IMAGE_BASE.
@@ -20,6 +21,7 @@ board_host_tools() {
   command -v make >/dev/null || need+=(make)
   command -v bc >/dev/null || need+=(bc)
   command -v qemu-img >/dev/null || need+=(qemu-utils)
+  command -v swtpm >/dev/null || need+=(swtpm)
   if [ "${#need[@]}" -gt 0 ]; then
     echo "board: installing ${need[*]}"
     apt-get update -qq
@@ -57,7 +59,38 @@ board_apt_state() {
 # Cross-compiled: the arm64 headers package with the host's (amd64) kbuild tools in its scripts/.
 board_gpio_sim() {
   [ -f "$KDIR/gpio-sim.ko" ] && return 0
-  local d="$BOARD/debs/$KVER" x="$KDIR/x" m="$KDIR/gpio-sim"
+  local m="$KDIR/gpio-sim"
+  board_kbuild
+  rm -rf "$m"; mkdir -p "$m"
+  board_kernel_sources "$m" drivers/gpio/gpio-sim.c drivers/gpio/gpiolib.h kernel/irq/irq_sim.c
+  mv "$m/gpio-sim.c" "$m/gpio-sim-main.c"
+  sed -i 's/handle_simple_irq(irq_to_desc(irqnum));/generic_handle_irq(irqnum);/' "$m/irq_sim.c"
+  grep -q 'generic_handle_irq(irqnum);' "$m/irq_sim.c" || { echo "board: the irq_sim patch did not apply" >&2; exit 2; }
+  printf 'obj-m := gpio-sim.o\ngpio-sim-y := gpio-sim-main.o irq_sim.o\n' >"$m/Kbuild"
+  board_module_build "$m" gpio-sim.ko
+}
+
+# --- tpm_tis for the arm64 kernel ----------------------------------------------------------------
+# QEMU's arm64 `virt` machine offers a TPM 2.0 only as `tpm-tis-device` (memory-mapped TIS, in the
+# device tree as "tcg,tpm-tis-mmio"); Debian's arm64 kernel builds the TIS core (for SPI and I2C
+# TPMs, as on a Raspberry Pi's TPM HAT) but not the memory-mapped front end. The front end alone,
+# out of tree, against the kernel's own tpm_tis_core module.
+board_tpm_tis() {
+  [ -f "$KDIR/tpm_tis.ko" ] && return 0
+  local m="$KDIR/tpm_tis"
+  board_kbuild
+  rm -rf "$m"; mkdir -p "$m"
+  board_kernel_sources "$m" drivers/char/tpm/tpm_tis.c drivers/char/tpm/tpm_tis_core.h drivers/char/tpm/tpm.h
+  printf 'obj-m := tpm_tis.o\n' >"$m/Kbuild"
+  board_module_build "$m" tpm_tis.ko
+}
+
+# The arm64 headers package with the host's (amd64) kbuild tools in its scripts/, extracted once
+# per run into $KDIR/x (removed by board_rootfs's caller once the modules are built).
+board_kbuild() {
+  local d="$BOARD/debs/$KVER" x="$KDIR/x"
+  KHDR="$x/usr/src/linux-headers-$KVER"
+  [ -f "$x/.done" ] && return 0
   mkdir -p "$d"
   if [ ! -f "$d/.done" ]; then
     ( cd "$d" && { apt-get -q "${APT_B[@]}" download "linux-headers-$KVER" "linux-headers-$KABI-common" \
@@ -65,31 +98,33 @@ board_gpio_sim() {
     ls "$d"/linux-headers-*arm64*.deb "$d"/linux-source-*.deb "$d"/linux-kbuild-*amd64.deb >/dev/null
     touch "$d/.done"
   fi
-  rm -rf "$x" "$m"; mkdir -p "$x" "$m"
+  rm -rf "$x"; mkdir -p "$x"
   for f in "$d"/linux-headers-*.deb "$d"/linux-kbuild-*.deb; do dpkg-deb -x "$f" "$x"; done
-  local h="$x/usr/src/linux-headers-$KVER"
-  sed -i "s|^include /usr/src/|include $x/usr/src/|" "$h/Makefile"
+  sed -i "s|^include /usr/src/|include $x/usr/src/|" "$KHDR/Makefile"
   # scripts/ and tools/ point at /usr/lib/linux-kbuild-*: point them into the extracted amd64 kbuild.
   for l in scripts tools; do
-    if [ -L "$h/$l" ]; then ln -sfn "$x/usr/lib/linux-kbuild-$KSERIES/$l" "$h/$l"; fi
+    if [ -L "$KHDR/$l" ]; then ln -sfn "$x/usr/lib/linux-kbuild-$KSERIES/$l" "$KHDR/$l"; fi
   done
   find "$x/usr/src" -maxdepth 3 -type l -lname '/usr/lib/linux-kbuild-*' | while read -r l; do
     ln -sfn "$x$(readlink "$l")" "$l"; done
+  touch "$x/.done"
+}
+
+# board_kernel_sources DIR FILE...: those files of the kernel's source package, flat into DIR.
+board_kernel_sources() {
+  local dir="$1" d="$BOARD/debs/$KVER"; shift
+  local paths=()
+  for f in "$@"; do paths+=("linux-source-$KSERIES/$f"); done
   dpkg-deb --fsys-tarfile "$d"/linux-source-*.deb | tar -x -O "./usr/src/linux-source-$KSERIES.tar.xz" |
-    tar -xJ -C "$m" --strip-components=3 "linux-source-$KSERIES/drivers/gpio/gpio-sim.c" \
-      "linux-source-$KSERIES/drivers/gpio/gpiolib.h" "linux-source-$KSERIES/kernel/irq/irq_sim.c" 2>/dev/null ||
-    dpkg-deb --fsys-tarfile "$d"/linux-source-*.deb | tar -x -O "./usr/src/linux-source-$KSERIES.tar.xz" |
-      tar -xJ -C "$m" --transform='s|.*/||' "linux-source-$KSERIES/drivers/gpio/gpio-sim.c" \
-        "linux-source-$KSERIES/drivers/gpio/gpiolib.h" "linux-source-$KSERIES/kernel/irq/irq_sim.c"
-  ls "$m"
-  mv "$m/gpio-sim.c" "$m/gpio-sim-main.c"
-  sed -i 's/handle_simple_irq(irq_to_desc(irqnum));/generic_handle_irq(irqnum);/' "$m/irq_sim.c"
-  grep -q 'generic_handle_irq(irqnum);' "$m/irq_sim.c" || { echo "board: the irq_sim patch did not apply" >&2; exit 2; }
-  printf 'obj-m := gpio-sim.o\ngpio-sim-y := gpio-sim-main.o irq_sim.o\n' >"$m/Kbuild"
-  make -s -C "$h" M="$m" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- modules 2>&1 | grep -v 'Skipping BTF' || true
-  [ -f "$m/gpio-sim.ko" ] || { echo "board: gpio-sim did not build" >&2; exit 2; }
-  cp "$m/gpio-sim.ko" "$KDIR/gpio-sim.ko"
-  rm -rf "$x"
+    tar -xJ -C "$dir" --transform='s|.*/||' "${paths[@]}"
+  for f in "$@"; do [ -f "$dir/$(basename "$f")" ] || { echo "board: $f not in the kernel's source" >&2; exit 2; }; done
+}
+
+# board_module_build DIR NAME.ko: cross-compiled for the arm64 kernel, kept as $KDIR/NAME.ko.
+board_module_build() {
+  make -s -C "$KHDR" M="$1" ARCH=arm64 CROSS_COMPILE=aarch64-linux-gnu- modules 2>&1 | grep -v 'Skipping BTF' || true
+  [ -f "$1/$2" ] || { echo "board: $2 did not build" >&2; exit 2; }
+  cp "$1/$2" "$KDIR/$2"
 }
 
 # --- the root filesystem -------------------------------------------------------------------------
@@ -97,19 +132,24 @@ board_gpio_sim() {
 # journald (/var/log/journal, Pi OS's default), openssh-server for the host's control connection,
 # systemd-networkd for QEMU's user network. The packages a Pi OS image already has and the station
 # needs at run time (systemd/runtime-packages: gpiod, libusb, libudev, procps, espeak-ng and
-# alsa-utils for speech) are in the image:
-# the guest has no route to a Debian mirror, so install.sh finds them installed, as on a Pi.
+# alsa-utils for speech) are in the image, and what a public station's image has beside them:
+# usbguard (only the profile's USB devices), cage and Chromium with a font (the kiosk, on QEMU's
+# virtio-gpu display), libpam-systemd (the kiosk user's seat), the TPM 2.0 libraries systemd-creds
+# loads and tpm2-tools (credentials sealed to the board's TPM, QEMU's TPM backed by swtpm on the host).
+# The guest has no route to a Debian mirror, so install.sh finds them installed, as on a Pi.
 # The kernel package is installed in the image (its modules and initramfs-tools' initrd, made by
 # the image's own tools under qemu-user); vmlinuz and the initrd are copied out for -kernel/-initrd.
 # The initrd holds only what mounts the root (MODULES=list: virtio_pci, virtio_blk, ext4): with
 # initramfs-tools' default (most) it took over 15 minutes under qemu-user, module by module.
 BOARD_PACKAGES=(systemd-sysv udev kmod dbus openssh-server iproute2 procps less e2fsprogs initramfs-tools
-  gpiod libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 ca-certificates espeak-ng alsa-utils)
+  gpiod libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 ca-certificates espeak-ng alsa-utils
+  usbguard cage chromium fonts-dejavu-core libpam-systemd
+  tpm2-tools libtss2-esys-3.0.2-0 libtss2-rc0 libtss2-mu0 libtss2-tcti-device0)
 board_rootfs() {
   local key
   # Bump IMAGE_REV when the customisation below changes: the cache key is the kernel, the package
   # list and this number.
-  local IMAGE_REV=4
+  local IMAGE_REV=5
   key="$(printf '%s\n' "$KVER" "${BOARD_PACKAGES[@]}" "$IMAGE_REV" | sha256sum | cut -c1-12)"
   IMAGE_BASE="$BOARD/image/$key/rootfs.img"
   [ -f "$IMAGE_BASE" ] && [ -f "$KDIR/vmlinuz" ] && return 0
@@ -154,14 +194,15 @@ board_rootfs() {
   # board has no speaker; the test records what the station says there).
   mkdir -p "$tree/lib/modules/$KVER/extra"
   aarch64-linux-gnu-strip --strip-debug -o "$tree/lib/modules/$KVER/extra/gpio-sim.ko" "$KDIR/gpio-sim.ko"
+  aarch64-linux-gnu-strip --strip-debug -o "$tree/lib/modules/$KVER/extra/tpm_tis.ko" "$KDIR/tpm_tis.ko"
   chroot "$tree" depmod -a "$KVER"
   printf 'gpio-sim\nuhid\nsnd-aloop\n' >"$tree/etc/modules-load.d/board.conf"
   mkdir -p "$KDIR"
   cp "$tree/boot/vmlinuz-$KVER" "$KDIR/vmlinuz"
   cp "$tree/boot/initrd.img-$KVER" "$KDIR/initrd.img"
   rm -f "$tree"/etc/machine-id; : >"$tree/etc/machine-id"
-  # An ext4 image made from the tree (mke2fs -d): 3 GiB, sparse.
-  mkfs.ext4 -q -F -L board -d "$tree" -E lazy_itable_init=0,lazy_journal_init=0 "$dir/rootfs.img.tmp" 3G
+  # An ext4 image made from the tree (mke2fs -d): 5 GiB, sparse (Chromium and cage for the kiosk).
+  mkfs.ext4 -q -F -L board -d "$tree" -E lazy_itable_init=0,lazy_journal_init=0 "$dir/rootfs.img.tmp" 5G
   mv "$dir/rootfs.img.tmp" "$IMAGE_BASE"
   rm -rf "$tree"
 }

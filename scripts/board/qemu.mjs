@@ -6,17 +6,27 @@
 //
 //   node scripts/board/qemu.mjs STATE.json cut     SIGKILL to QEMU, wait until it is gone
 //   node scripts/board/qemu.mjs STATE.json boot    the same machine again; returns once ssh answers
+//   node scripts/board/qemu.mjs STATE.json qmp JSON  one QMP command ({"execute":..,"arguments":..})
+//                                                  to the running machine; prints its return
 //
-// STATE.json: { args, pidfile, serial, ssh: [ssh arguments up to the host], bootLimitMs }.
+// STATE.json: { args, pidfile, serial, ssh: [ssh arguments up to the host], bootLimitMs,
+//               qmp: the QMP socket, tpm: { dir, sock } or null }.
+// The board has what a public station's board has beside its GPIO: a USB host controller (QEMU's
+// xHCI, bus `xhci.0`, where a test plugs and unplugs devices at run time through QMP's device_add
+// and device_del), a display (virtio-gpu: the kiosk's screen, read back by QMP's screendump) and a
+// TPM 2.0 (QEMU's tpm-tis-device backed by swtpm on the host, its state a folder of the run's).
 // The ssh control socket lives in BOARD_SOCK (a short folder under /tmp): a socket path is limited
 // to 108 bytes, and a checkout under a long CI path would not fit.
 import { execFileSync } from 'node:child_process';
-import { existsSync, readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createConnection } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
 /** QEMU's arguments: `-M virt` arm64 under TCG, the disk as a qcow2 overlay, the user network. */
 export function qemuArgs({
+  qmp,
+  tpmSock = null,
   kdir,
   disk,
   sshPort,
@@ -25,14 +35,18 @@ export function qemuArgs({
   pidfile,
   cmdlineExtra = '',
   smp = process.env.BOARD_SMP ?? '2',
-  mem = process.env.BOARD_MEM ?? '1024',
+  mem = process.env.BOARD_MEM ?? '2048',
 }) {
   const net = [`user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:${sshPort}-:22`];
   // The reference server on the host's loopback, reached as http://10.0.2.100 (scripts/board/README.md).
   if (simPort !== null) net.push(`guestfwd=tcp:10.0.2.100:80-cmd:socat - TCP:127.0.0.1:${simPort}`);
   return [
     ...['-M', 'virt', '-accel', 'tcg,thread=multi', '-cpu', 'cortex-a72', '-smp', smp, '-m', mem],
-    ...['-display', 'none', '-monitor', 'none', '-serial', `file:${serial}`, '-no-reboot'],
+    ...['-display', 'none', '-monitor', 'none', '-qmp', `unix:${qmp},server=on,wait=off`, '-serial', `file:${serial}`, '-no-reboot'],
+    ...['-device', 'qemu-xhci,id=xhci', '-device', 'virtio-gpu-pci'],
+    ...(tpmSock === null
+      ? []
+      : ['-chardev', `socket,id=chrtpm,path=${tpmSock}`, '-tpmdev', 'emulator,id=tpm0,chardev=chrtpm', '-device', 'tpm-tis-device,tpmdev=tpm0']),
     ...['-kernel', `${kdir}/vmlinuz`, '-initrd', `${kdir}/initrd.img`],
     ...['-append', `root=/dev/vda rw console=ttyAMA0 net.ifnames=0 quiet loglevel=4${cmdlineExtra}`],
     // cache=writeback: the guest sees a volatile write cache and flushes it (ext4 commits, fsync);
@@ -75,10 +89,41 @@ export const alive = (pid) => {
 };
 const tail = (f) => (existsSync(f) ? readFileSync(f, 'utf8').split('\n').slice(-30).join('\n') : '');
 
+/**
+ * The board's TPM: swtpm on the host, its state in `dir` (the TPM's non-volatile memory: it lives
+ * across power cuts as a TPM's does; another folder is another TPM). Started before each boot; it
+ * ends when QEMU closes its control channel (--terminate).
+ */
+export function startTpm({ dir, sock }) {
+  mkdirSync(dir, { recursive: true });
+  rmSync(sock, { force: true });
+  execFileSync(
+    'swtpm',
+    [
+      'socket',
+      '--tpm2',
+      '--tpmstate',
+      `dir=${dir}`,
+      '--ctrl',
+      `type=unixio,path=${sock}`,
+      '--terminate',
+      '--daemon',
+      '--pid',
+      `file=${dir}/swtpm.pid`,
+      '--log',
+      `file=${dir}/swtpm.log,level=1`,
+    ],
+    {
+      stdio: 'ignore',
+    },
+  );
+}
+
 /** Start QEMU and wait for ssh; the boot's seconds. Keeps STATE for cut/boot from elsewhere. */
 export async function boot(state, stateFile = null) {
   if (stateFile !== null) writeFileSync(stateFile, JSON.stringify(state));
   const t = performance.now();
+  if (state.tpm) startTpm(state.tpm);
   execFileSync('qemu-system-aarch64', state.args, { stdio: ['ignore', 'ignore', 'pipe'] });
   const pid = qemuPid(state.pidfile);
   for (;;) {
@@ -95,11 +140,17 @@ export async function boot(state, stateFile = null) {
   return (performance.now() - t) / 1000;
 }
 
-/** The power cut: SIGKILL to QEMU; the ssh control connection goes with it. */
+/** The power cut: SIGKILL to QEMU (and its TPM); the ssh control connection goes with it. */
 export async function cut(state) {
   const pid = qemuPid(state.pidfile);
   if (alive(pid)) process.kill(pid, 'SIGKILL');
   while (alive(pid)) await sleep(50);
+  const tpmPidfile = state.tpm ? `${state.tpm.dir}/swtpm.pid` : null;
+  if (tpmPidfile !== null && existsSync(tpmPidfile)) {
+    const tpmPid = qemuPid(tpmPidfile);
+    if (alive(tpmPid)) process.kill(tpmPid, 'SIGKILL');
+    while (alive(tpmPid)) await sleep(50);
+  }
   try {
     execFileSync('ssh', [...state.ssh.slice(0, -1), '-O', 'exit', state.ssh.at(-1)], { stdio: 'ignore', timeout: 5_000 });
   } catch {
@@ -107,13 +158,62 @@ export async function cut(state) {
   }
 }
 
+/**
+ * One QMP command to the running machine: the capabilities handshake, then `execute` with its
+ * `arguments`; resolves with the command's return, rejects with QMP's error. Asynchronous events
+ * QEMU sends meanwhile (DEVICE_DELETED and the like) are skipped.
+ */
+export function qmp(sock, execute, args = undefined, limitMs = 30_000) {
+  return new Promise((resolve, reject) => {
+    const c = createConnection(sock);
+    const timer = setTimeout(() => {
+      c.destroy();
+      reject(new Error(`QMP ${execute}: no answer in ${limitMs} ms`));
+    }, limitMs);
+    const done = (err, value) => {
+      clearTimeout(timer);
+      c.end();
+      if (err) reject(err);
+      else resolve(value);
+    };
+    let buf = '';
+    let step = 'greeting';
+    c.on('error', (e) => done(e));
+    c.on('data', (d) => {
+      buf += d.toString('utf8');
+      let nl;
+      while ((nl = buf.indexOf('\n')) >= 0) {
+        const line = buf.slice(0, nl).trim();
+        buf = buf.slice(nl + 1);
+        if (line === '') continue;
+        const msg = JSON.parse(line);
+        if ('event' in msg) continue;
+        if (step === 'greeting' && 'QMP' in msg) {
+          step = 'capabilities';
+          c.write(JSON.stringify({ execute: 'qmp_capabilities' }) + '\n');
+        } else if (step === 'capabilities' && 'return' in msg) {
+          step = 'command';
+          c.write(JSON.stringify(args === undefined ? { execute } : { execute, arguments: args }) + '\n');
+        } else if ('error' in msg) {
+          done(new Error(`QMP ${execute}: ${msg.error.class}: ${msg.error.desc}`));
+        } else if (step === 'command' && 'return' in msg) {
+          done(null, msg.return);
+        }
+      }
+    });
+  });
+}
+
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
-  const [file, what] = process.argv.slice(2);
-  if (!file || !['cut', 'boot'].includes(what)) {
-    console.error('usage: qemu.mjs STATE.json cut|boot');
+  const [file, what, json] = process.argv.slice(2);
+  if (!file || !['cut', 'boot', 'qmp'].includes(what) || (what === 'qmp' && !json)) {
+    console.error('usage: qemu.mjs STATE.json cut|boot|qmp JSON');
     process.exit(2);
   }
   const state = JSON.parse(readFileSync(file, 'utf8'));
   if (what === 'cut') await cut(state);
-  else console.log(`board: booted again in ${(await boot(state)).toFixed(1)} s`);
+  else if (what === 'qmp') {
+    const cmd = JSON.parse(json);
+    console.log(JSON.stringify(await qmp(state.qmp, cmd.execute, cmd.arguments)));
+  } else console.log(`board: booted again in ${(await boot(state)).toFixed(1)} s`);
 }

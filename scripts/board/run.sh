@@ -41,7 +41,9 @@ stamp "host tools ready"
 board_apt_state
 stamp "arm64 package lists: kernel $KVER"
 board_gpio_sim
-stamp "gpio-sim.ko for $KVER"
+board_tpm_tis
+rm -rf "$KDIR/x"
+stamp "gpio-sim.ko and tpm_tis.ko for $KVER"
 board_rootfs
 stamp "root filesystem image $(basename "$(dirname "$IMAGE_BASE")")"
 [ "${1:-}" != --prepare ] || exit 0

@@ -8,12 +8,12 @@
 import { Buffer } from 'node:buffer';
 import { execFileSync, spawn } from 'node:child_process';
 import { randomBytes, randomUUID, createHash } from 'node:crypto';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { alive as qemuAlive, boot as bootMachine, cut as cutMachine, qemuArgs, qemuPid, sshArgs } from './qemu.mjs';
+import { alive as qemuAlive, boot as bootMachine, cut as cutMachine, qemuArgs, qemuPid, qmp as qmpCommand, sshArgs } from './qemu.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const { BOARD, RUN, KDIR, IMAGE_BASE, BUNDLE, VENDOR_KEYRING } = process.env;
@@ -122,6 +122,12 @@ let SSH_PORT = 0,
   SIM_PORT = 0;
 const STATE_FILE = `${RUN}/board-state.json`;
 let machine = null;
+// QMP's socket and the TPM's control socket live in BOARD_SOCK (short: a socket path is limited to
+// 108 bytes); the TPM's state lives in the run's folder. A fresh TPM for every run, as a fresh image.
+const QMP_SOCK = `${process.env.BOARD_SOCK}/qmp.sock`;
+const TPM = { dir: `${RUN}/tpm`, sock: `${process.env.BOARD_SOCK}/tpm.sock` };
+/** One QMP command to the board (device_add, device_del, send-key, input-send-event, screendump). */
+const qmp = (execute, args) => qmpCommand(QMP_SOCK, execute, args);
 const SSH = () => sshArgs({ board: BOARD, sshPort: SSH_PORT });
 /** A shell command in the guest; its stdout. */
 const g = async (cmd, opts = {}) => (await run('ssh', [...SSH(), cmd], opts)).out;
@@ -130,7 +136,11 @@ const io = (line) => g(`echo '${line}' > /run/board-io/in`);
 async function boot(doorsOpen = []) {
   SSH_PORT = await freePort();
   machine = {
+    qmp: QMP_SOCK,
+    tpm: TPM,
     args: qemuArgs({
+      qmp: QMP_SOCK,
+      tpmSock: TPM.sock,
       kdir: KDIR,
       disk: `${RUN}/disk.qcow2`,
       sshPort: SSH_PORT,
@@ -370,9 +380,11 @@ async function main() {
   rmSync(app, { recursive: true, force: true });
   mkdirSync(app);
   execFileSync('tar', ['-xzf', BUNDLE, '-C', app, '--strip-components=1', '--wildcards', '*/app', '*/package.json', '*/node_modules']);
+  await loadPartFiles();
   await startSim(app);
   say(`reference server on 127.0.0.1:${SIM_PORT}; station ${STATION.id}`);
   rmSync(`${RUN}/disk.qcow2`, { force: true });
+  rmSync(TPM.dir, { recursive: true, force: true });
   execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', '-F', 'raw', '-b', IMAGE_BASE, `${RUN}/disk.qcow2`]);
 
   figure('boot to ssh (fresh image), s', (await boot()).toFixed(1));
@@ -388,6 +400,10 @@ async function main() {
   figure('systemctl restart -> first /state at the server, s', ((performance.now() - t) / 1000).toFixed(1));
   check(first.stationId === STATION.id && first.body.st === 'UP', `first /state UP from the installed station (${first.body.st})`);
   say(`unit: ${await show('ActiveState')} / ${await show('SubState')}; ${(await g('systemd-analyze security pickup-station 2>/dev/null | tail -1')).trim()}`);
+  if (PART_NAMES !== null) {
+    await runPartFiles(PART_NAMES);
+    return;
+  }
 
   let ev0 = (await events()).length;
   await deposit();
@@ -480,6 +496,8 @@ async function main() {
   });
 
   if (FULL) await full();
+  if (FULL) await runPartFiles(partFiles.map((f) => f.name));
+  else if (DELIVERY === 'ci') await runPartFiles(partFiles.filter((f) => f.ci).map((f) => f.name));
   if (DELIVERY !== null) await delivery(DELIVERY);
 
   console.log('\n| power cut at | first /state after boot | boot -> first /state | outcome |\n|---|---|---|---|');
@@ -1066,6 +1084,54 @@ async function rebootPart() {
     `reboot: the PIN lock-out still in force (${JSON.stringify(after.pinThrottle)}); a PIN typed after the boot sent nothing (${sent.length} /pin-enter)`,
   );
 }
+
+// --- part files: scripts/board/parts/NAME.mjs -----------------------------------------------------
+// A part file proves one thing on the running board through the `board` object below (the same
+// steps the parts above use). It exports `title`, `default async function (board)`, optionally
+// `ci = true` (.ci/run's --ci runs it after the compact run) and `serverData(station, boxId)`
+// ({ deposits, pickups } the reference server is started with). `--parts usb,kiosk` runs the
+// compact run's install and first /state, then only those files; --full runs them all.
+const PARTS_ARG = process.argv.indexOf('--parts');
+const PART_NAMES = PARTS_ARG >= 0 ? (process.argv[PARTS_ARG + 1] ?? '').split(',').filter(Boolean) : null;
+const partFiles = [];
+async function loadPartFiles() {
+  const dir = join(HERE, 'parts');
+  const names = existsSync(dir)
+    ? readdirSync(dir)
+        .filter((f) => f.endsWith('.mjs'))
+        .sort()
+    : [];
+  for (const f of names) {
+    const mod = await import(join(dir, f));
+    partFiles.push({ name: basename(f, '.mjs'), title: mod.title, run: mod.default, ci: mod.ci === true });
+    const data = mod.serverData?.(STATION, boxId) ?? {};
+    stationsFile.deposits.push(...(data.deposits ?? []));
+    stationsFile.pickups.push(...(data.pickups ?? []));
+  }
+  const unknown = (PART_NAMES ?? []).filter((n) => !partFiles.some((f) => f.name === n));
+  if (unknown.length) throw new Fail(`--parts: no part file ${unknown.join(', ')} in scripts/board/parts/`);
+}
+async function runPartFiles(names) {
+  for (const f of partFiles.filter((x) => names.includes(x.name))) {
+    // Named as its file, so that BOARD_PARTS picks it as it picks the parts above.
+    const fn = { [f.name]: () => f.run(board) }[f.name];
+    await part(f.title, fn);
+  }
+  if (PART_NAMES !== null) {
+    console.log('\n| part | outcome |\n|---|---|');
+    for (const [k, v] of parts) console.log(`| ${k} | ${v} |`);
+    const bad = parts.filter(([, v]) => v !== 'ok');
+    if (bad.length) throw new Fail(`${bad.length} part(s) failed: ${bad.map(([k]) => k).join('; ')}`);
+  }
+}
+/** What a part file may use: the steps and checks of this file, the machine and its QMP. */
+const board = {
+  ...{ g, io, say, sleep, writeGuest, status, events, waitEvent, show, unitJournal, guestNow, noDenials },
+  ...{ sim, requests, lastSeq, waitReq, isState, boxSt, boxId, fault, clearFaults, firstState },
+  ...{ check, figure, Fail, config, putConfig, restartStation, deposit, pickup, checkPulses },
+  ...{ qmp, boot, powerCut, reboot, alive },
+  ...{ STATION, TOKEN, TPM, NODE, PROFILE, RUN, BOARD, QMP_SOCK },
+};
 
 let failed = false;
 try {
