@@ -31,8 +31,12 @@ export type { DrainResult, EventRecord, OutcomeKind, PowerReading, RuntimeEvent,
 /** The fault set while the PIN throttle cannot be saved (st DOWN: a restart would forget failures). */
 export const PIN_THROTTLE_FAULT = 'storage:pin-throttle';
 
-/** The core's config; `speechOutput`: whether the hardware has an audio output (without one the station never speaks). */
-export function coreConfigOf(config: StationConfig, speechOutput = true): CoreConfig {
+/**
+ * The core's config; `speechOutput`: whether the hardware has an audio output (without one the
+ * station never speaks). Called once per station, by its runtime: everything else reads
+ * `runtime.core`, so no second copy can differ from the one the core runs on.
+ */
+function coreConfigOf(config: StationConfig, speechOutput = true): CoreConfig {
   const { mode, required, holdKey, volume } = config.speech;
   return {
     boxes: config.station.boxes,
@@ -46,7 +50,8 @@ export function coreConfigOf(config: StationConfig, speechOutput = true): CoreCo
 
 export class StationRuntime {
   private state: CoreState = initialState({});
-  private readonly core: CoreConfig;
+  /** The config the core runs on (the one copy: the supervisor, the port and metrics read this). */
+  readonly core: CoreConfig;
   private readonly timers = new Map<TimerName, NodeJS.Timeout>();
   private readonly observers = new Set<(e: RuntimeEvent) => void>();
   private readonly unsubscribe: Unsubscribe[] = [];

@@ -18,7 +18,6 @@ import { ConfigError, errorMessage, type ConfigProblem } from '../errors.js';
 import type { Logger } from '../log.js';
 import { notFreeReason, readerActivity, SERVICE_FAULT, technicianOpenCheck, type TechnicianOpenCheck } from '../station/core.js';
 import type { CoreConfig } from '../station/core-types.js';
-import { coreConfigOf } from '../station/runtime.js';
 import { sleep } from '../time.js';
 import { Coalescing } from './coalesce.js';
 import { StationObserver } from './observe.js';
@@ -65,7 +64,7 @@ export class Supervisor {
   readonly observer = new StationObserver();
   /** The config the process started with: what keys read once at start (class `process`) still use. */
   readonly startConfig: StationConfig;
-  private current: { station: Station; loaded: LoadedConfig; core: CoreConfig; startedAt: number } | null;
+  private current: { station: Station; loaded: LoadedConfig; startedAt: number } | null;
   /** Monotonic time the station swap in progress began (current is null meanwhile). */
   private swapStartedAt = 0;
   private service = false;
@@ -86,7 +85,7 @@ export class Supervisor {
   ) {
     this.startConfig = loaded.config;
     this.lastLoaded = loaded;
-    this.current = { station, loaded, core: coreConfigOf(station.config), startedAt: performance.now() };
+    this.current = { station, loaded, startedAt: performance.now() };
     this.observer.attach(station.runtime);
   }
 
@@ -94,8 +93,9 @@ export class Supervisor {
   get station(): Station {
     return this.running().station;
   }
+  /** The config the running station's core runs on: its runtime's own, never derived again here. */
   get core(): CoreConfig {
-    return this.running().core;
+    return this.running().station.runtime.core;
   }
   /** The config the station runs: the one it was started from, with any live keys a reload applied since. */
   get config(): StationConfig {
@@ -103,7 +103,7 @@ export class Supervisor {
   }
   /** The running station and its box table, or null while a reload swaps it. */
   now(): { readonly station: Station; readonly core: CoreConfig } | null {
-    return this.current;
+    return this.current === null ? null : { station: this.current.station, core: this.current.station.runtime.core };
   }
   /** Whether a reload is between stopping the old station and installing the new one. */
   get swapping(): boolean {
@@ -159,7 +159,7 @@ export class Supervisor {
   readerActivity(): string | null {
     const now = this.current;
     if (now === null) return 'the station is restarting with a new config';
-    return readerActivity(now.core, now.station.runtime.snapshot());
+    return readerActivity(now.station.runtime.core, now.station.runtime.snapshot());
   }
 
   /**
@@ -290,7 +290,7 @@ export class Supervisor {
   private install(station: Station, loaded: LoadedConfig): void {
     // Stopped while the new station was starting: it must not run on unattended.
     if (this.stopped) this.swapStop = station.stop();
-    this.current = { station, loaded, core: coreConfigOf(station.config), startedAt: performance.now() };
+    this.current = { station, loaded, startedAt: performance.now() };
     this.lastLoaded = loaded;
     this.observer.attach(station.runtime);
     if (this.service) this.setService(true);
