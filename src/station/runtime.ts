@@ -54,6 +54,7 @@ export class StationRuntime {
   readonly core: CoreConfig;
   private readonly timers = new Map<TimerName, NodeJS.Timeout>();
   private readonly observers = new Set<(e: RuntimeEvent) => void>();
+  private readonly transitions = new Set<(state: CoreState) => void>();
   private readonly unsubscribe: Unsubscribe[] = [];
   private readonly abort = new AbortController();
   private readonly history: EventRecord[] = [];
@@ -221,6 +222,7 @@ export class StationRuntime {
       for (const a of before.alarms) if (!state.alarms.includes(a)) this.emit({ type: 'alarm', alarm: a, active: false });
       for (const a of state.alarms) if (!before.alarms.includes(a)) this.emit({ type: 'alarm', alarm: a, active: true });
     }
+    if (state !== before) for (const l of this.transitions) l(state);
     const speech: SpeechItem[] = [];
     for (const e of effects) {
       if (e.type === 'speak' || e.type === 'tone') speech.push(e);
@@ -494,6 +496,15 @@ export class StationRuntime {
   onEvent(listener: (e: RuntimeEvent) => void): Unsubscribe {
     this.observers.add(listener);
     return () => this.observers.delete(listener);
+  }
+
+  /**
+   * Called with the new state after each transition that changed it (before its effects run): how
+   * the supervisor waits for the station to become free without polling. A listener must not throw.
+   */
+  onTransition(listener: (state: CoreState) => void): Unsubscribe {
+    this.transitions.add(listener);
+    return () => this.transitions.delete(listener);
   }
 
   private emit(e: RuntimeEvent): void {

@@ -4,6 +4,8 @@
  * `espeak-ng -v VOICE -s RATE -a AMPLITUDE --stdout` (the text on its stdin, never on a command line)
  * piped into `aplay -q -D DEVICE -t wav -`; a tone is a WAV made here (wav.ts) piped into aplay. A
  * new one, or stop(), kills the processes of the one playing: ALSA drops what it holds at once.
+ * They get SIGTERM, and SIGKILL if still running `killGraceMs` later: a process that ignores the
+ * first (a hung write to a wedged sound card) never keeps the device, or the station's stop, waiting.
  *
  * Nothing here throws at the station: a device that cannot be opened (no sound card, a USB adapter
  * unplugged, the wrong card name), or a missing espeak-ng, is this device's health, with the tool's
@@ -25,6 +27,8 @@ export interface EspeakSpeechOptions {
   /** The ALSA PCM, e.g. "default", "plughw:CARD=Headphones", "plughw:Loopback,0,0". */
   readonly device: string;
   readonly rateWpm: number;
+  /** After SIGTERM, how long a cut playback's processes have before SIGKILL. */
+  readonly killGraceMs: number;
   /** The programs (names looked up in PATH, or paths). */
   readonly espeak: string;
   readonly aplay: string;
@@ -52,6 +56,7 @@ const STDERR_KEEP = 2_048;
 class Playback {
   private readonly children: ChildProcess[] = [];
   private cutShort = false;
+  private killTimer: NodeJS.Timeout | null = null;
   readonly done: Promise<Outcome>;
 
   constructor(stages: readonly Stage[], input: string | Buffer) {
@@ -96,9 +101,18 @@ class Playback {
     });
   }
 
-  cut(): Promise<Outcome> {
+  /** SIGTERM to every process still running, SIGKILL to those still running `graceMs` later. */
+  cut(graceMs: number): Promise<Outcome> {
     this.cutShort = true;
-    for (const c of this.children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+    const running = (): ChildProcess[] => this.children.filter((c) => c.exitCode === null && c.signalCode === null);
+    for (const c of running()) c.kill('SIGTERM');
+    if (this.killTimer === null && running().length > 0) {
+      this.killTimer = setTimeout(() => {
+        for (const c of running()) c.kill('SIGKILL');
+      }, graceMs);
+      const clear = (): void => clearTimeout(this.killTimer ?? undefined);
+      void this.done.then(clear);
+    }
     return this.done;
   }
 }
@@ -137,7 +151,7 @@ export class EspeakSpeech extends DeviceBase implements SpeechOutput {
 
   /** Cut every playback and wait until their processes have exited (the device is free again). */
   private async quiet(): Promise<void> {
-    await Promise.all([...this.live].map((p) => p.cut()));
+    await Promise.all([...this.live].map((p) => p.cut(this.o.killGraceMs)));
   }
 
   private aplay(): Stage {
