@@ -19,7 +19,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Logger } from 'pino';
 import { DeviceBase, faulty, HEALTHY } from '../device-base.js';
-import { backoffDelay, type BackoffOptions } from '../reconnect.js';
+import { Backoff, type BackoffOptions } from '../reconnect.js';
 import type { SpeechOutput, ToneStep } from '../types.js';
 import { silenceWav, toneWav } from './wav.js';
 
@@ -121,13 +121,13 @@ export class EspeakSpeech extends DeviceBase implements SpeechOutput {
   /** Playbacks whose processes have not all exited (one plays; cut ones may still be exiting). */
   private readonly live = new Set<Playback>();
   private generation = 0;
-  private probeTimer: NodeJS.Timeout | null = null;
-  private failures = 0;
+  private readonly probes: Backoff;
   private closed = false;
 
   constructor(private readonly o: EspeakSpeechOptions) {
     // Healthy until a probe or an announcement says otherwise: the probe runs in the background.
     super(`audio output (ALSA ${o.device}, espeak-ng)`);
+    this.probes = new Backoff(o.reconnect);
   }
 
   /** Probe the device once now (20 ms of silence); a failure is health, retried with backoff. */
@@ -172,7 +172,6 @@ export class EspeakSpeech extends DeviceBase implements SpeechOutput {
   }
 
   private async probe(): Promise<void> {
-    this.probeTimer = null;
     if (this.closed) return;
     // A probe never cuts an announcement; one that plays will judge the device itself.
     if (this.live.size > 0) return;
@@ -185,24 +184,22 @@ export class EspeakSpeech extends DeviceBase implements SpeechOutput {
   private judge(outcome: Outcome): void {
     if (this.closed || outcome.kind === 'cut') return;
     if (outcome.kind === 'played') {
-      this.failures = 0;
-      if (this.probeTimer) clearTimeout(this.probeTimer);
-      this.probeTimer = null;
+      this.probes.reset();
+      this.probes.cancel();
       this.setHealth(HEALTHY);
       return;
     }
     const detail = `audio output ${this.o.device}: ${outcome.reason}`;
     if (this.health().detail !== detail) this.o.log.warn({ device: this.o.device, reason: outcome.reason }, 'audio output not working');
     this.setHealth(faulty(detail));
-    if (this.probeTimer !== null) return;
-    const delay = backoffDelay(this.failures++, this.o.reconnect);
-    this.probeTimer = setTimeout(() => void this.probe(), delay);
+    if (this.probes.pending) return;
+    this.probes.retry(() => void this.probe());
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.probeTimer) clearTimeout(this.probeTimer);
+    this.probes.cancel();
     await this.stop();
     this.clearHealthListeners();
   }
