@@ -13,5 +13,8 @@ export declare function layersConfig(
   root?: string,
   files?: readonly string[],
 ): Linter.Config & { rules: { 'import-x/no-restricted-paths': [string, { basePath: string; zones: unknown[] }] } };
+/** The one sleep's lint: the syntax a promise made only to wait has, and the promise timers' modules. */
+export declare const ONE_SLEEP_SYNTAX: readonly { readonly selector: string; readonly message: string }[];
+export declare const ONE_SLEEP_IMPORTS: readonly { readonly name: string; readonly message: string }[];
 declare const config: Linter.Config[];
 export default config;

@@ -11,6 +11,19 @@ const SCHEMA_NAMESPACE = {
   message: "use import * as z from '<path>/schema.js' (tree-shaking; docs/decisions/0044)",
 };
 
+/**
+ * The one sleep (src/time.ts, docs/decisions/0078): a promise made only to wait for a timer, and
+ * Node's promise timers, are refused everywhere else in src/.
+ */
+export const ONE_SLEEP_SYNTAX = [
+  "NewExpression[callee.name='Promise'] > :function > CallExpression[callee.name='setTimeout']",
+  "NewExpression[callee.name='Promise'] > :function > BlockStatement[body.length=1] > ExpressionStatement > CallExpression[callee.name='setTimeout']",
+].map((selector) => ({ selector, message: 'a promise made only to wait: use sleep() from src/time.ts, the one sleep (docs/decisions/0078)' }));
+export const ONE_SLEEP_IMPORTS = ['node:timers/promises', 'timers/promises'].map((name) => ({
+  name,
+  message: 'use sleep() or settlesWithin() from src/time.ts, the one sleep and bounded wait (docs/decisions/0078)',
+}));
+
 /** Schemas are built with src/schema.ts, which chooses zod's dialect and makes its settings first. */
 const ZOD_THROUGH_SCHEMA = {
   regex: '^zod($|/)',
@@ -189,9 +202,14 @@ export default tseslint.config(
     // settings (English messages, jitless) before any schema is built (docs/decisions/0067).
     files: ['src/**'],
     rules: {
-      'no-restricted-syntax': ['error', SCHEMA_NAMESPACE],
-      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [ZOD_THROUGH_SCHEMA] }],
+      'no-restricted-syntax': ['error', SCHEMA_NAMESPACE, ...ONE_SLEEP_SYNTAX],
+      '@typescript-eslint/no-restricted-imports': ['error', { patterns: [ZOD_THROUGH_SCHEMA], paths: ONE_SLEEP_IMPORTS }],
     },
+  },
+  {
+    // The one sleep itself.
+    files: ['src/time.ts'],
+    rules: { 'no-restricted-syntax': ['error', SCHEMA_NAMESPACE] },
   },
   {
     // The pure core: types from anywhere, values only from the pure protocol types and its own

@@ -144,6 +144,18 @@ export const timingSchema = z.strictObject({
    */
   reloadWaitLimitMs: live(durationMs(60_000, 0, 600_000)),
   /**
+   * A reload that restarts the station gives the old station's stop, and then the new one's start,
+   * at most this long each; one that does not end in time stops the process (exit 1: systemd starts
+   * it again, every lock OFF). The supervisor's stop waits this long for a reload it aborts.
+   */
+  stationSwapLimitMs: live(durationMs(15_000, 1_000, 120_000)),
+  /**
+   * A technician's action that acts as a reader (an injected scan or PIN, a box opening, the
+   * self-test) waits at most this long for a protocol event in flight — usually a heartbeat — to
+   * be answered before it judges whether the station is free.
+   */
+  technicianQuietWaitMs: live(durationMs(3_000, 0, 60_000)),
+  /**
    * At start, the technician port (and so READY=1) waits at most this long for the first /state to
    * be written to the network, so that loading it does not delay the station's first report.
    */
@@ -320,6 +332,11 @@ export const speechSchema = z.strictObject({
   ),
   /** Speaking rate, words per minute (espeak-ng's -s; its own default is 175). */
   rateWpm: z._default(intIn(80, 400), 160),
+  /**
+   * An announcement cut short (a new one, the station's stop) gets SIGTERM; its processes still
+   * running this long after get SIGKILL, so a hung espeak-ng or aplay never holds the device.
+   */
+  killGraceMs: durationMs(1_000, 100, 10_000),
   /** The espeak-ng voice of each locale. */
   voices: z.prefault(z.strictObject({ en: z._default(nonEmpty(), 'en-us'), cs: z._default(nonEmpty(), 'cs') }), {}),
   /** Tones instead of speech: a PIN digit, a deleted digit, clear, Enter, a time-limit warning, a volume step. */

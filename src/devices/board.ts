@@ -144,6 +144,7 @@ export async function createBoardHardware(config: StationConfig, hw: BoardHardwa
       ? new EspeakSpeech({
           device: sp.device,
           rateWpm: config.speech.rateWpm,
+          killGraceMs: config.speech.killGraceMs,
           espeak: 'espeak-ng',
           aplay: 'aplay',
           reconnect: sp.reconnect,

@@ -23,6 +23,51 @@ export function backoffDelay(failures: number, o: BackoffOptions): number {
   return Math.min(o.maxMs, Math.round(d));
 }
 
+/**
+ * The one retry schedule of the device layer: after each failure the next attempt waits
+ * backoffDelay(failures so far), and a success starts the count again. The Reconnector reopens
+ * links with it; the kiosk page's listener and the audio output's probe retry with it too.
+ */
+export class Backoff {
+  private failures = 0;
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly o: BackoffOptions) {}
+
+  /** The delay the next retry() will wait. */
+  nextDelay(): number {
+    return backoffDelay(this.failures, this.o);
+  }
+
+  /** A failure: run `attempt` after the next delay (replacing a retry pending); returns that delay. */
+  retry(attempt: () => void): number {
+    const delay = this.nextDelay();
+    this.failures++;
+    this.cancel();
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      attempt();
+    }, delay);
+    return delay;
+  }
+
+  /** A success (or a fresh loss after one): the next failure waits initialMs again. A retry pending stays. */
+  reset(): void {
+    this.failures = 0;
+  }
+
+  /** Whether a retry is scheduled. */
+  get pending(): boolean {
+    return this.timer !== null;
+  }
+
+  /** No retry runs any more (until the next retry()). */
+  cancel(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+}
+
 /** An open link to a device. close() must not wait on a device that has gone away. */
 export interface Link {
   close(): Promise<void>;
@@ -49,8 +94,7 @@ export interface ReconnectorOptions<L extends Link> {
 export class Reconnector<L extends Link> {
   private link: L | null = null;
   private generation = 0;
-  private failures = 0;
-  private timer: NodeJS.Timeout | null = null;
+  private readonly backoff: Backoff;
   private stopped = false;
   private downSince: number | null = null;
   /** A loss reported by a link while its open() was still pending. */
@@ -59,6 +103,7 @@ export class Reconnector<L extends Link> {
 
   constructor(private readonly o: ReconnectorOptions<L>) {
     this.now = o.now ?? (() => performance.now());
+    this.backoff = new Backoff(o.backoff);
   }
 
   /** The open link, or null while the device is missing. */
@@ -75,8 +120,7 @@ export class Reconnector<L extends Link> {
   async stop(): Promise<void> {
     this.stopped = true;
     this.generation++;
-    if (this.timer) clearTimeout(this.timer);
-    this.timer = null;
+    this.backoff.cancel();
     const l = this.link;
     this.link = null;
     if (!l) return;
@@ -84,7 +128,6 @@ export class Reconnector<L extends Link> {
   }
 
   private async attempt(): Promise<void> {
-    this.timer = null;
     if (this.stopped) return;
     const gen = ++this.generation;
     this.earlyLoss = null;
@@ -106,7 +149,7 @@ export class Reconnector<L extends Link> {
       return;
     }
     this.link = link;
-    this.failures = 0;
+    this.backoff.reset();
     if (this.downSince !== null) {
       this.o.log.info({ device: this.o.name, downForMs: Math.round(this.now() - this.downSince) }, 'device reconnected');
     }
@@ -147,24 +190,23 @@ export class Reconnector<L extends Link> {
     }
     const l = this.link;
     this.link = null;
-    this.failures = 0;
+    this.backoff.reset();
     // Close without awaiting: after an unplug a close may never complete (see driver-rig notes).
     void l.close().catch(() => undefined);
     this.down(reason);
   }
 
   private down(reason: string): void {
-    const delay = backoffDelay(this.failures, this.o.backoff);
+    const delay = this.backoff.nextDelay();
     if (this.downSince === null) {
       this.downSince = this.now();
       this.o.log.warn({ device: this.o.name, reason, retryInMs: delay }, 'device missing');
     } else {
       this.o.log.debug({ device: this.o.name, reason, retryInMs: delay }, 'device still missing');
     }
-    this.failures++;
     this.o.onDown(reason);
-    this.timer = setTimeout(() => {
+    this.backoff.retry(() => {
       this.attempt().catch((e: unknown) => this.o.log.error({ device: this.o.name, error: errorMessage(e) }, 'reconnect attempt failed'));
-    }, delay);
+    });
   }
 }

@@ -3,9 +3,10 @@
  * reloading (validate the file first — a bad one changes nothing — then apply what changed as each
  * key's class says: live keys under the running station, station keys by stopping it, every lock
  * OFF and hardware released, and starting it again once no reader uses it; see plan.ts), service
- * mode (which carries over a reload), the one slot for a long action (self-test, reload), and
- * whether the station is free: the core's rules (station/core/activity.ts) asked of the current
- * state.
+ * mode (which carries over a reload), the one exclusive runner every long job goes through
+ * (runner.ts: a reload, a self-test; its invariants are there), and whether the station is free:
+ * the core's rules (station/core/activity.ts) asked of the current state. Nothing here polls: it
+ * waits on the runtime's transitions (until.ts), and every wait and step has a config limit.
  *
  * Its clients — the technician port, SIGHUP, the update lock, metrics, the systemd watchdog — ask
  * it; nothing it builds on (station, config, devices) knows it.
@@ -18,12 +19,12 @@ import { ConfigError, errorMessage, type ConfigProblem } from '../errors.js';
 import type { Logger } from '../log.js';
 import { notFreeReason, readerActivity, SERVICE_FAULT, technicianOpenCheck, type TechnicianOpenCheck } from '../station/core.js';
 import type { CoreConfig } from '../station/core-types.js';
-import { coreConfigOf } from '../station/runtime.js';
-import { sleep } from '../time.js';
-import { Coalescing } from './coalesce.js';
+import { settlesWithin } from '../time.js';
 import { StationObserver } from './observe.js';
 import { planReload, type ReloadPlanKind } from './plan.js';
 import { SupervisorRefusal } from './refusal.js';
+import { ExclusiveRunner } from './runner.js';
+import { untilState } from './until.js';
 
 export interface SupervisorOptions {
   /** The config file to re-read on reload; null: reload is not available. */
@@ -51,11 +52,7 @@ export type ReloadResult =
 /** A client's own validation of a new config (throws ConfigError to refuse the reload). */
 export type ReloadCheck = (loaded: LoadedConfig) => void;
 
-/** How long a technician's action waits for a protocol event in flight (usually a heartbeat) to be answered. */
-const QUIET_WAIT_MS = 3_000;
-const POLL_MS = 10;
-/** How often a reload that restarts the station looks again whether a reader still uses it. */
-const FREE_POLL_MS = 100;
+const STOPPING = 'the station is stopping';
 
 let classes: ReadonlyMap<string, ApplyOn> | null = null;
 /** Every config key's reload class (config/apply.ts), walked once. */
@@ -65,14 +62,13 @@ export class Supervisor {
   readonly observer = new StationObserver();
   /** The config the process started with: what keys read once at start (class `process`) still use. */
   readonly startConfig: StationConfig;
-  private current: { station: Station; loaded: LoadedConfig; core: CoreConfig; startedAt: number } | null;
+  private current: { station: Station; loaded: LoadedConfig; startedAt: number } | null;
   /** Monotonic time the station swap in progress began (current is null meanwhile). */
   private swapStartedAt = 0;
   private service = false;
-  private action: string | null = null;
   private stopped = false;
   private readonly checks: ReloadCheck[] = [];
-  private readonly reloads = new Coalescing(() => this.reloadOnce());
+  private readonly runner = new ExclusiveRunner();
   /** The config the station runs, or ran until the swap in progress (never null, unlike current). */
   private lastLoaded: LoadedConfig;
   /** The old station's stop while a reload swaps it: a stop of the supervisor waits for it too. */
@@ -86,7 +82,7 @@ export class Supervisor {
   ) {
     this.startConfig = loaded.config;
     this.lastLoaded = loaded;
-    this.current = { station, loaded, core: coreConfigOf(station.config), startedAt: performance.now() };
+    this.current = { station, loaded, startedAt: performance.now() };
     this.observer.attach(station.runtime);
   }
 
@@ -94,8 +90,9 @@ export class Supervisor {
   get station(): Station {
     return this.running().station;
   }
+  /** The config the running station's core runs on: its runtime's own, never derived again here. */
   get core(): CoreConfig {
-    return this.running().core;
+    return this.running().station.runtime.core;
   }
   /** The config the station runs: the one it was started from, with any live keys a reload applied since. */
   get config(): StationConfig {
@@ -103,7 +100,7 @@ export class Supervisor {
   }
   /** The running station and its box table, or null while a reload swaps it. */
   now(): { readonly station: Station; readonly core: CoreConfig } | null {
-    return this.current;
+    return this.current === null ? null : { station: this.current.station, core: this.current.station.runtime.core };
   }
   /** Whether a reload is between stopping the old station and installing the new one. */
   get swapping(): boolean {
@@ -137,35 +134,30 @@ export class Supervisor {
   }
 
   /**
-   * Run `fn` holding the action slot; refused ('busy') while another long action (self-test,
-   * reload) runs. The slot is free again when `fn` settles.
+   * Run a technician's long action (a self-test) through the runner now: refused ('busy') while
+   * another long job (a reload, a self-test) runs or waits. `fn` is handed the runner's signal,
+   * aborted when the supervisor stops.
    */
-  async exclusive<T>(what: string, fn: () => Promise<T>): Promise<T> {
-    if (this.action !== null) throw new SupervisorRefusal('busy', `${this.action} in progress`);
-    this.action = what;
-    try {
-      return await fn();
-    } finally {
-      this.action = null;
-    }
+  exclusive<T>(what: string, fn: (signal: AbortSignal) => Promise<T>): Promise<T> {
+    return this.runner.startNow(what, fn);
   }
 
-  /** The long action running now, or null. */
+  /** The long job running now, or null. */
   get busyWith(): string | null {
-    return this.action;
+    return this.runner.busyWith;
   }
 
   /** Why someone is using the station now (core/activity.ts readerActivity), or null; a swap counts. */
   readerActivity(): string | null {
     const now = this.current;
     if (now === null) return 'the station is restarting with a new config';
-    return readerActivity(now.core, now.station.runtime.snapshot());
+    return readerActivity(now.station.runtime.core, now.station.runtime.snapshot());
   }
 
   /**
    * Resolves when the station is free for an action that acts as a reader (injected input, a
-   * self-test); refused ('busy') otherwise. A heartbeat in flight is waited out (briefly): it says
-   * nothing about a reader.
+   * self-test); refused ('busy') otherwise. A heartbeat in flight is waited out (at most
+   * `timing.technicianQuietWaitMs`): it says nothing about a reader.
    */
   async whenFree(): Promise<void> {
     const reason = (await this.afterQuiet()).notFree;
@@ -185,9 +177,9 @@ export class Supervisor {
   }
 
   private async afterQuiet(): Promise<{ notFree: string | null; open: TechnicianOpenCheck }> {
-    if (this.action !== null) throw new SupervisorRefusal('busy', `${this.action} in progress`);
-    const deadline = performance.now() + QUIET_WAIT_MS;
-    while (this.station.runtime.snapshot().inFlight !== null && performance.now() < deadline) await sleep(POLL_MS);
+    const busy = this.runner.busyWith;
+    if (busy !== null) throw new SupervisorRefusal('busy', `${busy} in progress`);
+    await untilState(this.station.runtime, (s) => s.inFlight === null, this.config.timing.technicianQuietWaitMs);
     const snap = this.station.runtime.snapshot();
     return { notFree: notFreeReason(this.core, snap), open: technicianOpenCheck(this.core, snap) };
   }
@@ -202,76 +194,98 @@ export class Supervisor {
    * and changes nothing; live keys are applied under the running station; station keys restart it
    * once no reader uses it (waiting at most `timing.reloadWaitLimitMs`, then refused 'busy').
    * Asked while a reload runs, it is queued behind it and answered by a run that reads the file
-   * after the request (coalesce.ts): never dropped. Refused while another long action runs.
+   * after the request (the runner joins it to the one waiting): never dropped. Asked while a
+   * self-test runs, it waits for it.
    */
   reload(): Promise<ReloadResult> {
     if (this.opts.configFile === null) return Promise.reject(new SupervisorRefusal('no_config_file', 'this station was not started from a config file'));
-    return this.reloads.request();
+    return this.runner.enqueue('reload', (signal) => this.reloadOnce(signal));
   }
 
   /** Whether a reload runs now (one asked meanwhile is queued behind it). */
   get reloading(): boolean {
-    return this.reloads.busy;
+    return this.runner.runs('reload');
   }
 
-  private reloadOnce(): Promise<ReloadResult> {
+  private async reloadOnce(signal: AbortSignal): Promise<ReloadResult> {
     const file = this.opts.configFile ?? '';
-    return this.exclusive('reload', async () => {
-      let loaded: LoadedConfig;
-      try {
-        loaded = loadConfigFile(file, this.opts.env);
-        for (const check of this.checks) check(loaded);
-      } catch (e) {
-        if (e instanceof ConfigError) return { ok: false, source: e.source, problems: e.problems };
-        throw e;
-      }
-      const plan = planReload(configApplyClasses(), { started: this.startConfig, running: this.config }, loaded.config);
-      if (plan.kind === 'restart-station') await this.restartStation(loaded);
-      else {
-        this.current = { ...this.running(), loaded };
-        this.lastLoaded = loaded;
-      }
-      this.opts.log.level = loaded.config.log.level;
-      if (plan.kind !== 'nothing') this.opts.log.info({ applied: plan.kind, changed: [...plan.changed.live, ...plan.changed.station] }, 'config reloaded');
-      return { ok: true, applied: plan.kind, restartNeeded: plan.restartNeeded, version: loaded.version ?? null };
-    });
+    let loaded: LoadedConfig;
+    try {
+      loaded = loadConfigFile(file, this.opts.env);
+      for (const check of this.checks) check(loaded);
+    } catch (e) {
+      if (e instanceof ConfigError) return { ok: false, source: e.source, problems: e.problems };
+      throw e;
+    }
+    const plan = planReload(configApplyClasses(), { started: this.startConfig, running: this.config }, loaded.config);
+    if (plan.kind === 'restart-station') await this.restartStation(loaded, signal);
+    else {
+      this.current = { ...this.running(), loaded };
+      this.lastLoaded = loaded;
+    }
+    this.opts.log.level = loaded.config.log.level;
+    if (plan.kind !== 'nothing') this.opts.log.info({ applied: plan.kind, changed: [...plan.changed.live, ...plan.changed.station] }, 'config reloaded');
+    return { ok: true, applied: plan.kind, restartNeeded: plan.restartNeeded, version: loaded.version ?? null };
   }
 
-  /** Station keys changed: once no reader uses the station, stop it (every lock OFF) and start it with `loaded`. */
-  private async restartStation(loaded: LoadedConfig): Promise<void> {
+  /**
+   * Station keys changed: once no reader uses the station (at most `timing.reloadWaitLimitMs`),
+   * stop it (every lock OFF) and start it with `loaded`; the stop and the start get at most
+   * `timing.stationSwapLimitMs` each. A swap that cannot end — the old station does not stop, or
+   * neither config starts in time — is fatal: the process exits and systemd starts it again.
+   */
+  private async restartStation(loaded: LoadedConfig, signal: AbortSignal): Promise<void> {
     const limitMs = this.config.timing.reloadWaitLimitMs;
-    const since = performance.now();
-    let said = false;
-    for (let busy = this.readerActivity(); busy !== null; busy = this.readerActivity()) {
-      if (this.stopped) throw new SupervisorRefusal('busy', 'the station is stopping');
-      if (performance.now() - since >= limitMs)
-        throw new SupervisorRefusal('busy', `not now: ${busy} (waited ${Math.round(limitMs / 1000)} s; the running config stays)`);
-      if (!said) this.opts.log.info({ reason: busy, limitMs }, 'reload waits until the station is free');
-      said = true;
-      await sleep(FREE_POLL_MS);
+    const busy = this.readerActivity();
+    if (busy !== null) {
+      this.opts.log.info({ reason: busy, limitMs }, 'reload waits until the station is free');
+      const { runtime } = this.station;
+      const { core } = runtime;
+      const free = await untilState(runtime, (s) => readerActivity(core, s) === null, limitMs, signal);
+      if (signal.aborted) throw new SupervisorRefusal('busy', STOPPING);
+      if (!free)
+        throw new SupervisorRefusal('busy', `not now: ${this.readerActivity() ?? busy} (waited ${Math.round(limitMs / 1000)} s; the running config stays)`);
     }
+    const swapLimitMs = this.config.timing.stationSwapLimitMs;
     const old = this.running();
     this.current = null;
     this.swapStartedAt = performance.now();
     // Stop first: locks OFF and hardware released before the new config requests it again.
     this.swapStop = old.station.stop();
-    await this.swapStop;
+    if (!(await settlesWithin(this.swapStop, swapLimitMs))) this.fatal(`the old station did not stop within ${swapLimitMs} ms`);
+    if (signal.aborted) throw new SupervisorRefusal('busy', STOPPING);
     let station: Station;
     try {
-      station = await this.opts.start(loaded);
+      station = await this.startWithin(loaded, swapLimitMs);
     } catch (e) {
       this.opts.log.error({ error: errorMessage(e) }, 'the new config did not start; starting the previous one again');
       try {
-        this.install(await this.opts.start(old.loaded), old.loaded);
+        this.install(await this.startWithin(old.loaded, swapLimitMs), old.loaded);
       } catch (e2) {
-        this.opts.log.fatal({ error: errorMessage(e2) }, 'the previous config did not start again either');
-        this.opts.onFatal(e2);
+        this.fatal(`the previous config did not start again either: ${errorMessage(e2)}`);
       }
       throw new SupervisorRefusal('start_failed', `the new config did not start: ${errorMessage(e)}; the previous config runs again`);
     }
     this.install(station, loaded);
   }
 
+  /** Start a station, or reject after `limitMs`; one that starts later is stopped at once. */
+  private async startWithin(loaded: LoadedConfig, limitMs: number): Promise<Station> {
+    const starting = this.opts.start(loaded);
+    if (await settlesWithin(starting, limitMs)) return starting;
+    starting.then(
+      (late) => void late.stop(),
+      () => undefined,
+    );
+    throw new Error(`not started within ${limitMs} ms`);
+  }
+
+  private fatal(why: string): never {
+    const e = new Error(why);
+    this.opts.log.fatal({ error: why }, 'the station cannot be swapped; the process must restart');
+    this.opts.onFatal(e);
+    throw new SupervisorRefusal('start_failed', why);
+  }
   /** `process` keys whose value in the running config differs from the one the process started with: a restart applies them. */
   restartNeeded(): readonly string[] {
     return changedKeys(configApplyClasses(), this.startConfig, this.lastLoaded.config).process;
@@ -290,16 +304,26 @@ export class Supervisor {
   private install(station: Station, loaded: LoadedConfig): void {
     // Stopped while the new station was starting: it must not run on unattended.
     if (this.stopped) this.swapStop = station.stop();
-    this.current = { station, loaded, core: coreConfigOf(station.config), startedAt: performance.now() };
+    this.current = { station, loaded, startedAt: performance.now() };
     this.lastLoaded = loaded;
     this.observer.attach(station.runtime);
     if (this.service) this.setService(true);
   }
 
-  /** Stop the station (every lock OFF), and the one a reload is swapping out if any. Idempotent. */
+  /**
+   * Stop the station (every lock OFF), and the one a reload is swapping out if any; the runner is
+   * closed first: the job running is aborted (its waits end now) and every waiting and later one
+   * refused. Waits for that job, and for a swapped-out station's stop, at most
+   * `timing.stationSwapLimitMs` each (the process's stop bounds the whole: supervised.ts). Idempotent.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
+    const limitMs = this.lastLoaded.config.timing.stationSwapLimitMs;
+    const job = this.runner.close(STOPPING, limitMs);
     this.observer.close();
-    await Promise.all([this.current?.station.stop(), this.swapStop]);
+    // The station swapped out, or one the aborted job installed meanwhile (install() stops it at once).
+    const swapped = async (): Promise<void> => void (await settlesWithin(this.swapStop, limitMs));
+    await Promise.all([this.current?.station.stop(), swapped(), job]);
+    await swapped();
   }
 }

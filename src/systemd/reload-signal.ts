@@ -5,8 +5,8 @@
  * value: a bad file is told by its paths and messages only.
  *
  * Every SIGHUP is a numbered request, none ignored: one that arrives while a reload runs is queued
- * behind it (the supervisor's Coalescing), so the file's latest content wins. The requests and the
- * answer of the last one are kept in `reload.json` in the unit's RuntimeDirectory= — `{"pid": P, "requested":
+ * behind it (the supervisor's exclusive runner joins it to the reload waiting), so the file's
+ * latest content wins. The requests and the answer of the last one are kept in `reload.json` in the unit's RuntimeDirectory= — `{"pid": P, "requested":
  * N, "answered": M, "ok": bool|null, "line": "...", "version": "..."}` — so that the unit's
  * ExecReload= (`pickup-station reload`, reload-command.ts) waits for the answer to its own signal
  * and `systemctl reload` exits non-zero when the reload was refused.

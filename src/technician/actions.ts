@@ -91,7 +91,7 @@ export function actionRoutes({ supervisor, log }: ActionDeps): Route[] {
         if (!inServiceMode(supervisor.station.runtime.snapshot()))
           throw new HttpError(409, 'not_in_service_mode', 'the self-test opens every box: turn service mode on first (POST /api/service {"on":true})');
         await supervisor.whenFree();
-        const report = await supervisor.exclusive('self-test', () => {
+        const report = await supervisor.exclusive('self-test', (signal) => {
           const { station, config } = supervisor;
           audit(ctx, 'self-test', { boxes: config.station.boxes.length });
           return runSelfTest({
@@ -101,6 +101,7 @@ export function actionRoutes({ supervisor, log }: ActionDeps): Route[] {
             doorOpenTimeoutMs: config.timing.doorOpenTimeoutMs,
             observer: supervisor.observer,
             unsafe: () => {
+              if (signal.aborted) return 'the station is stopping';
               if (supervisor.now()?.station !== station) return 'the station restarted';
               return selfTestBlocker(station.runtime.snapshot());
             },

@@ -5,7 +5,7 @@
  * the voice asked for, at the volume asked for; a tone is its frequencies; a device that cannot be
  * opened is the output's health in aplay's own words, never an exception, and it comes back.
  */
-import { mkdtempSync, existsSync, rmSync } from 'node:fs';
+import { chmodSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
@@ -25,6 +25,7 @@ function output(device: string): EspeakSpeech {
   const o = new EspeakSpeech({
     device,
     rateWpm: 160,
+    killGraceMs: 1_000,
     espeak: 'espeak-ng',
     aplay: 'aplay',
     reconnect: { initialMs: 50, maxMs: 200, factor: 2 },
@@ -88,6 +89,7 @@ describe.runIf(TOOLS)('the espeak-ng audio output', () => {
     const missing = new EspeakSpeech({
       device: fileDevice('x.wav'),
       rateWpm: 160,
+      killGraceMs: 1_000,
       espeak: 'espeak-ng-missing',
       aplay: 'aplay',
       reconnect: { initialMs: 50, maxMs: 200, factor: 2 },
@@ -112,5 +114,31 @@ describe.runIf(TOOLS)('the espeak-ng audio output', () => {
     expect(seconds(readWav(join(dir, 'cut.wav')))).toBeLessThan(1.5);
     await o.stop();
     expect(o.health().ok).toBe(true);
+  });
+});
+
+describe('an announcement cut short', () => {
+  it('a process that ignores SIGTERM gets SIGKILL after speech.killGraceMs: stop() ends and the device is free', async () => {
+    // An aplay that is stuck: SIGTERM ignored (kept across exec), never exits by itself.
+    const stuck = join(dir, 'stuck-aplay');
+    const pidFile = join(dir, 'stuck.pid');
+    writeFileSync(stuck, `#!/bin/sh\necho $$ > '${pidFile}'\ntrap '' TERM\nexec sleep 600\n`);
+    chmodSync(stuck, 0o755);
+    const o = new EspeakSpeech({
+      device: 'default',
+      rateWpm: 160,
+      killGraceMs: 200,
+      espeak: 'espeak-ng',
+      aplay: stuck,
+      reconnect: { initialMs: 50, maxMs: 200, factor: 2 },
+      log: pino({ level: 'silent' }),
+    });
+    outputs.push(o);
+    const playing = o.tone([{ hz: 880, ms: 100 }], 70);
+    await waitFor('the stuck aplay runs', () => existsSync(pidFile) && readFileSync(pidFile, 'utf8').trim() !== '');
+    const pid = Number(readFileSync(pidFile, 'utf8'));
+    await o.stop();
+    await playing;
+    expect(() => process.kill(pid, 0)).toThrow(/ESRCH/);
   });
 });

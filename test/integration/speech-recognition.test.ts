@@ -64,6 +64,7 @@ class Recorder implements SpeechOutput {
     this.inner = new EspeakSpeech({
       device: `file:'${this.current}',wav`,
       rateWpm: 160,
+      killGraceMs: 1_000,
       espeak: 'espeak-ng',
       aplay: 'aplay',
       reconnect: { initialMs: 100, maxMs: 1_000, factor: 2 },

@@ -12,7 +12,7 @@
  */
 import type { Logger } from 'pino';
 import { DeviceBase, faulty, HEALTHY, Listeners } from '../device-base.js';
-import { backoffDelay, type BackoffOptions } from '../reconnect.js';
+import { Backoff, type BackoffOptions } from '../reconnect.js';
 import type { AssistControls, AssistRequest, DeviceHealth, Display, Keypad, KeypadKey, PushButton, Unsubscribe } from '../types.js';
 import { errorMessage } from '../../errors.js';
 import { acquireKioskListener, releaseKioskListener, type KioskListener } from './listener.js';
@@ -141,11 +141,11 @@ export class KioskPanel {
   private readonly secret: KioskSecret;
   private server: KioskServer | null = null;
   private listener: KioskListener | null = null;
-  private retry: NodeJS.Timeout | null = null;
-  private failures = 0;
+  private readonly retries: Backoff;
   private closed = false;
 
   constructor(private readonly o: KioskPanelOptions) {
+    this.retries = new Backoff(o.reconnect);
     const where = `kiosk page 127.0.0.1:${o.port}`;
     this.display = new KioskDisplay(`display (${where})`, this);
     this.keypad = new KioskKeypad(`keypad (${where})`);
@@ -202,16 +202,16 @@ export class KioskPanel {
       }
       const problem = this.secret.load();
       if (problem !== null) throw new Error(problem);
-      this.failures = 0;
+      this.retries.reset();
       this.display.set(HEALTHY);
       this.publish();
     } catch (e) {
-      const delay = backoffDelay(this.failures++, this.o.reconnect);
+      const delay = this.retries.nextDelay();
       const detail = `${this.display.name}: ${this.listener === null ? 'cannot listen' : 'cannot take keys'} (${errorMessage(e)})`;
       if (this.display.health().detail !== detail)
         this.o.log.warn({ device: this.display.name, error: errorMessage(e), retryInMs: delay }, 'kiosk page not ready');
       this.display.set(faulty(detail));
-      this.retry = setTimeout(() => void this.start(), delay);
+      this.retries.retry(() => void this.start());
     }
   }
 
@@ -235,7 +235,7 @@ export class KioskPanel {
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.retry) clearTimeout(this.retry);
+    this.retries.cancel();
     await this.server?.close();
     if (this.listener) await releaseKioskListener(this.listener);
   }

@@ -6,6 +6,7 @@
  * after the answer timeout with what was seen instead (nothing, garbage, a wrong CRC, an
  * incomplete frame) — the words of the device's health detail when it keeps happening.
  */
+import { sleep } from '../../time.js';
 import { RfidReaderError } from './errors.js';
 import type { ReaderLink } from './family.js';
 
@@ -90,7 +91,7 @@ export class Exchanger<F> {
     if (this.lastUnanswered) {
       this.holding = true;
       this.lateBytes = 0;
-      await new Promise((r) => setTimeout(r, this.answerTimeoutMs * 2));
+      await sleep(this.answerTimeoutMs * 2);
       this.holding = false;
       late = this.lateBytes;
     }

@@ -4,6 +4,8 @@
  * `espeak-ng -v VOICE -s RATE -a AMPLITUDE --stdout` (the text on its stdin, never on a command line)
  * piped into `aplay -q -D DEVICE -t wav -`; a tone is a WAV made here (wav.ts) piped into aplay. A
  * new one, or stop(), kills the processes of the one playing: ALSA drops what it holds at once.
+ * They get SIGTERM, and SIGKILL if still running `killGraceMs` later: a process that ignores the
+ * first (a hung write to a wedged sound card) never keeps the device, or the station's stop, waiting.
  *
  * Nothing here throws at the station: a device that cannot be opened (no sound card, a USB adapter
  * unplugged, the wrong card name), or a missing espeak-ng, is this device's health, with the tool's
@@ -17,7 +19,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import type { Logger } from 'pino';
 import { DeviceBase, faulty, HEALTHY } from '../device-base.js';
-import { backoffDelay, type BackoffOptions } from '../reconnect.js';
+import { Backoff, type BackoffOptions } from '../reconnect.js';
 import type { SpeechOutput, ToneStep } from '../types.js';
 import { silenceWav, toneWav } from './wav.js';
 
@@ -25,6 +27,8 @@ export interface EspeakSpeechOptions {
   /** The ALSA PCM, e.g. "default", "plughw:CARD=Headphones", "plughw:Loopback,0,0". */
   readonly device: string;
   readonly rateWpm: number;
+  /** After SIGTERM, how long a cut playback's processes have before SIGKILL. */
+  readonly killGraceMs: number;
   /** The programs (names looked up in PATH, or paths). */
   readonly espeak: string;
   readonly aplay: string;
@@ -52,6 +56,7 @@ const STDERR_KEEP = 2_048;
 class Playback {
   private readonly children: ChildProcess[] = [];
   private cutShort = false;
+  private killTimer: NodeJS.Timeout | null = null;
   readonly done: Promise<Outcome>;
 
   constructor(stages: readonly Stage[], input: string | Buffer) {
@@ -96,9 +101,18 @@ class Playback {
     });
   }
 
-  cut(): Promise<Outcome> {
+  /** SIGTERM to every process still running, SIGKILL to those still running `graceMs` later. */
+  cut(graceMs: number): Promise<Outcome> {
     this.cutShort = true;
-    for (const c of this.children) if (c.exitCode === null && c.signalCode === null) c.kill('SIGTERM');
+    const running = (): ChildProcess[] => this.children.filter((c) => c.exitCode === null && c.signalCode === null);
+    for (const c of running()) c.kill('SIGTERM');
+    if (this.killTimer === null && running().length > 0) {
+      this.killTimer = setTimeout(() => {
+        for (const c of running()) c.kill('SIGKILL');
+      }, graceMs);
+      const clear = (): void => clearTimeout(this.killTimer ?? undefined);
+      void this.done.then(clear);
+    }
     return this.done;
   }
 }
@@ -107,13 +121,13 @@ export class EspeakSpeech extends DeviceBase implements SpeechOutput {
   /** Playbacks whose processes have not all exited (one plays; cut ones may still be exiting). */
   private readonly live = new Set<Playback>();
   private generation = 0;
-  private probeTimer: NodeJS.Timeout | null = null;
-  private failures = 0;
+  private readonly probes: Backoff;
   private closed = false;
 
   constructor(private readonly o: EspeakSpeechOptions) {
     // Healthy until a probe or an announcement says otherwise: the probe runs in the background.
     super(`audio output (ALSA ${o.device}, espeak-ng)`);
+    this.probes = new Backoff(o.reconnect);
   }
 
   /** Probe the device once now (20 ms of silence); a failure is health, retried with backoff. */
@@ -137,7 +151,7 @@ export class EspeakSpeech extends DeviceBase implements SpeechOutput {
 
   /** Cut every playback and wait until their processes have exited (the device is free again). */
   private async quiet(): Promise<void> {
-    await Promise.all([...this.live].map((p) => p.cut()));
+    await Promise.all([...this.live].map((p) => p.cut(this.o.killGraceMs)));
   }
 
   private aplay(): Stage {
@@ -158,7 +172,6 @@ export class EspeakSpeech extends DeviceBase implements SpeechOutput {
   }
 
   private async probe(): Promise<void> {
-    this.probeTimer = null;
     if (this.closed) return;
     // A probe never cuts an announcement; one that plays will judge the device itself.
     if (this.live.size > 0) return;
@@ -171,24 +184,22 @@ export class EspeakSpeech extends DeviceBase implements SpeechOutput {
   private judge(outcome: Outcome): void {
     if (this.closed || outcome.kind === 'cut') return;
     if (outcome.kind === 'played') {
-      this.failures = 0;
-      if (this.probeTimer) clearTimeout(this.probeTimer);
-      this.probeTimer = null;
+      this.probes.reset();
+      this.probes.cancel();
       this.setHealth(HEALTHY);
       return;
     }
     const detail = `audio output ${this.o.device}: ${outcome.reason}`;
     if (this.health().detail !== detail) this.o.log.warn({ device: this.o.device, reason: outcome.reason }, 'audio output not working');
     this.setHealth(faulty(detail));
-    if (this.probeTimer !== null) return;
-    const delay = backoffDelay(this.failures++, this.o.reconnect);
-    this.probeTimer = setTimeout(() => void this.probe(), delay);
+    if (this.probes.pending) return;
+    this.probes.retry(() => void this.probe());
   }
 
   async close(): Promise<void> {
     if (this.closed) return;
     this.closed = true;
-    if (this.probeTimer) clearTimeout(this.probeTimer);
+    this.probes.cancel();
     await this.stop();
     this.clearHealthListeners();
   }
