@@ -281,6 +281,7 @@ export class StationRuntime {
           at: new Date().toISOString(),
           note: `RFID security bit not cleared on item ${maskIdentifier(f.itemId)}${event} (${f.uids.join(', ')}): ${f.reason}`,
         });
+        this.emit({ type: 'rfid-security-failed', reader: f.reader });
         return;
       }
       case 'log':
