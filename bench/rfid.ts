@@ -108,7 +108,9 @@ export async function benchRfid(
       const tags = await session.inventory();
       for (const t of tags) {
         const info = await session.tagInfo(t.uid);
-        await session.readBlocks(t.uid, 0, info.blockCount, info.blockSize);
+        const count = info?.blockCounts?.[0];
+        if (count === undefined) throw new Error(`tag ${t.uid} gave no block count`);
+        await session.readBlocks(t.uid, 0, count);
       }
       if (tags.length !== 3) throw new Error(`inventory found ${tags.length} tags, 3 lie there`);
       if (i >= warmup) {

@@ -114,6 +114,30 @@ export interface RfidReader extends Device {
    * rejects: a tag that left, a reader that did not answer, a read-back that disagrees is a result.
    */
   writeSecurity(uids: readonly string[], write: SecurityWrite): Promise<readonly SecurityWriteResult[]>;
+  /** What it counted since it was made (for metrics and the technician page). */
+  stats(): RfidReaderStats;
+}
+
+export type RfidProblem = Extract<RfidTagData, { kind: 'unreadable' }>['problem'];
+
+/**
+ * A reader's counts since the process started, and the last tags it read. UIDs appear only
+ * masked (the last three digits): this goes to the technician page and metrics.
+ */
+export interface RfidReaderStats {
+  /** Tags read whose library data names an item. */
+  readonly tagsRead: number;
+  /** Tags that could not be used, by why. */
+  readonly unreadable: Readonly<Record<RfidProblem, number>>;
+  /** Security-bit writes verified by reading back, and those not verified. */
+  readonly securityWrites: number;
+  readonly securityWriteFailures: number;
+  /** Times the line came back after it was lost (or after too many failed requests). */
+  readonly reconnects: number;
+  /** Frames dropped as no answer to the request in flight. */
+  readonly answersDropped: number;
+  /** The last tags read, newest last: masked UID, data model, problem (null: an item). */
+  readonly lastTags: readonly { readonly uid: string; readonly model: string | null; readonly problem: RfidProblem | null }[];
 }
 
 export type KeypadKey =

@@ -19,7 +19,10 @@ import type { Endpoint } from '../protocol/types.js';
 import type { AlarmKind, ModeKind } from '../station/core-types.js';
 import type { InstallRecord } from '../systemd/install-record.js';
 import { VERSION } from '../version.js';
+import type { RfidProblem, RfidReaderStats } from '../devices/types.js';
 import { deviceRoles, type CountedEvent, type StationNow, type StationView } from './view.js';
+
+const RFID_PROBLEMS: readonly RfidProblem[] = ['blank', 'unknown', 'truncated', 'damaged', 'read-failed'];
 
 export const PREFIX = 'pickup_station_';
 /** Answer latency buckets, seconds: a library server answers in tens of ms; the spec's time-out is 20 s. */
@@ -76,6 +79,7 @@ export class StationMetrics {
   private readonly deactivations: Counter<'station'>;
   private readonly pulses: Counter<'station' | 'box'>;
   private readonly alarms: Counter<'station' | 'kind'>;
+  private readonly securityNotCleared: Counter<'station'>;
 
   constructor(opts: StationMetricsOptions) {
     this.now = opts.now ?? (() => performance.now());
@@ -109,6 +113,13 @@ export class StationMetrics {
     });
     this.pulses = new Counter({ name: `${PREFIX}lock_pulses_total`, help: 'Lock pulses, by box number.', labelNames: ['station', 'box'], registers });
     this.alarms = new Counter({ name: `${PREFIX}alarms_total`, help: 'Alarms raised, by kind.', labelNames: ['station', 'kind'], registers });
+    this.securityNotCleared = new Counter({
+      name: `${PREFIX}rfid_security_not_cleared_total`,
+      help: "Deposited items whose RFID security bit could not be cleared within the window (the library's exit gates may alarm when it is picked up).",
+      labelNames: ['station'],
+      registers,
+    });
+    this.rfidCounters();
 
     this.gauge(`${PREFIX}mode`, 'The station mode: 1 for the current one, 0 for the others.', ['station', 'mode'], (set, station, s) => {
       const mode = s.runtime.snapshot().mode.kind;
@@ -246,6 +257,7 @@ export class StationMetrics {
     this.stations.set(station, t);
     // Counters that alert rules take increase() of start at 0: a series born at 1 has no increase.
     this.deactivations.inc({ station }, 0);
+    this.securityNotCleared.inc({ station }, 0);
     for (const kind of ALARM_KINDS) this.alarms.inc({ station, kind }, 0);
     for (const b of view.current()?.boxes ?? []) this.pulses.inc({ station, box: String(b.number) }, 0);
     return {
@@ -280,7 +292,71 @@ export class StationMetrics {
       case 'alarm':
         if (e.active) this.alarms.inc({ station, kind: e.alarm.kind });
         return;
+      case 'rfid-security-failed':
+        this.securityNotCleared.inc({ station });
+        return;
     }
+  }
+
+  /**
+   * The host-mode RFID readers' own counts (RfidReader.stats), read at scrape time. Labels: the
+   * reader's device name and a closed set of kinds; never a UID or an item number.
+   */
+  private rfidCounters(): void {
+    const stations = this.stations;
+    const counter = <L extends string>(
+      name: string,
+      help: string,
+      labelNames: readonly L[],
+      fill: (inc: (labels: LabelValues<L>, v: number) => void, station: string, stats: RfidReaderStats, device: string) => void,
+    ): void => {
+      new Counter<L>({
+        name,
+        help,
+        labelNames,
+        registers: [this.registry],
+        collect() {
+          this.reset();
+          for (const t of stations.values()) {
+            const now = t.view.current();
+            if (now === null) continue;
+            for (const r of now.hardware.rfidReaders ?? []) fill((labels, v) => this.inc(labels, v), t.view.stationId, r.stats(), r.name);
+          }
+        },
+      });
+    };
+    counter(`${PREFIX}rfid_tags_read_total`, 'Library tags read whose data names an item, by reader.', ['station', 'device'], (inc, station, s, device) =>
+      inc({ station, device }, s.tagsRead),
+    );
+    counter(
+      `${PREFIX}rfid_tags_unreadable_total`,
+      'Library tags that could not be used, by reader and kind (blank, unknown, truncated, damaged, read-failed).',
+      ['station', 'device', 'kind'],
+      (inc, station, s, device) => {
+        for (const kind of RFID_PROBLEMS) inc({ station, device, kind }, s.unreadable[kind]);
+      },
+    );
+    counter(
+      `${PREFIX}rfid_security_writes_total`,
+      'Security-bit writes to tags, by reader and result (verified by reading back, or not).',
+      ['station', 'device', 'result'],
+      (inc, station, s, device) => {
+        inc({ station, device, result: 'verified' }, s.securityWrites);
+        inc({ station, device, result: 'failed' }, s.securityWriteFailures);
+      },
+    );
+    counter(
+      `${PREFIX}rfid_reader_reconnects_total`,
+      'Times the reader line came back after it was lost, by reader.',
+      ['station', 'device'],
+      (inc, station, s, device) => inc({ station, device }, s.reconnects),
+    );
+    counter(
+      `${PREFIX}rfid_answers_dropped_total`,
+      'Frames from the reader dropped as no answer to the request in flight (another command or address, data that fits no answer), by reader.',
+      ['station', 'device'],
+      (inc, station, s, device) => inc({ station, device }, s.answersDropped),
+    );
   }
 
   /** A gauge refilled from every station at each scrape. */

@@ -25,14 +25,14 @@ export interface StationView {
 }
 
 /** The runtime events metrics count; the others (display, box, event-sent) change nothing they keep. */
-export type CountedEvent = Extract<RuntimeEvent, { type: 'event-done' | 'lock' | 'mode' | 'alarm' }>;
+export type CountedEvent = Extract<RuntimeEvent, { type: 'event-done' | 'lock' | 'mode' | 'alarm' | 'rfid-security-failed' }>;
 
 export function isCounted(e: { readonly type: string }): e is CountedEvent {
-  return e.type === 'event-done' || e.type === 'lock' || e.type === 'mode' || e.type === 'alarm';
+  return e.type === 'event-done' || e.type === 'lock' || e.type === 'mode' || e.type === 'alarm' || e.type === 'rfid-security-failed';
 }
 
 /** A device's role, for alert rules ("scanner or keypad missing") that must not match on names. */
-export type DeviceRole = 'locks' | 'doors' | 'scanner' | 'keypad' | 'button' | 'display' | 'tamper' | 'buzzer' | 'speech' | 'assist' | 'other';
+export type DeviceRole = 'locks' | 'doors' | 'scanner' | 'rfid' | 'keypad' | 'button' | 'display' | 'tamper' | 'buzzer' | 'speech' | 'assist' | 'other';
 
 export function deviceRoles(hw: StationHardware): { readonly device: Device; readonly role: DeviceRole }[] {
   return hw.devices().map((device) => {
@@ -40,6 +40,7 @@ export function deviceRoles(hw: StationHardware): { readonly device: Device; rea
     if (device === hw.locks) role = 'locks';
     else if (device === hw.doors) role = 'doors';
     else if ((hw.scanners as readonly Device[]).includes(device)) role = 'scanner';
+    else if ((hw.rfidReaders as readonly Device[] | undefined)?.includes(device)) role = 'rfid';
     else if (device === hw.keypad) role = 'keypad';
     else if (device === hw.cancelButton) role = 'button';
     else if (device === hw.display) role = 'display';

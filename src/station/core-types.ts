@@ -258,6 +258,10 @@ export interface RfidField {
   readonly seen: readonly string[];
   /** Items (item ids, or `uid:<UID>` for UIDs and unreadable tags) reported or refused, until all their tags have left. */
   readonly done: readonly string[];
+  /** An item that arrived while the station was not free: reported once it is, if it still lies there. */
+  readonly waiting: string | null;
+  /** What the reader sends (its config), kept for that later report. */
+  readonly send: 'item-id' | 'uid';
 }
 
 /** A deposit's tags whose security bit is owed once the server's box-open comes (the /item-identify in flight). */

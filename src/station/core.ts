@@ -49,6 +49,7 @@ import {
   onIdentifyAnswered,
   onIdentifyUnanswered,
   onRfidField,
+  reportWaiting,
   onSecurityResult,
   onSecurityRetryTimer,
   onSecurityWindowTimer,
@@ -178,6 +179,7 @@ export function transition(config: CoreConfig, state: CoreState, input: Input): 
   }
 
   flushState(ctx);
+  reportWaiting(ctx);
   showNotice(ctx);
   checkDrained(ctx);
   render(ctx);

@@ -126,6 +126,7 @@ export class Effects {
           at: new Date().toISOString(),
           note: `RFID security bit not cleared on item ${maskIdentifier(f.itemId)}${event} (${f.uids.join(', ')}): ${f.reason}`,
         });
+        c.emit({ type: 'rfid-security-failed', reader: f.reader });
         return;
       }
       case 'log':

@@ -43,7 +43,9 @@ export type RuntimeEvent =
   | { readonly type: 'lock'; readonly boxId: string; readonly number: number; readonly energized: boolean }
   | { readonly type: 'mode'; readonly mode: CoreState['mode']['kind'] }
   /** An alarm raised (active) or cleared; the core state's `alarms` holds those in force. */
-  | { readonly type: 'alarm'; readonly alarm: Alarm; readonly active: boolean };
+  | { readonly type: 'alarm'; readonly alarm: Alarm; readonly active: boolean }
+  /** A deposited item's security bit could not be cleared within its window (the exit gates may alarm). */
+  | { readonly type: 'rfid-security-failed'; readonly reader: string };
 
 /** Input voltage (V) and signal strength (%) as last measured for /state; null where the source could not tell. */
 export interface PowerReading {

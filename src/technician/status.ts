@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { configDigest } from '../config/read.js';
 import type { StationConfig } from '../config/schema.js';
-import type { Device, DoorState } from '../devices/types.js';
+import type { Device, DoorState, RfidReaderStats } from '../devices/types.js';
+import { maskIdentifier } from '../journal/types.js';
 import type { Alarm, DoorOutcome, ModeKind, SecurityFailure } from '../station/core-types.js';
 import type { EventRecord } from '../station/runtime.js';
 import { VERSION } from '../version.js';
@@ -121,8 +122,10 @@ export interface StatusBody {
   readonly journal: { readonly ok: boolean; readonly problem: string | null; readonly location: string };
   /**
    * Library tags on host-mode RFID readers: the deposited item whose security bit is being cleared
-   * now (tags still to verify), and the last ones that could not be cleared (the exit gates may
-   * alarm for them), oldest first. The readers' health is in `devices`.
+   * now (tags still to verify), the last ones that could not be cleared (the exit gates may alarm
+   * for them), oldest first, and per reader its counts and the last tags it read with their data
+   * model and problem. Item numbers and UIDs are masked (the last three characters and the length).
+   * The readers' health is in `devices`.
    */
   readonly rfid: {
     readonly securityPending: {
@@ -132,6 +135,7 @@ export interface StatusBody {
       readonly lastReason: string | null;
     } | null;
     readonly securityFailures: readonly SecurityFailure[];
+    readonly readers: readonly ({ readonly name: string } & RfidReaderStats)[];
   };
   /**
    * The releases as the installer recorded them (src/systemd/install-record.ts): installed, whether
@@ -205,8 +209,14 @@ export function buildStatus(supervisor: Supervisor, who: Technician, eventCount:
       securityPending:
         snap.rfid.job === null
           ? null
-          : { reader: snap.rfid.job.reader, itemId: snap.rfid.job.itemId, remaining: snap.rfid.job.remaining, lastReason: snap.rfid.job.lastReason },
-      securityFailures: snap.rfid.failures,
+          : {
+              reader: snap.rfid.job.reader,
+              itemId: maskIdentifier(snap.rfid.job.itemId),
+              remaining: snap.rfid.job.remaining.map(maskIdentifier),
+              lastReason: snap.rfid.job.lastReason,
+            },
+      securityFailures: snap.rfid.failures.map((f) => ({ ...f, itemId: maskIdentifier(f.itemId), uids: f.uids.map(maskIdentifier) })),
+      readers: (hardware.rfidReaders ?? []).map((r) => ({ name: r.name, ...r.stats() })),
     },
     release: config.metrics.installStatusFile === null ? null : releaseView(readInstallRecord(config.metrics.installStatusFile), VERSION),
     config: publicConfig(supervisor.config),

@@ -95,6 +95,80 @@ describe.skipIf(!HAVE_SOCAT)('the daemon with a host-mode RFID reader on a pty',
     await deposit([p1!, p2!, p3!], SET, 3);
 
     const status = await rig.tech('GET', '/api/status');
-    expect(status.body['rfid']).toEqual({ securityPending: null, securityFailures: [] });
+    expect(status.body['rfid']).toMatchObject({ securityPending: null, securityFailures: [] });
   });
+
+  it(
+    'presence, not a double read: laid while a box is open it is reported once the station is free; lifted and laid again it is reported again; a junk ISO flood is dropped and counted',
+    { timeout: 60_000 },
+    async () => {
+      rig = await DaemonRig.create(
+        {
+          hardware: { kind: 'simulated', doorSpringMs: 20, rfidReader: { path: pty.b, inventoryIntervalMs: 50, answerTimeoutMs: 300 } },
+          rfid: { security: { kind: 'off' } },
+          // Far longer than the test: any second report of an item proves the window is not applied to RFID.
+          timing: { heartbeatIntervalMs: 5_000, duplicateScanWindowMs: 600_000 },
+        },
+        [DANISH, ISO2].map((identifierValue, i) => ({ identifierValue, identifierType: 'RFID', stationId: STATION.id, boxId: box(i + 1) })),
+      );
+      daemon = rig.start();
+      daemon.child.stdout?.on('data', (d: Buffer) => process.env['RFID_E2E_LOG'] && process.stderr.write(d));
+      await rig.idle(20_000);
+      await rig.statusUntil(
+        (s) => (s['devices'] as { name: string; ok: boolean }[]).some((d) => d.name === `RFID reader ${pty.b}` && d.ok),
+        'the reader up',
+        20_000,
+      );
+      const identifies = (seq: number) => rig.since(seq).filter((r) => r.endpoint === 'item-identify');
+      const seq = rig.server.lastSeq;
+
+      // The Danish item: box 1 opens. While it is open, the next item is laid on the reader: refused (a box is open).
+      const danish = iso28560_3Tag({ itemId: DANISH, afi: SECURED });
+      model.place(danish);
+      await rig.server.waitForRequest((r) => r.endpoint === 'item-identify', 20_000, { afterSeq: seq });
+      await rig.simUntil((f) => f.doors['1'] === 'OPEN', 'box 1 open');
+      model.remove(danish.uid);
+      const iso2 = iso28560_2Tag({ itemId: ISO2, afi: SECURED });
+      model.place(iso2);
+      await daemon.waitForLine((l) => typeof l['msg'] === 'string' && l['msg'].startsWith('scan refused'), 'the item refused while the box is open', 20_000);
+      expect(identifies(seq)).toHaveLength(1);
+      // The box closes; once the server has heard so, the item still lying there is reported — never laid twice.
+      rig.setDoor(1, 'CLOSED');
+      const second = await rig.server.waitForRequest((r) => r.endpoint === 'item-identify' && r.seq > seq + 1, 20_000, { afterSeq: seq });
+      expect(second.body).toMatchObject({ identifierType: 'RFID', identifierValue: ISO2 });
+      await rig.simUntil((f) => f.doors['2'] === 'OPEN', 'box 2 open');
+      rig.setDoor(2, 'CLOSED');
+      await rig.idle(20_000);
+      expect(identifies(seq)).toHaveLength(2);
+
+      // Lifted and laid down again (well within the double-read window): a new arrival, reported again.
+      const seq2 = rig.server.lastSeq;
+      model.remove(iso2.uid);
+      const rounds = model.seen.length;
+      await waitFor('the reader has missed it for a few rounds', () => model.seen.length > rounds + 12, 20_000);
+      model.place(iso2);
+      const again = await rig.server.waitForRequest((r) => r.endpoint === 'item-identify', 20_000, { afterSeq: seq2 });
+      expect(again.body).toMatchObject({ identifierValue: ISO2 });
+      await rig.idle(20_000);
+
+      // A flood of well-formed ISO frames with junk inside: none taken for an answer; a new tag still reads.
+      model.remove(iso2.uid);
+      model.startFlood(2, 'iso-junk');
+      const seq3 = rig.server.lastSeq;
+      const third = iso28560_3Tag({ itemId: SET, afi: SECURED });
+      model.place(third);
+      const read = await rig.server.waitForRequest((r) => r.endpoint === 'item-identify', 20_000, { afterSeq: seq3 });
+      expect(read.body).toMatchObject({ identifierValue: SET });
+      const status = await rig.statusUntil(
+        (s) => ((s['rfid'] as { readers: { answersDropped: number }[] }).readers[0]?.answersDropped ?? 0) > 0,
+        'junk counted',
+        20_000,
+      );
+      model.stopFlood();
+      const reader = (status['rfid'] as { readers: { unreadable: Record<string, number>; lastTags: { uid: string; model: string | null }[] }[] }).readers[0]!;
+      expect(Object.values(reader.unreadable).every((n) => n === 0)).toBe(true);
+      expect(reader.lastTags.at(-1)).toEqual({ uid: `…${third.uid.slice(-3)}`, model: 'iso28560-3', problem: null });
+      expect(JSON.stringify(status['rfid'])).not.toContain(third.uid);
+    },
+  );
 });

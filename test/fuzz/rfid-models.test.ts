@@ -10,6 +10,8 @@
 import fc from 'fast-check';
 import { describe, it } from 'vitest';
 import { decodeTag } from '../../src/devices/rfid/models/decode.js';
+import { decodeIso28560_2 } from '../../src/devices/rfid/models/iso28560-2.js';
+import { decodeRfid501 } from '../../src/devices/rfid/models/rfid501.js';
 import { encodeFrame, FrameParser, MAX_FRAME_BYTES, type Frame } from '../../src/devices/rfid/feig/frame.js';
 import type { DecodedTag } from '../../src/devices/rfid/models/types.js';
 import { FUZZ_TIMEOUT_MS, check, must } from '../support/fuzz-runs.js';
@@ -73,6 +75,69 @@ describe('library data models', () => {
           const m = memory(bytes, t.blockSize);
           const r = decodeTag({ bytes: t.reversed ? reverseBlocks(m, t.blockSize) : m, blockSize: t.blockSize, dsfid: 0 });
           expectItem(r, t.pii, t.parts > 1 ? { part: t.part, of: t.parts } : null, () => JSON.stringify(t));
+        }),
+      );
+    },
+    FUZZ_TIMEOUT_MS,
+  );
+
+  it(
+    'ISO 28560-3 is taken by its CRC alone: every image the encoder makes (empty, short, full item number) is that model or blank, whatever the DSFID and whatever another decoder reads',
+    () => {
+      const tag = fc
+        .record({
+          version: fc.constantFrom(1, 2),
+          usage: fc.integer({ min: 0, max: 15 }),
+          parts: fc.integer({ min: 1, max: 255 }),
+          partSeed: fc.nat(),
+          pii: fc.oneof(fc.constant(''), printable(1, 2), printable(3, 15), printable(16, 16)),
+          country: fc.constantFrom('', 'DK', 'DE'),
+          isil: alnum(0, 9),
+          swapNibbles: fc.boolean(),
+          reversed: fc.boolean(),
+          blockSize: fc.constantFrom(4, 8),
+          dsfid: fc.option(fc.constantFrom(0x00, 0x06, 0x3e), { nil: null }),
+        })
+        .map((t) => ({ ...t, part: (t.partSeed % t.parts) + 1 }));
+      let blanks = 0;
+      check(
+        'rfid: ISO 28560-3 precedence by its CRC',
+        8_000,
+        fc.property(tag, (t) => {
+          const m = memory(danishBasicBlock(t), t.blockSize);
+          const r = decodeTag({ bytes: t.reversed ? reverseBlocks(m, t.blockSize) : m, blockSize: t.blockSize, dsfid: t.dsfid });
+          const what = () => JSON.stringify(t);
+          if (t.pii === '') {
+            blanks++;
+            must(r.kind === 'unreadable' && r.problem === 'blank', () => `${what()}: an empty item number read as ${JSON.stringify(r)}`);
+            return;
+          }
+          must(r.kind === 'item' && r.model === 'iso28560-3', () => `${what()}: read as ${JSON.stringify(r)}`);
+          expectItem(r, t.pii, t.parts > 1 ? { part: t.part, of: t.parts } : null, what);
+        }),
+      );
+      must(blanks > 0, () => 'no empty item number was tried');
+    },
+    FUZZ_TIMEOUT_MS,
+  );
+
+  it(
+    'the two guesses by structure never both read an item: 3M RFID 501 and ISO 28560-2 without its DSFID',
+    () => {
+      const bytes = fc.oneof(
+        fc.uint8Array({ minLength: 20, maxLength: 120 }).map((b) => Uint8Array.from([0x04, b[0] ?? 0, 0x00, ...b.subarray(1)])),
+        fc
+          .record({ content: alnum(1, 16), total: fc.integer({ min: 1, max: 15 }), type: fc.nat({ max: 255 }) })
+          .map((t) => rfid501({ ...t, set: 1, branch: 0, library: 0, custom: 0 })),
+      );
+      check(
+        'rfid: 3M and 28560-2 guesses exclusive',
+        4_000,
+        fc.property(bytes, fc.constantFrom(0x00, null), (b, dsfid) => {
+          const mem = { bytes: Uint8Array.from(b), blockSize: 4, dsfid };
+          const threeM = decodeRfid501(mem);
+          const iso2 = decodeIso28560_2(mem);
+          must(!(threeM?.kind === 'item' && iso2?.kind === 'item'), () => `both read an item: ${Buffer.from(b).toString('hex')}`);
         }),
       );
     },

@@ -7,7 +7,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { iso28560_2Tag, iso28560_3Set, iso28560_3Tag } from '../../src/devices/sim/tag-images.js';
 import type { RequestRecord } from '../../src/sim/index.js';
+import { StationMetrics } from '../../src/metrics/registry.js';
+import { isCounted } from '../../src/metrics/view.js';
 import { startHarness, type Harness } from '../support/harness.js';
+import { parseExposition } from '../support/prom-text.js';
 import { box, STATION, waitFor } from '../support/shared.js';
 
 const SECURED = 0x07;
@@ -84,6 +87,10 @@ describe('library tags on the reader', () => {
 
   it('a write that never verifies: "put the item back", then the next /state names it and the deposit stands', async () => {
     h = await rfidStation('afi', { securityWindowMs: 1_000 });
+    const station = h.station;
+    const metrics = new StationMetrics({ processMetrics: false, eventLoopResolutionMs: 1_000 });
+    const recorder = metrics.add({ stationId: STATION.id, current: () => ({ runtime: station.runtime, hardware: h!.sim, boxes: [] }) });
+    station.runtime.onEvent((e) => isCounted(e) && recorder.note(e));
     const model = h.sim.rfidModel!;
     model.faults.failWrites = 1_000;
     h.sim.placeTag(iso28560_3Tag({ itemId: DANISH, afi: SECURED }));
@@ -96,5 +103,31 @@ describe('library tags on the reader', () => {
     expect(h.station.runtime.snapshot().rfid.failures).toHaveLength(1);
     expect(h.journal.records.some((e) => e.t === 'note' && e.note.startsWith('RFID security bit not cleared'))).toBe(true);
     expect(h.sim.locks.pulses.map((p) => p.box)).toEqual([1]);
+    // The fleet sees it: one item not cleared (an alert), the failed writes, the tag read; no item number or UID in a label.
+    const text = await metrics.render();
+    const e = parseExposition(text);
+    expect(e.value('pickup_station_rfid_security_not_cleared_total')).toBe(1);
+    expect(e.value('pickup_station_rfid_security_writes_total', { result: 'failed' })).toBeGreaterThan(0);
+    expect(e.value('pickup_station_rfid_security_writes_total', { result: 'verified' })).toBe(0);
+    expect(e.value('pickup_station_rfid_tags_read_total')).toBe(1);
+    expect(e.value('pickup_station_rfid_tags_unreadable_total', { kind: 'damaged' })).toBe(0);
+    expect(text).not.toContain(DANISH);
+    expect(text).not.toMatch(/E0[0-9A-F]{14}/);
+  });
+
+  it('the reader keeps the last tags with their model and problem, UIDs masked (what the technician status lists)', async () => {
+    h = await rfidStation('off');
+    const danish = iso28560_3Tag({ itemId: DANISH, afi: SECURED });
+    const blank = iso28560_3Tag({ itemId: '', afi: SECURED });
+    h.sim.placeTag(danish);
+    await h.server.waitForRequest((r) => r.endpoint === 'item-identify');
+    h.sim.placeTag(blank);
+    await waitFor('two tags read', () => (h!.sim.rfidReaders[0]?.stats().lastTags.length ?? 0) === 2);
+    const stats = h.sim.rfidReaders[0]!.stats();
+    expect(stats.lastTags).toEqual([
+      { uid: `…${danish.uid.slice(-3)}`, model: 'iso28560-3', problem: null },
+      { uid: `…${blank.uid.slice(-3)}`, model: null, problem: 'blank' },
+    ]);
+    expect(stats.unreadable.blank).toBe(1);
   });
 });

@@ -202,4 +202,43 @@ describe.skipIf(!HAVE_SOCAT)('host-mode reader on a pseudo-terminal against the 
     await waitFor('tag read through the flood', () => ids(last()).includes('FLOOD-1'));
     expect(r.health().ok).toBe(true);
   });
+
+  it('a flood of ISO answers with a valid CRC and junk inside: none is taken for an answer, each is counted, every tag reads', async () => {
+    model = new FeigReaderModel();
+    await plugIn();
+    const { r, last } = reader({ readAttempts: 1 });
+    await r.start();
+    model.startFlood(1, 'iso-junk');
+    model.place(iso28560_3Tag({ itemId: 'JUNK-FLOOD-1', afi: 0x07 }));
+    model.place(iso28560_2Tag({ itemId: 'JUNK-FLOOD-2', afi: 0x07 }));
+    await waitFor('both read through the flood', () => ids(last()).length === 2);
+    expect(ids(last())).toEqual(['JUNK-FLOOD-1', 'JUNK-FLOOD-2']);
+    await waitFor('junk counted', () => r.stats().answersDropped > 10);
+    expect(r.stats().unreadable).toEqual({ blank: 0, unknown: 0, truncated: 0, damaged: 0, 'read-failed': 0 });
+    expect(r.health().ok).toBe(true);
+  });
+
+  it('readers as in the field: standard-only (frame auto), MEM-SIZE literal, a tag without system information, status 0xF1', async () => {
+    model = new FeigReaderModel({ requestFrames: 'standard', answerFrame: 'advanced', memSize: 'literal' });
+    await plugIn();
+    const { r, last } = reader({ frame: 'auto', answerTimeoutMs: 100 });
+    await r.start();
+    await waitFor('up in standard frames', () => r.health().ok);
+    model.place(iso28560_3Tag({ itemId: 'LITERAL-1', afi: 0x07 }));
+    model.placeWithout(iso28560_2Tag({ itemId: 'NO-SYSINFO-2', afi: 0x07 }));
+    await waitFor('both read', () => ids(last()).length === 2);
+    expect(ids(last())).toEqual(['LITERAL-1', 'NO-SYSINFO-2']);
+    const stats = r.stats();
+    expect(stats.tagsRead).toBe(2);
+    // Masked UIDs only.
+    expect(stats.lastTags.every((t) => /^…[0-9A-F]{3}$/.test(t.uid))).toBe(true);
+    // The reader's own error: never the tag's fault, the reader goes DOWN saying so.
+    model.faults.readerError = 1_000;
+    model.place(iso28560_3Tag({ itemId: 'F1-3', afi: 0x07 }));
+    await waitFor('down with the reader error', () => !r.health().ok && /firmware does not fit the hardware/.test(r.health().detail ?? ''));
+    expect(r.stats().unreadable['read-failed']).toBe(0);
+    model.faults.readerError = 0;
+    await waitFor('back up and the third read', () => r.health().ok && ids(last()).includes('F1-3'));
+    expect(r.stats().reconnects).toBeGreaterThan(0);
+  });
 });

@@ -1,7 +1,9 @@
 /**
  * Proof that the station says the right thing. A station runtime on simulated hardware, its audio
  * output the real one (espeak-ng and aplay, src/devices/speech/espeak.ts) with ALSA's `file` plugin
- * as the sound card, is taken through its screens with speech on. Each announcement, as played:
+ * as the sound card, is taken through its screens with speech on — the RFID ones too, tags laid on
+ * the model reader behind the real driver (a set's "N missing", a tag that cannot be read, one item
+ * at a time). Each announcement, as played:
  *
  * - English: recognised by Debian's pocketsphinx (en-us model) against a grammar of every English
  *   text of the station (each display text, line by line, and the spoken forms), and the words it
@@ -21,7 +23,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load.js';
 import { ASSIST_TEXTS, TEXTS, type Locale } from '../../src/config/messages.js';
 import { EspeakSpeech } from '../../src/devices/speech/espeak.js';
-import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { SimulatedStation, simulatedStationFor } from '../../src/devices/sim/station.js';
+import { blankTag, iso28560_3Set, iso28560_3Tag } from '../../src/devices/sim/tag-images.js';
 import type { Device, SpeechOutput, StationHardware, ToneStep } from '../../src/devices/types.js';
 import type { ServerAnswer } from '../../src/protocol/types.js';
 import { spokenText } from '../../src/station/speech-player.js';
@@ -95,18 +98,23 @@ class Recorder implements SpeechOutput {
 }
 
 /** A runtime on simulated hardware whose audio output is `recorder`; the server a script. */
-async function station(locale: Locale, recorder: Recorder, script: (endpoint: string, body: object) => ServerAnswer | 'unanswered') {
+async function station(locale: Locale, recorder: Recorder, script: (endpoint: string, body: object) => ServerAnswer | 'unanswered', withRfidReader = false) {
   const { config, problems } = validateConfig({
     station: { id: STATION.id, boxes: [1, 2, 3].map((n) => ({ number: n, id: BOX(n) })) },
     server: { baseUrl: 'http://127.0.0.1:1' },
-    hardware: { kind: 'simulated', doorSpringMs: 20 },
+    // The RFID reader: the real driver on the model reader's in-process line.
+    hardware: { kind: 'simulated', doorSpringMs: 20, ...(withRfidReader ? { rfidReader: { inventoryIntervalMs: 20, answerTimeoutMs: 200 } } : {}) },
     messages: { locale },
     timing: { doorAjarMs: 4_000, warnBeforeMs: 2_000, heartbeatIntervalMs: 60_000 },
     pin: { maxFailures: 2, lockoutMs: 30_000 },
   });
   if (!config) throw new Error(JSON.stringify(problems));
-  const sim = new SimulatedStation({ boxNumbers: [1, 2, 3], doorSpringMs: 20, inputVoltage: 12, internetSignalStrength: 100 });
+  const sim = withRfidReader
+    ? simulatedStationFor(config, pino({ level: 'silent' }))
+    : new SimulatedStation({ boxNumbers: [1, 2, 3], doorSpringMs: 20, inputVoltage: 12, internetSignalStrength: 100 });
+  await sim.ready;
   const hardware: StationHardware = {
+    rfidReaders: sim.rfidReaders,
     locks: sim.locks,
     doors: sim.doors,
     scanners: sim.scanners,
@@ -328,7 +336,36 @@ describe.runIf(TOOLS)('what the station says', () => {
     await say(r2, 'out of service', en.tamper, () => s2.sim.openTamper());
     await s2.runtime.stop();
     expect(pins).toBe(2);
-  }, 120_000);
+    // A station with a host-mode RFID reader for its screens: a set with a part missing, a tag that
+    // cannot be read, two items at once.
+    const r3 = new Recorder('en3');
+    recorders.push(r3);
+    const s3 = await station('en', r3, () => prompt, true);
+    await waitFor('idle, the reader up', () => s3.runtime.snapshot().mode.kind === 'idle' && s3.sim.rfidReaders.every((r) => r.health().ok));
+    await announced(r3, spokenText([...en.prompt, assist.instructions]), () => s3.sim.pressAssist('speech'));
+    const [p1, p2] = iso28560_3Set({ itemId: 'SET-9', of: 3, afi: 0x07 });
+    await say(
+      r3,
+      'a set: one part missing',
+      en.rfidSetIncomplete.map((l) => l.replace('{total}', '3').replace('{missing}', '1')),
+      () => {
+        s3.sim.placeTag(p1!);
+        s3.sim.placeTag(p2!);
+      },
+    );
+    s3.sim.removeTag(p1!.uid);
+    s3.sim.removeTag(p2!.uid);
+    await waitFor('the reader empty', () => s3.runtime.snapshot().rfid.fields[s3.sim.rfidReaders[0]!.name]?.tags.length === 0);
+    const blank = blankTag();
+    await say(r3, 'a tag that cannot be read', en.rfidUnreadable, () => s3.sim.placeTag(blank));
+    s3.sim.removeTag(blank.uid);
+    await waitFor('the reader empty again', () => s3.runtime.snapshot().rfid.fields[s3.sim.rfidReaders[0]!.name]?.tags.length === 0);
+    await say(r3, 'one item at a time', en.rfidOneItem, () => {
+      s3.sim.placeTag(iso28560_3Tag({ itemId: 'ONE-1', afi: 0x07 }));
+      s3.sim.placeTag(iso28560_3Tag({ itemId: 'TWO-2', afi: 0x07 }));
+    });
+    await s3.runtime.stop();
+  }, 180_000);
 
   afterAll(async () => {
     for (const r of recorders) await r.close();
@@ -345,6 +382,9 @@ describe.runIf(TOOLS)('what the station says', () => {
       'more time, box 2',
       'box 2 ajar',
       'out of service',
+      'a set: one part missing',
+      'a tag that cannot be read',
+      'one item at a time',
     ]);
     for (const s of said) {
       expect(s.heard.text, s.screen).toBe(s.expected);

@@ -7,7 +7,21 @@
 import { describe, expect, it } from 'vitest';
 import type { RfidTag } from '../../src/devices/types.js';
 import type { CoreConfig, Effect, Input } from '../../src/station/core-types.js';
-import { answered, B1, cmd, coreConfig, displays, idleStepper, logs, sends, sounds, states, timer, timersStarted } from '../support/core-driver.js';
+import {
+  answered,
+  B1,
+  cmd,
+  coreConfig,
+  displays,
+  idleStepper,
+  logs,
+  sends,
+  sounds,
+  states,
+  timer,
+  timersStarted,
+  waitForInput,
+} from '../support/core-driver.js';
 
 const AFI = { kind: 'afi', secured: 0x07, unsecured: 0xc2 } as const;
 const config = (rfid: Partial<NonNullable<CoreConfig['rfid']>> = {}): CoreConfig => ({
@@ -99,7 +113,7 @@ describe('what is a report', () => {
     expect(sends(st2.feed(uidField(u('E004010000000001'), u('E004010000000002'))))).toEqual([]);
   });
 
-  it('refused while busy like a scan (never queued): it must be laid down again', () => {
+  it('refused while an event is in flight, then reported once the station is free, once — never laid down twice', () => {
     const st = idleStepper(config());
     st.feed({ type: 'scan', identifierType: 'BAR_CODE', value: '123', at: 1 });
     st.take();
@@ -107,8 +121,53 @@ describe('what is a report', () => {
     const fx = st.feed(field(a));
     expect(sends(fx)).toEqual([]);
     expect(logs(fx)).toContainEqual({ level: 'info', msg: 'scan refused: /item-identify in flight' });
-    st.feed(answered('item-identify', cmd({ type: 'wait-for-input', displayMessages: [] })));
-    expect(identified(st.feed(field(a)))).toEqual([]);
+    expect(st.state.rfid.fields['R']?.waiting).toBe('item:A1');
+    expect(identified(st.feed(answered('item-identify', waitForInput)))).toEqual(['A1']);
+    st.feed(answered('item-identify', waitForInput));
+    expect(identified(st.feed(field(a), timer('heartbeat'), answered('state', waitForInput)))).toEqual([]);
+  });
+
+  it('laid while a box is open: reported after the door closed and the /state that says so was answered', () => {
+    const st = idleStepper(config());
+    const a = item('E004010000000001', 'A1');
+    const b = item('E004010000000002', 'B2');
+    st.feed(field(a), boxOpen);
+    st.feed(field(a, b));
+    st.feed(field(b));
+    expect(identified(st.take())).toEqual(['A1']);
+    const closed = st.feed({ type: 'door', boxId: B1, state: 'OPEN' }, { type: 'door', boxId: B1, state: 'CLOSED' });
+    expect(identified(closed)).toEqual([]);
+    expect(states(closed)).toHaveLength(1);
+    // The OPEN report answered; the CLOSED one goes out, the item still waits for it.
+    const open = st.feed(answered('state', waitForInput));
+    expect([states(open).length, identified(open)]).toEqual([1, []]);
+    expect(identified(st.feed(answered('state', waitForInput)))).toEqual(['B2']);
+    expect(identified(st.feed(answered('item-identify', waitForInput), field(b), timer('heartbeat'), answered('state', waitForInput)))).toEqual([]);
+  });
+
+  it('a waiting item taken away before the station is free is not reported', () => {
+    const st = idleStepper(config());
+    st.feed({ type: 'scan', identifierType: 'BAR_CODE', value: '123', at: 1 });
+    const a = item('E004010000000001', 'A1');
+    st.feed(field(a), field());
+    st.take();
+    expect(identified(st.feed(answered('item-identify', waitForInput)))).toEqual([]);
+    expect(st.state.rfid.fields['R']?.waiting).toBeNull();
+  });
+
+  it("lifted and laid down again within the barcode's double-read window: a new arrival, reported again", () => {
+    const st = idleStepper(config());
+    const a = item('E004010000000001', 'A1');
+    const at = (ms: number): Input => ({ type: 'rfid-field', reader: 'R', send: 'item-id', tags: [a], at: ms });
+    expect(identified(st.feed(at(100_000)))).toEqual(['A1']);
+    st.feed(answered('item-identify', waitForInput));
+    expect(st.config.timing.duplicateScanWindowMs).toBeGreaterThan(600);
+    st.feed({ type: 'rfid-field', reader: 'R', send: 'item-id', tags: [], at: 100_300 });
+    expect(identified(st.feed(at(100_600)))).toEqual(['A1']);
+    // A barcode scanner's double read is still dropped.
+    st.feed(answered('item-identify', waitForInput));
+    st.feed({ type: 'scan', identifierType: 'BAR_CODE', value: '42', at: 200_000 }, answered('item-identify', waitForInput));
+    expect(sends(st.feed({ type: 'scan', identifierType: 'BAR_CODE', value: '42', at: 200_100 }))).toEqual([]);
   });
 });
 

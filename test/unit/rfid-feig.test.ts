@@ -8,9 +8,20 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { RfidReaderError } from '../../src/devices/rfid/errors.js';
 import { Exchanger } from '../../src/devices/rfid/exchange.js';
 import { encodeFrame, feigCrc, FrameParser, type Frame, type ParseEvent } from '../../src/devices/rfid/feig/frame.js';
-import { parseInventory, parseReadBlocks, parseSystemInformation, requests, uidBytes, uidString } from '../../src/devices/rfid/feig/iso15693.js';
+import {
+  parseInventory,
+  parseReadBlocks,
+  parseSoftwareVersion,
+  parseSystemInformation,
+  requests,
+  uidBytes,
+  uidString,
+} from '../../src/devices/rfid/feig/iso15693.js';
 import { describeStatus, statusKind } from '../../src/devices/rfid/feig/status.js';
 import { hexBytes } from '../support/library-tags.js';
+import { feigIsoHost } from '../../src/devices/rfid/feig/session.js';
+import { FeigReaderModel } from '../../src/devices/sim/feig-reader-model.js';
+import { iso28560_3Tag } from '../../src/devices/sim/tag-images.js';
 
 const frames = (events: ParseEvent[]): Frame[] => events.flatMap((e) => (e.kind === 'frame' ? [e.frame] : []));
 
@@ -94,7 +105,10 @@ describe('ISO 15693 commands', () => {
 
   it('system information and read blocks', () => {
     const info = parseSystemInformation(hexBytes('06 E004010012345678 07 03 1B 01'));
-    expect(info).toEqual({ ok: true, value: { dsfid: 6, uid: 'E004010012345678', afi: 7, blockSize: 4, blockCount: 28, icReference: 1 } });
+    // MEM-SIZE 03 1B: 28 blocks as ISO/IEC 15693 encodes them (n − 1), 27 as FEIG's manual reads them.
+    expect(info).toEqual({ ok: true, value: { dsfid: 6, uid: 'E004010012345678', afi: 7, blockCounts: [28, 27], icReference: 1 } });
+    // 0x0000: the tag does not support the command; the count is unknown.
+    expect(parseSystemInformation(hexBytes('00 E004010012345678 00 00 00 01'))).toMatchObject({ ok: true, value: { blockCounts: null } });
     const blocks = parseReadBlocks(hexBytes('02 04 00 44332211 01 88776655'), 2);
     expect(blocks.ok && blocks.value.security).toEqual([0, 1]);
     expect(blocks.ok && blocks.value.blocks.map((b) => [...b])).toEqual([
@@ -113,6 +127,13 @@ describe('ISO 15693 commands', () => {
     expect(statusKind(0x80)).toBe('reader');
     expect(statusKind(0x42)).toBe('reader');
     expect(describeStatus(0x95, Uint8Array.of(0x12))).toBe('ISO 15693 error: block locked, cannot be changed');
+    // 0xF1: the reader's firmware does not fit its hardware — the reader's fault, not radio trouble to retry.
+    expect(statusKind(0xf1)).toBe('reader');
+  });
+
+  it("software version: SW-REV, D-REV, the hardware options, then the reader type (the model's 03 03 00 44 53 0D 30)", () => {
+    expect(parseSoftwareVersion(hexBytes('03 03 00 44 53 0D 30'))).toEqual({ ok: true, value: { firmware: '3.3.0', hardwareOptions: 0x44, readerType: 0x53 } });
+    expect(parseSoftwareVersion(hexBytes('03 03 00 44')).ok).toBe(false);
   });
 });
 
@@ -191,5 +212,91 @@ describe('the exchanger (fake timers)', () => {
     const check = expect(p).rejects.toBeInstanceOf(RfidReaderError);
     await vi.advanceTimersByTimeAsync(250);
     await check;
+  });
+});
+
+describe('the FEIG session against the model reader in process (fake timers)', () => {
+  beforeEach(() => vi.useFakeTimers());
+  afterEach(() => vi.useRealTimers());
+
+  const UID = 'E004010000000777';
+  /** `onRequest`: what else comes down the line once a request is out, before the model's answer. */
+  function connect(model: FeigReaderModel, frame: 'auto' | 'standard' | 'advanced' = 'auto', onRequest?: () => void) {
+    let session: ReturnType<typeof feigIsoHost.session> | null = null;
+    const link = {
+      write: (b: Uint8Array) => {
+        onRequest?.();
+        queueMicrotask(() => model.receive(b));
+        return Promise.resolve();
+      },
+    };
+    const s = feigIsoHost.session(link, {
+      device: 'RFID reader /dev/test',
+      busAddress: 0xff,
+      frame,
+      answerTimeoutMs: 200,
+      blockOrder: 'reversed',
+      blocksPerRead: 16,
+    });
+    session = s;
+    model.attach((chunk) => session?.receive(chunk));
+    return s;
+  }
+  const settle = async <T>(p: Promise<T>): Promise<T> => {
+    const out = p.then(
+      (v) => ({ ok: true as const, v }),
+      (e: unknown) => ({ ok: false as const, e }),
+    );
+    await vi.advanceTimersByTimeAsync(2_000);
+    const r = await out;
+    if (!r.ok) throw r.e;
+    return r.v;
+  };
+
+  it('an ISO answer with a valid CRC but data that is no answer to the read is dropped and counted; the real answer is taken', async () => {
+    const model = new FeigReaderModel();
+    model.place(iso28560_3Tag({ uid: UID, itemId: 'JUNK-PROOF', afi: 0x07 }));
+    const junk = encodeFrame({ type: 'advanced', address: 0, command: 0xb0, status: 0, data: hexBytes('DE AD BE EF 00') });
+    let armed = false;
+    // The junk lands while the read is in flight, before the model's answer.
+    const s = connect(model, 'advanced', () => armed && s.receive(junk));
+    await settle(s.probe());
+    armed = true;
+    const r = await settle(s.readBlocks(UID, 0, 8));
+    expect(r.blockSize).toBe(4);
+    expect(Buffer.from(r.bytes.subarray(3, 13)).toString('latin1')).toBe('JUNK-PROOF');
+    expect(s.droppedAnswers()).toBe(1);
+  });
+
+  it('frame auto: advanced at open; a reader that answers only standard requests is spoken to in standard until the line reopens', async () => {
+    const both = connect(new FeigReaderModel());
+    expect(await settle(both.probe())).toBe('FEIG firmware 3.3.0, hardware options 0x44, reader type 0x53, advanced frames');
+    const model = new FeigReaderModel({ requestFrames: 'standard', answerFrame: 'advanced' });
+    model.place(iso28560_3Tag({ uid: UID, itemId: 'OLD-CPR', afi: 0x07 }));
+    const s = connect(model);
+    expect(await settle(s.probe())).toContain('standard frames');
+    expect(await settle(s.inventory())).toEqual([{ uid: UID, dsfid: 0 }]);
+    // Fixed to advanced, the same reader does not answer.
+    await expect(settle(connect(model, 'advanced').probe())).rejects.toMatchObject({ kind: 'no-answer' });
+  });
+
+  it('system information as ISO (n − 1), literal and 0x0000, and a tag without it: the reader reads every block, no more', async () => {
+    for (const memSize of ['iso', 'literal', 'none'] as const) {
+      const model = new FeigReaderModel({ memSize });
+      const tag = iso28560_3Tag({ uid: UID, itemId: 'MEM-' + memSize, afi: 0x07 });
+      model.place(tag);
+      const s = connect(model);
+      await settle(s.probe());
+      const info = await settle(s.tagInfo(UID));
+      const blocks = tag.memory.length / tag.blockSize;
+      expect(info?.blockCounts ?? null).toEqual(memSize === 'iso' ? [blocks, blocks - 1] : memSize === 'literal' ? [blocks + 1, blocks] : null);
+    }
+    const model = new FeigReaderModel();
+    model.placeWithout(iso28560_3Tag({ uid: UID, itemId: 'NO-SYSINFO', afi: 0x07 }));
+    const s = connect(model);
+    await settle(s.probe());
+    expect(await settle(s.tagInfo(UID))).toBeNull();
+    const missing = await settle(s.readBlocks(UID, 200, 1).catch((e: unknown) => e));
+    expect(s.blockMissing(missing)).toBe(true);
   });
 });

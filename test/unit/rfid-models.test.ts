@@ -80,6 +80,33 @@ describe('ISO 28560-3 (Danish data model)', () => {
   });
 });
 
+describe('precedence by evidence: a valid 28560-3 CRC is that model and nothing else', () => {
+  // GallusMax/libdanrfid, src/test/java/org/rfid/libdanrfid/DDMTagTest.java, UserEmptyHex: a new
+  // LibTag (version 1, usage 1, part 1 of 1, no barcode, DE-705) with its CRC 0x9fca.
+  const LIBDANRFID_EMPTY = '11010100000000000000000000000000000000ca9f4445373035000000000000';
+
+  it('libdanrfid\'s empty tag is blank, though its header also parses as 28560-2 item "1"', () => {
+    const bytes = slix(hexBytes(LIBDANRFID_EMPTY));
+    // The trap: 0x11 is a 28560-2 precursor (integer compaction, OID 1), the set's 0x01 its length
+    // and the part's 0x01 its one data byte — the Primary Item Identifier "1".
+    expect(decodeIso28560_2(mem(bytes, 0x06))).toMatchObject({ kind: 'item', model: 'iso28560-2', itemId: '1' });
+    for (const dsfid of [0x00, 0x06, 0x3e, null]) {
+      expect(decodeTag(mem(bytes, dsfid))).toMatchObject({ kind: 'unreadable', problem: 'blank' });
+      expect(decodeTag(mem(reverseBlocks(bytes, 4), dsfid))).toMatchObject({ kind: 'unreadable', problem: 'blank' });
+    }
+  });
+
+  it('a short item number is that item, with the DSFID of 28560-2 or without', () => {
+    const short = danishBasicBlock({ version: 2, usage: 1, parts: 1, part: 1, pii: '7', country: '', isil: '' });
+    for (const dsfid of [0x00, 0x06]) expect(decodeTag(mem(slix(short), dsfid))).toMatchObject({ kind: 'item', model: 'iso28560-3', itemId: '7' });
+  });
+
+  it("a valid CRC with a version the station does not know is unknown, never another model's reading", () => {
+    const v3 = danishBasicBlock({ version: 3, usage: 3, parts: 1, part: 1, pii: '', country: 'DK', isil: '' });
+    expect(decodeTag(mem(slix(v3), 0x06))).toMatchObject({ kind: 'unreadable', problem: 'unknown' });
+  });
+});
+
 describe('ISO 28560-2 (ISO/IEC 15962)', () => {
   // No public tag dump of ISO 28560-2 was found; this one is worked out by hand from the rules
   // (precursor = offset flag, compaction << 4, relative OID; numeric compaction = the digits with a

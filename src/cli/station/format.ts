@@ -36,6 +36,10 @@ export function formatStatus(s: StatusBody): string {
   if (rfid?.securityPending)
     out.push(`rfid        clearing the security bit of item ${rfid.securityPending.itemId} (${rfid.securityPending.remaining.length} tag(s) to verify)`);
   for (const f of rfid?.securityFailures ?? []) out.push(`rfid        security bit NOT cleared on item ${f.itemId} (${f.uids.join(', ')}): ${f.reason}`);
+  for (const r of rfid?.readers ?? []) {
+    const tags = r.lastTags.map((t) => `${t.uid} ${t.problem ?? t.model ?? ''}`);
+    out.push(`rfid        ${r.name}: ${r.tagsRead} read; last: ${tags.length > 0 ? tags.slice(-5).reverse().join(', ') : 'none'}`);
+  }
   if (s.release) out.push(`release     ${formatRelease(s.release)}`);
   out.push(`display     ${s.display.map((l) => `|${l}|`).join(' ')}`);
   out.push('', 'boxes');

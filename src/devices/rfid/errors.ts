@@ -28,6 +28,8 @@ export class RfidReaderError extends DeviceError {
     readonly detail: string,
     readonly statusKind: StatusKind | null = null,
     readonly status: number | null = null,
+    /** The ISO/IEC 15693 error code a tag answered (inside the reader's status), when it did. */
+    readonly isoError: number | null = null,
   ) {
     super(device, detail);
   }

@@ -4,7 +4,9 @@
  * that floods, line noise after an unplug) are read and dropped, so they cannot pass for the
  * answer to the next request. An exchange ends with the first frame the caller accepts, or fails
  * after the answer timeout with what was seen instead (nothing, garbage, a wrong CRC, an
- * incomplete frame) — the words of the device's health detail when it keeps happening.
+ * incomplete frame) — the words of the device's health detail when it keeps happening. A whole
+ * frame the caller does not accept (another command, another bus address, data that cannot be
+ * this request's answer) is dropped and counted, and the exchange keeps waiting for its own.
  */
 import { sleep } from '../../time.js';
 import { RfidReaderError } from './errors.js';
@@ -42,6 +44,8 @@ export class Exchanger<F> {
   private holding = false;
   /** Bytes read while nothing was asked (dropped). */
   unsolicitedBytes = 0;
+  /** Whole frames that came while a request was in flight but are not its answer (dropped). */
+  droppedFrames = 0;
 
   constructor(
     private readonly device: string,
@@ -62,7 +66,10 @@ export class Exchanger<F> {
       if (e.kind === 'garbage') w.garbage += e.bytes;
       else if (e.kind === 'bad-crc') w.badCrc++;
       else if (w.accept(e.frame)) return this.settle(w, null, e.frame);
-      else w.others++;
+      else {
+        w.others++;
+        this.droppedFrames++;
+      }
     }
   }
 

@@ -28,7 +28,11 @@ export interface SessionOptions {
   readonly device: string;
   /** The reader's bus address (0xFF: broadcast, the one reader on the line answers). */
   readonly busAddress: number;
-  readonly frame: 'standard' | 'advanced';
+  /**
+   * The frame requests go in: `auto` asks the advanced way at open and falls back to standard when
+   * only that is answered, for as long as this session (the open line) lasts.
+   */
+  readonly frame: 'auto' | 'standard' | 'advanced';
   /** An exchange without a usable answer within this fails (no-answer). */
   readonly answerTimeoutMs: number;
   /** How the reader hands over a block's bytes: reversed (FEIG's host protocol) or in memory order. */
@@ -46,8 +50,19 @@ export interface TagInfo {
   readonly uid: string;
   readonly dsfid: number | null;
   readonly afi: number | null;
+  /**
+   * How many blocks the tag may have, most likely first: readers write the count as ISO/IEC 15693
+   * has it (blocks − 1) or literally, so both are candidates and the read of the last block
+   * decides. null: the tag does not say (no system information, or a size of 0x0000); it is read
+   * block by block until the reader says a block does not exist.
+   */
+  readonly blockCounts: readonly number[] | null;
+}
+
+/** Blocks as read, in memory order, with the block size the reader reported for them. */
+export interface BlocksRead {
+  readonly bytes: Uint8Array;
   readonly blockSize: number;
-  readonly blockCount: number;
 }
 
 export interface ReaderSession {
@@ -57,10 +72,17 @@ export interface ReaderSession {
   probe(): Promise<string>;
   /** Every tag in the field (several at once). */
   inventory(): Promise<readonly InventoryTag[]>;
-  /** Block size and count, DSFID and AFI, from the tag itself. */
-  tagInfo(uid: string): Promise<TagInfo>;
-  /** `count` blocks from block `first`, in memory order. */
-  readBlocks(uid: string, first: number, count: number, blockSize: number): Promise<Uint8Array>;
+  /** Block count, DSFID and AFI, from the tag itself; null when the tag has no system information. */
+  tagInfo(uid: string): Promise<TagInfo | null>;
+  /**
+   * `count` blocks from block `first`, in memory order. Rejects with an error that
+   * `blockMissing` recognises when a block does not exist on the tag.
+   */
+  readBlocks(uid: string, first: number, count: number): Promise<BlocksRead>;
+  /** Whether `e` says a block asked for does not exist (the end of the tag's memory). */
+  blockMissing(e: unknown): boolean;
+  /** Frames dropped as no answer to the request in flight (another command or address, data that does not fit). */
+  droppedAnswers(): number;
   writeAfi(uid: string, afi: number): Promise<void>;
   setEas(uid: string, enabled: boolean): Promise<void>;
   /** Whether the tag's EAS bit is set; rejects (no-transponder) when the tag is not there to ask. */

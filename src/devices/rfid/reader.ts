@@ -18,7 +18,7 @@ import { Listeners } from '../device-base.js';
 import type { BackoffOptions, Link } from '../reconnect.js';
 import { ReconnectingDevice } from '../reconnecting-device.js';
 import type { SerialOpener, SerialPortOptions } from '../serial/link.js';
-import type { RfidReader, RfidTag, RfidTagData, SecurityWrite, SecurityWriteResult, Unsubscribe } from '../types.js';
+import type { RfidProblem, RfidReader, RfidReaderStats, RfidTag, RfidTagData, SecurityWrite, SecurityWriteResult, Unsubscribe } from '../types.js';
 import { RfidReaderError, rfidDetail } from './errors.js';
 import type { ReaderFamily, ReaderSession, SessionOptions } from './family.js';
 import { FieldTracker } from './field.js';
@@ -30,7 +30,7 @@ export interface HostModeReaderOptions {
   /** Default: "RFID reader <path>". */
   readonly name?: string;
   readonly busAddress: number;
-  readonly frame: 'standard' | 'advanced';
+  readonly frame: 'auto' | 'standard' | 'advanced';
   readonly answerTimeoutMs: number;
   readonly blockOrder: 'reversed' | 'memory';
   readonly blocksPerRead: number;
@@ -56,6 +56,13 @@ interface Connection extends Link {
   readonly lost: (reason: string) => void;
 }
 
+/** Tags the technician page lists at most. */
+const LAST_TAGS = 10;
+
+function maskUid(uid: string): string {
+  return `…${uid.slice(-3)}`;
+}
+
 interface Known {
   tag: RfidTag | null;
   attempts: number;
@@ -73,6 +80,15 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
   private timer: NodeJS.Timeout | null = null;
   private failures = 0;
   private emitted = '';
+  private ups = 0;
+  private droppedBefore = 0;
+  private readonly counts = {
+    tagsRead: 0,
+    unreadable: { blank: 0, unknown: 0, truncated: 0, damaged: 0, 'read-failed': 0 } as Record<RfidProblem, number>,
+    securityWrites: 0,
+    securityWriteFailures: 0,
+  };
+  private readonly lastTags: { uid: string; model: string | null; problem: RfidProblem | null }[] = [];
 
   constructor(private readonly o: HostModeReaderOptions) {
     const name = o.name ?? `RFID reader ${o.port.path}`;
@@ -94,10 +110,39 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
     return this.fields.add(listener);
   }
 
+  stats(): RfidReaderStats {
+    return {
+      tagsRead: this.counts.tagsRead,
+      unreadable: { ...this.counts.unreadable },
+      securityWrites: this.counts.securityWrites,
+      securityWriteFailures: this.counts.securityWriteFailures,
+      reconnects: Math.max(0, this.ups - 1),
+      answersDropped: this.droppedBefore + (this.conn?.session.droppedAnswers() ?? 0),
+      lastTags: [...this.lastTags],
+    };
+  }
+
+  private noteTag(t: RfidTag): void {
+    if (t.data.kind === 'item') this.counts.tagsRead++;
+    else if (t.data.kind === 'unreadable') this.counts.unreadable[t.data.problem]++;
+    else return;
+    this.lastTags.push({
+      uid: maskUid(t.uid),
+      model: t.data.kind === 'item' ? t.data.model : null,
+      problem: t.data.kind === 'unreadable' ? t.data.problem : null,
+    });
+    if (this.lastTags.length > LAST_TAGS) this.lastTags.shift();
+  }
+
   writeSecurity(uids: readonly string[], write: SecurityWrite): Promise<readonly SecurityWriteResult[]> {
     return this.exclusive(async () => {
       const out: SecurityWriteResult[] = [];
-      for (const uid of uids) out.push(await this.writeOne(uid, write));
+      for (const uid of uids) {
+        const r = await this.writeOne(uid, write);
+        if (r.ok) this.counts.securityWrites++;
+        else this.counts.securityWriteFailures++;
+        out.push(r);
+      }
       return out;
     });
   }
@@ -107,12 +152,14 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
   }
 
   protected override linkUp(c: Connection): void {
+    this.ups++;
     this.conn = c;
     this.failures = 0;
     this.schedule(0);
   }
 
   protected override linkDown(): void {
+    this.droppedBefore += this.conn?.session.droppedAnswers() ?? 0;
     this.conn = null;
     this.stopTimer();
   }
@@ -223,11 +270,20 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
       try {
         k.tag = await this.readTag(c.session, t.uid, t.dsfid);
         this.succeeded();
+        this.noteTag(k.tag);
       } catch (e) {
+        // The reader refusing the command (a firmware that does not fit its hardware, a
+        // configuration) is the reader's fault, never the tag's: it counts toward reconnecting
+        // and health, not toward the tag's attempts.
+        if (e instanceof RfidReaderError && e.statusKind === 'reader') {
+          this.failed(c, e, `read of ${t.uid}`);
+          continue;
+        }
         k.attempts++;
         if (e instanceof RfidReaderError && e.link) this.failed(c, e, `read of ${t.uid}`);
         if (k.attempts >= this.o.readAttempts) {
           k.tag = { uid: t.uid, afi: null, data: { kind: 'unreadable', problem: 'read-failed', detail: `${k.attempts} reads failed: ${rfidDetail(e)}` } };
+          this.noteTag(k.tag);
         }
       }
     }
@@ -236,9 +292,8 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
 
   private async readTag(session: ReaderSession, uid: string, dsfid: number | null): Promise<RfidTag> {
     const info = await session.tagInfo(uid);
-    const blocks = Math.min(info.blockCount, this.o.maxBlocks);
-    const bytes = await session.readBlocks(uid, 0, blocks, info.blockSize);
-    const decoded = decodeTag({ bytes, blockSize: info.blockSize, dsfid: info.dsfid ?? dsfid });
+    const { bytes, blockSize } = await this.readMemory(session, uid, info?.blockCounts ?? null);
+    const decoded = decodeTag({ bytes, blockSize, dsfid: info?.dsfid ?? dsfid });
     let data: RfidTagData;
     if (decoded.kind === 'item') {
       data = { kind: 'item', model: decoded.model, itemId: decoded.itemId, set: decoded.set, owner: decoded.owner };
@@ -247,7 +302,42 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
       data = { kind: 'unreadable', problem: decoded.problem, detail: decoded.detail };
       this.o.log.info({ device: this.name, uid, problem: decoded.problem, detail: decoded.detail }, 'tag not readable as library data');
     }
-    return { uid, afi: info.afi, data };
+    return { uid, afi: info?.afi ?? null, data };
+  }
+
+  /**
+   * The tag's user memory. With block counts from its system information, the likeliest is read
+   * and, when the reader says its last block does not exist, the next (ISO's n − 1 encoding, then
+   * the literal one); without, block by block until the reader says a block does not exist.
+   */
+  private async readMemory(session: ReaderSession, uid: string, counts: readonly number[] | null): Promise<{ bytes: Uint8Array; blockSize: number }> {
+    if (counts !== null) {
+      let last: unknown = null;
+      for (const count of counts) {
+        try {
+          return await session.readBlocks(uid, 0, Math.min(count, this.o.maxBlocks));
+        } catch (e) {
+          if (!session.blockMissing(e)) throw e;
+          last = e;
+        }
+      }
+      throw last instanceof Error ? last : new Error('no block count fits the tag');
+    }
+    const blocks: Uint8Array[] = [];
+    let blockSize = 0;
+    for (let i = 0; i < this.o.maxBlocks; i++) {
+      try {
+        const b = await session.readBlocks(uid, i, 1);
+        blockSize = b.blockSize;
+        blocks.push(b.bytes);
+      } catch (e) {
+        if (session.blockMissing(e)) break;
+        throw e;
+      }
+    }
+    const bytes = new Uint8Array(blocks.length * blockSize);
+    blocks.forEach((b, i) => bytes.set(b, i * blockSize));
+    return { bytes, blockSize: Math.max(1, blockSize) };
   }
 
   private emit(): void {
@@ -283,6 +373,7 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
       const back = await step('AFI read-back', () => session.tagInfo(uid));
       const wrote = w.ok ? '' : `; the write answered: ${w.why}`;
       if (!back.ok) return { uid, ok: false, reason: `AFI not verified, the read-back failed: ${back.why}${wrote}` };
+      if (back.value === null) return { uid, ok: false, reason: `AFI not verified: the tag gives no system information${wrote}` };
       const afi = back.value.afi;
       if (afi !== write.value) return { uid, ok: false, reason: `read-back shows AFI ${hex(afi)}, not ${hex(write.value)}${wrote}` };
       this.setKnownAfi(uid, afi);

@@ -18,8 +18,12 @@ export const readerBehaviour = {
   send: z._default(z.enum(['item-id', 'uid']), 'item-id'),
   /** The reader's bus address; 255 (broadcast) when it is the only reader on its line. */
   busAddress: z._default(intIn(0, 255), 255),
-  /** FEIG frame type: `advanced` (any length) or `standard` (answers up to 255 bytes, older firmware). */
-  frame: z._default(z.enum(['advanced', 'standard']), 'advanced'),
+  /**
+   * FEIG frame type of requests: `auto` (ask the advanced way when the line opens, fall back to
+   * standard when only that is answered, until the line reopens), `advanced` (any length) or
+   * `standard` (answers up to 255 bytes, older firmware).
+   */
+  frame: z._default(z.enum(['auto', 'advanced', 'standard']), 'auto'),
   /** An inventory of the field this often. */
   inventoryIntervalMs: ms(200, 20, 10_000),
   /** A tag missing from this many inventories in a row has left the field. */

@@ -29,8 +29,14 @@
  *
  * Faults (`faults`, counters that the next answers use up): answers lost, late, with a wrong CRC,
  * with a length that lies, after garbage; tag commands failing with RF errors; writes that fail,
- * that fail but apply (half-succeed), or that answer OK without applying; silence; a flood of
- * unsolicited frames (`startFlood`).
+ * that fail but apply (half-succeed), or that answer OK without applying; the reader's own error
+ * 0xF1 (firmware that does not fit the hardware); silence; a flood of unsolicited frames
+ * (`startFlood`), of another command or of the ISO command with data that answers nothing.
+ *
+ * Readers as they are in the field (options): one that answers only standard requests
+ * (`requestFrames`), one that answers in advanced frames whatever it was asked (`answerFrame`, as
+ * FEIG's ID CPR manual shows), MEM-SIZE in system information as ISO/IEC 15693 has it (n − 1),
+ * literally, or 0x0000 (`memSize`); and per tag, no system information at all (`placeWithout`).
  */
 
 export interface ModelTag {
@@ -77,6 +83,8 @@ export interface ModelFaults {
   writeErrorButApplied: number;
   /** The next N security writes answer OK but change nothing. */
   writeOkNotApplied: number;
+  /** The next N answers carry status 0xF1 (the reader's firmware does not fit its hardware). */
+  readerError: number;
 }
 
 export interface FeigModelOptions {
@@ -89,6 +97,12 @@ export interface FeigModelOptions {
   readonly maxTagsPerAnswer?: number;
   /** How blocks go out: reversed, as FEIG readers send them, or in memory order. */
   readonly blockOrder?: 'reversed' | 'memory';
+  /** Which requests it answers: either frame type, or standard ones only (advanced ones it ignores). */
+  readonly requestFrames?: 'any' | 'standard';
+  /** How it answers: in the request's frame type, or always advanced. */
+  readonly answerFrame?: 'as-asked' | 'advanced';
+  /** MEM-SIZE in system information: ISO's n − 1, FEIG's literal values, or 0x0000 (unsupported). */
+  readonly memSize?: 'iso' | 'literal' | 'none';
 }
 
 const STX = 0x02;
@@ -104,6 +118,7 @@ const NO_FAULTS: ModelFaults = {
   failWrites: 0,
   writeErrorButApplied: 0,
   writeOkNotApplied: 0,
+  readerError: 0,
 };
 const ZERO_TIMING: ModelTiming = { inventoryMs: 0, perTagMs: 0, readMs: 0, perBlockMs: 0, writeMs: 0, otherMs: 0 };
 /** The request's bytes this model keeps at most while waiting for the rest (garbage is dropped). */
@@ -150,6 +165,10 @@ export class FeigReaderModel {
   private readonly baudRate: number | null;
   private readonly maxTags: number;
   private readonly reversed: boolean;
+  private readonly requestFrames: 'any' | 'standard';
+  private readonly answerFrame: 'as-asked' | 'advanced';
+  private readonly memSize: 'iso' | 'literal' | 'none';
+  private readonly noSystemInformation = new Set<string>();
   private buf: number[] = [];
   private sink: ((bytes: Uint8Array) => void) | null = null;
   private busy: Promise<void> = Promise.resolve();
@@ -164,6 +183,9 @@ export class FeigReaderModel {
     this.timing = { ...ZERO_TIMING, ...o.timing };
     this.maxTags = o.maxTagsPerAnswer ?? 24;
     this.reversed = (o.blockOrder ?? 'reversed') === 'reversed';
+    this.requestFrames = o.requestFrames ?? 'any';
+    this.answerFrame = o.answerFrame ?? 'as-asked';
+    this.memSize = o.memSize ?? 'iso';
   }
 
   // --- the person in front of the reader ------------------------------------------------------------
@@ -172,6 +194,12 @@ export class FeigReaderModel {
     const t: ModelTag = { ...tag, memory: Uint8Array.from(tag.memory), afiLocked: false, icReference: 0x01 };
     this.field.set(tag.uid.toUpperCase(), t);
     return t;
+  }
+
+  /** A tag that does not answer Get System Information (the reader reports the tag's ISO error). */
+  placeWithout(tag: { uid: string; dsfid: number; afi: number; eas: boolean; blockSize: number; memory: Uint8Array }): ModelTag {
+    this.noSystemInformation.add(tag.uid.toUpperCase());
+    return this.place(tag);
   }
 
   remove(uid: string): void {
@@ -214,11 +242,16 @@ export class FeigReaderModel {
     if (this.buf.length > MAX_REQUEST) this.buf = this.buf.slice(-MAX_REQUEST);
   }
 
-  /** Unsolicited frames every `intervalMs` (a reader in a scan mode nobody asked for, or a loop on the line). */
-  startFlood(intervalMs: number): void {
+  /**
+   * Unsolicited frames every `intervalMs` (a reader in a scan mode nobody asked for, or a loop on the
+   * line): of another command, or of the ISO command 0xB0 with status OK and data that is no answer
+   * to any request (well-formed, valid CRC, junk inside).
+   */
+  startFlood(intervalMs: number, kind: 'other-command' | 'iso-junk' = 'other-command'): void {
     this.stopFlood();
+    const payload = kind === 'other-command' ? [this.address, 0x22, 0x00, 1, 2, 3, 4] : [this.address, 0xb0, 0x00, 0xde, 0xad, 0xbe, 0xef, 0x00];
     this.flood = setInterval(() => {
-      this.sink?.(Uint8Array.from(this.withCrc(true, [this.address, 0x22, 0x00, 1, 2, 3, 4], 0)));
+      this.sink?.(Uint8Array.from(this.withCrc(true, payload, 0)));
     }, intervalMs);
   }
 
@@ -276,8 +309,9 @@ export class FeigReaderModel {
     if (this.closed) return Promise.resolve();
     this.seen.push({ command: req.command, sub: req.command === 0xb0 || req.command === 0xb1 ? (req.data[req.command === 0xb0 ? 0 : 1] ?? null) : null });
     if (req.address !== this.address && req.address !== 0xff) return Promise.resolve();
-    const reply = this.execute(req);
+    if (req.advanced && this.requestFrames === 'standard') return Promise.resolve();
     const f = this.faults;
+    const reply = f.readerError > 0 ? (f.readerError--, { status: 0xf1, data: [], workMs: this.timing.otherMs }) : this.execute(req);
     if (f.silent) return Promise.resolve();
     if (f.dropAnswers > 0) {
       f.dropAnswers--;
@@ -285,7 +319,7 @@ export class FeigReaderModel {
     }
     const lie = f.lyingLength > 0 ? (f.lyingLength--, 3) : 0;
     const payload = [this.address, req.command, reply.status, ...reply.data];
-    let bytes = this.withCrc(req.advanced, payload, lie);
+    let bytes = this.withCrc(req.advanced || this.answerFrame === 'advanced', payload, lie);
     if (f.corruptCrc > 0) {
       f.corruptCrc--;
       bytes = [...bytes.slice(0, -1), (bytes[bytes.length - 1] ?? 0) ^ 0x5a];
@@ -372,12 +406,15 @@ export class FeigReaderModel {
       case 0x2b: {
         const tag = this.addressed(data, 1, 10);
         if (!('uid' in tag)) return tag;
+        if (this.noSystemInformation.has(tag.uid)) return { status: 0x95, data: [0x01], workMs: t.otherMs };
         const blocks = tag.memory.length / tag.blockSize;
-        return {
-          status: 0x00,
-          data: [tag.dsfid, ...hexToBytes(tag.uid), tag.afi, (tag.blockSize - 1) & 0x1f, (blocks - 1) & 0xff, tag.icReference],
-          workMs: t.otherMs,
-        };
+        const memSize =
+          this.memSize === 'none'
+            ? [0, 0]
+            : this.memSize === 'literal'
+              ? [tag.blockSize & 0x1f, blocks & 0xff]
+              : [(tag.blockSize - 1) & 0x1f, (blocks - 1) & 0xff];
+        return { status: 0x00, data: [tag.dsfid, ...hexToBytes(tag.uid), tag.afi, ...memSize, tag.icReference], workMs: t.otherMs };
       }
       default:
         return { status: 0x82, data: [], workMs: t.otherMs };

@@ -6,7 +6,9 @@
  * Transitions here:
  * | mode    | input                                  | effect                                         |
  * |---------|----------------------------------------|------------------------------------------------|
- * | idle    | scan (printable, not a double read)    | send /item-identify                            |
+ * | idle    | scan (printable; a barcode also not a  | send /item-identify                            |
+ * |         | double read: the same value within     |                                                |
+ * |         | duplicateScanWindowMs; RFID: rfid.ts)  |                                                |
  * | idle    | digit / backspace / clear              | PIN buffer edited, the last six digits kept    |
  * |         |                                        | (pin-idle timer restarted)                     |
  * | idle    | enter with 6 digits                    | send /pin-enter                                |
@@ -85,6 +87,11 @@ function modeLines(config: Ctx['config'], mode: Ctx['s']['mode']['kind']): reado
   }
 }
 
+/** Whether a scan would be taken now (nothing in flight, no box open, idle, no alarm, not draining). */
+export function stationFree(ctx: Ctx): boolean {
+  return refusal(ctx) === null;
+}
+
 function refuse(ctx: Ctx, what: string, r: Refusal): void {
   ctx.log('info', `${what} refused: ${r.reason}`);
   sound(ctx, 'refused');
@@ -103,12 +110,16 @@ export function onScan(ctx: Ctx, identifierType: 'BAR_CODE' | 'RFID', raw: strin
     showOverlay(ctx, config.messages.unreadable);
     return 'unreadable';
   }
-  const last = s.lastScan;
-  if (last && last.value === value && at - last.at < config.timing.duplicateScanWindowMs) {
-    log('debug', 'repeated identical scan dropped (double read)', { identifierType });
-    return 'double-read';
+  // A line scanner reads one label twice in a row; an RFID reader knows presence instead, and the
+  // RFID rules (rfid.ts) report an item once per arrival — a second arrival is a second report.
+  if (identifierType === 'BAR_CODE') {
+    const last = s.lastScan;
+    if (last && last.value === value && at - last.at < config.timing.duplicateScanWindowMs) {
+      log('debug', 'repeated identical scan dropped (double read)', { identifierType });
+      return 'double-read';
+    }
+    s.lastScan = { value, at };
   }
-  s.lastScan = { value, at };
   const r = refusal(ctx);
   if (r) {
     refuse(ctx, 'scan', r);

@@ -4,7 +4,11 @@
  * A reader reports its whole field whenever it changes (src/devices/rfid/reader.ts); this part
  * decides. An item is keyed by its Primary Item Identifier (the parts of a set share it), or by
  * the tag's UID when the reader sends UIDs or the tag is unreadable. A key is acted on once, when
- * a tag of it arrives, and again only after every tag of it has left the field.
+ * a tag of it arrives, and again only after every tag of it has left the field — presence, not
+ * time: an item lifted and laid down again is a new arrival however soon (the double-read window
+ * is the line scanners'). An item that arrives while the station is not free (an event in flight,
+ * a box open, starting) is refused like a scan, and reported once the station is free if it still
+ * lies there alone: the librarian never has to lay it down twice.
  *
  * Transitions here:
  * | when                                   | input                                        | effect                                               |
@@ -16,6 +20,10 @@
  * |                                        | there                                        | counts the missing parts                             |
  * | any                                    | rfid-field, one item, all parts (or the      | as a scan (input.ts): /item-identify RFID <item id   |
  * |                                        | first with sets: report-first)               | or UID>, refused by the same rules; security owed    |
+ * | not free (input.ts stationFree)        | rfid-field, that item refused                | the item waits (not done): refused sound and screen  |
+ * | free again, an item waiting            | any input (after a /state owed goes out)     | the item, if it still lies there alone, reported as  |
+ * |                                        |                                              | above, once                                          |
+ * | any                                    | rfid-field, a waiting item's tags gone       | it no longer waits                                   |
  * | /item-identify of an RFID item in      | answered box-open (accepted)                 | write-security (after the pulse), security-window    |
  * | flight, security on                    |                                              | timer                                                |
  * | security job                           | security-result, every tag verified          | done: info log, timers stopped                       |
@@ -37,13 +45,13 @@ import { commandProblem } from './answers.js';
 import type { Ctx } from './context.js';
 import { sound } from './context.js';
 import { showOverlay } from './display.js';
-import { onScan } from './input.js';
+import { onScan, stationFree } from './input.js';
 import { missingParts, RFID_DEFAULTS, settings } from './rfid-view.js';
 
 export { RFID_DEFAULTS };
 
 const MAX_FAILURES_KEPT = 10;
-const EMPTY_FIELD: RfidField = { tags: [], seen: [], done: [] };
+const EMPTY_FIELD: RfidField = { tags: [], seen: [], done: [], waiting: null, send: 'item-id' };
 
 export const INITIAL_RFID: RfidState = { fields: {}, owed: null, job: null, failures: [] };
 
@@ -68,7 +76,8 @@ export function onRfidField(ctx: Ctx, reader: string, send: 'item-id' | 'uid', t
   const seenBefore = prev.seen.filter((u) => present.has(u));
   const fresh = tags.filter((t) => !seenBefore.includes(t.uid));
   let done = prev.done.filter((k) => keys.has(k));
-  const field = (): RfidField => ({ tags, seen: [...seenBefore, ...fresh.map((t) => t.uid)], done });
+  const waiting = prev.waiting !== null && keys.has(prev.waiting) ? prev.waiting : null;
+  const field = (): RfidField => ({ tags, seen: [...seenBefore, ...fresh.map((t) => t.uid)], done, waiting, send });
   setField(ctx, reader, field());
   if (fresh.length === 0) {
     // The others taken away: an item that waited beside them is reported now.
@@ -113,6 +122,19 @@ export function onRfidField(ctx: Ctx, reader: string, send: 'item-id' | 'uid', t
   reportAlone(ctx, reader, send, tags, done, at, true);
 }
 
+/** After any input: an item that waited for the station to be free is reported now, once. */
+export function reportWaiting(ctx: Ctx): void {
+  if (!stationFree(ctx)) return;
+  for (const [reader, f] of Object.entries(ctx.s.rfid.fields)) {
+    if (f.waiting === null) continue;
+    setField(ctx, reader, { ...f, waiting: null });
+    ctx.log('info', 'RFID: an item that arrived while the station was busy still lies there: reported now', { reader });
+    // The time is a barcode's double-read window only (input.ts): an RFID report does not use it.
+    reportAlone(ctx, reader, f.send, f.tags, f.done, 0);
+    if (!stationFree(ctx)) return;
+  }
+}
+
 /**
  * The one item on the reader, reported (as a scan) unless done already or a set still incomplete;
  * with two or more items nothing is reported, and `warn` says so on the display.
@@ -154,6 +176,11 @@ function reportAlone(
   done = [...done, key];
   setField(ctx, reader, field());
   const outcome = onScan(ctx, 'RFID', valueOf(first, send), at);
+  if (outcome === 'refused') {
+    done = done.filter((k) => k !== key);
+    setField(ctx, reader, { ...field(), waiting: key });
+    return;
+  }
   if (outcome === 'sent' && settings(config).security.kind !== 'off') {
     s.rfid = { ...s.rfid, owed: { reader, itemId: valueOf(first, send), uids: parts.map((t) => t.uid) } };
   }

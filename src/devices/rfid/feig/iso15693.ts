@@ -15,8 +15,13 @@
  * adds an AFI filter byte. UIDs are sent most significant byte first (E0 04 …), as FEIG's host
  * protocol has them. DB is the block as the reader hands it over: FEIG readers send each block's
  * bytes reversed (the last byte of the block first), the driver puts them back in memory order.
- * MEM-SIZE: the first byte is the block size in bytes minus one (5 bits), the second the number of
- * blocks minus one. The NXP custom commands (ICODE SLIX family) set, reset and test the EAS bit;
+ * MEM-SIZE: the first byte is the block size (5 bits), the second the number of blocks — minus one
+ * each as ISO/IEC 15693 encodes them, literally as FEIG's manual describes them, and 0x0000 when
+ * the tag does not support the command. The count is therefore two candidates (n + 1 and n) that
+ * the read of the last block decides, and 0x0000 means "unknown: read until a block is missing";
+ * the block size comes from the read answers (DB-SIZE) instead. The software-version answer is
+ * SW-REV (2 bytes), D-REV, HW-TYPE (the hardware options), SW-TYPE (the reader type), then the
+ * transponder types and buffer sizes. The NXP custom commands (ICODE SLIX family) set, reset and test the EAS bit;
  * a tag whose EAS bit is not set does not answer the EAS alarm, which the reader reports as
  * status 0x01.
  */
@@ -85,21 +90,33 @@ export interface SystemInformation {
   readonly uid: string;
   readonly dsfid: number;
   readonly afi: number;
-  readonly blockSize: number;
-  readonly blockCount: number;
+  /** Block counts to try, most likely first (ISO's n − 1 encoding, then FEIG's literal one); null: 0x0000, unknown. */
+  readonly blockCounts: readonly number[] | null;
   readonly icReference: number;
 }
 
 export function parseSystemInformation(data: Uint8Array): Answer<SystemInformation> {
   if (data.length !== 13) return no(`system information answer of ${data.length} bytes, 13 expected`);
+  const sizeByte = (data[10] ?? 0) & 0x1f;
+  const countByte = data[11] ?? 0;
   return yes({
     dsfid: data[0] ?? 0,
     uid: uidString(data.subarray(1, 9)),
     afi: data[9] ?? 0,
-    blockSize: ((data[10] ?? 0) & 0x1f) + 1,
-    blockCount: (data[11] ?? 0) + 1,
+    blockCounts: sizeByte === 0 && countByte === 0 ? null : countByte === 0 ? [1] : [countByte + 1, countByte],
     icReference: data[12] ?? 0,
   });
+}
+
+export interface SoftwareVersion {
+  readonly firmware: string;
+  readonly hardwareOptions: number;
+  readonly readerType: number;
+}
+
+export function parseSoftwareVersion(data: Uint8Array): Answer<SoftwareVersion> {
+  if (data.length < 5) return no(`software version answer of ${data.length} bytes, at least 5 expected`);
+  return yes({ firmware: `${data[0] ?? 0}.${data[1] ?? 0}.${data[2] ?? 0}`, hardwareOptions: data[3] ?? 0, readerType: data[4] ?? 0 });
 }
 
 export interface BlocksRead {

@@ -49,7 +49,7 @@ const TABLE: Readonly<Record<number, readonly [string, StatusKind | 'ok']>> = {
   0x93: ['data buffer overflow', 'reader'],
   0x94: ['more data', 'ok'],
   0x95: ['ISO 15693 error', 'tag'],
-  0xf1: ['hardware warning', 'rf'],
+  0xf1: ['hardware warning: the firmware does not fit the hardware', 'reader'],
 };
 
 /** ISO/IEC 15693 error codes a 0x95 status carries in its first data byte. */

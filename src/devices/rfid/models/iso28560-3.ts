@@ -97,7 +97,10 @@ function looksLikeBasicBlock(b: Uint8Array): boolean {
   return country === '' || (country !== null && /^[A-Z]{2}$/.test(country));
 }
 
-/** A basic block whose fields could have been written (the version may be unknown to the station). */
+/**
+ * A basic block whose fields could have been written (the version may be unknown to the station,
+ * the item number may be empty: a tag made ready but not yet given an item).
+ */
 function plausibleBlock(b: Uint8Array): boolean {
   const parts = b[1] ?? 0;
   const part = b[2] ?? 0;
@@ -108,9 +111,49 @@ function plausibleBlock(b: Uint8Array): boolean {
     part >= 1 &&
     part <= parts &&
     pii !== null &&
-    /^[\x20-\x7e]+$/.test(pii) &&
+    /^[\x20-\x7e]*$/.test(pii) &&
     (country === '' || (country !== null && /^[A-Z]{2}$/.test(country)))
   );
+}
+
+/**
+ * What this model says of the tag: `certain` when a basic block's CRC holds (in either block
+ * order) — then the tag is this model and no other decoder's reading may be taken, whatever this
+ * model makes of it (an item, a blank made ready without an item number, an unknown version) —
+ * or a guess by structure alone (a block that looks like this model but fails its CRC, or is too
+ * short to carry one). null: nothing here reads as this model.
+ */
+export function readIso28560_3(mem: TagMemory): { readonly certain: boolean; readonly result: DecodedTag } | null {
+  const { bytes, blockSize } = mem;
+  if (bytes.length < BASIC_BLOCK_BYTES) {
+    return looksLikeBasicBlock(bytes)
+      ? { certain: false, result: unreadable('truncated', `${bytes.length} bytes read, the basic block needs ${BASIC_BLOCK_BYTES}`) }
+      : null;
+  }
+  const reversed = blockSize > 1 ? reverseBlocks(bytes, blockSize) : null;
+  const orders: { block: Uint8Array; note: string | null }[] = [{ block: bytes, note: null }];
+  if (reversed !== null) orders.push({ block: reversed, note: `blocks of ${blockSize} bytes stored reversed` });
+  // A CRC that matches by chance (one in 65536) on bytes that are no basic block is not this model.
+  const valid = orders.filter((o) => basicBlockCrc(o.block) === storedCrc(o.block) && plausibleBlock(o.block));
+  const first = valid[0];
+  if (first === undefined) {
+    const seen = orders.find((o) => looksLikeBasicBlock(o.block));
+    if (seen === undefined) return null;
+    return {
+      certain: false,
+      result: unreadable(
+        'damaged',
+        `ISO 28560-3 CRC mismatch: stored ${hex([seen.block[CRC_AT] ?? 0, seen.block[CRC_AT + 1] ?? 0])}, computed ${basicBlockCrc(seen.block).toString(16).padStart(4, '0')} (lsb last)`,
+      ),
+    };
+  }
+  const readings = valid.map((o) => basicBlock(o.block, o.note));
+  const second = readings[1];
+  if (second !== undefined && says(second) !== says(readings[0])) {
+    // Both block orders carry a valid CRC and say different things: which one is the tag's is a guess.
+    return { certain: true, result: unreadable('damaged', 'ISO 28560-3 basic block valid in both block orders with different contents') };
+  }
+  return { certain: true, result: readings[0] ?? basicBlock(first.block, first.note) };
 }
 
 /**
@@ -118,25 +161,18 @@ function plausibleBlock(b: Uint8Array): boolean {
  * order, and nothing that reads like a basic block).
  */
 export function decodeIso28560_3(mem: TagMemory): DecodedTag | null {
-  const { bytes, blockSize } = mem;
-  if (bytes.length < BASIC_BLOCK_BYTES) {
-    return looksLikeBasicBlock(bytes) ? unreadable('truncated', `${bytes.length} bytes read, the basic block needs ${BASIC_BLOCK_BYTES}`) : null;
-  }
-  const reversed = blockSize > 1 ? reverseBlocks(bytes, blockSize) : null;
-  const orders: { block: Uint8Array; note: string | null }[] = [{ block: bytes, note: null }];
-  if (reversed !== null) orders.push({ block: reversed, note: `blocks of ${blockSize} bytes stored reversed` });
-  // A CRC that matches by chance (one in 65536) on bytes that are no basic block is not this model.
-  const valid = orders.find((o) => basicBlockCrc(o.block) === storedCrc(o.block) && plausibleBlock(o.block));
-  if (valid === undefined) {
-    const seen = orders.find((o) => looksLikeBasicBlock(o.block));
-    if (seen === undefined) return null;
-    return unreadable(
-      'damaged',
-      `ISO 28560-3 CRC mismatch: stored ${hex([seen.block[CRC_AT] ?? 0, seen.block[CRC_AT + 1] ?? 0])}, computed ${basicBlockCrc(seen.block).toString(16).padStart(4, '0')} (lsb last)`,
-    );
-  }
-  const b = valid.block;
-  const notes: string[] = valid.note === null ? [] : [valid.note];
+  return readIso28560_3(mem)?.result ?? null;
+}
+
+/** What a reading says, without how it was found (its notes). */
+function says(r: DecodedTag | undefined): string {
+  if (r === undefined) return '';
+  return r.kind === 'item' ? JSON.stringify([r.itemId, r.set, r.owner]) : r.problem;
+}
+
+/** A basic block whose CRC holds, read. */
+function basicBlock(b: Uint8Array, orderNote: string | null): DecodedTag {
+  const notes: string[] = orderNote === null ? [] : [orderNote];
   const v = versionOf(b[0] ?? 0);
   if (v === null) return unreadable('unknown', `ISO 28560-3 basic block with an unknown version byte 0x${hex([b[0] ?? 0])}`);
   if (v.swapped) notes.push('version and usage nibbles swapped');
@@ -145,7 +181,8 @@ export function decodeIso28560_3(mem: TagMemory): DecodedTag | null {
   const part = b[2] ?? 0;
   if (parts < 1 || part < 1 || part > parts) return unreadable('damaged', `set information part ${part} of ${parts}`);
   const pii = paddedText(b, PII_START, PII_END);
-  if (pii === null || pii === '') return unreadable('damaged', 'no Primary Item Identifier in the basic block');
+  if (pii === null) return unreadable('damaged', 'the Primary Item Identifier field is not NUL-padded text');
+  if (pii === '') return unreadable('blank', 'ISO 28560-3 basic block with a valid CRC and no Primary Item Identifier (made ready, no item yet)');
   if (!isUsableIdentifier(pii)) return unreadable('damaged', 'the Primary Item Identifier has control characters');
   const country = paddedText(b, COUNTRY_AT, ISIL_AT);
   const isil = paddedText(b, ISIL_AT, BASIC_BLOCK_BYTES);
