@@ -6,6 +6,7 @@ import { readFileSync } from 'node:fs';
 import { configDigest } from '../config/read.js';
 import type { StationConfig } from '../config/schema.js';
 import type { Device, DoorState } from '../devices/types.js';
+import { maskIdentifier } from '../log.js';
 import type { Alarm, DoorOutcome, ModeKind, SecurityFailure } from '../station/core-types.js';
 import type { EventRecord } from '../station/runtime.js';
 import { VERSION } from '../version.js';
@@ -122,7 +123,7 @@ export interface StatusBody {
   /**
    * Library tags on host-mode RFID readers: the deposited item whose security bit is being cleared
    * now (tags still to verify), and the last ones that could not be cleared (the exit gates may
-   * alarm for them), oldest first. The readers' health is in `devices`.
+   * alarm for them), oldest first; items and tags masked (maskIdentifier). The readers' health is in `devices`.
    */
   readonly rfid: {
     readonly securityPending: {
@@ -205,8 +206,13 @@ export function buildStatus(supervisor: Supervisor, who: Technician, eventCount:
       securityPending:
         snap.rfid.job === null
           ? null
-          : { reader: snap.rfid.job.reader, itemId: snap.rfid.job.itemId, remaining: snap.rfid.job.remaining, lastReason: snap.rfid.job.lastReason },
-      securityFailures: snap.rfid.failures,
+          : {
+              reader: snap.rfid.job.reader,
+              itemId: maskIdentifier(snap.rfid.job.itemId),
+              remaining: snap.rfid.job.remaining.map(maskIdentifier),
+              lastReason: snap.rfid.job.lastReason,
+            },
+      securityFailures: snap.rfid.failures.map((f) => ({ ...f, itemId: maskIdentifier(f.itemId), uids: f.uids.map(maskIdentifier) })),
     },
     release: config.metrics.installStatusFile === null ? null : releaseView(readInstallRecord(config.metrics.installStatusFile), VERSION),
     config: publicConfig(supervisor.config),

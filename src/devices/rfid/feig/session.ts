@@ -8,6 +8,7 @@
  * profile defaults to (a reader reconfigured by its vendor's tool says otherwise).
  */
 import { RfidReaderError } from '../errors.js';
+import { maskIdentifier } from '../../../log.js';
 import { Exchanger } from '../exchange.js';
 import type { InventoryTag, ReaderFamily, ReaderLink, ReaderSession, SessionOptions, TagInfo } from '../family.js';
 import { BROADCAST, encodeFrame, FrameParser, type Frame } from './frame.js';
@@ -79,9 +80,10 @@ class FeigSession implements ReaderSession {
   }
 
   async tagInfo(uid: string): Promise<TagInfo> {
-    const f = await this.checked(CMD.iso, requests.systemInformation(uid), `system information of ${uid}`);
-    const info = this.value(parseSystemInformation(f.data), `system information of ${uid}`);
-    if (info.uid !== uid) throw new RfidReaderError(this.o.device, 'reply', `system information answered for ${info.uid}, asked for ${uid}`);
+    const f = await this.checked(CMD.iso, requests.systemInformation(uid), `system information of ${maskIdentifier(uid)}`);
+    const info = this.value(parseSystemInformation(f.data), `system information of ${maskIdentifier(uid)}`);
+    if (info.uid !== uid)
+      throw new RfidReaderError(this.o.device, 'reply', `system information answered for ${maskIdentifier(info.uid)}, asked for ${maskIdentifier(uid)}`);
     return { uid, dsfid: info.dsfid, afi: info.afi, blockSize: info.blockSize, blockCount: info.blockCount };
   }
 
@@ -89,7 +91,7 @@ class FeigSession implements ReaderSession {
     const out = new Uint8Array(count * blockSize);
     for (let done = 0; done < count;) {
       const n = Math.min(this.o.blocksPerRead, count - done);
-      const what = `read of blocks ${first + done}–${first + done + n - 1} of ${uid}`;
+      const what = `read of blocks ${first + done}–${first + done + n - 1} of ${maskIdentifier(uid)}`;
       const f = await this.checked(CMD.iso, requests.readBlocks(uid, first + done, n), what);
       const read = this.value(parseReadBlocks(f.data, n), what);
       if (read.blockSize !== blockSize)
@@ -101,15 +103,15 @@ class FeigSession implements ReaderSession {
   }
 
   async writeAfi(uid: string, afi: number): Promise<void> {
-    await this.checked(CMD.iso, requests.writeAfi(uid, afi), `AFI write to ${uid}`);
+    await this.checked(CMD.iso, requests.writeAfi(uid, afi), `AFI write to ${maskIdentifier(uid)}`);
   }
 
   async setEas(uid: string, enabled: boolean): Promise<void> {
-    await this.checked(CMD.custom, requests.nxp(enabled ? NXP.setEas : NXP.resetEas, uid), `EAS ${enabled ? 'set' : 'reset'} on ${uid}`);
+    await this.checked(CMD.custom, requests.nxp(enabled ? NXP.setEas : NXP.resetEas, uid), `EAS ${enabled ? 'set' : 'reset'} on ${maskIdentifier(uid)}`);
   }
 
   async easEnabled(uid: string): Promise<boolean> {
-    const f = await this.checked(CMD.custom, requests.nxp(NXP.easAlarm, uid), `EAS alarm of ${uid}`, [STATUS.ok, STATUS.noTransponder]);
+    const f = await this.checked(CMD.custom, requests.nxp(NXP.easAlarm, uid), `EAS alarm of ${maskIdentifier(uid)}`, [STATUS.ok, STATUS.noTransponder]);
     return f.status === STATUS.ok;
   }
 }
