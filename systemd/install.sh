@@ -260,6 +260,9 @@ if [ -n "$PACKAGE_RELEASE" ] || [ -f "$ROOT/usr/lib/$NAME/release/manifest.json"
 if [ "$PACKAGED" = 1 ]; then UNIT_DIR="$ROOT/usr/lib/systemd/system"; else UNIT_DIR="$ROOT/usr/local/lib/systemd/system"; fi
 readonly UNIT_DIR PACKAGED
 readonly INSTALLER_COPY="$ROOT/usr/local/lib/$NAME/install.sh"
+# journald's settings for the station's journal namespace (LogNamespace=): retention 14 days. The
+# package ships its own copy under /usr/lib; an operator's drop-in in /etc/systemd overrides it.
+readonly JOURNALD_DROPIN_DIR="$ROOT/usr/local/lib/systemd/journald@$NAME.conf.d"
 
 cleanup() {
   if [ -n "$TMP" ]; then rm -rf "$TMP"; fi
@@ -813,6 +816,10 @@ activate() {
       ensure_file "$RELEASES/$version/systemd/tmpfiles.conf" "$ROOT/usr/local/lib/tmpfiles.d/$NAME.conf" 0644 root root && systemd_running; then
       host systemd-tmpfiles --create "/usr/local/lib/tmpfiles.d/$NAME.conf"
     fi
+    if [ -f "$RELEASES/$version/systemd/journald@$NAME.conf" ]; then
+      ensure_dir "$JOURNALD_DROPIN_DIR" 0755 root root
+      ensure_file "$RELEASES/$version/systemd/journald@$NAME.conf" "$JOURNALD_DROPIN_DIR/50-$NAME.conf" 0644 root root || true
+    fi
     mkdir -p "$BIN"
     write_wrapper "$NAME" app/main.js dist/src/main.js
     write_wrapper stationctl app/stationctl.js dist/src/cli/stationctl.js
@@ -1116,7 +1123,7 @@ switch_and_prove() {
   state_save
   if [ -z "$from" ] || [ "$from" = "$to" ] || [ ! -d "$RELEASES/$from" ]; then
     journal err "release $to is not healthy: $why (no previous release to go back to)"
-    say "error: release $to is not healthy: $why. There is no proven release to go back to: journalctl -u $NAME"
+    say "error: release $to is not healthy: $why. There is no proven release to go back to: journalctl --namespace=+$NAME -u $NAME"
     ROLLED_BACK=1
     return 1
   fi
@@ -1148,7 +1155,7 @@ roll_back_to() {
   S_result=rollback-failed; S_reason="$why; $from: $WHY"
   state_save
   journal crit "upgrade from $from to $to failed: $why; the rollback to $from failed too: $WHY"
-  die "upgrade to $to failed ($why) and $from did not come back either ($WHY): journalctl -u $NAME"
+  die "upgrade to $to failed ($why) and $from did not come back either ($WHY): journalctl --namespace=+$NAME -u $NAME"
 }
 
 # settle_current: an earlier run was cut off (apt killed, the lock wait, a power cut not yet
@@ -1379,7 +1386,7 @@ first_install() {
       S_proof=failed; S_result=failed; S_reason="$WHY"
       state_save
       journal err "release $RELEASE is not healthy: $WHY (no previous release to go back to)"
-      say "error: release $RELEASE is not healthy: $WHY: journalctl -u $NAME"
+      say "error: release $RELEASE is not healthy: $WHY: journalctl --namespace=+$NAME -u $NAME"
       ROLLED_BACK=1
     fi
   elif [ ! -f "$CREDS/station-password" ]; then
@@ -1415,7 +1422,7 @@ same_version() {
   S_proof=failed; S_result=failed; S_reason="$WHY"
   state_save
   journal err "release $RELEASE is not healthy after its restart: $WHY"
-  say "error: release $RELEASE is not healthy: $WHY: journalctl -u $NAME"
+  say "error: release $RELEASE is not healthy: $WHY: journalctl --namespace=+$NAME -u $NAME"
   ROLLED_BACK=1
 }
 
@@ -1562,6 +1569,18 @@ do_status() {
   exit 1
 }
 
+# The station's journal namespace (its log lines, patrons' masked identifiers among them): its
+# journald stopped, then its files, persistent and volatile, erased. The system journal keeps only
+# systemd's own lines about the unit (started, stopped, exit status).
+purge_journal() {
+  host systemctl stop "systemd-journald@$NAME.socket" "systemd-journald-varlink@$NAME.socket" "systemd-journald@$NAME.service" || true
+  local d
+  for d in "$ROOT"/var/log/journal/*."$NAME" "$ROOT"/run/log/journal/*."$NAME"; do
+    [ -d "$d" ] && rm -rf "$d"
+  done
+  return 0
+}
+
 do_uninstall() {
   [ "$PACKAGED" = 0 ] || die "installed by the Debian package: apt-get remove $NAME (purge: apt-get purge $NAME)"
   TMP="$(mktemp -d)"
@@ -1574,12 +1593,14 @@ do_uninstall() {
     [ -f "$f" ] && rm -f "$f"
   done
   rm -f "$UDEV_DEST" "$BIN/$NAME" "$BIN/stationctl" "$INSTALLER_COPY" "$ROOT/usr/local/lib/tmpfiles.d/$NAME.conf" "$INSTALL_LOCK"
-  rmdir "$(dirname "$INSTALLER_COPY")" 2>/dev/null || true
+  rm -f "$JOURNALD_DROPIN_DIR/50-$NAME.conf"
+  rmdir "$(dirname "$INSTALLER_COPY")" "$JOURNALD_DROPIN_DIR" 2>/dev/null || true
   rm -rf "$OPT"
   host systemctl daemon-reload
   host udevadm control --reload
   if [ "$PURGE" = 1 ]; then
     rm -rf "$ETC" "$ROOT/var/lib/$NAME"
+    purge_journal
     rm -f "$VENDOR_KEY"
     if id_of passwd "$NAME" >/dev/null; then accounts userdel "$NAME"; fi
     if id_of group "$NAME" >/dev/null; then accounts groupdel "$NAME"; fi

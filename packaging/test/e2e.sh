@@ -92,7 +92,7 @@ fail() {
   printf '[e2e %4ss] FAILED: %s\n' "$SECONDS" "$*" >&2
   if [ "$DIAGNOSE" = 1 ]; then
     DIAGNOSE=0
-    on sh -c 'journalctl -u pickup-station -u pickup-station-upgrade -u pickup-station-repair -t pickup-station-install -n 80 --no-pager -o short-monotonic;
+    on sh -c 'journalctl --namespace=+pickup-station -u pickup-station -u pickup-station-upgrade -u pickup-station-repair -t pickup-station-install -n 80 --no-pager -o short-monotonic;
       echo "doors: $(cat /var/lib/pickup-station/doors.json)"; echo "record: $(cat /opt/pickup-station/install-status.json 2>&1)";
       echo "update lock: $(cat /run/pickup-station/updates.lock 2>&1)"; echo "release: $(cat /run/pickup-station/release.json 2>&1)";
       dpkg-query -W -f="dpkg: \${db:Status-Abbrev} \${Version}\n" pickup-station' 2>&1 |
@@ -181,7 +181,7 @@ locks_off() { # every lock output in the simulated cabinet is OFF (a pulse in pr
 # The station's own dark time in a step: from systemd's first "Stopping" of the unit to its last
 # "Started" (no daemon running in between), from the journal since SINCE (epoch seconds).
 service_gap() {
-  on journalctl -u pickup-station --no-pager -o short-unix --since "@$1" | awk '
+  on journalctl --namespace=+pickup-station -u pickup-station --no-pager -o short-unix --since "@$1" | awk '
     / Stopping pickup-station.service/ && !a { a = $1 }
     / Started pickup-station.service/ && a { b = $1 }
     END { if (a && b) printf "%.1f s", b - a; else print "n/a" }'

@@ -93,6 +93,7 @@ function bundle(version: string, opts: BundleOpts = {}): string {
     'systemd/pickup-station-repair.service': HELPER('repair'),
     'systemd/pickup-station-upgrade.service': HELPER('upgrade'),
     'systemd/tmpfiles.conf': readFileSync(join(SCRIPT, '../tmpfiles.conf'), 'utf8'),
+    'systemd/journald@pickup-station.conf': readFileSync(join(SCRIPT, '../journald@pickup-station.conf'), 'utf8'),
     'hardware/99-pickup-station.rules': 'SUBSYSTEM=="hidraw", GROUP="pickup-hid", MODE="0660"\n',
     ...opts.extra,
   };
@@ -206,6 +207,8 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     expect(read('usr/local/lib/pickup-station/install.sh')).toBe(readFileSync(SCRIPT, 'utf8'));
     expect(stat('usr/local/lib/pickup-station/install.sh')).toEqual({ mode: '755', owner: '0:0' });
     expect(read('usr/local/lib/tmpfiles.d/pickup-station.conf')).toContain('d /run/pickup-station-metrics 0755 pickup-station pickup-station');
+    // The journal namespace's retention, as a drop-in an operator's own in /etc/systemd overrides.
+    expect(read('usr/local/lib/systemd/journald@pickup-station.conf.d/50-pickup-station.conf')).toContain('MaxRetentionSec=14day');
     // The kiosk page's socket beside it, not enabled (a kiosk station enables it).
     expect(read('usr/local/lib/systemd/system/pickup-station-kiosk.socket')).toBe(KIOSK_SOCKET);
     expect(stat('usr/local/lib/systemd/system/pickup-station-kiosk.socket')).toEqual({ mode: '644', owner: '0:0' });
@@ -329,6 +332,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
       'usr/local/lib/systemd/system/pickup-station-upgrade.service',
       'usr/local/lib/pickup-station',
       'usr/local/lib/tmpfiles.d/pickup-station.conf',
+      'usr/local/lib/systemd/journald@pickup-station.conf.d',
       'etc/systemd/system/multi-user.target.wants/pickup-station.service',
       'etc/udev/rules.d/99-pickup-station.rules',
       'usr/local/bin/stationctl',
@@ -344,8 +348,21 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
       'udevadm control --reload',
     ]);
 
+    // The namespace's journal as journald keeps it (persistent and volatile): kept by a plain uninstall.
+    const journals = ['var/log/journal/0123456789abcdef0123456789abcdef.pickup-station', 'run/log/journal/0123456789abcdef0123456789abcdef.pickup-station'];
+    for (const j of journals) {
+      mkdirSync(join(root, j), { recursive: true });
+      writeFileSync(join(root, j, 'system.journal'), 'lines');
+    }
+    mkdirSync(join(root, 'var/log/journal/0123456789abcdef0123456789abcdef'));
     const purge = install(['--uninstall', '--purge']);
     expect(purge.status, purge.out).toBe(0);
+    expect(purge.commands).toContain(
+      'systemctl stop systemd-journald@pickup-station.socket systemd-journald-varlink@pickup-station.socket systemd-journald@pickup-station.service',
+    );
+    for (const j of journals) expect(existsSync(join(root, j)), j).toBe(false);
+    // The system's own journal stays.
+    expect(existsSync(join(root, 'var/log/journal/0123456789abcdef0123456789abcdef'))).toBe(true);
     expect(existsSync(join(root, 'etc/pickup-station'))).toBe(false);
     expect(idOf('passwd', 'pickup-station')).toBeUndefined();
     expect(idOf('group', 'pickup-station')).toBeUndefined();
@@ -355,7 +372,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     const left = Object.keys(snapshot()).filter((p) => !(p in pristine));
     for (const p of left)
       expect(p).toMatch(
-        /^(opt|run|etc\/(passwd-|group-|systemd(\/system(\/multi-user\.target\.wants)?)?|udev(\/rules\.d)?)|usr(\/local(\/bin|\/lib(\/systemd(\/system)?|\/tmpfiles\.d)?)?|\/share(\/keyrings)?)?)$/,
+        /^(opt|run(\/log(\/journal)?)?|var(\/log(\/journal(\/0123456789abcdef0123456789abcdef)?)?)?|etc\/(passwd-|group-|systemd(\/system(\/multi-user\.target\.wants)?)?|udev(\/rules\.d)?)|usr(\/local(\/bin|\/lib(\/systemd(\/system)?|\/tmpfiles\.d)?)?|\/share(\/keyrings)?)?)$/,
       );
     expect(existsSync(join(root, 'usr/share/keyrings/pickup-station-archive-keyring.gpg'))).toBe(false);
     expect(idOf('group', 'pickup-hid')).toBeDefined();

@@ -150,6 +150,13 @@ describe('pickup-station.service', () => {
     expect(svc['PrivateDevices']).toBeUndefined();
   });
 
+  it("logs into the station's own journal namespace, whose journald keeps 14 days and rotates daily", () => {
+    expect(one('LogNamespace')).toBe('pickup-station');
+    const journald = parse(readFileSync(join(REPO, 'systemd/journald@pickup-station.conf'), 'utf8'))['Journal']!;
+    expect(journald['MaxRetentionSec']).toEqual(['14day']);
+    expect(journald['MaxFileSec']).toEqual(['1day']);
+  });
+
   it('every exception carries its reason in a comment', () => {
     for (const why of ['MemoryDenyWriteExecute', 'PrivateUsers', 'IPAddressDeny', 'AF_NETLINK', '/sys/class/gpio', 'ProcSubset']) expect(TEXT).toContain(why);
   });
