@@ -37,8 +37,12 @@
 #   /etc/pickup-station/config.json           0640 root:pickup-station, from the template once,
 #                                             never overwritten
 #   /etc/pickup-station/credentials/          0700 root:root
-#     station-password, technician-tokens     0600 root:root (systemd's LoadCredential= reads them
-#                                             as root and hands the service a private copy)
+#     station-password.cred, technician-tokens.cred   0600 root:root, encrypted for this board
+#                                             (systemd-creds encrypt --with-key=auto: its TPM2 and
+#                                             host key, the host key alone without a TPM); systemd's
+#                                             LoadCredentialEncrypted= decrypts them as root and hands
+#                                             the service a private copy. A plain-text credential of
+#                                             an earlier release is encrypted and then removed.
 #   /usr/local/bin/pickup-station, stationctl small wrappers running the current release
 #   user pickup-station (system, no login, home /var/lib/pickup-station = the unit's StateDirectory),
 #   group pickup-station; groups gpio, dialout, pickup-hid, i2c, audio created if missing.
@@ -159,7 +163,9 @@ Options:
                          the user and group pickup-station
   --status               print the installer's record; exit 0 when the installed release runs
                          proven, 2 while an upgrade is pending, 1 otherwise
-  --password-file FILE   install FILE as the station-password credential (0600 root)
+  --password-file FILE   install FILE as the station-password credential, encrypted for this board
+                         (systemd-creds, its TPM2 and host key; PICKUP_CREDENTIAL_KEY overrides
+                         --with-key=auto)
   --no-start             install and enable, but do not (re)start
   --lock-wait SECONDS    wait at most this long for the station to be free before deferring the
                          switch to pickup-station-upgrade.service (default 60)
@@ -837,6 +843,35 @@ reload_units() {
 }
 
 # --- config and credentials -------------------------------------------------------------------
+# systemd-creds of the machine the credentials are for. With --root the target's keys are not this
+# machine's: a credential is then written only when SYSTEMD_CREDS names a command that seals for the
+# target (the tests' board), never with this machine's host key.
+read -r -a SYSTEMD_CREDS_CMD <<<"${SYSTEMD_CREDS:-systemd-creds}"
+readonly CREDENTIAL_KEY="${PICKUP_CREDENTIAL_KEY:-auto}"
+readonly SEALED_CREDENTIALS=(station-password technician-tokens)
+can_seal() { [ "$LIVE" = 1 ] || [ -n "${SYSTEMD_CREDS:-}" ]; }
+
+# seal_credential NAME PLAIN_FILE: PLAIN_FILE encrypted as $CREDS/NAME.cred; returns 1 (nothing
+# written) when the one there already decrypts to the same bytes (the plain text only ever goes
+# through a pipe, never to a file).
+seal_credential() {
+  local name="$1" src="$2" dest="$CREDS/$1.cred"
+  if [ -f "$dest" ] && "${SYSTEMD_CREDS_CMD[@]}" decrypt --name="$name" "$dest" - 2>/dev/null | cmp -s - "$src"; then
+    return 1
+  fi
+  "${SYSTEMD_CREDS_CMD[@]}" encrypt --with-key="$CREDENTIAL_KEY" --name="$name" "$src" "$TMP/$name.cred" >/dev/null ||
+    die "cannot encrypt the credential $name (systemd-creds encrypt --with-key=$CREDENTIAL_KEY)"
+  ensure_file "$TMP/$name.cred" "$dest" 0600 root root
+  rm -f "$TMP/$name.cred"
+  return 0
+}
+
+# A plain-text file gone: overwritten first where the filesystem lets it (flash cards may keep old
+# blocks: docs/operating.md says so), then removed.
+remove_plain() {
+  if command -v shred >/dev/null 2>&1; then shred -u -z "$1" 2>/dev/null || rm -f "$1"; else rm -f "$1"; fi
+}
+
 ensure_config() {
   ensure_dir "$ETC" 0750 root "$NAME"
   if [ ! -e "$ETC/config.json" ]; then
@@ -848,15 +883,30 @@ ensure_config() {
     fi
   fi
   ensure_dir "$CREDS" 0700 root root
+  local name
   if [ -n "$PASSWORD_FILE" ]; then
     [ -f "$PASSWORD_FILE" ] || die "no password file $PASSWORD_FILE"
-    if ensure_file "$PASSWORD_FILE" "$CREDS/station-password" 0600 root root; then PASSWORD_CHANGED=1; say "installed the station password"; fi
+    can_seal || die "--password-file with --root: a credential is encrypted for the board's own TPM and host key; run install.sh --password-file on the board"
+    if seal_credential station-password "$PASSWORD_FILE"; then PASSWORD_CHANGED=1; say "installed the station password, encrypted ($CREDS/station-password.cred)"; fi
   fi
-  # LoadCredential= of a missing file fails the start: an empty token list means "no technician
-  # may log in" until one is added.
-  if [ ! -e "$CREDS/technician-tokens" ]; then
+  # Plain-text credentials (an earlier release, or put there by hand): encrypted, then removed.
+  for name in "${SEALED_CREDENTIALS[@]}"; do
+    [ -f "$CREDS/$name" ] || continue
+    if ! can_seal; then
+      say "warning: $CREDS/$name is plain text: run install.sh on the board to encrypt it"
+      continue
+    fi
+    if seal_credential "$name" "$CREDS/$name"; then PASSWORD_CHANGED=1; fi
+    remove_plain "$CREDS/$name"
+    say "encrypted the credential $name ($CREDS/$name.cred) and removed its plain-text file"
+  done
+  # A credential the unit loads must be there: an empty token list means "no technician may log in"
+  # until one is added (stationctl token new; docs/technician.md). Not in an image being built (no
+  # systemd running): sealing there would make a host key every card flashed from it shares; the
+  # board's first install.sh run (commissioning) writes it.
+  if [ ! -e "$CREDS/technician-tokens.cred" ] && can_seal && systemd_running; then
     : >"$TMP/empty"
-    ensure_file "$TMP/empty" "$CREDS/technician-tokens" 0600 root root || true
+    seal_credential technician-tokens "$TMP/empty" || true
   fi
   local f
   for f in "$CREDS"/*; do
@@ -882,7 +932,7 @@ can_run_now() {
   WHY_NOT=""
   if [ -n "$DEFER" ]; then WHY_NOT="the package is being configured by the installer's own repair"; return 1; fi
   if [ "$START" = 0 ]; then WHY_NOT="--no-start"; return 1; fi
-  if [ ! -f "$CREDS/station-password" ]; then WHY_NOT="no station password yet"; return 1; fi
+  if [ ! -f "$CREDS/station-password.cred" ]; then WHY_NOT="no station password yet"; return 1; fi
   if ! systemd_running; then WHY_NOT="systemd is not running here (a chroot or an image)"; return 1; fi
   case "$(unit_enablement)" in
     masked | masked-runtime) WHY_NOT="the unit is masked"; return 1 ;;
@@ -1389,8 +1439,8 @@ first_install() {
       say "error: release $RELEASE is not healthy: $WHY: journalctl --namespace=+$NAME -u $NAME"
       ROLLED_BACK=1
     fi
-  elif [ ! -f "$CREDS/station-password" ]; then
-    say "not started yet: put the station password into /etc/$NAME/credentials/station-password (0600 root),"
+  elif [ ! -f "$CREDS/station-password.cred" ]; then
+    say "not started yet: install the station password (install.sh --password-file FILE: it is encrypted for this board),"
     say "fill in /etc/$NAME/config.json, then: systemctl start $NAME"
   elif [ "$START" = 0 ]; then
     say "not started (--no-start)"

@@ -301,15 +301,17 @@ async function install() {
 }
 
 async function configure(over = {}) {
-  // docs/operating.md → Configure: the config, the password as a credential file
-  // (install -m 0600 -o root -g root), technician tokens; then a restart.
+  // docs/operating.md → Configure: the config, the password and the technician tokens as
+  // credentials encrypted for this board (systemd-creds encrypt --with-key=auto); then a restart.
   await writeGuest('/root/station-password', STATION.password, '0600');
   await writeGuest('/root/config.json', JSON.stringify(config(over), null, 2));
   const tokens = JSON.stringify([{ name: 'board-test', scope: 'service', hash: `sha256:${createHash('sha256').update(TOKEN).digest('hex')}` }]);
   await writeGuest('/root/technician-tokens', tokens, '0600');
   await g(`install -m 0640 -o root -g pickup-station /root/config.json /etc/pickup-station/config.json &&
-    install -m 0600 -o root -g root /root/station-password /etc/pickup-station/credentials/station-password &&
-    install -m 0600 -o root -g root /root/technician-tokens /etc/pickup-station/credentials/technician-tokens && rm /root/station-password /root/technician-tokens`);
+    systemd-creds encrypt --with-key=auto --name=station-password /root/station-password /etc/pickup-station/credentials/station-password.cred &&
+    systemd-creds encrypt --with-key=auto --name=technician-tokens /root/technician-tokens /etc/pickup-station/credentials/technician-tokens.cred &&
+    chmod 0600 /etc/pickup-station/credentials/station-password.cred /etc/pickup-station/credentials/technician-tokens.cred &&
+    rm /root/station-password /root/technician-tokens`);
   // The one local change, in a drop-in as docs/operating.md "Local changes to the unit" says, and not a
   // sandboxing line: under TCG the first start (no V8 code cache yet) took 96-100 s, over the
   // shipped TimeoutStartSec=90s (a Pi's cores run Node some 10x faster than this emulation).
