@@ -38,6 +38,8 @@ export class People {
   readonly counts: PersonCounts = { deposits: 0, pickups: 0, cancels: 0, forced: 0, notOpened: 0, closedByJanitor: 0, janitorClosed: [] };
   /** Every PIN typed (for the secrets check). */
   readonly pins: string[] = [];
+  /** Every identifier scanned (the secrets check looks for each in full). */
+  readonly identifiers: string[] = [];
   private readonly held = new Set<number>();
   private readonly openSince = new Map<number, number>();
   private stopped = false;
@@ -122,6 +124,7 @@ export class People {
         case 'deposit':
         case 'deposit-cancel': {
           const { identifierValue } = await this.server.call({ op: 'deposit', box }, 'deposit');
+          this.identifiers.push(identifierValue);
           this.sim.scanBarcode(identifierValue);
           if (!(await this.door(box, 'OPEN', 4_000))) {
             this.counts.notOpened++;

@@ -214,7 +214,13 @@ async function main(): Promise<number> {
   await sleep(200);
   child.disconnect();
   const sources = capture.sources([logFile], storage);
-  const leaks = findLeaksIn(sources, { stationId: station.id, password: station.password, tokens: [token], pins: people.pins });
+  const leaks = findLeaksIn(sources, {
+    stationId: station.id,
+    password: station.password,
+    tokens: [token],
+    pins: people.pins,
+    identifiers: people.identifiers,
+  });
 
   // --- the result ----------------------------------------------------------------------------
   const seen = Object.values(report.transitionsSeen).reduce((s, n) => s + n, 0);

@@ -37,8 +37,12 @@
 #   /etc/pickup-station/config.json           0640 root:pickup-station, from the template once,
 #                                             never overwritten
 #   /etc/pickup-station/credentials/          0700 root:root
-#     station-password, technician-tokens     0600 root:root (systemd's LoadCredential= reads them
-#                                             as root and hands the service a private copy)
+#     station-password.cred, technician-tokens.cred   0600 root:root, encrypted for this board
+#                                             (systemd-creds encrypt --with-key=auto: its TPM2 and
+#                                             host key, the host key alone without a TPM); systemd's
+#                                             LoadCredentialEncrypted= decrypts them as root and hands
+#                                             the service a private copy. A plain-text credential of
+#                                             an earlier release is encrypted and then removed.
 #   /usr/local/bin/pickup-station, stationctl small wrappers running the current release
 #   user pickup-station (system, no login, home /var/lib/pickup-station = the unit's StateDirectory),
 #   group pickup-station; groups gpio, dialout, pickup-hid, i2c, audio created if missing.
@@ -159,7 +163,9 @@ Options:
                          the user and group pickup-station
   --status               print the installer's record; exit 0 when the installed release runs
                          proven, 2 while an upgrade is pending, 1 otherwise
-  --password-file FILE   install FILE as the station-password credential (0600 root)
+  --password-file FILE   install FILE as the station-password credential, encrypted for this board
+                         (systemd-creds, its TPM2 and host key; PICKUP_CREDENTIAL_KEY overrides
+                         --with-key=auto)
   --no-start             install and enable, but do not (re)start
   --lock-wait SECONDS    wait at most this long for the station to be free before deferring the
                          switch to pickup-station-upgrade.service (default 60)
@@ -260,6 +266,9 @@ if [ -n "$PACKAGE_RELEASE" ] || [ -f "$ROOT/usr/lib/$NAME/release/manifest.json"
 if [ "$PACKAGED" = 1 ]; then UNIT_DIR="$ROOT/usr/lib/systemd/system"; else UNIT_DIR="$ROOT/usr/local/lib/systemd/system"; fi
 readonly UNIT_DIR PACKAGED
 readonly INSTALLER_COPY="$ROOT/usr/local/lib/$NAME/install.sh"
+# journald's settings for the station's journal namespace (LogNamespace=): retention 14 days. The
+# package ships its own copy under /usr/lib; an operator's drop-in in /etc/systemd overrides it.
+readonly JOURNALD_DROPIN_DIR="$ROOT/usr/local/lib/systemd/journald@$NAME.conf.d"
 
 cleanup() {
   if [ -n "$TMP" ]; then rm -rf "$TMP"; fi
@@ -813,6 +822,10 @@ activate() {
       ensure_file "$RELEASES/$version/systemd/tmpfiles.conf" "$ROOT/usr/local/lib/tmpfiles.d/$NAME.conf" 0644 root root && systemd_running; then
       host systemd-tmpfiles --create "/usr/local/lib/tmpfiles.d/$NAME.conf"
     fi
+    if [ -f "$RELEASES/$version/systemd/journald@$NAME.conf" ]; then
+      ensure_dir "$JOURNALD_DROPIN_DIR" 0755 root root
+      ensure_file "$RELEASES/$version/systemd/journald@$NAME.conf" "$JOURNALD_DROPIN_DIR/50-$NAME.conf" 0644 root root || true
+    fi
     mkdir -p "$BIN"
     write_wrapper "$NAME" app/main.js dist/src/main.js
     write_wrapper stationctl app/stationctl.js dist/src/cli/stationctl.js
@@ -830,6 +843,35 @@ reload_units() {
 }
 
 # --- config and credentials -------------------------------------------------------------------
+# systemd-creds of the machine the credentials are for. With --root the target's keys are not this
+# machine's: a credential is then written only when SYSTEMD_CREDS names a command that seals for the
+# target (the tests' board), never with this machine's host key.
+read -r -a SYSTEMD_CREDS_CMD <<<"${SYSTEMD_CREDS:-systemd-creds}"
+readonly CREDENTIAL_KEY="${PICKUP_CREDENTIAL_KEY:-auto}"
+readonly SEALED_CREDENTIALS=(station-password technician-tokens)
+can_seal() { [ "$LIVE" = 1 ] || [ -n "${SYSTEMD_CREDS:-}" ]; }
+
+# seal_credential NAME PLAIN_FILE: PLAIN_FILE encrypted as $CREDS/NAME.cred; returns 1 (nothing
+# written) when the one there already decrypts to the same bytes (the plain text only ever goes
+# through a pipe, never to a file).
+seal_credential() {
+  local name="$1" src="$2" dest="$CREDS/$1.cred"
+  if [ -f "$dest" ] && "${SYSTEMD_CREDS_CMD[@]}" decrypt --name="$name" "$dest" - 2>/dev/null | cmp -s - "$src"; then
+    return 1
+  fi
+  "${SYSTEMD_CREDS_CMD[@]}" encrypt --with-key="$CREDENTIAL_KEY" --name="$name" "$src" "$TMP/$name.cred" >/dev/null ||
+    die "cannot encrypt the credential $name (systemd-creds encrypt --with-key=$CREDENTIAL_KEY)"
+  ensure_file "$TMP/$name.cred" "$dest" 0600 root root
+  rm -f "$TMP/$name.cred"
+  return 0
+}
+
+# A plain-text file gone: overwritten first where the filesystem lets it (flash cards may keep old
+# blocks: docs/operating.md says so), then removed.
+remove_plain() {
+  if command -v shred >/dev/null 2>&1; then shred -u -z "$1" 2>/dev/null || rm -f "$1"; else rm -f "$1"; fi
+}
+
 ensure_config() {
   ensure_dir "$ETC" 0750 root "$NAME"
   if [ ! -e "$ETC/config.json" ]; then
@@ -841,15 +883,30 @@ ensure_config() {
     fi
   fi
   ensure_dir "$CREDS" 0700 root root
+  local name
   if [ -n "$PASSWORD_FILE" ]; then
     [ -f "$PASSWORD_FILE" ] || die "no password file $PASSWORD_FILE"
-    if ensure_file "$PASSWORD_FILE" "$CREDS/station-password" 0600 root root; then PASSWORD_CHANGED=1; say "installed the station password"; fi
+    can_seal || die "--password-file with --root: a credential is encrypted for the board's own TPM and host key; run install.sh --password-file on the board"
+    if seal_credential station-password "$PASSWORD_FILE"; then PASSWORD_CHANGED=1; say "installed the station password, encrypted ($CREDS/station-password.cred)"; fi
   fi
-  # LoadCredential= of a missing file fails the start: an empty token list means "no technician
-  # may log in" until one is added.
-  if [ ! -e "$CREDS/technician-tokens" ]; then
+  # Plain-text credentials (an earlier release, or put there by hand): encrypted, then removed.
+  for name in "${SEALED_CREDENTIALS[@]}"; do
+    [ -f "$CREDS/$name" ] || continue
+    if ! can_seal; then
+      say "warning: $CREDS/$name is plain text: run install.sh on the board to encrypt it"
+      continue
+    fi
+    if seal_credential "$name" "$CREDS/$name"; then PASSWORD_CHANGED=1; fi
+    remove_plain "$CREDS/$name"
+    say "encrypted the credential $name ($CREDS/$name.cred) and removed its plain-text file"
+  done
+  # A credential the unit loads must be there: an empty token list means "no technician may log in"
+  # until one is added (stationctl token new; docs/technician.md). Not in an image being built (no
+  # systemd running): sealing there would make a host key every card flashed from it shares; the
+  # board's first install.sh run (commissioning) writes it.
+  if [ ! -e "$CREDS/technician-tokens.cred" ] && can_seal && systemd_running; then
     : >"$TMP/empty"
-    ensure_file "$TMP/empty" "$CREDS/technician-tokens" 0600 root root || true
+    seal_credential technician-tokens "$TMP/empty" || true
   fi
   local f
   for f in "$CREDS"/*; do
@@ -875,7 +932,7 @@ can_run_now() {
   WHY_NOT=""
   if [ -n "$DEFER" ]; then WHY_NOT="the package is being configured by the installer's own repair"; return 1; fi
   if [ "$START" = 0 ]; then WHY_NOT="--no-start"; return 1; fi
-  if [ ! -f "$CREDS/station-password" ]; then WHY_NOT="no station password yet"; return 1; fi
+  if [ ! -f "$CREDS/station-password.cred" ]; then WHY_NOT="no station password yet"; return 1; fi
   if ! systemd_running; then WHY_NOT="systemd is not running here (a chroot or an image)"; return 1; fi
   case "$(unit_enablement)" in
     masked | masked-runtime) WHY_NOT="the unit is masked"; return 1 ;;
@@ -1116,7 +1173,7 @@ switch_and_prove() {
   state_save
   if [ -z "$from" ] || [ "$from" = "$to" ] || [ ! -d "$RELEASES/$from" ]; then
     journal err "release $to is not healthy: $why (no previous release to go back to)"
-    say "error: release $to is not healthy: $why. There is no proven release to go back to: journalctl -u $NAME"
+    say "error: release $to is not healthy: $why. There is no proven release to go back to: journalctl --namespace=+$NAME -u $NAME"
     ROLLED_BACK=1
     return 1
   fi
@@ -1148,7 +1205,7 @@ roll_back_to() {
   S_result=rollback-failed; S_reason="$why; $from: $WHY"
   state_save
   journal crit "upgrade from $from to $to failed: $why; the rollback to $from failed too: $WHY"
-  die "upgrade to $to failed ($why) and $from did not come back either ($WHY): journalctl -u $NAME"
+  die "upgrade to $to failed ($why) and $from did not come back either ($WHY): journalctl --namespace=+$NAME -u $NAME"
 }
 
 # settle_current: an earlier run was cut off (apt killed, the lock wait, a power cut not yet
@@ -1379,11 +1436,11 @@ first_install() {
       S_proof=failed; S_result=failed; S_reason="$WHY"
       state_save
       journal err "release $RELEASE is not healthy: $WHY (no previous release to go back to)"
-      say "error: release $RELEASE is not healthy: $WHY: journalctl -u $NAME"
+      say "error: release $RELEASE is not healthy: $WHY: journalctl --namespace=+$NAME -u $NAME"
       ROLLED_BACK=1
     fi
-  elif [ ! -f "$CREDS/station-password" ]; then
-    say "not started yet: put the station password into /etc/$NAME/credentials/station-password (0600 root),"
+  elif [ ! -f "$CREDS/station-password.cred" ]; then
+    say "not started yet: install the station password (install.sh --password-file FILE: it is encrypted for this board),"
     say "fill in /etc/$NAME/config.json, then: systemctl start $NAME"
   elif [ "$START" = 0 ]; then
     say "not started (--no-start)"
@@ -1415,7 +1472,7 @@ same_version() {
   S_proof=failed; S_result=failed; S_reason="$WHY"
   state_save
   journal err "release $RELEASE is not healthy after its restart: $WHY"
-  say "error: release $RELEASE is not healthy: $WHY: journalctl -u $NAME"
+  say "error: release $RELEASE is not healthy: $WHY: journalctl --namespace=+$NAME -u $NAME"
   ROLLED_BACK=1
 }
 
@@ -1562,6 +1619,18 @@ do_status() {
   exit 1
 }
 
+# The station's journal namespace (its log lines, patrons' masked identifiers among them): its
+# journald stopped, then its files, persistent and volatile, erased. The system journal keeps only
+# systemd's own lines about the unit (started, stopped, exit status).
+purge_journal() {
+  host systemctl stop "systemd-journald@$NAME.socket" "systemd-journald-varlink@$NAME.socket" "systemd-journald@$NAME.service" || true
+  local d
+  for d in "$ROOT"/var/log/journal/*."$NAME" "$ROOT"/run/log/journal/*."$NAME"; do
+    [ -d "$d" ] && rm -rf "$d"
+  done
+  return 0
+}
+
 do_uninstall() {
   [ "$PACKAGED" = 0 ] || die "installed by the Debian package: apt-get remove $NAME (purge: apt-get purge $NAME)"
   TMP="$(mktemp -d)"
@@ -1574,12 +1643,14 @@ do_uninstall() {
     [ -f "$f" ] && rm -f "$f"
   done
   rm -f "$UDEV_DEST" "$BIN/$NAME" "$BIN/stationctl" "$INSTALLER_COPY" "$ROOT/usr/local/lib/tmpfiles.d/$NAME.conf" "$INSTALL_LOCK"
-  rmdir "$(dirname "$INSTALLER_COPY")" 2>/dev/null || true
+  rm -f "$JOURNALD_DROPIN_DIR/50-$NAME.conf"
+  rmdir "$(dirname "$INSTALLER_COPY")" "$JOURNALD_DROPIN_DIR" 2>/dev/null || true
   rm -rf "$OPT"
   host systemctl daemon-reload
   host udevadm control --reload
   if [ "$PURGE" = 1 ]; then
     rm -rf "$ETC" "$ROOT/var/lib/$NAME"
+    purge_journal
     rm -f "$VENDOR_KEY"
     if id_of passwd "$NAME" >/dev/null; then accounts userdel "$NAME"; fi
     if id_of group "$NAME" >/dev/null; then accounts groupdel "$NAME"; fi

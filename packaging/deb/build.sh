@@ -11,6 +11,8 @@
 #   /usr/lib/udev/rules.d/99-pickup-station.rules    device permissions (from the release's hardware/)
 #   /usr/lib/sysusers.d/pickup-station.conf      the system user and device groups
 #   /usr/lib/tmpfiles.d/pickup-station.conf      the metrics textfile's folder on tmpfs
+#   /usr/lib/systemd/journald@pickup-station.conf.d/50-pickup-station.conf
+#                                                the station's journal namespace: kept 14 days
 #   /usr/bin/pickup-station, /usr/bin/stationctl run /opt/pickup-station/current
 #   /etc/default/pickup-station                  upgrade settings (conffile)
 # and the maintainer scripts of packaging/deb/debian/: postinst hands the release to its own
@@ -89,7 +91,7 @@ depends=("${runtime[@]}" "libc6${glibc_min:+ (>= $glibc_min)}" "systemd (>= 250)
 
 PKG=$WORK/pkg
 install -d -m 0755 "$PKG/DEBIAN" "$PKG/usr/lib/pickup-station" "$PKG/usr/lib/systemd/system" "$PKG/usr/lib/udev/rules.d" \
-  "$PKG/usr/lib/sysusers.d" "$PKG/usr/lib/tmpfiles.d" "$PKG/usr/bin" "$PKG/etc/default" "$PKG/usr/share/doc/pickup-station"
+  "$PKG/usr/lib/sysusers.d" "$PKG/usr/lib/tmpfiles.d" "$PKG/usr/lib/systemd/journald@pickup-station.conf.d" "$PKG/usr/bin" "$PKG/etc/default" "$PKG/usr/share/doc/pickup-station"
 cp -a "$SRC" "$PKG/usr/lib/pickup-station/release"
 # The installer's own units; the release's units (pickup-station.service, the kiosk's) are written
 # by install.sh at each switch, from the release switched to.
@@ -102,6 +104,7 @@ if [ -f "$SRC/hardware/99-pickup-station.rules" ]; then
 fi
 install -m 0644 "$HERE/debian/sysusers.conf" "$PKG/usr/lib/sysusers.d/pickup-station.conf"
 install -m 0644 "$SRC/systemd/tmpfiles.conf" "$PKG/usr/lib/tmpfiles.d/pickup-station.conf"
+install -m 0644 "$SRC/systemd/journald@pickup-station.conf" "$PKG/usr/lib/systemd/journald@pickup-station.conf.d/50-pickup-station.conf"
 install -m 0644 "$HERE/debian/default" "$PKG/etc/default/pickup-station"
 if [ "$NODE_BUNDLED" = 1 ]; then
   # The release's own Node is nodejs.org's binary, which links zlib (and OpenSSL, ICU) statically;

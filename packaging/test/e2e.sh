@@ -92,7 +92,7 @@ fail() {
   printf '[e2e %4ss] FAILED: %s\n' "$SECONDS" "$*" >&2
   if [ "$DIAGNOSE" = 1 ]; then
     DIAGNOSE=0
-    on sh -c 'journalctl -u pickup-station -u pickup-station-upgrade -u pickup-station-repair -t pickup-station-install -n 80 --no-pager -o short-monotonic;
+    on sh -c 'journalctl --namespace=+pickup-station -u pickup-station -u pickup-station-upgrade -u pickup-station-repair -t pickup-station-install -n 80 --no-pager -o short-monotonic;
       echo "doors: $(cat /var/lib/pickup-station/doors.json)"; echo "record: $(cat /opt/pickup-station/install-status.json 2>&1)";
       echo "update lock: $(cat /run/pickup-station/updates.lock 2>&1)"; echo "release: $(cat /run/pickup-station/release.json 2>&1)";
       dpkg-query -W -f="dpkg: \${db:Status-Abbrev} \${Version}\n" pickup-station' 2>&1 |
@@ -181,7 +181,7 @@ locks_off() { # every lock output in the simulated cabinet is OFF (a pulse in pr
 # The station's own dark time in a step: from systemd's first "Stopping" of the unit to its last
 # "Started" (no daemon running in between), from the journal since SINCE (epoch seconds).
 service_gap() {
-  on journalctl -u pickup-station --no-pager -o short-unix --since "@$1" | awk '
+  on journalctl --namespace=+pickup-station -u pickup-station --no-pager -o short-unix --since "@$1" | awk '
     / Stopping pickup-station.service/ && !a { a = $1 }
     / Started pickup-station.service/ && a { b = $1 }
     END { if (a && b) printf "%.1f s", b - a; else print "n/a" }'
@@ -289,8 +289,9 @@ step_configure() {
 EOF
   put "$WORK/config.json" /etc/pickup-station/config.json
   printf '%s' "$pw" >"$WORK/pw"
-  put "$WORK/pw" /etc/pickup-station/credentials/station-password
-  on sh -c 'chmod 0600 /etc/pickup-station/credentials/station-password; chown root:pickup-station /etc/pickup-station/config.json; chmod 0640 /etc/pickup-station/config.json'
+  # The password as the operator commissions it: encrypted for this machine (docs/operating.md).
+  put "$WORK/pw" /root/station-password
+  on sh -c 'systemd-creds encrypt --with-key=auto --name=station-password /root/station-password /etc/pickup-station/credentials/station-password.cred && rm /root/station-password; chmod 0600 /etc/pickup-station/credentials/station-password.cred; chown root:pickup-station /etc/pickup-station/config.json; chmod 0640 /etc/pickup-station/config.json'
   # The package's conffile, as a fleet sets it: defer at once when the station is in use.
   on sh -c "printf 'LOCK_WAIT=0\nHEALTH_WAIT=$HEALTH_WAIT\nDEFER_WAIT=$((600 * SLOW))\nREPAIR_WAIT=$((60 * SLOW))\n' > /etc/default/pickup-station"
   local t=$SECONDS
@@ -523,7 +524,7 @@ step_remove() {
   on systemctl is-active pickup-station >/dev/null && fail "still active after remove"
   locks_off
   on test -f /etc/pickup-station/config.json || fail "remove took the config"
-  on test -f /etc/pickup-station/credentials/station-password || fail "remove took the credentials"
+  on test -f /etc/pickup-station/credentials/station-password.cred || fail "remove took the credentials"
   on test ! -e /opt/pickup-station || fail "remove left /opt/pickup-station"
   on test ! -e /usr/lib/systemd/system/pickup-station.service || fail "remove left the release's unit"
   # The vendor key stays (its own package): the repository is still trusted.

@@ -91,7 +91,7 @@ cut_row() {
   wait_for 600 "$name: no /state at the server after the boot" has_state
   local first_s=$((SECONDS - t)) first
   # The release the first daemon of this boot ran (its "starting" line names its version).
-  first=$(on sh -c "journalctl -b -u pickup-station -o cat --no-pager | grep -m1 '\"msg\":\"starting\"' | sed -n 's/.*\"version\":\"\([^\"]*\)\".*/\1/p'" || true)
+  first=$(on sh -c "journalctl --namespace=+pickup-station -b -u pickup-station -o cat --no-pager | grep -m1 '\"msg\":\"starting\"' | sed -n 's/.*\"version\":\"\([^\"]*\)\".*/\1/p'" || true)
   locks_off
   local end="$v"
   [ "$kind" = good ] || end="$before"

@@ -248,7 +248,7 @@ async function noDenials(since) {
   // The unit's own lines (the station, its helpers, systemd about it) and the kernel's seccomp
   // (audit type 1326) and LSM denials; not the kernel's "audit: initializing" or systemd's "+SECCOMP".
   const j = await g(
-    `journalctl -u pickup-station --no-pager -o short-monotonic ${since ? `--since '${since}'` : '-b'}; journalctl -k -b --no-pager | grep -E 'type=1326|denied' || true`,
+    `journalctl --namespace=+pickup-station -u pickup-station --no-pager -o short-monotonic ${since ? `--since '${since}'` : '-b'}; journalctl -k -b --no-pager | grep -E 'type=1326|denied' || true`,
   );
   const bad = j.split('\n').filter((l) => DENIAL.test(l));
   check(bad.length === 0, `no sandbox denial in the journal${bad.length ? `: ${bad.slice(0, 5).join(' | ')}` : ''}`);
@@ -301,15 +301,17 @@ async function install() {
 }
 
 async function configure(over = {}) {
-  // docs/operating.md → Configure: the config, the password as a credential file
-  // (install -m 0600 -o root -g root), technician tokens; then a restart.
+  // docs/operating.md → Configure: the config, the password and the technician tokens as
+  // credentials encrypted for this board (systemd-creds encrypt --with-key=auto); then a restart.
   await writeGuest('/root/station-password', STATION.password, '0600');
   await writeGuest('/root/config.json', JSON.stringify(config(over), null, 2));
   const tokens = JSON.stringify([{ name: 'board-test', scope: 'service', hash: `sha256:${createHash('sha256').update(TOKEN).digest('hex')}` }]);
   await writeGuest('/root/technician-tokens', tokens, '0600');
   await g(`install -m 0640 -o root -g pickup-station /root/config.json /etc/pickup-station/config.json &&
-    install -m 0600 -o root -g root /root/station-password /etc/pickup-station/credentials/station-password &&
-    install -m 0600 -o root -g root /root/technician-tokens /etc/pickup-station/credentials/technician-tokens && rm /root/station-password /root/technician-tokens`);
+    systemd-creds encrypt --with-key=auto --name=station-password /root/station-password /etc/pickup-station/credentials/station-password.cred &&
+    systemd-creds encrypt --with-key=auto --name=technician-tokens /root/technician-tokens /etc/pickup-station/credentials/technician-tokens.cred &&
+    chmod 0600 /etc/pickup-station/credentials/station-password.cred /etc/pickup-station/credentials/technician-tokens.cred &&
+    rm /root/station-password /root/technician-tokens`);
   // The one local change, in a drop-in as docs/operating.md "Local changes to the unit" says, and not a
   // sandboxing line: under TCG the first start (no V8 code cache yet) took 96-100 s, over the
   // shipped TimeoutStartSec=90s (a Pi's cores run Node some 10x faster than this emulation).
@@ -426,7 +428,7 @@ async function main() {
   await g('install -m 0640 -o root -g pickup-station /root/config.json /etc/pickup-station/config.json && systemctl reload pickup-station');
   t = performance.now();
   for (;;) {
-    const drawn = await g(`journalctl -u pickup-station -b --no-pager -o cat | grep -c '│${newStarting[1]}' || true`);
+    const drawn = await g(`journalctl --namespace=+pickup-station -u pickup-station -b --no-pager -o cat | grep -c '│${newStarting[1]}' || true`);
     if (Number(drawn.trim()) > 0) break;
     if (performance.now() - t > 300_000) throw new Fail(`reload: "${newStarting[1]}" never drawn on the display`);
     await sleep(1000);
@@ -646,7 +648,7 @@ async function delivery(set) {
 async function watchdogTimes(since) {
   const lines = (
     await g(
-      `journalctl -u pickup-station -b --no-pager -o short-monotonic | grep -E 'Watchdog timeout|safe-state: .* lock output|Scheduled restart job' || true`,
+      `journalctl --namespace=+pickup-station -u pickup-station -b --no-pager -o short-monotonic | grep -E 'Watchdog timeout|safe-state: .* lock output|Scheduled restart job' || true`,
     )
   ).split('\n');
   const at = (re) =>
@@ -699,7 +701,8 @@ async function restartStation(what) {
 }
 const guestNow = async () => (await g('date +%s')).trim();
 /** The guest's journal of the unit since `epoch` (guest seconds). */
-const unitJournal = (epoch, extra = '') => g(`journalctl -u pickup-station --no-pager -o short-monotonic --since @${epoch} ${extra}`);
+const unitJournal = (epoch, extra = '') =>
+  g(`journalctl --namespace=+pickup-station -u pickup-station --no-pager -o short-monotonic --since @${epoch} ${extra}`);
 /** `systemctl reboot`; QEMU runs with -no-reboot and exits; the board is booted again. Returns boot -> ssh, s. */
 async function reboot() {
   await g('systemctl reboot', { ok: true, timeoutMs: 60_000 }).catch(() => undefined);
@@ -725,7 +728,7 @@ async function part(name, fn) {
     parts.push([name, `FAIL: ${why.split('\n')[0]}`]);
     say(`FAIL (${name}) ${why}`);
     try {
-      say(`journal tail:\n${await g('journalctl -u pickup-station -b --no-pager -n 30', { timeoutMs: 60_000 })}`);
+      say(`journal tail:\n${await g('journalctl --namespace=+pickup-station -u pickup-station -b --no-pager -n 30', { timeoutMs: 60_000 })}`);
     } catch {
       /* guest gone */
     }
@@ -935,7 +938,9 @@ WantedBy=multi-user.target
     await g(`C=/sys/kernel/config/gpio-sim/virt-board; cat /sys/devices/platform/$(cat $C/dev_name)/$(cat $C/bank0/chip_name)/sim_gpio0/value`)
   ).trim();
   await g('systemctl disable board-crashed-writer');
-  const named = (await g('journalctl -u pickup-station -b --no-pager -o cat | grep -F "exported through sysfs" | head -1 || true')).trim();
+  const named = (
+    await g('journalctl --namespace=+pickup-station -u pickup-station -b --no-pager -o cat | grep -F "exported through sysfs" | head -1 || true')
+  ).trim();
   say(`safe-state's own line: ${named.slice(0, 200) || '(none)'}`);
   check(onAtStart !== undefined, 'safe-state at boot: lock 1 high at boot (board-io saw it on before the station)');
   check(
@@ -1069,7 +1074,7 @@ async function rebootPart() {
   figure('systemctl reboot -> first /state at the server (emulated), s', ((performance.now() - t) / 1000).toFixed(1));
   check(first.stationId === STATION.id, `reboot: the station back on its own, first /state ${first.body.st} ${first.body.errorMessage ?? ''}`);
   const boots = (await g('journalctl --list-boots --no-pager | wc -l')).trim();
-  const prev = (await g('journalctl -u pickup-station -b -1 --no-pager -o cat | wc -l')).trim();
+  const prev = (await g('journalctl --namespace=+pickup-station -u pickup-station -b -1 --no-pager -o cat | wc -l')).trim();
   check(
     Number(boots) === Number(boots0) + 1 && Number(prev) > 0,
     `reboot: journald kept the earlier boots (${boots0} -> ${boots}; ${prev} lines of the station in the boot before)`,
@@ -1140,7 +1145,7 @@ try {
   failed = true;
   say(`FAIL ${e instanceof Fail ? e.message : e.stack}`);
   try {
-    say(`journal tail:\n${await g('journalctl -u pickup-station -b --no-pager -n 40', { timeoutMs: 20_000 })}`);
+    say(`journal tail:\n${await g('journalctl --namespace=+pickup-station -u pickup-station -b --no-pager -n 40', { timeoutMs: 20_000 })}`);
   } catch {
     /* guest gone */
   }

@@ -144,10 +144,5 @@ export function previousRun(readBack: JournalReadBack): PreviousRun {
   };
 }
 
-/**
- * A short masked preview of a scanned identifier for the journal: its last three characters and its
- * length ("***017 (14)"); nothing at all for short values. Never called for a PIN.
- */
-export function maskIdentifier(value: string): string {
-  return value.length <= 6 ? `*** (${value.length})` : `***${value.slice(-3)} (${value.length})`;
-}
+/** The one masking of identifiers (src/log.ts): the journal's preview is the log's. */
+export { maskIdentifier } from '../log.js';

@@ -124,7 +124,7 @@ export class Effects {
         c.journal.record({
           t: 'note',
           at: new Date().toISOString(),
-          note: `RFID security bit not cleared on item ${maskIdentifier(f.itemId)}${event} (${f.uids.join(', ')}): ${f.reason}`,
+          note: `RFID security bit not cleared on item ${maskIdentifier(f.itemId)}${event} (${f.uids.map(maskIdentifier).join(', ')}): ${f.reason}`,
         });
         c.emit({ type: 'rfid-security-failed', reader: f.reader });
         return;

@@ -6,7 +6,7 @@ import { readFileSync } from 'node:fs';
 import { configDigest } from '../config/read.js';
 import type { StationConfig } from '../config/schema.js';
 import type { Device, DoorState, RfidReaderStats } from '../devices/types.js';
-import { maskIdentifier } from '../journal/types.js';
+import { maskIdentifier } from '../log.js';
 import type { Alarm, DoorOutcome, ModeKind, SecurityFailure } from '../station/core-types.js';
 import type { EventRecord } from '../station/runtime.js';
 import { VERSION } from '../version.js';

@@ -14,6 +14,7 @@ import { join } from 'node:path';
 import { FeigReaderModel } from '../../src/devices/sim/feig-reader-model.js';
 import { serveModel, type ServedModel } from '../../src/devices/sim/model-port.js';
 import { iso28560_2Tag, iso28560_3Set, iso28560_3Tag } from '../../src/devices/sim/tag-images.js';
+import { maskIdentifier } from '../../src/log.js';
 import { DaemonRig, type DaemonProcess } from '../support/daemon.js';
 import { box, STATION, waitFor } from '../support/shared.js';
 import { HAVE_SOCAT, PtyPair } from '../support/socat.js';
@@ -75,7 +76,7 @@ describe.skipIf(!HAVE_SOCAT)('the daemon with a host-mode RFID reader on a pty',
       expect(identify.body).toMatchObject({ identifierType: 'RFID', identifierValue: itemId });
       expect(identify.response).toMatchObject({ type: 'box-open', boxes: [box(boxNumber)] });
       await waitFor('every tag unsecured', () => tags.every((t) => model.tag(t.uid)?.afi === UNSECURED), 20_000);
-      await daemon.waitForLine((l) => l['msg'] === 'RFID: security bit cleared and verified' && l['itemId'] === itemId, 'verified', 20_000);
+      await daemon.waitForLine((l) => l['msg'] === 'RFID: security bit cleared and verified' && l['itemId'] === maskIdentifier(itemId), 'verified', 20_000);
       await rig.simUntil((f) => f.doors[String(boxNumber)] === 'OPEN', `box ${boxNumber} open`);
       for (const t of tags) model.remove(t.uid);
       rig.setDoor(boxNumber, 'CLOSED');

@@ -15,6 +15,7 @@ import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { disposeSigningKeys, makeSigningKeys, signDetached, type SigningKeys } from '../support/gpg.js';
+import { CAN_SEAL, CredentialBoard } from '../support/credential-board.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const SCRIPT = join(REPO, 'systemd/install.sh');
@@ -25,11 +26,14 @@ const HELPER = (what: 'repair' | 'upgrade') => readFileSync(join(REPO, `systemd/
 const IS_ROOT = process.getuid?.() === 0;
 const HAVE_SYSTEMCTL = requireTool('systemctl', runs('systemctl', ['--version']), 'systemd');
 const HAVE_GPG = requireTool('gpg', runs('gpg', ['--version']), 'gnupg') && requireTool('gpgv', runs('gpgv', ['--version']), 'gpgv');
+const HAVE_CREDS = requireTool('systemd-creds, swtpm and unshare -m (root)', CAN_SEAL, 'systemd swtpm tpm2-tools util-linux');
 const PASSWORD = 'AbCdEfGhIjKlMnOpQrSt';
 
 let work: string;
 let root: string;
 let record: string;
+/** The target board's own credential keys (its host key; no TPM): what install.sh seals with. */
+let board: CredentialBoard;
 /** The vendor's key and another one (gpg, made once for the file). */
 let keys: SigningKeys;
 
@@ -44,6 +48,7 @@ beforeEach(() => {
   work = mkdtempSync(join(tmpdir(), 'install-test-'));
   root = join(work, 'root');
   record = join(work, 'record.txt');
+  board = new CredentialBoard(join(work, 'board'));
   mkdirSync(join(root, 'etc'), { recursive: true });
   // A fresh Pi OS has root, daemon, dialout (20)...; gpio is left out here to see it created.
   writeFileSync(join(root, 'etc/passwd'), 'root:x:0:0:root:/root:/bin/bash\ndaemon:x:1:1:daemon:/usr/sbin:/usr/sbin/nologin\n');
@@ -93,6 +98,7 @@ function bundle(version: string, opts: BundleOpts = {}): string {
     'systemd/pickup-station-repair.service': HELPER('repair'),
     'systemd/pickup-station-upgrade.service': HELPER('upgrade'),
     'systemd/tmpfiles.conf': readFileSync(join(SCRIPT, '../tmpfiles.conf'), 'utf8'),
+    'systemd/journald@pickup-station.conf': readFileSync(join(SCRIPT, '../journald@pickup-station.conf'), 'utf8'),
     'hardware/99-pickup-station.rules': 'SUBSYSTEM=="hidraw", GROUP="pickup-hid", MODE="0660"\n',
     ...opts.extra,
   };
@@ -124,7 +130,14 @@ function install(args: string[], env: NodeJS.ProcessEnv = {}, opts: { noKey?: bo
   rmSync(record, { force: true });
   const key = args.includes('--bundle') && !args.includes('--key') && !opts.noKey ? ['--key', keys.vendorPublic] : [];
   const r = spawnSync('bash', [SCRIPT, '--root', root, ...args, ...key], {
-    env: { PATH: process.env['PATH'], NODE: process.execPath, PICKUP_INSTALL_RECORD: record, ...env },
+    env: {
+      PATH: process.env['PATH'],
+      NODE: process.execPath,
+      PICKUP_INSTALL_RECORD: record,
+      SYSTEMD_CREDS: board.creds,
+      PICKUP_CREDENTIAL_KEY: 'host',
+      ...env,
+    },
     encoding: 'utf8',
   });
   const commands = existsSync(record) ? readFileSync(record, 'utf8').trim().split('\n').filter(Boolean) : [];
@@ -166,7 +179,7 @@ const read = (rel: string) => readFileSync(join(root, rel), 'utf8');
 /** The installer's record (opt/pickup-station/install-status.json). */
 const installRecord = (): Record<string, unknown> => JSON.parse(read('opt/pickup-station/install-status.json')) as Record<string, unknown>;
 
-describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a throwaway root', { timeout: 90_000 }, () => {
+describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('install.sh into a throwaway root', { timeout: 180_000 }, () => {
   it('fresh install from a bundle: layout, modes, owners, accounts, and the commands it would run', () => {
     const pw = join(work, 'pw');
     writeFileSync(pw, PASSWORD);
@@ -206,6 +219,8 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     expect(read('usr/local/lib/pickup-station/install.sh')).toBe(readFileSync(SCRIPT, 'utf8'));
     expect(stat('usr/local/lib/pickup-station/install.sh')).toEqual({ mode: '755', owner: '0:0' });
     expect(read('usr/local/lib/tmpfiles.d/pickup-station.conf')).toContain('d /run/pickup-station-metrics 0755 pickup-station pickup-station');
+    // The journal namespace's retention, as a drop-in an operator's own in /etc/systemd overrides.
+    expect(read('usr/local/lib/systemd/journald@pickup-station.conf.d/50-pickup-station.conf')).toContain('MaxRetentionSec=14day');
     // The kiosk page's socket beside it, not enabled (a kiosk station enables it).
     expect(read('usr/local/lib/systemd/system/pickup-station-kiosk.socket')).toBe(KIOSK_SOCKET);
     expect(stat('usr/local/lib/systemd/system/pickup-station-kiosk.socket')).toEqual({ mode: '644', owner: '0:0' });
@@ -219,9 +234,13 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     expect(stat('etc/pickup-station/config.json')).toEqual({ mode: '640', owner: `0:${gid}` });
     expect(read('etc/pickup-station/config.json')).toBe(TEMPLATE);
     expect(stat('etc/pickup-station/credentials')).toEqual({ mode: '700', owner: '0:0' });
-    expect(stat('etc/pickup-station/credentials/station-password')).toEqual({ mode: '600', owner: '0:0' });
-    expect(read('etc/pickup-station/credentials/station-password')).toBe(PASSWORD);
-    expect(stat('etc/pickup-station/credentials/technician-tokens')).toEqual({ mode: '600', owner: '0:0' });
+    // Encrypted for the board: no plain text on the card, and they decrypt there.
+    expect(readdirSync(join(root, 'etc/pickup-station/credentials')).sort()).toEqual(['station-password.cred', 'technician-tokens.cred']);
+    expect(stat('etc/pickup-station/credentials/station-password.cred')).toEqual({ mode: '600', owner: '0:0' });
+    expect(read('etc/pickup-station/credentials/station-password.cred')).not.toContain(PASSWORD);
+    expect(board.decrypt('station-password', join(root, 'etc/pickup-station/credentials/station-password.cred'))).toBe(PASSWORD);
+    expect(stat('etc/pickup-station/credentials/technician-tokens.cred')).toEqual({ mode: '600', owner: '0:0' });
+    expect(board.decrypt('technician-tokens', join(root, 'etc/pickup-station/credentials/technician-tokens.cred'))).toBe('');
 
     // Wrappers for technicians.
     expect(stat('usr/local/bin/stationctl')).toEqual({ mode: '755', owner: '0:0' });
@@ -251,7 +270,8 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     expect(r.status, r.out).toBe(0);
     expect(r.commands).not.toContain('systemctl restart pickup-station');
     expect(r.out).toContain('not started yet');
-    expect(existsSync(join(root, 'etc/pickup-station/credentials/station-password'))).toBe(false);
+    expect(existsSync(join(root, 'etc/pickup-station/credentials/station-password.cred'))).toBe(false);
+    expect(r.out).toContain('install.sh --password-file FILE: it is encrypted for this board');
   });
 
   it('is idempotent: a second run with the same bundle changes no file and restarts nothing', () => {
@@ -274,7 +294,8 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     // The technician configures the station.
     const config = '{"station":{"id":"configured"}}\n';
     writeFileSync(join(root, 'etc/pickup-station/config.json'), config);
-    writeFileSync(join(root, 'etc/pickup-station/credentials/technician-tokens'), 'sha256:abc\n');
+    board.encrypt('technician-tokens', 'sha256:abc\n', join(root, 'etc/pickup-station/credentials/technician-tokens.cred'), 'host');
+    chmodSync(join(root, 'etc/pickup-station/credentials/technician-tokens.cred'), 0o600);
     const credsBefore = snapshot(join(root, 'etc/pickup-station'));
 
     const up = install(['--bundle', bundle('1.1.0', { unitSuffix: '# 1.1.0\n' })]);
@@ -313,6 +334,28 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     expect(read('etc/pickup-station/config.json')).toBe(config);
   });
 
+  it("an earlier release's plain-text credentials are encrypted for the board and removed; --password-file into an image is refused", () => {
+    expect(install(['--bundle', bundle('1.0.0')]).status).toBe(0);
+    const creds = join(root, 'etc/pickup-station/credentials');
+    writeFileSync(join(creds, 'station-password'), PASSWORD, { mode: 0o600 });
+    writeFileSync(join(creds, 'technician-tokens'), 'sha256:abc\n', { mode: 0o600 });
+    const r = install(['--bundle', bundle('1.0.0')]);
+    expect(r.status, r.out).toBe(0);
+    expect(r.out).toContain('encrypted the credential station-password');
+    expect(readdirSync(creds).sort()).toEqual(['station-password.cred', 'technician-tokens.cred']);
+    expect(board.decrypt('station-password', join(creds, 'station-password.cred'))).toBe(PASSWORD);
+    expect(board.decrypt('technician-tokens', join(creds, 'technician-tokens.cred'))).toBe('sha256:abc\n');
+    for (const f of readdirSync(creds)) expect(readFileSync(join(creds, f), 'latin1'), f).not.toContain(PASSWORD);
+
+    // An image prepared elsewhere has no board keys: the password is refused, not written in plain text.
+    const pw = join(work, 'pw');
+    writeFileSync(pw, 'AnotherPassword12345');
+    const image = install(['--bundle', bundle('1.0.0'), '--password-file', pw], { SYSTEMD_CREDS: '' });
+    expect(image.status).not.toBe(0);
+    expect(image.out).toContain('run install.sh --password-file on the board');
+    expect(board.decrypt('station-password', join(creds, 'station-password.cred'))).toBe(PASSWORD);
+  });
+
   it('uninstall removes what it installed and keeps config and credentials; --purge removes those and the account', () => {
     const pw = join(work, 'pw');
     writeFileSync(pw, PASSWORD);
@@ -329,13 +372,14 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
       'usr/local/lib/systemd/system/pickup-station-upgrade.service',
       'usr/local/lib/pickup-station',
       'usr/local/lib/tmpfiles.d/pickup-station.conf',
+      'usr/local/lib/systemd/journald@pickup-station.conf.d',
       'etc/systemd/system/multi-user.target.wants/pickup-station.service',
       'etc/udev/rules.d/99-pickup-station.rules',
       'usr/local/bin/stationctl',
       'usr/local/bin/pickup-station',
     ])
       expect(existsSync(join(root, gone)), gone).toBe(false);
-    expect(read('etc/pickup-station/credentials/station-password')).toBe(PASSWORD);
+    expect(board.decrypt('station-password', join(root, 'etc/pickup-station/credentials/station-password.cred'))).toBe(PASSWORD);
     expect(existsSync(join(root, 'etc/pickup-station/config.json'))).toBe(true);
     expect(un.commands).toEqual([
       'systemctl disable --now --quiet pickup-station-kiosk.socket',
@@ -344,8 +388,21 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
       'udevadm control --reload',
     ]);
 
+    // The namespace's journal as journald keeps it (persistent and volatile): kept by a plain uninstall.
+    const journals = ['var/log/journal/0123456789abcdef0123456789abcdef.pickup-station', 'run/log/journal/0123456789abcdef0123456789abcdef.pickup-station'];
+    for (const j of journals) {
+      mkdirSync(join(root, j), { recursive: true });
+      writeFileSync(join(root, j, 'system.journal'), 'lines');
+    }
+    mkdirSync(join(root, 'var/log/journal/0123456789abcdef0123456789abcdef'));
     const purge = install(['--uninstall', '--purge']);
     expect(purge.status, purge.out).toBe(0);
+    expect(purge.commands).toContain(
+      'systemctl stop systemd-journald@pickup-station.socket systemd-journald-varlink@pickup-station.socket systemd-journald@pickup-station.service',
+    );
+    for (const j of journals) expect(existsSync(join(root, j)), j).toBe(false);
+    // The system's own journal stays.
+    expect(existsSync(join(root, 'var/log/journal/0123456789abcdef0123456789abcdef'))).toBe(true);
     expect(existsSync(join(root, 'etc/pickup-station'))).toBe(false);
     expect(idOf('passwd', 'pickup-station')).toBeUndefined();
     expect(idOf('group', 'pickup-station')).toBeUndefined();
@@ -355,7 +412,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
     const left = Object.keys(snapshot()).filter((p) => !(p in pristine));
     for (const p of left)
       expect(p).toMatch(
-        /^(opt|run|etc\/(passwd-|group-|systemd(\/system(\/multi-user\.target\.wants)?)?|udev(\/rules\.d)?)|usr(\/local(\/bin|\/lib(\/systemd(\/system)?|\/tmpfiles\.d)?)?|\/share(\/keyrings)?)?)$/,
+        /^(opt|run(\/log(\/journal)?)?|var(\/log(\/journal(\/0123456789abcdef0123456789abcdef)?)?)?|etc\/(passwd-|group-|systemd(\/system(\/multi-user\.target\.wants)?)?|udev(\/rules\.d)?)|usr(\/local(\/bin|\/lib(\/systemd(\/system)?|\/tmpfiles\.d)?)?|\/share(\/keyrings)?)?)$/,
       );
     expect(existsSync(join(root, 'usr/share/keyrings/pickup-station-archive-keyring.gpg'))).toBe(false);
     expect(idOf('group', 'pickup-hid')).toBeDefined();
@@ -437,7 +494,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh into a thr
   });
 });
 
-describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh: signed bundles', { timeout: 90_000 }, () => {
+describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('install.sh: signed bundles', { timeout: 90_000 }, () => {
   const KEY = 'usr/share/keyrings/pickup-station-archive-keyring.gpg';
 
   it('the first install checks the signature against --key and installs that key; the next upgrade is checked against it', () => {
@@ -491,291 +548,302 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh: signed bu
   });
 });
 
-describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)("install.sh --package-release (the Debian package's postinst)", { timeout: 90_000 }, () => {
-  const PACKAGED_UNIT = 'usr/lib/systemd/system/pickup-station.service';
-  /**
-   * Lay out what dpkg unpacks: the release tree (new inodes for every file, as dpkg's rename of a
-   * new file over the old one makes them), this installer's units, and dpkg's list of them.
-   */
-  function unpackPackage(version: string, opts: BundleOpts = {}): string {
-    bundle(version, opts);
-    const tree = join(root, 'usr/lib/pickup-station/release');
-    rmSync(tree, { recursive: true, force: true });
-    mkdirSync(join(tree, '..'), { recursive: true });
-    expect(spawnSync('cp', ['-a', join(work, 'src', `pickup-station-${version}`), tree]).status).toBe(0);
-    mkdirSync(join(root, 'usr/lib/systemd/system'), { recursive: true });
-    for (const h of ['repair', 'upgrade'] as const) writeFileSync(join(root, `usr/lib/systemd/system/pickup-station-${h}.service`), HELPER(h));
-    mkdirSync(join(root, 'var/lib'), { recursive: true });
-    writeFileSync(
-      join(root, 'var/lib/pickup-station.files'),
-      ['/usr/lib/systemd/system/pickup-station-repair.service', '/usr/lib/systemd/system/pickup-station-upgrade.service'].join('\n') + '\n',
-    );
-    return tree;
-  }
-  const configured = (): string => {
-    const pw = join(work, 'pw');
-    writeFileSync(pw, PASSWORD);
-    return pw;
-  };
-  /** The daemon holds its update lock: someone uses the station (a live pid: this test's). */
-  const busy = (reason = 'box 3 is open') => {
-    mkdirSync(join(root, 'run/pickup-station'), { recursive: true });
-    writeFileSync(join(root, 'run/pickup-station/updates.lock'), `${JSON.stringify({ pid: process.pid, reason, since: new Date().toISOString() })}\n`);
-  };
-  const free = () => rmSync(join(root, 'run/pickup-station/updates.lock'), { force: true });
-  const starts = (commands: string[]) => commands.filter((c) => /^systemctl (restart|start|stop) pickup-station$/.test(c));
-
-  it("installs the unpacked release as hard links with the release's own unit; leaves udev rules, commands and its own units to the package; records what it proved", () => {
-    const tree = unpackPackage('1.0.0');
-    const r = install(['--package-release', tree, '--password-file', configured()]);
-    expect(r.status, r.out).toBe(0);
-    expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
-    expect(lstatSync(join(root, 'opt/pickup-station/releases/1.0.0/app/main.js')).ino).toBe(lstatSync(join(tree, 'app/main.js')).ino);
-    // The unit comes with the switch, from the release switched to: not at dpkg's unpack.
-    expect(read(PACKAGED_UNIT)).toBe(UNIT);
-    expect(link('etc/systemd/system/multi-user.target.wants/pickup-station.service')).toBe('/usr/lib/systemd/system/pickup-station.service');
-    for (const f of ['etc/systemd/system/pickup-station.service', 'etc/udev/rules.d/99-pickup-station.rules', 'usr/local/bin/stationctl', 'usr/local/lib'])
-      expect(existsSync(join(root, f)), f).toBe(false);
-    expect(read('usr/lib/systemd/system/pickup-station-repair.service')).toBe(HELPER('repair'));
-    expect(read('etc/pickup-station/config.json')).toBe(TEMPLATE);
-    // dpkg brought the dependencies; no apt-get inside a maintainer script (dpkg holds the lock).
-    expect(r.commands.some((c) => c.startsWith('apt-get'))).toBe(false);
-    expect(r.commands).toContain('systemctl restart pickup-station');
-    expect(installRecord()).toMatchObject({ installed: '1.0.0', running: '1.0.0', proof: 'proven', proven: '1.0.0', result: 'ok' });
-  });
-
-  it("an upgrade keeps the older release intact when dpkg replaces the package files; each release runs under its own unit, a rollback's included", () => {
-    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
-    // dpkg unpacks the next version by renaming new files over the old ones.
-    const tree = unpackPackage('1.1.0', { unitSuffix: '# 1.1.0\n' });
-    // Unpacked, not configured: the running release's unit is still its own.
-    expect(read(PACKAGED_UNIT)).toBe(UNIT);
-    const up = install(['--package-release', tree]);
-    expect(up.status, up.out).toBe(0);
-    expect(starts(up.commands)).toEqual(['systemctl stop pickup-station', 'systemctl restart pickup-station']);
-    expect(up.commands.indexOf('systemctl daemon-reload')).toBeGreaterThan(up.commands.indexOf('systemctl stop pickup-station'));
-    expect(read('opt/pickup-station/releases/1.0.0/app/main.js')).toBe('// pickup-station 1.0.0\n');
-    expect(link('opt/pickup-station/previous')).toBe('releases/1.0.0');
-    expect(read(PACKAGED_UNIT)).toBe(`${UNIT}# 1.1.0\n`);
-    // Back to 1.0.0 by hand: its own unit comes back with it; /etc/systemd/system is not touched.
-    const back = install(['--rollback']);
-    expect(back.status, back.out).toBe(0);
-    expect(read(PACKAGED_UNIT)).toBe(UNIT);
-    expect(existsSync(join(root, 'etc/systemd/system/pickup-station.service'))).toBe(false);
-    expect(install(['--rollback']).status).toBe(0);
-    expect(read(PACKAGED_UNIT)).toBe(`${UNIT}# 1.1.0\n`);
-    // --uninstall is the package manager's job here.
-    const un = install(['--uninstall']);
-    expect(un.status).not.toBe(0);
-    expect(un.out).toContain('apt-get remove pickup-station');
-  });
-
-  it('a reinstall of the running version (dpkg unpacks the same files again) changes nothing and restarts nothing', () => {
-    expect(install(['--package-release', unpackPackage('1.1.0'), '--password-file', configured()]).status).toBe(0);
-    const before = snapshot(join(root, 'opt'));
-    const again = install(['--package-release', unpackPackage('1.1.0')]);
-    expect(again.status, again.out).toBe(0);
-    expect(again.out).toContain('release 1.1.0 is already installed');
-    expect(again.out).toContain('nothing changed');
-    expect(again.commands.filter((c) => c.startsWith('systemctl') || c.startsWith('udevadm'))).toEqual([]);
-    const after = snapshot(join(root, 'opt'));
-    delete before['pickup-station/install-status.json'];
-    delete after['pickup-station/install-status.json'];
-    expect(after).toEqual(before);
-  });
-
-  it('a busy station defers the switch: the package configures at once, pickup-station-upgrade.service switches when the station is free', () => {
-    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
-    busy();
-    const up = install(['--package-release', unpackPackage('1.1.0'), '--lock-wait', '0']);
-    expect(up.status, up.out).toBe(0);
-    expect(up.out).toContain('release 1.1.0 is installed; the switch waits: the station is in use (box 3 is open)');
-    expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
-    expect(starts(up.commands)).toEqual([]);
-    expect(up.commands).toContain('systemctl start --no-block pickup-station-upgrade.service');
-    expect(installRecord()).toMatchObject({ installed: '1.1.0', running: '1.0.0', proof: 'proven', pending: '1.1.0', result: 'pending' });
-    // The service, while the station is still in use, waits (bounded by DEFER_WAIT) and changes nothing.
-    mkdirSync(join(root, 'etc/default'), { recursive: true });
-    writeFileSync(join(root, 'etc/default/pickup-station'), 'DEFER_WAIT=1\n');
-    const waiting = install(['--resume']);
-    expect(waiting.status).not.toBe(0);
-    expect(waiting.out).toContain('release 1.1.0 waits for the station: box 3 is open');
-    expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
-    free();
-    const done = install(['--resume']);
-    expect(done.status, done.out).toBe(0);
-    expect(starts(done.commands)).toEqual(['systemctl stop pickup-station', 'systemctl restart pickup-station']);
-    expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
-    expect(installRecord()).toMatchObject({ installed: '1.1.0', running: '1.1.0', proof: 'proven', pending: '', result: 'ok' });
-  });
-
-  it('a release that fails its proof is rolled back, remembered and not retried by later runs until a newer one arrives or --retry-failed', () => {
-    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
-    const bad = install(['--package-release', unpackPackage('1.1.0')], { PICKUP_INSTALL_UNHEALTHY: '1.1.0' });
-    // The package configures (dpkg stays clean); the outcome is in the record, the journal and the output.
-    expect(bad.status, bad.out).toBe(0);
-    expect(bad.out).toContain('rolled back: 1.0.0 is running again');
-    expect(bad.commands).toContain(
-      'logger -t pickup-station-install -p daemon.err -- upgrade from 1.0.0 to 1.1.0 failed: PICKUP_INSTALL_UNHEALTHY=1.1.0 (--root); rolling back to 1.0.0',
-    );
-    expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
-    // `previous` never names the failed release (there is no proven one before 1.0.0).
-    expect(existsSync(join(root, 'opt/pickup-station/previous'))).toBe(false);
-    expect(installRecord()).toMatchObject({ installed: '1.1.0', running: '1.0.0', proof: 'proven', proven: '1.0.0', knownBad: '1.1.0', result: 'rolled-back' });
-    // The next configure of the same version (dpkg --configure -a, a reinstall): not tried again, nothing restarted.
-    const again = install(['--package-release', unpackPackage('1.1.0')]);
-    expect(again.status, again.out).toBe(0);
-    expect(again.out).toContain('release 1.1.0 failed its proof before (PICKUP_INSTALL_UNHEALTHY=1.1.0 (--root)): not tried again; 1.0.0 keeps running');
-    expect(starts(again.commands)).toEqual([]);
-    // An operator forces it (through apt: the environment reaches the postinst).
-    const forced = install(['--package-release', unpackPackage('1.1.0')], { PICKUP_STATION_RETRY_FAILED: '1' });
-    expect(forced.status, forced.out).toBe(0);
-    expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
-    expect(installRecord()).toMatchObject({ running: '1.1.0', proof: 'proven', knownBad: '' });
-  });
-
-  it("a downgrade to an older release's package is a switch like an upgrade, and ends a failed release's mismatch (installed = running)", () => {
-    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
-    expect(install(['--package-release', unpackPackage('1.1.0')]).status).toBe(0);
-    expect(install(['--package-release', unpackPackage('1.2.0')], { PICKUP_INSTALL_UNHEALTHY: '1.2.0' }).status).toBe(0);
-    expect(installRecord()).toMatchObject({ installed: '1.2.0', running: '1.1.0', knownBad: '1.2.0' });
-    const down = install(['--package-release', unpackPackage('1.0.0')]);
-    expect(down.status, down.out).toBe(0);
-    expect(starts(down.commands)).toEqual(['systemctl stop pickup-station', 'systemctl restart pickup-station']);
-    expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
-    expect(link('opt/pickup-station/previous')).toBe('releases/1.1.0');
-    expect(read(PACKAGED_UNIT)).toBe(UNIT);
-    expect(installRecord()).toMatchObject({ installed: '1.0.0', running: '1.0.0', proof: 'proven', proven: '1.0.0', result: 'ok' });
-  });
-
-  it('--rollback after an automatic rollback goes to the last proven release, never to the failed one', () => {
-    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
-    expect(install(['--package-release', unpackPackage('1.1.0')]).status).toBe(0);
-    expect(install(['--package-release', unpackPackage('1.2.0')], { PICKUP_INSTALL_UNHEALTHY: '1.2.0' }).status).toBe(0);
-    expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
-    expect(link('opt/pickup-station/previous')).toBe('releases/1.0.0');
-    const back = install(['--rollback']);
-    expect(back.status, back.out).toBe(0);
-    expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
-    // A rollback whose target does not prove itself switches back to where it came from.
-    expect(install(['--rollback']).status).toBe(0);
-    expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
-    const failing = install(['--rollback'], { PICKUP_INSTALL_UNHEALTHY: '1.0.0' });
-    expect(failing.status).not.toBe(0);
-    expect(failing.out).toContain('1.0.0 is not healthy either');
-    expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
-    expect(installRecord()).toMatchObject({ running: '1.1.0', proof: 'proven' });
-  });
-
-  it("the administrator's choices stand: a masked unit stays masked and is not started, the switch waits for its next start", () => {
-    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
-    symlinkSync('/dev/null', join(root, 'etc/systemd/system/pickup-station.service'));
-    const up = install(['--package-release', unpackPackage('1.1.0')]);
-    expect(up.status, up.out).toBe(0);
-    expect(up.out).toContain('the switch waits: the unit is masked');
-    expect(starts(up.commands)).toEqual([]);
-    expect(up.commands.some((c) => /unmask|enable/.test(c))).toBe(false);
-    expect(link('etc/systemd/system/pickup-station.service')).toBe('/dev/null');
-    expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
-    expect(installRecord()).toMatchObject({ pending: '1.1.0', result: 'pending' });
-    // The repair before its next start hands the switch to the upgrade service; that one waits while masked.
-    expect(install(['--repair']).commands).toEqual(['systemctl start --no-block pickup-station-upgrade.service']);
-    expect(install(['--resume']).out).toContain('release 1.1.0 waits: the unit is masked');
-    rmSync(join(root, 'etc/systemd/system/pickup-station.service'));
-    const later = install(['--resume']);
-    expect(later.status, later.out).toBe(0);
-    expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
-  });
-
-  it('a disabled unit stays disabled and is not started by an upgrade (deb-systemd-helper: enabled on the first install only)', () => {
-    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
-    expect(spawnSync('systemctl', [`--root=${root}`, 'disable', 'pickup-station'], { encoding: 'utf8' }).status).toBe(0);
-    const up = install(['--package-release', unpackPackage('1.1.0')]);
-    expect(up.status, up.out).toBe(0);
-    expect(up.out).toContain('the switch waits: the unit is disabled and not running');
-    expect(starts(up.commands)).toEqual([]);
-    expect(existsSync(join(root, 'etc/systemd/system/multi-user.target.wants/pickup-station.service'))).toBe(false);
-    expect(installRecord()).toMatchObject({ running: '1.0.0', pending: '1.1.0' });
-  });
-
-  it("an administrator's unit in /etc/systemd/system stays; a copy an earlier installer made there is removed", () => {
-    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
-    writeFileSync(join(root, 'etc/systemd/system/pickup-station.service'), UNIT); // what the earlier installer copied there
-    expect(install(['--package-release', unpackPackage('1.1.0')]).status).toBe(0);
-    expect(existsSync(join(root, 'etc/systemd/system/pickup-station.service'))).toBe(false);
-    const own = `${UNIT}# the administrator's\n`;
-    writeFileSync(join(root, 'etc/systemd/system/pickup-station.service'), own);
-    mkdirSync(join(root, 'etc/systemd/system/pickup-station.service.d'));
-    writeFileSync(join(root, 'etc/systemd/system/pickup-station.service.d/local.conf'), '[Service]\nTimeoutStartSec=600s\n');
-    const up = install(['--package-release', unpackPackage('1.2.0')]);
-    expect(up.status, up.out).toBe(0);
-    expect(up.out).toContain("is an administrator's unit: it is used instead of the release's own");
-    expect(read('etc/systemd/system/pickup-station.service')).toBe(own);
-    expect(read('etc/systemd/system/pickup-station.service.d/local.conf')).toBe('[Service]\nTimeoutStartSec=600s\n');
-  });
-
-  it('interrupted anywhere: the repair before a start puts the proven release back and hands the other one to the upgrade service', () => {
-    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
-    expect(install(['--package-release', unpackPackage('1.1.0', { unitSuffix: '# 1.1.0\n' })]).status).toBe(0);
-    const state = installRecord();
-    // A power cut after the switch to 1.2.0, before its proof: current and its unit are 1.2.0's, the record says unproven.
-    expect(install(['--package-release', unpackPackage('1.2.0', { unitSuffix: '# 1.2.0\n' }), '--no-start']).status).toBe(0);
-    const cut = (over: Record<string, unknown>, current: string) => {
-      writeFileSync(join(root, 'opt/pickup-station/install-status.json'), `${JSON.stringify({ ...state, installed: '1.2.0', ...over })}\n`);
-      rmSync(join(root, 'opt/pickup-station/current'));
-      symlinkSync(`releases/${current}`, join(root, 'opt/pickup-station/current'));
-      writeFileSync(join(root, PACKAGED_UNIT), current === '1.0.0' ? UNIT : `${UNIT}# ${current}\n`);
-    };
-    for (const [what, over, current, pending] of [
-      ['after the switch, before the proof', { running: '1.2.0', proof: 'unproven', pending: '1.2.0', attempts: 1 }, '1.2.0', '1.2.0'],
-      ['half switched (current moved, the record not yet)', { switching: '1.1.0>1.2.0', pending: '1.2.0', attempts: 1 }, '1.2.0', '1.2.0'],
-      ['during the rollback (1.2.0 failed)', { running: '1.2.0', proof: 'failed', knownBad: '1.2.0', switching: '1.2.0>1.1.0' }, '1.2.0', ''],
-    ] as const) {
-      cut(over, current);
-      const r = install(['--repair']);
-      expect(r.status, `${what}: ${r.out}`).toBe(0);
-      expect(link('opt/pickup-station/current'), what).toBe('releases/1.1.0');
-      expect(read(PACKAGED_UNIT), what).toBe(`${UNIT}# 1.1.0\n`);
-      expect(installRecord(), what).toMatchObject({ running: '1.1.0', proof: 'proven', switching: '', pending });
-      expect(r.commands, what).toEqual(expect.arrayContaining(['systemctl daemon-reload', 'systemctl start --no-block pickup-station-upgrade.service']));
-      expect(starts(r.commands), what).toEqual([]);
+describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)(
+  "install.sh --package-release (the Debian package's postinst)",
+  { timeout: 90_000 },
+  () => {
+    const PACKAGED_UNIT = 'usr/lib/systemd/system/pickup-station.service';
+    /**
+     * Lay out what dpkg unpacks: the release tree (new inodes for every file, as dpkg's rename of a
+     * new file over the old one makes them), this installer's units, and dpkg's list of them.
+     */
+    function unpackPackage(version: string, opts: BundleOpts = {}): string {
+      bundle(version, opts);
+      const tree = join(root, 'usr/lib/pickup-station/release');
+      rmSync(tree, { recursive: true, force: true });
+      mkdirSync(join(tree, '..'), { recursive: true });
+      expect(spawnSync('cp', ['-a', join(work, 'src', `pickup-station-${version}`), tree]).status).toBe(0);
+      mkdirSync(join(root, 'usr/lib/systemd/system'), { recursive: true });
+      for (const h of ['repair', 'upgrade'] as const) writeFileSync(join(root, `usr/lib/systemd/system/pickup-station-${h}.service`), HELPER(h));
+      mkdirSync(join(root, 'var/lib'), { recursive: true });
+      writeFileSync(
+        join(root, 'var/lib/pickup-station.files'),
+        ['/usr/lib/systemd/system/pickup-station-repair.service', '/usr/lib/systemd/system/pickup-station-upgrade.service'].join('\n') + '\n',
+      );
+      return tree;
     }
-    // Half switched the other way round (the record moved, current not yet): nothing to put back.
-    cut({ switching: '1.1.0>1.2.0', pending: '1.2.0', attempts: 1 }, '1.1.0');
-    const half = install(['--repair']);
-    expect(half.commands).toEqual(['systemctl start --no-block pickup-station-upgrade.service']);
-    expect(installRecord()).toMatchObject({ running: '1.1.0', proof: 'proven', switching: '', pending: '1.2.0' });
-    // The upgrade service tries 1.2.0 again once the station runs; a release cut off every time is given up.
-    cut({ running: '1.1.0', pending: '1.2.0', attempts: 3 }, '1.1.0');
-    const r = install(['--resume']);
-    expect(r.out).toContain('release 1.2.0 is not tried again: its switch was cut off 3 times before it could prove itself');
-    expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
-    expect(installRecord()).toMatchObject({ knownBad: '1.2.0', pending: '' });
-  });
+    const configured = (): string => {
+      const pw = join(work, 'pw');
+      writeFileSync(pw, PASSWORD);
+      return pw;
+    };
+    /** The daemon holds its update lock: someone uses the station (a live pid: this test's). */
+    const busy = (reason = 'box 3 is open') => {
+      mkdirSync(join(root, 'run/pickup-station'), { recursive: true });
+      writeFileSync(join(root, 'run/pickup-station/updates.lock'), `${JSON.stringify({ pid: process.pid, reason, since: new Date().toISOString() })}\n`);
+    };
+    const free = () => rmSync(join(root, 'run/pickup-station/updates.lock'), { force: true });
+    const starts = (commands: string[]) => commands.filter((c) => /^systemctl (restart|start|stop) pickup-station$/.test(c));
 
-  it('a record of an earlier installer after an automatic rollback: the failed release is known bad and `previous` no longer names it', () => {
-    expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
-    expect(install(['--package-release', unpackPackage('1.1.0')]).status).toBe(0);
-    // What the earlier installer left: current back on 1.0.0, previous on the failed 1.1.0, an old-format record.
-    rmSync(join(root, 'opt/pickup-station/current'));
-    symlinkSync('releases/1.0.0', join(root, 'opt/pickup-station/current'));
-    rmSync(join(root, 'opt/pickup-station/previous'));
-    symlinkSync('releases/1.1.0', join(root, 'opt/pickup-station/previous'));
-    writeFileSync(
-      join(root, 'opt/pickup-station/install-status.json'),
-      '{"installed":"1.1.0","running":"1.0.0","result":"rolled-back","reason":"it exited"}\n',
-    );
-    mkdirSync(join(root, 'opt/pickup-station/releases/.new-1.1.0.4242/app'), { recursive: true });
-    const r = install(['--rollback']);
-    expect(r.status).not.toBe(0);
-    expect(r.out).toContain('no proven release before 1.0.0 to roll back to');
-    expect(existsSync(join(root, 'opt/pickup-station/previous'))).toBe(false);
-    const again = install(['--package-release', unpackPackage('1.1.0')]);
-    expect(again.out).toContain('not tried again');
-    expect(existsSync(join(root, 'opt/pickup-station/releases/.new-1.1.0.4242'))).toBe(false);
-    expect(installRecord()).toMatchObject({ running: '1.0.0', proof: 'proven', knownBad: '1.1.0', knownBadReason: 'it exited' });
-  });
-});
+    it("installs the unpacked release as hard links with the release's own unit; leaves udev rules, commands and its own units to the package; records what it proved", () => {
+      const tree = unpackPackage('1.0.0');
+      const r = install(['--package-release', tree, '--password-file', configured()]);
+      expect(r.status, r.out).toBe(0);
+      expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
+      expect(lstatSync(join(root, 'opt/pickup-station/releases/1.0.0/app/main.js')).ino).toBe(lstatSync(join(tree, 'app/main.js')).ino);
+      // The unit comes with the switch, from the release switched to: not at dpkg's unpack.
+      expect(read(PACKAGED_UNIT)).toBe(UNIT);
+      expect(link('etc/systemd/system/multi-user.target.wants/pickup-station.service')).toBe('/usr/lib/systemd/system/pickup-station.service');
+      for (const f of ['etc/systemd/system/pickup-station.service', 'etc/udev/rules.d/99-pickup-station.rules', 'usr/local/bin/stationctl', 'usr/local/lib'])
+        expect(existsSync(join(root, f)), f).toBe(false);
+      expect(read('usr/lib/systemd/system/pickup-station-repair.service')).toBe(HELPER('repair'));
+      expect(read('etc/pickup-station/config.json')).toBe(TEMPLATE);
+      // dpkg brought the dependencies; no apt-get inside a maintainer script (dpkg holds the lock).
+      expect(r.commands.some((c) => c.startsWith('apt-get'))).toBe(false);
+      expect(r.commands).toContain('systemctl restart pickup-station');
+      expect(installRecord()).toMatchObject({ installed: '1.0.0', running: '1.0.0', proof: 'proven', proven: '1.0.0', result: 'ok' });
+    });
+
+    it("an upgrade keeps the older release intact when dpkg replaces the package files; each release runs under its own unit, a rollback's included", () => {
+      expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+      // dpkg unpacks the next version by renaming new files over the old ones.
+      const tree = unpackPackage('1.1.0', { unitSuffix: '# 1.1.0\n' });
+      // Unpacked, not configured: the running release's unit is still its own.
+      expect(read(PACKAGED_UNIT)).toBe(UNIT);
+      const up = install(['--package-release', tree]);
+      expect(up.status, up.out).toBe(0);
+      expect(starts(up.commands)).toEqual(['systemctl stop pickup-station', 'systemctl restart pickup-station']);
+      expect(up.commands.indexOf('systemctl daemon-reload')).toBeGreaterThan(up.commands.indexOf('systemctl stop pickup-station'));
+      expect(read('opt/pickup-station/releases/1.0.0/app/main.js')).toBe('// pickup-station 1.0.0\n');
+      expect(link('opt/pickup-station/previous')).toBe('releases/1.0.0');
+      expect(read(PACKAGED_UNIT)).toBe(`${UNIT}# 1.1.0\n`);
+      // Back to 1.0.0 by hand: its own unit comes back with it; /etc/systemd/system is not touched.
+      const back = install(['--rollback']);
+      expect(back.status, back.out).toBe(0);
+      expect(read(PACKAGED_UNIT)).toBe(UNIT);
+      expect(existsSync(join(root, 'etc/systemd/system/pickup-station.service'))).toBe(false);
+      expect(install(['--rollback']).status).toBe(0);
+      expect(read(PACKAGED_UNIT)).toBe(`${UNIT}# 1.1.0\n`);
+      // --uninstall is the package manager's job here.
+      const un = install(['--uninstall']);
+      expect(un.status).not.toBe(0);
+      expect(un.out).toContain('apt-get remove pickup-station');
+    });
+
+    it('a reinstall of the running version (dpkg unpacks the same files again) changes nothing and restarts nothing', () => {
+      expect(install(['--package-release', unpackPackage('1.1.0'), '--password-file', configured()]).status).toBe(0);
+      const before = snapshot(join(root, 'opt'));
+      const again = install(['--package-release', unpackPackage('1.1.0')]);
+      expect(again.status, again.out).toBe(0);
+      expect(again.out).toContain('release 1.1.0 is already installed');
+      expect(again.out).toContain('nothing changed');
+      expect(again.commands.filter((c) => c.startsWith('systemctl') || c.startsWith('udevadm'))).toEqual([]);
+      const after = snapshot(join(root, 'opt'));
+      delete before['pickup-station/install-status.json'];
+      delete after['pickup-station/install-status.json'];
+      expect(after).toEqual(before);
+    });
+
+    it('a busy station defers the switch: the package configures at once, pickup-station-upgrade.service switches when the station is free', () => {
+      expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+      busy();
+      const up = install(['--package-release', unpackPackage('1.1.0'), '--lock-wait', '0']);
+      expect(up.status, up.out).toBe(0);
+      expect(up.out).toContain('release 1.1.0 is installed; the switch waits: the station is in use (box 3 is open)');
+      expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
+      expect(starts(up.commands)).toEqual([]);
+      expect(up.commands).toContain('systemctl start --no-block pickup-station-upgrade.service');
+      expect(installRecord()).toMatchObject({ installed: '1.1.0', running: '1.0.0', proof: 'proven', pending: '1.1.0', result: 'pending' });
+      // The service, while the station is still in use, waits (bounded by DEFER_WAIT) and changes nothing.
+      mkdirSync(join(root, 'etc/default'), { recursive: true });
+      writeFileSync(join(root, 'etc/default/pickup-station'), 'DEFER_WAIT=1\n');
+      const waiting = install(['--resume']);
+      expect(waiting.status).not.toBe(0);
+      expect(waiting.out).toContain('release 1.1.0 waits for the station: box 3 is open');
+      expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
+      free();
+      const done = install(['--resume']);
+      expect(done.status, done.out).toBe(0);
+      expect(starts(done.commands)).toEqual(['systemctl stop pickup-station', 'systemctl restart pickup-station']);
+      expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
+      expect(installRecord()).toMatchObject({ installed: '1.1.0', running: '1.1.0', proof: 'proven', pending: '', result: 'ok' });
+    });
+
+    it('a release that fails its proof is rolled back, remembered and not retried by later runs until a newer one arrives or --retry-failed', () => {
+      expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+      const bad = install(['--package-release', unpackPackage('1.1.0')], { PICKUP_INSTALL_UNHEALTHY: '1.1.0' });
+      // The package configures (dpkg stays clean); the outcome is in the record, the journal and the output.
+      expect(bad.status, bad.out).toBe(0);
+      expect(bad.out).toContain('rolled back: 1.0.0 is running again');
+      expect(bad.commands).toContain(
+        'logger -t pickup-station-install -p daemon.err -- upgrade from 1.0.0 to 1.1.0 failed: PICKUP_INSTALL_UNHEALTHY=1.1.0 (--root); rolling back to 1.0.0',
+      );
+      expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
+      // `previous` never names the failed release (there is no proven one before 1.0.0).
+      expect(existsSync(join(root, 'opt/pickup-station/previous'))).toBe(false);
+      expect(installRecord()).toMatchObject({
+        installed: '1.1.0',
+        running: '1.0.0',
+        proof: 'proven',
+        proven: '1.0.0',
+        knownBad: '1.1.0',
+        result: 'rolled-back',
+      });
+      // The next configure of the same version (dpkg --configure -a, a reinstall): not tried again, nothing restarted.
+      const again = install(['--package-release', unpackPackage('1.1.0')]);
+      expect(again.status, again.out).toBe(0);
+      expect(again.out).toContain('release 1.1.0 failed its proof before (PICKUP_INSTALL_UNHEALTHY=1.1.0 (--root)): not tried again; 1.0.0 keeps running');
+      expect(starts(again.commands)).toEqual([]);
+      // An operator forces it (through apt: the environment reaches the postinst).
+      const forced = install(['--package-release', unpackPackage('1.1.0')], { PICKUP_STATION_RETRY_FAILED: '1' });
+      expect(forced.status, forced.out).toBe(0);
+      expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
+      expect(installRecord()).toMatchObject({ running: '1.1.0', proof: 'proven', knownBad: '' });
+    });
+
+    it("a downgrade to an older release's package is a switch like an upgrade, and ends a failed release's mismatch (installed = running)", () => {
+      expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+      expect(install(['--package-release', unpackPackage('1.1.0')]).status).toBe(0);
+      expect(install(['--package-release', unpackPackage('1.2.0')], { PICKUP_INSTALL_UNHEALTHY: '1.2.0' }).status).toBe(0);
+      expect(installRecord()).toMatchObject({ installed: '1.2.0', running: '1.1.0', knownBad: '1.2.0' });
+      const down = install(['--package-release', unpackPackage('1.0.0')]);
+      expect(down.status, down.out).toBe(0);
+      expect(starts(down.commands)).toEqual(['systemctl stop pickup-station', 'systemctl restart pickup-station']);
+      expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
+      expect(link('opt/pickup-station/previous')).toBe('releases/1.1.0');
+      expect(read(PACKAGED_UNIT)).toBe(UNIT);
+      expect(installRecord()).toMatchObject({ installed: '1.0.0', running: '1.0.0', proof: 'proven', proven: '1.0.0', result: 'ok' });
+    });
+
+    it('--rollback after an automatic rollback goes to the last proven release, never to the failed one', () => {
+      expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+      expect(install(['--package-release', unpackPackage('1.1.0')]).status).toBe(0);
+      expect(install(['--package-release', unpackPackage('1.2.0')], { PICKUP_INSTALL_UNHEALTHY: '1.2.0' }).status).toBe(0);
+      expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
+      expect(link('opt/pickup-station/previous')).toBe('releases/1.0.0');
+      const back = install(['--rollback']);
+      expect(back.status, back.out).toBe(0);
+      expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
+      // A rollback whose target does not prove itself switches back to where it came from.
+      expect(install(['--rollback']).status).toBe(0);
+      expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
+      const failing = install(['--rollback'], { PICKUP_INSTALL_UNHEALTHY: '1.0.0' });
+      expect(failing.status).not.toBe(0);
+      expect(failing.out).toContain('1.0.0 is not healthy either');
+      expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
+      expect(installRecord()).toMatchObject({ running: '1.1.0', proof: 'proven' });
+    });
+
+    it("the administrator's choices stand: a masked unit stays masked and is not started, the switch waits for its next start", () => {
+      expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+      symlinkSync('/dev/null', join(root, 'etc/systemd/system/pickup-station.service'));
+      const up = install(['--package-release', unpackPackage('1.1.0')]);
+      expect(up.status, up.out).toBe(0);
+      expect(up.out).toContain('the switch waits: the unit is masked');
+      expect(starts(up.commands)).toEqual([]);
+      expect(up.commands.some((c) => /unmask|enable/.test(c))).toBe(false);
+      expect(link('etc/systemd/system/pickup-station.service')).toBe('/dev/null');
+      expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
+      expect(installRecord()).toMatchObject({ pending: '1.1.0', result: 'pending' });
+      // The repair before its next start hands the switch to the upgrade service; that one waits while masked.
+      expect(install(['--repair']).commands).toEqual(['systemctl start --no-block pickup-station-upgrade.service']);
+      expect(install(['--resume']).out).toContain('release 1.1.0 waits: the unit is masked');
+      rmSync(join(root, 'etc/systemd/system/pickup-station.service'));
+      const later = install(['--resume']);
+      expect(later.status, later.out).toBe(0);
+      expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
+    });
+
+    it('a disabled unit stays disabled and is not started by an upgrade (deb-systemd-helper: enabled on the first install only)', () => {
+      expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+      expect(spawnSync('systemctl', [`--root=${root}`, 'disable', 'pickup-station'], { encoding: 'utf8' }).status).toBe(0);
+      const up = install(['--package-release', unpackPackage('1.1.0')]);
+      expect(up.status, up.out).toBe(0);
+      expect(up.out).toContain('the switch waits: the unit is disabled and not running');
+      expect(starts(up.commands)).toEqual([]);
+      expect(existsSync(join(root, 'etc/systemd/system/multi-user.target.wants/pickup-station.service'))).toBe(false);
+      expect(installRecord()).toMatchObject({ running: '1.0.0', pending: '1.1.0' });
+    });
+
+    it("an administrator's unit in /etc/systemd/system stays; a copy an earlier installer made there is removed", () => {
+      expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+      writeFileSync(join(root, 'etc/systemd/system/pickup-station.service'), UNIT); // what the earlier installer copied there
+      expect(install(['--package-release', unpackPackage('1.1.0')]).status).toBe(0);
+      expect(existsSync(join(root, 'etc/systemd/system/pickup-station.service'))).toBe(false);
+      const own = `${UNIT}# the administrator's\n`;
+      writeFileSync(join(root, 'etc/systemd/system/pickup-station.service'), own);
+      mkdirSync(join(root, 'etc/systemd/system/pickup-station.service.d'));
+      writeFileSync(join(root, 'etc/systemd/system/pickup-station.service.d/local.conf'), '[Service]\nTimeoutStartSec=600s\n');
+      const up = install(['--package-release', unpackPackage('1.2.0')]);
+      expect(up.status, up.out).toBe(0);
+      expect(up.out).toContain("is an administrator's unit: it is used instead of the release's own");
+      expect(read('etc/systemd/system/pickup-station.service')).toBe(own);
+      expect(read('etc/systemd/system/pickup-station.service.d/local.conf')).toBe('[Service]\nTimeoutStartSec=600s\n');
+    });
+
+    it('interrupted anywhere: the repair before a start puts the proven release back and hands the other one to the upgrade service', () => {
+      expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+      expect(install(['--package-release', unpackPackage('1.1.0', { unitSuffix: '# 1.1.0\n' })]).status).toBe(0);
+      const state = installRecord();
+      // A power cut after the switch to 1.2.0, before its proof: current and its unit are 1.2.0's, the record says unproven.
+      expect(install(['--package-release', unpackPackage('1.2.0', { unitSuffix: '# 1.2.0\n' }), '--no-start']).status).toBe(0);
+      const cut = (over: Record<string, unknown>, current: string) => {
+        writeFileSync(join(root, 'opt/pickup-station/install-status.json'), `${JSON.stringify({ ...state, installed: '1.2.0', ...over })}\n`);
+        rmSync(join(root, 'opt/pickup-station/current'));
+        symlinkSync(`releases/${current}`, join(root, 'opt/pickup-station/current'));
+        writeFileSync(join(root, PACKAGED_UNIT), current === '1.0.0' ? UNIT : `${UNIT}# ${current}\n`);
+      };
+      for (const [what, over, current, pending] of [
+        ['after the switch, before the proof', { running: '1.2.0', proof: 'unproven', pending: '1.2.0', attempts: 1 }, '1.2.0', '1.2.0'],
+        ['half switched (current moved, the record not yet)', { switching: '1.1.0>1.2.0', pending: '1.2.0', attempts: 1 }, '1.2.0', '1.2.0'],
+        ['during the rollback (1.2.0 failed)', { running: '1.2.0', proof: 'failed', knownBad: '1.2.0', switching: '1.2.0>1.1.0' }, '1.2.0', ''],
+      ] as const) {
+        cut(over, current);
+        const r = install(['--repair']);
+        expect(r.status, `${what}: ${r.out}`).toBe(0);
+        expect(link('opt/pickup-station/current'), what).toBe('releases/1.1.0');
+        expect(read(PACKAGED_UNIT), what).toBe(`${UNIT}# 1.1.0\n`);
+        expect(installRecord(), what).toMatchObject({ running: '1.1.0', proof: 'proven', switching: '', pending });
+        expect(r.commands, what).toEqual(expect.arrayContaining(['systemctl daemon-reload', 'systemctl start --no-block pickup-station-upgrade.service']));
+        expect(starts(r.commands), what).toEqual([]);
+      }
+      // Half switched the other way round (the record moved, current not yet): nothing to put back.
+      cut({ switching: '1.1.0>1.2.0', pending: '1.2.0', attempts: 1 }, '1.1.0');
+      const half = install(['--repair']);
+      expect(half.commands).toEqual(['systemctl start --no-block pickup-station-upgrade.service']);
+      expect(installRecord()).toMatchObject({ running: '1.1.0', proof: 'proven', switching: '', pending: '1.2.0' });
+      // The upgrade service tries 1.2.0 again once the station runs; a release cut off every time is given up.
+      cut({ running: '1.1.0', pending: '1.2.0', attempts: 3 }, '1.1.0');
+      const r = install(['--resume']);
+      expect(r.out).toContain('release 1.2.0 is not tried again: its switch was cut off 3 times before it could prove itself');
+      expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
+      expect(installRecord()).toMatchObject({ knownBad: '1.2.0', pending: '' });
+    });
+
+    it('a record of an earlier installer after an automatic rollback: the failed release is known bad and `previous` no longer names it', () => {
+      expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+      expect(install(['--package-release', unpackPackage('1.1.0')]).status).toBe(0);
+      // What the earlier installer left: current back on 1.0.0, previous on the failed 1.1.0, an old-format record.
+      rmSync(join(root, 'opt/pickup-station/current'));
+      symlinkSync('releases/1.0.0', join(root, 'opt/pickup-station/current'));
+      rmSync(join(root, 'opt/pickup-station/previous'));
+      symlinkSync('releases/1.1.0', join(root, 'opt/pickup-station/previous'));
+      writeFileSync(
+        join(root, 'opt/pickup-station/install-status.json'),
+        '{"installed":"1.1.0","running":"1.0.0","result":"rolled-back","reason":"it exited"}\n',
+      );
+      mkdirSync(join(root, 'opt/pickup-station/releases/.new-1.1.0.4242/app'), { recursive: true });
+      const r = install(['--rollback']);
+      expect(r.status).not.toBe(0);
+      expect(r.out).toContain('no proven release before 1.0.0 to roll back to');
+      expect(existsSync(join(root, 'opt/pickup-station/previous'))).toBe(false);
+      const again = install(['--package-release', unpackPackage('1.1.0')]);
+      expect(again.out).toContain('not tried again');
+      expect(existsSync(join(root, 'opt/pickup-station/releases/.new-1.1.0.4242'))).toBe(false);
+      expect(installRecord()).toMatchObject({ running: '1.0.0', proof: 'proven', knownBad: '1.1.0', knownBadReason: 'it exited' });
+    });
+  },
+);
 
 describe('install.sh static checks', () => {
   it('parses (bash -n) and, where shellcheck is installed, passes it', () => {

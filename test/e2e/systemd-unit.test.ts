@@ -101,14 +101,19 @@ describe('pickup-station.service', () => {
     expect(timingSchema.parse({}).reloadWaitLimitMs).toBeLessThan(Number(startSec![1]) * 1000);
   });
 
-  it('runs as its own user with just the device groups, credentials by LoadCredential', () => {
+  it('runs as its own user with just the device groups, credentials encrypted, checked before each start', () => {
     expect(one('User')).toBe('pickup-station');
     expect(one('Group')).toBe('pickup-station');
     expect(one('SupplementaryGroups')!.split(/\s+/).sort()).toEqual(['audio', 'dialout', 'gpio', 'i2c', 'pickup-hid']);
-    expect(svc['LoadCredential']).toEqual([
-      'station-password:/etc/pickup-station/credentials/station-password',
-      'technician-tokens:/etc/pickup-station/credentials/technician-tokens',
+    expect(svc['LoadCredential']).toBeUndefined();
+    expect(svc['LoadCredentialEncrypted']).toEqual([
+      'station-password:/etc/pickup-station/credentials/station-password.cred',
+      'technician-tokens:/etc/pickup-station/credentials/technician-tokens.cred',
     ]);
+    // A credential that does not decrypt skips the start (no restart) instead of failing every
+    // ExecStartPre= with 243; the check runs as root, the script ships in the release.
+    expect(svc['ExecCondition']).toEqual(['+/bin/bash /opt/pickup-station/current/systemd/credentials-check.sh']);
+    expect(existsSync(join(REPO, 'systemd/credentials-check.sh'))).toBe(true);
     expect(one('StateDirectory')).toBe('pickup-station');
     expect(one('RuntimeDirectory')).toBe('pickup-station');
     expect(one('ConfigurationDirectory')).toBe('pickup-station');
@@ -148,6 +153,13 @@ describe('pickup-station.service', () => {
     expect(svc['MemoryDenyWriteExecute']).toBeUndefined();
     expect(svc['PrivateUsers']).toBeUndefined();
     expect(svc['PrivateDevices']).toBeUndefined();
+  });
+
+  it("logs into the station's own journal namespace, whose journald keeps 14 days and rotates daily", () => {
+    expect(one('LogNamespace')).toBe('pickup-station');
+    const journald = parse(readFileSync(join(REPO, 'systemd/journald@pickup-station.conf'), 'utf8'))['Journal']!;
+    expect(journald['MaxRetentionSec']).toEqual(['14day']);
+    expect(journald['MaxFileSec']).toEqual(['1day']);
   });
 
   it('every exception carries its reason in a comment', () => {

@@ -1,8 +1,10 @@
 /**
  * The secrets check: nothing a station writes or shows may hold the station password, an HTTP
- * Basic credential, a technician (bearer) token or a reader's PIN. Run over every log line, the
- * files under storage.directory (the journal), the technician status and the live streams of a
- * flow: the fault matrix, the restart test, the soak.
+ * Basic credential, a technician (bearer) token, a reader's PIN, or a patron's identifier in full
+ * (an item number, a card or tag UID, a barcode, a patron's name: masked as maskIdentifier does,
+ * "***017 (14)", they may appear). Run over every log line, the files under storage.directory (the
+ * journal), the technician status and the live streams of a flow: the fault matrix, the restart
+ * test, the soak, the privacy test.
  *
  * Besides the known values it looks for their shapes, so a secret that the test did not know about
  * (another station's password, a token in a header dump) is caught as well:
@@ -21,6 +23,11 @@ export interface KnownSecrets {
   readonly tokens?: readonly string[];
   /** Every PIN typed in the flow (6 digits each). */
   readonly pins?: readonly string[];
+  /**
+   * Every patron identifier of the flow: item numbers and barcodes scanned, card UIDs, names the
+   * portal answered. Looked for as they are, anywhere (a test plants distinctive ones).
+   */
+  readonly identifiers?: readonly string[];
 }
 
 export interface Leak {
@@ -34,6 +41,9 @@ export interface Leak {
 
 const REDACTED = /^(\[redacted\]|\*+|Basic \*+)$/;
 const SECRET_FIELD = /"(pin|password|token|accessToken|authorization|clientSecret|secret)"\s*:\s*"([^"]*)"/gi;
+/** maskIdentifier's shapes: "*** (5)", "***017 (14)". */
+const MASKED = /^\*\*\*(\S{0,3})? \(\d+\)$/;
+const IDENTIFIER_FIELD = /"(identifierValue|itemId|uid|barcode|cardUid|patron|patronName|firstName|lastName)"\s*:\s*"([^"]*)"/g;
 
 function around(text: string, index: number, length: number): string {
   const start = Math.max(0, index - 40);
@@ -55,6 +65,7 @@ export function findLeaks(source: string, text: string, known: KnownSecrets): Le
   literal('station password', known.password);
   literal('Basic credential of the station', basic);
   for (const t of known.tokens ?? []) literal('technician token', t);
+  for (const id of known.identifiers ?? []) literal('patron identifier', id);
   // A PIN as a token of its own: inside a longer run of letters or digits (a UUID, a trace id, a
   // timestamp) or as either part of a decimal number (a monotonic time's six-digit fraction, as
   // 40750.123456) six digits are noise, not a PIN; in a long log they would match by chance.
@@ -69,6 +80,11 @@ export function findLeaks(source: string, text: string, known: KnownSecrets): Le
   for (const m of text.matchAll(SECRET_FIELD)) {
     const value = m[2] ?? '';
     if (value !== '' && !REDACTED.test(value)) leaks.push({ source, what: `a "${m[1]}" field with a value`, context: around(text, m.index, m[0].length) });
+  }
+  for (const m of text.matchAll(IDENTIFIER_FIELD)) {
+    const value = m[2] ?? '';
+    if (value !== '' && !MASKED.test(value))
+      leaks.push({ source, what: `an identifier field "${m[1]}" not masked`, context: around(text, m.index, m[0].length) });
   }
   return leaks;
 }

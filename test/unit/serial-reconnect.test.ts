@@ -172,7 +172,7 @@ describe('SerialScanner idle gap', () => {
     expect(scans).toEqual([]);
     await vi.advanceTimersByTimeAsync(1);
     expect(scans).toEqual([]); // STX is not stripped (no prefix configured): dropped as non-printable
-    expect(lines.find((l) => l.msg === 'scanner frame dropped')).toMatchObject({ reason: 'non-printable', preview: '\\x02ABCD' });
+    expect(lines.find((l) => l.msg === 'scanner frame dropped')).toMatchObject({ reason: 'non-printable', preview: '\\x02****' });
     port.feed('EF');
     await vi.advanceTimersByTimeAsync(100);
     expect(scans).toEqual(['EF']);

@@ -10,6 +10,7 @@ const known = {
   password: 'TestStationPassw0rd1',
   tokens: ['tok_abcdefghijklmnopqrstuvwxyz012345'],
   pins: ['123456'],
+  identifiers: ['E00401501A2B3C4D', 'Novák'],
 };
 const basic = Buffer.from(`${known.stationId}:${known.password}`).toString('base64');
 
@@ -25,6 +26,10 @@ describe('findLeaks', () => {
     ['a PIN ending a sentence', 'the PIN was 123456.', 'PIN'],
     ['a pin field with a value', '{"pin":"99"}', 'a "pin" field with a value'],
     ['a password field with a value', '{"password":"hunter2"}', 'a "password" field with a value'],
+    ['a known card UID', '{"msg":"identifier scanned","v":"E00401501A2B3C4D"}', 'patron identifier'],
+    ['a known name in a sentence', 'welcome, Jana Novák', 'patron identifier'],
+    ['any identifier field not masked', '{"identifierValue":"31234000000033"}', 'an identifier field "identifierValue" not masked'],
+    ['an item id half masked', '{"itemId":"3123400***"}', 'an identifier field "itemId" not masked'],
   ])('finds %s', (_name, text, what) => {
     expect(findLeaks('t', text, known).map((l) => l.what)).toContain(what);
   });
@@ -40,6 +45,8 @@ describe('findLeaks', () => {
       // Nor either part of a decimal number (a monotonic time in ms, its fraction six digits).
       '{"startedAt":40750.123456,"ms":5.78}',
       '{"ms":123456.5}',
+      // Identifiers as maskIdentifier shows them.
+      '{"identifierValue":"***033 (14)","itemId":"*** (4)","uid":"***C4D (16)"}',
     ];
     for (const t of clean) expect(findLeaks('t', t, known), t).toEqual([]);
   });

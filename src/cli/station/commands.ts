@@ -355,6 +355,30 @@ function refusalText(e: StationRefusedError): string {
   }
 }
 
+/** Where the unit's credential check (systemd/credentials-check.sh) leaves its metric file. */
+export const CREDENTIALS_CHECK_FILE = 'pickup-station-credentials.prom';
+
+/**
+ * Why the station does not run, when its credential check said so before the last start: the
+ * credentials that could not be decrypted on this board, from the check's metric file; null when
+ * the file is absent or names none.
+ */
+export function credentialProblem(env: Readonly<Record<string, string | undefined>>): string | null {
+  let text: string;
+  try {
+    text = readFileSync(join(env['PICKUP_METRICS_DIR'] ?? '/run/pickup-station-metrics', CREDENTIALS_CHECK_FILE), 'utf8');
+  } catch {
+    return null;
+  }
+  const failed = [...text.matchAll(/^pickup_station_credential_undecryptable\{credential="([^"]+)"\} 1$/gm)].map((m) => m[1] ?? '');
+  if (failed.length === 0) return null;
+  return (
+    `the station does not start: its credential${failed.length > 1 ? 's' : ''} ${failed.join(', ')} cannot be decrypted on this board ` +
+    `(sealed to another TPM or host key, or damaged); every lock is OFF. Why: journalctl --namespace=+pickup-station -u pickup-station -n 20; ` +
+    `then commission the station again (install.sh --password-file, docs/operating.md)`
+  );
+}
+
 /** Entry point for one technician command (`argv[0]` is the command). Never throws. */
 export async function runTechnicianCli(argv: string[], io: TechnicianCliIo): Promise<number> {
   const fail = (code: number, message: string): number => {
@@ -380,8 +404,11 @@ export async function runTechnicianCli(argv: string[], io: TechnicianCliIo): Pro
   } catch (e) {
     const usage = usageFailure(e, '(see stationctl --help)', (text) => void fail(EXIT_USAGE, text));
     if (usage !== null) return usage;
-    if (e instanceof StationNotRunningError)
+    if (e instanceof StationNotRunningError) {
+      const credentials = credentialProblem(io.env);
+      if (credentials !== null) return fail(EXIT_FAILURE, `${e.message}: ${credentials}`);
       return fail(EXIT_FAILURE, `${e.message}: is the service up? (systemctl status pickup-station; --url or --socket if it listens elsewhere)`);
+    }
     if (e instanceof TokenRefusedError)
       return fail(
         EXIT_FAILURE,

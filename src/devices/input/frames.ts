@@ -4,7 +4,7 @@ export type DropReason = 'empty' | 'overlong' | 'non-printable' | 'incomplete' |
 
 export type FrameResult =
   | { readonly kind: 'frame'; readonly value: string }
-  /** `preview` is escaped and truncated: safe for a log line. */
+  /** `preview` is escaped, masked and truncated: safe for a log line. */
   | { readonly kind: 'dropped'; readonly reason: DropReason; readonly length: number; readonly preview: string };
 
 /** Identifiers are printable ASCII: library barcodes and RFID UIDs never contain anything else. */
@@ -16,12 +16,17 @@ export function isPrintableAscii(s: string): boolean {
   return true;
 }
 
-/** First characters of a frame for a log line: printable ASCII as is, the rest as \xNN / \uNNNN. */
+/**
+ * First characters of a frame for a log line: letters and digits as `*` (a dropped frame may still
+ * be a whole card UID or item number), other printable ASCII as is, the rest as \xNN / \uNNNN —
+ * what tells a wrong layout or a broken frame apart is kept, the identifier is not.
+ */
 export function preview(s: string, max = 16): string {
   let out = '';
   for (const ch of [...s].slice(0, max)) {
     const c = ch.codePointAt(0) ?? 0;
-    if (c >= 0x20 && c <= 0x7e) out += ch;
+    if (/^[0-9A-Za-z]$/.test(ch)) out += '*';
+    else if (c >= 0x20 && c <= 0x7e) out += ch;
     else if (c <= 0xff) out += `\\x${c.toString(16).padStart(2, '0')}`;
     else out += `\\u${c.toString(16).padStart(4, '0')}`;
   }

@@ -14,6 +14,7 @@
  * - Security writes run between rounds (the line is half-duplex) and are verified by reading back.
  */
 import type { Logger } from 'pino';
+import { maskIdentifier } from '../../log.js';
 import { Listeners } from '../device-base.js';
 import type { BackoffOptions, Link } from '../reconnect.js';
 import { ReconnectingDevice } from '../reconnecting-device.js';
@@ -256,9 +257,9 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
     const change = this.tracker.round(seen.map((t) => t.uid));
     for (const uid of change.left) {
       this.known.delete(uid);
-      this.o.log.debug({ device: this.name, uid }, 'tag left the field');
+      this.o.log.debug({ device: this.name, uid: maskIdentifier(uid) }, 'tag left the field');
     }
-    for (const uid of change.arrived) this.o.log.debug({ device: this.name, uid }, 'tag in the field');
+    for (const uid of change.arrived) this.o.log.debug({ device: this.name, uid: maskIdentifier(uid) }, 'tag in the field');
     for (const t of seen) {
       const k = this.known.get(t.uid) ?? { tag: null, attempts: 0 };
       this.known.set(t.uid, k);
@@ -280,7 +281,7 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
           continue;
         }
         k.attempts++;
-        if (e instanceof RfidReaderError && e.link) this.failed(c, e, `read of ${t.uid}`);
+        if (e instanceof RfidReaderError && e.link) this.failed(c, e, `read of ${maskIdentifier(t.uid)}`);
         if (k.attempts >= this.o.readAttempts) {
           k.tag = { uid: t.uid, afi: null, data: { kind: 'unreadable', problem: 'read-failed', detail: `${k.attempts} reads failed: ${rfidDetail(e)}` } };
           this.noteTag(k.tag);
@@ -297,10 +298,10 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
     let data: RfidTagData;
     if (decoded.kind === 'item') {
       data = { kind: 'item', model: decoded.model, itemId: decoded.itemId, set: decoded.set, owner: decoded.owner };
-      this.o.log.debug({ device: this.name, uid, model: decoded.model, set: decoded.set, notes: decoded.notes }, 'tag read');
+      this.o.log.debug({ device: this.name, uid: maskIdentifier(uid), model: decoded.model, set: decoded.set, notes: decoded.notes }, 'tag read');
     } else {
       data = { kind: 'unreadable', problem: decoded.problem, detail: decoded.detail };
-      this.o.log.info({ device: this.name, uid, problem: decoded.problem, detail: decoded.detail }, 'tag not readable as library data');
+      this.o.log.info({ device: this.name, uid: maskIdentifier(uid), problem: decoded.problem, detail: decoded.detail }, 'tag not readable as library data');
     }
     return { uid, afi: info?.afi ?? null, data };
   }
@@ -377,7 +378,8 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
       const afi = back.value.afi;
       if (afi !== write.value) return { uid, ok: false, reason: `read-back shows AFI ${hex(afi)}, not ${hex(write.value)}${wrote}` };
       this.setKnownAfi(uid, afi);
-      if (!w.ok) this.o.log.warn({ device: this.name, uid, write: w.why }, 'AFI write answered an error, but the read-back shows it applied');
+      if (!w.ok)
+        this.o.log.warn({ device: this.name, uid: maskIdentifier(uid), write: w.why }, 'AFI write answered an error, but the read-back shows it applied');
       return { uid, ok: true };
     }
     const w = await step('EAS write', () => session.setEas(uid, write.enabled));

@@ -45,6 +45,7 @@ import { startOpening } from './doors.js';
 import { send } from './outbound.js';
 import { isKeypadLocked } from './pin-throttle.js';
 import { doorWarning, extend, startLimit } from './time-to-act.js';
+import { maskIdentifier } from '../../log.js';
 
 /** Longest identifier accepted from a scanner; drivers drop longer frames already. */
 export const MAX_IDENTIFIER_LENGTH = 128;
@@ -126,7 +127,7 @@ export function onScan(ctx: Ctx, identifierType: 'BAR_CODE' | 'RFID', raw: strin
     return 'refused';
   }
   if (s.pin !== '') clearPin(ctx);
-  log('info', 'identifier scanned', { identifierType, identifierValue: value });
+  log('info', 'identifier scanned', { identifierType, identifierValue: maskIdentifier(value) });
   sound(ctx, 'accepted');
   send(ctx, { endpoint: 'item-identify', identifierType, identifierValue: value });
   return 'sent';

@@ -39,6 +39,7 @@
  * gates once picked up.
  */
 import type { RfidTag } from '../../devices/types.js';
+import { maskIdentifier } from '../../log.js';
 import type { ServerAnswer } from '../../protocol/types.js';
 import type { CoreConfig, RfidField, RfidState, SecurityFailure, SecurityOwed } from '../core-types.js';
 import { commandProblem } from './answers.js';
@@ -103,7 +104,7 @@ export function onRfidField(ctx: Ctx, reader: string, send: 'item-id' | 'uid', t
     if (sec.kind === 'afi' && t.afi !== null && t.afi !== sec.secured && t.afi !== sec.unsecured && t.data.kind === 'item')
       log('warn', "RFID tag's AFI is neither the configured secured nor unsecured value", {
         reader,
-        uid: t.uid,
+        uid: maskIdentifier(t.uid),
         afi: t.afi,
         secured: sec.secured,
         unsecured: sec.unsecured,
@@ -111,7 +112,7 @@ export function onRfidField(ctx: Ctx, reader: string, send: 'item-id' | 'uid', t
   }
   for (const t of fresh) {
     if (t.data.kind !== 'unreadable') continue;
-    log('warn', 'RFID tag cannot be read', { reader, uid: t.uid, problem: t.data.problem, detail: t.data.detail });
+    log('warn', 'RFID tag cannot be read', { reader, uid: maskIdentifier(t.uid), problem: t.data.problem, detail: t.data.detail });
     sound(ctx, 'refused');
     showOverlay(ctx, config.messages.rfidUnreadable);
     done = [...new Set([...done, keyOf(t, send)])];
@@ -212,7 +213,7 @@ function startSecurity(ctx: Ctx, owed: SecurityOwed): void {
   const rs = settings(config);
   if (ctx.s.rfid.job !== null) fail(ctx, 'superseded by the next deposit before it was verified');
   ctx.s.rfid = { ...ctx.s.rfid, job: { ...owed, remaining: owed.uids, writing: true, lastReason: null } };
-  log('info', 'RFID: clearing the security bit of the deposited item', { reader: owed.reader, itemId: owed.itemId, tags: owed.uids.length });
+  log('info', 'RFID: clearing the security bit of the deposited item', { reader: owed.reader, itemId: maskIdentifier(owed.itemId), tags: owed.uids.length });
   fx.push({ type: 'write-security', reader: owed.reader, uids: owed.uids, write: writeOf(config) });
   fx.push({ type: 'start-timer', timer: 'security-window', ms: rs.securityWindowMs });
 }
@@ -232,14 +233,19 @@ export function onSecurityResult(ctx: Ctx, reader: string, results: readonly { u
   const verified = new Set(results.filter((r) => r.ok).map((r) => r.uid));
   const remaining = job.remaining.filter((u) => !verified.has(u));
   if (remaining.length === 0) {
-    log('info', 'RFID: security bit cleared and verified', { reader, itemId: job.itemId, tags: job.uids.length });
+    log('info', 'RFID: security bit cleared and verified', { reader, itemId: maskIdentifier(job.itemId), tags: job.uids.length });
     s.rfid = { ...s.rfid, job: null };
     fx.push({ type: 'stop-timer', timer: 'security-window' }, { type: 'stop-timer', timer: 'security-retry' });
     return;
   }
-  const reasons = results.filter((r) => !r.ok && remaining.includes(r.uid)).map((r) => `${r.uid}: ${r.reason ?? 'not verified'}`);
+  const reasons = results.filter((r) => !r.ok && remaining.includes(r.uid)).map((r) => `${maskIdentifier(r.uid)}: ${r.reason ?? 'not verified'}`);
   const lastReason = reasons.join('; ') || job.lastReason || 'not verified';
-  log('warn', 'RFID: security bit not verified, asking for the item back on the reader', { reader, itemId: job.itemId, remaining: remaining.length, reasons });
+  log('warn', 'RFID: security bit not verified, asking for the item back on the reader', {
+    reader,
+    itemId: maskIdentifier(job.itemId),
+    remaining: remaining.length,
+    reasons,
+  });
   if (job.lastReason === null) sound(ctx, 'refused');
   s.rfid = { ...s.rfid, job: { ...job, remaining, writing: false, lastReason } };
   fx.push({ type: 'start-timer', timer: 'security-retry', ms: settings(config).securityRetryMs });
@@ -277,7 +283,11 @@ function fail(ctx: Ctx, why: string | null): void {
   if (job === null) return;
   const reason = why ?? `not verified within ${settings(config).securityWindowMs} ms: ${job.lastReason ?? 'no answer from the reader'}`;
   const failure: SecurityFailure = { reader: job.reader, itemId: job.itemId, uids: job.remaining, reason };
-  log('error', 'RFID: security bit of a deposited item not cleared; the exit gates may alarm', { ...failure });
+  log('error', 'RFID: security bit of a deposited item not cleared; the exit gates may alarm', {
+    ...failure,
+    itemId: maskIdentifier(failure.itemId),
+    uids: failure.uids.map(maskIdentifier),
+  });
   s.pendingErrors = [...s.pendingErrors, `RFID security bit not cleared on item ${job.itemId} (${job.remaining.length} of ${job.uids.length} tags): ${reason}`];
   s.stateOwed = true;
   s.rfid = { ...s.rfid, job: null, failures: [...s.rfid.failures, failure].slice(-MAX_FAILURES_KEPT) };

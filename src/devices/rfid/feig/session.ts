@@ -14,6 +14,7 @@
  * profile defaults to (a reader reconfigured by its vendor's tool says otherwise).
  */
 import { RfidReaderError } from '../errors.js';
+import { maskIdentifier } from '../../../log.js';
 import { Exchanger } from '../exchange.js';
 import type { BlocksRead, InventoryTag, ReaderFamily, ReaderLink, ReaderSession, SessionOptions, TagInfo } from '../family.js';
 import { BROADCAST, encodeFrame, FrameParser, type Frame, type FrameType } from './frame.js';
@@ -127,7 +128,7 @@ class FeigSession implements ReaderSession {
   }
 
   async tagInfo(uid: string): Promise<TagInfo | null> {
-    const what = `system information of ${uid}`;
+    const what = `system information of ${maskIdentifier(uid)}`;
     const fits: Fits = (d) => d.length === 13 && uidString(d.subarray(1, 1 + UID_BYTES)) === uid;
     let f: Frame;
     try {
@@ -146,7 +147,7 @@ class FeigSession implements ReaderSession {
     let blockSize = 0;
     for (let done = 0; done < count;) {
       const n = Math.min(this.o.blocksPerRead, count - done);
-      const what = `read of blocks ${first + done}–${first + done + n - 1} of ${uid}`;
+      const what = `read of blocks ${first + done}–${first + done + n - 1} of ${maskIdentifier(uid)}`;
       const f = await this.checked(CMD.iso, requests.readBlocks(uid, first + done, n), what, (d) => parseReadBlocks(d, n).ok);
       const read = this.value(parseReadBlocks(f.data, n), what);
       if (blockSize !== 0 && read.blockSize !== blockSize)
@@ -166,15 +167,15 @@ class FeigSession implements ReaderSession {
   }
 
   async writeAfi(uid: string, afi: number): Promise<void> {
-    await this.checked(CMD.iso, requests.writeAfi(uid, afi), `AFI write to ${uid}`, noData);
+    await this.checked(CMD.iso, requests.writeAfi(uid, afi), `AFI write to ${maskIdentifier(uid)}`, noData);
   }
 
   async setEas(uid: string, enabled: boolean): Promise<void> {
-    await this.checked(CMD.custom, requests.nxp(enabled ? NXP.setEas : NXP.resetEas, uid), `EAS ${enabled ? 'set' : 'reset'} on ${uid}`, noData);
+    await this.checked(CMD.custom, requests.nxp(enabled ? NXP.setEas : NXP.resetEas, uid), `EAS ${enabled ? 'set' : 'reset'} on ${maskIdentifier(uid)}`, noData);
   }
 
   async easEnabled(uid: string): Promise<boolean> {
-    const f = await this.checked(CMD.custom, requests.nxp(NXP.easAlarm, uid), `EAS alarm of ${uid}`, anyData, [STATUS.ok, STATUS.noTransponder]);
+    const f = await this.checked(CMD.custom, requests.nxp(NXP.easAlarm, uid), `EAS alarm of ${maskIdentifier(uid)}`, anyData, [STATUS.ok, STATUS.noTransponder]);
     return f.status === STATUS.ok;
   }
 }
