@@ -29,7 +29,7 @@ import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
 import type { AssistRequest, KeypadKey } from '../types.js';
 import type { KioskListener } from './listener.js';
-import { KIOSK_CSS, KIOSK_JS } from './page.js';
+import { kioskAssets } from './page.js';
 import type { KioskSecret } from './secret.js';
 import { kernelSendQueue } from './send-queue.js';
 
@@ -313,9 +313,9 @@ export class KioskServer {
       case '/':
         return { type: 'text/html; charset=utf-8', body: this.o.html };
       case '/kiosk.css':
-        return { type: 'text/css; charset=utf-8', body: KIOSK_CSS };
+        return { type: 'text/css; charset=utf-8', body: kioskAssets().css };
       case '/kiosk.js':
-        return { type: 'text/javascript; charset=utf-8', body: KIOSK_JS };
+        return { type: 'text/javascript; charset=utf-8', body: kioskAssets().js };
       default:
         return null;
     }
