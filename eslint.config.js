@@ -76,6 +76,11 @@ export const LAYERS = [
     ],
   },
   {
+    layer: 'edge',
+    what: 'what every HTTP port of the station checks and bounds before its routes: connection caps, refusal summaries, event streams with backpressure, Host/Origin, bodies, time-outs',
+    files: ['src/edge/**'],
+  },
+  {
     layer: 'adapters',
     what: 'the real and simulated implementations of the contracts, the tokens, the portal client',
     files: ['src/devices/**', 'src/protocol/**', 'src/journal/**', 'src/storage/**', 'src/tokens/**', 'src/portal/**'],

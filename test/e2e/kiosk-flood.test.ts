@@ -21,7 +21,7 @@ import { connect, type Socket } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { unitMemoryLimits } from '../../bench/lib/unit-memory.js';
-import { txQueueIn } from '../../src/devices/kiosk/send-queue.js';
+import { txQueueIn } from '../../src/edge/send-queue.js';
 import { KioskDaemon } from '../support/kiosk-daemon.js';
 import { sleep, waitFor } from '../support/shared.js';
 

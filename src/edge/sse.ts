@@ -1,21 +1,29 @@
 /**
- * Server-sent events over a plain response. Each stream gets a keep-alive comment while idle,
- * and `onClose` runs exactly once however it ends (client gone, server stopping, client too slow),
- * so every subscription a stream holds is released.
+ * Server-sent events over a plain response, for every port (the technician's live streams, the
+ * kiosk page's state). Each stream gets a keep-alive comment while idle, and `onClose` runs exactly
+ * once however it ends (client gone, server stopping, client too slow), so every subscription a
+ * stream holds is released.
  *
- * Backpressure: a client that stops reading (a laptop asleep during `stationctl logs -f`, or one
- * that never reads on purpose) would make every event pile up in the response's buffer for as
- * long as the socket stays open. Once the unsent data passes `maxBufferedBytes` the stream is
- * dropped instead: the socket is destroyed (its buffer freed at once) and `onDrop` says so. A
- * client that reads, however slowly, never gets near the bound: the kernel's socket buffers hold
- * what is in flight, and only what they cannot take is counted.
+ * Backpressure: a client that stops reading (a laptop asleep during `stationctl logs -f`, a page
+ * that never reads on purpose) would make every event pile up in the response's buffer for as long
+ * as the socket stays open. Each write is checked first: when what the stream holds unsent plus
+ * the event would pass `maxBufferedBytes`, the stream is dropped instead — the socket reset (its
+ * buffers freed at once: `end()` would queue behind the unsent data, and a plain close leaves the
+ * kernel holding it, an orphan behind a window the client never opens) and `onDrop` says so.
  *
- * Clients authenticate with the Authorization header like every other call: the page reads the
- * stream with fetch() and a streaming reader, because EventSource cannot send headers and a
- * long-lived token must never travel in a URL.
+ * What "holds" counts: what Node has not handed to the kernel (`writableLength`) and, with
+ * `countKernelQueue`, what the kernel has not had acknowledged (send-queue.ts). A port on loopback
+ * counts both — a local client that stops reading lets the kernel's send buffer grow to megabytes
+ * first, and that memory is the station's; a port reached over a network counts only Node's, since
+ * its kernel buffers hold what is in flight to a client that reads, however slowly.
+ *
+ * Clients authenticate with the Authorization header like every other call: pages read the stream
+ * with fetch() and a streaming reader, because EventSource cannot send headers and a long-lived
+ * credential must never travel in a URL.
  */
 import type { ServerResponse } from 'node:http';
 import { COMMON_HEADERS } from './http.js';
+import { kernelSendQueue } from './send-queue.js';
 
 export interface SseStream {
   /** Send one event; JSON-encoded data on one `data:` line. */
@@ -31,23 +39,36 @@ export interface SseStream {
   onClose(fn: () => void): void;
 }
 
+/** Why a stream was dropped: what it held (Node's unsent + the kernel's) and the event that did not fit. */
+export interface SseDrop {
+  readonly held: number;
+  readonly queued: number;
+  readonly kernel: number;
+  readonly adding: number;
+  readonly bound: number;
+}
+
 export interface SseLimits {
   readonly keepAliveMs: number;
-  /** Unsent bytes past which the stream is dropped (debug.streamBufferBytes). */
+  /** Bytes a stream may hold for its client before it is dropped (the port's streamBufferBytes). */
   readonly maxBufferedBytes: number;
+  /** Count the kernel's unacknowledged bytes too (a loopback port: see above). */
+  readonly countKernelQueue?: boolean;
+  /** Headers beside the common ones (a page's Content-Security-Policy). */
+  readonly headers?: Readonly<Record<string, string>>;
   /** Told once when the stream is dropped for a client that does not read. */
-  readonly onDrop?: (unsentBytes: number) => void;
+  readonly onDrop?: (drop: SseDrop) => void;
 }
 
 export function openSse(res: ServerResponse, limits: SseLimits): SseStream {
   res.writeHead(200, {
     ...COMMON_HEADERS,
+    ...limits.headers,
     'content-type': 'text/event-stream; charset=utf-8',
     connection: 'keep-alive',
     // Tells a reverse proxy (nginx) not to buffer the stream.
     'x-accel-buffering': 'no',
   });
-  res.write(': connected\n\n');
   const cleanups: (() => void)[] = [];
   let closed = false;
   const finish = (): void => {
@@ -58,23 +79,40 @@ export function openSse(res: ServerResponse, limits: SseLimits): SseStream {
     if (!res.writableEnded) res.end();
   };
   let bound = limits.maxBufferedBytes;
+  const socket = res.socket;
+  /**
+   * The kernel's unacknowledged bytes when last read from /proc/net/tcp, plus every byte written
+   * since: never less than what the kernel holds now (acknowledgements only shrink it), so the table
+   * (one line per socket of the machine) is read again only when this bound would pass the limit.
+   */
+  let kernelAtMost = 0;
   const write = (text: string): void => {
     if (closed) return;
-    res.write(text);
+    const adding = Buffer.byteLength(text);
     // writableLength: what neither the response nor its socket has handed to the kernel yet.
     // (res.write's boolean only says "above the 16 KiB high-water mark": too eager to drop on.)
-    const unsent = res.writableLength;
-    if (unsent <= bound) return;
+    let queued = res.writableLength;
+    if (limits.countKernelQueue === true && queued + kernelAtMost + adding > bound && socket?.localPort !== undefined && socket.remotePort !== undefined) {
+      kernelAtMost = kernelSendQueue(socket.localPort, socket.remotePort) ?? 0;
+      queued = res.writableLength;
+    }
+    const kernel = limits.countKernelQueue === true ? kernelAtMost : 0;
+    if (queued + kernel + adding <= bound) {
+      res.write(text);
+      kernelAtMost += adding;
+      return;
+    }
     finish();
-    // end() above would queue behind the unsent data; destroy frees it now.
-    res.destroy();
-    limits.onDrop?.(unsent);
+    if (socket !== null && !socket.destroyed) socket.resetAndDestroy();
+    else res.destroy();
+    limits.onDrop?.({ held: queued + kernel, queued, kernel, adding, bound });
   };
   const keepAlive = setInterval(() => write(': keep-alive\n\n'), limits.keepAliveMs);
   keepAlive.unref();
   // The response's 'close' (not the request's: that fires once a GET's empty body is read).
   res.on('close', finish);
   res.on('error', finish);
+  write(': connected\n\n');
   return {
     send(event, data) {
       if (closed) return;
