@@ -86,26 +86,33 @@ export function openSse(res: ServerResponse, limits: SseLimits): SseStream {
    * (one line per socket of the machine) is read again only when this bound would pass the limit.
    */
   let kernelAtMost = 0;
+  const drop = (d: SseDrop, reset: boolean): void => {
+    finish();
+    if (reset && socket !== null && !socket.destroyed) socket.resetAndDestroy();
+    else res.destroy();
+    limits.onDrop?.(d);
+  };
   const write = (text: string): void => {
     if (closed) return;
     const adding = Buffer.byteLength(text);
-    // writableLength: what neither the response nor its socket has handed to the kernel yet.
-    // (res.write's boolean only says "above the 16 KiB high-water mark": too eager to drop on.)
+    if (limits.countKernelQueue !== true) {
+      // Node's part only: written, then checked. writableLength is what neither the response nor
+      // its socket has handed to the kernel yet (res.write's boolean only says "above the 16 KiB
+      // high-water mark": too eager to drop on).
+      res.write(text);
+      const unsent = res.writableLength;
+      if (unsent > bound) drop({ held: unsent - adding, queued: unsent - adding, kernel: 0, adding, bound }, false);
+      return;
+    }
+    // Node's and the kernel's: checked first, so that neither ever holds more than the bound.
     let queued = res.writableLength;
-    if (limits.countKernelQueue === true && queued + kernelAtMost + adding > bound && socket?.localPort !== undefined && socket.remotePort !== undefined) {
+    if (queued + kernelAtMost + adding > bound && socket?.localPort !== undefined && socket.remotePort !== undefined) {
       kernelAtMost = kernelSendQueue(socket.localPort, socket.remotePort) ?? 0;
       queued = res.writableLength;
     }
-    const kernel = limits.countKernelQueue === true ? kernelAtMost : 0;
-    if (queued + kernel + adding <= bound) {
-      res.write(text);
-      kernelAtMost += adding;
-      return;
-    }
-    finish();
-    if (socket !== null && !socket.destroyed) socket.resetAndDestroy();
-    else res.destroy();
-    limits.onDrop?.({ held: queued + kernel, queued, kernel, adding, bound });
+    if (queued + kernelAtMost + adding > bound) return drop({ held: queued + kernelAtMost, queued, kernel: kernelAtMost, adding, bound }, true);
+    res.write(text);
+    kernelAtMost += adding;
   };
   const keepAlive = setInterval(() => write(': keep-alive\n\n'), limits.keepAliveMs);
   keepAlive.unref();
