@@ -8,7 +8,7 @@
  *
  *   --quick         short windows and few runs: a smoke run, not figures to quote
  *   --json          JSON on stdout instead of the table
- *   --only LIST     comma-separated sections: scan,rfid,latency,journal,startup,safestate,memory,idle,fleet,metrics
+ *   --only LIST     comma-separated sections: scan,rfid,latency,journal,startup,safestate,memory,idle,fleet,metrics,kiosk
  *   --host-node     only this process's node (no download)
  *   --profile       also a --cpu-prof of one daemon start and a heap snapshot of the memory run
  *                   (bench/out/profiles/, bench/out/*.heapsnapshot)
@@ -21,6 +21,7 @@ import { parseArgs } from 'node:util';
 import { benchFleet, type FleetResult } from './fleet.js';
 import { benchIdle, type IdleResult } from './idle.js';
 import { benchJournal, type JournalResult } from './journal.js';
+import { benchKiosk, kioskReport, type KioskResult } from './kiosk.js';
 import { benchLatency, type LatencyResult } from './latency.js';
 import { describeMachine, machine } from './lib/machine.js';
 import { nodesUnderTest, type NodeUnderTest } from './lib/node.js';
@@ -36,7 +37,7 @@ import { benchRfid, type RfidResult } from './rfid.js';
 import { benchStartup, type StartupResult } from './startup.js';
 import { verdicts } from './targets.js';
 
-const SECTIONS = ['scan', 'rfid', 'latency', 'journal', 'startup', 'safestate', 'memory', 'idle', 'fleet', 'metrics'] as const;
+const SECTIONS = ['scan', 'rfid', 'latency', 'journal', 'startup', 'safestate', 'memory', 'idle', 'fleet', 'metrics', 'kiosk'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** Every figure of one Node version. */
@@ -59,6 +60,8 @@ export interface BenchResults {
   fleet?: FleetResult;
   /** What metrics cost (bench/metrics.ts), this process's node. */
   metrics?: MetricsResult;
+  /** The kiosk page's keys, quiet and under a local flood (bench/kiosk.ts), this process's node. */
+  kiosk?: KioskResult;
 }
 
 const { values } = parseArgs({
@@ -156,6 +159,15 @@ try {
         : { events: 5_000, rounds: 3, scans: 200, warmup: 20, fleetStations: 1_000, experiment: values.experiment === true, idleMs: 60_000 },
     );
   }
+  if (only.has('kiosk')) {
+    const host = nodes[0];
+    if (host !== undefined) {
+      progress("kiosk page: the kiosk's keys, quiet and under a local flood of sockets without the secret");
+      const kd = join(dir, 'kiosk');
+      mkdirSync(kd, { recursive: true });
+      results.kiosk = await benchKiosk(kd, release, host, quick ? 20 : 200);
+    }
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
@@ -180,4 +192,5 @@ else {
   );
   // The metrics figures print their own tables (bench/metrics.ts).
   if (results.metrics) console.log(`\n${metricsReport(results.metrics)}`);
+  if (results.kiosk) console.log(`\n${kioskReport(results.kiosk)}`);
 }

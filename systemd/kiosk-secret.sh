@@ -3,15 +3,17 @@
 #
 #   kiosk-secret.sh make DIR
 #       pickup-station-kiosk.socket's ExecStartPre, as root: DIR/secret (0600 root, 64 hex digits
-#       from 32 random bytes, kept if it is there: one per boot, /run is a tmpfs) and
+#       from 32 random bytes, a new one each time: each start of the socket unit) and
 #       DIR/secret.sha256 ("sha256:<hex>", 0644: what the station checks against).
+#   kiosk-secret.sh clear DIR
+#       its ExecStopPost: both removed (the port is gone; the secret goes with it).
 #   kiosk-secret.sh page SECRET_FILE PAGE URL
 #       pickup-station-kiosk.service's ExecStartPre, as the kiosk's user: PAGE (0600), a local start
 #       page that sends the browser to URL with the secret in the fragment (never sent over HTTP,
 #       never on a command line: /proc/PID/cmdline is readable by every local user).
 set -eu
 
-usage() { echo "usage: $0 make DIR | page SECRET_FILE PAGE URL" >&2; exit 2; }
+usage() { echo "usage: $0 make DIR | clear DIR | page SECRET_FILE PAGE URL" >&2; exit 2; }
 
 valid_secret() { printf '%s' "$1" | grep -Eq '^[0-9a-f]{64}$'; }
 
@@ -22,15 +24,17 @@ case "${1:-}" in
     umask 077
     mkdir -p "$dir"
     chmod 0755 "$dir"
-    if [ ! -s "$dir/secret" ] || ! valid_secret "$(cat "$dir/secret")"; then
-      od -An -N32 -tx1 /dev/urandom | tr -d ' \n' >"$dir/secret.new"
-      valid_secret "$(cat "$dir/secret.new")" || { echo "$0: could not make a secret" >&2; exit 1; }
-      mv -f "$dir/secret.new" "$dir/secret"
-    fi
+    od -An -N32 -tx1 /dev/urandom | tr -d ' \n' >"$dir/secret.new"
+    valid_secret "$(cat "$dir/secret.new")" || { echo "$0: could not make a secret" >&2; exit 1; }
+    mv -f "$dir/secret.new" "$dir/secret"
     hash=$(sha256sum <"$dir/secret" | cut -d' ' -f1)
     printf 'sha256:%s\n' "$hash" >"$dir/secret.sha256.new"
     chmod 0644 "$dir/secret.sha256.new"
     mv -f "$dir/secret.sha256.new" "$dir/secret.sha256"
+    ;;
+  clear)
+    [ $# -eq 2 ] || usage
+    rm -f "$2/secret.sha256" "$2/secret" "$2/secret.new" "$2/secret.sha256.new"
     ;;
   page)
     [ $# -eq 4 ] || usage

@@ -114,6 +114,8 @@ export async function runDemo(args: string[]): Promise<number> {
           holdMs: config.speech.holdMs,
           // The demo's own per-run secret, in the URL it prints (a station's comes from its socket unit).
           secret: { kind: 'hash', hash: kioskSecretHash(kioskSecret) },
+          // The demo is a development setup: no systemd, so its own port.
+          ownPort: true,
           limits: KIOSK_LIMITS,
           reconnect: { initialMs: 500, maxMs: 5_000, factor: 2 },
           log,

@@ -1,6 +1,7 @@
-/** Small HTTP helpers of the technician port: JSON answers, typed errors, bounded JSON bodies. */
+/** Small HTTP helpers of the technician port: JSON answers, typed errors, bounded JSON bodies (read by the edge, src/edge/http.ts). */
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type * as z from '../schema.js';
+import { BodyTooLarge, COMMON_HEADERS, readBody, saysJson } from '../edge/http.js';
 import { sendJson as sendJsonBody } from '../http-json.js';
 import { SupervisorRefusal, type RefusalCode } from '../supervisor/refusal.js';
 
@@ -27,13 +28,6 @@ export function httpErrorOf(e: unknown): HttpError | null {
   return null;
 }
 
-/** Headers on every answer: nothing is cached (status and logs are live and private), no sniffing. */
-export const COMMON_HEADERS: Readonly<Record<string, string>> = {
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
-  'referrer-policy': 'no-referrer',
-};
-
 /** JSON with the port's common headers (`headers` may override them). */
 export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Readonly<Record<string, string>> = {}): void {
   sendJsonBody(res, status, body, { ...COMMON_HEADERS, ...headers }, 'application/json; charset=utf-8');
@@ -50,21 +44,19 @@ export function sendError(res: ServerResponse, e: HttpError): void {
  * the schema refuses.
  */
 export async function readJson<S extends z.ZodMiniType>(req: IncomingMessage, limit: number, schema: S): Promise<z.output<S>> {
-  const declared = Number(req.headers['content-length'] ?? '0');
-  if (Number.isFinite(declared) && declared > limit) throw tooLarge(limit);
-  const chunks: Buffer[] = [];
-  let size = 0;
-  for await (const chunk of req as AsyncIterable<Buffer>) {
-    size += chunk.length;
-    if (size > limit) throw tooLarge(limit);
-    chunks.push(chunk);
+  let body: Buffer;
+  try {
+    body = await readBody(req, limit);
+  } catch (e) {
+    // Connection: close: the rest of an oversized body is not read.
+    if (e instanceof BodyTooLarge) throw new HttpError(413, 'payload_too_large', e.message, {}, { connection: 'close' });
+    throw e;
   }
   let raw: unknown = {};
-  if (size > 0) {
-    const type = req.headers['content-type'] ?? '';
-    if (!/^application\/json\b/i.test(type)) throw new HttpError(415, 'unsupported_media_type', 'the body must be application/json');
+  if (body.length > 0) {
+    if (!saysJson(req)) throw new HttpError(415, 'unsupported_media_type', 'the body must be application/json');
     try {
-      raw = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+      raw = JSON.parse(body.toString('utf8'));
     } catch {
       throw new HttpError(400, 'malformed_json', 'the body is not valid JSON');
     }
@@ -76,9 +68,4 @@ export async function readJson<S extends z.ZodMiniType>(req: IncomingMessage, li
     throw new HttpError(400, 'invalid_body', 'the body does not match what this action takes', { problems });
   }
   return parsed.data;
-}
-
-function tooLarge(limit: number): HttpError {
-  // Connection: close: the rest of an oversized body is not read.
-  return new HttpError(413, 'payload_too_large', `the body is larger than ${limit} bytes`, {}, { connection: 'close' });
 }

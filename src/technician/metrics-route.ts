@@ -4,7 +4,7 @@
  * `authorization: { credentials_file: … }`, a file holding a metrics-scope token.
  */
 import type { MetricsService } from '../metrics/service.js';
-import { COMMON_HEADERS } from './http.js';
+import { COMMON_HEADERS } from '../edge/http.js';
 import type { Route } from './router.js';
 
 /** No route when metrics are off: /metrics is then a 404 like any unknown path. */

@@ -5,7 +5,7 @@ import type { Logger, LogRing } from '../log.js';
 import { HttpError, sendJson } from './http.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import type { RequestContext, Route } from './router.js';
-import { openSse } from './sse.js';
+import { openSse, type SseDrop } from '../edge/sse.js';
 import { buildStatus, eventView } from './status.js';
 
 export interface ReadDeps {
@@ -29,7 +29,9 @@ function openStream(deps: ReadDeps, ctx: RequestContext) {
   if (deps.streams.open >= maxStreams) throw new HttpError(503, 'too_many_streams', `at most ${maxStreams} live streams at once`);
   const path = ctx.url.pathname;
   const technician = ctx.who.name;
-  const onDrop = (unsent: number): void => {
+  const onDrop = ({ held, adding }: SseDrop): void => {
+    // What it would have held with the event that did not fit.
+    const unsent = held + adding;
     // Later, not now: a drop can happen inside the log ring's own write (the log stream), and
     // logging from there would re-enter the logger mid-line.
     setImmediate(() =>

@@ -7,9 +7,12 @@
  * method, the path without its query, the status, the duration and the token's name.
  *
  * Bounded before authentication (anyone on the network can reach it once it listens on every
- * interface): a short head and request time-out, connection caps that close idle unauthenticated
- * sockets rather than refuse a newcomer (connections.ts), and refusals logged as a summary per
- * kind and interval (refusals.ts). Only authenticated requests get a log line each.
+ * interface) by the edge every port shares (src/edge/): a short head and request time-out,
+ * connection caps that close idle unauthenticated sockets rather than refuse a newcomer, refusals
+ * logged as a summary per kind and interval, live streams dropped when their client stops reading.
+ * Only authenticated requests get a log line each. No Host check: a technician reaches the port by
+ * whatever name or address their network gives it, and every answer but the data-free page and
+ * /healthz needs a token, which a page elsewhere does not have.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { connect } from 'node:net';
@@ -20,14 +23,16 @@ import { actionRoutes } from './actions.js';
 import { bearerToken, scopeAllows, type Technician } from '../tokens/tokens.js';
 import type { TechnicianTokens } from './auth.js';
 import type { DebugConfig } from '../config/technician.js';
-import { ConnectionGuard } from './connections.js';
+import { ConnectionGuard } from '../edge/connections.js';
+import { COMMON_HEADERS, serverTimeouts } from '../edge/http.js';
+import { RefusalLog } from '../edge/refusals.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
-import { COMMON_HEADERS, HttpError, httpErrorOf, sendError, sendJson } from './http.js';
+import { HttpError, httpErrorOf, sendError, sendJson } from './http.js';
 import { metricsRoutes } from './metrics-route.js';
 import type { MetricsService } from '../metrics/service.js';
 import { loadPage, type Page } from './page.js';
 import { readRoutes } from './read.js';
-import { RefusalLog } from './refusals.js';
+import { TECHNICIAN_REFUSALS } from './refusals.js';
 import { matchRoute, type Route } from './router.js';
 
 /** Query parameters that look like a credential: refused, so a token never sits in a URL (or a proxy's log). */
@@ -56,7 +61,7 @@ export function createTechnicianServer({ supervisor, tokens, ring, log, metrics 
   const routes: Route[] = [...readRoutes({ supervisor, ring, streams: { open: 0 }, log }), ...actionRoutes({ supervisor, log }), ...metricsRoutes(metrics)];
   // Fixed for the life of the server (a change of these needs a process restart: supervisor.reload says so).
   const limits = supervisor.config.debug;
-  const refusals = new RefusalLog(log, limits.refusalLogIntervalMs);
+  const refusals = new RefusalLog(log, limits.refusalLogIntervalMs, TECHNICIAN_REFUSALS);
   const guard = new ConnectionGuard(limits, (address) => refusals.refused('evicted', address));
 
   const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, done: (who: Technician) => void): Promise<void> => {
@@ -87,46 +92,37 @@ export function createTechnicianServer({ supervisor, tokens, ring, log, metrics 
     await m.route.handle({ req, res, url, params: m.params, who });
   };
 
-  const server = createServer(
-    {
-      headersTimeout: limits.headersTimeoutMs,
-      requestTimeout: limits.requestTimeoutMs,
-      // Node checks those time-outs only this often (default 30 s, which would let a silent socket
-      // live 35 s with a 5 s headersTimeout): a fifth of the head time-out keeps them honest.
-      connectionsCheckingInterval: Math.max(50, Math.round(limits.headersTimeoutMs / 5)),
-    },
-    (req, res) => {
-      guard.active(req.socket);
-      const started = performance.now();
-      let who: Technician | null = null;
-      // A request target that is no URL ("//", "http://[") must be a 400, never a throw here: an
-      // exception in this callback would take the station down.
-      const url = URL.canParse(req.url ?? '/', 'http://station') ? new URL(req.url ?? '/', 'http://station') : null;
-      if (url === null) {
-        refusals.refused('bad-target', req.socket.remoteAddress);
-        return sendJson(res, 400, { error: 'bad_request', message: 'the request target is not a URL' });
+  const server = createServer(serverTimeouts(limits), (req, res) => {
+    guard.active(req.socket);
+    const started = performance.now();
+    let who: Technician | null = null;
+    // A request target that is no URL ("//", "http://[") must be a 400, never a throw here: an
+    // exception in this callback would take the station down.
+    const url = URL.canParse(req.url ?? '/', 'http://station') ? new URL(req.url ?? '/', 'http://station') : null;
+    if (url === null) {
+      refusals.refused('bad-target', req.socket.remoteAddress);
+      return sendJson(res, 400, { error: 'bad_request', message: 'the request target is not a URL' });
+    }
+    // One line per authenticated request (only the path: a query may carry what must not be
+    // logged); requests without a token are counted by `refusals`, so a flood writes no lines.
+    res.on('finish', () => {
+      if (who === null) return;
+      log.debug(
+        { method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started), technician: who.name },
+        'technician port request',
+      );
+    });
+    handle(req, res, url, (w) => (who = w)).catch((e: unknown) => {
+      const err = httpErrorOf(e);
+      if (err === null) log.error({ error: errorMessage(e), path: url.pathname }, 'technician port handler failed');
+      if (res.headersSent) {
+        res.destroy();
+        return;
       }
-      // One line per authenticated request (only the path: a query may carry what must not be
-      // logged); requests without a token are counted by `refusals`, so a flood writes no lines.
-      res.on('finish', () => {
-        if (who === null) return;
-        log.debug(
-          { method: req.method, path: url.pathname, status: res.statusCode, ms: Math.round(performance.now() - started), technician: who.name },
-          'technician port request',
-        );
-      });
-      handle(req, res, url, (w) => (who = w)).catch((e: unknown) => {
-        const err = httpErrorOf(e);
-        if (err === null) log.error({ error: errorMessage(e), path: url.pathname }, 'technician port handler failed');
-        if (res.headersSent) {
-          res.destroy();
-          return;
-        }
-        // (A 413 carries Connection: close: node discards the rest of the body and closes gracefully.)
-        sendError(res, err ?? new HttpError(500, 'internal', 'internal error'));
-      });
-    },
-  );
+      // (A 413 carries Connection: close: node discards the rest of the body and closes gracefully.)
+      sendError(res, err ?? new HttpError(500, 'internal', 'internal error'));
+    });
+  });
   guard.attach(server);
   server.on('close', () => refusals.close());
   return server;

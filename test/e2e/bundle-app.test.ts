@@ -37,7 +37,18 @@ const placed = (exec: readonly string[], configFile: string): Command =>
   placeCommand(exec, unit, { node: process.execPath, release: REPO, configFile, cacheDir: join(work, 'cache') });
 
 it('npm run build made the app: one file per mode, stationctl, the page', () => {
-  for (const f of ['main.js', 'daemon.js', 'safe-state.js', 'demo.js', 'sim-server.js', 'fleet.js', 'stationctl.js', 'page/technician.html'])
+  for (const f of [
+    'main.js',
+    'daemon.js',
+    'safe-state.js',
+    'demo.js',
+    'sim-server.js',
+    'fleet.js',
+    'stationctl.js',
+    'page/technician.html',
+    'page/kiosk.js',
+    'page/kiosk.css',
+  ])
     expect(existsSync(join(APP, f)), f).toBe(true);
 });
 

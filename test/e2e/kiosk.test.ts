@@ -113,6 +113,7 @@ async function startKiosk(locale: Locale): Promise<Kiosk> {
     words: config.messages.assist.kiosk,
     holdMs: HOLD_MS,
     secret: { kind: 'hash', hash: kioskSecretHash(SECRET) },
+    ownPort: true,
     limits: kioskDisplaySchema.parse({ kind: 'kiosk' }),
     reconnect: { initialMs: 100, maxMs: 1_000, factor: 2 },
     log,

@@ -1,6 +1,6 @@
 /**
  * Under a connection flood the technician port closes sockets that carry no authenticated request
- * yet (src/technician/connections.ts). stationctl's GETs survive that: a connection reset before any
+ * yet (src/edge/connections.ts). stationctl's GETs survive that: a connection reset before any
  * answer is retried; a POST (maybe an action already carried out) is never sent twice.
  */
 import { createServer, type Server } from 'node:http';

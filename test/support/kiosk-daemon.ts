@@ -2,7 +2,8 @@
  * The built daemon with a kiosk page (`hardware.kiosk` on the simulated station), as the field runs
  * it: socket-activated — socket-holder.py holds 127.0.0.1:PORT the way pickup-station-kiosk.socket
  * does (SendBuffer= included) and runs the daemon with the socket as fd 3 — or, for comparison,
- * binding the port itself. The kiosk's secret's hash is in a file, as the socket unit writes it.
+ * binding the port itself (the development switch `developmentOwnPort`), or neither (the kiosk then
+ * not served). The kiosk's secret's hash is in a file, as the socket unit writes it.
  * The reference server, the config and the technician port (a unix socket, a service token) are a
  * DaemonRig's.
  */
@@ -23,6 +24,8 @@ export const UNIT_SEND_BUFFER = (() => {
 export interface KioskDaemonOptions {
   /** Held by socket-holder.py (systemd's part) or bound by the daemon itself. */
   readonly activated: boolean;
+  /** Not activated: bind the port (`developmentOwnPort`, the default) or not (the kiosk then not served). */
+  readonly ownPort?: boolean;
   /** Keys of the kiosk's profile section. */
   readonly kiosk?: Record<string, unknown>;
   /** More environment for the daemon. */
@@ -43,7 +46,11 @@ export class KioskDaemon {
   static async start(o: KioskDaemonOptions): Promise<KioskDaemon> {
     const port = await freePort();
     const rig = await DaemonRig.create({
-      hardware: { kind: 'simulated', doorSpringMs: 20, kiosk: { kind: 'kiosk', port, ...o.kiosk } },
+      hardware: {
+        kind: 'simulated',
+        doorSpringMs: 20,
+        kiosk: { kind: 'kiosk', port, ...(o.activated ? {} : { developmentOwnPort: o.ownPort ?? true }), ...o.kiosk },
+      },
       timing: { heartbeatIntervalMs: 1_000 },
       log: { level: 'info' },
     });
@@ -77,11 +84,17 @@ export class KioskDaemon {
     await this.ready(0);
   }
 
-  /** The daemon (re)started: its pid, the kiosk page taken over, the station idle. */
+  /** The hash file the daemon checks the secret against (the socket unit's). */
+  get hashFile(): string {
+    return join(this.rig.dir, 'secret.sha256');
+  }
+
+  /** The daemon (re)started: its pid, the kiosk page taken over (or refused), the station idle. */
   private async ready(startedBefore: number): Promise<void> {
     const p = this.process;
     const count = (pred: (l: Record<string, unknown>) => boolean): number => p.lines().filter(pred).length;
-    const pages = (l: Record<string, unknown>): boolean => typeof l['msg'] === 'string' && /^kiosk page (listening|on the socket)/.test(l['msg']);
+    const pages = (l: Record<string, unknown>): boolean =>
+      typeof l['msg'] === 'string' && /^(kiosk page (listening|on the socket)|the kiosk page is not served)/.test(l['msg']);
     const pagesBefore = count(pages);
     if (this.o.activated) {
       await p.waitForLine(() => count((l) => l['holder'] === 'started') > startedBefore, 'the daemon started');

@@ -7,7 +7,8 @@
 //
 //   node socket-flood.mjs PORT IDLE SLOW [TRICKLE_MS=200] [RECONNECT_MS=200] [ASK=0]
 //
-// Prints one JSON line on SIGTERM: connections opened, closed by the station, 408 and 401 answers seen.
+// Prints one JSON line on SIGTERM — connections opened, closed by the station, 408 and 401 answers
+// seen — and the same line, going on, on each SIGUSR1 (a test waits on its counts, not on time).
 import { connect } from 'node:net';
 import process from 'node:process';
 import { clearInterval, setInterval, setTimeout } from 'node:timers';
@@ -55,6 +56,7 @@ for (let i = 0; i < idle; i++) open('idle');
 for (let i = 0; i < slow; i++) open('slow');
 for (let i = 0; i < ask; i++) open('ask');
 process.stdout.write('ready\n');
+process.on('SIGUSR1', () => process.stdout.write(`${JSON.stringify(stats)}\n`));
 process.on('SIGTERM', () => {
   stopping = true;
   process.stdout.write(`${JSON.stringify(stats)}\n`, () => process.exit(0));

@@ -12,7 +12,7 @@ import { loadConfigFile } from '../../src/config/load.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { hashToken, newToken } from '../../src/tokens/tokens.js';
 import { startSupervised, type Supervised } from '../../src/supervised.js';
-import { SseParser } from '../../src/technician/sse.js';
+import { SseParser } from '../../src/edge/sse.js';
 import { LogRing } from '../../src/log.js';
 import { STATION, waitFor } from './shared.js';
 import { startHarness, type Harness, type HarnessOverrides } from './harness.js';

@@ -1,12 +1,12 @@
 /**
- * ConnectionGuard's choice (src/technician/connections.ts), on stand-in sockets: which socket is closed
+ * ConnectionGuard's choice (src/edge/connections.ts), on stand-in sockets: which socket is closed
  * to make room. The real-socket proof is port-flood.test.ts.
  */
 import { EventEmitter } from 'node:events';
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { ConnectionGuard } from '../../src/technician/connections.js';
+import { ConnectionGuard } from '../../src/edge/connections.js';
 
 class FakeSocket extends EventEmitter {
   destroyed = false;

@@ -1,8 +1,9 @@
-/** RefusalLog's windows (src/technician/refusals.ts) under fake timers: first at once, then one count per interval. */
+/** RefusalLog's windows (src/edge/refusals.ts, with the technician port's kinds) under fake timers: first at once, then one count per interval. */
 import { Writable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { createLogger } from '../../src/log.js';
-import { RefusalLog } from '../../src/technician/refusals.js';
+import { RefusalLog } from '../../src/edge/refusals.js';
+import { TECHNICIAN_REFUSALS } from '../../src/technician/refusals.js';
 
 beforeEach(() => vi.useFakeTimers());
 afterEach(() => vi.useRealTimers());
@@ -16,7 +17,7 @@ function logged() {
 describe('RefusalLog', () => {
   it('logs the first refusal of a kind at once, counts the rest, and writes one summary per interval while they go on', () => {
     const { lines, log } = logged();
-    const r = new RefusalLog(log, 10_000);
+    const r = new RefusalLog(log, 10_000, TECHNICIAN_REFUSALS);
     r.refused('wrong-token', '192.0.2.7');
     for (let i = 0; i < 999; i++) r.refused('wrong-token', '192.0.2.7');
     r.refused('no-token', '192.0.2.8');
@@ -39,7 +40,7 @@ describe('RefusalLog', () => {
 
   it('close(): no timer left, nothing logged afterwards', () => {
     const { lines, log } = logged();
-    const r = new RefusalLog(log, 1_000);
+    const r = new RefusalLog(log, 1_000, TECHNICIAN_REFUSALS);
     r.refused('evicted', '192.0.2.1');
     r.refused('evicted', '192.0.2.1');
     r.close();

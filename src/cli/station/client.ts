@@ -6,7 +6,7 @@
  * the token was refused, the action was refused (with the station's reason).
  */
 import { request, type IncomingMessage, type RequestOptions } from 'node:http';
-import { SseParser } from '../../technician/sse.js';
+import { SseParser } from '../../edge/sse.js';
 import { sleep } from '../../time.js';
 
 export type Target = { readonly kind: 'url'; readonly url: string } | { readonly kind: 'socket'; readonly path: string };
@@ -57,7 +57,7 @@ export class PortClient {
   /**
    * One request. A GET whose connection is reset before any answer is sent again (at most
    * GET_RESET_RETRIES times, after a short pause): under a connection flood the port closes
-   * sockets that have not yet sent an authenticated request to make room (src/technician/connections.ts),
+   * sockets that have not yet sent an authenticated request to make room (src/edge/connections.ts),
    * and a technician's fresh socket can be one of them. A POST is never sent twice: it may be an
    * action (a box opening) that the station already carried out.
    */

@@ -114,6 +114,7 @@ export const DISPLAY_KINDS: KindTable<DisplaySection, BuiltDisplay> = {
       ...d,
       ...station,
       secret: { kind: 'file', path: d.secretHashFile },
+      ownPort: d.developmentOwnPort,
       limits: d,
       log: log.child({ component: 'kiosk' }),
     });

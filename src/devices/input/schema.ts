@@ -243,6 +243,12 @@ export const kioskDisplaySchema = z
     refusalLogIntervalMs: ms(60_000, 100, 3_600_000),
     /** Retry delays when the port cannot be listened on or the secret cannot be read. */
     reconnect: z.prefault(reconnectSchema, {}),
+    /**
+     * Development only (the demo, tests, a developer's machine), never on a station: without the
+     * socket systemd holds (pickup-station-kiosk.socket), bind the port in this process. Off, the
+     * kiosk page is not served without it.
+     */
+    developmentOwnPort: z._default(z.boolean(), false),
   })
   .check(
     z.superRefine((k, ctx) => {

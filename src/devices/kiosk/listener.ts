@@ -1,14 +1,15 @@
 /**
- * Where the kiosk page listens, for the life of the process: a listening socket handed over by
- * systemd (socket activation: `pickup-station-kiosk.socket` holds 127.0.0.1:8091 from boot, the
- * daemon takes it from LISTEN_FDS), or, without one (the demo, tests, a board without the socket
- * unit), a port the process binds itself.
+ * Where the kiosk page listens, for the life of the process: the listening socket systemd hands
+ * over (`pickup-station-kiosk.socket` holds 127.0.0.1:8091 for as long as the station runs; the
+ * daemon takes it from LISTEN_FDS), and nothing else. Without it the kiosk is not served
+ * (KioskPortNotHeld says why): a port the process bound itself would be free while the station
+ * restarts, for any local process to take and be the page the kiosk browser posts the next
+ * patron's PIN to. Only a development setup (the demo, tests, a developer's machine) may let the
+ * process bind it itself (`developmentOwnPort`).
  *
- * Either way the listening socket outlives the station: a reload restarts the station (and its
- * kiosk server) in-process, and the port stays held meanwhile, so no other local process can bind
- * it and be the page the kiosk browser reconnects to. Across a restart of the daemon itself only
- * systemd can hold it: that is what the socket unit is for. A server is attached to the listener and
- * detached from it; while none is attached, requests get 503 (the page retries).
+ * The listening socket outlives the station: a reload restarts the station (and its kiosk server)
+ * in-process, and the port stays held meanwhile. A server is attached to the listener and detached
+ * from it; while none is attached, requests get 503 (the page retries).
  *
  * sd_listen_fds(3): LISTEN_PID must be this process, the fds start at 3, LISTEN_FDNAMES names
  * them (`FileDescriptorName=kiosk` in the socket unit). The variables are removed once read, as
@@ -16,6 +17,7 @@
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { serverTimeouts, type TimeoutLimits } from '../../edge/http.js';
 
 /** The first fd systemd passes (SD_LISTEN_FDS_START). */
 const LISTEN_FDS_START = 3;
@@ -98,17 +100,37 @@ function listening(server: Server, listen: (done: () => void) => void): Promise<
   });
 }
 
+/** systemd passed no kiosk socket, and this process may not bind the port itself. */
+export class KioskPortNotHeld extends Error {
+  override readonly name = 'KioskPortNotHeld';
+  constructor(port: number) {
+    super(
+      `the kiosk page is not served: systemd passed no socket named "${KIOSK_FD_NAME}" for 127.0.0.1:${port} ` +
+        '(enable pickup-station-kiosk.socket and restart the station); the station does not bind the port itself, ' +
+        'as any local process could take it while the station restarts',
+    );
+  }
+}
+
+export interface AcquireOptions {
+  /** Without systemd's socket, bind the port here (development only). */
+  readonly ownPort: boolean;
+  /** The time-outs, given when the server is made (Node reads the checking interval then). */
+  readonly timeouts: TimeoutLimits;
+}
+
 /**
- * The listener for `port` on 127.0.0.1: systemd's socket named "kiosk" if it passed one, else the
- * one this process bound earlier for the port, else a new one bound now (port 0: a fresh, private
- * one each time, closed by `release`). Rejects when the port cannot be bound (taken).
+ * The listener for `port` on 127.0.0.1: systemd's socket named "kiosk" if it passed one. Without
+ * it: KioskPortNotHeld, unless `ownPort` — then the one this process bound earlier for the port,
+ * else a new one bound now (port 0: a fresh, private one each time, closed by `release`); rejects
+ * when the port cannot be bound (taken).
  */
-export async function acquireKioskListener(port: number): Promise<{ listener: KioskListener; note: string | null }> {
+export async function acquireKioskListener(port: number, o: AcquireOptions): Promise<{ listener: KioskListener; note: string | null }> {
   const socket = activatedSockets().find((s) => s.name === KIOSK_FD_NAME);
   if (socket !== undefined) {
     let listener = held.get(-socket.fd);
     if (listener === undefined) {
-      const server = createServer();
+      const server = createServer(serverTimeouts(o.timeouts));
       await listening(server, (done) => server.listen({ fd: socket.fd }, done));
       // Held for the process's life, but never what keeps it alive.
       server.unref();
@@ -120,11 +142,12 @@ export async function acquireKioskListener(port: number): Promise<{ listener: Ki
     const note = listener.port === port ? null : `the kiosk socket systemd passed listens on ${where}, the profile says port ${port}: using systemd's`;
     return { listener, note };
   }
+  if (!o.ownPort) throw new KioskPortNotHeld(port);
   if (port !== 0) {
     const listener = held.get(port);
     if (listener) return { listener, note: null };
   }
-  const server = createServer();
+  const server = createServer(serverTimeouts(o.timeouts));
   await listening(server, (done) => server.listen(port, '127.0.0.1', done));
   const listener = new KioskListener(server, false);
   if (port !== 0) {

@@ -9,13 +9,15 @@
  *
  * A port that cannot be listened on (taken), or a kiosk secret that cannot be read, is a health
  * problem of the display (the page cannot take keys), retried with the reconnect backoff, not a crash.
+ * No socket from systemd (and no development switch) is one too, said once and not retried: the
+ * process will not be given one later.
  */
 import type { Logger } from 'pino';
 import { DeviceBase, faulty, HEALTHY, Listeners } from '../device-base.js';
 import { Backoff, type BackoffOptions } from '../reconnect.js';
 import type { AssistControls, AssistRequest, DeviceHealth, Display, Keypad, KeypadKey, PushButton, Unsubscribe } from '../types.js';
 import { errorMessage } from '../../errors.js';
-import { acquireKioskListener, releaseKioskListener, type KioskListener } from './listener.js';
+import { acquireKioskListener, KioskPortNotHeld, releaseKioskListener, type KioskListener } from './listener.js';
 import { kioskHtml, type KioskWords } from './page.js';
 import { KioskSecret, type KioskSecretSource } from './secret.js';
 import { KioskServer, type KioskLimits } from './server.js';
@@ -31,6 +33,8 @@ export interface KioskPanelOptions {
   /** How long a key is held to ask for speech. */
   readonly holdMs: number;
   readonly secret: KioskSecretSource;
+  /** Without systemd's socket, bind the port in this process (development only: the demo, tests). */
+  readonly ownPort: boolean;
   readonly limits: KioskLimits;
   readonly reconnect: BackoffOptions;
   readonly log: Logger;
@@ -169,7 +173,7 @@ export class KioskPanel {
     if (this.closed) return;
     try {
       if (this.listener === null) {
-        const { listener, note } = await acquireKioskListener(this.o.port);
+        const { listener, note } = await acquireKioskListener(this.o.port, { ownPort: this.o.ownPort, timeouts: this.o.limits });
         if (this.closed) return void (await releaseKioskListener(listener));
         this.listener = listener;
         if (note) this.o.log.warn({ device: this.display.name }, note);
@@ -192,12 +196,11 @@ export class KioskPanel {
           { url: `http://127.0.0.1:${listener.port}/`, socketActivated: listener.activated },
           listener.activated ? 'kiosk page on the socket systemd holds' : 'kiosk page listening',
         );
-        // Under systemd (it sets INVOCATION_ID) the port should be the socket unit's: bound here, it
-        // is free while the station restarts, for any local process to take.
+        // The development switch under systemd (it sets INVOCATION_ID): said, since it is a hole there.
         if (!listener.activated && process.env['INVOCATION_ID'] !== undefined)
           this.o.log.warn(
             { device: this.display.name },
-            'the kiosk page binds its port itself: while the station restarts another local process could take it; enable pickup-station-kiosk.socket',
+            'the kiosk page binds its port itself (developmentOwnPort): while the station restarts another local process could take it; enable pickup-station-kiosk.socket',
           );
       }
       const problem = this.secret.load();
@@ -206,6 +209,11 @@ export class KioskPanel {
       this.display.set(HEALTHY);
       this.publish();
     } catch (e) {
+      if (e instanceof KioskPortNotHeld) {
+        this.o.log.error({ device: this.display.name }, e.message);
+        this.display.set(faulty(`${this.display.name}: ${e.message}`));
+        return;
+      }
       const delay = this.retries.nextDelay();
       const detail = `${this.display.name}: ${this.listener === null ? 'cannot listen' : 'cannot take keys'} (${errorMessage(e)})`;
       if (this.display.health().detail !== detail)

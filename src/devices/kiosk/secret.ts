@@ -8,11 +8,15 @@
  * present.
  *
  * A hash file that is missing or malformed is the kiosk's health (keys and streams refused until it
- * appears); it is read again when a presented secret does not match and the file has changed since,
- * at most once a second (a socket unit restarted makes a new secret).
+ * appears). The socket unit makes a new secret each time it starts and removes it when it stops, so
+ * a secret that leaked (a squatter, a page saved somewhere) ends with it: the file's identity
+ * (inode, size, time) is looked at before every check, so an old secret is refused at the first
+ * request after the change, and `watch` tells the server at once, which then closes every
+ * connection and stream that proved itself with the old one.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
-import { readFileSync, statSync } from 'node:fs';
+import { readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
+import { basename, dirname } from 'node:path';
 
 /** Where the station finds the secret's hash: a file (the field), or the hash itself (the demo, tests). */
 export type KioskSecretSource = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'hash'; readonly hash: string };
@@ -20,8 +24,6 @@ export type KioskSecretSource = { readonly kind: 'file'; readonly path: string }
 const HASH = /^sha256:([0-9a-f]{64})$/;
 /** A secret as presented: 64 lowercase hex digits (what kiosk-secret.sh makes). */
 const SECRET = /^[0-9a-f]{64}$/;
-const RELOAD_EVERY_MS = 1_000;
-
 /** The stored form of a secret. */
 export function kioskSecretHash(secret: string): string {
   return `sha256:${createHash('sha256').update(secret, 'utf8').digest('hex')}`;
@@ -30,13 +32,10 @@ export function kioskSecretHash(secret: string): string {
 export class KioskSecret {
   private digest: Buffer | null = null;
   private problemText: string | null = 'not read yet';
-  private loadedMtime = -1;
-  private lastTry = -Infinity;
+  /** The file's identity when it was read (null: not read, or unreadable). */
+  private identity: string | null = null;
 
-  constructor(
-    private readonly source: KioskSecretSource,
-    private readonly now: () => number = () => performance.now(),
-  ) {
+  constructor(private readonly source: KioskSecretSource) {
     this.load();
   }
 
@@ -47,16 +46,16 @@ export class KioskSecret {
 
   /** Read the hash (again). Returns the problem, or null once a hash is loaded. */
   load(): string | null {
-    this.lastTry = this.now();
     let text: string;
     if (this.source.kind === 'hash') text = this.source.hash;
     else {
       try {
-        this.loadedMtime = statSync(this.source.path).mtimeMs;
+        this.identity = identityOf(this.source.path);
         text = readFileSync(this.source.path, 'utf8');
       } catch (e) {
+        this.identity = null;
         const code = (e as NodeJS.ErrnoException).code ?? 'error';
-        return this.fail(`kiosk secret ${this.source.path} cannot be read (${code}): is pickup-station-kiosk.socket enabled?`);
+        return this.fail(`kiosk secret ${this.source.path} cannot be read (${code}): is pickup-station-kiosk.socket enabled and running?`);
       }
     }
     const m = HASH.exec(text.trim());
@@ -73,28 +72,52 @@ export class KioskSecret {
     return problem;
   }
 
-  /** Worth reading again: no hash yet, or the file changed since (looked at most once a second). */
-  private stale(): boolean {
-    if (this.source.kind !== 'file' || this.now() - this.lastTry < RELOAD_EVERY_MS) return false;
-    if (this.digest === null) return true;
-    this.lastTry = this.now();
+  /** Read the file again if it is not the one read last. True when the secret it holds changed. */
+  refresh(): boolean {
+    if (this.source.kind !== 'file') return false;
+    let now: string | null;
     try {
-      return statSync(this.source.path).mtimeMs !== this.loadedMtime;
+      now = identityOf(this.source.path);
     } catch {
-      return true;
+      now = null;
     }
+    if (now !== null && now === this.identity) return false;
+    const before = this.digest;
+    this.load();
+    return before === null ? this.digest !== null : this.digest === null || !before.equals(this.digest);
   }
 
-  /** Whether `presented` is the kiosk's secret. Constant time in its content. */
+  /**
+   * Call `onChange` when the secret changes (the socket unit started again, or stopped), from the
+   * file's folder's events; null when the folder cannot be watched (the check before every request
+   * still refuses an old secret). The watcher is closed by the returned function.
+   */
+  watch(onChange: () => void): (() => void) | null {
+    if (this.source.kind !== 'file') return null;
+    const name = basename(this.source.path);
+    let watcher: FSWatcher;
+    try {
+      watcher = watch(dirname(this.source.path), { persistent: false }, (_event, file) => {
+        if ((file === null || file === name) && this.refresh()) onChange();
+      });
+    } catch {
+      return null;
+    }
+    watcher.on('error', () => watcher.close());
+    return () => watcher.close();
+  }
+
+  /** Whether `presented` is the kiosk's secret now. Constant time in its content. */
   verify(presented: string | null): boolean {
     if (presented === null || !SECRET.test(presented)) return false;
-    if (this.matches(presented)) return true;
-    if (this.stale() && this.load() === null) return this.matches(presented);
-    return false;
-  }
-
-  private matches(presented: string): boolean {
+    this.refresh();
     if (this.digest === null) return false;
     return timingSafeEqual(createHash('sha256').update(presented, 'utf8').digest(), this.digest);
   }
+}
+
+/** What tells one version of the file from the next: a rename puts a new inode in place. */
+function identityOf(path: string): string {
+  const st = statSync(path, { bigint: true });
+  return `${st.ino}:${st.size}:${st.mtimeNs}`;
 }

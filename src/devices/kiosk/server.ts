@@ -5,33 +5,32 @@
  * words; no box actions. Keys go in as a hardware keypad's do (and a PIN's digits are never logged).
  *
  * Who may use it: only the kiosk browser. Every key, hold, cancel, help request and event stream
- * must carry the kiosk's per-boot secret (`Authorization: Bearer`, secret.ts): without it, 401 and
- * the connection closed, so no other local process can type keys, cancel a deposit or hold the
- * update lock by looking busy. The page itself and its script and style are served to anyone (they
- * hold nothing). Requests must name the kiosk itself as Host (127.0.0.1:<port> or localhost:<port>),
- * so that a web page elsewhere cannot reach it by DNS rebinding; a POST must carry no Origin or the
- * kiosk's own and be JSON (a cross-site form cannot send one).
+ * must carry the kiosk's secret (`Authorization: Bearer`, secret.ts): without it, 401 and the
+ * connection closed, so no other local process can type keys, cancel a deposit or hold the update
+ * lock by looking busy. When the secret changes, every connection and stream that proved itself
+ * with the old one is closed at once. The page itself and its script and style are served to anyone
+ * (they hold nothing). Requests must name the kiosk itself as Host (127.0.0.1:<port> or
+ * localhost:<port>), so that a web page elsewhere cannot reach it by DNS rebinding; a POST must
+ * carry no Origin or the kiosk's own and be JSON (a cross-site form cannot send one).
  *
- * Bounded like the technician port (docs/decisions/0036, 0038):
- * - at most `maxConnections` sockets; a newcomer past it closes the least recently active socket
- *   that has not carried the kiosk's secret (the browser's own sockets are never closed to make
- *   room);
- * - a request head must come within `headersTimeoutMs` and the whole request within
- *   `requestTimeoutMs` (else 408 and closed); an idle keep-alive socket is closed after `idleTimeoutMs`;
- * - at most `maxStreams` event streams: a new one (the page reloaded) replaces the oldest;
- * - a stream that does not read is dropped before the bytes held for it — what Node has not handed
- *   to the kernel plus what the kernel has not had acknowledged (send-queue.ts) — would pass
- *   `streamBufferBytes`: each write is checked first;
- * - refusals are logged as one line per interval with their counts, never one per request.
+ * Bounded by the edge every port shares (src/edge/; docs/decisions/0036, 0038, 0095): connection
+ * caps that close the least recently active socket that has not proved itself (the browser's own
+ * sockets are trusted for their life and never closed to make room), the head, request and idle
+ * time-outs, refusals summarised per kind and interval, bodies of at most 256 bytes, and streams
+ * dropped before what they hold for a page that does not read — Node's unsent bytes plus the
+ * kernel's unacknowledged ones — would pass `streamBufferBytes`. Here: routes, the secret, and at
+ * most `maxStreams` event streams (a new one, the page reloaded, replaces the oldest).
  */
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { Socket } from 'node:net';
 import type { Logger } from 'pino';
+import { ConnectionGuard } from '../../edge/connections.js';
+import { applyTimeouts, BodyTooLarge, COMMON_HEADERS, hostIs, loopbackHosts, originAllowed, readBody, saysJson } from '../../edge/http.js';
+import { RefusalLog, type RefusalText } from '../../edge/refusals.js';
+import { openSse, type SseStream } from '../../edge/sse.js';
 import type { AssistRequest, KeypadKey } from '../types.js';
 import type { KioskListener } from './listener.js';
-import { KIOSK_CSS, KIOSK_JS } from './page.js';
+import { kioskAssets, type KioskAssets } from './page.js';
 import type { KioskSecret } from './secret.js';
-import { kernelSendQueue } from './send-queue.js';
 
 export interface KioskState {
   readonly lines: readonly string[];
@@ -74,11 +73,9 @@ export interface KioskServerOptions {
 
 const MAX_BODY = 256;
 
-const HEADERS = {
-  'cache-control': 'no-store',
-  'x-content-type-options': 'nosniff',
+/** Beside the edge's common headers: the page may load only its own script and style, and never in a frame. */
+const PAGE_HEADERS = {
   'x-frame-options': 'DENY',
-  'referrer-policy': 'no-referrer',
   'content-security-policy':
     "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
 };
@@ -92,185 +89,135 @@ export function parseKey(v: unknown): KeypadKey | null {
   return null;
 }
 
-/** Why a request was refused, for the summary line. */
+/** Why a request was refused, for the summary lines. */
 type Refusal = 'no-secret' | 'wrong-host' | 'foreign-origin' | 'not-json' | 'bad-body' | 'not-found' | 'evicted';
 
-interface Stream {
-  readonly res: ServerResponse;
-  readonly socket: Socket;
-  /**
-   * The kernel's unacknowledged bytes when last read from /proc/net/tcp, plus every byte written
-   * since: never less than what the kernel holds now (acknowledgements only shrink it), so the table
-   * (one line per socket of the machine) is read again only when this bound would pass the limit.
-   */
-  kernelAtMost: number;
-}
-
-interface Tracked {
-  /** It carried a request with the kiosk's secret: the kiosk's own, never closed to make room. */
-  trusted: boolean;
-}
+const REFUSALS: Readonly<Record<Refusal, RefusalText>> = {
+  'no-secret': { level: 'warn', text: 'kiosk page: requests refused (keys and streams need the kiosk secret)' },
+  'wrong-host': { level: 'warn', text: 'kiosk page: a request naming another host was refused (421)' },
+  'foreign-origin': { level: 'warn', text: "kiosk page: a request from another page's origin was refused (403)" },
+  'not-json': { level: 'info', text: 'kiosk page: a request whose body is not JSON was refused (415)' },
+  'bad-body': { level: 'info', text: 'kiosk page: a request with a body the route does not take was refused (400, 413)' },
+  'not-found': { level: 'info', text: 'kiosk page: a request for nothing the page serves was refused (404)' },
+  evicted: { level: 'warn', text: 'kiosk page: a connection without the kiosk secret was closed to make room' },
+};
 
 export class KioskServer {
   private state: KioskState;
-  private readonly streams: Stream[] = [];
-  private readonly sockets = new Map<Socket, Tracked>();
-  private keepAlive: NodeJS.Timeout | null = null;
-  private summary: NodeJS.Timeout | null = null;
-  private readonly refused = new Map<Refusal, number>();
+  private readonly streams: SseStream[] = [];
+  private readonly guard: ConnectionGuard;
+  private readonly refusals: RefusalLog<Refusal>;
+  private readonly assets: KioskAssets = kioskAssets();
+  private unwatch: (() => void) | null = null;
   private started = false;
   private readonly handler = (req: IncomingMessage, res: ServerResponse): void => this.handle(req, res);
-  private readonly onConnection = (socket: Socket): void => this.admit(socket);
 
   constructor(
     private readonly o: KioskServerOptions,
     initial: KioskState,
   ) {
     this.state = initial;
+    this.refusals = new RefusalLog(o.log, o.limits.refusalLogIntervalMs, REFUSALS);
+    // Every client of a loopback port has the same address: the per-address cap is the whole cap.
+    const caps = { maxConnections: o.limits.maxConnections, maxConnectionsPerAddress: o.limits.maxConnections };
+    this.guard = new ConnectionGuard(caps, (address) => this.refusals.refused('evicted', address));
   }
 
   get port(): number {
     return this.o.listener.port;
   }
 
-  /** Take over the listener: requests, new connections, the time-outs. */
+  /** Take over the listener: requests, new connections, the time-outs; follow the secret. */
   start(): void {
     if (this.started) return;
     this.started = true;
     const { server } = this.o.listener;
-    const l = this.o.limits;
-    server.headersTimeout = l.headersTimeoutMs;
-    server.requestTimeout = l.requestTimeoutMs;
-    server.keepAliveTimeout = l.idleTimeoutMs;
-    server.on('connection', this.onConnection);
+    applyTimeouts(server, this.o.limits);
+    this.guard.attach(server);
     this.o.listener.attach(this.handler);
-    this.keepAlive = setInterval(() => {
-      for (const s of [...this.streams]) this.write(s, ': keep-alive\n\n');
-    }, l.keepAliveMs);
-    this.summary = setInterval(() => this.logRefusals(), l.refusalLogIntervalMs);
-    this.summary.unref();
+    this.unwatch = this.o.secret.watch(() => this.secretChanged());
   }
 
   update(state: KioskState): void {
     this.state = state;
-    const text = this.event();
-    for (const s of [...this.streams]) this.write(s, text);
+    for (const s of [...this.streams]) s.send('state', state);
   }
 
   /** Open connections and streams, for tests and the technician's view. */
   counts(): { connections: number; streams: number } {
-    return { connections: this.sockets.size, streams: this.streams.length };
+    return { connections: this.guard.counts().open, streams: this.streams.length };
   }
 
   close(): Promise<void> {
     if (!this.started) return Promise.resolve();
     this.started = false;
-    if (this.keepAlive) clearInterval(this.keepAlive);
-    if (this.summary) clearInterval(this.summary);
-    this.logRefusals();
-    const { server } = this.o.listener;
-    server.off('connection', this.onConnection);
-    for (const s of this.streams.splice(0)) s.res.end();
+    this.unwatch?.();
+    this.refusals.close();
+    for (const s of this.streams.splice(0)) s.close();
+    this.guard.detach();
     this.o.listener.detach(this.handler);
-    this.sockets.clear();
     return Promise.resolve();
   }
 
-  private event(): string {
-    return `event: state\ndata: ${JSON.stringify(this.state)}\n\n`;
+  /** The secret is not the one the open connections proved themselves with: none of them stays. */
+  private secretChanged(): void {
+    const streams = this.streams.length;
+    for (const s of this.streams.splice(0)) s.close();
+    const connections = this.guard.closeTrusted();
+    this.o.log.warn(
+      { connections, streams, problem: this.o.secret.problem },
+      'kiosk page: the kiosk secret changed; connections that proved themselves with the old one closed',
+    );
   }
 
-  // --- connections ------------------------------------------------------------------------------
-
-  private admit(socket: Socket): void {
-    if (this.sockets.size >= this.o.limits.maxConnections) {
-      // The least recently active socket without the kiosk's stream makes room (Map order = activity).
-      const victim = [...this.sockets].find(([, t]) => !t.trusted)?.[0];
-      if (victim === undefined) {
-        socket.destroy();
-        this.refuse('evicted');
-        return;
-      }
-      this.sockets.delete(victim);
-      victim.destroy();
-      this.refuse('evicted');
-    }
-    this.sockets.set(socket, { trusted: false });
-    socket.once('close', () => this.sockets.delete(socket));
-  }
-
-  /** A request head arrived on `socket`: most recently active now. */
-  private active(socket: Socket): void {
-    const t = this.sockets.get(socket);
-    if (t === undefined) return;
-    this.sockets.delete(socket);
-    this.sockets.set(socket, t);
-  }
-
-  // --- refusals -----------------------------------------------------------------------------------
-
-  private refuse(why: Refusal): void {
-    this.refused.set(why, (this.refused.get(why) ?? 0) + 1);
-  }
-
-  private logRefusals(): void {
-    if (this.refused.size === 0) return;
-    const counts = Object.fromEntries(this.refused);
-    this.refused.clear();
-    this.o.log.warn({ refused: counts }, 'kiosk page: requests refused (keys and streams need the kiosk secret)');
-  }
+  // --- answers ------------------------------------------------------------------------------------
 
   private reply(res: ServerResponse, status: number, text: string, why: Refusal | null, close = false): void {
-    if (why !== null) this.refuse(why);
-    res.writeHead(status, { ...HEADERS, 'content-type': 'text/plain; charset=utf-8', ...(close ? { connection: 'close' } : {}) });
+    if (why !== null) this.refusals.refused(why, res.req.socket.remoteAddress);
+    res.writeHead(status, { ...COMMON_HEADERS, ...PAGE_HEADERS, 'content-type': 'text/plain; charset=utf-8', ...(close ? { connection: 'close' } : {}) });
     res.end(`${text}\n`);
   }
 
   // --- requests -----------------------------------------------------------------------------------
 
   private handle(req: IncomingMessage, res: ServerResponse): void {
-    this.active(req.socket);
-    const own = [`127.0.0.1:${this.port}`, `localhost:${this.port}`];
-    if (!own.includes(req.headers.host ?? '')) return this.reply(res, 421, 'wrong host', 'wrong-host', true);
+    this.guard.active(req.socket);
+    const own = loopbackHosts(this.port);
+    if (!hostIs(req, own)) return this.reply(res, 421, 'wrong host', 'wrong-host', true);
     const path = (req.url ?? '/').split('?')[0] ?? '/';
     const method = req.method ?? 'GET';
     if (method === 'GET' || method === 'HEAD') {
-      if (path === '/events') return this.authorised(req, res) ? this.openStream(req, res) : undefined;
+      if (path === '/events') return this.authorised(req, res) ? this.openStream(res) : undefined;
       const file = this.file(path);
       if (!file) return this.reply(res, 404, 'not found', 'not-found');
-      res.writeHead(200, { ...HEADERS, 'content-type': file.type });
+      res.writeHead(200, { ...COMMON_HEADERS, ...PAGE_HEADERS, 'content-type': file.type });
       res.end(method === 'HEAD' ? undefined : file.body);
       return;
     }
     const routes = ['/key', '/hold', '/cancel', '/assist'];
     if (method !== 'POST' || !routes.includes(path)) return this.reply(res, 404, 'not found', 'not-found');
-    const origin = req.headers.origin;
-    if (origin !== undefined && !own.map((h) => `http://${h}`).includes(origin)) return this.reply(res, 403, 'foreign origin', 'foreign-origin', true);
+    if (!originAllowed(req, own)) return this.reply(res, 403, 'foreign origin', 'foreign-origin', true);
     if (!this.authorised(req, res)) return;
-    if (!(req.headers['content-type'] ?? '').startsWith('application/json')) return this.reply(res, 415, 'json only', 'not-json');
-    let body = '';
-    let tooLong = false;
-    req.setEncoding('utf8');
-    req.on('data', (chunk: string) => {
-      body += chunk;
-      if (body.length > MAX_BODY && !tooLong) {
-        tooLong = true;
-        this.reply(res, 413, 'too long', 'bad-body', true);
-      }
-    });
-    req.on('end', () => {
-      if (tooLong) return;
-      let parsed: Record<string, unknown> | null = null;
-      try {
-        const v = JSON.parse(body) as unknown;
-        parsed = v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : null;
-      } catch {
-        parsed = null;
-      }
-      if (!this.act(path, parsed)) return this.reply(res, 400, 'bad request', 'bad-body');
-      res.writeHead(204, HEADERS);
-      res.end();
-    });
+    if (!saysJson(req)) return this.reply(res, 415, 'json only', 'not-json');
+    readBody(req, MAX_BODY).then(
+      (body) => {
+        let parsed: Record<string, unknown> | null = null;
+        try {
+          const v = JSON.parse(body.toString('utf8')) as unknown;
+          parsed = v !== null && typeof v === 'object' ? (v as Record<string, unknown>) : null;
+        } catch {
+          parsed = null;
+        }
+        if (!this.act(path, parsed)) return this.reply(res, 400, 'bad request', 'bad-body');
+        res.writeHead(204, { ...COMMON_HEADERS, ...PAGE_HEADERS });
+        res.end();
+      },
+      (e: unknown) => {
+        if (res.headersSent) return void res.destroy();
+        if (e instanceof BodyTooLarge) return this.reply(res, 413, 'too long', 'bad-body', true);
+        res.destroy();
+      },
+    );
   }
 
   /** Carry out a POST; false: its body says nothing this route takes. */
@@ -300,8 +247,7 @@ export class KioskServer {
   private authorised(req: IncomingMessage, res: ServerResponse): boolean {
     const m = /^Bearer ([0-9a-f]{64})$/.exec(req.headers.authorization ?? '');
     if (this.o.secret.verify(m?.[1] ?? null)) {
-      const t = this.sockets.get(req.socket);
-      if (t) t.trusted = true;
+      this.guard.trust(req.socket);
       return true;
     }
     this.reply(res, 401, 'the kiosk secret is needed', 'no-secret', true);
@@ -313,9 +259,9 @@ export class KioskServer {
       case '/':
         return { type: 'text/html; charset=utf-8', body: this.o.html };
       case '/kiosk.css':
-        return { type: 'text/css; charset=utf-8', body: KIOSK_CSS };
+        return { type: 'text/css; charset=utf-8', body: this.assets.css };
       case '/kiosk.js':
-        return { type: 'text/javascript; charset=utf-8', body: KIOSK_JS };
+        return { type: 'text/javascript; charset=utf-8', body: this.assets.js };
       default:
         return null;
     }
@@ -323,41 +269,20 @@ export class KioskServer {
 
   // --- event streams ------------------------------------------------------------------------------
 
-  private openStream(req: IncomingMessage, res: ServerResponse): void {
-    while (this.streams.length >= this.o.limits.maxStreams) this.streams.shift()?.res.destroy();
-    res.writeHead(200, { ...HEADERS, 'content-type': 'text/event-stream; charset=utf-8', connection: 'keep-alive' });
-    const stream: Stream = { res, socket: req.socket, kernelAtMost: 0 };
+  private openStream(res: ServerResponse): void {
+    while (this.streams.length >= this.o.limits.maxStreams) this.streams.shift()?.close();
+    const stream = openSse(res, {
+      keepAliveMs: this.o.limits.keepAliveMs,
+      maxBufferedBytes: this.o.limits.streamBufferBytes,
+      countKernelQueue: true,
+      headers: PAGE_HEADERS,
+      onDrop: (drop) => this.o.log.warn({ ...drop }, 'kiosk page: an event stream that does not read was dropped'),
+    });
     this.streams.push(stream);
-    const drop = (): void => {
+    stream.onClose(() => {
       const i = this.streams.indexOf(stream);
       if (i >= 0) this.streams.splice(i, 1);
-    };
-    res.on('close', drop);
-    this.write(stream, this.event());
-  }
-
-  /** Write to a stream, or drop it when what it holds unread would pass the bound with this. */
-  private write(s: Stream, text: string): void {
-    if (s.res.destroyed) return;
-    const bound = this.o.limits.streamBufferBytes;
-    const adding = Buffer.byteLength(text);
-    let queued = s.res.writableLength;
-    if (queued + s.kernelAtMost + adding > bound && s.socket.remotePort !== undefined) {
-      s.kernelAtMost = kernelSendQueue(this.port, s.socket.remotePort) ?? 0;
-      queued = s.res.writableLength;
-    }
-    const kernel = s.kernelAtMost;
-    const held = queued + kernel;
-    if (held + adding <= bound) {
-      s.res.write(text);
-      s.kernelAtMost += adding;
-      return;
-    }
-    const i = this.streams.indexOf(s);
-    if (i >= 0) this.streams.splice(i, 1);
-    // end() would queue behind what is unsent, and a plain close leaves the kernel holding the unsent
-    // bytes (an orphan in FIN_WAIT1 behind a window the page never opens): a reset frees both now.
-    s.socket.resetAndDestroy();
-    this.o.log.warn({ held, queued, kernel, adding, bound }, 'kiosk page: an event stream that does not read was dropped');
+    });
+    stream.send('state', this.state);
   }
 }

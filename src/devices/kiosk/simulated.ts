@@ -25,6 +25,7 @@ export async function withKiosk(
     words: config.messages.assist.kiosk,
     holdMs: config.speech.holdMs,
     secret: { kind: 'file', path: kiosk.secretHashFile },
+    ownPort: kiosk.developmentOwnPort,
     limits: kiosk,
     reconnect: kiosk.reconnect,
     log: log.child({ component: 'kiosk' }),

@@ -1,5 +1,6 @@
 /**
- * Which sockets the technician port keeps when someone without a token holds many open.
+ * Which sockets a port keeps (the technician port, the kiosk page) when someone without a credential
+ * holds many open.
  *
  * Node's own `maxConnections` refuses the *newest* connection once the cap is reached, which is
  * exactly the technician who arrives while an attacker (or a port scan, or a slowloris client)
@@ -7,12 +8,14 @@
  * request — just connected, sending its headers slowly, idle between keep-alive requests — is
  * "pending", and a new connection that would pass a cap evicts the pending socket that was active
  * least recently. Authenticated requests in progress (a technician's call, a live stream) are
- * never evicted. So a technician who connects and sends a request is always let in; the caps only
- * bound how many unauthenticated sockets one address (and everyone together) can hold.
+ * never evicted, nor is a socket the port trusts for its life (`trust`: the kiosk browser's own,
+ * which it keeps alive between keys). So a client that connects and proves itself is always let
+ * in; the caps only bound how many unauthenticated sockets one address (and everyone together)
+ * can hold.
  *
  * Activity that counts is a complete request head (the 'request' event), not bytes: a slowloris
  * client trickling a header never looks fresh. Node's headersTimeout/requestTimeout end such
- * sockets anyway (server.ts); this bounds how many can be held meanwhile.
+ * sockets anyway (server-options.ts); this bounds how many can be held meanwhile.
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';
@@ -28,6 +31,8 @@ interface Tracked {
   readonly address: string;
   /** Authenticated requests in progress on this socket (>0: never evicted). */
   authenticated: number;
+  /** Trusted for its life (never evicted) until `closeTrusted`. */
+  trusted: boolean;
 }
 
 export class ConnectionGuard {
@@ -41,9 +46,20 @@ export class ConnectionGuard {
     private readonly onEvict: (address: string) => void = () => undefined,
   ) {}
 
-  /** Track every connection of `server` (call before it listens). */
+  private readonly onConnection = (socket: Socket): void => this.admit(socket);
+  private server: Server | null = null;
+
+  /** Track every new connection of `server`. */
   attach(server: Server): void {
-    server.on('connection', (socket: Socket) => this.admit(socket));
+    this.server = server;
+    server.on('connection', this.onConnection);
+  }
+
+  /** Stop tracking (the server outlives this guard: the kiosk's listener). */
+  detach(): void {
+    this.server?.off('connection', this.onConnection);
+    this.server = null;
+    this.sockets.clear();
   }
 
   /** Sockets evicted so far. */
@@ -54,14 +70,14 @@ export class ConnectionGuard {
   /** Open sockets: all, and those without an authenticated request in progress. */
   counts(): { open: number; pending: number } {
     let pending = 0;
-    for (const t of this.sockets.values()) if (t.authenticated === 0) pending++;
+    for (const t of this.sockets.values()) if (!held(t)) pending++;
     return { open: this.sockets.size, pending };
   }
 
   private admit(socket: Socket): void {
     // A unix socket has no peer address: every client of it counts as one.
     const address = socket.remoteAddress ?? 'unix';
-    const own = [...this.sockets].filter(([, t]) => t.address === address && t.authenticated === 0);
+    const own = [...this.sockets].filter(([, t]) => t.address === address && !held(t));
     if (own.length >= this.limits.maxConnectionsPerAddress) this.evict(own[0]?.[0]);
     if (this.sockets.size >= this.limits.maxConnections) this.evict(this.oldestPending());
     if (this.sockets.size >= this.limits.maxConnections) {
@@ -69,7 +85,7 @@ export class ConnectionGuard {
       socket.destroy();
       return;
     }
-    this.sockets.set(socket, { address, authenticated: 0 });
+    this.sockets.set(socket, { address, authenticated: 0, trusted: false });
     socket.once('close', () => this.sockets.delete(socket));
   }
 
@@ -94,8 +110,26 @@ export class ConnectionGuard {
     };
   }
 
+  /** `socket` proved itself with a credential that lasts: never evicted while it is open. */
+  trust(socket: Socket): void {
+    const t = this.sockets.get(socket);
+    if (t !== undefined) t.trusted = true;
+  }
+
+  /** The credential the trusted sockets proved themselves with is no longer valid: close every one. */
+  closeTrusted(): number {
+    let closed = 0;
+    for (const [socket, t] of [...this.sockets]) {
+      if (!t.trusted) continue;
+      this.sockets.delete(socket);
+      socket.destroy();
+      closed++;
+    }
+    return closed;
+  }
+
   private oldestPending(): Socket | undefined {
-    for (const [s, t] of this.sockets) if (t.authenticated === 0) return s;
+    for (const [s, t] of this.sockets) if (!held(t)) return s;
     return undefined;
   }
 
@@ -109,4 +143,9 @@ export class ConnectionGuard {
     this.evictedCount++;
     if (t !== undefined) this.onEvict(t.address);
   }
+}
+
+/** Never evicted to make room. */
+function held(t: Tracked): boolean {
+  return t.authenticated > 0 || t.trusted;
 }
