@@ -48,8 +48,10 @@ function schemaProblems(bom) {
   ajv.addFormat('idn-email', /^[^\s@]+@[^\s@]+$/u);
   ajv.addFormat('iri-reference', true);
   const validate = ajv.compile(readJson(join(SCHEMA_DIR, 'bom-1.5.SNAPSHOT.schema.json')));
-  if (validate(bom)) return [];
-  return (validate.errors ?? []).map((e) => `schema: ${e.instancePath || '/'} ${e.message ?? ''}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`);
+  // The schema takes any string as specVersion: this is a 1.5 document or it is not checked as one.
+  const version = bom?.specVersion === '1.5' ? [] : [`schema: /specVersion is ${JSON.stringify(bom?.specVersion)}, this checker validates 1.5`];
+  if (validate(bom)) return version;
+  return version.concat((validate.errors ?? []).map((e) => `schema: ${e.instancePath || '/'} ${e.message ?? ''}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`));
 }
 
 /** Every node_modules/**\/package.json of a package (not of a package's own sub-folders). */

@@ -155,11 +155,13 @@ it('fails when the shipped node is not the one it names', () => {
 it('fails on what the CycloneDX 1.5 schema refuses, naming where', () => {
   write();
   edit((bom) => {
+    (bom as unknown as { specVersion: string }).specVersion = '1.4';
     bom.components[1]!.type = 'gadget';
     bom.components[2]!.hashes = [{ alg: 'SHA-512', content: 'not hex' }];
   });
   const r = run(CHECK, [out]);
   expect(r.status).toBe(1);
+  expect(r.stderr).toContain('schema: /specVersion is "1.4", this checker validates 1.5');
   expect(r.stderr).toMatch(/schema: \/components\/1\/type must be equal to one of the allowed values/);
   expect(r.stderr).toMatch(/schema: \/components\/2\/hashes\/0\/content must match pattern/);
 });
