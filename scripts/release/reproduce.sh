@@ -43,7 +43,9 @@ log() { printf '[%4ss] reproduce: %s\n' "$SECONDS" "$*" >&2; }
 die() { printf 'reproduce: error: %s\n' "$*" >&2; exit 1; }
 
 [ -z "$(git -C "$ROOT" status --porcelain --untracked-files=no)" ] ||
-  log "WARNING: the checkout has uncommitted changes; the clones build HEAD ($(git -C "$ROOT" rev-parse --short HEAD)), not them"
+  log "WARNING: the checkout has uncommitted changes; the clones build its HEAD commit, not them"
+# One commit for both builds, fixed now: the checkout may move on while they run.
+COMMIT=$(git -C "$ROOT" rev-parse HEAD)
 WORK=${WORK:-$(mktemp -d /tmp/pickup-station-reproduce.XXXXXX)}
 VERSION=$(node -p 'require(process.argv[1]).version' "$ROOT/package.json")
 TIMES=()
@@ -60,7 +62,7 @@ clone_build() {
   rm -rf "$src"
   mkdir -p "$(dirname "$src")"
   git clone --quiet --no-hardlinks "$ROOT" "$src"
-  git -C "$src" checkout --quiet --detach "$(git -C "$ROOT" rev-parse HEAD)"
+  git -C "$src" checkout --quiet --detach "$COMMIT"
   # The dev tree (tsc, esbuild, ajv) from the lockfile, as a fresh clone gets it.
   log "$name: npm ci in $src"
   (cd "$src" && npm ci --no-audit --no-fund --loglevel=error >/dev/null)
@@ -89,6 +91,8 @@ if [ -n "$FIRST" ]; then
   for arch in $ARCHS; do
     f=$FIRST/pickup-station-$VERSION-linux-$arch.tar.gz
     [ -f "$f" ] || die "no $f (--first: the first build's bundles)"
+    built=$(tar -xzOf "$f" --wildcards '*/manifest.json' | node -e 'let t="";process.stdin.on("data",(d)=>(t+=d)).on("end",()=>console.log(JSON.parse(t).git.commit))')
+    [ "$built" = "$COMMIT" ] || die "$f was built from $built, not from $COMMIT"
     cp "$f" "$WORK/first/"
   done
 else
@@ -123,6 +127,6 @@ for f in "${artifacts[@]}"; do
 done
 printf 'reproduce: %s\n' "${TIMES[@]}"
 echo "reproduce: all $SECONDS s; builds in $WORK"
-[ "$differ" = 0 ] || die "two builds of $(git -C "$ROOT" rev-parse --short HEAD) differ (above)"
-echo "reproduce: two builds of $(git -C "$ROOT" rev-parse --short HEAD) are byte-identical: ${artifacts[*]}"
+[ "$differ" = 0 ] || die "two builds of ${COMMIT:0:12} differ (above)"
+echo "reproduce: two builds of ${COMMIT:0:12} are byte-identical: ${artifacts[*]}"
 rm -rf "$WORK/src"
