@@ -686,10 +686,25 @@ install_release() {
   say "installed release $version"
 }
 
+# prune_stale_temps: the temporary files of a run cut off before its rename (NAME.new.PID: the record,
+# current, previous, units, udev rules, wrappers), once that PID is no longer alive. Holds the lock.
+prune_stale_temps() {
+  local f pid
+  for f in "$OPT"/*.new.* "$UNIT_DIR"/*.new.* "$(dirname "$UDEV_DEST")"/*.new.* "$BIN"/*.new.* "$(dirname "$INSTALLER_COPY")"/*.new.*; do
+    [ -e "$f" ] || [ -L "$f" ] || continue
+    pid="${f##*.new.}"
+    case "$pid" in '' | *[!0-9]*) continue ;; esac
+    if [ "$pid" = "$$" ] || kill -0 "$pid" 2>/dev/null; then continue; fi
+    rm -f "$f"
+    say "removed $(basename "$f"), left by an interrupted run"
+  done
+}
+
 # prune: keep the releases the record names (current, previous, proven, pending, installed); remove
-# the rest and what an interrupted run left (.new-*, .old-*). Holds the installer lock.
+# the rest and what an interrupted run left (.new-*, .old-*, stale temporary files). Holds the installer lock.
 prune() {
   local keep d v
+  prune_stale_temps
   keep=" $(current_version) $(previous_version) $S_proven $S_pending $S_installed "
   for d in "$RELEASES"/.new-* "$RELEASES"/.old-*; do
     [ -e "$d" ] || continue

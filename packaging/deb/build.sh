@@ -23,26 +23,40 @@
 # With --key, a second package: pickup-station-archive-keyring_<version>_all.deb, the vendor's public
 # key in /usr/share/keyrings/ (apt's signed-by= and install.sh's bundle check); pickup-station
 # depends on it, and removing pickup-station keeps it (as Debian's archive keyrings are packaged).
+#
+# Required: --security-contact URI --support-until YYYY-MM-DD (scripts/release/inputs.sh), the same
+# as the bundle was built with (its vendor.json; refused when they differ). They land in
+# /usr/share/doc/pickup-station/ (vendor.json, security.txt, SECURITY.md) with the package's SBOM
+# (sbom.cdx.json, checked against the vendored CycloneDX schema and the release tree: a failure
+# fails the build). The changelog is packaging/deb/debian/changelog when its top entry is this
+# version (security fixes: urgency=high), NEWS.Debian packaging/deb/debian/NEWS.
 set -euo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 ROOT=$(cd "$HERE/../.." && pwd)
+# shellcheck source=scripts/release/inputs.sh
+. "$ROOT/scripts/release/inputs.sh"
 
 ARCH=arm64
 BUNDLE=""
 OUT=$ROOT/release
 KEY=""
 COMPRESSION=xz
+SECURITY_CONTACT=""
+SUPPORT_UNTIL=""
 while [ $# -gt 0 ]; do
   case "$1" in
+    --security-contact) SECURITY_CONTACT=${2:?--security-contact needs a value}; shift 2 ;;
+    --support-until) SUPPORT_UNTIL=${2:?--support-until needs a value}; shift 2 ;;
     --arch) ARCH=${2:?--arch needs a value}; shift 2 ;;
     --bundle) BUNDLE=${2:?--bundle needs a file}; shift 2 ;;
     --out) OUT=${2:?--out needs a directory}; shift 2 ;;
     --key) KEY=${2:?--key needs a public key file}; shift 2 ;;
     --compression) COMPRESSION=${2:?--compression xz|gzip}; shift 2 ;;
     -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "usage: $0 [--arch arm64|armv7|x64] [--bundle FILE] [--key PUBKEY.gpg] [--compression xz|gzip] [--out DIR]" >&2; exit 2 ;;
+    *) echo "usage: $0 --security-contact URI --support-until YYYY-MM-DD [--arch arm64|armv7|x64] [--bundle FILE] [--key PUBKEY.gpg] [--compression xz|gzip] [--out DIR]" >&2; exit 2 ;;
   esac
 done
+check_release_inputs "$SECURITY_CONTACT" "$SUPPORT_UNTIL"
 
 die() { printf 'deb: error: %s\n' "$*" >&2; exit 1; }
 log() { printf 'deb: %s\n' "$*" >&2; }
@@ -56,7 +70,7 @@ esac
 command -v dpkg-deb >/dev/null || die "dpkg-deb is missing (Debian package dpkg)"
 
 if [ -z "$BUNDLE" ]; then
-  bash "$ROOT/scripts/bundle/build.sh" --arch "$ARCH" --out "$OUT" >&2
+  bash "$ROOT/scripts/bundle/build.sh" --arch "$ARCH" --out "$OUT" --security-contact "$SECURITY_CONTACT" --support-until "$SUPPORT_UNTIL" >&2
   version=$(node -p 'require(process.argv[1]).version' "$ROOT/package.json")
   BUNDLE=$OUT/pickup-station-$version-linux-$ARCH.tar.gz
 fi
@@ -79,15 +93,22 @@ MARCH=$(field arch)
 NODE_BUNDLED=0
 [ -x "$SRC/node/bin/node" ] && NODE_BUNDLED=1
 
+# The vendor's inputs are the bundle's: a package must not say other than the release it carries.
+[ -f "$SRC/vendor.json" ] || die "$BUNDLE has no vendor.json (built without --security-contact/--support-until)"
+vendor_field() { node -p 'require(process.argv[1])[process.argv[2]] ?? ""' "$SRC/vendor.json" "$1"; }
+[ "$(vendor_field securityContact)" = "$SECURITY_CONTACT" ] ||
+  die "--security-contact $SECURITY_CONTACT differs from the bundle's ($(vendor_field securityContact))"
+[ "$(vendor_field supportUntil)" = "$SUPPORT_UNTIL" ] ||
+  die "--support-until $SUPPORT_UNTIL differs from the bundle's ($(vendor_field supportUntil))"
+[ -f "$SRC/sbom.cdx.json" ] || die "$BUNDLE has no sbom.cdx.json"
+node "$ROOT/scripts/release/check-sbom.mjs" "$SRC/sbom.cdx.json" --tree "$SRC" >&2 || die "the release's SBOM failed its check (above): no package"
+
 # Depends: the packages the release's addons link and the station needs (systemd/runtime-packages,
-# which tools/check-bundle.mjs checks against the addons' NEEDED entries), systemd itself (the
-# unit, sysusers), and Debian's nodejs where the release brings no Node of its own.
-mapfile -t runtime < <(sed -e 's/#.*//' -e '/^[[:space:]]*$/d' "$SRC/systemd/runtime-packages" | awk '{ print $1 }')
-# libc6: at least the newest glibc symbol version an addon needs (manifest glibcMin); systemd >= 250
-# for the unit's ExecSearchPath=.
-glibc_min=$(field glibcMin)
-depends=("${runtime[@]}" "libc6${glibc_min:+ (>= $glibc_min)}" "systemd (>= 250)")
-[ "$NODE_BUNDLED" = 1 ] || depends+=("nodejs (>= 20.11)")
+# which tools/check-bundle.mjs checks against the addons' NEEDED entries), libc6 at least the newest
+# glibc symbol version an addon needs (manifest glibcMin), systemd >= 250 (the unit's
+# ExecSearchPath=), and Debian's nodejs where the release brings no Node of its own: worked out by
+# scripts/release/sbom.mjs, the same list the SBOMs declare.
+mapfile -t depends < <(node "$ROOT/scripts/release/sbom.mjs" depends "$SRC" --glibc-min "$(field glibcMin)" | tr ',' '\n' | sed 's/^ *//')
 
 PKG=$WORK/pkg
 install -d -m 0755 "$PKG/DEBIAN" "$PKG/usr/lib/pickup-station" "$PKG/usr/lib/systemd/system" "$PKG/usr/lib/udev/rules.d" \
@@ -142,9 +163,23 @@ License: proprietary
  All rights reserved.
 EOF
 commit=$(field git.commit)
-printf 'pickup-station (%s) stable; urgency=medium\n\n  * Release %s (commit %s).\n\n -- Pickup Station Maintainers <pickup-station@example.org>  %s\n' \
-  "$VERSION" "$VERSION" "${commit:-unknown}" "$(date -R -u -d "$(field builtAt)" 2>/dev/null || date -R -u)" |
-  gzip -9n >"$PKG/usr/share/doc/pickup-station/changelog.gz"
+# The maintained changelog when its top entry is this version (its security entries, urgency=high for
+# a security fix: what apt-listchanges and a fleet's tooling read); a one-line entry otherwise.
+if [ "$(sed -n '1s/^pickup-station (\([^)]*\)).*/\1/p' "$HERE/debian/changelog" 2>/dev/null)" = "$VERSION" ]; then
+  gzip -9nc "$HERE/debian/changelog" >"$PKG/usr/share/doc/pickup-station/changelog.gz"
+else
+  printf 'pickup-station (%s) stable; urgency=medium\n\n  * Release %s (commit %s).\n\n -- Pickup Station Maintainers <pickup-station@example.org>  %s\n' \
+    "$VERSION" "$VERSION" "${commit:-unknown}" "$(date -R -u -d "$(field builtAt)" 2>/dev/null || date -R -u)" |
+    gzip -9n >"$PKG/usr/share/doc/pickup-station/changelog.gz"
+fi
+# What an operator must do about a release (apt-listchanges shows it before the upgrade).
+[ ! -f "$HERE/debian/NEWS" ] || gzip -9nc "$HERE/debian/NEWS" >"$PKG/usr/share/doc/pickup-station/NEWS.Debian.gz"
+# Who to tell about a flaw, until when fixes come, the policy, and what is in the package.
+install -m 0644 "$SRC/vendor.json" "$SRC/security.txt" "$PKG/usr/share/doc/pickup-station/"
+[ ! -f "$SRC/SECURITY.md" ] || install -m 0644 "$SRC/SECURITY.md" "$PKG/usr/share/doc/pickup-station/SECURITY.md"
+node "$ROOT/scripts/release/sbom.mjs" write "$SRC" --kind deb --arch "$ARCH" --deb-arch "$DEB_ARCH" \
+  --time "${SOURCE_DATE_EPOCH:-$(stat -c %Y "$SRC/manifest.json")}" --depends "$DEPENDS" --out "$PKG/usr/share/doc/pickup-station/sbom.cdx.json" >&2
+node "$ROOT/scripts/release/check-sbom.mjs" "$PKG/usr/share/doc/pickup-station/sbom.cdx.json" --tree "$SRC" >&2 || die "the package's SBOM failed its check (above): no package"
 chmod 0644 "$PKG/usr/share/doc/pickup-station/"*
 
 for f in preinst postinst prerm postrm; do install -m 0755 "$HERE/debian/$f" "$PKG/DEBIAN/$f"; done
@@ -174,8 +209,15 @@ echo "$(basename "$DEB"): $(du -h "$DEB" | cut -f1) ($(stat -c %s "$DEB") bytes)
 # file themselves (Replaces: it moves here).
 if [ -n "$KEY" ]; then
   KPKG=$WORK/keyring
-  install -d -m 0755 "$KPKG/DEBIAN" "$KPKG/usr/share/keyrings" "$KPKG/usr/share/doc/pickup-station-archive-keyring"
+  install -d -m 0755 "$KPKG/DEBIAN" "$KPKG/usr/share/keyrings" "$KPKG/usr/share/doc/pickup-station-archive-keyring" "$KPKG/etc/apt/apt.conf.d"
   install -m 0644 "$KEY" "$KPKG/usr/share/keyrings/pickup-station-archive-keyring.gpg"
+  # apt installs the keyring as pickup-station's dependency, so marked automatic: without this,
+  # `apt autoremove` after removing pickup-station would take the key that apt's Signed-By= needs
+  # to install it again. A conffile: an administrator who wants it gone removes the package.
+  printf '%s\n' '// pickup-station-archive-keyring: the vendor repository'"'"'s key stays when pickup-station is removed.' \
+    'APT::NeverAutoRemove { "^pickup-station-archive-keyring$"; };' >"$KPKG/etc/apt/apt.conf.d/50pickup-station-archive-keyring"
+  chmod 0644 "$KPKG/etc/apt/apt.conf.d/50pickup-station-archive-keyring"
+  echo /etc/apt/apt.conf.d/50pickup-station-archive-keyring >"$KPKG/DEBIAN/conffiles"
   sed -e 's/^Upstream-Name: pickup-station$/Upstream-Name: pickup-station-archive-keyring/' "$PKG/usr/share/doc/pickup-station/copyright" \
     >"$KPKG/usr/share/doc/pickup-station-archive-keyring/copyright"
   printf 'pickup-station-archive-keyring (%s) stable; urgency=medium\n\n  * The vendor key of pickup-station %s.\n\n -- Pickup Station Maintainers <pickup-station@example.org>  %s\n' \
@@ -190,15 +232,17 @@ Maintainer: Pickup Station Maintainers <pickup-station@example.org>
 Section: misc
 Priority: optional
 Replaces: pickup-station (<< 0.2~)
+Breaks: pickup-station (<< 0.2~)
 Installed-Size: $(du -sk --exclude=DEBIAN "$KPKG" | cut -f1)
 Homepage: https://example.org/pickup-station
 Description: OpenPGP key of the pickup-station vendor's repository
  The public key that signs the vendor's apt repository of pickup-station
  (apt's Signed-By= names it) and its release bundles (install.sh checks
- them against it). Removing pickup-station leaves it in place.
+ them against it). Removing pickup-station leaves it in place, and apt
+ autoremove does not take it (APT::NeverAutoRemove).
 CONTROL
   (cd "$KPKG" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | LC_ALL=C sort -z | xargs -0 md5sum) >"$KPKG/DEBIAN/md5sums"
-  chmod 0644 "$KPKG/DEBIAN/control" "$KPKG/DEBIAN/md5sums"
+  chmod 0644 "$KPKG/DEBIAN/control" "$KPKG/DEBIAN/md5sums" "$KPKG/DEBIAN/conffiles"
   find "$KPKG" -newermt "@$SOURCE_DATE_EPOCH" -print0 | xargs -0r touch -h -d "@$SOURCE_DATE_EPOCH"
   KDEB=$OUT/pickup-station-archive-keyring_${VERSION}_all.deb
   dpkg-deb --root-owner-group -Zxz --build "$KPKG" "$KDEB" >/dev/null

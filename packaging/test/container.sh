@@ -43,7 +43,9 @@ if [ ! -f "$IMAGE" ]; then
   mv "$IMAGE.tmp" "$IMAGE"
 fi
 if [ -z "$BUNDLE" ]; then
-  bash "$ROOT/scripts/bundle/build.sh" --arch x64 >&2
+  # shellcheck source=scripts/release/inputs.sh
+  . "$ROOT/scripts/release/inputs.sh"
+  bash "$ROOT/scripts/bundle/build.sh" --arch x64 "${TEST_RELEASE_INPUTS[@]}" >&2
   BUNDLE=$RELEASE_DIR/$(bundle_name)-linux-x64.tar.gz
 fi
 

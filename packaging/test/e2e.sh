@@ -140,6 +140,11 @@ prepare() {
   mkdir -p "$WORK/debs" "$WORK/tarballs"
   KEY_ID=$(gpg --batch --with-colons --list-keys vendor@example.org | awk -F: '/^fpr:/ { print $10; exit }')
   local v how from
+  # The packages say what the bundle says: its security contact and support period.
+  local vendor
+  vendor=$(tar -xzOf "$BUNDLE" --wildcards '*/vendor.json')
+  VENDOR_FLAGS=(--security-contact "$(node -p 'JSON.parse(process.argv[1]).securityContact' "$vendor")"
+    --support-until "$(node -p 'JSON.parse(process.argv[1]).supportUntil' "$vendor")")
   for v in $(versions); do
     how=${v#*:}; [ "$how" != "$v" ] || how=""
     v=${v%%:*}
@@ -148,7 +153,7 @@ prepare() {
     case "$how" in from=*) from="$WORK/tarballs/pickup-station-${how#from=}-linux-$ARCH.tar.gz"; how="" ;; esac
     node "$HERE/restamp.mjs" "$from" "$WORK/tarballs" "$v" ${how:+--break "$how"} >/dev/null
     bash "$ROOT/packaging/deb/build.sh" --arch "$ARCH" --bundle "$WORK/tarballs/pickup-station-$v-linux-$ARCH.tar.gz" \
-      --key "$WORK/vendor.gpg" --compression gzip --out "$WORK/debs" | sed 's/^/  /'
+      "${VENDOR_FLAGS[@]}" --key "$WORK/vendor.gpg" --compression gzip --out "$WORK/debs" | sed 's/^/  /'
   done
   log "prepared: key $KEY_ID, packages: $(cd "$WORK/debs" && echo *.deb)"
   figure "package size ($ARCH, gzip as built for this test), bytes" "$(stat -c %s "$(deb_of 1.0.0)")"

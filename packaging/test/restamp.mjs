@@ -15,7 +15,7 @@
  */
 import { execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -45,6 +45,22 @@ try {
         : `await new Promise(() => setInterval(() => {}, 1 << 30)); // ${version}: deliberately broken (never ready)\n`;
     writeFileSync(daemon, poison + readFileSync(daemon, 'utf8'));
     changed.push('app/daemon.js');
+  }
+  // The release's own identity in its vendor file and SBOM follows the version (the package built
+  // from it checks both).
+  for (const f of ['vendor.json', 'sbom.cdx.json']) {
+    const file = join(dir, f);
+    if (!existsSync(file)) continue;
+    const doc = JSON.parse(readFileSync(file, 'utf8'));
+    if (f === 'vendor.json') doc.version = version;
+    else {
+      const old = doc.metadata.component.version;
+      doc.metadata.component.version = version;
+      doc.metadata.component.purl = doc.metadata.component.purl.replace(`@${old}?`, `@${version}?`);
+      for (const p of doc.metadata.component.properties ?? []) p.value = p.value.replaceAll(old, version);
+    }
+    writeFileSync(file, `${JSON.stringify(doc, null, 2)}\n`);
+    changed.push(f);
   }
   manifest.checksums ??= {};
   for (const f of changed) {

@@ -51,7 +51,9 @@ stamp "root filesystem image $(basename "$(dirname "$IMAGE_BASE")")"
 # The release under test: this checkout's arm64 bundle, built as a release is built.
 BUNDLE="${BOARD_BUNDLE:-}"
 if [ -z "$BUNDLE" ]; then
-  (cd "$ROOT" && bash scripts/bundle/build.sh --arch arm64 >"$RUN/bundle.log" 2>&1) || { tail -n 30 "$RUN/bundle.log"; exit 1; }
+  # shellcheck source=scripts/release/inputs.sh
+  . "$ROOT/scripts/release/inputs.sh"
+  (cd "$ROOT" && bash scripts/bundle/build.sh --arch arm64 "${TEST_RELEASE_INPUTS[@]}" >"$RUN/bundle.log" 2>&1) || { tail -n 30 "$RUN/bundle.log"; exit 1; }
   BUNDLE="$(find "$ROOT/release" -maxdepth 1 -name 'pickup-station-*-linux-arm64.tar.gz' -printf '%T@ %p\n' | sort -rn | head -1 | cut -d' ' -f2-)"
 fi
 stamp "bundle $(basename "$BUNDLE")"

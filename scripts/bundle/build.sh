@@ -11,27 +11,41 @@
 #       node_modules/    production only, native addons for the target (built for that Node)
 #       systemd/ hardware/   as they are in the repository (unit, install.sh, board profiles, udev)
 #       tools/check-bundle.mjs   integrity + addon load check, runs with the node the unit runs
-#       manifest.json    versions, git commit, sha256 + size of every file
+#       vendor.json, security.txt   the vendor's security contact and support period (the inputs below)
+#       SECURITY.md      the security policy
+#       sbom.cdx.json    CycloneDX 1.5 SBOM of what ships (scripts/release/sbom.mjs), checked against
+#                        the vendored schema and the tree: a failure fails the build
+#       manifest.json    versions, git commit, vendor inputs, sha256 + size of every file
 #       package.json, package-lock.json, README.md, docs/ (what README links to)
 #
 # Runs on an x86_64 Debian host with a supported Node (20 or 24: it runs tsc, esbuild and npm only);
 # installs its cross compiler with apt-get; downloads only from the npm registry. Caches in
 # .cache/bundle/.
+#
+# Required: --security-contact URI --support-until YYYY-MM-DD (scripts/release/inputs.sh). Same
+# commit, same bytes: SOURCE_DATE_EPOCH (default: the commit's time) is every file's time and the
+# build's; nothing of the build host's path or clock lands in the bundle.
 set -euo pipefail
 # shellcheck source=scripts/bundle/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=scripts/release/inputs.sh
+. "$ROOT/scripts/release/inputs.sh"
 
 usage() {
-  echo "usage: npm run bundle -- [--arch arm64|armv7|x64] [--with-node|--without-node] [--out DIR]"
+  echo "usage: npm run bundle -- --security-contact URI --support-until YYYY-MM-DD [--arch arm64|armv7|x64] [--with-node|--without-node] [--out DIR]"
 }
 
 parse_args() {
   ARCH=arm64
   WITH_NODE=default
+  SECURITY_CONTACT=""
+  SUPPORT_UNTIL=""
   while [ $# -gt 0 ]; do
     case "$1" in
       --arch) ARCH=${2:?--arch needs a value}; shift 2 ;;
       --arch=*) ARCH=${1#--arch=}; shift ;;
+      --security-contact) SECURITY_CONTACT=${2:?--security-contact needs a value}; shift 2 ;;
+      --support-until) SUPPORT_UNTIL=${2:?--support-until needs a value}; shift 2 ;;
       --with-node) WITH_NODE=1; shift ;;
       --without-node) WITH_NODE=0; shift ;;
       --out) RELEASE_DIR=${2:?--out needs a directory}; shift 2 ;;
@@ -39,6 +53,7 @@ parse_args() {
       *) usage >&2; exit 2 ;;
     esac
   done
+  check_release_inputs "$SECURITY_CONTACT" "$SUPPORT_UNTIL"
 }
 
 # The host's dev tree is needed only for tsc; a fresh clone gets it from the lockfile.
@@ -62,7 +77,7 @@ compile_js() {
 
 copy_sources() {
   local f
-  for f in package.json package-lock.json README.md; do cp "$ROOT/$f" "$APP/"; done
+  for f in package.json package-lock.json README.md SECURITY.md; do cp "$ROOT/$f" "$APP/"; done
   # Owned by other work streams; shipped as they are at this commit, whatever exists.
   for f in systemd hardware docs; do
     if [ -d "$ROOT/$f" ]; then cp -a "$ROOT/$f" "$APP/$f"; else log "note: no $f/ in the repository yet"; fi
@@ -80,18 +95,25 @@ install_production_deps() {
     --os=linux --cpu="$T_NPM_CPU" --libc=glibc)
 }
 
+# No build folder in an addon: __FILE__ and any debug path name the checkout and the cache as "."
+# and "cache" (two checkouts at different paths build the same bytes). Part of the addon cache key.
+addon_cflags() {
+  ADDON_CFLAGS="-ffile-prefix-map=$ROOT=. -ffile-prefix-map=$CACHE=cache"
+  ADDON_FLAGS_ID=prefixmap1
+}
+
 # epoll (for onoff) is nan-based: compiled for one Node ABI. Cross-built against the target Node's
 # own headers; the result is cached by everything that determines it.
 build_epoll() {
   local epoll=$APP/node_modules/epoll version key out
   version=$(node -p 'require(process.argv[1]).version' "$epoll/package.json")
-  key="epoll-$version-$T_NODE_PKG-$T_NODE_VERSION-$("$T_TRIPLET-g++" -dumpfullversion)"
+  key="epoll-$version-$T_NODE_PKG-$T_NODE_VERSION-$("$T_TRIPLET-g++" -dumpfullversion)-$ADDON_FLAGS_ID"
   out=$CACHE/addons/$key/epoll.node
   if [ ! -f "$out" ]; then
     log "cross-building epoll $version for $T_ARCH (node $T_NODE_VERSION headers)"
     (cd "$APP" && npm_config_arch="$T_GYP_ARCH" npm_config_nodedir="$T_NODE_DIR" \
       CC="$T_TRIPLET-gcc" CXX="$T_TRIPLET-g++" LINK="$T_TRIPLET-g++" AR="$T_TRIPLET-ar" \
-      npm rebuild epoll --loglevel=error >/dev/null)
+      CFLAGS="$ADDON_CFLAGS" CXXFLAGS="$ADDON_CFLAGS" npm rebuild epoll --loglevel=error >/dev/null)
     mkdir -p "$(dirname "$out")"
     cp "$epoll/build/Release/epoll.node" "$out"
   else
@@ -118,13 +140,13 @@ tidy_node_modules() {
 build_i2c_bus() {
   local pkg=$APP/node_modules/i2c-bus version key out
   version=$(node -p 'require(process.argv[1]).version' "$pkg/package.json")
-  key="i2c-bus-$version-$T_NODE_PKG-$T_NODE_VERSION-$("$T_TRIPLET-g++" -dumpfullversion)"
+  key="i2c-bus-$version-$T_NODE_PKG-$T_NODE_VERSION-$("$T_TRIPLET-g++" -dumpfullversion)-$ADDON_FLAGS_ID"
   out=$CACHE/addons/$key/i2c.node
   if [ ! -f "$out" ]; then
     log "cross-building i2c-bus $version for $T_ARCH (node $T_NODE_VERSION headers)"
     (cd "$APP" && npm_config_arch="$T_GYP_ARCH" npm_config_nodedir="$T_NODE_DIR" \
       CC="$T_TRIPLET-gcc" CXX="$T_TRIPLET-g++" LINK="$T_TRIPLET-g++" AR="$T_TRIPLET-ar" \
-      npm rebuild i2c-bus --loglevel=error >/dev/null)
+      CFLAGS="$ADDON_CFLAGS" CXXFLAGS="$ADDON_CFLAGS" npm rebuild i2c-bus --loglevel=error >/dev/null)
     mkdir -p "$(dirname "$out")"
     cp "$pkg/build/Release/i2c.node" "$out"
   else
@@ -194,6 +216,16 @@ glibc_min() {
     { grep -o 'GLIBC_[0-9.]*' || true; } | sed 's/^GLIBC_//' | sort -uV | tail -n 1
 }
 
+# The vendor's inputs (vendor.json, security.txt) and the SBOM of what ships, checked against the
+# vendored CycloneDX schema and against the tree: a failure fails the build.
+write_vendor_and_sbom() {
+  write_vendor_files "$APP" "$SECURITY_CONTACT" "$SUPPORT_UNTIL" "$(bundle_version)"
+  node "$ROOT/scripts/release/sbom.mjs" write "$APP" --kind bundle --arch "$T_ARCH" --time "$SOURCE_DATE_EPOCH" \
+    --depends "$(node "$ROOT/scripts/release/sbom.mjs" depends "$APP" --glibc-min "$(glibc_min)")" --deb-arch "$T_DEB_ARCH" --out "$APP/sbom.cdx.json" >&2
+  node "$ROOT/scripts/release/check-sbom.mjs" "$APP/sbom.cdx.json" --tree "$APP" >&2 || die "the SBOM failed its check (above): no release"
+  chmod 0644 "$APP/sbom.cdx.json"
+}
+
 write_manifest() {
   local commit dirty=false
   commit=$(git -C "$ROOT" rev-parse HEAD 2>/dev/null || echo unknown)
@@ -225,13 +257,16 @@ main() {
   target_vars "$ARCH"
   [ "$WITH_NODE" != default ] || WITH_NODE=$T_NODE_BUNDLED
   mkdir -p "$CACHE"
+  addon_cflags
   ensure_commands "$T_TRIPLET-g++:g++-$T_TRIPLET" make:make python3:python3 readelf:binutils
   ensure_host_deps
   fetch_node
-  # SOURCE_DATE_EPOCH (the reproducible-builds convention) fixes the build time too when given;
-  # otherwise file times are the commit's and builtAt is now.
-  BUILT_AT=${SOURCE_DATE_EPOCH:-$(date +%s)}
-  SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct 2>/dev/null || date +%s)}
+  # SOURCE_DATE_EPOCH (the reproducible-builds convention): given, or the commit's time. It is the
+  # build's time (builtAt), every file's time and the SBOM's: two builds of a commit are the same bytes.
+  SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct 2>/dev/null || true)}
+  [[ "$SOURCE_DATE_EPOCH" =~ ^[0-9]+$ ]] || die "no SOURCE_DATE_EPOCH and no git commit to take it from"
+  export SOURCE_DATE_EPOCH
+  BUILT_AT=$SOURCE_DATE_EPOCH
   STAGE=$CACHE/stage/$T_ARCH
   APP=$STAGE/$(bundle_name)
   rm -rf "$STAGE"
@@ -245,6 +280,7 @@ main() {
   tidy_node_modules
   check_addon_machines
   add_node
+  write_vendor_and_sbom
   write_manifest
   pack
   log "done"

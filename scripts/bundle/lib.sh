@@ -96,7 +96,7 @@ ensure_commands() {
 
 # The target's Node (bin/node + include/node) from the npm registry, unpacked once into the cache.
 fetch_node() {
-  [ -f "$T_NODE_DIR/.complete" ] && return 0
+  [ -f "$T_NODE_DIR/.complete" ] && [ -f "$T_NODE_DIR/.integrity" ] && return 0
   log "fetching $T_NODE_PKG@$T_NODE_VERSION from the npm registry"
   NODE_CACHE=$CACHE/node bash "$ROOT/scripts/node/fetch.sh" "$T_NODE_PKG" "$T_NODE_VERSION" >/dev/null
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The release bundle, proven on its target architecture under qemu user-mode emulation:
 #
-#   scripts/bundle/verify-emulated.sh [--arch arm64|armv7] [--bundle FILE]
+#   scripts/bundle/verify-emulated.sh [--arch arm64|armv7] [--bundle FILE | build.sh's inputs]
 #
 #  1 unpack   the tarball into a clean folder outside the checkout (so nothing resolves from the
 #             checkout's node_modules); one top folder pickup-station-<version>/
@@ -18,7 +18,8 @@
 # Node 24; otherwise the registry's build of the board's Node, cached) under qemu with a sysroot of
 # Debian's target libraries, with no network (a private network namespace with only loopback)
 # and an empty PATH: no registry, no compiler. Exits non-zero on any failure; prints timings.
-# Without --bundle it builds one first (npm run bundle).
+# Without --bundle it builds one first (npm run bundle) with the release inputs given
+# (--security-contact, --support-until: build.sh refuses a build without them).
 set -euo pipefail
 # shellcheck source=scripts/bundle/lib.sh
 . "$(dirname "$0")/lib.sh"
@@ -35,13 +36,15 @@ timed() {
 parse_args() {
   ARCH=arm64
   BUNDLE=
+  RELEASE_INPUTS=()
   while [ $# -gt 0 ]; do
     case "$1" in
+      --security-contact | --support-until) RELEASE_INPUTS+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
       --arch) ARCH=${2:?--arch needs a value}; shift 2 ;;
       --arch=*) ARCH=${1#--arch=}; shift ;;
       --bundle) BUNDLE=${2:?--bundle needs a file}; shift 2 ;;
-      -h | --help) echo "usage: $0 [--arch arm64|armv7] [--bundle FILE]"; exit 0 ;;
-      *) echo "usage: $0 [--arch arm64|armv7] [--bundle FILE]" >&2; exit 2 ;;
+      -h | --help) echo "usage: $0 [--arch arm64|armv7] [--bundle FILE | --security-contact URI --support-until YYYY-MM-DD]"; exit 0 ;;
+      *) echo "usage: $0 [--arch arm64|armv7] [--bundle FILE | --security-contact URI --support-until YYYY-MM-DD]" >&2; exit 2 ;;
     esac
   done
 }
@@ -53,7 +56,7 @@ prepare() {
   make_sysroot
   if [ -z "$BUNDLE" ]; then
     BUNDLE=$(bundle_tarball)
-    bash "$ROOT/scripts/bundle/build.sh" --arch "$ARCH"
+    bash "$ROOT/scripts/bundle/build.sh" --arch "$ARCH" "${RELEASE_INPUTS[@]}"
   fi
   [ -f "$BUNDLE" ] || die "no bundle $BUNDLE"
   WORK=$(mktemp -d /tmp/pickup-station-verify.XXXXXX)

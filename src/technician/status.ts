@@ -15,6 +15,7 @@ import type { Supervisor } from '../supervisor/supervisor.js';
 import { inServiceMode, readerActivity } from '../station/core.js';
 import type { BoxAction, FailureView } from '../supervisor/observe.js';
 import { readInstallRecord, releaseView, type ReleaseView } from '../systemd/install-record.js';
+import { readVendor, vendorStatus, type VendorStatus } from '../release-info.js';
 
 /**
  * Optional capability of a lock bank or door sensor driver: the hardware line behind a box (e.g.
@@ -142,6 +143,8 @@ export interface StatusBody {
    * the running one is proven, an upgrade pending, a known-bad release. null: no record.
    */
   readonly release: ReleaseView | null;
+  /** The vendor's statements of this release (src/release-info.ts): security contact, support period and days left. */
+  readonly vendor: VendorStatus;
   /** The config without secrets (publicConfig). */
   readonly config: unknown;
   /** Which config runs (configFileView). */
@@ -219,6 +222,7 @@ export function buildStatus(supervisor: Supervisor, who: Technician, eventCount:
       readers: (hardware.rfidReaders ?? []).map((r) => ({ name: r.name, ...r.stats() })),
     },
     release: config.metrics.installStatusFile === null ? null : releaseView(readInstallRecord(config.metrics.installStatusFile), VERSION),
+    vendor: vendorStatus(readVendor(), Date.now()),
     config: publicConfig(supervisor.config),
     configFile: configFileView(supervisor),
   };

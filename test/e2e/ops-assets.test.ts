@@ -24,7 +24,7 @@ afterEach(async () => {
 describe.runIf(havePromtool)('promtool', () => {
   it('ops/check.sh: the example configs parse, the rules check, and the rules pass their unit tests', () => {
     const r = spawnSync('bash', [join(ROOT, 'ops/check.sh')], { encoding: 'utf8' });
-    expect(r.stderr + r.stdout).toContain('SUCCESS: 14 rules found');
+    expect(r.stderr + r.stdout).toContain('SUCCESS: 16 rules found');
     expect(r.stdout).toMatch(/Unit Testing:.*\n\s+SUCCESS/);
     expect(r.status).toBe(0);
   });
@@ -70,6 +70,8 @@ describe('the Grafana dashboard', () => {
     expect(used.size).toBeGreaterThan(10);
     for (const name of used) expect(exported, name).toContain(name);
     const rules = readFileSync(join(ROOT, 'ops/prometheus/rules/pickup-station.rules.yml'), 'utf8');
-    for (const name of metricNamesIn(rules)) expect(exported, name).toContain(name);
+    // support_days_left comes from a release's vendor.json, which a checkout has not: the daemon run
+    // from a release exports it (test/e2e/bundle-vendor.test.ts).
+    for (const name of metricNamesIn(rules).filter((n) => n !== 'pickup_station_support_days_left')) expect(exported, name).toContain(name);
   });
 });

@@ -11,12 +11,13 @@
  * packaging/test/e2e.sh.
  */
 import { spawnSync } from 'node:child_process';
-import { appendFileSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disposeSigningKeys, makeSigningKeys, type SigningKeys } from '../support/gpg.js';
 import { requireTool, runs } from '../support/tools.js';
+import { PINO, RELEASE_FLAGS, addVendorFiles } from '../support/release-vendor.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const IS_ROOT = process.getuid?.() === 0;
@@ -30,14 +31,14 @@ let work: string;
 let keys: SigningKeys;
 
 /** A release tarball with the layout scripts/bundle/build.sh makes (no Node inside: Depends nodejs). */
-function releaseTarball(version: string): string {
+function releaseTarball(version: string, edit?: (dir: string) => void): string {
   const top = `pickup-station-${version}`;
   const dir = join(work, 'src', top);
   const files: Record<string, string> = {
     'app/main.js': `// pickup-station ${version}\n`,
     'app/stationctl.js': `// stationctl ${version}\n`,
-    'node_modules/pino/package.json': '{"name":"pino"}\n',
-    'package.json': JSON.stringify({ name: 'pickup-station', version }) + '\n',
+    'node_modules/pino/package.json': JSON.stringify(PINO) + '\n',
+    'package.json': JSON.stringify({ name: 'pickup-station', version, dependencies: { pino: PINO.version } }) + '\n',
     'systemd/pickup-station.service': readFileSync(join(REPO, 'systemd/pickup-station.service'), 'utf8'),
     'systemd/pickup-station-repair.service': readFileSync(join(REPO, 'systemd/pickup-station-repair.service'), 'utf8'),
     'systemd/pickup-station-upgrade.service': readFileSync(join(REPO, 'systemd/pickup-station-upgrade.service'), 'utf8'),
@@ -61,16 +62,28 @@ function releaseTarball(version: string): string {
     mkdirSync(join(dir, f, '..'), { recursive: true });
     writeFileSync(join(dir, f), text);
   }
+  addVendorFiles(dir, version);
+  edit?.(dir);
   const file = join(work, `${top}-linux-x64.tar.gz`);
   expect(spawnSync('tar', ['-czf', file, '-C', join(work, 'src'), top]).status).toBe(0);
   return file;
 }
 
-function buildDeb(version: string, tarball = releaseTarball(version)): { deb: string; out: string } {
+function runBuild(tarball: string, flags: readonly string[] = RELEASE_FLAGS) {
   const out = join(work, 'debs');
-  const r = spawnSync('bash', [join(REPO, 'packaging/deb/build.sh'), '--arch', 'x64', '--bundle', tarball, '--out', out, '--key', keys.vendorPublic], {
-    encoding: 'utf8',
-  });
+  const r = spawnSync(
+    'bash',
+    [join(REPO, 'packaging/deb/build.sh'), ...flags, '--arch', 'x64', '--bundle', tarball, '--out', out, '--key', keys.vendorPublic],
+    {
+      encoding: 'utf8',
+    },
+  );
+  return { ...r, out };
+}
+
+function buildDeb(version: string, tarball = releaseTarball(version)): { deb: string; out: string } {
+  const r = runBuild(tarball);
+  const out = r.out;
   expect(r.status, r.stderr).toBe(0);
   return { deb: join(out, `pickup-station_${version}_amd64.deb`), out: r.stdout };
 }
@@ -174,7 +187,13 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
     expect(list).not.toContain('./etc/pickup-station');
     const keyring = join(work, 'debs/pickup-station-archive-keyring_1.0.0_all.deb');
     const kfield = (f: string) => spawnSync('dpkg-deb', ['-f', keyring, f], { encoding: 'utf8' }).stdout.trim();
-    expect([kfield('Package'), kfield('Architecture'), kfield('Replaces')]).toEqual(['pickup-station-archive-keyring', 'all', 'pickup-station (<< 0.2~)']);
+    // It takes over a file of older pickup-station packages: Replaces with Breaks (Debian policy 7.6.1).
+    expect([kfield('Package'), kfield('Architecture'), kfield('Replaces'), kfield('Breaks')]).toEqual([
+      'pickup-station-archive-keyring',
+      'all',
+      'pickup-station (<< 0.2~)',
+      'pickup-station (<< 0.2~)',
+    ]);
     expect(spawnSync('dpkg-deb', ['-c', keyring], { encoding: 'utf8' }).stdout).toContain('./usr/share/keyrings/pickup-station-archive-keyring.gpg');
     const control = join(work, 'control');
     expect(spawnSync('dpkg-deb', ['-e', deb, control]).status).toBe(0);
@@ -186,6 +205,122 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
     const first = readFileSync(deb);
     buildDeb('1.0.0', tarball);
     expect(readFileSync(deb).equals(first)).toBe(true);
+  });
+
+  it('carries the vendor inputs, the policy and a CycloneDX SBOM of the package in /usr/share/doc/pickup-station', () => {
+    const { deb } = buildDeb('1.1.0');
+    const root = join(work, 'x-1.1.0');
+    expect(spawnSync('dpkg-deb', ['-x', deb, root]).status).toBe(0);
+    const doc = join(root, 'usr/share/doc/pickup-station');
+    expect(JSON.parse(readFileSync(join(doc, 'vendor.json'), 'utf8'))).toMatchObject({
+      securityContact: 'mailto:security@vendor.test.invalid',
+      supportUntil: '2099-12-31',
+    });
+    const txt = readFileSync(join(doc, 'security.txt'), 'utf8');
+    expect(txt).toContain('Contact: mailto:security@vendor.test.invalid\n');
+    expect(txt).toContain('Expires: 2099-12-31T23:59:59Z\n');
+    expect(readFileSync(join(doc, 'SECURITY.md'), 'utf8')).toContain('coordinated-disclosure window');
+    const sbom = JSON.parse(readFileSync(join(doc, 'sbom.cdx.json'), 'utf8')) as {
+      specVersion: string;
+      metadata: { component: { purl: string } };
+      components: { 'bom-ref': string; properties?: { name: string; value: string }[] }[];
+    };
+    expect(sbom.specVersion).toBe('1.5');
+    expect(sbom.metadata.component.purl).toBe('pkg:deb/pickup-station/pickup-station@1.1.0?arch=amd64');
+    // The package's Depends as declared dependencies, the keyring included; pino as it ships.
+    const refs = sbom.components.map((c) => c['bom-ref']);
+    expect(refs).toEqual(expect.arrayContaining(['npm:node_modules/pino', 'deb:nodejs', 'deb:libc6', 'deb:pickup-station-archive-keyring']));
+    const check = spawnSync(
+      process.execPath,
+      [join(REPO, 'scripts/release/check-sbom.mjs'), join(doc, 'sbom.cdx.json'), '--tree', join(root, 'usr/lib/pickup-station/release')],
+      { encoding: 'utf8' },
+    );
+    expect(check.status, check.stderr).toBe(0);
+    expect(existsSync(join(doc, 'NEWS.Debian.gz'))).toBe(true);
+  });
+
+  it('refuses a build without a security contact or a support period, naming the flag; and one whose inputs differ from the bundle', () => {
+    const tarball = releaseTarball('1.2.0');
+    const noContact = runBuild(tarball, ['--support-until', '2099-12-31']);
+    expect(noContact.status).toBe(2);
+    expect(noContact.stderr).toContain('--security-contact is required');
+    const noSupport = runBuild(tarball, ['--security-contact', 'mailto:security@vendor.test.invalid']);
+    expect(noSupport.status).toBe(2);
+    expect(noSupport.stderr).toContain('--support-until is required');
+    const badDate = runBuild(tarball, ['--security-contact', 'mailto:security@vendor.test.invalid', '--support-until', '2099-02-30']);
+    expect(badDate.status).toBe(2);
+    expect(badDate.stderr).toContain('--support-until "2099-02-30" is not a date');
+    const other = runBuild(tarball, ['--security-contact', 'mailto:security@vendor.test.invalid', '--support-until', '2098-12-31']);
+    expect(other.status).toBe(1);
+    expect(other.stderr).toContain("--support-until 2098-12-31 differs from the bundle's (2099-12-31)");
+    expect(existsSync(join(work, 'debs/pickup-station_1.2.0_amd64.deb'))).toBe(false);
+  });
+
+  it('fails the build when the release SBOM fails the CycloneDX schema, or misses a module that ships', () => {
+    const broken = releaseTarball('1.3.0', (dir) => {
+      const file = join(dir, 'sbom.cdx.json');
+      const bom = JSON.parse(readFileSync(file, 'utf8')) as { bomFormat: string };
+      bom.bomFormat = 'SPDX';
+      writeFileSync(file, JSON.stringify(bom));
+    });
+    const r = runBuild(broken);
+    expect(r.status, r.stderr).toBe(1);
+    expect(r.stderr).toMatch(/check-sbom: .*: schema: \/bomFormat must be equal to one of the allowed values/);
+    expect(r.stderr).toContain("the release's SBOM failed its check");
+    const missing = releaseTarball('1.3.1', (dir) => {
+      mkdirSync(join(dir, 'node_modules/left-pad'), { recursive: true });
+      writeFileSync(join(dir, 'node_modules/left-pad/package.json'), '{"name":"left-pad","version":"1.3.0"}');
+    });
+    const m = runBuild(missing);
+    expect(m.status, m.stderr).toBe(1);
+    expect(m.stderr).toContain('shipped module missing from the SBOM: node_modules/left-pad (left-pad@1.3.0)');
+  });
+
+  it('apt autoremove keeps the keyring when nothing depends on it any more (its APT::NeverAutoRemove), and would take it without', () => {
+    buildDeb('1.4.0');
+    const keyring = join(work, 'debs/pickup-station-archive-keyring_1.4.0_all.deb');
+    const files = join(work, 'keyring-files');
+    expect(spawnSync('dpkg-deb', ['-x', keyring, files]).status).toBe(0);
+    const control = join(work, 'keyring-control');
+    expect(spawnSync('dpkg-deb', ['-e', keyring, control]).status).toBe(0);
+    expect(readFileSync(join(control, 'conffiles'), 'utf8')).toBe('/etc/apt/apt.conf.d/50pickup-station-archive-keyring\n');
+    // A system after `apt-get remove pickup-station`: the keyring installed, automatic (it came as a dependency).
+    const dir = join(work, 'apt-autoremove');
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(join(dir, 'status'), `${readFileSync(join(control, 'control'), 'utf8').trimEnd()}\nStatus: install ok installed\n\n`);
+    writeFileSync(join(dir, 'extended_states'), 'Package: pickup-station-archive-keyring\nArchitecture: all\nAuto-Installed: 1\n\n');
+    // The package's apt.conf.d file given with -c (apt reads its configuration parts before -o options).
+    const autoremove = (config: readonly string[]) =>
+      spawnSync(
+        'apt-get',
+        [
+          ...config,
+          '-o',
+          `Dir::State=${dir}`,
+          '-o',
+          `Dir::State::status=${dir}/status`,
+          '-o',
+          `Dir::State::extended_states=${dir}/extended_states`,
+          '-o',
+          `Dir::Cache=${dir}`,
+          '-o',
+          'Dir::Etc::SourceList=/dev/null',
+          '-o',
+          'Dir::Etc::SourceParts=/nonexistent',
+          '-o',
+          'APT::Architecture=amd64',
+          '-o',
+          'Debug::NoLocking=1',
+          '-s',
+          'autoremove',
+        ],
+        { encoding: 'utf8' },
+      );
+    const without = autoremove([]);
+    expect(without.stdout).toMatch(/^Remv pickup-station-archive-keyring/m);
+    const withPackage = autoremove(['-c', join(files, 'etc/apt/apt.conf.d/50pickup-station-archive-keyring')]);
+    expect(withPackage.status, withPackage.stderr).toBe(0);
+    expect(withPackage.stdout).not.toContain('Remv pickup-station-archive-keyring');
   });
 
   it("the package's sysusers.d declares the unit's user and every group of its SupplementaryGroups=", () => {

@@ -10,11 +10,12 @@
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireTool, runs } from '../support/tools.js';
+import { PINO, addVendorFiles } from '../support/release-vendor.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const HAVE_TOOLS =
@@ -28,13 +29,13 @@ let clone: string;
 
 /** A release tarball with a real one's layout (manifest with checksums, the installer's units). */
 function releaseTarball(dir: string): string {
-  const top = 'pickup-station-0.1.0';
+  const top = 'pickup-station-0.2.0';
   const files: Record<string, string> = {
     'app/main.js': '// pickup-station\n',
     'app/daemon.js': '// the daemon\n',
     'app/stationctl.js': '// stationctl\n',
-    'node_modules/pino/package.json': '{"name":"pino"}\n',
-    'package.json': '{"name":"pickup-station","version":"0.1.0"}\n',
+    'node_modules/pino/package.json': JSON.stringify(PINO) + '\n',
+    'package.json': JSON.stringify({ name: 'pickup-station', version: '0.2.0', dependencies: { pino: PINO.version } }) + '\n',
   };
   for (const f of [
     'pickup-station.service',
@@ -49,11 +50,14 @@ function releaseTarball(dir: string): string {
   for (const [f, text] of Object.entries(files)) {
     mkdirSync(join(dir, top, f, '..'), { recursive: true });
     writeFileSync(join(dir, top, f), text);
-    checksums[f] = createHash('sha256').update(text).digest('hex');
   }
+  for (const f of [...Object.keys(files), ...addVendorFiles(join(dir, top), '0.2.0')])
+    checksums[f] = createHash('sha256')
+      .update(readFileSync(join(dir, top, f)))
+      .digest('hex');
   writeFileSync(
     join(dir, top, 'manifest.json'),
-    JSON.stringify({ name: 'pickup-station', version: '0.1.0', arch: 'x64', glibcMin: '2.34', builtAt: '2026-01-01T00:00:00.000Z', checksums }, null, 2),
+    JSON.stringify({ name: 'pickup-station', version: '0.2.0', arch: 'x64', glibcMin: '2.34', builtAt: '2026-01-01T00:00:00.000Z', checksums }, null, 2),
   );
   const file = join(dir, `${top}-linux-x64.tar.gz`);
   expect(spawnSync('tar', ['-czf', file, '-C', dir, top]).status).toBe(0);
@@ -64,7 +68,10 @@ beforeAll(() => {
   base = mkdtempSync(join(tmpdir(), 'long-'));
   clone = join(base, 'a-ci-workspace-whose-path-is-long-as-they-are'.repeat(2), 'pickup-station');
   // The scripts the board's delivery run uses on the host, as a clone has them.
-  for (const d of ['packaging', 'scripts/bundle', 'scripts/board', 'systemd']) cpSync(join(REPO, d), join(clone, d), { recursive: true });
+  for (const d of ['packaging', 'scripts/bundle', 'scripts/board', 'scripts/release', 'scripts/node', 'systemd'])
+    cpSync(join(REPO, d), join(clone, d), { recursive: true });
+  // A clone's dev tree (the SBOM check's ajv), as npm ci makes it.
+  symlinkSync(join(REPO, 'node_modules'), join(clone, 'node_modules'));
 });
 afterAll(() => {
   rmSync(base, { recursive: true, force: true });

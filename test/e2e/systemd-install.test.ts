@@ -842,6 +842,36 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)(
       expect(existsSync(join(root, 'opt/pickup-station/releases/.new-1.1.0.4242'))).toBe(false);
       expect(installRecord()).toMatchObject({ running: '1.0.0', proof: 'proven', knownBad: '1.1.0', knownBadReason: 'it exited' });
     });
+
+    it("the next run removes the temporary files of a run cut off before its rename (record, current, previous, unit), not a live run's", () => {
+      expect(install(['--package-release', unpackPackage('1.0.0'), '--password-file', configured()]).status).toBe(0);
+      // A pid that was alive and is not any more: a run of the installer cut off by a power cut.
+      const gone = spawnSync('sh', ['-c', 'echo $$'], { encoding: 'utf8' }).stdout.trim();
+      const live = String(process.pid);
+      const opt = join(root, 'opt/pickup-station');
+      const stale = [
+        `${opt}/install-status.json.new.${gone}`,
+        `${opt}/current.new.${gone}`,
+        `${opt}/previous.new.${gone}`,
+        `${join(root, PACKAGED_UNIT)}.new.${gone}`,
+      ];
+      writeFileSync(stale[0]!, '{"installed":"1.0.0"');
+      symlinkSync('releases/1.0.0', stale[1]!);
+      symlinkSync('releases/0.9.0', stale[2]!);
+      writeFileSync(stale[3]!, UNIT.slice(0, 40));
+      const running = `${opt}/install-status.json.new.${live}`;
+      writeFileSync(running, '{');
+      const r = install(['--repair']);
+      expect(r.status, r.out).toBe(0);
+      for (const f of stale) {
+        expect(existsSync(f) || lstatSync(f, { throwIfNoEntry: false }) !== undefined, f).toBe(false);
+        expect(r.out).toContain(`removed ${f.slice(f.lastIndexOf('/') + 1)}, left by an interrupted run`);
+      }
+      // Another run of the installer still alive owns its file (the installer's lock keeps two runs apart; the pid decides here).
+      expect(existsSync(running)).toBe(true);
+      expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
+      expect(read(PACKAGED_UNIT)).toBe(UNIT);
+    });
   },
 );
 

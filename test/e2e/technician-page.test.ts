@@ -62,6 +62,10 @@ describe('technician page in headless Chromium', () => {
     expect(await page.locator('#boxes .box').count()).toBe(8);
     expect(await page.textContent('#box-1 .st')).toBe('CLOSED');
     expect(await page.textContent('#who')).toBe('alice (service)');
+    // About this release: a checkout is a development build, said as such, with no contact made up
+    // (a release's own, from its vendor.json, is in bundle-vendor.test.ts).
+    expect(await page.textContent('#about-support')).toBe('development build: no support period (not a release)');
+    expect(await page.textContent('#about-contact')).toBe('none (development build)');
 
     // A deposit through the reference server: the box map, the display mirror and the timeline follow.
     d.h.sim.scanBarcode(SEED_BARCODES[0]);

@@ -83,6 +83,22 @@ describe('StationMetrics', () => {
     expect(e.find('pickup_station_process_cpu_seconds_total')).toHaveLength(0);
   });
 
+  it("support_days_left counts down the release's declared support period by the wall clock; absent in a development build", async () => {
+    let wall = Date.parse('2099-10-02T12:00:00Z');
+    const vendor = { kind: 'release', securityContact: 'mailto:security@vendor.test.invalid', supportUntil: '2099-12-31' } as const;
+    const m = new StationMetrics({ processMetrics: false, eventLoopResolutionMs: 1000, vendor, wallClock: () => wall });
+    m.add(fakeStation().view);
+    const left = () => m.render().then((t) => parseExposition(t).value('pickup_station_support_days_left', { support_until: '2099-12-31' }));
+    expect(await left()).toBe(90);
+    wall = Date.parse('2099-12-31T23:59:59Z');
+    expect(await left()).toBe(0);
+    wall = Date.parse('2100-01-01T00:00:00Z');
+    expect(await left()).toBe(-1);
+    const dev = new StationMetrics({ processMetrics: false, eventLoopResolutionMs: 1000, vendor: { kind: 'development' } });
+    dev.add(fakeStation().view);
+    expect(parseExposition(await dev.render()).find('pickup_station_support_days_left')).toHaveLength(0);
+  });
+
   it('the /state age counts from the answer (the runtime clock), from the station start before one; unanswered ones do not reset it', async () => {
     const t = 10_000;
     const m = new StationMetrics({ processMetrics: false, eventLoopResolutionMs: 1000, now: () => t });

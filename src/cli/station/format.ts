@@ -2,6 +2,7 @@
 import type { SelfTestReport } from '../../technician/selftest.js';
 import { statusFaults } from '../../technician/faults.js';
 import type { ConfigFileView, EventView, StatusBody } from '../../technician/status.js';
+import { describeSupport } from '../../release-info.js';
 
 const pad = (s: string, n: number): string => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 const age = (ms: number | null | undefined): string =>
@@ -41,6 +42,10 @@ export function formatStatus(s: StatusBody): string {
     out.push(`rfid        ${r.name}: ${r.tagsRead} read; last: ${tags.length > 0 ? tags.slice(-5).reverse().join(', ') : 'none'}`);
   }
   if (s.release) out.push(`release     ${formatRelease(s.release)}`);
+  if (s.vendor) {
+    out.push(`support     ${describeSupport(s.vendor)}`);
+    if (s.vendor.securityContact !== null) out.push(`security    report flaws to ${s.vendor.securityContact}`);
+  }
   out.push(`display     ${s.display.map((l) => `|${l}|`).join(' ')}`);
   out.push('', 'boxes');
   for (const b of s.boxes) {
