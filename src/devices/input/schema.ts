@@ -8,7 +8,8 @@
 import * as z from '../../schema.js';
 import { intIn } from '../../schema.js';
 import { rfidReaderSchema } from '../rfid/schema.js';
-import { devicePath, reconnectSchema, serialLine } from './line-schema.js';
+import { devicePath, reconnectSchema, serialLine } from '../vocabulary/line-schema.js';
+import { CLEAR_KEY_NAMES } from '../vocabulary/keys.js';
 
 export { reconnectSchema, serialLine };
 
@@ -72,10 +73,6 @@ export const hidScannerSchema = z.strictObject({
 });
 
 export const scannerSchema = z.discriminatedUnion('kind', [serialScannerSchema, hidScannerSchema, rfidReaderSchema]);
-
-/** The keys a HID keypad may use to clear a typed PIN (src/devices/hid/keypad.ts maps each to its HID usage). */
-export const CLEAR_KEY_NAMES = ['escape', 'numlock', 'delete', 'kp-asterisk', 'kp-slash', 'kp-minus', 'kp-period'] as const;
-export type ClearKeyName = (typeof CLEAR_KEY_NAMES)[number];
 
 export const hidKeypadSchema = z.strictObject({
   kind: z.literal('hid'),

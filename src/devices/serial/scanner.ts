@@ -10,7 +10,7 @@ import type { IdentifierScanner, IdentifierType, Unsubscribe } from '../types.js
 import { Listeners } from '../device-base.js';
 import type { BackoffOptions } from '../reconnect.js';
 import { ReconnectingDevice } from '../reconnecting-device.js';
-import type { FrameResult } from '../input/frames.js';
+import type { FrameResult } from '../vocabulary/frames.js';
 import { FrameDecoder, type FramingOptions } from './framing.js';
 import { describeLoss, openSerialPort, type SerialLink, type SerialOpener, type SerialPortOptions } from './link.js';
 
