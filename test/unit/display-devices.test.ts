@@ -92,7 +92,7 @@ describe('SerialDisplay without its port', () => {
     expect(written).toEqual(['\fVlozte knihu']);
     await d.show(['A']);
     expect(written).toEqual(['\fVlozte knihu', '\fA']);
-    ev!.lost('disconnected');
+    ev!.lost({ kind: 'disconnected' });
     expect(d.health().ok).toBe(false);
     await d.close();
   });

@@ -3,7 +3,7 @@ import { describe, expect, it } from 'vitest';
 import { BootReportDecoder, MOD, type KeyPress } from '../../src/devices/hid/keyboard.js';
 import { LAYOUTS, type LayoutName } from '../../src/devices/hid/layouts.js';
 import { decodeKey, WedgeAssembler } from '../../src/devices/hid/wedge.js';
-import type { FrameResult } from '../../src/devices/input/frames.js';
+import type { FrameResult } from '../../src/devices/vocabulary/frames.js';
 import { report, typeReports, UP } from '../support/hid-reports.js';
 
 const SHIFT = MOD.leftShift;

@@ -7,6 +7,7 @@ describe('inputProfileSchema', () => {
   it('empty profile: no scanners, no keypad, a 20×4 terminal display', () => {
     expect(inputProfileSchema.parse({})).toEqual({
       scanners: [],
+      readers: [],
       keypad: null,
       display: { kind: 'terminal', columns: 20, rows: 4, overflow: 'wrap', charset: 'utf8', frame: 'unicode' },
     });

@@ -1,7 +1,7 @@
 /** Pure framing of serial scanner bytes: terminators, split chunks, affixes, garbage, limits. */
 import { describe, expect, it } from 'vitest';
 import { FrameDecoder, type FramingOptions } from '../../src/devices/serial/framing.js';
-import type { FrameResult } from '../../src/devices/input/frames.js';
+import type { FrameResult } from '../../src/devices/vocabulary/frames.js';
 
 const base: FramingOptions = { terminator: 'any', prefix: '', suffix: '', maxLength: 20 };
 const dec = (o: Partial<FramingOptions> = {}) => new FrameDecoder({ ...base, ...o });

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
 import { backoffDelay, Reconnector } from '../../src/devices/reconnect.js';
-import type { SerialEvents, SerialLink, SerialOpener } from '../../src/devices/serial/link.js';
+import { describeLoss, lossOfClose, type SerialEvents, type SerialLink, type SerialOpener } from '../../src/devices/serial/link.js';
 import { SerialScanner } from '../../src/devices/serial/scanner.js';
 import { DeviceError } from '../../src/errors.js';
 import type { DeviceHealth } from '../../src/devices/types.js';
@@ -30,7 +30,7 @@ class FakePort {
   }
   unplug(): void {
     this.present = false;
-    this.ev!.lost('disconnected');
+    this.ev!.lost({ kind: 'disconnected' });
   }
 }
 
@@ -222,5 +222,16 @@ describe('Reconnector edge cases', () => {
     losses[1]!('unplugged twice'); // one loss per link
     expect(events).toEqual(['down: gone during open', 'up', 'down: unplugged']);
     await r.stop();
+  });
+});
+
+describe('a serial port lost, as a type', () => {
+  it("serialport's close with `disconnected` is a disconnect, one without is a close, an error keeps its words", () => {
+    const unplugged = Object.assign(new Error('Port is not open'), { disconnected: true });
+    expect(lossOfClose(unplugged)).toEqual({ kind: 'disconnected' });
+    expect(lossOfClose(null)).toEqual({ kind: 'closed' });
+    expect(lossOfClose(new Error('closed'))).toEqual({ kind: 'closed' });
+    expect(describeLoss({ kind: 'disconnected' })).toBe('disconnected');
+    expect(describeLoss({ kind: 'io-error', message: 'EIO' })).toBe('I/O error: EIO');
   });
 });

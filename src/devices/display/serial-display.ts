@@ -14,7 +14,7 @@
  */
 import type { Logger } from 'pino';
 import type { BackoffOptions } from '../reconnect.js';
-import { openSerialPort, type SerialLink, type SerialOpener, type SerialPortOptions } from '../serial/link.js';
+import { describeLoss, openSerialPort, type SerialLink, type SerialOpener, type SerialPortOptions } from '../serial/link.js';
 import { ReconnectingDisplay } from './reconnecting-display.js';
 import { fitLines, toCharset, type Charset, type DisplaySize, type Overflow } from './text.js';
 
@@ -74,7 +74,7 @@ export class SerialDisplay extends ReconnectingDisplay<SerialLink> {
 
   protected openLink(lost: (reason: string) => void): Promise<SerialLink> {
     // A display sends nothing we need; incoming bytes (key echoes of some backpacks) are ignored.
-    return this.opener(this.o.port, { onData: () => undefined, lost });
+    return this.opener(this.o.port, { onData: () => undefined, lost: (loss) => lost(describeLoss(loss)) });
   }
 
   protected override linkUp(): void {

@@ -11,7 +11,7 @@ import type { Keypad, KeypadKey, Unsubscribe } from '../types.js';
 import { Listeners } from '../device-base.js';
 import { HidInputDevice, type HidDeviceOptions } from './hid-device.js';
 import { USAGE, type ReportResult } from './keyboard.js';
-import type { ClearKeyName } from '../input/schema.js';
+import type { ClearKeyName } from '../vocabulary/keys.js';
 
 /** The HID usage of each key the profile may name in `clearKeys`. */
 export const CLEAR_KEY_USAGES: Readonly<Record<ClearKeyName, number>> = {

@@ -13,7 +13,7 @@
  */
 import type { IdentifierScanner, IdentifierType, Unsubscribe } from '../types.js';
 import { Listeners } from '../device-base.js';
-import type { FrameResult } from '../input/frames.js';
+import type { FrameResult } from '../vocabulary/frames.js';
 import { HidInputDevice, type HidDeviceOptions } from './hid-device.js';
 import type { ReportResult } from './keyboard.js';
 import { LAYOUTS, type Layout, type LayoutName } from './layouts.js';

@@ -6,7 +6,7 @@
  * (typically a scanner in Czech mode decoded as US or vice versa), more than maxLength
  * characters, or nothing at all before Enter is dropped whole, with its reason.
  */
-import { dropped, isPrintableAscii, type DropReason, type FrameResult } from '../input/frames.js';
+import { dropped, isPrintableAscii, type DropReason, type FrameResult } from '../vocabulary/frames.js';
 import { isModifierUsage, MOD, USAGE, type KeyPress } from './keyboard.js';
 import type { Layout } from './layouts.js';
 

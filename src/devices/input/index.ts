@@ -142,21 +142,36 @@ function serialPort(s: SerialPortOptions, where: string, log: Logger): SerialPor
 const hidMatch = (s: HidMatch): HidMatch => ({ vendorId: s.vendorId, productId: s.productId, serialNumber: s.serialNumber, path: s.path });
 const sizeOf = (d: { readonly columns: number; readonly rows: number }) => ({ columns: d.columns, rows: d.rows });
 
+type ReaderSection = InputProfile['readers'][number];
+
+/**
+ * The profile's scanners and readers, each in its own list. A reader under `scanners` (the key's
+ * old place) is read as one of `readers`, with a warning naming where it is, as renamed settings
+ * are kept: the profile goes on working until it is moved.
+ */
+function byJob(profile: InputProfile, log: Logger): { scanners: ScannerSection[]; readers: { section: ReaderSection; where: string }[] } {
+  const scanners: ScannerSection[] = [];
+  const readers = profile.readers.map((section, i) => ({ section, where: `readers[${i}]` }));
+  profile.scanners.forEach((s, i) => {
+    if (s.kind !== 'rfid-reader') return void scanners.push(s);
+    log.warn({ where: `scanners[${i}]`, path: s.path }, 'an RFID reader under "scanners" is read as one of "readers": move it there (the old place will go)');
+    readers.push({ section: s, where: `scanners[${i}]` });
+  });
+  return { scanners, readers };
+}
+
 export async function createInputDevices(profile: InputProfile, log: Logger, station: InputStation): Promise<InputDevices> {
   const built: Startable[] = [];
   try {
+    const sections = byJob(profile, log);
     // Host-mode RFID readers report their field rather than type a string (src/devices/rfid/).
-    const rfidReaders = profile.scanners.flatMap((s) =>
-      s.kind === 'rfid-reader' ? [createRfidReader(s, log.child({ component: 'rfid' }), serialPort(s, 'scanners', log))] : [],
-    );
+    const rfidReaders = sections.readers.map((r) => createRfidReader(r.section, log.child({ component: 'rfid' }), serialPort(r.section, r.where, log)));
     built.push(...rfidReaders);
-    const scanners = profile.scanners
-      .flatMap((s) => (s.kind === 'rfid-reader' ? [] : [s]))
-      .map((s) => {
-        const scanner = build(SCANNER_KINDS, s, log, station);
-        built.push(scanner);
-        return scanner;
-      });
+    const scanners = sections.scanners.map((s) => {
+      const scanner = build(SCANNER_KINDS, s, log, station);
+      built.push(scanner);
+      return scanner;
+    });
     const keypad = profile.keypad ? build(KEYPAD_KINDS, profile.keypad, log, station) : null;
     if (keypad) built.push(keypad);
     const d = build(DISPLAY_KINDS, profile.display, log, station);

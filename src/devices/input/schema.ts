@@ -8,7 +8,8 @@
 import * as z from '../../schema.js';
 import { intIn } from '../../schema.js';
 import { rfidReaderSchema } from '../rfid/schema.js';
-import { devicePath, reconnectSchema, serialLine } from './line-schema.js';
+import { devicePath, reconnectSchema, serialLine } from '../vocabulary/line-schema.js';
+import { CLEAR_KEY_NAMES } from '../vocabulary/keys.js';
 
 export { reconnectSchema, serialLine };
 
@@ -72,10 +73,6 @@ export const hidScannerSchema = z.strictObject({
 });
 
 export const scannerSchema = z.discriminatedUnion('kind', [serialScannerSchema, hidScannerSchema, rfidReaderSchema]);
-
-/** The keys a HID keypad may use to clear a typed PIN (src/devices/hid/keypad.ts maps each to its HID usage). */
-export const CLEAR_KEY_NAMES = ['escape', 'numlock', 'delete', 'kp-asterisk', 'kp-slash', 'kp-minus', 'kp-period'] as const;
-export type ClearKeyName = (typeof CLEAR_KEY_NAMES)[number];
 
 export const hidKeypadSchema = z.strictObject({
   kind: z.literal('hid'),
@@ -272,8 +269,14 @@ export const displaySchema = z.discriminatedUnion('kind', [
 
 /** The three sections; board-config.ts spreads `.shape` into its own object (then re-applies refineInputProfile). */
 export const inputProfileObject = z.strictObject({
-  /** Barcode and RFID readers (wedge and serial ones, host-mode `rfid-reader`s); none = a station without scanners (PIN only). */
+  /**
+   * Barcode and RFID scanners that type an identifier (wedge and serial ones); none = a station
+   * without scanners (PIN only). An entry of kind `rfid-reader` here is the key's old place: it is
+   * read as one of `readers` with a warning.
+   */
   scanners: z._default(z.array(scannerSchema).check(z.maxLength(8)), []),
+  /** Host-mode RFID readers for library stock (src/devices/rfid/): they report their field, never type a string. */
+  readers: z._default(z.array(rfidReaderSchema).check(z.maxLength(8)), []),
   /** The PIN keypad, or null for none. */
   keypad: z._default(z.nullable(keypadSchema), null),
   display: z.prefault(displaySchema, { kind: 'terminal' }),
@@ -287,7 +290,7 @@ type ProfileSections = z.output<typeof inputProfileObject>;
  * any object schema that contains the three sections.
  */
 export function refineInputProfile(
-  p: { scanners: ProfileSections['scanners']; display: ProfileSections['display']; keypad: unknown },
+  p: { scanners: ProfileSections['scanners']; readers?: ProfileSections['readers']; display: ProfileSections['display']; keypad: unknown },
   ctx: z.core.$RefinementCtx,
 ): void {
   const serialPaths = new Map<string, string>();
@@ -303,6 +306,7 @@ export function refineInputProfile(
     if (hidKeys.has(key)) ctx.addIssue({ code: 'custom', path: ['scanners', i], message: 'two HID scanners match the same device: set serialNumber or path' });
     hidKeys.add(key);
   });
+  p.readers?.forEach((r, i) => claim(r.path, ['readers', i, 'path']));
   if (p.display.kind === 'serial') {
     claim(p.display.path, ['display', 'path']);
     const rs = p.display.protocol.rowStart;

@@ -18,7 +18,7 @@ import { maskIdentifier } from '../../log.js';
 import { Listeners } from '../device-base.js';
 import type { BackoffOptions, Link } from '../reconnect.js';
 import { ReconnectingDevice } from '../reconnecting-device.js';
-import type { SerialOpener, SerialPortOptions } from '../serial/link.js';
+import { describeLoss, type SerialOpener, type SerialPortOptions } from '../serial/link.js';
 import type { RfidProblem, RfidReader, RfidReaderStats, RfidTag, RfidTagData, SecurityWrite, SecurityWriteResult, Unsubscribe } from '../types.js';
 import { RfidReaderError, rfidDetail } from './errors.js';
 import type { ReaderFamily, ReaderSession, SessionOptions } from './family.js';
@@ -179,7 +179,7 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
 
   private async open(opener: SerialOpener, lost: (reason: string) => void): Promise<Connection> {
     let session: ReaderSession | null = null;
-    const link = await opener(this.o.port, { onData: (chunk) => session?.receive(chunk), lost });
+    const link = await opener(this.o.port, { onData: (chunk) => session?.receive(chunk), lost: (loss) => lost(describeLoss(loss)) });
     const s = this.o.family.session(link, this.sessionOptions);
     session = s;
     try {

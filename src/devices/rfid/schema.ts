@@ -5,7 +5,7 @@
  */
 import * as z from '../../schema.js';
 import { intIn } from '../../schema.js';
-import { devicePath, reconnectSchema, serialLine } from '../input/line-schema.js';
+import { devicePath, reconnectSchema, serialLine } from '../vocabulary/line-schema.js';
 
 const ms = (dflt: number, min: number, max: number) => z._default(intIn(min, max), dflt);
 

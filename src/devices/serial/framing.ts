@@ -10,7 +10,7 @@
  * discarded until the frame ends.
  */
 
-import { dropped, type FrameResult } from '../input/frames.js';
+import { dropped, type FrameResult } from '../vocabulary/frames.js';
 
 /**
  * - `CR`, `LF`, `CRLF`: exactly that sequence ends a frame.

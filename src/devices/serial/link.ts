@@ -26,10 +26,36 @@ export interface SerialLink extends Link {
   write(bytes: Uint8Array, timeoutMs: number): Promise<void>;
 }
 
+/**
+ * Why a port went away, as a type rather than a string (serialport marks its own errors the same
+ * way: `disconnected` on a close the device caused, `canceled` on a read ended by a close):
+ * - disconnected: the device went away (unplugged, socat gone): serialport's close with `disconnected`;
+ * - closed: the port closed without the device going away (closed under us, not by an unplug);
+ * - io-error: the OS failed a read or write; its words kept for the health detail.
+ */
+export type SerialLoss = { readonly kind: 'disconnected' } | { readonly kind: 'closed' } | { readonly kind: 'io-error'; readonly message: string };
+
+/** A port's `close` event as a loss: serialport passes an error with `disconnected` set when the device went away. */
+export function lossOfClose(err: (Error & { disconnected?: boolean }) | null): SerialLoss {
+  return err?.disconnected === true ? { kind: 'disconnected' } : { kind: 'closed' };
+}
+
+/** The loss in the words a technician reads in the device's health ("… missing (disconnected)"). */
+export function describeLoss(loss: SerialLoss): string {
+  switch (loss.kind) {
+    case 'disconnected':
+      return 'disconnected';
+    case 'closed':
+      return 'closed';
+    case 'io-error':
+      return `I/O error: ${loss.message}`;
+  }
+}
+
 export interface SerialEvents {
   readonly onData: (chunk: Buffer) => void;
-  /** Called once when the port goes away (unplug, socat gone, I/O error). */
-  readonly lost: (reason: string) => void;
+  /** Called once when the port goes away, with why. */
+  readonly lost: (loss: SerialLoss) => void;
 }
 
 /** Opens a serial link; injectable so driver logic can be tested without a port. */
@@ -46,16 +72,14 @@ export const openSerialPort: SerialOpener = (o, ev) =>
       autoOpen: false,
     });
     let gone = false;
-    const lose = (reason: string): void => {
+    const lose = (loss: SerialLoss): void => {
       if (gone) return;
       gone = true;
-      ev.lost(reason);
+      ev.lost(loss);
     };
     port.on('data', (chunk: Buffer) => ev.onData(chunk));
-    port.on('close', (err: (Error & { disconnected?: boolean }) | null) => {
-      lose(err?.disconnected ? 'disconnected' : 'closed');
-    });
-    port.on('error', (err: Error) => lose(`I/O error: ${err.message}`));
+    port.on('close', (err: (Error & { disconnected?: boolean }) | null) => lose(lossOfClose(err)));
+    port.on('error', (err: Error) => lose({ kind: 'io-error', message: err.message }));
     port.open((err) => {
       if (err) {
         gone = true;

@@ -10,9 +10,9 @@ import type { IdentifierScanner, IdentifierType, Unsubscribe } from '../types.js
 import { Listeners } from '../device-base.js';
 import type { BackoffOptions } from '../reconnect.js';
 import { ReconnectingDevice } from '../reconnecting-device.js';
-import type { FrameResult } from '../input/frames.js';
+import type { FrameResult } from '../vocabulary/frames.js';
 import { FrameDecoder, type FramingOptions } from './framing.js';
-import { openSerialPort, type SerialLink, type SerialOpener, type SerialPortOptions } from './link.js';
+import { describeLoss, openSerialPort, type SerialLink, type SerialOpener, type SerialPortOptions } from './link.js';
 
 export interface SerialScannerOptions {
   readonly identifierType: IdentifierType;
@@ -50,7 +50,7 @@ export class SerialScanner extends ReconnectingDevice<SerialLink> implements Ide
   }
 
   protected openLink(lost: (reason: string) => void): Promise<SerialLink> {
-    return this.opener(this.o.port, { onData: (c) => this.onData(c), lost });
+    return this.opener(this.o.port, { onData: (c) => this.onData(c), lost: (loss) => lost(describeLoss(loss)) });
   }
 
   protected override linkDown(): void {
