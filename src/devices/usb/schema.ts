@@ -5,7 +5,7 @@
  * allowed by their own sections' ids. Everything else stays unauthorised (policy.ts).
  */
 import * as z from '../../schema.js';
-import { usbId } from '../input/schema.js';
+import { reconnectSchema, usbId } from '../input/schema.js';
 
 /** A USBGuard interface pattern "cc:ss:pp" (class, subclass, protocol; hex, `*` for any subclass or protocol). */
 export const INTERFACE_PATTERN = /^[0-9a-f]{2}:([0-9a-f]{2}|\*):([0-9a-f]{2}|\*)$/;
@@ -45,5 +45,7 @@ export const usbProfileSchema = z.strictObject({
   devices: z._default(z.array(usbDeviceSchema).check(z.maxLength(32)), []),
   /** Allow USB hubs (interface class 09 only); devices behind a hub still need a rule of their own. */
   hubs: z._default(z.boolean(), true),
+  /** Restart delays of the USB watch's uevent monitor (udevadm monitor) when it ends. */
+  reconnect: z.prefault(reconnectSchema, {}),
 });
 export type UsbProfile = z.output<typeof usbProfileSchema>;
