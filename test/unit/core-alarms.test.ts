@@ -335,6 +335,6 @@ describe('an unknown USB device (security.unknownUsb)', () => {
     expect(logs(gone)).toContainEqual({ level: 'info', msg: 'alarm cleared: no unknown USB device plugged in' });
     st.feed(answered('state', waitForInput));
     expect(screen(st.config, st.state)).toEqual(st.config.messages.prompt);
-    expect(sends(st.feed(scanKeyCancel[0])).map((r) => r.endpoint)).toEqual(['item-identify']);
+    expect(sends(st.feed({ type: 'scan', identifierType: 'BAR_CODE', value: 'X2', at: 60_000 })).map((r) => r.endpoint)).toEqual(['item-identify']);
   });
 });
