@@ -72,6 +72,8 @@ export const LAYERS = [
       'src/devices/vocabulary/keys.ts',
       'src/devices/rfid/schema.ts',
       'src/devices/gpio/line-schema.ts',
+      'src/devices/usb/schema.ts',
+      'src/devices/usb/policy.ts',
       'src/metrics/config.ts',
       'src/portal/config.ts',
     ],

@@ -9,6 +9,7 @@
  *   pickup-station fleet [...]            N virtual stations in one process (load tests)
  *   pickup-station safe-state --config F  every lock output OFF, then exit (systemd ExecStartPre/ExecStopPost)
  *   pickup-station reload --pid PID       SIGHUP to the daemon, then wait for its answer (systemd ExecReload)
+ *   pickup-station usb-policy [...]       the board profile's USBGuard rules (install, profile change)
  *
  * Exit codes: 0 clean stop, 1 failure, 2 usage, 78 bad config (nothing touched).
  */
@@ -32,6 +33,8 @@ const USAGE = `usage: pickup-station [run] [--config FILE]     run the station (
        pickup-station safe-state [--config FILE | --profile FILE]
                                                  drive every lock OFF and exit (systemd ExecStartPre/ExecStopPost)
        pickup-station reload --pid PID           reload the daemon's config and wait for its answer (systemd ExecReload)
+       pickup-station usb-policy [--config FILE | --profile FILE] [--rules FILE] [--proposal FILE] [--print]
+                                                 write the board profile's USBGuard rules (only its USB devices authorised)
        pickup-station --version | --help`;
 
 export async function main(argv: string[]): Promise<number> {
@@ -69,6 +72,10 @@ export async function main(argv: string[]): Promise<number> {
         out: (line) => console.log(line),
         err: (line) => console.error(line),
       });
+    }
+    case 'usb-policy': {
+      const { runUsbPolicy } = await import('./devices/usb/policy-cli.js');
+      return runUsbPolicy(rest, DEFAULT_CONFIG_FILE, { out: (line) => console.log(line), err: (line) => console.error(line) });
     }
     case 'run':
       return runDaemon(rest);

@@ -33,6 +33,14 @@
 #                                             units (the package ships them; written here otherwise)
 #   /usr/local/lib/pickup-station/install.sh  the installer those units run (bundle installs)
 #   /etc/udev/rules.d/99-pickup-station.rules copied from the active release's hardware/
+#   /etc/usbguard/pickup-station-daemon.conf  USBGuard's settings for the station, 0600, written once
+#                                             (the package's conffile); <units>/usbguard.service.d/
+#                                             pickup-station.conf points usbguard.service at it
+#   /etc/usbguard/pickup-station.d/50-profile.conf   the board profile's USB rules, written by
+#                                             `pickup-station usb-policy` at each run and by
+#                                             pickup-station-usb-policy.path on a profile change
+#   /etc/usbguard/pickup-station-local.conf   a site's own USB rules, 0600, created empty, never
+#                                             overwritten
 #   /etc/pickup-station/                      0750 root:pickup-station
 #   /etc/pickup-station/config.json           0640 root:pickup-station, from the template once,
 #                                             never overwritten
@@ -857,6 +865,43 @@ reload_units() {
   UDEV_CHANGED=0
 }
 
+# --- the USB policy: only the board profile's USB devices authorised (docs/security.md) ----------
+readonly USBGUARD_DIR="$ROOT/etc/usbguard"
+readonly USBGUARD_DROPIN="$UNIT_DIR/usbguard.service.d/$NAME.conf"
+# USB_POLICY_NEW: the policy is not in place yet (its path unit not installed) or USBGuard's drop-in
+# changed: apply_usb_policy runs once. Later profile changes are the path unit's.
+USB_POLICY_NEW=0
+ensure_usbguard_files() {
+  local src="$RELEASES/$RELEASE/systemd"
+  [ -f "$src/usbguard-daemon.conf" ] || return 0
+  [ -f "$UNIT_DIR/$NAME-usb-policy.path" ] || USB_POLICY_NEW=1
+  ensure_dir "$USBGUARD_DIR" 0755 root root
+  ensure_dir "$USBGUARD_DIR/$NAME.d" 0700 root root
+  if [ "$PACKAGED" = 0 ]; then
+    ensure_file "$src/usbguard-daemon.conf" "$USBGUARD_DIR/$NAME-daemon.conf" 0600 root root --keep || true
+    ensure_dir "$(dirname "$USBGUARD_DROPIN")" 0755 root root
+    if ensure_file "$src/usbguard-dropin.conf" "$USBGUARD_DROPIN" 0644 root root; then UNIT_CHANGED=1; USB_POLICY_NEW=1; fi
+  fi
+  : >"$TMP/empty-rules"
+  ensure_file "$TMP/empty-rules" "$USBGUARD_DIR/$NAME-local.conf" 0600 root root --keep || true
+}
+
+# The current release writes the profile's rules; USBGuard restarts to apply them to the devices
+# plugged in now; the path unit follows later changes. A bad profile is named and the rules in
+# force stay (the station itself refuses that profile too).
+apply_usb_policy() {
+  [ "$USB_POLICY_NEW" = 1 ] && [ -f "$UNIT_DIR/$NAME-usb-policy.path" ] && [ -f "$ETC/config.json" ] || return 0
+  systemd_running || return 0
+  local wrapper="/usr/local/bin/$NAME"
+  [ "$PACKAGED" = 1 ] && wrapper="/usr/bin/$NAME"
+  if host "$wrapper" usb-policy --config "/etc/$NAME/config.json"; then
+    host systemctl restart usbguard.service || say "warning: usbguard.service did not restart: every USB device not authorised stays so (journalctl -u usbguard)"
+  else
+    say "warning: no USB policy written (see above): the rules in force stay"
+  fi
+  host systemctl enable --now --quiet "$NAME-usb-policy.path" || say "warning: systemctl enable $NAME-usb-policy.path failed"
+}
+
 # --- config and credentials -------------------------------------------------------------------
 # systemd-creds of the machine the credentials are for. With --root the target's keys are not this
 # machine's: a credential is then written only when SYSTEMD_CREDS names a command that seals for the
@@ -1399,6 +1444,7 @@ do_install() {
   S_installed="$RELEASE"
   install_installer_units "$RELEASES/$RELEASE"
   ensure_config
+  ensure_usbguard_files
   if [ -n "$KEY_FILE" ] && [ "$PACKAGED" = 0 ] && ensure_file "$KEY_FILE" "$VENDOR_KEY" 0644 root root; then
     say "installed the vendor key $VENDOR_KEY: the next bundles are checked against it"
   fi
@@ -1432,6 +1478,7 @@ do_install() {
     switch_and_prove "$RELEASE" || true
   fi
   reload_units
+  apply_usb_policy
   prune
   release_lock
   if [ "$ROLLED_BACK" = 1 ] && [ -z "$PACKAGE_RELEASE" ]; then exit 1; fi
@@ -1652,6 +1699,7 @@ do_uninstall() {
   # The kiosk's socket first: a connection to it would start the station again.
   if [ -f "$UNIT_DIR/$NAME-kiosk.socket" ]; then host systemctl disable --now --quiet "$NAME-kiosk.socket" || true; fi
   if [ -f "$UNIT_DIR/$NAME.service" ] || [ -f "$LEGACY_UNIT" ]; then disable_unit; fi
+  if [ -f "$UNIT_DIR/$NAME-usb-policy.path" ]; then host systemctl disable --now --quiet "$NAME-usb-policy.path" || true; fi
   forget_legacy_unit
   local f
   for f in "$UNIT_DIR/$NAME".* "$UNIT_DIR/$NAME"-*; do
@@ -1661,12 +1709,16 @@ do_uninstall() {
   rm -f "$JOURNALD_DROPIN_DIR/50-$NAME.conf"
   rmdir "$(dirname "$INSTALLER_COPY")" "$JOURNALD_DROPIN_DIR" 2>/dev/null || true
   rm -rf "$OPT"
+  # USBGuard goes back to its own settings (Debian's rules.conf).
+  rm -f "$USBGUARD_DROPIN"
+  rmdir "$(dirname "$USBGUARD_DROPIN")" 2>/dev/null || true
   host systemctl daemon-reload
   host udevadm control --reload
+  if [ -f "$ROOT/usr/sbin/usbguard-daemon" ]; then host systemctl try-restart usbguard.service || true; fi
   if [ "$PURGE" = 1 ]; then
-    rm -rf "$ETC" "$ROOT/var/lib/$NAME"
+    rm -rf "$ETC" "$ROOT/var/lib/$NAME" "$USBGUARD_DIR/$NAME.d"
     purge_journal
-    rm -f "$VENDOR_KEY"
+    rm -f "$VENDOR_KEY" "$USBGUARD_DIR/$NAME-daemon.conf" "$USBGUARD_DIR/$NAME-local.conf" "$USBGUARD_DIR/$NAME-profile.conf.proposed"
     if id_of passwd "$NAME" >/dev/null; then accounts userdel "$NAME"; fi
     if id_of group "$NAME" >/dev/null; then accounts groupdel "$NAME"; fi
     say "removed everything, config, credentials and the vendor key included (groups gpio, dialout, pickup-hid, i2c, audio stay; drop-ins in /etc/systemd/system are the administrator's)"

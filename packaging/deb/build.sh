@@ -127,6 +127,12 @@ install -m 0644 "$HERE/debian/sysusers.conf" "$PKG/usr/lib/sysusers.d/pickup-sta
 install -m 0644 "$SRC/systemd/tmpfiles.conf" "$PKG/usr/lib/tmpfiles.d/pickup-station.conf"
 install -m 0644 "$SRC/systemd/journald@pickup-station.conf" "$PKG/usr/lib/systemd/journald@pickup-station.conf.d/50-pickup-station.conf"
 install -m 0644 "$HERE/debian/default" "$PKG/etc/default/pickup-station"
+# USBGuard's settings for the station (a conffile: an administrator's edits are dpkg's to keep) and
+# the drop-in that points usbguard.service at them; the profile's rules are install.sh's to write.
+if [ -f "$SRC/systemd/usbguard-daemon.conf" ]; then
+  install -D -m 0600 "$SRC/systemd/usbguard-daemon.conf" "$PKG/etc/usbguard/pickup-station-daemon.conf"
+  install -D -m 0644 "$SRC/systemd/usbguard-dropin.conf" "$PKG/usr/lib/systemd/system/usbguard.service.d/pickup-station.conf"
+fi
 if [ "$NODE_BUNDLED" = 1 ]; then
   # The release's own Node is nodejs.org's binary, which links zlib (and OpenSSL, ICU) statically;
   # Debian's nodejs is not an option there (bookworm's is 18, the addons are built for 24).
@@ -184,7 +190,10 @@ chmod 0644 "$PKG/usr/share/doc/pickup-station/"*
 
 for f in preinst postinst prerm postrm; do install -m 0755 "$HERE/debian/$f" "$PKG/DEBIAN/$f"; done
 echo /etc/default/pickup-station >"$PKG/DEBIAN/conffiles"
+if [ -f "$PKG/etc/usbguard/pickup-station-daemon.conf" ]; then echo /etc/usbguard/pickup-station-daemon.conf >>"$PKG/DEBIAN/conffiles"; fi
 chmod -R u+rwX,go+rX,go-w "$PKG"
+# USBGuard refuses a settings file anyone but root may read.
+if [ -f "$PKG/etc/usbguard/pickup-station-daemon.conf" ]; then chmod 0600 "$PKG/etc/usbguard/pickup-station-daemon.conf"; fi
 SIZE=$(du -sk --exclude=DEBIAN "$PKG" | cut -f1)
 sed -e "s/@VERSION@/$VERSION/" -e "s/@ARCH@/$DEB_ARCH/" -e "s/@DEPENDS@/$DEPENDS/" -e "s/@SIZE@/$SIZE/" \
   "$HERE/debian/control.in" >"$PKG/DEBIAN/control"

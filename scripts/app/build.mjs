@@ -12,7 +12,7 @@
  * own from a clean tsc output (--dist); the bench builds its station children the same way (--entry).
  *
  *   DIR/main.js            `pickup-station`: dispatches to its mode's file
- *   DIR/safe-state.js, demo.js, sim-server.js, fleet.js, reload.js   the other modes
+ *   DIR/safe-state.js, demo.js, sim-server.js, fleet.js, reload.js, usb-policy.js   the other modes
  *   DIR/daemon.js          the daemon mode's loader: compiles DIR/daemon.cjs (the daemon, CommonJS)
  *                          with the V8 code cache of an earlier start (src/boot/code-cache.ts)
  *   DIR/stationctl.js      `stationctl`
@@ -239,6 +239,7 @@ const MODES = {
   './sim/cli.js': { name: 'sim-server', source: 'dist/src/sim/cli.js' },
   './fleet/cli.js': { name: 'fleet', source: 'dist/src/fleet/cli.js' },
   './systemd/reload-command.js': { name: 'reload', source: 'dist/src/systemd/reload-command.js' },
+  './devices/usb/policy-cli.js': { name: 'usb-policy', source: 'dist/src/devices/usb/policy-cli.js' },
 };
 
 /** The release's entry points (tsc output): main, its modes, stationctl. */

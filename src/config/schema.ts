@@ -406,6 +406,16 @@ export const logSchema = z.strictObject({
   level: live(z._default(z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']), 'info')),
 });
 
+/** What the station does about a person's attempts at it (docs/security.md). */
+export const securitySchema = z.strictObject({
+  /**
+   * A USB device the board profile does not name, plugged in (it stays unauthorised: USBGuard).
+   * report: a warning, the metric, the technician page; the station stays in service.
+   * out-of-service: also st DOWN and customer input refused, the display saying so, until it is removed.
+   */
+  unknownUsb: z._default(z.enum(['report', 'out-of-service']), 'report'),
+});
+
 export const configSchema = z.strictObject({
   station: restartsStation(stationSchema),
   server: restartsStation(serverSchema),
@@ -436,6 +446,7 @@ export const configSchema = z.strictObject({
   debug: z.prefault(debugConfigSchema, {}),
   /** Metrics are set up once at start. */
   metrics: restartsProcess(z.prefault(metricsConfigSchema, {})),
+  security: restartsStation(z.prefault(securitySchema, {})),
 });
 
 /** The config file as written (defaults optional). */

@@ -12,6 +12,8 @@ import * as z from '../schema.js';
 import { intIn, nonEmpty } from '../schema.js';
 import { gpioBackendSchema, inputLineSchema, outputLineSchema } from './gpio/line-schema.js';
 import { hidKeypadSchema, inputProfileObject, reconnectSchema, refineInputProfile } from './input/schema.js';
+import { usbPolicyOf } from './usb/policy.js';
+import { usbProfileSchema } from './usb/schema.js';
 
 export { inputLineSchema, outputLineSchema };
 
@@ -91,10 +93,13 @@ export const boardProfileSchema = z
     // scanners, keypad (HID) and display: the input drivers' sections (src/devices/input/schema.ts).
     ...inputProfileObject.shape,
     keypad: z._default(z.nullable(z.discriminatedUnion('kind', [hidKeypadSchema, matrixKeypadSchema])), null),
+    /** The USB devices the kernel may authorise besides the HID scanners and keypad (src/devices/usb/). */
+    usb: z.prefault(usbProfileSchema, {}),
   })
   .check(
     z.superRefine((p, ctx) => {
       refineInputProfile(p, ctx);
+      for (const problem of usbPolicyOf(p).problems) ctx.addIssue({ code: 'custom', path: problem.path, message: problem.message, input: problem.device });
       // One physical line, one use: two boxes on one lock line would open both.
       const used = new Map<string, string>();
       const claim = (line: { chip: string; offset: number }, path: (string | number)[]): void => {

@@ -22,6 +22,7 @@ import { EspeakSpeech } from './speech/espeak.js';
 import { EitherKeypad } from './combined.js';
 import type { GpioBackend, InputSpec, OutputSpec } from './gpio/types.js';
 import { ConfiguredPowerMonitor } from './power/monitor.js';
+import { DEFAULT_USB_DEVICES_DIR, DEFAULT_USB_MONITOR, UsbWatch } from './usb/watch.js';
 import { createInputDevices, type InputDevices, type InputStation } from './input/index.js';
 import type {
   AssistControls,
@@ -45,6 +46,8 @@ export interface BoardDeps {
   /** Defaults to the input drivers' createInputDevices; tests inject fakes. */
   readonly createInputDevices?: InputDevicesFactory;
   readonly openBackend?: (profile: BoardProfile, log: Logger) => Promise<GpioBackend>;
+  /** Where the USB watch reads devices and uevents (default: /sys/bus/usb/devices, udevadm monitor); tests point it at a fake sysfs. */
+  readonly usbWatch?: { readonly devicesDir: string; readonly monitor: readonly string[] };
 }
 
 export function lockSpecs(profile: BoardProfile): Map<number, OutputSpec> {
@@ -68,6 +71,7 @@ class BoardStation implements StationHardware {
     readonly assist: readonly AssistControls[],
     /** The keypads behind `keypad` (a touchscreen's and a tactile one may be two). */
     private readonly keypads: readonly Keypad[],
+    readonly usb: UsbWatch,
   ) {}
 
   devices(): readonly Device[] {
@@ -78,6 +82,7 @@ class BoardStation implements StationHardware {
     if (this.buzzer) list.push(this.buzzer);
     if (this.speech) list.push(this.speech);
     list.push(...this.assist);
+    list.push(this.usb);
     return list;
   }
 
@@ -169,6 +174,10 @@ export async function createBoardHardware(config: StationConfig, hw: BoardHardwa
     // A wired cancel button wins over the kiosk's on-screen one.
     const cancelButton = cancel ?? inputs.cancelButton ?? null;
     const assist = [wired, inputs.assist ?? null].filter((c): c is AssistControls => c !== null);
+    const where = deps.usbWatch ?? { devicesDir: DEFAULT_USB_DEVICES_DIR, monitor: DEFAULT_USB_MONITOR };
+    const usb = new UsbWatch({ ...where, reconnect: profile.usb.reconnect, openTimeoutMs: 5_000, log });
+    opened.push(usb);
+    await usb.start();
     return new BoardStation(
       locks,
       doors,
@@ -184,6 +193,7 @@ export async function createBoardHardware(config: StationConfig, hw: BoardHardwa
       speech,
       assist,
       keypads,
+      usb,
     );
   } catch (e) {
     log.error({ error: errorMessage(e) }, 'opening the board failed: releasing what was opened (locks OFF)');

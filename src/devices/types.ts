@@ -267,6 +267,8 @@ export interface StationHardware {
   readonly speech?: SpeechOutput | null;
   /** The patron's help controls: GPIO buttons, the headphone jack, the kiosk page (absent = none). */
   readonly assist?: readonly AssistControls[];
+  /** USB devices the kernel keeps unauthorised, as they come and go (absent = not watched: simulated hardware). */
+  readonly usb?: UnknownUsbSource | null;
   /** Every device, for health reporting. */
   devices(): readonly Device[];
   /** Close everything; locks are driven OFF first. */
@@ -278,3 +280,26 @@ export interface StationHardware {
  * longer: the config schema rejects larger values and every LockBank clamps again.
  */
 export const HARD_MAX_PULSE_MS = 3000;
+
+/** A USB device the kernel keeps unauthorised (src/devices/usb/): never its serial number. */
+export interface UnknownUsbDevice {
+  /** Where it is plugged in: bus-port[.port...], e.g. "1-1.3". */
+  readonly port: string;
+  /** Four hex digits each, as lsusb writes them. */
+  readonly vendorId: string;
+  readonly productId: string;
+  /** bDeviceClass, two hex digits ("00": per interface, "09": hub). */
+  readonly deviceClass: string;
+  /** The device's own product string, printable, at most 32 characters; null when it has none. */
+  readonly product: string | null;
+}
+
+/** The USB watch as the runtime, the technician port and the metrics read it. */
+export interface UnknownUsbSource extends Device {
+  /** The unauthorised devices plugged in now, by port. */
+  unknown(): readonly UnknownUsbDevice[];
+  /** Unauthorised devices seen arriving since start (one per plug-in). */
+  seenTotal(): number;
+  /** Called after every change of unknown(). */
+  onUnknownChange(listener: (devices: readonly UnknownUsbDevice[]) => void): Unsubscribe;
+}

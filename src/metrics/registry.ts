@@ -29,7 +29,7 @@ export const PREFIX = 'pickup_station_';
 /** Answer latency buckets, seconds: a library server answers in tens of ms; the spec's time-out is 20 s. */
 export const ANSWER_BUCKETS_SECONDS = [0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 20] as const;
 const MODES: readonly ModeKind[] = ['starting', 'idle', 'opening', 'closing', 'disabled', 'deactivated'];
-const ALARM_KINDS: readonly AlarmKind[] = ['forced-open', 'door-ajar', 'tamper', 'pin-lockout'];
+const ALARM_KINDS: readonly AlarmKind[] = ['forced-open', 'door-ajar', 'tamper', 'pin-lockout', 'unknown-usb'];
 
 export interface StationMetricsOptions {
   /**
@@ -159,6 +159,29 @@ export class StationMetrics {
     );
     this.gauge(`${PREFIX}device_up`, 'Device health: 1 working, 0 not (by device name and role).', ['station', 'device', 'role'], (set, station, s) => {
       for (const { device, role } of deviceRoles(s.hardware)) set({ station, device: device.name, role }, device.health().ok ? 1 : 0);
+    });
+    this.gauge(
+      `${PREFIX}usb_unknown_devices`,
+      'USB devices plugged in that the board profile does not name: kept unauthorised, no driver bound (absent: not watched, simulated hardware).',
+      ['station'],
+      (set, station, s) => {
+        const usb = s.hardware.usb ?? null;
+        if (usb !== null) set({ station }, usb.unknown().length);
+      },
+    );
+    const stations = this.stations;
+    new Counter({
+      name: `${PREFIX}usb_unknown_devices_total`,
+      help: 'USB devices the board profile does not name plugged in since the station started (each plug-in once).',
+      labelNames: ['station'],
+      registers,
+      collect() {
+        this.reset();
+        for (const t of stations.values()) {
+          const usb = t.view.current()?.hardware.usb ?? null;
+          if (usb !== null) this.inc({ station: t.view.stationId }, usb.seenTotal());
+        }
+      },
     });
     this.gauge(`${PREFIX}input_voltage_volts`, 'Input voltage as reported in the last /state (absent when not measured).', ['station'], (set, station, s) => {
       const v = s.runtime.lastPower()?.inputVoltage;

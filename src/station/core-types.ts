@@ -52,6 +52,8 @@ export interface CoreConfig {
   readonly messages: Messages;
   /** Library tags on host-mode readers (core/rfid.ts); absent: the defaults (sets require all parts, security bit off). */
   readonly rfid?: RfidCoreConfig;
+  /** What an unknown USB device plugged in does (core/alarms.ts); absent: report (the station stays in service). */
+  readonly security?: { readonly unknownUsb: 'report' | 'out-of-service' };
 }
 
 /** The `rfid` section as the core reads it (src/config/rfid.ts validates it). */
@@ -178,10 +180,11 @@ export interface AssistState {
 
 /**
  * Alarms the station raises on its own (Matter DoorLock's vocabulary): a door opened without a
- * command, a door left open, the cabinet's tamper input, the keypad locked after wrong PINs. An alarm
+ * command, a door left open, the cabinet's tamper input, the keypad locked after wrong PINs, and an
+ * unknown USB device plugged in (with `security.unknownUsb: out-of-service`). An alarm
  * is held in the core state while its condition lasts; technicians, metrics and /state see it.
  */
-export type AlarmKind = 'forced-open' | 'door-ajar' | 'tamper' | 'pin-lockout';
+export type AlarmKind = 'forced-open' | 'door-ajar' | 'tamper' | 'pin-lockout' | 'unknown-usb';
 
 export interface Alarm {
   readonly kind: AlarmKind;
@@ -322,6 +325,8 @@ export type Input =
   | { readonly type: 'pulse-failed'; readonly boxId: string; readonly message: string }
   /** The tamper input changed (open: the cabinet or service door is open). */
   | { readonly type: 'tamper'; readonly open: boolean }
+  /** How many USB devices the kernel keeps unauthorised are plugged in now (src/devices/usb/). */
+  | { readonly type: 'unknown-usb'; readonly present: number }
   /** An authenticated technician opens one box (debug port, service scope); `by` is the token's name. */
   | { readonly type: 'technician-open'; readonly boxId: string; readonly by?: string }
   /** A one-shot problem for the next /state's errorMessage (e.g. the journal could not be written). */

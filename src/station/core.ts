@@ -10,7 +10,7 @@
  * | core/input.ts      | scans, keypad, cancel button, technician open; refusals                |
  * | core/answers.ts    | answers and unanswered events: the mode table                          |
  * | core/doors.ts      | pulses, door changes, the door-open window, the three door outcomes    |
- * | core/alarms.ts     | forced open, door ajar, tamper: raised, held, cleared                  |
+ * | core/alarms.ts     | forced open, door ajar, tamper, unknown USB: raised, held, cleared     |
  * | core/pin-throttle.ts | wrong PINs in a row, the keypad lock-out and its countdown           |
  * | core/faults.ts     | lasting faults and failed pulses (st DOWN + errorMessage)              |
  * | core/refusals.ts   | refused commands: one extra /state and one log line per window         |
@@ -30,7 +30,7 @@
  * speech is on (assist.announce).
  */
 import type { DoorState } from '../devices/types.js';
-import { onAjarReminderTimer, onDoorAjarTimer, onTamper, watchOpenDoorsAtStart } from './core/alarms.js';
+import { onAjarReminderTimer, onDoorAjarTimer, onTamper, onUnknownUsb, watchOpenDoorsAtStart } from './core/alarms.js';
 import { announce, beforeInput, INITIAL_ASSIST, onAssist, onHeadphones, onKeyHeld, onSessionEndTimer, onSpeechOutput } from './core/assist.js';
 import { onAnswered, onUnanswered } from './core/answers.js';
 import type { Ctx } from './core/context.js';
@@ -148,6 +148,9 @@ export function transition(config: CoreConfig, state: CoreState, input: Input): 
       break;
     case 'tamper':
       onTamper(ctx, input.open);
+      break;
+    case 'unknown-usb':
+      onUnknownUsb(ctx, input.present);
       break;
     case 'technician-open':
       onTechnicianOpen(ctx, input.boxId, input.by);

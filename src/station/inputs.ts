@@ -32,6 +32,8 @@ export function wireInputs(hw: StationHardware, core: CoreConfig, sink: InputSin
     }),
   );
   if (hw.tamper) subs.push(hw.tamper.onChange((open) => sink.dispatch({ type: 'tamper', open })));
+  const usb = hw.usb ?? null;
+  if (usb !== null) subs.push(usb.onUnknownChange((devices) => sink.dispatch({ type: 'unknown-usb', present: devices.length })));
   for (const sc of hw.scanners) {
     subs.push(
       sc.onScan((value) => {

@@ -42,6 +42,7 @@ function coreConfigOf(config: StationConfig, speechOutput: boolean): CoreConfig 
     messages: config.messages,
     rfid: config.rfid,
     speech: { mode: speechOutput ? mode : 'off', required, holdKey, volume },
+    security: config.security,
   };
 }
 
@@ -140,6 +141,8 @@ export class StationRuntime {
     };
     this.unsubscribe.push(...wireInputs(hw, this.core, sink, log), ...watchDeviceHealth(hw, sink));
     this.dispatch({ type: 'start', previous, pinThrottle, tamperOpen, headphones: headphonesNow(hw) });
+    const unknownUsb = hw.usb?.unknown().length ?? 0;
+    if (unknownUsb > 0) this.dispatch({ type: 'unknown-usb', present: unknownUsb });
     this.unsubscribe.push(...watchSpeechOutput(hw, sink));
   }
 

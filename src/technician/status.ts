@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { configDigest } from '../config/read.js';
 import type { StationConfig } from '../config/schema.js';
-import type { Device, DoorState, RfidReaderStats } from '../devices/types.js';
+import type { Device, DoorState, RfidReaderStats, UnknownUsbDevice } from '../devices/types.js';
 import { maskIdentifier } from '../log.js';
 import type { Alarm, DoorOutcome, ModeKind, SecurityFailure } from '../station/core-types.js';
 import type { EventRecord } from '../station/runtime.js';
@@ -106,6 +106,12 @@ export interface StatusBody {
   readonly pinThrottle: { readonly failures: number; readonly lockout: { readonly ms: number; readonly remainingMs: number } | null };
   /** The tamper switch: null when the board has none. */
   readonly tamper: { readonly open: boolean; readonly name: string } | null;
+  /**
+   * USB devices the board profile does not name, kept unauthorised: those plugged in now (port,
+   * ids, class, product name; never a serial number), how many arrived since the start, and what
+   * the station does about one (`security.unknownUsb`). null: not watched (simulated hardware).
+   */
+  readonly usb: { readonly unknown: readonly UnknownUsbDevice[]; readonly seenTotal: number; readonly policy: 'report' | 'out-of-service' } | null;
   readonly inFlight: { readonly endpoint: string; readonly eventId: string | null; readonly ageMs: number | null } | null;
   /** Monotonic ms since the last answered protocol event; null before the first. */
   readonly lastServerContactAgeMs: number | null;
@@ -196,6 +202,7 @@ export function buildStatus(supervisor: Supervisor, who: Technician, eventCount:
     alarms: snap.alarms,
     pinThrottle: snap.pinThrottle,
     tamper: hardware.tamper ? { open: snap.tamperOpen, name: hardware.tamper.name } : null,
+    usb: hardware.usb ? { unknown: hardware.usb.unknown(), seenTotal: hardware.usb.seenTotal(), policy: config.security.unknownUsb } : null,
     inFlight,
     lastServerContactAgeMs: supervisor.observer.lastContactAgeMs(),
     lastFailure: supervisor.observer.lastFailure(),

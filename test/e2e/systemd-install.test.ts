@@ -99,6 +99,12 @@ function bundle(version: string, opts: BundleOpts = {}): string {
     'systemd/pickup-station-upgrade.service': HELPER('upgrade'),
     'systemd/tmpfiles.conf': readFileSync(join(SCRIPT, '../tmpfiles.conf'), 'utf8'),
     'systemd/journald@pickup-station.conf': readFileSync(join(SCRIPT, '../journald@pickup-station.conf'), 'utf8'),
+    ...Object.fromEntries(
+      ['usbguard-daemon.conf', 'usbguard-dropin.conf', 'pickup-station-usb-policy.path', 'pickup-station-usb-policy.service'].map((f) => [
+        `systemd/${f}`,
+        readFileSync(join(SCRIPT, '..', f), 'utf8'),
+      ]),
+    ),
     'hardware/99-pickup-station.rules': 'SUBSYSTEM=="hidraw", GROUP="pickup-hid", MODE="0660"\n',
     ...opts.extra,
   };
@@ -254,13 +260,21 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
     // What it would have done to the live system.
     expect(r.commands).toEqual([
       // Everything the release's addons link (systemd/runtime-packages), the libgpiod tools, kill (ExecReload=).
-      'apt-get install -y --no-install-recommends libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 gpiod procps espeak-ng alsa-utils',
+      'apt-get install -y --no-install-recommends libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 gpiod procps espeak-ng alsa-utils usbguard',
       'systemd-tmpfiles --create /usr/local/lib/tmpfiles.d/pickup-station.conf',
       'systemctl daemon-reload',
       'udevadm control --reload',
       'udevadm trigger --subsystem-match=hidraw --subsystem-match=gpio --subsystem-match=tty',
       'systemctl restart pickup-station',
+      // Only the board profile's USB devices: its rules written, USBGuard restarted with them, changes followed.
+      '/usr/local/bin/pickup-station usb-policy --config /etc/pickup-station/config.json',
+      'systemctl restart usbguard.service',
+      'systemctl enable --now --quiet pickup-station-usb-policy.path',
     ]);
+    expect(stat('etc/usbguard/pickup-station-daemon.conf')).toEqual({ mode: '600', owner: '0:0' });
+    expect(stat('etc/usbguard/pickup-station-local.conf')).toEqual({ mode: '600', owner: '0:0' });
+    expect(stat('etc/usbguard/pickup-station.d')).toEqual({ mode: '700', owner: '0:0' });
+    expect(read('usr/local/lib/systemd/system/usbguard.service.d/pickup-station.conf')).toContain('-c /etc/usbguard/pickup-station-daemon.conf');
     // The password never reaches the output.
     expect(r.out).not.toContain(PASSWORD);
   });
@@ -384,6 +398,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
     expect(un.commands).toEqual([
       'systemctl disable --now --quiet pickup-station-kiosk.socket',
       'systemctl stop pickup-station',
+      'systemctl disable --now --quiet pickup-station-usb-policy.path',
       'systemctl daemon-reload',
       'udevadm control --reload',
     ]);
@@ -412,7 +427,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
     const left = Object.keys(snapshot()).filter((p) => !(p in pristine));
     for (const p of left)
       expect(p).toMatch(
-        /^(opt|run(\/log(\/journal)?)?|var(\/log(\/journal(\/0123456789abcdef0123456789abcdef)?)?)?|etc\/(passwd-|group-|systemd(\/system(\/multi-user\.target\.wants)?)?|udev(\/rules\.d)?)|usr(\/local(\/bin|\/lib(\/systemd(\/system)?|\/tmpfiles\.d)?)?|\/share(\/keyrings)?)?)$/,
+        /^(opt|run(\/log(\/journal)?)?|var(\/log(\/journal(\/0123456789abcdef0123456789abcdef)?)?)?|etc\/(passwd-|group-|usbguard|systemd(\/system(\/multi-user\.target\.wants)?)?|udev(\/rules\.d)?)|usr(\/local(\/bin|\/lib(\/systemd(\/system)?|\/tmpfiles\.d)?)?|\/share(\/keyrings)?)?)$/,
       );
     expect(existsSync(join(root, 'usr/share/keyrings/pickup-station-archive-keyring.gpg'))).toBe(false);
     expect(idOf('group', 'pickup-hid')).toBeDefined();

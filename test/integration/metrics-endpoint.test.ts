@@ -127,8 +127,8 @@ describe('GET /metrics: what it counts', () => {
       return { total: by('pickup_station_alarms_total'), active: by('pickup_station_alarm_active') };
     };
     expect(await alarms()).toEqual({
-      total: { 'forced-open': 0, 'door-ajar': 0, tamper: 0, 'pin-lockout': 0 },
-      active: { 'forced-open': 0, 'door-ajar': 0, tamper: 0, 'pin-lockout': 0 },
+      total: { 'forced-open': 0, 'door-ajar': 0, tamper: 0, 'pin-lockout': 0, 'unknown-usb': 0 },
+      active: { 'forced-open': 0, 'door-ajar': 0, tamper: 0, 'pin-lockout': 0, 'unknown-usb': 0 },
     });
 
     d.h.sim.forceOpen(3);
@@ -166,8 +166,8 @@ describe('GET /metrics: what it counts', () => {
     expect(e.value('pickup_station_events_total', { station, endpoint: 'pin-enter', outcome: 'exception' })).toBe(2);
     await waitFor('lock-out over', () => d!.wp.supervisor.station.runtime.snapshot().alarms.length === 0, 5_000);
     expect(await alarms()).toEqual({
-      total: { 'forced-open': 1, 'door-ajar': 2, tamper: 1, 'pin-lockout': 1 },
-      active: { 'forced-open': 0, 'door-ajar': 0, tamper: 0, 'pin-lockout': 0 },
+      total: { 'forced-open': 1, 'door-ajar': 2, tamper: 1, 'pin-lockout': 1, 'unknown-usb': 0 },
+      active: { 'forced-open': 0, 'door-ajar': 0, tamper: 0, 'pin-lockout': 0, 'unknown-usb': 0 },
     });
   });
 
@@ -233,7 +233,7 @@ describe('GET /metrics: nothing secret, labels bounded by the config', () => {
       endpoint: (v) => ['state', 'item-identify', 'pin-enter', 'cancel'].includes(v),
       outcome: (v) => ['wait-for-input', 'station-disable', 'box-open', 'wait-for-closing', 'exception', 'invalid', 'unanswered'].includes(v),
       mode: (v) => ['starting', 'idle', 'opening', 'closing', 'disabled', 'deactivated'].includes(v),
-      kind: (v) => ['forced-open', 'door-ajar', 'tamper', 'pin-lockout'].includes(v),
+      kind: (v) => ['forced-open', 'door-ajar', 'tamper', 'pin-lockout', 'unknown-usb'].includes(v),
       device: (v) => devices.includes(v),
       role: (v) => ['locks', 'doors', 'scanner', 'keypad', 'button', 'display', 'tamper', 'buzzer', 'speech', 'assist', 'other'].includes(v),
       le: (v) => v === '+Inf' || Number.isFinite(Number(v)),

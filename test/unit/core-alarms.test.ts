@@ -1,6 +1,6 @@
 /**
  * The alarm transitions of the pure core (core/alarms.ts, core/doors.ts): forced open, the three
- * door outcomes, door ajar, tamper, and how /state reports them. Timer expiry is an input.
+ * door outcomes, door ajar, tamper, an unknown USB device, and how /state reports them. Timer expiry is an input.
  */
 import { describe, expect, it } from 'vitest';
 import { initialState, screen } from '../../src/station/core.js';
@@ -274,5 +274,67 @@ describe('tamper', () => {
     st.feed({ type: 'door', boxId: B2, state: 'OPEN' }, answered('state', waitForInput));
     const fx = st.feed({ type: 'fault', key: 'device:scanner', message: 'barcode scanner missing' });
     expect(states(fx)[0]).toMatchObject({ st: 'DOWN', errorMessage: 'barcode scanner missing; box 2 forced open' });
+  });
+});
+
+describe('an unknown USB device (security.unknownUsb)', () => {
+  const scanKeyCancel = [
+    { type: 'scan', identifierType: 'BAR_CODE', value: 'X1', at: 0 },
+    { type: 'key', key: { kind: 'digit', digit: '1' } },
+    { type: 'cancel-pressed' },
+  ] as const;
+
+  it('report (the default): the station stays in service, no alarm, input accepted', () => {
+    const st = idleStepper();
+    const fx = st.feed({ type: 'unknown-usb', present: 2 });
+    expect(st.state.alarms).toEqual([]);
+    expect(states(fx)).toEqual([]);
+    expect(sounds(fx)).toEqual([]);
+    const scan = st.feed(scanKeyCancel[0]);
+    expect(sends(scan).map((r) => r.endpoint)).toEqual(['item-identify']);
+  });
+
+  it('out-of-service: /state DOWN naming it at once, alarm sound, out-of-service screen, customer input refused; removed: back in service', () => {
+    const st = idleStepper({ ...coreConfig(), security: { unknownUsb: 'out-of-service' } });
+    const fx = st.feed({ type: 'unknown-usb', present: 1 });
+    expect(states(fx)).toEqual([
+      {
+        endpoint: 'state',
+        st: 'DOWN',
+        errorMessage: 'unknown USB device (1)',
+        boxes: [
+          { id: B1, st: 'CLOSED' },
+          { id: B2, st: 'CLOSED' },
+        ],
+      },
+    ]);
+    expect(sounds(fx)).toEqual(['alarm']);
+    expect(logs(fx)).toContainEqual({
+      level: 'error',
+      msg: 'unknown USB device plugged in: customer input refused until it is removed (security.unknownUsb out-of-service)',
+    });
+    st.feed(answered('state', waitForInput));
+    expect(screen(st.config, st.state)).toEqual(st.config.messages.tamper);
+
+    // A second device: still one alarm, no second sound.
+    expect(sounds(st.feed({ type: 'unknown-usb', present: 2 }))).toEqual([]);
+    expect(st.state.alarms.map((a) => a.kind)).toEqual(['unknown-usb']);
+
+    st.take();
+    const refused = st.feed(...scanKeyCancel);
+    expect(sends(refused)).toEqual([]);
+    expect(st.state.pin).toBe('');
+    expect(logs(refused).map((l) => l.msg)).toEqual([
+      'scan refused: unknown USB device plugged in',
+      'key refused: unknown USB device plugged in',
+      'cancel refused: unknown USB device plugged in',
+    ]);
+
+    const gone = st.feed({ type: 'unknown-usb', present: 0 });
+    expect(states(gone)[0]).toMatchObject({ st: 'UP', errorMessage: null });
+    expect(logs(gone)).toContainEqual({ level: 'info', msg: 'alarm cleared: no unknown USB device plugged in' });
+    st.feed(answered('state', waitForInput));
+    expect(screen(st.config, st.state)).toEqual(st.config.messages.prompt);
+    expect(sends(st.feed({ type: 'scan', identifierType: 'BAR_CODE', value: 'X2', at: 60_000 })).map((r) => r.endpoint)).toEqual(['item-identify']);
   });
 });

@@ -33,6 +33,10 @@ export function formatStatus(s: StatusBody): string {
     out.push(`keypad      ${t.failures} wrong PIN(s) in a row${t.lockout ? `; LOCKED, ${Math.ceil(t.lockout.remainingMs / 1000)} s left` : ''}`);
   }
   if (s.tamper) out.push(`tamper      ${s.tamper.open ? 'OPEN' : 'closed'} (${s.tamper.name})`);
+  if (s.usb)
+    out.push(
+      `unknown USB ${s.usb.unknown.length === 0 ? 'none plugged in' : s.usb.unknown.map((d) => `${d.vendorId}:${d.productId} on port ${d.port}${d.product === null ? '' : ` (${d.product})`}`).join('; ')}, ${s.usb.seenTotal} since start (${s.usb.policy})`,
+    );
   const rfid = s.rfid;
   if (rfid?.securityPending)
     out.push(`rfid        clearing the security bit of item ${rfid.securityPending.itemId} (${rfid.securityPending.remaining.length} tag(s) to verify)`);

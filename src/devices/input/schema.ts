@@ -15,7 +15,7 @@ export { reconnectSchema, serialLine };
 
 const ms = (dflt: number, min = 1, max = 600_000) => z._default(intIn(min, max), dflt);
 
-const usbId = z.union([
+export const usbId = z.union([
   intIn(0, 0xffff),
   z.pipe(
     z.string().check(z.regex(/^(0x)?[0-9a-fA-F]{1,4}$/, 'must be a USB id: a number or hex like "0x0c2e"')),

@@ -22,6 +22,10 @@
  * | tamper opens, service mode on               | tamper           | expected (a technician's own opening): no alarm    |
  * | tamper closes                               | tamper           | tamper cleared                                     |
  * | tamper open, service mode turned off        | fault            | tamper raised                                      |
+ * | unknown USB devices plugged in (1 or more), | unknown-usb      | unknown-usb raised: error log, st DOWN, customer   |
+ * | security.unknownUsb out-of-service          |                  | input refused, out of service shown, alarm sound   |
+ * | none left, or unknownUsb report             | unknown-usb      | unknown-usb cleared (report: the USB watch's own   |
+ * |                                             |                  | warning, the metric and the technician page only)  |
  */
 import type { Alarm, AlarmKind } from '../core-types.js';
 import type { Ctx } from './context.js';
@@ -29,7 +33,12 @@ import { boxNumber, doorAjarTimer, inServiceMode, sound, withdrawLimit } from '.
 import { startLimit } from './time-to-act.js';
 
 /** Alarm kinds that stop service (st DOWN, customer input refused); the others leave the station UP. */
-export const BLOCKING_ALARMS: ReadonlySet<AlarmKind> = new Set<AlarmKind>(['tamper']);
+export const BLOCKING_ALARMS: ReadonlySet<AlarmKind> = new Set<AlarmKind>(['tamper', 'unknown-usb']);
+
+/** A station-wide alarm that takes the station out of service is in force (the screen says so, input is refused). */
+export function outOfService(s: { readonly alarms: readonly Alarm[] }): boolean {
+  return s.alarms.some((a) => a.boxId === null && BLOCKING_ALARMS.has(a.kind));
+}
 
 export function hasAlarm(ctx: Ctx, kind: AlarmKind, boxId: string | null = null): boolean {
   return ctx.s.alarms.some((a) => a.kind === kind && a.boxId === boxId);
@@ -120,4 +129,20 @@ export function onServiceModeOff(ctx: Ctx): void {
 function raiseTamper(ctx: Ctx): void {
   ctx.log('error', 'tamper alarm: cabinet or service door open without service mode; customer input refused');
   if (raiseAlarm(ctx, { kind: 'tamper', boxId: null, detail: 'tamper' })) sound(ctx, 'alarm');
+}
+
+/**
+ * The USB devices the kernel keeps out, counted. Out of service while any is plugged in, when the
+ * config says so: a device no one expected may be someone working on the station.
+ */
+export function onUnknownUsb(ctx: Ctx, present: number): void {
+  const outOfServiceWanted = ctx.config.security?.unknownUsb === 'out-of-service';
+  if (present > 0 && outOfServiceWanted) {
+    if (raiseAlarm(ctx, { kind: 'unknown-usb', boxId: null, detail: `unknown USB device (${present})` })) {
+      ctx.log('error', `unknown USB device plugged in: customer input refused until it is removed (security.unknownUsb out-of-service)`, { present });
+      sound(ctx, 'alarm');
+    }
+    return;
+  }
+  if (clearAlarm(ctx, 'unknown-usb')) ctx.log('info', 'alarm cleared: no unknown USB device plugged in');
 }

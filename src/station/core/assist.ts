@@ -77,6 +77,7 @@ function isPatronInput(input: Input): boolean {
     case 'fault':
     case 'pulse-failed':
     case 'tamper':
+    case 'unknown-usb':
     case 'technician-open':
     case 'problem':
     case 'drain':

@@ -4,7 +4,7 @@
  * change, so no transition can forget to restore the prompt.
  *
  * What wins, first to last: a time limit's warning (core/time-to-act.ts: "more time?" above what it
- * concerns); a temporary overlay; the tamper screen (out of service); the door-ajar reminder (naming
+ * concerns); a temporary overlay; the out-of-service screen (tamper, unknown USB device); the door-ajar reminder (naming
  * the boxes); "put the item back on the reader" while a deposited item's security bit waits to be
  * cleared; the mode's screen — where idle shows the PIN lock-out countdown, or "please wait" while a
  * reader's or librarian's event is in flight, or how many parts of an item on the RFID reader are
@@ -22,6 +22,7 @@
 import type { Locale } from '../../config/messages.js';
 import type { CoreConfig, CoreState } from '../core-types.js';
 import type { Ctx } from './context.js';
+import { outOfService } from './alarms.js';
 import { securityScreen, waitingSet } from './rfid-view.js';
 
 /** Whether lines have something to read: a server may send [] or blank lines, which must never blank the display. */
@@ -115,7 +116,7 @@ function warningLines(config: CoreConfig, s: CoreState, f: Form): readonly strin
 
 function compose(config: CoreConfig, s: CoreState, f: Form): readonly string[] {
   const stopping = s.drain !== 'off' && s.mode.kind !== 'opening' && s.mode.kind !== 'closing';
-  if (!stopping && !s.alarms.some((a) => a.kind === 'tamper')) {
+  if (!stopping && !outOfService(s)) {
     const warning = warningLines(config, s, f);
     if (warning) return warning;
   }
@@ -123,7 +124,7 @@ function compose(config: CoreConfig, s: CoreState, f: Form): readonly string[] {
   const m = config.messages;
   // Stopping: say so, except to someone at an open box (the mode's instructions still apply).
   if (stopping) return m.restarting;
-  if (s.alarms.some((a) => a.kind === 'tamper')) return m.tamper;
+  if (outOfService(s)) return m.tamper;
   const ajar = config.boxes.filter((b) => s.alarms.some((a) => a.kind === 'door-ajar' && a.boxId === b.id)).map((b) => b.number);
   if (ajar.length > 0) return fill(m.doorAjar, 'box', ajar.join(', '));
   // A deposited item whose security bit is not cleared yet must go back on the reader first.

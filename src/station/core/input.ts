@@ -21,7 +21,8 @@
  * |         |                                        | next answered /state names it                  |
  * | any     | technician-open otherwise              | refused (activity.ts technicianOpenCheck: the  |
  * |         |                                        | one rule the technician port also asks)        |
- * | any     | scan, key, cancel while a tamper alarm | refused (the screen says out of service)       |
+ * | any     | scan, key, cancel while a tamper or an | refused (the screen says out of service)       |
+ * |         | unknown-usb alarm                      |                                                |
  * | any     | key while the keypad is locked         | refused, nothing sent (pin-throttle.ts)        |
  * | other   | any of these                           | refused: logged, overlay with the reason       |
  * | any     | any of these while draining            | refused: the screen says "restarting"          |
@@ -38,7 +39,7 @@ import type { KeypadKey } from '../../devices/types.js';
 import { PIN_LENGTH } from '../../protocol/types.js';
 import type { Ctx } from './context.js';
 import { modeBlocker, technicianOpenCheck } from './activity.js';
-import { hasAlarm } from './alarms.js';
+import { hasAlarm, outOfService } from './alarms.js';
 import { anyBoxOpen, boxNumber, clearPin, isKnownBox, sound, tone } from './context.js';
 import { showOverlay } from './display.js';
 import { startOpening } from './doors.js';
@@ -65,12 +66,16 @@ interface Refusal {
 function refusal(ctx: Ctx, opts: { allowInFlight?: boolean } = {}): Refusal | null {
   const { s, config } = ctx;
   if (s.drain !== 'off') return { reason: 'station restarting', lines: null };
-  if (hasAlarm(ctx, 'tamper')) return { reason: 'tamper alarm', lines: null };
+  if (outOfService(s)) return { reason: outOfServiceReason(ctx), lines: null };
   const mode = modeBlocker(s);
   if (mode !== null) return { reason: mode, lines: modeLines(config, s.mode.kind) };
   if (s.inFlight !== null && !opts.allowInFlight) return { reason: `/${s.inFlight} in flight`, lines: config.messages.busy };
   if (anyBoxOpen(s)) return { reason: 'a box is open', lines: config.messages.boxOpen };
   return null;
+}
+
+function outOfServiceReason(ctx: Ctx): string {
+  return hasAlarm(ctx, 'tamper') ? 'tamper alarm' : 'unknown USB device plugged in';
 }
 
 /** What the screen shows for an input refused by the mode; null: the screen already says it. */
@@ -201,7 +206,7 @@ export function onPinIdleTimer(ctx: Ctx): void {
 
 export function onCancelPressed(ctx: Ctx): void {
   const { s, config, log } = ctx;
-  if (hasAlarm(ctx, 'tamper')) return refuse(ctx, 'cancel', { reason: 'tamper alarm', lines: null });
+  if (outOfService(s)) return refuse(ctx, 'cancel', { reason: outOfServiceReason(ctx), lines: null });
   if (s.mode.kind === 'idle' && s.pin !== '' && s.inFlight === null) {
     clearPin(ctx);
     return;
