@@ -171,11 +171,19 @@ class FeigSession implements ReaderSession {
   }
 
   async setEas(uid: string, enabled: boolean): Promise<void> {
-    await this.checked(CMD.custom, requests.nxp(enabled ? NXP.setEas : NXP.resetEas, uid), `EAS ${enabled ? 'set' : 'reset'} on ${maskIdentifier(uid)}`, noData);
+    await this.checked(
+      CMD.custom,
+      requests.nxp(enabled ? NXP.setEas : NXP.resetEas, uid),
+      `EAS ${enabled ? 'set' : 'reset'} on ${maskIdentifier(uid)}`,
+      noData,
+    );
   }
 
   async easEnabled(uid: string): Promise<boolean> {
-    const f = await this.checked(CMD.custom, requests.nxp(NXP.easAlarm, uid), `EAS alarm of ${maskIdentifier(uid)}`, anyData, [STATUS.ok, STATUS.noTransponder]);
+    const f = await this.checked(CMD.custom, requests.nxp(NXP.easAlarm, uid), `EAS alarm of ${maskIdentifier(uid)}`, anyData, [
+      STATUS.ok,
+      STATUS.noTransponder,
+    ]);
     return f.status === STATUS.ok;
   }
 }
