@@ -260,6 +260,12 @@ if [ -n "$PACKAGE_RELEASE" ] || [ -f "$ROOT/usr/lib/$NAME/release/manifest.json"
 if [ "$PACKAGED" = 1 ]; then UNIT_DIR="$ROOT/usr/lib/systemd/system"; else UNIT_DIR="$ROOT/usr/local/lib/systemd/system"; fi
 readonly UNIT_DIR PACKAGED
 readonly INSTALLER_COPY="$ROOT/usr/local/lib/$NAME/install.sh"
+# The kiosk's lockdown (install_lockdown; the package ships these under /usr/lib and /etc itself).
+readonly LOGIND_DROPIN="$ROOT/usr/local/lib/systemd/logind.conf.d/$NAME.conf"
+readonly SYSCTL_FILE="$ROOT/usr/local/lib/sysctl.d/90-$NAME.conf"
+readonly CHROMIUM_POLICY="$ROOT/etc/$NAME-kiosk/chromium-policy.json"
+readonly CHROMIUM_POLICY_LINK="$ROOT/etc/chromium/policies/managed/$NAME.json"
+readonly POLICY_SHIPPED="$OPT/chromium-policy.sha256"
 
 cleanup() {
   if [ -n "$TMP" ]; then rm -rf "$TMP"; fi
@@ -813,10 +819,39 @@ activate() {
       ensure_file "$RELEASES/$version/systemd/tmpfiles.conf" "$ROOT/usr/local/lib/tmpfiles.d/$NAME.conf" 0644 root root && systemd_running; then
       host systemd-tmpfiles --create "/usr/local/lib/tmpfiles.d/$NAME.conf"
     fi
+    install_lockdown "$version"
     mkdir -p "$BIN"
     write_wrapper "$NAME" app/main.js dist/src/main.js
     write_wrapper stationctl app/stationctl.js dist/src/cli/stationctl.js
   fi
+}
+
+# install_lockdown VERSION: what keeps a person at the station's screen and keyboard inside the
+# kiosk page (the package ships the same files itself): no gettys on other consoles (logind, read at
+# boot), no magic SysRq keys (applied now), Chromium's managed policy. The policy is in /etc and an
+# administrator may edit it: like dpkg's conffiles, it is replaced only while it is still the copy
+# this installer wrote (its hash in POLICY_SHIPPED), else kept. Chromium reads it through a link in
+# its managed folder, where nothing else of ours lies (Chromium reads every file there).
+install_lockdown() {
+  local sys="$RELEASES/$1/systemd" shipped=""
+  if [ -f "$sys/logind-kiosk.conf" ]; then ensure_file "$sys/logind-kiosk.conf" "$LOGIND_DROPIN" 0644 root root || true; fi
+  if [ -f "$sys/sysctl-kiosk.conf" ] && ensure_file "$sys/sysctl-kiosk.conf" "$SYSCTL_FILE" 0644 root root && systemd_running; then
+    host /usr/lib/systemd/systemd-sysctl "$(basename "$SYSCTL_FILE")"
+  fi
+  [ -f "$sys/chromium-policy.json" ] || return 0
+  if [ ! -e "$CHROMIUM_POLICY_LINK" ] && [ ! -L "$CHROMIUM_POLICY_LINK" ]; then
+    mkdir -p "$(dirname "$CHROMIUM_POLICY_LINK")"
+    ensure_link "../../../$NAME-kiosk/chromium-policy.json" "$CHROMIUM_POLICY_LINK" || true
+  fi
+  [ -f "$POLICY_SHIPPED" ] && shipped="$(cat "$POLICY_SHIPPED")"
+  if [ -f "$CHROMIUM_POLICY" ] && ! cmp -s "$sys/chromium-policy.json" "$CHROMIUM_POLICY" &&
+    [ "$(sha256sum <"$CHROMIUM_POLICY" | cut -d' ' -f1)" != "$shipped" ]; then
+    say "kept $CHROMIUM_POLICY as edited here; release $1's own is $sys/chromium-policy.json"
+    journal notice "kept $CHROMIUM_POLICY as edited here; release $1's own is $sys/chromium-policy.json"
+    return 0
+  fi
+  if ensure_file "$sys/chromium-policy.json" "$CHROMIUM_POLICY" 0644 root root; then say "Chromium's managed policy: $CHROMIUM_POLICY"; fi
+  sha256sum <"$CHROMIUM_POLICY" | cut -d' ' -f1 >"$POLICY_SHIPPED"
 }
 
 reload_units() {
@@ -1574,12 +1609,15 @@ do_uninstall() {
     [ -f "$f" ] && rm -f "$f"
   done
   rm -f "$UDEV_DEST" "$BIN/$NAME" "$BIN/stationctl" "$INSTALLER_COPY" "$ROOT/usr/local/lib/tmpfiles.d/$NAME.conf" "$INSTALL_LOCK"
+  rm -f "$LOGIND_DROPIN" "$SYSCTL_FILE"
   rmdir "$(dirname "$INSTALLER_COPY")" 2>/dev/null || true
   rm -rf "$OPT"
   host systemctl daemon-reload
   host udevadm control --reload
   if [ "$PURGE" = 1 ]; then
     rm -rf "$ETC" "$ROOT/var/lib/$NAME"
+    rm -f "$CHROMIUM_POLICY_LINK"
+    rm -rf "$(dirname "$CHROMIUM_POLICY")"
     rm -f "$VENDOR_KEY"
     if id_of passwd "$NAME" >/dev/null; then accounts userdel "$NAME"; fi
     if id_of group "$NAME" >/dev/null; then accounts groupdel "$NAME"; fi
