@@ -41,7 +41,7 @@
 #                                             as root and hands the service a private copy)
 #   /usr/local/bin/pickup-station, stationctl small wrappers running the current release
 #   user pickup-station (system, no login, home /var/lib/pickup-station = the unit's StateDirectory),
-#   group pickup-station; groups gpio, dialout, pickup-hid, i2c, audio created if missing.
+#   group pickup-station; groups gpio, dialout, pickup-hid, i2c, audio, utmp created if missing.
 # Nothing in /etc/systemd/system is written: that is the administrator's (a mask, a disabled unit,
 # drop-ins stay as they are).
 #
@@ -110,7 +110,7 @@ umask 022
 
 readonly NAME=pickup-station
 readonly MIN_NODE=20.11.0
-readonly SUPPLEMENTARY_GROUPS=(gpio dialout pickup-hid i2c audio)
+readonly SUPPLEMENTARY_GROUPS=(gpio dialout pickup-hid i2c audio utmp)
 # What a release needs on a board (the libraries its addons link, the libgpiod tools) comes with the
 # release: its systemd/runtime-packages, which its tools/check-bundle.mjs checks against the addons.
 # A release without that file (older bundles) gets this list.
@@ -1621,7 +1621,7 @@ do_uninstall() {
     rm -f "$VENDOR_KEY"
     if id_of passwd "$NAME" >/dev/null; then accounts userdel "$NAME"; fi
     if id_of group "$NAME" >/dev/null; then accounts groupdel "$NAME"; fi
-    say "removed everything, config, credentials and the vendor key included (groups gpio, dialout, pickup-hid, i2c, audio stay; drop-ins in /etc/systemd/system are the administrator's)"
+    say "removed everything, config, credentials and the vendor key included (groups gpio, dialout, pickup-hid, i2c, audio, utmp stay; drop-ins in /etc/systemd/system are the administrator's)"
   else
     say "removed; kept /etc/$NAME (config and credentials) and the vendor key: --uninstall --purge removes them too"
   fi

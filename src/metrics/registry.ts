@@ -17,6 +17,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type LabelValues } from 'prom-client';
 import type { Endpoint } from '../protocol/types.js';
 import type { AlarmKind, ModeKind } from '../station/core-types.js';
+import type { ConsoleLogins } from '../systemd/console-logins.js';
 import type { InstallRecord } from '../systemd/install-record.js';
 import { VERSION } from '../version.js';
 import { deviceRoles, type CountedEvent, type StationNow, type StationView } from './view.js';
@@ -48,6 +49,12 @@ export interface StationMetricsOptions {
    * `release_known_bad`.
    */
   readonly installRecord?: () => InstallRecord | null;
+  /**
+   * Failed logins on the station's consoles (read at scrape time, src/systemd/console-logins.ts):
+   * adds `console_login_failures_total`, `console_login_last_failure_timestamp_seconds` and
+   * `console_login_watch_ok`.
+   */
+  readonly consoleLogins?: () => ConsoleLogins;
 }
 
 /** Counts one station's runtime events. */
@@ -221,6 +228,37 @@ export class StationMetrics {
           const bad = record()?.knownBad ?? null;
           set({ station, version: bad?.version ?? '' }, bad === null ? 0 : 1);
         },
+      );
+    }
+    const consoleLogins = opts.consoleLogins;
+    if (consoleLogins !== undefined) {
+      const stations = this.stations;
+      // One read per scrape for the three series: the counter reads, the gauges use what it read.
+      let seen: ConsoleLogins = { failed: 0, last: null, problem: null };
+      new Counter({
+        name: `${PREFIX}console_login_failures_total`,
+        help: 'Failed logins on a console of the station (a virtual terminal, a serial console) since the daemon started, from the failed-login record (metrics.consoleLoginFile).',
+        labelNames: ['station'],
+        registers,
+        collect() {
+          seen = consoleLogins();
+          this.reset();
+          for (const station of stations.keys()) this.inc({ station }, seen.failed);
+        },
+      });
+      this.gauge(
+        `${PREFIX}console_login_last_failure_timestamp_seconds`,
+        'Unix time of the newest failed console login in the failed-login record (before the daemon started too); absent when there is none.',
+        ['station'],
+        (set, station) => {
+          if (seen.last !== null) set({ station }, Math.floor(seen.last.at.getTime() / 1000));
+        },
+      );
+      this.gauge(
+        `${PREFIX}console_login_watch_ok`,
+        '1 while the failed-login record can be read; 0 when it cannot (missing, no permission): console logins go unseen.',
+        ['station'],
+        (set, station) => set({ station }, seen.problem === null ? 1 : 0),
       );
     }
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: PREFIX, eventLoopMonitoringPrecision: opts.eventLoopResolutionMs });
