@@ -11,6 +11,7 @@
  * then closes the port and stops metrics; each step is logged and together they get at most
  * `timing.stopLimitMs`: a step that does not settle in time is named and the stop goes on.
  */
+import { consoleLoginLog } from './systemd/console-logins.js';
 import type { Station } from './app.js';
 import type { LoadedConfig } from './config/load.js';
 import { EXIT_FAILURE, errorMessage } from './errors.js';
@@ -63,6 +64,11 @@ export async function startSupervised(opts: SupervisedOptions): Promise<Supervis
     ? new MetricsService({ config: metricsConfig, view: supervisorView(supervisor), subscribe: (l) => supervisor.observer.follow(l), log })
     : null;
   metrics?.start();
+  // Failed console logins are counted from here on (the status and the metrics read on).
+  if (metricsConfig.consoleLoginFile !== null) {
+    const logins = consoleLoginLog(metricsConfig.consoleLoginFile).read();
+    if (logins.problem !== null) log.warn({ problem: logins.problem }, 'failed console logins cannot be watched (metrics.consoleLoginFile)');
+  }
   let port: TechnicianPort | null = null;
   if (debug.enabled) {
     // A reload whose technician-tokens credential is bad is refused like a bad config file.

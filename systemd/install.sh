@@ -53,7 +53,7 @@
 #                                             an earlier release is encrypted and then removed.
 #   /usr/local/bin/pickup-station, stationctl small wrappers running the current release
 #   user pickup-station (system, no login, home /var/lib/pickup-station = the unit's StateDirectory),
-#   group pickup-station; groups gpio, dialout, pickup-hid, i2c, audio created if missing.
+#   group pickup-station; groups gpio, dialout, pickup-hid, i2c, audio, utmp created if missing.
 # Nothing in /etc/systemd/system is written: that is the administrator's (a mask, a disabled unit,
 # drop-ins stay as they are).
 #
@@ -122,7 +122,7 @@ umask 022
 
 readonly NAME=pickup-station
 readonly MIN_NODE=20.11.0
-readonly SUPPLEMENTARY_GROUPS=(gpio dialout pickup-hid i2c audio)
+readonly SUPPLEMENTARY_GROUPS=(gpio dialout pickup-hid i2c audio utmp)
 # What a release needs on a board (the libraries its addons link, the libgpiod tools) comes with the
 # release: its systemd/runtime-packages, which its tools/check-bundle.mjs checks against the addons.
 # A release without that file (older bundles) gets this list.
@@ -277,6 +277,12 @@ readonly INSTALLER_COPY="$ROOT/usr/local/lib/$NAME/install.sh"
 # journald's settings for the station's journal namespace (LogNamespace=): retention 14 days. The
 # package ships its own copy under /usr/lib; an operator's drop-in in /etc/systemd overrides it.
 readonly JOURNALD_DROPIN_DIR="$ROOT/usr/local/lib/systemd/journald@$NAME.conf.d"
+# The kiosk's lockdown (install_lockdown; the package ships these under /usr/lib and /etc itself).
+readonly LOGIND_DROPIN="$ROOT/usr/local/lib/systemd/logind.conf.d/$NAME.conf"
+readonly SYSCTL_FILE="$ROOT/usr/local/lib/sysctl.d/90-$NAME.conf"
+readonly CHROMIUM_POLICY="$ROOT/etc/$NAME-kiosk/chromium-policy.json"
+readonly CHROMIUM_POLICY_LINK="$ROOT/etc/chromium/policies/managed/$NAME.json"
+readonly POLICY_SHIPPED="$OPT/chromium-policy.sha256"
 
 cleanup() {
   if [ -n "$TMP" ]; then rm -rf "$TMP"; fi
@@ -849,10 +855,39 @@ activate() {
       ensure_dir "$JOURNALD_DROPIN_DIR" 0755 root root
       ensure_file "$RELEASES/$version/systemd/journald@$NAME.conf" "$JOURNALD_DROPIN_DIR/50-$NAME.conf" 0644 root root || true
     fi
+    install_lockdown "$version"
     mkdir -p "$BIN"
     write_wrapper "$NAME" app/main.js dist/src/main.js
     write_wrapper stationctl app/stationctl.js dist/src/cli/stationctl.js
   fi
+}
+
+# install_lockdown VERSION: what keeps a person at the station's screen and keyboard inside the
+# kiosk page (the package ships the same files itself): no gettys on other consoles (logind, read at
+# boot), no magic SysRq keys (applied now), Chromium's managed policy. The policy is in /etc and an
+# administrator may edit it: like dpkg's conffiles, it is replaced only while it is still the copy
+# this installer wrote (its hash in POLICY_SHIPPED), else kept. Chromium reads it through a link in
+# its managed folder, where nothing else of ours lies (Chromium reads every file there).
+install_lockdown() {
+  local sys="$RELEASES/$1/systemd" shipped=""
+  if [ -f "$sys/logind-kiosk.conf" ]; then ensure_file "$sys/logind-kiosk.conf" "$LOGIND_DROPIN" 0644 root root || true; fi
+  if [ -f "$sys/sysctl-kiosk.conf" ] && ensure_file "$sys/sysctl-kiosk.conf" "$SYSCTL_FILE" 0644 root root && systemd_running; then
+    host /usr/lib/systemd/systemd-sysctl "$(basename "$SYSCTL_FILE")"
+  fi
+  [ -f "$sys/chromium-policy.json" ] || return 0
+  if [ ! -e "$CHROMIUM_POLICY_LINK" ] && [ ! -L "$CHROMIUM_POLICY_LINK" ]; then
+    mkdir -p "$(dirname "$CHROMIUM_POLICY_LINK")"
+    ensure_link "../../../$NAME-kiosk/chromium-policy.json" "$CHROMIUM_POLICY_LINK" || true
+  fi
+  [ -f "$POLICY_SHIPPED" ] && shipped="$(cat "$POLICY_SHIPPED")"
+  if [ -f "$CHROMIUM_POLICY" ] && ! cmp -s "$sys/chromium-policy.json" "$CHROMIUM_POLICY" &&
+    [ "$(sha256sum <"$CHROMIUM_POLICY" | cut -d' ' -f1)" != "$shipped" ]; then
+    say "kept $CHROMIUM_POLICY as edited here; release $1's own is $sys/chromium-policy.json"
+    journal notice "kept $CHROMIUM_POLICY as edited here; release $1's own is $sys/chromium-policy.json"
+    return 0
+  fi
+  if ensure_file "$sys/chromium-policy.json" "$CHROMIUM_POLICY" 0644 root root; then say "Chromium's managed policy: $CHROMIUM_POLICY"; fi
+  sha256sum <"$CHROMIUM_POLICY" | cut -d' ' -f1 >"$POLICY_SHIPPED"
 }
 
 reload_units() {
@@ -1706,7 +1741,7 @@ do_uninstall() {
     [ -f "$f" ] && rm -f "$f"
   done
   rm -f "$UDEV_DEST" "$BIN/$NAME" "$BIN/stationctl" "$INSTALLER_COPY" "$ROOT/usr/local/lib/tmpfiles.d/$NAME.conf" "$INSTALL_LOCK"
-  rm -f "$JOURNALD_DROPIN_DIR/50-$NAME.conf"
+  rm -f "$JOURNALD_DROPIN_DIR/50-$NAME.conf" "$LOGIND_DROPIN" "$SYSCTL_FILE"
   rmdir "$(dirname "$INSTALLER_COPY")" "$JOURNALD_DROPIN_DIR" 2>/dev/null || true
   rm -rf "$OPT"
   # USBGuard goes back to its own settings (Debian's rules.conf).
@@ -1718,10 +1753,12 @@ do_uninstall() {
   if [ "$PURGE" = 1 ]; then
     rm -rf "$ETC" "$ROOT/var/lib/$NAME" "$USBGUARD_DIR/$NAME.d"
     purge_journal
+    rm -f "$CHROMIUM_POLICY_LINK"
+    rm -rf "$(dirname "$CHROMIUM_POLICY")"
     rm -f "$VENDOR_KEY" "$USBGUARD_DIR/$NAME-daemon.conf" "$USBGUARD_DIR/$NAME-local.conf" "$USBGUARD_DIR/$NAME-profile.conf.proposed"
     if id_of passwd "$NAME" >/dev/null; then accounts userdel "$NAME"; fi
     if id_of group "$NAME" >/dev/null; then accounts groupdel "$NAME"; fi
-    say "removed everything, config, credentials and the vendor key included (groups gpio, dialout, pickup-hid, i2c, audio stay; drop-ins in /etc/systemd/system are the administrator's)"
+    say "removed everything, config, credentials and the vendor key included (groups gpio, dialout, pickup-hid, i2c, audio, utmp stay; drop-ins in /etc/systemd/system are the administrator's)"
   else
     say "removed; kept /etc/$NAME (config and credentials) and the vendor key: --uninstall --purge removes them too"
   fi

@@ -15,6 +15,15 @@
 #                                                the station's journal namespace: kept 14 days
 #   /usr/bin/pickup-station, /usr/bin/stationctl run /opt/pickup-station/current
 #   /etc/default/pickup-station                  upgrade settings (conffile)
+#   /etc/pickup-station-kiosk/chromium-policy.json   the kiosk browser's managed policy (conffile:
+#                                                an administrator's edit is kept on upgrade), and
+#   /etc/chromium/policies/managed/pickup-station.json   a link to it where Chromium reads it (Chromium
+#                                                reads every file there: dpkg's .dpkg-dist/.dpkg-old
+#                                                beside a conffile would be read as policies too)
+#   /usr/lib/systemd/logind.conf.d/pickup-station.conf   no gettys on other consoles (NAutoVTs=0,
+#                                                ReserveVT=0); /usr/lib/sysctl.d/90-pickup-station.conf
+#                                                no magic SysRq keys (a file of the same name in /etc
+#                                                replaces either)
 # and the maintainer scripts of packaging/deb/debian/: postinst hands the release to its own
 # systemd/install.sh (--package-release), which copies it to /opt/pickup-station/releases/<version>
 # (hard links), and switches to it when the station is free, with the release's own unit
@@ -127,11 +136,26 @@ install -m 0644 "$HERE/debian/sysusers.conf" "$PKG/usr/lib/sysusers.d/pickup-sta
 install -m 0644 "$SRC/systemd/tmpfiles.conf" "$PKG/usr/lib/tmpfiles.d/pickup-station.conf"
 install -m 0644 "$SRC/systemd/journald@pickup-station.conf" "$PKG/usr/lib/systemd/journald@pickup-station.conf.d/50-pickup-station.conf"
 install -m 0644 "$HERE/debian/default" "$PKG/etc/default/pickup-station"
+conffiles=(/etc/default/pickup-station)
 # USBGuard's settings for the station (a conffile: an administrator's edits are dpkg's to keep) and
 # the drop-in that points usbguard.service at them; the profile's rules are install.sh's to write.
 if [ -f "$SRC/systemd/usbguard-daemon.conf" ]; then
   install -D -m 0600 "$SRC/systemd/usbguard-daemon.conf" "$PKG/etc/usbguard/pickup-station-daemon.conf"
   install -D -m 0644 "$SRC/systemd/usbguard-dropin.conf" "$PKG/usr/lib/systemd/system/usbguard.service.d/pickup-station.conf"
+  conffiles+=(/etc/usbguard/pickup-station-daemon.conf)
+fi
+# The kiosk's lockdown, from the release (older releases have none).
+if [ -f "$SRC/systemd/chromium-policy.json" ]; then
+  install -D -m 0644 "$SRC/systemd/chromium-policy.json" "$PKG/etc/pickup-station-kiosk/chromium-policy.json"
+  install -d -m 0755 "$PKG/etc/chromium/policies/managed"
+  ln -s ../../../pickup-station-kiosk/chromium-policy.json "$PKG/etc/chromium/policies/managed/pickup-station.json"
+  conffiles+=(/etc/pickup-station-kiosk/chromium-policy.json)
+fi
+if [ -f "$SRC/systemd/logind-kiosk.conf" ]; then
+  install -D -m 0644 "$SRC/systemd/logind-kiosk.conf" "$PKG/usr/lib/systemd/logind.conf.d/pickup-station.conf"
+fi
+if [ -f "$SRC/systemd/sysctl-kiosk.conf" ]; then
+  install -D -m 0644 "$SRC/systemd/sysctl-kiosk.conf" "$PKG/usr/lib/sysctl.d/90-pickup-station.conf"
 fi
 if [ "$NODE_BUNDLED" = 1 ]; then
   # The release's own Node is nodejs.org's binary, which links zlib (and OpenSSL, ICU) statically;
@@ -189,8 +213,7 @@ node "$ROOT/scripts/release/check-sbom.mjs" "$PKG/usr/share/doc/pickup-station/s
 chmod 0644 "$PKG/usr/share/doc/pickup-station/"*
 
 for f in preinst postinst prerm postrm; do install -m 0755 "$HERE/debian/$f" "$PKG/DEBIAN/$f"; done
-echo /etc/default/pickup-station >"$PKG/DEBIAN/conffiles"
-if [ -f "$PKG/etc/usbguard/pickup-station-daemon.conf" ]; then echo /etc/usbguard/pickup-station-daemon.conf >>"$PKG/DEBIAN/conffiles"; fi
+printf '%s\n' "${conffiles[@]}" >"$PKG/DEBIAN/conffiles"
 chmod -R u+rwX,go+rX,go-w "$PKG"
 # USBGuard refuses a settings file anyone but root may read.
 if [ -f "$PKG/etc/usbguard/pickup-station-daemon.conf" ]; then chmod 0600 "$PKG/etc/usbguard/pickup-station-daemon.conf"; fi

@@ -50,6 +50,21 @@ export const metricsConfigSchema = z.strictObject({
     ),
     '/opt/pickup-station/install-status.json',
   ),
+  /**
+   * The failed-login record `login` appends to (utmp records): failed logins on a console (a virtual
+   * terminal, a serial console) are counted as `pickup_station_console_login_failures_total` and
+   * shown on the technician status (src/systemd/console-logins.ts). The unit reads it as group
+   * utmp. null: not watched.
+   */
+  consoleLoginFile: z._default(
+    z.nullable(
+      z.string().check(
+        z.minLength(1),
+        z.refine((p) => isAbsolute(p), 'must be an absolute path'),
+      ),
+    ),
+    '/var/log/btmp',
+  ),
 });
 
 export type MetricsConfig = z.output<typeof metricsConfigSchema>;

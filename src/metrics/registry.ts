@@ -18,6 +18,7 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type LabelV
 import { readVendor, supportDaysLeft, type VendorView } from '../release-info.js';
 import type { Endpoint } from '../protocol/types.js';
 import type { AlarmKind, ModeKind } from '../station/core-types.js';
+import type { ConsoleLogins } from '../systemd/console-logins.js';
 import type { InstallRecord } from '../systemd/install-record.js';
 import { VERSION } from '../version.js';
 import type { RfidProblem, RfidReaderStats } from '../devices/types.js';
@@ -59,6 +60,12 @@ export interface StationMetricsOptions {
   readonly vendor?: VendorView;
   /** Wall clock, ms since the epoch: the support period is a calendar date. */
   readonly wallClock?: () => number;
+  /**
+   * Failed logins on the station's consoles (read at scrape time, src/systemd/console-logins.ts):
+   * adds `console_login_failures_total`, `console_login_last_failure_timestamp_seconds` and
+   * `console_login_watch_ok`.
+   */
+  readonly consoleLogins?: () => ConsoleLogins;
 }
 
 /** Counts one station's runtime events. */
@@ -273,6 +280,37 @@ export class StationMetrics {
         'Whole days of security fixes left for the running release line (0: its last day; negative: support has ended). support_until: the date its build declared.',
         ['station', 'support_until'],
         (set, station) => set({ station, support_until: vendor.supportUntil }, supportDaysLeft(vendor.supportUntil, wallClock())),
+      );
+    }
+    const consoleLogins = opts.consoleLogins;
+    if (consoleLogins !== undefined) {
+      const stations = this.stations;
+      // One read per scrape for the three series: the counter reads, the gauges use what it read.
+      let seen: ConsoleLogins = { failed: 0, last: null, problem: null };
+      new Counter({
+        name: `${PREFIX}console_login_failures_total`,
+        help: 'Failed logins on a console of the station (a virtual terminal, a serial console) since the daemon started, from the failed-login record (metrics.consoleLoginFile).',
+        labelNames: ['station'],
+        registers,
+        collect() {
+          seen = consoleLogins();
+          this.reset();
+          for (const station of stations.keys()) this.inc({ station }, seen.failed);
+        },
+      });
+      this.gauge(
+        `${PREFIX}console_login_last_failure_timestamp_seconds`,
+        'Unix time of the newest failed console login in the failed-login record (before the daemon started too); absent when there is none.',
+        ['station'],
+        (set, station) => {
+          if (seen.last !== null) set({ station }, Math.floor(seen.last.at.getTime() / 1000));
+        },
+      );
+      this.gauge(
+        `${PREFIX}console_login_watch_ok`,
+        '1 while the failed-login record can be read; 0 when it cannot (missing, no permission): console logins go unseen.',
+        ['station'],
+        (set, station) => set({ station }, seen.problem === null ? 1 : 0),
       );
     }
     if (opts.processMetrics) collectDefaultMetrics({ register: this.registry, prefix: PREFIX, eventLoopMonitoringPrecision: opts.eventLoopResolutionMs });

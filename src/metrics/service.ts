@@ -70,17 +70,20 @@ export class MetricsService {
   /** prom-client and the registry, loaded once; the textfile starts with it. */
   load(): Promise<StationMetrics> {
     this.loading ??= (async () => {
-      const [{ StationMetrics }, { readInstalledVersion }, { readInstallRecord }] = await Promise.all([
+      const [{ StationMetrics }, { readInstalledVersion }, { readInstallRecord }, { consoleLoginLog }] = await Promise.all([
         import('./registry.js'),
         import('../systemd/release-status.js'),
         import('../systemd/install-record.js'),
+        import('../systemd/console-logins.js'),
       ]);
       const { config, view, log } = this.opts;
       const statusFile = config.installStatusFile;
+      const loginFile = config.consoleLoginFile;
       const metrics = new StationMetrics({
         processMetrics: true,
         eventLoopResolutionMs: config.eventLoopResolutionMs,
         ...(statusFile === null ? {} : { installedVersion: () => readInstalledVersion(statusFile), installRecord: () => readInstallRecord(statusFile) }),
+        ...(loginFile === null ? {} : { consoleLogins: () => consoleLoginLog(loginFile).read() }),
         ...(this.opts.now ? { now: this.opts.now } : {}),
       });
       const recorder = metrics.add(view, this.since);

@@ -16,6 +16,7 @@ import { inServiceMode, readerActivity } from '../station/core.js';
 import type { BoxAction, FailureView } from '../supervisor/observe.js';
 import { readInstallRecord, releaseView, type ReleaseView } from '../systemd/install-record.js';
 import { readVendor, vendorStatus, type VendorStatus } from '../release-info.js';
+import { consoleLoginLog } from '../systemd/console-logins.js';
 
 /**
  * Optional capability of a lock bank or door sensor driver: the hardware line behind a box (e.g.
@@ -151,6 +152,16 @@ export interface StatusBody {
   readonly release: ReleaseView | null;
   /** The vendor's statements of this release (src/release-info.ts): security contact, support period and days left. */
   readonly vendor: VendorStatus;
+  /**
+   * Failed logins on the station's consoles (src/systemd/console-logins.ts): counted since the
+   * daemon started, the newest one's terminal and time, and why the record cannot be read. null:
+   * not watched (metrics.consoleLoginFile null).
+   */
+  readonly consoleLogins: {
+    readonly failed: number;
+    readonly last: { readonly line: string; readonly at: string } | null;
+    readonly problem: string | null;
+  } | null;
   /** The config without secrets (publicConfig). */
   readonly config: unknown;
   /** Which config runs (configFileView). */
@@ -230,7 +241,14 @@ export function buildStatus(supervisor: Supervisor, who: Technician, eventCount:
     },
     release: config.metrics.installStatusFile === null ? null : releaseView(readInstallRecord(config.metrics.installStatusFile), VERSION),
     vendor: vendorStatus(readVendor(), Date.now()),
+    consoleLogins: consoleLoginsView(config.metrics.consoleLoginFile),
     config: publicConfig(supervisor.config),
     configFile: configFileView(supervisor),
   };
+}
+
+function consoleLoginsView(file: string | null): StatusBody['consoleLogins'] {
+  if (file === null) return null;
+  const seen = consoleLoginLog(file).read();
+  return { failed: seen.failed, last: seen.last === null ? null : { line: seen.last.line, at: seen.last.at.toISOString() }, problem: seen.problem };
 }

@@ -31,7 +31,7 @@ let work: string;
 let keys: SigningKeys;
 
 /** A release tarball with the layout scripts/bundle/build.sh makes (no Node inside: Depends nodejs). */
-function releaseTarball(version: string, edit?: (dir: string) => void): string {
+function releaseTarball(version: string, edit?: (dir: string) => void, policy = readFileSync(join(REPO, 'systemd/chromium-policy.json'), 'utf8')): string {
   const top = `pickup-station-${version}`;
   const dir = join(work, 'src', top);
   const files: Record<string, string> = {
@@ -47,6 +47,9 @@ function releaseTarball(version: string, edit?: (dir: string) => void): string {
     'systemd/install.sh': readFileSync(join(REPO, 'systemd/install.sh'), 'utf8'),
     'systemd/runtime-packages': readFileSync(join(REPO, 'systemd/runtime-packages'), 'utf8'),
     'systemd/config.template.json': readFileSync(join(REPO, 'systemd/config.template.json'), 'utf8'),
+    'systemd/chromium-policy.json': policy,
+    'systemd/logind-kiosk.conf': readFileSync(join(REPO, 'systemd/logind-kiosk.conf'), 'utf8'),
+    'systemd/sysctl-kiosk.conf': readFileSync(join(REPO, 'systemd/sysctl-kiosk.conf'), 'utf8'),
     'hardware/99-pickup-station.rules': readFileSync(join(REPO, 'hardware/99-pickup-station.rules'), 'utf8'),
     'manifest.json': JSON.stringify({
       name: 'pickup-station',
@@ -176,6 +179,12 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
       './usr/lib/pickup-station/release/app/main.js',
       './usr/lib/pickup-station/release/systemd/install.sh',
       './etc/default/pickup-station',
+      // The kiosk's lockdown: Chromium's policy (a conffile) and the link where Chromium reads it,
+      // no gettys on other consoles, no magic SysRq.
+      './etc/pickup-station-kiosk/chromium-policy.json',
+      './etc/chromium/policies/managed/pickup-station.json -> ../../../pickup-station-kiosk/chromium-policy.json',
+      './usr/lib/systemd/logind.conf.d/pickup-station.conf',
+      './usr/lib/sysctl.d/90-pickup-station.conf',
     ])
       expect(list, f).toContain(f);
     // Nothing under /lib (Debian's merged /usr); the release's unit comes with the switch, not with the
@@ -184,7 +193,7 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
     expect(list).not.toContain('./usr/lib/systemd/system/pickup-station.service');
     expect(list).not.toContain('keyrings');
     // No config, credentials or state in the package: the postinst makes the config once, never overwrites.
-    expect(list).not.toContain('./etc/pickup-station');
+    expect(list).not.toContain('./etc/pickup-station/');
     const keyring = join(work, 'debs/pickup-station-archive-keyring_1.0.0_all.deb');
     const kfield = (f: string) => spawnSync('dpkg-deb', ['-f', keyring, f], { encoding: 'utf8' }).stdout.trim();
     // It takes over a file of older pickup-station packages: Replaces with Breaks (Debian policy 7.6.1).
@@ -197,7 +206,8 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
     expect(spawnSync('dpkg-deb', ['-c', keyring], { encoding: 'utf8' }).stdout).toContain('./usr/share/keyrings/pickup-station-archive-keyring.gpg');
     const control = join(work, 'control');
     expect(spawnSync('dpkg-deb', ['-e', deb, control]).status).toBe(0);
-    expect(readFileSync(join(control, 'conffiles'), 'utf8')).toBe('/etc/default/pickup-station\n');
+    expect(readFileSync(join(control, 'conffiles'), 'utf8')).toBe('/etc/default/pickup-station\n/etc/pickup-station-kiosk/chromium-policy.json\n');
+    expect(readFileSync(join(control, 'postinst'), 'utf8')).toContain('/usr/lib/systemd/systemd-sysctl 90-pickup-station.conf');
     expect(readFileSync(join(control, 'postinst'), 'utf8')).toContain('--package-release "$RELEASE"');
     expect(readFileSync(join(control, 'prerm'), 'utf8')).toContain('systemctl stop pickup-station.service');
     expect(readFileSync(join(control, 'preinst'), 'utf8')).toContain('/run/systemd/system/pickup-station.service');
@@ -321,6 +331,59 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
     const withPackage = autoremove(['-c', join(files, 'etc/apt/apt.conf.d/50pickup-station-archive-keyring')]);
     expect(withPackage.status, withPackage.stderr).toBe(0);
     expect(withPackage.stdout).not.toContain('Remv pickup-station-archive-keyring');
+  });
+
+  it("an administrator's edit of the kiosk's Chromium policy is kept by dpkg on upgrade, and dpkg's copies of the new one stay out of Chromium's policy folder", () => {
+    // The package's files and conffiles as built, its maintainer scripts left out (they need a
+    // booted system: packaging/test/e2e.sh runs them): dpkg --root into a throwaway tree.
+    const bare = (version: string, policy?: string) => {
+      const { deb } = buildDeb(version, releaseTarball(version, undefined, policy));
+      const tree = join(work, `bare-${version}`);
+      rmSync(tree, { recursive: true, force: true });
+      expect(spawnSync('dpkg-deb', ['-R', deb, tree]).status).toBe(0);
+      for (const f of ['preinst', 'postinst', 'prerm', 'postrm']) rmSync(join(tree, 'DEBIAN', f));
+      const out = join(work, `bare-${version}.deb`);
+      const r = spawnSync('dpkg-deb', ['--root-owner-group', '-Zgzip', '-z1', '--build', tree, out], { encoding: 'utf8' });
+      expect(r.status, r.stderr).toBe(0);
+      return out;
+    };
+    const target = mkdtempSync(join(tmpdir(), 'deb-root-'));
+    for (const d of ['var/lib/dpkg/info', 'var/lib/dpkg/updates']) mkdirSync(join(target, d), { recursive: true });
+    writeFileSync(join(target, 'var/lib/dpkg/status'), '');
+    const dpkg = (deb: string) =>
+      spawnSync('dpkg', ['--root', target, '--force-depends', '--force-confdef', '--force-confold', '--path-exclude=/usr/lib/pickup-station/*', '-i', deb], {
+        encoding: 'utf8',
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+    const conf = join(target, 'etc/pickup-station-kiosk/chromium-policy.json');
+    const managed = join(target, 'etc/chromium/policies/managed');
+    const shipped = readFileSync(join(REPO, 'systemd/chromium-policy.json'), 'utf8');
+    try {
+      const first = dpkg(bare('1.0.0'));
+      expect(first.status, first.stderr).toBe(0);
+      expect(readFileSync(conf, 'utf8')).toBe(shipped);
+      expect(readFileSync(join(managed, 'pickup-station.json'), 'utf8')).toBe(shipped);
+      // The library adds its own catalogue page to the allow list.
+      const edited = shipped.replace('"file:///run/pickup-kiosk/start.html"]', '"file:///run/pickup-kiosk/start.html", "https://catalogue.library.example/"]');
+      expect(edited).not.toBe(shipped);
+      writeFileSync(conf, edited);
+      // An upgrade whose policy is unchanged: kept silently.
+      const same = dpkg(bare('1.1.0'));
+      expect(same.status, same.stderr).toBe(0);
+      expect(readFileSync(conf, 'utf8')).toBe(edited);
+      // An upgrade whose policy changed too: kept (--force-confold, as unattended upgrades run),
+      // the package's new one beside it as .dpkg-dist — outside the folder Chromium reads whole.
+      const newer = shipped.replace('"SearchSuggestEnabled": false', '"SearchSuggestEnabled": false,\n  "SpellcheckEnabled": false');
+      const changed = dpkg(bare('1.2.0', newer));
+      expect(changed.status, changed.stderr).toBe(0);
+      expect(`${changed.stdout}${changed.stderr}`).toContain('chromium-policy.json');
+      expect(readFileSync(conf, 'utf8')).toBe(edited);
+      expect(readFileSync(`${conf}.dpkg-dist`, 'utf8')).toBe(newer);
+      expect(readdirSync(managed)).toEqual(['pickup-station.json']);
+      expect(readFileSync(join(managed, 'pickup-station.json'), 'utf8')).toBe(edited);
+    } finally {
+      rmSync(target, { recursive: true, force: true });
+    }
   });
 
   it("the package's sysusers.d declares the unit's user and every group of its SupplementaryGroups=", () => {

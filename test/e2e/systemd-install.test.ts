@@ -433,6 +433,53 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
     expect(idOf('group', 'pickup-hid')).toBeDefined();
   });
 
+  it("the kiosk's lockdown: logind and sysctl files applied, Chromium's policy behind a link, an administrator's edit kept across upgrades, removed with --purge", () => {
+    const lockdown = (policy: string) => ({
+      extra: {
+        'systemd/chromium-policy.json': policy,
+        'systemd/logind-kiosk.conf': readFileSync(join(REPO, 'systemd/logind-kiosk.conf'), 'utf8'),
+        'systemd/sysctl-kiosk.conf': readFileSync(join(REPO, 'systemd/sysctl-kiosk.conf'), 'utf8'),
+      },
+    });
+    const shipped = readFileSync(join(REPO, 'systemd/chromium-policy.json'), 'utf8');
+    const pw = join(work, 'pw');
+    writeFileSync(pw, PASSWORD);
+    const r = install(['--bundle', bundle('1.0.0', lockdown(shipped)), '--password-file', pw]);
+    expect(r.status, r.out).toBe(0);
+    expect(read('usr/local/lib/systemd/logind.conf.d/pickup-station.conf')).toContain('NAutoVTs=0');
+    expect(read('usr/local/lib/sysctl.d/90-pickup-station.conf')).toContain('kernel.sysrq = 0');
+    expect(r.commands).toContain('/usr/lib/systemd/systemd-sysctl 90-pickup-station.conf');
+    expect(read('etc/pickup-station-kiosk/chromium-policy.json')).toBe(shipped);
+    expect(stat('etc/pickup-station-kiosk/chromium-policy.json')).toEqual({ mode: '644', owner: '0:0' });
+    expect(link('etc/chromium/policies/managed/pickup-station.json')).toBe('../../../pickup-station-kiosk/chromium-policy.json');
+    expect(read('etc/chromium/policies/managed/pickup-station.json')).toBe(shipped);
+
+    // A new release's policy replaces the one the installer wrote...
+    const v2 = shipped.replace('"SearchSuggestEnabled": false', '"SearchSuggestEnabled": false,\n  "SpellcheckEnabled": false');
+    expect(install(['--bundle', bundle('1.1.0', lockdown(v2))]).status).toBe(0);
+    expect(read('etc/pickup-station-kiosk/chromium-policy.json')).toBe(v2);
+    // ...but not one an administrator edited: kept, and said so (output and journal).
+    const edited = v2.replace('"file:///run/pickup-kiosk/start.html"]', '"file:///run/pickup-kiosk/start.html", "https://catalogue.library.example/"]');
+    writeFileSync(join(root, 'etc/pickup-station-kiosk/chromium-policy.json'), edited);
+    const v3 = v2.replace('"TranslateEnabled": false', '"TranslateEnabled": false,\n  "ShowHomeButton": false');
+    const kept = install(['--bundle', bundle('1.2.0', lockdown(v3))]);
+    expect(kept.status, kept.out).toBe(0);
+    expect(read('etc/pickup-station-kiosk/chromium-policy.json')).toBe(edited);
+    expect(kept.out).toContain('kept /');
+    expect(kept.out).toContain("etc/pickup-station-kiosk/chromium-policy.json as edited here; release 1.2.0's own is");
+    expect(kept.commands.some((c) => c.startsWith('logger -t pickup-station-install -p daemon.notice -- kept '))).toBe(true);
+    // Nothing of ours beside it in Chromium's folder (Chromium reads every file there).
+    expect(readdirSync(join(root, 'etc/chromium/policies/managed'))).toEqual(['pickup-station.json']);
+
+    expect(install(['--uninstall']).status).toBe(0);
+    expect(existsSync(join(root, 'usr/local/lib/systemd/logind.conf.d/pickup-station.conf'))).toBe(false);
+    expect(existsSync(join(root, 'usr/local/lib/sysctl.d/90-pickup-station.conf'))).toBe(false);
+    expect(read('etc/pickup-station-kiosk/chromium-policy.json')).toBe(edited);
+    expect(install(['--uninstall', '--purge']).status).toBe(0);
+    expect(existsSync(join(root, 'etc/pickup-station-kiosk'))).toBe(false);
+    expect(existsSync(join(root, 'etc/chromium/policies/managed/pickup-station.json'))).toBe(false);
+  }, 240_000);
+
   it('refuses a damaged bundle and installs nothing', () => {
     const r = install(['--bundle', bundle('1.0.0', { corrupt: true })]);
     expect(r.status).not.toBe(0);

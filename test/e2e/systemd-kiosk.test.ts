@@ -7,6 +7,11 @@
  * unit starts, root-only, its hash readable by all, both removed when it stops; a start page only
  * its user can read, carrying the secret in the URL's fragment. And the development switch that
  * lets the daemon bind the kiosk's port itself is set in nothing that ships.
+ * And what keeps a person with a keyboard on the page, as shipped: cage without VT switching, the
+ * kiosk user without device groups, no gettys on other consoles (logind), no magic SysRq (sysctl),
+ * Chromium's managed policy and systemd/kiosk-policy.sh, which keeps the browser off when an
+ * administrator's edit broke that policy. (The keys themselves are pressed on the virtual board:
+ * scripts/board/parts/kiosk-lockdown.mjs.)
  */
 import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
@@ -20,6 +25,8 @@ import { requireTool, runs } from '../support/tools.js';
 
 const SYSTEMD = join(import.meta.dirname, '../../systemd');
 const SCRIPT = join(SYSTEMD, 'kiosk-secret.sh');
+const POLICY_CHECK = join(SYSTEMD, 'kiosk-policy.sh');
+const POLICY_FILE = '/etc/chromium/policies/managed/pickup-station.json';
 const socketUnit = readFileSync(join(SYSTEMD, 'pickup-station-kiosk.socket'), 'utf8');
 const browserUnit = readFileSync(join(SYSTEMD, 'pickup-station-kiosk.service'), 'utf8');
 const one = (unit: string, key: string): string[] => [...unit.matchAll(new RegExp(`^${key}=(.*)$`, 'gm'))].map((m) => m[1]!.trim());
@@ -151,5 +158,90 @@ describe('developmentOwnPort', () => {
     expect(shipped.filter((f) => readFileSync(f, 'utf8').includes('developmentOwnPort'))).toEqual([]);
     // Off unless a config says otherwise.
     expect(kioskDisplaySchema.parse({ kind: 'kiosk' }).developmentOwnPort).toBe(false);
+  });
+});
+
+describe('what keeps a person with a keyboard on the kiosk page', () => {
+  it('cage runs without -s (no Ctrl+Alt+F<n> to a console); the policy is checked before the browser starts', () => {
+    const start = one(browserUnit, 'ExecStart');
+    expect(start).toHaveLength(1);
+    expect(start[0]).toMatch(/^\/usr\/bin\/cage -d -- \/usr\/bin\/chromium /);
+    expect(start[0]!.split(' -- ')[0]!.split(/\s+/)).not.toContain('-s');
+    const pre = one(browserUnit, 'ExecStartPre');
+    expect(pre).toContain(`/opt/pickup-station/current/systemd/kiosk-policy.sh check ${POLICY_FILE}`);
+    // After the secret's page is written and before Chromium: the last ExecStartPre.
+    expect(pre.at(-1)).toBe(`/opt/pickup-station/current/systemd/kiosk-policy.sh check ${POLICY_FILE}`);
+  });
+
+  it('the kiosk user gets no device groups: logind gives its session the seat, nothing more (unit and DISPLAYS.md)', () => {
+    const displays = readFileSync(join(SYSTEMD, '../hardware/DISPLAYS.md'), 'utf8');
+    for (const text of [browserUnit, displays]) {
+      const useradd = /useradd [^\n]*(?:\\\n[^\n]*)*pickup-kiosk/.exec(text.replace(/\n#\s+/g, '\n'))?.[0];
+      expect(useradd).toBeDefined();
+      expect(useradd).not.toMatch(/--groups|-G\b/);
+    }
+    expect(one(browserUnit, 'SupplementaryGroups')).toEqual([]);
+    expect(one(browserUnit, 'PAMName')).toEqual(['login']);
+  });
+
+  it('logind: no getty on another console; sysctl: no magic SysRq', () => {
+    const logind = readFileSync(join(SYSTEMD, 'logind-kiosk.conf'), 'utf8');
+    const lines = (t: string) => t.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
+    expect(lines(logind)).toEqual(['[Login]', 'NAutoVTs=0', 'ReserveVT=0']);
+    const sysctl = readFileSync(join(SYSTEMD, 'sysctl-kiosk.conf'), 'utf8');
+    expect(lines(sysctl)).toEqual(['kernel.sysrq = 0']);
+  });
+
+  it("Chromium's managed policy: every URL blocked but the kiosk's page and its start page; no tools, files, downloads, printing, sign-in, passwords, autofill, extensions, other windows' modes", () => {
+    const policy = JSON.parse(readFileSync(join(SYSTEMD, 'chromium-policy.json'), 'utf8')) as Record<string, unknown>;
+    const port = kioskDisplaySchema.parse({ kind: 'kiosk' }).port;
+    expect(policy['URLBlocklist']).toEqual(['*', 'javascript://*', 'file://*']);
+    // The start page the unit writes (%t is /run for a system unit) and the page it sends Chromium to.
+    expect(browserUnit).toContain('%t/pickup-kiosk/start.html http://127.0.0.1:8091/');
+    expect(policy['URLAllowlist']).toEqual([`http://127.0.0.1:${port}/`, 'file:///run/pickup-kiosk/start.html']);
+    expect(policy).toMatchObject({
+      DeveloperToolsAvailability: 2,
+      DownloadRestrictions: 3,
+      PrintingEnabled: false,
+      AllowFileSelectionDialogs: false,
+      BrowserSignin: 0,
+      PasswordManagerEnabled: false,
+      AutofillAddressEnabled: false,
+      AutofillCreditCardEnabled: false,
+      ExtensionInstallBlocklist: ['*'],
+      IncognitoModeAvailability: 2,
+      BrowserGuestModeEnabled: false,
+      BrowserAddPersonEnabled: false,
+      DefaultPopupsSetting: 2,
+    });
+    // The unit's own flag and the policy agree: every window is a throwaway (incognito) one.
+    expect(one(browserUnit, 'ExecStart')[0]).toContain(' --incognito ');
+    const ok = spawnSync('sh', [POLICY_CHECK, 'check', join(SYSTEMD, 'chromium-policy.json')], { encoding: 'utf8' });
+    expect([ok.status, ok.stderr]).toEqual([0, '']);
+  });
+
+  it('kiosk-policy.sh keeps the browser off when the policy is unreadable, not JSON or not an object, and warns when an edit reopens what it closed', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'kiosk-policy-'));
+    const check = (text: string | null) => {
+      const f = join(dir, 'policy.json');
+      if (text !== null) writeFileSync(f, text);
+      const r = spawnSync('sh', [POLICY_CHECK, 'check', text === null ? join(dir, 'missing.json') : f], { encoding: 'utf8' });
+      return { status: r.status, err: r.stderr.trim() };
+    };
+    // An administrator's edit with a trailing comma: Chromium would skip the whole file.
+    const shipped = readFileSync(join(SYSTEMD, 'chromium-policy.json'), 'utf8');
+    const broken = check(shipped.replace('"SearchSuggestEnabled": false', '"SearchSuggestEnabled": false,'));
+    expect(broken.status).toBe(1);
+    expect(broken.err).toMatch(/policy\.json: is not valid JSON \(.+\); the kiosk browser stays off rather than run without its policy$/);
+    expect(check(null)).toMatchObject({ status: 1, err: expect.stringContaining('missing.json: cannot be read (ENOENT)') as unknown });
+    expect(check('["*"]')).toMatchObject({ status: 1, err: expect.stringContaining('is not a JSON object') as unknown });
+    expect(check('')).toMatchObject({ status: 1, err: expect.stringContaining('is not valid JSON') as unknown });
+    const weakened = JSON.parse(shipped) as Record<string, unknown>;
+    weakened['DeveloperToolsAvailability'] = 1;
+    weakened['URLAllowlist'] = ['http://127.0.0.1:8091/', 'file:///run/pickup-kiosk/start.html', 'https://library.example/'];
+    const w = check(JSON.stringify(weakened));
+    expect(w.status).toBe(0);
+    expect(w.err).toBe(`kiosk policy ${join(dir, 'policy.json')}: warning: no longer closes what the shipped policy closes: DeveloperToolsAvailability`);
+    expect(spawnSync('sh', [POLICY_CHECK, 'nonsense']).status).toBe(2);
   });
 });

@@ -104,7 +104,7 @@ describe('pickup-station.service', () => {
   it('runs as its own user with just the device groups, credentials encrypted, checked before each start', () => {
     expect(one('User')).toBe('pickup-station');
     expect(one('Group')).toBe('pickup-station');
-    expect(one('SupplementaryGroups')!.split(/\s+/).sort()).toEqual(['audio', 'dialout', 'gpio', 'i2c', 'pickup-hid']);
+    expect(one('SupplementaryGroups')!.split(/\s+/).sort()).toEqual(['audio', 'dialout', 'gpio', 'i2c', 'pickup-hid', 'utmp']);
     expect(svc['LoadCredential']).toBeUndefined();
     expect(svc['LoadCredentialEncrypted']).toEqual([
       'station-password:/etc/pickup-station/credentials/station-password.cred',

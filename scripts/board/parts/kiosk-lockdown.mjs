@@ -1,0 +1,187 @@
+// The kiosk cannot be left: a USB keyboard on the board's xHCI, its keys sent through QEMU (QMP
+// send-key: the guest's kernel sees a real usb-kbd, libinput and cage read it, Chromium gets what
+// cage passes on), and the screen read back with QMP's screendump before and after each key.
+//
+// The keyboard: QEMU's usb-kbd (0627:0001) is allowed by this boot's USBGuard rules, as a keyboard
+// that carries an allowed device's ids would be: a wedge barcode scanner *is* a USB keyboard, and a
+// programmable keyboard can claim a scanner's vendor and product. An id-based policy cannot stop
+// that one; what it types must get nothing but the page.
+//
+// Each key leaves the kiosk page in place: the screenshot after it equal to the one before, pixel
+// for pixel (Alt+F4 and Ctrl+W end Chromium, and its unit starts it again: the page back, equal,
+// within the restart). Then a second, headless Chromium in the guest reads chrome://policy back
+// (scripts/board/guest/chrome-policy.mjs), with DevTools on pages and chrome:// pages allowed in
+// its private copy of the policy (the shipped policy refuses both: test/e2e/kiosk-chromium-policy.test.ts).
+import { readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const HERE = dirname(fileURLToPath(import.meta.url));
+export const title =
+  'kiosk lockdown: a USB keyboard at the kiosk gets nothing but the page (keys through QEMU, screenshots before and after, chrome://policy read back)';
+
+/** QMP key names for the characters typed into an address. */
+function keysOf(text) {
+  const out = [];
+  for (const ch of text) {
+    if (/[a-z0-9]/.test(ch)) out.push([ch]);
+    else if (ch === '.') out.push(['dot']);
+    else if (ch === '/') out.push(['slash']);
+    else if (ch === ':') out.push(['shift', 'semicolon']);
+    else if (ch === '(') out.push(['shift', '9']);
+    else if (ch === ')') out.push(['shift', '0']);
+    else throw new Error(`no key for ${ch}`);
+  }
+  return out;
+}
+
+export default async function kioskLockdown(board) {
+  const { g, qmp, check, say, sleep, writeGuest, putConfig, config, restartStation, figure, RUN, PROFILE } = board;
+  const shot = async (name) => {
+    const file = join(RUN, `kiosk-${name}.ppm`);
+    await qmp('screendump', { filename: file });
+    return readFileSync(file);
+  };
+  const press = async (...keys) => {
+    await qmp('send-key', { keys: keys.map((k) => ({ type: 'qcode', data: k })) });
+    await sleep(300);
+  };
+  const type = async (text) => {
+    for (const k of keysOf(text)) await press(...k);
+  };
+  const chromiumPid = async () => (await g('systemctl show -p MainPID --value pickup-station-kiosk')).trim();
+
+  // --- what the package installed -------------------------------------------------------------
+  const sysrq = (await g('cat /proc/sys/kernel/sysrq')).trim();
+  const logind = await g('cat /usr/local/lib/systemd/logind.conf.d/pickup-station.conf');
+  const policyLink = (await g('readlink /etc/chromium/policies/managed/pickup-station.json')).trim();
+  check(
+    sysrq === '0' && logind.includes('NAutoVTs=0') && logind.includes('ReserveVT=0') && policyLink === '../../../pickup-station-kiosk/chromium-policy.json',
+    `installed: kernel.sysrq ${sysrq}, logind's drop-in, Chromium's policy linked (${policyLink})`,
+  );
+
+  // --- a kiosk station, as hardware/DISPLAYS.md sets one up ------------------------------------
+  await g('id pickup-kiosk >/dev/null 2>&1 || useradd --system --create-home --home-dir /var/lib/pickup-kiosk --shell /usr/sbin/nologin pickup-kiosk');
+  const groups = (await g('id -Gn pickup-kiosk')).trim();
+  check(groups === 'pickup-kiosk', `the kiosk user has no device group: ${groups}`);
+  const profile = JSON.parse(await g(`cat ${PROFILE}`));
+  await writeGuest('/etc/pickup-station/kiosk-profile.json', JSON.stringify({ ...profile, display: { kind: 'kiosk' } }, null, 2));
+  await putConfig({ hardware: { kind: 'board', profile: '/etc/pickup-station/kiosk-profile.json' } });
+  await g('systemctl stop pickup-station; systemctl enable --now pickup-station-kiosk.socket', { timeoutMs: 300_000 });
+  await restartStation('kiosk profile');
+  await g('systemctl disable --now getty@tty1 2>/dev/null; systemctl enable pickup-station-kiosk; systemctl start --no-block pickup-station-kiosk');
+
+  // --- the keyboard -----------------------------------------------------------------------------
+  await g(
+    `printf '%s\\n' '# the kiosk test: a keyboard carrying an allowed device's ids' 'allow id 0627:0001' >> /etc/usbguard/rules.conf; systemctl restart usbguard`,
+  );
+  await qmp('device_add', { driver: 'usb-kbd', id: 'kiosk-kbd', bus: 'xhci.0' });
+  await sleep(3000);
+  const inputs = await g('grep -l "QEMU USB Keyboard" /sys/class/input/*/name 2>/dev/null | wc -l');
+  check(Number(inputs.trim()) > 0, `the USB keyboard is an input device in the guest (${inputs.trim()})`);
+
+  // --- the page on the screen, stable -----------------------------------------------------------
+  const t0 = performance.now();
+  let before = null;
+  for (let i = 0; i < 120; i++) {
+    await sleep(5000);
+    const active = (await g('systemctl is-active pickup-station-kiosk', { ok: true })).trim();
+    const conns = Number((await g(`ss -Htn state established '( sport = :8091 )' | wc -l`)).trim());
+    if (active !== 'active' || conns === 0) continue;
+    const a = await shot('settle-a');
+    await sleep(4000);
+    const b = await shot('settle-b');
+    if (a.equals(b) && new Set(a.subarray(a.length - 10_000)).size > 1) {
+      before = b;
+      break;
+    }
+  }
+  check(before !== null, 'the kiosk page is on the screen and stable (two screenshots 4 s apart equal)');
+  figure('kiosk unit start -> page stable on the screen (emulated), s', ((performance.now() - t0) / 1000).toFixed(0));
+  writeFileSync(join(RUN, 'kiosk-before.ppm'), before);
+  const pid0 = await chromiumPid();
+
+  // --- every key a person would try ---------------------------------------------------------------
+  const tries = [
+    ['Ctrl+Alt+F2 (a console)', () => press('ctrl', 'alt', 'f2')],
+    ['Ctrl+Shift+I (developer tools)', () => press('ctrl', 'shift', 'i')],
+    ['F12 (developer tools)', () => press('f12')],
+    ['Ctrl+O (open a file)', () => press('ctrl', 'o')],
+    ['Ctrl+P (print)', () => press('ctrl', 'p')],
+    ['Ctrl+S (save the page)', () => press('ctrl', 's')],
+    ['Ctrl+N (a new window)', () => press('ctrl', 'n')],
+    ['Ctrl+L, a URL, Enter', async () => (await press('ctrl', 'l'), await type('example.org'), await press('ret'))],
+    ['Ctrl+L, javascript:, Enter', async () => (await press('ctrl', 'l'), await type('javascript:alert(1)'), await press('ret'))],
+    ['Ctrl+L, file:, Enter', async () => (await press('ctrl', 'l'), await type('file:///etc/passwd'), await press('ret'))],
+    ['Alt+F4 (close the window)', () => press('alt', 'f4')],
+    ['Ctrl+W (close the tab)', () => press('ctrl', 'w')],
+  ];
+  const results = [];
+  for (const [what, act] of tries) {
+    await act();
+    // The same picture again within 90 s (a restart of the browser included), checked every 3 s.
+    let same = false;
+    let waited = 0;
+    for (; waited <= 90_000; waited += 3000) {
+      await sleep(3000);
+      const after = await shot('after');
+      if (after.equals(before)) {
+        same = true;
+        break;
+      }
+    }
+    const pid = await chromiumPid();
+    const slug = what.replace(/[^A-Za-z0-9]+/g, '-').toLowerCase();
+    if (!same) writeFileSync(join(RUN, `kiosk-differs-${slug}.ppm`), await shot('after'));
+    results.push([what, same, waited + 3000, pid === pid0 ? 'same browser' : `browser restarted (${pid0} -> ${pid})`]);
+    say(
+      `kiosk: ${what}: ${same ? 'page in place' : 'SCREEN DIFFERS'} after ${(waited + 3000) / 1000} s; ${pid === pid0 ? 'same browser' : 'browser restarted'}`,
+    );
+  }
+  for (const [what, same, ms, browser] of results) check(same, `${what}: the kiosk page in place (screenshot equal to before, ${ms / 1000} s; ${browser})`);
+  const vts = (await g('cat /sys/class/tty/tty0/active')).trim();
+  check(
+    vts === 'tty1',
+    `the active console is still tty1 (${vts}); no getty on any other: ${(await g('systemctl list-units --no-legend "getty@*" "autovt@*" | wc -l')).trim()} running`,
+  );
+
+  // --- chrome://policy read back ------------------------------------------------------------------
+  const shipped = JSON.parse(await g('cat /etc/pickup-station-kiosk/chromium-policy.json'));
+  const readable = { ...shipped, DeveloperToolsAvailability: 1, URLAllowlist: [...shipped.URLAllowlist, 'chrome://*'] };
+  await writeGuest('/root/readback-policy.json', JSON.stringify(readable));
+  await writeGuest('/root/chrome-policy.mjs', readFileSync(join(HERE, '../guest/chrome-policy.mjs'), 'utf8'));
+  const node = '/opt/pickup-station/current/node/bin/node';
+  const out = await g(
+    [
+      'install -d -o nobody /tmp/readback',
+      `unshare -m --propagation private sh -c 'mount -t tmpfs tmpfs /etc/chromium/policies/managed && cp /root/readback-policy.json /etc/chromium/policies/managed/ && chmod 0644 /etc/chromium/policies/managed/readback-policy.json && exec runuser -u nobody -- env HOME=/tmp/readback timeout 600 chromium --headless --disable-gpu --user-data-dir=/tmp/readback/profile --remote-debugging-port=9333 --remote-allow-origins=* about:blank' >/tmp/readback/chromium.log 2>&1 &`,
+      'echo $! > /tmp/readback/pid',
+      `timeout 580 ${node} /root/chrome-policy.mjs 9333 chrome://policy/`,
+      'kill $(cat /tmp/readback/pid) 2>/dev/null || true',
+    ].join('; '),
+    { timeoutMs: 620_000 },
+  );
+  const rows = JSON.parse(out.trim().split('\n').pop()).policies ?? [];
+  writeFileSync(join(RUN, 'kiosk-chrome-policy.json'), JSON.stringify(rows, null, 2));
+  const byName = new Map(rows.map((r) => [r.name, r]));
+  const wrong = Object.entries(readable).filter(([name, value]) => {
+    const r = byName.get(name);
+    return (
+      r === undefined || JSON.stringify(JSON.parse(r.value)) !== JSON.stringify(value) || r.level !== 'Mandatory' || !['OK', 'Deprecated'].includes(r.status)
+    );
+  });
+  check(
+    rows.length === Object.keys(readable).length && wrong.length === 0,
+    `chrome://policy in the guest: ${rows.length} policies, each applied as shipped, mandatory, OK (${rows
+      .filter((r) => r.status !== 'OK')
+      .map((r) => `${r.name} ${r.status}`)
+      .join(', ')}); wrong: ${wrong.map(([n]) => n).join(', ') || 'none'}`,
+  );
+
+  // Put the station back as it was for the next parts: no kiosk, the keyboard unplugged.
+  await qmp('device_del', { id: 'kiosk-kbd' });
+  await g('systemctl disable --now pickup-station-kiosk', { ok: true, timeoutMs: 120_000 });
+  await putConfig();
+  await restartStation('after the kiosk part');
+  void config;
+}

@@ -1,0 +1,133 @@
+/**
+ * Failed logins on the station's consoles, as the technician status and the metrics show them.
+ *
+ * `login` (util-linux) appends a utmp record to /var/log/btmp for every failed login, with the
+ * terminal it was made on. On a station in a public place a failed login on a console — a virtual
+ * terminal (`tty1`…), a serial console (`ttyS0`, `ttyAMA0`, a USB serial adapter) — is a person at
+ * the station with a keyboard, or inside the cabinet with a serial cable: the fleet should see it.
+ * Logins over the network (`pts/…`, `ssh:notty`) are not counted here.
+ *
+ * The file is root's (0660 root:utmp); the unit reads it through its `utmp` group, and its
+ * ProtectSystem=strict keeps it read-only to the station whatever the group allows.
+ *
+ * What is kept of a record: its terminal and its time. Never the user name: what a person typed at
+ * a login prompt may be a password typed one line too early.
+ *
+ * Read incrementally (from where the last read stopped), so a scrape costs what was appended since.
+ * At the first read the records already there are not counted (a restart must not look like new
+ * attempts to Prometheus' increase()), but the newest one's time is reported. A rotated file
+ * (smaller, or another inode) is read from its start.
+ */
+import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+
+/** glibc's `struct utmp` on Linux, 32- and 64-bit alike (its time is two int32s there). */
+export const UTMP_RECORD_BYTES = 384;
+const UT_LINE = 8;
+const UT_LINE_BYTES = 32;
+const UT_TV_SEC = 340;
+/** At the first read, at most this much of the file's end (about 4 MiB) is read for the newest attempt's time. */
+const FIRST_READ_TAIL_BYTES = Math.floor((4 * 1024 * 1024) / UTMP_RECORD_BYTES) * UTMP_RECORD_BYTES;
+
+/** A terminal a person at the station, or inside it, types on: not a pseudo-terminal (network). */
+const CONSOLE_LINE = /^(?:tty(?:[0-9]+|S[0-9]+|AMA[0-9]+|USB[0-9]+|ACM[0-9]+|GS[0-9]+|mxc[0-9]+)|hvc[0-9]+|console)$/;
+
+export interface ConsoleLogins {
+  /** Failed console logins counted since this process first read the file. */
+  readonly failed: number;
+  /** The newest failed console login in the file (counted or not): its terminal and time. */
+  readonly last: { readonly line: string; readonly at: Date } | null;
+  /** Why the file could not be read (missing, no permission); null when it was read. */
+  readonly problem: string | null;
+}
+
+/** Decodes one record: its terminal (when a console) and time, or null for any other record. */
+export function consoleFailure(record: Buffer): { line: string; at: Date } | null {
+  if (record.length < UTMP_RECORD_BYTES) return null;
+  const raw = record.subarray(UT_LINE, UT_LINE + UT_LINE_BYTES);
+  const end = raw.indexOf(0);
+  const line = raw.subarray(0, end === -1 ? raw.length : end).toString('latin1');
+  if (!CONSOLE_LINE.test(line)) return null;
+  const sec = record.readInt32LE(UT_TV_SEC);
+  return { line, at: new Date(sec * 1000) };
+}
+
+/** One btmp file's reader; keeps where it stopped. */
+export class ConsoleLoginLog {
+  private offset: number | null = null;
+  private inode = -1;
+  private failed = 0;
+  private last: ConsoleLogins['last'] = null;
+  private problem: string | null = null;
+
+  constructor(readonly file: string) {}
+
+  read(): ConsoleLogins {
+    let fd: number;
+    try {
+      fd = openSync(this.file, 'r');
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      // No file yet: every record it gets later is a new attempt.
+      if (code === 'ENOENT' && this.offset === null) this.offset = 0;
+      this.problem = `${this.file}: ${code ?? String(e)}`;
+      return this.view();
+    }
+    try {
+      const st = fstatSync(fd);
+      const first = this.offset === null;
+      if (first) {
+        // Records already there: not counted; the newest attempt among the last ones is shown.
+        const whole = st.size - (st.size % UTMP_RECORD_BYTES);
+        this.scan(fd, Math.max(0, whole - FIRST_READ_TAIL_BYTES), whole, false);
+        this.offset = whole;
+      } else if (st.ino !== this.inode || st.size < (this.offset ?? 0)) {
+        this.offset = 0; // rotated: the new file from its start
+      }
+      this.inode = st.ino;
+      if (!first) {
+        const end = st.size - ((st.size - (this.offset ?? 0)) % UTMP_RECORD_BYTES);
+        this.scan(fd, this.offset ?? 0, end, true);
+        this.offset = end;
+      }
+      this.problem = null;
+    } catch (e) {
+      this.problem = `${this.file}: ${(e as NodeJS.ErrnoException).code ?? String(e)}`;
+    } finally {
+      closeSync(fd);
+    }
+    return this.view();
+  }
+
+  private scan(fd: number, from: number, to: number, count: boolean): void {
+    const chunk = Buffer.alloc(UTMP_RECORD_BYTES * 256);
+    for (let pos = from; pos < to;) {
+      const n = readSync(fd, chunk, 0, Math.min(chunk.length, to - pos), pos);
+      if (n <= 0) break;
+      const whole = n - (n % UTMP_RECORD_BYTES);
+      for (let i = 0; i < whole; i += UTMP_RECORD_BYTES) {
+        const f = consoleFailure(chunk.subarray(i, i + UTMP_RECORD_BYTES));
+        if (f === null) continue;
+        if (count) this.failed++;
+        if (this.last === null || f.at >= this.last.at) this.last = f;
+      }
+      if (whole === 0) break;
+      pos += whole;
+    }
+  }
+
+  private view(): ConsoleLogins {
+    return { failed: this.failed, last: this.last, problem: this.problem };
+  }
+}
+
+const logs = new Map<string, ConsoleLoginLog>();
+
+/** The process's reader of `file` (the status and the metrics share it, and so its count). */
+export function consoleLoginLog(file: string): ConsoleLoginLog {
+  let log = logs.get(file);
+  if (log === undefined) {
+    log = new ConsoleLoginLog(file);
+    logs.set(file, log);
+  }
+  return log;
+}
