@@ -9,8 +9,10 @@ import { expect, it } from 'vitest';
 import { PROJECT_ROOT } from '../support/project-files.js';
 
 const DOC = readFileSync(join(PROJECT_ROOT, 'docs/security.md'), 'utf8');
-/** The rows of the tables under "Vendor self-assessment" (header and rule lines excepted). */
-const rows = DOC.slice(DOC.indexOf('## Vendor self-assessment'))
+/** The rows of the tables under "Vendor self-assessment", up to the next section (header and rule lines excepted). */
+const section = DOC.slice(DOC.indexOf('## Vendor self-assessment'));
+const rows = section
+  .slice(0, section.indexOf('\n## ', 1) === -1 ? undefined : section.indexOf('\n## ', 1))
   .split('\n')
   .filter((l) => l.startsWith('| ') && !l.startsWith('| provision') && !l.startsWith('| requirement'));
 /** The repository paths a cell names in backticks (a path has a slash or a file extension). */
