@@ -38,3 +38,25 @@ it('names only files that exist', () => {
   const missing = named.filter((p) => !existsSync(join(PROJECT_ROOT, p)));
   expect(missing).toEqual([]);
 });
+
+it('the threat model names, for each person, the tests that prove its mitigations, and they exist', () => {
+  const from = DOC.indexOf('## Threat model');
+  expect(from).toBeGreaterThan(0);
+  const model = DOC.slice(from, DOC.indexOf('\n## ', from + 1));
+  const people = model
+    .slice(model.indexOf('### Who, and what each gets'), model.indexOf('### What remains'))
+    .split('\n')
+    .filter((l) => l.startsWith('| ') && !l.startsWith('| person'));
+  expect(people.length).toBeGreaterThanOrEqual(6);
+  for (const row of people)
+    expect(
+      row
+        .split(' | ')[3]!
+        .split(/`/)
+        .filter((p) => p.startsWith('test/') || p.startsWith('scripts/')).length,
+      row,
+    ).toBeGreaterThan(0);
+  const named = [...new Set(pathsIn(model))].filter((p) => p.startsWith('test/') || p.startsWith('scripts/') || p.startsWith('src/'));
+  expect(named.filter((p) => !existsSync(join(PROJECT_ROOT, p)))).toEqual([]);
+  expect(model).toContain('secure boot');
+});
