@@ -49,19 +49,25 @@ function occurrences(file, needles) {
   return counts;
 }
 
+/** A credential file's bytes, its Base64 armour (systemd-creds's default output) taken off. */
+async function credFile(g, name) {
+  const file = Buffer.from((await g(`base64 -w0 ${CREDS}/${name}.cred`)).trim(), 'base64');
+  const text = file.toString('latin1');
+  return /^[A-Za-z0-9+/=\s]+$/.test(text) ? Buffer.from(text.replace(/\s+/g, ''), 'base64') : file;
+}
+
 export default async function credentials(board) {
   const { g, check, figure, say, sleep, show, events, waitEvent, firstState, lastSeq, powerCut, boot, Fail, STATION, TOKEN, TPM, RUN } = board;
   const t0 = performance.now();
 
   // (1) Commissioned with the TPM: the credential's header names a TPM2 key, the file does not hold
   // the password, and the station runs (its first /state came before this part).
-  const cred = await g(`cat ${CREDS}/station-password.cred`);
-  const raw = Buffer.from(cred.replace(/\s+/g, ''), 'base64');
-  const keyId = raw.subarray(0, 16).toString('hex');
+  const cred = await credFile(g, 'station-password');
+  const keyId = cred.subarray(0, 16).toString('hex');
   const key = KEY_IDS[keyId] ?? `unknown (${keyId})`;
   const pw = Buffer.from(STATION.password);
-  check(key.includes('tpm2'), `station-password.cred sealed with systemd-creds key "${key}" (header id ${keyId}), ${raw.length} bytes`);
-  check(!cred.includes(STATION.password) && !raw.includes(pw), 'station-password.cred does not contain the password (as text or decoded)');
+  check(key.includes('tpm2'), `station-password.cred sealed with systemd-creds key "${key}" (header id ${keyId}), ${cred.length} bytes`);
+  check(!cred.includes(pw), 'station-password.cred does not contain the password');
   check(
     (await g(`test ! -e ${CREDS}/station-password && test ! -e /run/station-password && echo gone`)).trim() === 'gone',
     'no plain-text password file left (credentials folder, the tmpfs file install.sh read)',
@@ -128,7 +134,12 @@ export default async function credentials(board) {
     }
     figure("boot with another TPM: ssh -> the credential check's verdict, s", ((performance.now() - tb) / 1000).toFixed(1));
     check(/cannot be decrypted on this board/.test(line), `another TPM: the journal names the credential: ${line.trim().slice(0, 300)}`);
-    // No restart loop: the condition skips the start, Restart= does not fire. Watched for 60 s.
+    // No restart loop: the condition skips the start, Restart= does not fire. Once the unit has
+    // settled (ExecStopPost's safe-state runs after the skipped condition), watched for 60 s.
+    for (const ts = performance.now(); (await show('ActiveState')) !== 'inactive';) {
+      if (performance.now() - ts > 300_000) throw new Fail(`another TPM: the unit never settled (${await show('ActiveState')}/${await show('SubState')})`);
+      await sleep(2_000);
+    }
     const watch = [];
     for (let i = 0; i < 4; i++) {
       watch.push(`${await show('ActiveState')}/${await show('SubState')} NRestarts=${await show('NRestarts')}`);
@@ -138,7 +149,9 @@ export default async function credentials(board) {
       watch.every((w) => /^inactive\/dead NRestarts=0$/.test(w)),
       `another TPM: the station not started and not restarted over 60 s (${watch.join(', ')})`,
     );
-    const skipped = await g(`journalctl -u pickup-station -b --no-pager -o cat | grep -iE 'skipped|condition' | tail -n 2 || true`);
+    const skipped = await g(
+      `journalctl --namespace=+pickup-station -u pickup-station -b --no-pager -o cat | grep -iE 'skipped|condition|safe-state|lock' | tail -n 6 || true`,
+    );
     say(`systemd on the unit: ${skipped.trim().replace(/\n/g, ' | ')}`);
     const status = await g(`STATIONCTL_TOKEN='${TOKEN}' stationctl status 2>&1; echo "exit $?"`);
     check(
