@@ -284,7 +284,7 @@ async function install() {
   });
   await g('tar -x -C /tmp', { input: tar, timeoutMs: 300_000 });
   // The password as the library hands it over (a file on a card of its own): here on the guest's
-  // tmpfs, never on its disk. The installer seals it to the board (systemd-creds --with-key=auto:
+  // tmpfs, never on its disk. The installer seals it to the board (systemd-creds --with-key=host+tpm2:
   // its TPM2 and host key); the unit is started once the config is in place (configure()).
   await writeGuest(PASSWORD_FILE, STATION.password, '0600');
   const dir = name.replace(/-linux-[a-z0-9]+\.tar\.gz$/, '');
@@ -308,13 +308,14 @@ async function install() {
 
 async function configure(over = {}) {
   // docs/operating.md → Configure: the config and the technician tokens as a credential encrypted
-  // for this board (systemd-creds encrypt --with-key=auto; the password was sealed by install());
+  // for this board (systemd-creds encrypt --with-key=host+tpm2: the board has a TPM; the password was
+  // sealed by install());
   // then a restart. The tokens' plain text goes through the guest's tmpfs, never its disk.
   await writeGuest('/root/config.json', JSON.stringify(config(over), null, 2));
   const tokens = JSON.stringify([{ name: 'board-test', scope: 'service', hash: `sha256:${createHash('sha256').update(TOKEN).digest('hex')}` }]);
   await writeGuest('/run/technician-tokens', tokens, '0600');
   await g(`install -m 0640 -o root -g pickup-station /root/config.json /etc/pickup-station/config.json &&
-    systemd-creds encrypt --with-key=auto --name=technician-tokens /run/technician-tokens /etc/pickup-station/credentials/technician-tokens.cred &&
+    systemd-creds encrypt --with-key=host+tpm2 --name=technician-tokens /run/technician-tokens /etc/pickup-station/credentials/technician-tokens.cred &&
     chmod 0600 /etc/pickup-station/credentials/technician-tokens.cred && rm /run/technician-tokens`);
   // The one local change, in a drop-in as docs/operating.md "Local changes to the unit" says, and not a
   // sandboxing line: under TCG the first start (no V8 code cache yet) took 96-100 s, over the
