@@ -2,7 +2,7 @@
 # Can this board decrypt the station's credentials? ExecCondition= of pickup-station.service, run as
 # root ("+": the host key and the TPM are root's) before every start, with no credential loaded.
 #
-# The credentials are systemd credentials encrypted with `systemd-creds encrypt --with-key=auto`
+# The credentials are systemd credentials encrypted with `systemd-creds encrypt --with-key=host+tpm2`
 # (install.sh, docs/operating.md): sealed to the board's TPM2 and the host key when the board has a
 # TPM, to the host key (/var/lib/systemd/credential.secret) otherwise. A file that cannot be
 # decrypted — the card moved to another board, the TPM replaced or gone, the file damaged, the host

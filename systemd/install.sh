@@ -46,7 +46,7 @@
 #                                             never overwritten
 #   /etc/pickup-station/credentials/          0700 root:root
 #     station-password.cred, technician-tokens.cred   0600 root:root, encrypted for this board
-#                                             (systemd-creds encrypt --with-key=auto: its TPM2 and
+#                                             (systemd-creds encrypt --with-key=host+tpm2: its TPM2 and
 #                                             host key, the host key alone without a TPM); systemd's
 #                                             LoadCredentialEncrypted= decrypts them as root and hands
 #                                             the service a private copy. A plain-text credential of
@@ -172,8 +172,8 @@ Options:
   --status               print the installer's record; exit 0 when the installed release runs
                          proven, 2 while an upgrade is pending, 1 otherwise
   --password-file FILE   install FILE as the station-password credential, encrypted for this board
-                         (systemd-creds, its TPM2 and host key; PICKUP_CREDENTIAL_KEY overrides
-                         --with-key=auto)
+                         (systemd-creds --with-key=host+tpm2 when /dev/tpmrm0 is there, host
+                         otherwise; PICKUP_CREDENTIAL_KEY overrides)
   --no-start             install and enable, but do not (re)start
   --lock-wait SECONDS    wait at most this long for the station to be free before deferring the
                          switch to pickup-station-upgrade.service (default 60)
@@ -942,7 +942,18 @@ apply_usb_policy() {
 # machine's: a credential is then written only when SYSTEMD_CREDS names a command that seals for the
 # target (the tests' board), never with this machine's host key.
 read -r -a SYSTEMD_CREDS_CMD <<<"${SYSTEMD_CREDS:-systemd-creds}"
-readonly CREDENTIAL_KEY="${PICKUP_CREDENTIAL_KEY:-auto}"
+# The key: the TPM2 and the host key when the kernel has a TPM 2.0 (a resource manager node),
+# the host key otherwise. Not systemd-creds's own `auto`: systemd 252 (bookworm) takes the TPM into
+# `auto` only when UEFI firmware reports one, and a Raspberry Pi with a TPM HAT (no UEFI, the TPM
+# from the device tree) would get the host key alone — seen on the virtual board, where
+# `--with-key=auto` wrote a host-key credential beside a working TPM.
+credential_key() {
+  if [ -n "${PICKUP_CREDENTIAL_KEY:-}" ]; then printf '%s' "$PICKUP_CREDENTIAL_KEY"
+  elif [ -c "${PICKUP_TPM_DEVICE:-/dev/tpmrm0}" ]; then printf 'host+tpm2'
+  else printf 'host'; fi
+}
+CREDENTIAL_KEY="$(credential_key)"
+readonly CREDENTIAL_KEY
 readonly SEALED_CREDENTIALS=(station-password technician-tokens)
 can_seal() { [ "$LIVE" = 1 ] || [ -n "${SYSTEMD_CREDS:-}" ]; }
 

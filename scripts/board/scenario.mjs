@@ -208,6 +208,8 @@ const boxSt = (r, n) => r.body?.boxes?.find((b) => b.id === boxId(n))?.st;
 
 // --- the guest's side --------------------------------------------------------------------------
 const NODE = '/opt/pickup-station/current/node/bin/node';
+/** The password file handed to install.sh --password-file: on the guest's tmpfs (/run). */
+const PASSWORD_FILE = '/run/station-password';
 const status = async () =>
   JSON.parse(
     await g(
@@ -281,6 +283,10 @@ async function install() {
     maxBuffer: 1 << 30,
   });
   await g('tar -x -C /tmp', { input: tar, timeoutMs: 300_000 });
+  // The password as the library hands it over (a file on a card of its own): here on the guest's
+  // tmpfs, never on its disk. The installer seals it to the board (systemd-creds --with-key=host+tpm2:
+  // its TPM2 and host key); the unit is started once the config is in place (configure()).
+  await writeGuest(PASSWORD_FILE, STATION.password, '0600');
   const dir = name.replace(/-linux-[a-z0-9]+\.tar\.gz$/, '');
   const keyring = basename(VENDOR_KEYRING);
   const t = performance.now();
@@ -288,7 +294,7 @@ async function install() {
     `cd /tmp && { ${files.includes(`${name}.sha256`) ? `sha256sum -c ${name}.sha256 &&` : ''}
     gpgv --keyring ./${keyring} ${name}.sig ${name} &&
     tar -xzf ${name} ${dir}/systemd/install.sh &&
-    ${dir}/systemd/install.sh --bundle ${name} --key ${keyring}; } 2>&1`,
+    ${dir}/systemd/install.sh --bundle ${name} --key ${keyring} --password-file ${PASSWORD_FILE} --no-start; rc=$?; rm -f ${PASSWORD_FILE}; exit $rc; } 2>&1`,
     { timeoutMs: 900_000 },
   );
   figure('install (checksum, gpgv, install.sh --bundle --key), s', ((performance.now() - t) / 1000).toFixed(1));
@@ -301,17 +307,16 @@ async function install() {
 }
 
 async function configure(over = {}) {
-  // docs/operating.md → Configure: the config, the password and the technician tokens as
-  // credentials encrypted for this board (systemd-creds encrypt --with-key=auto); then a restart.
-  await writeGuest('/root/station-password', STATION.password, '0600');
+  // docs/operating.md → Configure: the config and the technician tokens as a credential encrypted
+  // for this board (systemd-creds encrypt --with-key=host+tpm2: the board has a TPM; the password was
+  // sealed by install());
+  // then a restart. The tokens' plain text goes through the guest's tmpfs, never its disk.
   await writeGuest('/root/config.json', JSON.stringify(config(over), null, 2));
   const tokens = JSON.stringify([{ name: 'board-test', scope: 'service', hash: `sha256:${createHash('sha256').update(TOKEN).digest('hex')}` }]);
-  await writeGuest('/root/technician-tokens', tokens, '0600');
+  await writeGuest('/run/technician-tokens', tokens, '0600');
   await g(`install -m 0640 -o root -g pickup-station /root/config.json /etc/pickup-station/config.json &&
-    systemd-creds encrypt --with-key=auto --name=station-password /root/station-password /etc/pickup-station/credentials/station-password.cred &&
-    systemd-creds encrypt --with-key=auto --name=technician-tokens /root/technician-tokens /etc/pickup-station/credentials/technician-tokens.cred &&
-    chmod 0600 /etc/pickup-station/credentials/station-password.cred /etc/pickup-station/credentials/technician-tokens.cred &&
-    rm /root/station-password /root/technician-tokens`);
+    systemd-creds encrypt --with-key=host+tpm2 --name=technician-tokens /run/technician-tokens /etc/pickup-station/credentials/technician-tokens.cred &&
+    chmod 0600 /etc/pickup-station/credentials/technician-tokens.cred && rm /run/technician-tokens`);
   // The one local change, in a drop-in as docs/operating.md "Local changes to the unit" says, and not a
   // sandboxing line: under TCG the first start (no V8 code cache yet) took 96-100 s, over the
   // shipped TimeoutStartSec=90s (a Pi's cores run Node some 10x faster than this emulation).
