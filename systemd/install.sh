@@ -851,6 +851,11 @@ activate() {
       ensure_file "$RELEASES/$version/systemd/tmpfiles.conf" "$ROOT/usr/local/lib/tmpfiles.d/$NAME.conf" 0644 root root && systemd_running; then
       host systemd-tmpfiles --create "/usr/local/lib/tmpfiles.d/$NAME.conf"
     fi
+    # The tty classes the unit's DeviceAllow= names, registered before it starts (the file says why).
+    if [ -f "$RELEASES/$version/systemd/modules-load.conf" ] &&
+      ensure_file "$RELEASES/$version/systemd/modules-load.conf" "$ROOT/usr/local/lib/modules-load.d/$NAME.conf" 0644 root root && systemd_running; then
+      host modprobe -a usbserial cdc_acm
+    fi
     if [ -f "$RELEASES/$version/systemd/journald@$NAME.conf" ]; then
       ensure_dir "$JOURNALD_DROPIN_DIR" 0755 root root
       ensure_file "$RELEASES/$version/systemd/journald@$NAME.conf" "$JOURNALD_DROPIN_DIR/50-$NAME.conf" 0644 root root || true
@@ -1751,7 +1756,7 @@ do_uninstall() {
   for f in "$UNIT_DIR/$NAME".* "$UNIT_DIR/$NAME"-*; do
     [ -f "$f" ] && rm -f "$f"
   done
-  rm -f "$UDEV_DEST" "$BIN/$NAME" "$BIN/stationctl" "$INSTALLER_COPY" "$ROOT/usr/local/lib/tmpfiles.d/$NAME.conf" "$INSTALL_LOCK"
+  rm -f "$UDEV_DEST" "$BIN/$NAME" "$BIN/stationctl" "$INSTALLER_COPY" "$ROOT/usr/local/lib/tmpfiles.d/$NAME.conf" "$ROOT/usr/local/lib/modules-load.d/$NAME.conf" "$INSTALL_LOCK"
   rm -f "$JOURNALD_DROPIN_DIR/50-$NAME.conf" "$LOGIND_DROPIN" "$SYSCTL_FILE"
   rmdir "$(dirname "$INSTALLER_COPY")" "$JOURNALD_DROPIN_DIR" 2>/dev/null || true
   rm -rf "$OPT"

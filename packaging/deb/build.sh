@@ -11,6 +11,7 @@
 #   /usr/lib/udev/rules.d/99-pickup-station.rules    device permissions (from the release's hardware/)
 #   /usr/lib/sysusers.d/pickup-station.conf      the system user and device groups
 #   /usr/lib/tmpfiles.d/pickup-station.conf      the metrics textfile's folder on tmpfs
+#   /usr/lib/modules-load.d/pickup-station.conf  the tty classes the unit's DeviceAllow= names (usbserial, cdc_acm)
 #   /usr/lib/systemd/journald@pickup-station.conf.d/50-pickup-station.conf
 #                                                the station's journal namespace: kept 14 days
 #   /usr/bin/pickup-station, /usr/bin/stationctl run /opt/pickup-station/current
@@ -134,6 +135,9 @@ if [ -f "$SRC/hardware/99-pickup-station.rules" ]; then
 fi
 install -m 0644 "$HERE/debian/sysusers.conf" "$PKG/usr/lib/sysusers.d/pickup-station.conf"
 install -m 0644 "$SRC/systemd/tmpfiles.conf" "$PKG/usr/lib/tmpfiles.d/pickup-station.conf"
+if [ -f "$SRC/systemd/modules-load.conf" ]; then
+  install -D -m 0644 "$SRC/systemd/modules-load.conf" "$PKG/usr/lib/modules-load.d/pickup-station.conf"
+fi
 install -m 0644 "$SRC/systemd/journald@pickup-station.conf" "$PKG/usr/lib/systemd/journald@pickup-station.conf.d/50-pickup-station.conf"
 install -m 0644 "$HERE/debian/default" "$PKG/etc/default/pickup-station"
 conffiles=(/etc/default/pickup-station)

@@ -98,6 +98,7 @@ function bundle(version: string, opts: BundleOpts = {}): string {
     'systemd/pickup-station-repair.service': HELPER('repair'),
     'systemd/pickup-station-upgrade.service': HELPER('upgrade'),
     'systemd/tmpfiles.conf': readFileSync(join(SCRIPT, '../tmpfiles.conf'), 'utf8'),
+    'systemd/modules-load.conf': readFileSync(join(SCRIPT, '../modules-load.conf'), 'utf8'),
     'systemd/journald@pickup-station.conf': readFileSync(join(SCRIPT, '../journald@pickup-station.conf'), 'utf8'),
     ...Object.fromEntries(
       ['usbguard-daemon.conf', 'usbguard-dropin.conf', 'pickup-station-usb-policy.path', 'pickup-station-usb-policy.service'].map((f) => [
@@ -225,6 +226,8 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
     expect(read('usr/local/lib/pickup-station/install.sh')).toBe(readFileSync(SCRIPT, 'utf8'));
     expect(stat('usr/local/lib/pickup-station/install.sh')).toEqual({ mode: '755', owner: '0:0' });
     expect(read('usr/local/lib/tmpfiles.d/pickup-station.conf')).toContain('d /run/pickup-station-metrics 0755 pickup-station pickup-station');
+    // The tty classes the unit's DeviceAllow= names, registered at boot before it starts.
+    expect(read('usr/local/lib/modules-load.d/pickup-station.conf')).toMatch(/^usbserial$/m);
     // The journal namespace's retention, as a drop-in an operator's own in /etc/systemd overrides.
     expect(read('usr/local/lib/systemd/journald@pickup-station.conf.d/50-pickup-station.conf')).toContain('MaxRetentionSec=14day');
     // The kiosk page's socket beside it, not enabled (a kiosk station enables it).
@@ -262,6 +265,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
       // Everything the release's addons link (systemd/runtime-packages), the libgpiod tools, kill (ExecReload=).
       'apt-get install -y --no-install-recommends libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 gpiod procps espeak-ng alsa-utils usbguard',
       'systemd-tmpfiles --create /usr/local/lib/tmpfiles.d/pickup-station.conf',
+      'modprobe -a usbserial cdc_acm',
       'systemctl daemon-reload',
       'udevadm control --reload',
       'udevadm trigger --subsystem-match=hidraw --subsystem-match=gpio --subsystem-match=tty',
@@ -386,6 +390,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
       'usr/local/lib/systemd/system/pickup-station-upgrade.service',
       'usr/local/lib/pickup-station',
       'usr/local/lib/tmpfiles.d/pickup-station.conf',
+      'usr/local/lib/modules-load.d/pickup-station.conf',
       'usr/local/lib/systemd/journald@pickup-station.conf.d',
       'etc/systemd/system/multi-user.target.wants/pickup-station.service',
       'etc/udev/rules.d/99-pickup-station.rules',
@@ -427,7 +432,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
     const left = Object.keys(snapshot()).filter((p) => !(p in pristine));
     for (const p of left)
       expect(p).toMatch(
-        /^(opt|run(\/log(\/journal)?)?|var(\/log(\/journal(\/0123456789abcdef0123456789abcdef)?)?)?|etc\/(passwd-|group-|usbguard|systemd(\/system(\/multi-user\.target\.wants)?)?|udev(\/rules\.d)?)|usr(\/local(\/bin|\/lib(\/systemd(\/system)?|\/tmpfiles\.d)?)?|\/share(\/keyrings)?)?)$/,
+        /^(opt|run(\/log(\/journal)?)?|var(\/log(\/journal(\/0123456789abcdef0123456789abcdef)?)?)?|etc\/(passwd-|group-|usbguard|systemd(\/system(\/multi-user\.target\.wants)?)?|udev(\/rules\.d)?)|usr(\/local(\/bin|\/lib(\/systemd(\/system)?|\/tmpfiles\.d|\/modules-load\.d)?)?|\/share(\/keyrings)?)?)$/,
       );
     expect(existsSync(join(root, 'usr/share/keyrings/pickup-station-archive-keyring.gpg'))).toBe(false);
     expect(idOf('group', 'pickup-hid')).toBeDefined();
