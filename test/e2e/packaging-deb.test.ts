@@ -43,6 +43,7 @@ function releaseTarball(version: string, edit?: (dir: string) => void, policy = 
     'systemd/pickup-station-repair.service': readFileSync(join(REPO, 'systemd/pickup-station-repair.service'), 'utf8'),
     'systemd/pickup-station-upgrade.service': readFileSync(join(REPO, 'systemd/pickup-station-upgrade.service'), 'utf8'),
     'systemd/tmpfiles.conf': readFileSync(join(REPO, 'systemd/tmpfiles.conf'), 'utf8'),
+    'systemd/journald@pickup-station.conf': readFileSync(join(REPO, 'systemd/journald@pickup-station.conf'), 'utf8'),
     'systemd/pickup-station-kiosk.socket': readFileSync(join(REPO, 'systemd/pickup-station-kiosk.socket'), 'utf8'),
     'systemd/install.sh': readFileSync(join(REPO, 'systemd/install.sh'), 'utf8'),
     'systemd/runtime-packages': readFileSync(join(REPO, 'systemd/runtime-packages'), 'utf8'),

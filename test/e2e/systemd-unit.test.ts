@@ -139,7 +139,8 @@ describe('pickup-station.service', () => {
       RestrictRealtime: 'yes',
       RestrictSUIDSGID: 'yes',
       SystemCallArchitectures: 'native',
-      RestrictAddressFamilies: 'AF_INET AF_INET6 AF_UNIX',
+      // AF_NETLINK for the USB watch alone (the kernel's uevents: devices coming and going).
+      RestrictAddressFamilies: 'AF_INET AF_INET6 AF_UNIX AF_NETLINK',
     };
     for (const [k, v] of Object.entries(want)) expect(one(k), k).toBe(v);
     expect(svc['SystemCallFilter']![0]).toBe('@system-service');
