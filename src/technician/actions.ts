@@ -8,7 +8,7 @@
  * a reader (the supervisor's whenFree: the core's rules); otherwise 409 with the reason. A PIN is never logged or echoed.
  */
 import * as z from '../schema.js';
-import type { Logger } from '../log.js';
+import { maskIdentifier, type Logger } from '../log.js';
 import { inServiceMode, selfTestBlocker } from '../station/core.js';
 import { reloadedHow } from '../supervisor/reload-words.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
@@ -131,7 +131,8 @@ export function actionRoutes({ supervisor, log }: ActionDeps): Route[] {
         const { value, identifierType } = await readJson(ctx.req, maxBody(), scanBody);
         mayInject();
         await supervisor.whenFree();
-        audit(ctx, 'inject scan', { identifierType, identifierValue: value });
+        // The audit line and the events stream show the identifier masked, as every other place does.
+        audit(ctx, 'inject scan', { identifierType, identifierValue: maskIdentifier(value) });
         supervisor.station.runtime.dispatch({ type: 'scan', identifierType, value, at: performance.now() });
         sendJson(ctx.res, 202, { injected: 'scan', sent: supervisor.station.runtime.snapshot().inFlight === 'item-identify' });
       },
