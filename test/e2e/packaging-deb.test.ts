@@ -164,9 +164,9 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
     expect(field('Package')).toBe('pickup-station');
     expect(field('Version')).toBe('1.0.0');
     expect(field('Architecture')).toBe('amd64');
-    // What systemd/runtime-packages lists (the addons' libraries, gpiod, procps), glibc and systemd; Node from Debian (none inside).
+    // What systemd/runtime-packages lists (the addons' libraries, gpiod, procps, usbguard), glibc and systemd; Node from Debian (none inside).
     expect(field('Depends')).toBe(
-      'libusb-1.0-0, libudev1, libstdc++6, libgcc-s1, gpiod, procps, espeak-ng, alsa-utils, libc6 (>= 2.34), systemd (>= 250), nodejs (>= 20.11), pickup-station-archive-keyring',
+      'libusb-1.0-0, libudev1, libstdc++6, libgcc-s1, gpiod, procps, espeak-ng, alsa-utils, usbguard, libc6 (>= 2.34), systemd (>= 250), nodejs (>= 20.11), pickup-station-archive-keyring',
     );
     const list = spawnSync('dpkg-deb', ['-c', deb], { encoding: 'utf8' }).stdout;
     for (const f of [
