@@ -12,6 +12,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { holdUpdateLock, UPDATE_LOCK_FILE } from '../../src/systemd/update-lock.js';
 import { idle, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
+import { CAN_SEAL, CredentialBoard } from '../support/credential-board.js';
 import { DaemonRig } from '../support/daemon.js';
 import { disposeSigningKeys, makeSigningKeys, signDetached, type SigningKeys } from '../support/gpg.js';
 import { waitFor } from '../support/shared.js';
@@ -21,6 +22,7 @@ const REPO = join(import.meta.dirname, '../..');
 const SCRIPT = join(REPO, 'systemd/install.sh');
 const IS_ROOT = process.getuid?.() === 0;
 const HAVE_SYSTEMCTL = requireTool('systemctl', runs('systemctl', ['--version']), 'systemd');
+const HAVE_CREDS = requireTool('systemd-creds, swtpm and unshare -m (root)', CAN_SEAL, 'systemd swtpm tpm2-tools util-linux');
 const HAVE_GPG = requireTool('gpg', runs('gpg', ['--version']), 'gpg') && requireTool('gpgv', runs('gpgv', ['--version']), 'gpgv');
 
 describe('the daemon side: updates.lock follows the station', () => {
@@ -52,7 +54,7 @@ describe('the daemon side: updates.lock follows the station', () => {
   });
 });
 
-describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh waits for the update lock', { timeout: 90_000 }, () => {
+describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('install.sh waits for the update lock', { timeout: 90_000 }, () => {
   // Bundles are signed by a vendor key the installer is given (--key), as in the field.
   let keys: SigningKeys;
   beforeAll(() => {
@@ -64,8 +66,11 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh waits for 
   let work: string;
   let root: string;
   let rig: DaemonRig | undefined;
+  // The password is sealed with the throwaway board's own host key, never this machine's.
+  let board: CredentialBoard;
   beforeEach(() => {
     work = mkdtempSync(join(tmpdir(), 'install-lock-'));
+    board = new CredentialBoard(join(work, 'board'));
     root = join(work, 'root');
     mkdirSync(join(root, 'etc'), { recursive: true });
     mkdirSync(join(root, 'run/pickup-station'), { recursive: true });
@@ -103,11 +108,17 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG)('install.sh waits for 
     signDetached(keys, 'vendor', file);
     return file;
   }
-  const env = (): NodeJS.ProcessEnv => ({ PATH: process.env['PATH'], NODE: process.execPath, PICKUP_INSTALL_RECORD: join(work, 'record.txt') });
+  const env = (): NodeJS.ProcessEnv => ({
+    PATH: process.env['PATH'],
+    NODE: process.execPath,
+    PICKUP_INSTALL_RECORD: join(work, 'record.txt'),
+    SYSTEMD_CREDS: board.creds,
+    PICKUP_CREDENTIAL_KEY: 'host',
+  });
   const install = (args: string[]) => {
     const key = args.includes('--bundle') ? ['--key', keys.vendorPublic] : [];
     // A station configured (its password in place): one that can run, and hold the lock.
-    if (args.includes('--bundle') && !existsSync(join(root, 'etc/pickup-station/credentials/station-password'))) {
+    if (args.includes('--bundle') && !existsSync(join(root, 'etc/pickup-station/credentials/station-password.cred'))) {
       writeFileSync(join(work, 'pw'), 'AbCdEfGhIjKlMnOpQrSt');
       key.push('--password-file', join(work, 'pw'));
     }

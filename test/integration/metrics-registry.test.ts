@@ -233,6 +233,7 @@ describe('MetricsService', () => {
       textfileIntervalMs: 15_000,
       eventLoopResolutionMs: 1_000,
       installStatusFile: '/opt/pickup-station/install-status.json',
+      consoleLoginFile: '/var/log/btmp',
     });
   });
 });

@@ -55,6 +55,7 @@ describe('display kinds hd44780-i2c and oled-i2c', () => {
     expect(inputProfileSchema.parse({ display: { kind: 'kiosk' } }).display).toEqual({
       kind: 'kiosk',
       port: 8091,
+      developmentOwnPort: false,
       cancelLabel: 'Cancel',
       keepAliveMs: 15_000,
       secretHashFile: '/run/pickup-station-kiosk/secret.sha256',
@@ -83,6 +84,6 @@ describe('display kinds hd44780-i2c and oled-i2c', () => {
     expect(unit).toContain(`http://127.0.0.1:${port}/`);
     expect(unit).toContain(`/dev/tcp/127.0.0.1/${port}`);
     expect(unit).toMatch(/^After=.*\bpickup-station\.service\b/m);
-    expect(unit).toMatch(/^Requires=pickup-station-kiosk\.socket$/m);
+    expect(unit).toMatch(/^BindsTo=pickup-station-kiosk\.socket$/m);
   });
 });
