@@ -96,6 +96,7 @@ export class SoakCounters {
         case 'box':
         case 'display':
         case 'alarm':
+        case 'rfid-security-failed':
           return;
       }
     });

@@ -157,6 +157,7 @@ export class StationObserver {
       case 'alarm':
       case 'technician':
       case 'service':
+      case 'rfid-security-failed':
         break;
     }
   }

@@ -209,12 +209,15 @@ describe.runIf(haveProm && haveNodeExporter)('a real Prometheus and node_exporte
     // A query that draws something for this station, per metric family the dashboard uses.
     const used = new Set(dashboardExpressions(dashboard).flatMap(metricNamesIn));
     for (const name of used) expect((await query(`${name}{job="pickup-station"}`)).length, name).toBeGreaterThan(0);
+    // Every rule of the file: alerting and recording rules alike.
+    const ruleCount = [...readFileSync(RULES, 'utf8').matchAll(/^\s*- (alert|record):/gm)].length;
+    expect(ruleCount).toBeGreaterThan(15);
     await eventually('every rule evaluated', async () => {
       const rules = (await (await fetch(`${promUrl}/api/v1/rules`)).json()) as {
         data: { groups: { rules: { name: string; health: string; lastError?: string }[] }[] };
       };
       const all = rules.data.groups.flatMap((g) => g.rules);
-      expect(all).toHaveLength(14);
+      expect(all).toHaveLength(ruleCount);
       for (const r of all) if (r.health === 'err') throw new Error(`${r.name}: ${r.lastError ?? ''}`);
       return all.every((r) => r.health === 'ok');
     });

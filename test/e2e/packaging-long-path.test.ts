@@ -44,6 +44,7 @@ function releaseTarball(dir: string): string {
     'install.sh',
     'runtime-packages',
     'tmpfiles.conf',
+    'journald@pickup-station.conf',
   ])
     files[`systemd/${f}`] = readFileSync(join(REPO, 'systemd', f), 'utf8');
   const checksums: Record<string, string> = {};

@@ -76,7 +76,7 @@ describe.skipIf(!HAVE_TOOL)('daemon under a (simulated) systemd notify socket', 
 
       p.child.kill('SIGTERM');
       expect(await p.exited).toBe(0);
-      if (sandboxed) expect(p.err()).toMatch(/sandbox-run: \d+ system calls allowed; socket\(\) for AF_INET AF_INET6 AF_UNIX only/);
+      if (sandboxed) expect(p.err()).toMatch(/sandbox-run: \d+ system calls allowed; socket\(\) for AF_INET AF_INET6 AF_UNIX AF_NETLINK only/);
       const all = receiver.messages();
       const stopAt = all.findIndex((m) => m.split('\n').includes('STOPPING=1'));
       expect(stopAt).toBeGreaterThan(0);

@@ -6,7 +6,8 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
 import { backoffDelay, Reconnector } from '../../src/devices/reconnect.js';
-import { describeLoss, lossOfClose, type SerialEvents, type SerialLink, type SerialOpener } from '../../src/devices/serial/link.js';
+import { describeLoss, lossOfClose } from '../../src/devices/serial/loss.js';
+import type { SerialEvents, SerialLink, SerialOpener } from '../../src/devices/serial/link.js';
 import { SerialScanner } from '../../src/devices/serial/scanner.js';
 import { DeviceError } from '../../src/errors.js';
 import type { DeviceHealth } from '../../src/devices/types.js';

@@ -14,7 +14,8 @@
  */
 import type { Logger } from 'pino';
 import type { BackoffOptions } from '../reconnect.js';
-import { describeLoss, openSerialPort, type SerialLink, type SerialOpener, type SerialPortOptions } from '../serial/link.js';
+import { openSerialPort, type SerialLink, type SerialOpener, type SerialPortOptions } from '../serial/link.js';
+import { describeLoss } from '../serial/loss.js';
 import { ReconnectingDisplay } from './reconnecting-display.js';
 import { fitLines, toCharset, type Charset, type DisplaySize, type Overflow } from './text.js';
 

@@ -12,7 +12,8 @@ import type { BackoffOptions } from '../reconnect.js';
 import { ReconnectingDevice } from '../reconnecting-device.js';
 import type { FrameResult } from '../vocabulary/frames.js';
 import { FrameDecoder, type FramingOptions } from './framing.js';
-import { describeLoss, openSerialPort, type SerialLink, type SerialOpener, type SerialPortOptions } from './link.js';
+import { openSerialPort, type SerialLink, type SerialOpener, type SerialPortOptions } from './link.js';
+import { describeLoss } from './loss.js';
 
 export interface SerialScannerOptions {
   readonly identifierType: IdentifierType;

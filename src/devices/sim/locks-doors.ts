@@ -6,6 +6,7 @@
 import { HARD_MAX_PULSE_MS, type DoorSensors, type DoorState, type LockBank, type Unsubscribe } from '../types.js';
 import { Listeners } from '../device-base.js';
 import { SimDevice } from './base.js';
+import { sleep } from '../../time.js';
 
 export interface PulseRecord {
   readonly box: number;
@@ -93,8 +94,8 @@ export class SimLocks extends SimDevice implements LockBank {
     return run;
   }
 
-  private energize(box: number, ms: number): Promise<void> {
-    if (this.closed) return Promise.reject(new Error('locks closed'));
+  private async energize(box: number, ms: number): Promise<void> {
+    if (this.closed) throw new Error('locks closed');
     this.energized.add(box);
     this.energizedChanges.emit(box, true);
     this.pulses.push({ box, ms });
@@ -107,12 +108,8 @@ export class SimLocks extends SimDevice implements LockBank {
       }, this.doorSpringMs);
       this.springTimers.add(spring);
     }
-    return new Promise((resolve) =>
-      setTimeout(() => {
-        if (this.energized.delete(box)) this.energizedChanges.emit(box, false);
-        resolve();
-      }, ms),
-    );
+    await sleep(ms);
+    if (this.energized.delete(box)) this.energizedChanges.emit(box, false);
   }
 
   allOff(): Promise<void> {
