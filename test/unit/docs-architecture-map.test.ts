@@ -119,7 +119,7 @@ describe('ARCHITECTURE.md: a driver never imports another kind’s driver', () =
   /** What drivers share (not a driver), and the files that assemble drivers — as the rule names them. */
   const SHARED = ['serial/link.ts'];
   const SHARED_ROOMS = ['vocabulary/'];
-  const ASSEMBLIES = ['input/index.ts', 'sim/station.ts', 'kiosk/simulated.ts'];
+  const ASSEMBLIES = ['input/index.ts', 'simulated/hardware.ts', 'kiosk/simulated.ts'];
   const isSchema = (f: string): boolean => /(^|\/)[\w-]*schema\.ts$/.test(f);
 
   it('imports between src/devices/<kind>/ folders go only to what drivers share, from an assembly, or schema to schema', () => {
