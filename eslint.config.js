@@ -94,7 +94,17 @@ export const LAYERS = [
   {
     layer: 'entry points',
     what: 'wiring and command lines',
-    files: ['src/supervised.ts', 'src/main.ts', 'src/daemon.ts', 'src/lifecycle.ts', 'src/boot/**', 'src/cli/**', 'src/demo/**', 'src/fleet/**', 'src/sim/**'],
+    files: [
+      'src/supervised.ts',
+      'src/main.ts',
+      'src/daemon.ts',
+      'src/lifecycle.ts',
+      'src/boot/**',
+      'src/cli/**',
+      'src/demo/**',
+      'src/fleet/**',
+      'src/reference-server/**',
+    ],
   },
 ];
 

@@ -11,7 +11,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { HeartbeatTracker, heartbeatLogger, type HeartbeatSummary } from '../src/fleet/heartbeat.js';
 import type { FleetSummary } from '../src/fleet/run.js';
-import { ReferenceServer, generateStation, seedData } from '../src/sim/index.js';
+import { ReferenceServer, generateStation, seedData } from '../src/reference-server/index.js';
 import { MAIN_JS, cpuSeconds, sleep, spawnNode, stopChild } from './lib/proc.js';
 import { slope } from './lib/stats.js';
 

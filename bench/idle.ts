@@ -4,7 +4,7 @@
  * nothing happening but heartbeats, its utime + stime from /proc over the window (USER_HZ ticks,
  * so the resolution is 10 ms of CPU per window). RSS at the end of the window comes along.
  */
-import { ReferenceServer, generateStation } from '../src/sim/index.js';
+import { ReferenceServer, generateStation } from '../src/reference-server/index.js';
 import { join } from 'node:path';
 import type { NodeUnderTest } from './lib/node.js';
 import { cpuSeconds, rssBytes, sleep, spawnNode, stopChild } from './lib/proc.js';

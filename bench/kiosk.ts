@@ -15,7 +15,7 @@ import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { kioskSecretHash } from '../src/devices/kiosk/secret.js';
-import { ReferenceServer, generateStation } from '../src/sim/index.js';
+import { ReferenceServer, generateStation } from '../src/reference-server/index.js';
 import type { NodeUnderTest } from './lib/node.js';
 import { sleep, spawnNode, stopChild } from './lib/proc.js';
 import { writeDaemonFiles } from './lib/station.js';

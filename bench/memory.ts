@@ -6,7 +6,7 @@
  * same flags and environment doing as many HTTP requests (bench/children/bare-rss.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { ReferenceServer, generateStation } from '../src/sim/index.js';
+import { ReferenceServer, generateStation } from '../src/reference-server/index.js';
 import type { NodeUnderTest } from './lib/node.js';
 import { childScript, nextMessage, sleep, smapsRollup, spawnNode, stopChild } from './lib/proc.js';
 import { MiB, slope } from './lib/stats.js';

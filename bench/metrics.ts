@@ -18,7 +18,7 @@
 import { closeSync, mkdirSync, openSync, writeSync } from 'node:fs';
 import { hashToken, newToken } from '../src/tokens/tokens.js';
 import type { FleetSummary } from '../src/fleet/run.js';
-import { ReferenceServer, generateStation, type RequestRecord } from '../src/sim/index.js';
+import { ReferenceServer, generateStation, type RequestRecord } from '../src/reference-server/index.js';
 import { join } from 'node:path';
 import { IPC_STDIO, MAIN_JS, childScript, cpuSeconds, nextMessage, sleep, smapsRollup, spawnNode, stopChild, type Spawned } from './lib/proc.js';
 import { writeDaemonFiles } from './lib/station.js';
@@ -84,7 +84,7 @@ const isReady = (m: unknown): { url: string } | undefined =>
 const isReport = (m: unknown): { events: number; memory: NodeJS.MemoryUsage } | undefined =>
   typeof m === 'object' && m !== null && 'memory' in m ? (m as { events: number; memory: NodeJS.MemoryUsage }) : undefined;
 
-interface Station {
+interface StationChild {
   readonly on: boolean;
   readonly proc: Spawned;
   readonly url: string;
@@ -97,7 +97,7 @@ async function startStationChild(
   tokenHash: string,
   tty?: string,
   nodeFlags: readonly string[] = [],
-): Promise<Station> {
+): Promise<StationChild> {
   const proc = spawnNode(
     [...nodeFlags, '--expose-gc', childScript('metrics-station'), JSON.stringify({ serverUrl, station: def, metrics: on, tokenHash, ...(tty ? { tty } : {}) })],
     { stdio: [...IPC_STDIO] },
@@ -107,7 +107,7 @@ async function startStationChild(
 }
 
 /** Scrape every station every `intervalMs` until stopped (a metrics-off one answers 404). */
-function scrapeEvery(intervalMs: number, stations: readonly Station[], token: string): { stop: () => Promise<number> } {
+function scrapeEvery(intervalMs: number, stations: readonly StationChild[], token: string): { stop: () => Promise<number> } {
   let stopped = false;
   let count = 0;
   const loop = (async () => {
@@ -151,7 +151,7 @@ export async function benchMetrics(dir: string, plan: MetricsPlan): Promise<Metr
     // --- scan path ---------------------------------------------------------------------------
     if (haveSocat()) {
       const ptys = [new PtyPair(dir, 'metrics-off'), new PtyPair(dir, 'metrics-on')];
-      const stations: Station[] = [];
+      const stations: StationChild[] = [];
       const fds: number[] = [];
       try {
         for (const [i, p] of ptys.entries()) {
@@ -238,7 +238,7 @@ async function memoryRounds(
       // Rotate which process runs first.
       for (let k = 0; k < procs.length; k++) {
         const i = (round + k) % procs.length;
-        const s = procs[i] as Station;
+        const s = procs[i] as StationChild;
         s.proc.child.send({ run: plan.events });
         const r = await nextMessage(s.proc.child, isReport, 300_000, `metrics-station run ${round}`);
         const smaps = smapsRollup(s.proc.child.pid ?? 0);
@@ -258,7 +258,7 @@ async function memoryRounds(
   return rounds;
 }
 
-async function stopStation(s: Station): Promise<void> {
+async function stopStation(s: StationChild): Promise<void> {
   s.proc.child.disconnect?.();
   await Promise.race([s.proc.exited, sleep(3_000)]);
   await stopChild(s.proc);

@@ -18,10 +18,10 @@
 import { join } from 'node:path';
 import { openSerialPort } from '../src/devices/serial/link.js';
 import { feigIsoHost } from '../src/devices/rfid/feig/session.js';
-import { FeigReaderModel, type ModelTiming } from '../src/devices/sim/feig-reader-model.js';
-import { serveModel } from '../src/devices/sim/model-port.js';
-import { iso28560_3Set, iso28560_3Tag } from '../src/devices/sim/tag-images.js';
-import { ReferenceServer, generateStation, type RequestRecord } from '../src/sim/index.js';
+import { FeigReaderModel, type ModelTiming } from '../src/devices/simulated/feig-reader-model.js';
+import { serveModel } from '../src/devices/simulated/model-port.js';
+import { iso28560_3Set, iso28560_3Tag } from '../src/devices/simulated/tag-images.js';
+import { ReferenceServer, generateStation, type RequestRecord } from '../src/reference-server/index.js';
 import { PtyPair } from './lib/pty.js';
 import { isReadyMessage, nextMessage, sleep, spawnNode, stopChild } from './lib/proc.js';
 import type { NodeUnderTest } from './lib/node.js';

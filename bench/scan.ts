@@ -10,7 +10,7 @@
  */
 import { openSync, closeSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
-import { ReferenceServer, generateStation, type RequestRecord } from '../src/sim/index.js';
+import { ReferenceServer, generateStation, type RequestRecord } from '../src/reference-server/index.js';
 import { PtyPair } from './lib/pty.js';
 import { IPC_STDIO, childScript, isReadyMessage, nextMessage, sleep, spawnNode, stopChild, type Spawned } from './lib/proc.js';
 import type { NodeUnderTest } from './lib/node.js';

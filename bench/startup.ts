@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { ReferenceServer, generateStation, type RequestRecord, type SimStation } from '../src/sim/index.js';
+import { ReferenceServer, generateStation, type RequestRecord, type SimStation } from '../src/reference-server/index.js';
 import { profileByOrigin, type ProfileShare } from './lib/cpuprofile.js';
 import type { NodeUnderTest } from './lib/node.js';
 import { childScript, mainThreadCpuMs, spawnNode, stopChild } from './lib/proc.js';

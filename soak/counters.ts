@@ -3,7 +3,7 @@
  * runtime's events (sent, done, mode, lock), the door sensors' changes, and the answers the
  * protocol client hands back (which box-opens arrived: each entitles its boxes to one pulse).
  */
-import type { SimulatedStation } from '../src/devices/sim/station.js';
+import type { SimulatedHardware } from '../src/devices/simulated/hardware.js';
 import type { ProtocolSender } from '../src/protocol/client.js';
 import type { ModeKind } from '../src/station/core-types.js';
 import type { StationRuntime } from '../src/station/runtime.js';
@@ -68,7 +68,7 @@ export class SoakCounters {
     };
   }
 
-  watch(runtime: StationRuntime, sim: SimulatedStation): void {
+  watch(runtime: StationRuntime, sim: SimulatedHardware): void {
     let mode: ModeKind = runtime.snapshot().mode.kind;
     runtime.onEvent((e) => {
       switch (e.type) {

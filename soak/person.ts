@@ -7,7 +7,7 @@
  * Whoever opens a door closes it again after a while; a door that opened without anyone waiting
  * for it (it should not happen) is closed by the janitor after a few seconds, so nothing stays open.
  */
-import type { SimulatedStation } from '../src/devices/sim/station.js';
+import type { SimulatedHardware } from '../src/devices/simulated/hardware.js';
 import type { ServerProcess } from './ipc.js';
 
 export interface PersonCounts {
@@ -45,7 +45,7 @@ export class People {
   private stopped = false;
 
   constructor(
-    private readonly sim: SimulatedStation,
+    private readonly sim: SimulatedHardware,
     private readonly server: ServerProcess,
     private readonly boxes: readonly number[],
     private readonly random: () => number = Math.random,

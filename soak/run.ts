@@ -39,9 +39,9 @@ import { createClient, startStation } from '../src/app.js';
 import { validateConfig } from '../src/config/load.js';
 import { hashToken, newToken } from '../src/tokens/tokens.js';
 import { startSupervised } from '../src/supervised.js';
-import { SimulatedStation } from '../src/devices/sim/station.js';
+import { SimulatedHardware } from '../src/devices/simulated/hardware.js';
 import { createLogger, LogRing } from '../src/log.js';
-import { generateStation } from '../src/sim/seed.js';
+import { generateStation } from '../src/reference-server/seed.js';
 import { faultCatalogue } from '../test/support/fault-catalogue.js';
 import { SwitchableLookup } from '../test/support/net-faults.js';
 import { findLeaksIn } from '../test/support/secrets.js';
@@ -114,7 +114,7 @@ async function main(): Promise<number> {
   const logFile = join(dir, 'station.log');
   const ring = new LogRing(200);
   const log = createLogger(config.log.level, pino.destination({ dest: logFile, sync: false }), { ring });
-  const sim = new SimulatedStation({ boxNumbers: station.boxes.map((_, i) => i + 1), doorSpringMs: 30, inputVoltage: 12.2, internetSignalStrength: 100 });
+  const sim = new SimulatedHardware({ boxNumbers: station.boxes.map((_, i) => i + 1), doorSpringMs: 30, inputVoltage: 12.2, internetSignalStrength: 100 });
   const lookup = new SwitchableLookup();
   const agent = { https: new Agent({ keepAlive: true, lookup: lookup.lookup }) };
 

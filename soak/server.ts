@@ -8,7 +8,7 @@
 import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { StateRequest } from '../src/protocol/types.js';
-import type { SimStation } from '../src/sim/types.js';
+import type { SimStation } from '../src/reference-server/types.js';
 import { faultCatalogue, FaultyServer, makeFaultCerts } from '../test/support/fault-catalogue.js';
 import type { Envelope, ServerReport, SoakReply, SoakRequest } from './ipc.js';
 

@@ -14,7 +14,8 @@ import { StationRuntime, type DrainResult } from './station/runtime.js';
 import { pinThrottleStoreFor } from './storage/pin-throttle-store.js';
 import { USER_AGENT } from './version.js';
 
-export interface Station {
+/** One started station: what startStation() returns and the supervisor holds until it stops it. */
+export interface RunningStation {
   readonly config: StationConfig;
   readonly hardware: StationHardware;
   readonly runtime: StationRuntime;
@@ -57,7 +58,7 @@ export function createClient(config: StationConfig, password: string, log: Logge
 }
 
 /** Build and start a station. Locks are OFF before anything else happens. */
-export async function startStation(opts: StationOptions): Promise<Station> {
+export async function startStation(opts: StationOptions): Promise<RunningStation> {
   const { config, log } = opts;
   const hardware = opts.hardware ?? (await createHardware(config));
   const client = opts.client ?? createClient(config, opts.password, log, opts.agent);

@@ -1,6 +1,6 @@
 /** The station daemon: config -> hardware -> runtime, until a signal. */
 import { parseArgs } from 'node:util';
-import { startStation, type Station } from './app.js';
+import { startStation, type RunningStation } from './app.js';
 import type { CodeCache } from './boot/code-cache.js';
 import { startReportingFirst, type Started } from './boot/start-order.js';
 import { loadConfigFile, type LoadedConfig } from './config/load.js';
@@ -62,7 +62,7 @@ export async function runDaemon(args: string[], boot: DaemonBoot = {}): Promise<
     { version: VERSION, config: file, station: loaded.config.station.id, hardware: loaded.config.hardware.kind, codeCache: boot.codeCache?.use ?? 'off' },
     'starting',
   );
-  const start = (l: LoadedConfig): Promise<Station> => startStation({ config: l.config, password: l.password, log });
+  const start = (l: LoadedConfig): Promise<RunningStation> => startStation({ config: l.config, password: l.password, log });
   // The first /state goes out before what READY=1 needs is loaded (src/boot/start-order.ts).
   const started = await startOrConfigError(() => startReportingFirst(() => start(loaded), loaded.config.timing.firstReportHeadStartMs));
   if (typeof started === 'number') return started;

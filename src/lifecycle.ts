@@ -21,12 +21,12 @@
  * SIGPROF (V8's CPU profiler uses it) and SIGUSR1 (Node's inspector).
  */
 import { constants } from 'node:os';
-import type { Station } from './app.js';
+import type { RunningStation } from './app.js';
 import { errorMessage } from './errors.js';
 import type { Logger } from './log.js';
 
 /** What a signal stops: a station, or the daemon's supervised one (its stop drives every lock OFF first). */
-export type StopTarget = Pick<Station, 'drain' | 'stop'>;
+export type StopTarget = Pick<RunningStation, 'drain' | 'stop'>;
 
 export interface LifecycleHooks {
   /** Called once, first thing when stopping begins (signal or crash): e.g. systemd's STOPPING=1. */

@@ -53,7 +53,7 @@ export async function main(argv: string[]): Promise<number> {
       return runDemo(rest);
     }
     case 'sim-server': {
-      const { runSimServerCli } = await import('./sim/cli.js');
+      const { runSimServerCli } = await import('./reference-server/cli.js');
       return runSimServerCli(rest);
     }
     case 'fleet': {

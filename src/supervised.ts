@@ -12,7 +12,7 @@
  * `timing.stopLimitMs`: a step that does not settle in time is named and the stop goes on.
  */
 import { consoleLoginLog } from './systemd/console-logins.js';
-import type { Station } from './app.js';
+import type { RunningStation } from './app.js';
 import type { LoadedConfig } from './config/load.js';
 import { EXIT_FAILURE, errorMessage } from './errors.js';
 import type { Logger, LogRing } from './log.js';
@@ -25,7 +25,7 @@ import { createTechnicianServer, listenTechnicianPort, type TechnicianPort } fro
 import { settlesWithin } from './time.js';
 
 export interface SupervisedOptions extends Omit<SupervisorOptions, 'onFatal'> {
-  readonly station: Station;
+  readonly station: RunningStation;
   readonly loaded: LoadedConfig;
   readonly ring: LogRing;
   readonly onFatal?: SupervisorOptions['onFatal'];

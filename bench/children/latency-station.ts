@@ -17,10 +17,10 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import type { ClientRequest } from 'node:http';
 import { Writable } from 'node:stream';
-import { startStation, type Station } from '../../src/app.js';
-import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { startStation, type RunningStation } from '../../src/app.js';
+import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import { createLogger } from '../../src/log.js';
-import { ReferenceServer, generateStation, type RequestRecord } from '../../src/sim/index.js';
+import { ReferenceServer, generateStation, type RequestRecord } from '../../src/reference-server/index.js';
 import type { RuntimeEvent } from '../../src/station/runtime.js';
 import { stationConfig } from '../lib/station.js';
 import { summarize, type Summary } from '../lib/stats.js';
@@ -52,7 +52,12 @@ async function measure(iterations: number, warmup: number, stateDir: string): Pr
     storage: { directory: stateDir },
   });
   const sink = new Writable({ write: (_c, _e, cb) => cb() });
-  const sim = new SimulatedStation({ boxNumbers: config.station.boxes.map((b) => b.number), doorSpringMs: 1, inputVoltage: 12.1, internetSignalStrength: 100 });
+  const sim = new SimulatedHardware({
+    boxNumbers: config.station.boxes.map((b) => b.number),
+    doorSpringMs: 1,
+    inputVoltage: 12.1,
+    internetSignalStrength: 100,
+  });
   const station = await startStation({ config, password: def.password, log: createLogger('info', sink), hardware: sim });
 
   let answerAt = 0;
@@ -160,7 +165,7 @@ async function until(done: () => boolean, timeoutMs = 5_000): Promise<void> {
  * changes neither mode nor display emits no runtime event after it is applied. Only between
  * measurements, never inside one.
  */
-async function waitIdle(station: Station, timeoutMs = 5_000): Promise<void> {
+async function waitIdle(station: RunningStation, timeoutMs = 5_000): Promise<void> {
   const deadline = performance.now() + timeoutMs;
   for (;;) {
     const s = station.runtime.snapshot();
@@ -170,7 +175,7 @@ async function waitIdle(station: Station, timeoutMs = 5_000): Promise<void> {
   }
 }
 
-function waitEvent(station: Station, pred: (e: RuntimeEvent) => boolean, timeoutMs = 5_000): Promise<RuntimeEvent> {
+function waitEvent(station: RunningStation, pred: (e: RuntimeEvent) => boolean, timeoutMs = 5_000): Promise<RuntimeEvent> {
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => {
       off();

@@ -13,10 +13,10 @@
  */
 import { startStation } from '../../src/app.js';
 import { startSupervised } from '../../src/supervised.js';
-import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import type { StationHardware } from '../../src/devices/types.js';
 import { createLogger, LogRing } from '../../src/log.js';
-import type { SimStation } from '../../src/sim/index.js';
+import type { SimStation } from '../../src/reference-server/index.js';
 import { withSerialScanner } from '../lib/serial-hardware.js';
 import { stationConfig } from '../lib/station.js';
 
@@ -38,7 +38,7 @@ const config = stationConfig(args.station, args.serverUrl, {
 });
 const ring = new LogRing(config.debug.logLines);
 const log = createLogger(config.log.level, undefined, { ring });
-const sim = new SimulatedStation({ boxNumbers: config.station.boxes.map((b) => b.number), doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100 });
+const sim = new SimulatedHardware({ boxNumbers: config.station.boxes.map((b) => b.number), doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100 });
 let hardware: StationHardware = sim;
 if (args.tty !== undefined) hardware = await withSerialScanner(sim, args.tty, log);
 const first = await startStation({ config, password: args.station.password, log, hardware });

@@ -8,9 +8,9 @@
  * Sends {ready: true} on IPC once the reader answers and the first /state is answered.
  */
 import { startStation } from '../../src/app.js';
-import { simulatedStationFor } from '../../src/devices/sim/station.js';
+import { simulatedHardwareFor } from '../../src/devices/simulated/hardware.js';
 import { createLogger } from '../../src/log.js';
-import type { SimStation } from '../../src/sim/index.js';
+import type { SimStation } from '../../src/reference-server/index.js';
 import { stationConfig } from '../lib/station.js';
 
 interface Args {
@@ -30,7 +30,7 @@ const config = stationConfig(args.station, args.serverUrl, {
   hardware: { kind: 'simulated', rfidReader: { path: args.tty, inventoryIntervalMs: args.inventoryIntervalMs, absentRounds: 1 } },
 });
 const log = createLogger(config.log.level);
-const hardware = simulatedStationFor(config, log);
+const hardware = simulatedHardwareFor(config, log);
 const station = await startStation({ config, password: args.station.password, log, hardware });
 let answered = false;
 let told = false;

@@ -12,10 +12,10 @@
  * process.memoryUsage() and the event count. {snapshot: FILE} → writes a heap snapshot there.
  */
 import { writeHeapSnapshot } from 'node:v8';
-import { startStation, type Station } from '../../src/app.js';
-import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { startStation, type RunningStation } from '../../src/app.js';
+import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import { createLogger } from '../../src/log.js';
-import type { SimStation } from '../../src/sim/index.js';
+import type { SimStation } from '../../src/reference-server/index.js';
 import type { ModeKind } from '../../src/station/core-types.js';
 import { stationConfig } from '../lib/station.js';
 
@@ -35,8 +35,8 @@ const config = stationConfig(args.station, args.serverUrl, {
   // On disk, as the unit's StateDirectory: what the station keeps across restarts is written as in the field.
   storage: { directory: args.stateDir },
 });
-const sim = new SimulatedStation({ boxNumbers: config.station.boxes.map((b) => b.number), doorSpringMs: 1, inputVoltage: 12.1, internetSignalStrength: 100 });
-const station: Station = await startStation({ config, password: args.station.password, log: createLogger(config.log.level), hardware: sim });
+const sim = new SimulatedHardware({ boxNumbers: config.station.boxes.map((b) => b.number), doorSpringMs: 1, inputVoltage: 12.1, internetSignalStrength: 100 });
+const station: RunningStation = await startStation({ config, password: args.station.password, log: createLogger(config.log.level), hardware: sim });
 let events = 0;
 station.runtime.onEvent((e) => {
   if (e.type === 'event-done') events++;

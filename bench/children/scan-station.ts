@@ -8,9 +8,9 @@
  * Sends {ready: true} on IPC once the scanner is open and the first /state is answered.
  */
 import { startStation } from '../../src/app.js';
-import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import { createLogger } from '../../src/log.js';
-import type { SimStation } from '../../src/sim/index.js';
+import type { SimStation } from '../../src/reference-server/index.js';
 import { withSerialScanner } from '../lib/serial-hardware.js';
 import { stationConfig } from '../lib/station.js';
 
@@ -31,7 +31,7 @@ const config = stationConfig(args.station, args.serverUrl, {
   ...(args.logLevel ? { log: { level: args.logLevel } } : {}),
 });
 const log = createLogger(config.log.level);
-const sim = new SimulatedStation({ boxNumbers: config.station.boxes.map((b) => b.number), doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100 });
+const sim = new SimulatedHardware({ boxNumbers: config.station.boxes.map((b) => b.number), doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100 });
 const hardware = await withSerialScanner(sim, args.tty, log);
 const station = await startStation({ config, password: args.station.password, log, hardware });
 const off = station.runtime.onEvent((e) => {

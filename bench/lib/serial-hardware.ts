@@ -5,11 +5,11 @@
  */
 import type { Logger } from 'pino';
 import { SerialScanner } from '../../src/devices/serial/scanner.js';
-import type { SimulatedStation } from '../../src/devices/sim/station.js';
+import type { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import type { StationHardware } from '../../src/devices/types.js';
 
 /** `sim` with its scanner replaced by a started SerialScanner reading `tty`. */
-export async function withSerialScanner(sim: SimulatedStation, tty: string, log: Logger): Promise<StationHardware> {
+export async function withSerialScanner(sim: SimulatedHardware, tty: string, log: Logger): Promise<StationHardware> {
   const scanner = new SerialScanner({
     identifierType: 'BAR_CODE',
     port: { path: tty, baudRate: 9600, dataBits: 8, parity: 'none', stopBits: 1 },

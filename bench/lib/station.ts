@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validateConfig } from '../../src/config/load.js';
 import type { ConfigInput, StationConfig } from '../../src/config/schema.js';
-import type { SimStation } from '../../src/sim/index.js';
+import type { SimStation } from '../../src/reference-server/index.js';
 
 /** A temp folder for one in-process station's journal, removed when the bench exits. */
 const journalDirs: string[] = [];

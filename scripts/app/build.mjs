@@ -236,7 +236,7 @@ const MODES = {
   './daemon.js': { name: 'daemon', source: 'dist/src/boot/daemon-entry.js' },
   './devices/gpio/safe-state-cli.js': { name: 'safe-state', source: 'dist/src/devices/gpio/safe-state-cli.js' },
   './demo/run.js': { name: 'demo', source: 'dist/src/demo/run.js' },
-  './sim/cli.js': { name: 'sim-server', source: 'dist/src/sim/cli.js' },
+  './reference-server/cli.js': { name: 'sim-server', source: 'dist/src/reference-server/cli.js' },
   './fleet/cli.js': { name: 'fleet', source: 'dist/src/fleet/cli.js' },
   './systemd/reload-command.js': { name: 'reload', source: 'dist/src/systemd/reload-command.js' },
   './devices/usb/policy-cli.js': { name: 'usb-policy', source: 'dist/src/devices/usb/policy-cli.js' },

@@ -102,7 +102,7 @@ stamp "gpio-sim.ko built"
 # --- the project: dist/ for child processes (safe-state), sources for vitest ----------------
 cd "$ROOT"
 [ -d node_modules ] || npm ci --no-audit --no-fund
-# tsc exits non-zero on errors in files not built here (e.g. a branch without src/sim) but still
+# tsc exits non-zero on errors in files not built here (e.g. a branch without src/reference-server) but still
 # emits; what the rig needs is checked below.
 if [ ! -f dist/src/main.js ] || [ -n "$(find src -newer dist/src/main.js -print -quit)" ]; then
   node_modules/.bin/tsc -p tsconfig.build.json >/dev/null 2>&1 || true

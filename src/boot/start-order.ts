@@ -9,7 +9,7 @@
  *
  * Signals that arrive meanwhile are held and replayed once the daemon's handlers are in place.
  */
-import type { Station } from '../app.js';
+import type { RunningStation } from '../app.js';
 import { TERMINATING_SIGNALS } from '../lifecycle.js';
 import type { startSupervised } from '../supervised.js';
 import type { reloadOnSignal } from '../systemd/reload-signal.js';
@@ -52,7 +52,7 @@ export interface AfterFirstReport {
 
 export interface Started {
   /** The station, its first /state written (or its head start over). */
-  readonly station: Station;
+  readonly station: RunningStation;
   readonly modules: AfterFirstReport;
   /** Release once the daemon's signal handlers are in place (serveUntilSignal). */
   readonly signals: HeldSignals;
@@ -63,9 +63,9 @@ export interface Started {
  * `headStartMs`, then load what comes after. A failed start releases the signals (not replayed:
  * Node's default applies again) and rejects with the start's error.
  */
-export async function startReportingFirst(start: () => Promise<Station>, headStartMs: number): Promise<Started> {
+export async function startReportingFirst(start: () => Promise<RunningStation>, headStartMs: number): Promise<Started> {
   const signals = holdSignals();
-  let station: Station;
+  let station: RunningStation;
   try {
     station = await start();
   } catch (e) {

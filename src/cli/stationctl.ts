@@ -1,13 +1,13 @@
 #!/usr/bin/env node
 /**
  * `stationctl`: the technician's command line. The technician commands (status, logs, open, ...)
- * talk to the running station's technician port (src/cli/station/); `portal ...` are the library
+ * talk to the running station's technician port (src/cli/technician/); `portal ...` are the library
  * portal's commissioning commands.
  */
 import { PACKAGE_ROOT, VERSION } from '../version.js';
 import { describeSupport, readSbom, readVendor, vendorStatus } from '../release-info.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from '../errors.js';
-import { TECHNICIAN_COMMANDS, TECHNICIAN_USAGE, commandIndex } from './station/commands.js';
+import { TECHNICIAN_COMMANDS, TECHNICIAN_USAGE, commandIndex } from './technician/commands.js';
 
 const USAGE = `usage: stationctl [options] <command> [...]   (options before or after the command)
 ${TECHNICIAN_USAGE}
@@ -71,7 +71,7 @@ export async function runStationctl(argv: string[]): Promise<number> {
         console.error(`stationctl: unknown command "${cmd}"\n${USAGE}`);
         return EXIT_USAGE;
       }
-      const { runTechnicianCli } = await import('./station/commands.js');
+      const { runTechnicianCli } = await import('./technician/commands.js');
       // Ctrl-C ends a follow (-f) cleanly, with exit code 0.
       const stop = new AbortController();
       process.once('SIGINT', () => stop.abort());

@@ -376,7 +376,7 @@ export const simulatedHardwareSchema = z.strictObject({
   internetSignalStrength: z._default(intIn(0, 100), 100),
   /**
    * A JSON file keeping the simulated doors (and lock outputs) across restarts, with door changes
-   * written to it from outside applied while running (src/devices/sim/state-file.ts); null: none.
+   * written to it from outside applied while running (src/devices/simulated/state-file.ts); null: none.
    */
   stateFile: z._default(z.nullable(nonEmpty()), null),
   /**

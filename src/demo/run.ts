@@ -16,9 +16,9 @@ import { createLogger, LogRing } from '../log.js';
 import { startSupervised } from '../supervised.js';
 import { hashToken, newToken } from '../tokens/tokens.js';
 import { validateConfig } from '../config/load.js';
-import { simulatedStationFor } from '../devices/sim/station.js';
+import { simulatedHardwareFor } from '../devices/simulated/hardware.js';
 import { serveUntilSignal } from '../lifecycle.js';
-import { ReferenceServer, defaultSeed } from '../sim/index.js';
+import { ReferenceServer, defaultSeed } from '../reference-server/index.js';
 import { LOCALES, type Locale } from '../config/messages.js';
 import { UsageError } from '../errors.js';
 import { DEMO_BOX_IDS, DEMO_PASSWORD, DEMO_RFID_ITEMS, DEMO_STATION_ID, demoConfig } from './config.js';
@@ -97,7 +97,7 @@ export async function runDemo(args: string[]): Promise<number> {
   if (!config) throw new Error(`demo config invalid: ${JSON.stringify(problems)}`);
   const ring = new LogRing(config.debug.logLines);
   const log = createLogger(config.log.level, await prettyStream(), { ring });
-  const hardware = simulatedStationFor(config, log);
+  const hardware = simulatedHardwareFor(config, log);
   await hardware.ready;
   // What a person watches: by default the terminal display driver as the field's 20x4 LCD; with
   // --display another geometry, drawn by that display's own driver code from the display events;

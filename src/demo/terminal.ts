@@ -1,6 +1,6 @@
 /** The demo's terminal: commands that act on the simulated station, and how the station is drawn. */
-import type { SimulatedStation } from '../devices/sim/station.js';
-import { blankTag, iso28560_2Tag, iso28560_3Set, iso28560_3Tag } from '../devices/sim/tag-images.js';
+import type { SimulatedHardware } from '../devices/simulated/hardware.js';
+import { blankTag, iso28560_2Tag, iso28560_3Set, iso28560_3Tag } from '../devices/simulated/tag-images.js';
 import { DEMO_AFI, DEMO_RFID_ITEMS } from './config.js';
 import type { KeypadKey } from '../devices/types.js';
 import type { BoxStatus } from '../protocol/types.js';
@@ -52,7 +52,7 @@ function parseKey(arg: string | undefined): KeypadKey | undefined {
 }
 
 /** Carry out one typed command; returns what to print (empty for nothing, 'bye' to quit). */
-export function handleCommand(line: string, sim: SimulatedStation, boxes: readonly Box[], runtime: StationRuntime): string {
+export function handleCommand(line: string, sim: SimulatedHardware, boxes: readonly Box[], runtime: StationRuntime): string {
   const [cmd, arg, ...more] = line.trim().split(/\s+/);
   const rest = [arg, ...more].filter((w): w is string => w !== undefined);
   switch (cmd) {
@@ -139,9 +139,9 @@ export function handleCommand(line: string, sim: SimulatedStation, boxes: readon
 const RFID_USAGE = 'usage: rfid <item> | rfid iso <item> | rfid set <item> <n> | rfid part <item> <k> <n> | rfid blank | rfid off | rfid uid <uid>';
 
 /** The librarian at the RFID reader: tags laid on the model reader (or a UID typed by a wedge reader). */
-function rfidCommand(words: readonly string[], sim: SimulatedStation): string {
+function rfidCommand(words: readonly string[], sim: SimulatedHardware): string {
   const [what, a, b, c] = words;
-  const lay = (tags: readonly Parameters<SimulatedStation['placeTag']>[0][]): string => {
+  const lay = (tags: readonly Parameters<SimulatedHardware['placeTag']>[0][]): string => {
     for (const t of tags) if (!sim.placeTag(t)) return 'this station has no host-mode RFID reader (hardware.rfidReader)';
     return `on the reader: ${tags.map((t) => t.uid).join(', ')}`;
   };

@@ -1,14 +1,14 @@
 /** Builds the station's hardware from config: the only place that picks real or simulated devices. */
 import type { StationConfig } from '../config/schema.js';
 import { createLogger, type Logger } from '../log.js';
-import { simulatedStationFor } from './sim/station.js';
+import { simulatedHardwareFor } from './simulated/hardware.js';
 import type { StationHardware } from './types.js';
 
 export function createHardware(config: StationConfig, log?: Logger): Promise<StationHardware> {
   const hw = config.hardware;
   switch (hw.kind) {
     case 'simulated': {
-      const sim = simulatedStationFor(config, log);
+      const sim = simulatedHardwareFor(config, log);
       const kiosk = hw.kiosk;
       if (kiosk === null) return sim.ready.then(() => sim);
       // The kiosk page's code is loaded only for a station that has one.

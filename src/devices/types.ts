@@ -3,7 +3,7 @@
  *
  * Modelled on serialport's BindingInterface: one narrow, promise-based interface per device
  * kind. Each has a real implementation (src/devices/<kind>/) and a simulated one
- * (src/devices/sim/), chosen by config (`hardware.kind`), never by a test flag.
+ * (src/devices/simulated/), chosen by config (`hardware.kind`), never by a test flag.
  *
  * Boxes are addressed by their *number* (1-based position in the station, as printed on the
  * door); the mapping number -> boxId (protocol UUID) lives in the station config.

@@ -9,7 +9,7 @@ import { pino } from 'pino';
 import { intOption, numberOption, usageFailure } from '../cli/args.js';
 import { EXIT_CONFIG, EXIT_OK, errorMessage, UsageError } from '../errors.js';
 import { createLogger, type LogLevelName } from '../log.js';
-import { SimConfigError, generateStation, parseSimData, seedData, type SeedData } from '../sim/index.js';
+import { SimConfigError, generateStation, parseSimData, seedData, type SeedData } from '../reference-server/index.js';
 import { FleetMetricsError } from './metrics.js';
 import { runFleet, type FleetSummary, type RunIo } from './run.js';
 

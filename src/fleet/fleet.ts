@@ -6,12 +6,12 @@
  * Every station's protocol client uses the caller's shared HTTP agents (agent.ts).
  */
 import type { Logger } from 'pino';
-import { startStation, type Station } from '../app.js';
+import { startStation, type RunningStation } from '../app.js';
 import type { HttpAgents } from '../protocol/client.js';
 import { validateConfig } from '../config/load.js';
 import type { StationConfig } from '../config/schema.js';
-import { simulatedStationFor, type SimulatedStation } from '../devices/sim/station.js';
-import type { SimStation } from '../sim/index.js';
+import { simulatedHardwareFor, type SimulatedHardware } from '../devices/simulated/hardware.js';
+import type { SimStation } from '../reference-server/index.js';
 import { HeartbeatTracker } from './heartbeat.js';
 import { ACTION_KINDS, StationScript, emptyStats, type ScriptStats } from './script.js';
 import type { Supply } from './supply.js';
@@ -39,8 +39,8 @@ export interface FleetOptions {
 
 export interface FleetMember {
   readonly def: SimStation;
-  readonly station: Station;
-  readonly sim: SimulatedStation;
+  readonly station: RunningStation;
+  readonly sim: SimulatedHardware;
   readonly script: StationScript;
 }
 
@@ -98,7 +98,7 @@ export class Fleet {
 
   private async startOne(def: SimStation): Promise<FleetMember> {
     const config = fleetStationConfig(def, this.o);
-    const sim = simulatedStationFor(config);
+    const sim = simulatedHardwareFor(config);
     const station = await startStation({ config, password: def.password, log: this.o.log.child({ station: def.id }), hardware: sim, agent: this.o.agent });
     station.runtime.onEvent((e) => {
       if (e.type === 'event-sent' && e.endpoint === 'state') this.heartbeats.record(def.id, performance.now());

@@ -3,7 +3,7 @@
  * it is observed (sent by the station, or received at the server). Bounded memory for a run of
  * any length: per-station last time and largest gap, plus a fixed histogram for percentiles.
  */
-import type { SimLogger } from '../sim/index.js';
+import type { SimLogger } from '../reference-server/index.js';
 
 export interface HeartbeatSummary {
   /** Stations with at least one /state since the window opened. */

@@ -6,8 +6,8 @@
 import { get } from 'node:http';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import type { Logger } from 'pino';
-import { ReferenceServer, type SeedData } from '../sim/index.js';
-import { CONTROL_PREFIX } from '../sim/index.js';
+import { ReferenceServer, type SeedData } from '../reference-server/index.js';
+import { CONTROL_PREFIX } from '../reference-server/index.js';
 import { useSharedAgents, type SharedAgents } from './agent.js';
 import { Fleet, type FleetStats } from './fleet.js';
 import { HeartbeatTracker, heartbeatLogger, type HeartbeatSummary } from './heartbeat.js';

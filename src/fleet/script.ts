@@ -4,9 +4,9 @@
  * action goes through the simulated hardware exactly as a person would (scan, keys, doors, cancel
  * button) and waits on what the station shows it, never on timers of its own beyond `holdMs`.
  */
-import type { Station } from '../app.js';
-import type { SimulatedStation } from '../devices/sim/station.js';
-import type { SimStation } from '../sim/index.js';
+import type { RunningStation } from '../app.js';
+import type { SimulatedHardware } from '../devices/simulated/hardware.js';
+import type { SimStation } from '../reference-server/index.js';
 import type { Endpoint } from '../protocol/types.js';
 import type { Supply } from './supply.js';
 import { WaitAbortedError, nextEvent, settledIn, until } from './wait.js';
@@ -52,8 +52,8 @@ export class StationScript {
   private readonly random: () => number;
 
   constructor(
-    private readonly station: Station,
-    private readonly sim: SimulatedStation,
+    private readonly station: RunningStation,
+    private readonly sim: SimulatedHardware,
     private readonly def: SimStation,
     private readonly supply: Supply,
     private readonly o: ScriptOptions,

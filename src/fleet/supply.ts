@@ -6,8 +6,8 @@
  */
 import type { Agent } from 'node:http';
 import { request } from 'node:http';
-import type { ReferenceServer, SeedData, SimDeposit, SimPickup, SimStation } from '../sim/index.js';
-import { CONTROL_PREFIX } from '../sim/index.js';
+import type { ReferenceServer, SeedData, SimDeposit, SimPickup, SimStation } from '../reference-server/index.js';
+import { CONTROL_PREFIX } from '../reference-server/index.js';
 
 export interface Supply {
   readonly kind: string;

@@ -2,7 +2,7 @@
  * Station protocol v2's shapes, defined once (docs/protocol/endpoints.md, answers.md): the request
  * bodies a station sends and the answers a server returns, as schemas. The TypeScript
  * types in types.ts are derived from them, the station's answer parser (parse.ts) validates with
- * the answer schemas and the reference server (src/sim/validate.ts) with the request schemas.
+ * the answer schemas and the reference server (src/reference-server/validate.ts) with the request schemas.
  * The station itself never parses a request body; only the reference server builds those.
  */
 import * as z from '../schema.js';

@@ -11,7 +11,7 @@
  * Its clients — the technician port, SIGHUP, the update lock, metrics, the systemd watchdog — ask
  * it; nothing it builds on (station, config, devices) knows it.
  */
-import type { Station } from '../app.js';
+import type { RunningStation } from '../app.js';
 import { applyClasses, changedKeys, type ApplyOn } from '../config/apply.js';
 import { loadConfigFile, type LoadedConfig } from '../config/load.js';
 import { configSchema, type StationConfig } from '../config/schema.js';
@@ -32,7 +32,7 @@ export interface SupervisorOptions {
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly log: Logger;
   /** Starts a station from a loaded config (the daemon: startStation). */
-  readonly start: (loaded: LoadedConfig) => Promise<Station>;
+  readonly start: (loaded: LoadedConfig) => Promise<RunningStation>;
   /** Neither the new nor the old config could be started again: the process should exit (systemd restarts it). */
   readonly onFatal: (e: unknown) => void;
 }
@@ -62,7 +62,7 @@ export class Supervisor {
   readonly observer = new StationObserver();
   /** The config the process started with: what keys read once at start (class `process`) still use. */
   readonly startConfig: StationConfig;
-  private current: { station: Station; loaded: LoadedConfig; startedAt: number } | null;
+  private current: { station: RunningStation; loaded: LoadedConfig; startedAt: number } | null;
   /** Monotonic time the station swap in progress began (current is null meanwhile). */
   private swapStartedAt = 0;
   private service = false;
@@ -76,7 +76,7 @@ export class Supervisor {
 
   /** `loaded` is what `station` was started from. */
   constructor(
-    station: Station,
+    station: RunningStation,
     loaded: LoadedConfig,
     private readonly opts: SupervisorOptions,
   ) {
@@ -87,7 +87,7 @@ export class Supervisor {
   }
 
   /** The running station; refused ('reloading') while a reload swaps it. */
-  get station(): Station {
+  get station(): RunningStation {
     return this.running().station;
   }
   /** The config the running station's core runs on: its runtime's own, never derived again here. */
@@ -99,7 +99,7 @@ export class Supervisor {
     return this.running().loaded.config;
   }
   /** The running station and its box table, or null while a reload swaps it. */
-  now(): { readonly station: Station; readonly core: CoreConfig } | null {
+  now(): { readonly station: RunningStation; readonly core: CoreConfig } | null {
     return this.current === null ? null : { station: this.current.station, core: this.current.station.runtime.core };
   }
   /** Whether a reload is between stopping the old station and installing the new one. */
@@ -254,7 +254,7 @@ export class Supervisor {
     this.swapStop = old.station.stop();
     if (!(await settlesWithin(this.swapStop, swapLimitMs))) this.fatal(`the old station did not stop within ${swapLimitMs} ms`);
     if (signal.aborted) throw new SupervisorRefusal('busy', STOPPING);
-    let station: Station;
+    let station: RunningStation;
     try {
       station = await this.startWithin(loaded, swapLimitMs);
     } catch (e) {
@@ -270,7 +270,7 @@ export class Supervisor {
   }
 
   /** Start a station, or reject after `limitMs`; one that starts later is stopped at once. */
-  private async startWithin(loaded: LoadedConfig, limitMs: number): Promise<Station> {
+  private async startWithin(loaded: LoadedConfig, limitMs: number): Promise<RunningStation> {
     const starting = this.opts.start(loaded);
     if (await settlesWithin(starting, limitMs)) return starting;
     starting.then(
@@ -301,7 +301,7 @@ export class Supervisor {
     return this.lastLoaded.version ?? null;
   }
 
-  private install(station: Station, loaded: LoadedConfig): void {
+  private install(station: RunningStation, loaded: LoadedConfig): void {
     // Stopped while the new station was starting: it must not run on unattended.
     if (this.stopped) this.swapStop = station.stop();
     this.current = { station, loaded, startedAt: performance.now() };

@@ -16,7 +16,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { fakeGpiod, type FakeGpiod } from '../../bench/lib/fake-gpiod.js';
 import { placeCommand, readUnit, type Command } from '../../bench/lib/unit.js';
-import { SEED_BARCODES } from '../../src/sim/seed.js';
+import { SEED_BARCODES } from '../../src/reference-server/seed.js';
 import { DaemonRig } from '../support/daemon.js';
 import { box, sleep } from '../support/shared.js';
 

@@ -9,7 +9,7 @@ import { spawn } from 'node:child_process';
 import { afterEach, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { TERMINATING_SIGNALS } from '../../src/lifecycle.js';
-import { SEED_BARCODES, SEED_PIN_SINGLE, type RequestRecord } from '../../src/sim/index.js';
+import { SEED_BARCODES, SEED_PIN_SINGLE, type RequestRecord } from '../../src/reference-server/index.js';
 import { DaemonRig, MAIN } from '../support/daemon.js';
 import { box, waitFor } from '../support/shared.js';
 

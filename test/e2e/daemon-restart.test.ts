@@ -18,7 +18,7 @@
  */
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { SEED_BARCODES, SEED_PIN_MULTI, SEED_PIN_SINGLE, type RequestRecord } from '../../src/sim/index.js';
+import { SEED_BARCODES, SEED_PIN_MULTI, SEED_PIN_SINGLE, type RequestRecord } from '../../src/reference-server/index.js';
 import { DaemonRig, type DaemonProcess } from '../support/daemon.js';
 import { box, STATION } from '../support/shared.js';
 import { filesUnder, findLeaksIn } from '../support/secrets.js';

@@ -7,7 +7,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
+import { ReferenceServer, defaultSeed } from '../../src/reference-server/index.js';
 import { MAIN, spawnDaemon } from '../support/daemon.js';
 import { STATION } from '../support/shared.js';
 

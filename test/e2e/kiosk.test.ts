@@ -28,15 +28,15 @@ import { randomBytes } from 'node:crypto';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pino } from 'pino';
-import { startStation, type Station } from '../../src/app.js';
+import { startStation, type RunningStation } from '../../src/app.js';
 import { validateConfig } from '../../src/config/load.js';
 import type { Locale } from '../../src/config/messages.js';
 import { kioskDisplaySchema } from '../../src/devices/input/schema.js';
-import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import { KioskPanel } from '../../src/devices/kiosk/panel.js';
 import { withKioskPanel } from '../../src/devices/kiosk/front-panel.js';
 import { kioskSecretHash } from '../../src/devices/kiosk/secret.js';
-import { ReferenceServer, defaultSeed, SEED_BARCODES, SEED_PIN_SINGLE, SEED_UNKNOWN_BARCODE } from '../../src/sim/index.js';
+import { ReferenceServer, defaultSeed, SEED_BARCODES, SEED_PIN_SINGLE, SEED_UNKNOWN_BARCODE } from '../../src/reference-server/index.js';
 import { MemoryJournal } from '../../src/journal/memory.js';
 import { launchChromium } from '../support/chromium.js';
 import { STATION, box, waitFor } from '../support/shared.js';
@@ -82,8 +82,8 @@ let browser: Browser;
 let server: ReferenceServer;
 
 interface Kiosk {
-  station: Station;
-  sim: SimulatedStation;
+  station: RunningStation;
+  sim: SimulatedHardware;
   panel: KioskPanel;
   context: BrowserContext;
   page: Page;
@@ -105,7 +105,7 @@ async function startKiosk(locale: Locale): Promise<Kiosk> {
   });
   if (!config) throw new Error(JSON.stringify(p));
   const log = pino({ level: 'silent' });
-  const sim = new SimulatedStation({ boxNumbers: STATION.boxes.map((_, i) => i + 1), doorSpringMs: 20, inputVoltage: 12.4, internetSignalStrength: 87 });
+  const sim = new SimulatedHardware({ boxNumbers: STATION.boxes.map((_, i) => i + 1), doorSpringMs: 20, inputVoltage: 12.4, internetSignalStrength: 87 });
   const panel = new KioskPanel({
     port: 0,
     cancelLabel: locale === 'cs' ? 'Zrušit' : 'Cancel',

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { hashToken, newToken } from '../../src/tokens/tokens.js';
-import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
+import { ReferenceServer, defaultSeed } from '../../src/reference-server/index.js';
 import { MAIN, spawnDaemon } from '../support/daemon.js';
 import { sleep, STATION, waitFor } from '../support/shared.js';
 

@@ -12,7 +12,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken, newToken } from '../../src/tokens/tokens.js';
-import { ReferenceServer, SEED_BARCODES, defaultSeed } from '../../src/sim/index.js';
+import { ReferenceServer, SEED_BARCODES, defaultSeed } from '../../src/reference-server/index.js';
 import { sleep, STATION, waitFor } from '../support/shared.js';
 import { requireTool, runs } from '../support/tools.js';
 import { dashboardExpressions, freePort, instantiate, metricNamesIn } from '../support/ops-assets.js';

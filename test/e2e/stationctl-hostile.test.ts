@@ -8,7 +8,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
+import { ReferenceServer, defaultSeed } from '../../src/reference-server/index.js';
 import { STATION, waitFor } from '../support/shared.js';
 import { startDaemon, type Daemon } from '../support/daemon.js';
 

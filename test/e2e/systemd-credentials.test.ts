@@ -13,7 +13,7 @@ import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { runTechnicianCli } from '../../src/cli/station/commands.js';
+import { runTechnicianCli } from '../../src/cli/technician/commands.js';
 import { CAN_SEAL, CredentialBoard } from '../support/credential-board.js';
 import { requireTool } from '../support/tools.js';
 

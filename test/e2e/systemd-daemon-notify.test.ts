@@ -15,7 +15,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
+import { ReferenceServer, defaultSeed } from '../../src/reference-server/index.js';
 import { MAIN, spawnDaemon } from '../support/daemon.js';
 import { sleep, STATION } from '../support/shared.js';
 import { startNotifyReceiver, type NotifyReceiver } from '../support/notify-receiver.js';

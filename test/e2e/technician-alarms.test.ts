@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MemoryJournal } from '../../src/journal/memory.js';
-import { SEED_UNKNOWN_PIN } from '../../src/sim/index.js';
+import { SEED_UNKNOWN_PIN } from '../../src/reference-server/index.js';
 import { launchChromium } from '../support/chromium.js';
 import { waitFor } from '../support/shared.js';
 import { idle, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';

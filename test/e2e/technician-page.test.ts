@@ -9,7 +9,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { SEED_BARCODES } from '../../src/sim/index.js';
+import { SEED_BARCODES } from '../../src/reference-server/index.js';
 import { launchChromium } from '../support/chromium.js';
 import { box, waitFor } from '../support/shared.js';
 import { idle, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';

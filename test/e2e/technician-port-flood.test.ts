@@ -14,7 +14,7 @@ import { request } from 'node:http';
 import { connect } from 'node:net';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { runTechnicianCli } from '../../src/cli/station/commands.js';
+import { runTechnicianCli } from '../../src/cli/technician/commands.js';
 import { idle, readStream, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
 import { sleep } from '../support/shared.js';
 

@@ -10,7 +10,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { hashToken, newToken } from '../../src/tokens/tokens.js';
-import { ReferenceServer, SEED_BARCODES, defaultSeed, type RequestRecord } from '../../src/sim/index.js';
+import { ReferenceServer, SEED_BARCODES, defaultSeed, type RequestRecord } from '../../src/reference-server/index.js';
 import { MAIN, spawnDaemon } from '../support/daemon.js';
 import { idle, startDebugHarness } from '../support/technician-harness.js';
 import { box, sleep, STATION, waitFor } from '../support/shared.js';

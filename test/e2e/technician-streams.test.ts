@@ -11,7 +11,7 @@
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { ReferenceServer, defaultSeed } from '../../src/sim/index.js';
+import { ReferenceServer, defaultSeed } from '../../src/reference-server/index.js';
 import { sleep, STATION, waitFor } from '../support/shared.js';
 import { startDaemon, type Daemon } from '../support/daemon.js';
 

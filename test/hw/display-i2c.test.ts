@@ -15,7 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { cellGlyph, tallGlyph } from '../../src/devices/display/font.js';
 import { COMMON_BACKPACK_PINS, Hd44780Display, type Hd44780Options } from '../../src/devices/display/hd44780.js';
 import { OledDisplay } from '../../src/devices/display/ssd1306.js';
-import { SERVER_TEXTS } from '../../src/sim/messages.js';
+import { SERVER_TEXTS } from '../../src/reference-server/messages.js';
 import { glyphKey, Hd44780Model, OledModel, readOledText, writePng } from '../support/display-models.js';
 import { report, silentLog, waitFor } from './sim.js';
 

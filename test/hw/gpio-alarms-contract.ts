@@ -13,13 +13,13 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { startStation, type Station } from '../../src/app.js';
+import { startStation, type RunningStation } from '../../src/app.js';
 import { validateConfig } from '../../src/config/load.js';
 import { createBoardHardware } from '../../src/devices/board.js';
 import type { BoardProfileInput } from '../../src/devices/board-config.js';
 import type { GpioBackend } from '../../src/devices/gpio/types.js';
-import { SimDisplay, SimKeypad, SimScanner } from '../../src/devices/sim/inputs.js';
-import { ReferenceServer, defaultSeed, SEED_BARCODES, type RequestRecord, type SimStation } from '../../src/sim/index.js';
+import { SimDisplay, SimKeypad, SimScanner } from '../../src/devices/simulated/inputs.js';
+import { ReferenceServer, defaultSeed, SEED_BARCODES, type RequestRecord, type SimStation } from '../../src/reference-server/index.js';
 import { STATION as SHARED_STATION } from '../support/shared.js';
 import { report, silentLog, type SimChip, simChip, sleep, waitFor } from './sim.js';
 
@@ -89,7 +89,7 @@ const fmt = (xs: [number, number][]): string => JSON.stringify(xs.map(([a, b]) =
 export function alarmsOnBoard(label: string, open: () => Promise<GpioBackend>, slackMs: number): void {
   let chip: SimChip;
   let server: ReferenceServer;
-  let station: Station;
+  let station: RunningStation;
   let scanner: SimScanner;
 
   const states = (after: number, pred: (b: StateBody) => boolean): Promise<RequestRecord> =>

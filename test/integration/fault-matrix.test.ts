@@ -21,9 +21,9 @@
 import { writeFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Endpoint } from '../../src/protocol/types.js';
-import { faultProcesses, normalizeFault } from '../../src/sim/faults.js';
-import { SEED_BARCODES, SEED_PIN_SINGLE } from '../../src/sim/seed.js';
-import type { RequestRecord } from '../../src/sim/types.js';
+import { faultProcesses, normalizeFault } from '../../src/reference-server/faults.js';
+import { SEED_BARCODES, SEED_PIN_SINGLE } from '../../src/reference-server/seed.js';
+import type { RequestRecord } from '../../src/reference-server/types.js';
 import type { EventRecord, RuntimeEvent } from '../../src/station/runtime.js';
 import { HAVE_OPENSSL } from '../support/certs.js';
 import { filesUnder } from '../support/secrets.js';

@@ -11,7 +11,7 @@ import { newToken } from '../../src/tokens/tokens.js';
 import { runFleetCli } from '../../src/fleet/cli.js';
 import { runFleet, SCRAPE_MEASUREMENTS, type FleetSummary } from '../../src/fleet/run.js';
 import { createLogger } from '../../src/log.js';
-import { generateStation, seedData } from '../../src/sim/index.js';
+import { generateStation, seedData } from '../../src/reference-server/index.js';
 import { sleep, waitFor } from '../support/shared.js';
 import { parseExposition } from '../support/prom-text.js';
 

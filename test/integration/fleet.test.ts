@@ -11,7 +11,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { baseUrlOf, runFleetCli } from '../../src/fleet/cli.js';
 import { runFleet, type FleetSummary } from '../../src/fleet/run.js';
 import { createLogger } from '../../src/log.js';
-import { ReferenceServer, generateStation, parseSimData, seedData, type RequestRecord } from '../../src/sim/index.js';
+import { ReferenceServer, generateStation, parseSimData, seedData, type RequestRecord } from '../../src/reference-server/index.js';
 
 let server: ReferenceServer | undefined;
 afterEach(async () => {

@@ -3,7 +3,7 @@
  * real HTTP on 127.0.0.1.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { SEED_BARCODES, SEED_PIN_MULTI, SEED_PIN_SINGLE, SEED_RFID, SEED_UNKNOWN_BARCODE, type RequestRecord } from '../../src/sim/index.js';
+import { SEED_BARCODES, SEED_PIN_MULTI, SEED_PIN_SINGLE, SEED_RFID, SEED_UNKNOWN_BARCODE, type RequestRecord } from '../../src/reference-server/index.js';
 import { box, waitFor } from '../support/shared.js';
 import { startHarness, type Harness } from '../support/harness.js';
 

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryJournal } from '../../src/journal/memory.js';
 import type { JournalEntry } from '../../src/journal/types.js';
-import { SEED_BARCODES, SEED_PIN_MULTI } from '../../src/sim/index.js';
+import { SEED_BARCODES, SEED_PIN_MULTI } from '../../src/reference-server/index.js';
 import { box, waitFor } from '../support/shared.js';
 import { startHarness, type Harness } from '../support/harness.js';
 

@@ -10,7 +10,7 @@ import { startStation } from '../../src/app.js';
 import { startSupervised } from '../../src/supervised.js';
 import { MemoryJournal } from '../../src/journal/memory.js';
 import { LogRing } from '../../src/log.js';
-import { SEED_BARCODES, SEED_PIN_MULTI, SEED_UNKNOWN_PIN } from '../../src/sim/index.js';
+import { SEED_BARCODES, SEED_PIN_MULTI, SEED_UNKNOWN_PIN } from '../../src/reference-server/index.js';
 import { idle, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
 import { STATION, waitFor } from '../support/shared.js';
 import { startHarness, type Harness, type HarnessOverrides } from '../support/harness.js';

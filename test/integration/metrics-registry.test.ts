@@ -8,7 +8,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfigFile } from '../../src/config/load.js';
-import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import { metricsConfigSchema } from '../../src/metrics/config.js';
 import { StationMetrics } from '../../src/metrics/registry.js';
 import { MetricsService } from '../../src/metrics/service.js';
@@ -26,7 +26,7 @@ const BOXES = [
 ];
 
 function fakeStation(id = ID) {
-  const hw = new SimulatedStation({ boxNumbers: [1, 2], doorSpringMs: 0, inputVoltage: 12, internetSignalStrength: 100 });
+  const hw = new SimulatedHardware({ boxNumbers: [1, 2], doorSpringMs: 0, inputVoltage: 12, internetSignalStrength: 100 });
   const s = {
     state: initialState({ [BOXES[0]!.id]: 'CLOSED', [BOXES[1]!.id]: 'CLOSED' }),
     replacing: false,

@@ -18,10 +18,10 @@ import { runPortalCli } from '../../src/cli/portal.js';
 import { validateConfig } from '../../src/config/load.js';
 import type { HidBackend, HidDeviceInfo, HidHandle } from '../../src/devices/hid/link.js';
 import { HidScanner } from '../../src/devices/hid/scanner.js';
-import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import type { StationHardware } from '../../src/devices/types.js';
 import { createLogger, LogRing, maskIdentifier } from '../../src/log.js';
-import { defaultSeed, ReferenceServer, SEED_PIN_SINGLE } from '../../src/sim/index.js';
+import { defaultSeed, ReferenceServer, SEED_PIN_SINGLE } from '../../src/reference-server/index.js';
 import { startSupervised, type Supervised } from '../../src/supervised.js';
 import { hashToken, newToken } from '../../src/tokens/tokens.js';
 import { FAKE_CLIENT, FAKE_USER, FakePortal } from '../support/fake-portal.js';
@@ -95,7 +95,7 @@ it(
     const logs: string[] = [];
     const ring = new LogRing(1000);
     const log = createLogger('debug', new Writable({ write: (c: Buffer, _e, cb) => (logs.push(c.toString()), cb()) }), { ring });
-    const sim = new SimulatedStation({ boxNumbers: STATION.boxes.map((_, i) => i + 1), doorSpringMs: 20, inputVoltage: 12.4, internetSignalStrength: 87 });
+    const sim = new SimulatedHardware({ boxNumbers: STATION.boxes.map((_, i) => i + 1), doorSpringMs: 20, inputVoltage: 12.4, internetSignalStrength: 87 });
     const port = new WedgeReaderPort();
     const wedge = new HidScanner({
       match: { vendorId: VID, productId: PID },

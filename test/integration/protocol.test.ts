@@ -1,6 +1,6 @@
 /** The protocol client on the wire, seen from the reference server; and what never reaches a log. */
 import { afterEach, describe, expect, it } from 'vitest';
-import { SEED_BARCODES, SEED_PIN_MULTI, SEED_PIN_SINGLE } from '../../src/sim/index.js';
+import { SEED_BARCODES, SEED_PIN_MULTI, SEED_PIN_SINGLE } from '../../src/reference-server/index.js';
 import { VERSION } from '../../src/version.js';
 import { sleep, STATION, waitFor } from '../support/shared.js';
 import { startHarness, type Harness } from '../support/harness.js';

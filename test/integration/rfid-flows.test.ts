@@ -5,8 +5,8 @@
  * from the driver's bytes up is the field's code.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { iso28560_2Tag, iso28560_3Set, iso28560_3Tag } from '../../src/devices/sim/tag-images.js';
-import type { RequestRecord } from '../../src/sim/index.js';
+import { iso28560_2Tag, iso28560_3Set, iso28560_3Tag } from '../../src/devices/simulated/tag-images.js';
+import type { RequestRecord } from '../../src/reference-server/index.js';
 import { StationMetrics } from '../../src/metrics/registry.js';
 import { isCounted } from '../../src/metrics/view.js';
 import { startHarness, type Harness } from '../support/harness.js';

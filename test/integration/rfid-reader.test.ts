@@ -1,7 +1,7 @@
 /**
  * The host-mode reader driver (src/devices/rfid/) on a real serial line: a socat pseudo-terminal
  * pair, the driver on one end through serialport and the kernel's tty layer, the model reader
- * (src/devices/sim/feig-reader-model.ts, written from the FEIG protocol on its own) on the other.
+ * (src/devices/simulated/feig-reader-model.ts, written from the FEIG protocol on its own) on the other.
  * What a reader in the field does to the driver, the model does here: several tags at once, every
  * data model, answers lost, late, garbled, with a wrong CRC or a lying length, a flood, an unplug.
  */
@@ -13,9 +13,9 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { feigIsoHost } from '../../src/devices/rfid/feig/session.js';
 import { openSerialPort } from '../../src/devices/serial/link.js';
 import { HostModeReader, type HostModeReaderOptions } from '../../src/devices/rfid/reader.js';
-import { FeigReaderModel, type FeigModelOptions } from '../../src/devices/sim/feig-reader-model.js';
-import { serveModel, type ServedModel } from '../../src/devices/sim/model-port.js';
-import { blankTag, iso28560_2Tag, iso28560_3Set, iso28560_3Tag, rfid501Tag } from '../../src/devices/sim/tag-images.js';
+import { FeigReaderModel, type FeigModelOptions } from '../../src/devices/simulated/feig-reader-model.js';
+import { serveModel, type ServedModel } from '../../src/devices/simulated/model-port.js';
+import { blankTag, iso28560_2Tag, iso28560_3Set, iso28560_3Tag, rfid501Tag } from '../../src/devices/simulated/tag-images.js';
 import type { RfidTag } from '../../src/devices/types.js';
 import { waitFor } from '../support/shared.js';
 import { HAVE_SOCAT, PtyPair } from '../support/socat.js';

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SEED_BARCODES, SEED_PIN_MULTI, SEED_PIN_SINGLE, SEED_UNKNOWN_PIN, type RequestRecord } from '../../src/sim/index.js';
+import { SEED_BARCODES, SEED_PIN_MULTI, SEED_PIN_SINGLE, SEED_UNKNOWN_PIN, type RequestRecord } from '../../src/reference-server/index.js';
 import { box, sleep, waitFor } from '../support/shared.js';
 import { startHarness, type Harness } from '../support/harness.js';
 

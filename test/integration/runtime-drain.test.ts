@@ -5,7 +5,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { MemoryJournal } from '../../src/journal/memory.js';
-import { SEED_BARCODES } from '../../src/sim/index.js';
+import { SEED_BARCODES } from '../../src/reference-server/index.js';
 import { waitFor } from '../support/shared.js';
 import { startHarness, type Harness } from '../support/harness.js';
 

@@ -9,7 +9,7 @@
  * upper bound, so load on the machine can only make it easier to meet.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { SEED_BARCODES, type RequestRecord } from '../../src/sim/index.js';
+import { SEED_BARCODES, type RequestRecord } from '../../src/reference-server/index.js';
 import { sleep, waitFor } from '../support/shared.js';
 import { startHarness, type Harness } from '../support/harness.js';
 

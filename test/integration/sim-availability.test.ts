@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { DEMO_STATION, SEED_BARCODES, SEED_PIN_SINGLE } from '../../src/sim/seed.js';
+import { DEMO_STATION, SEED_BARCODES, SEED_PIN_SINGLE } from '../../src/reference-server/seed.js';
 import { startSim, type SimFixture } from '../support/sim-fixture.js';
 
 let sim: SimFixture;

@@ -2,8 +2,8 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { runSimServerCli, type SimCliIo } from '../../src/sim/cli.js';
-import { DEMO_STATION, generateStation, SEED_PIN_MULTI, seedData } from '../../src/sim/seed.js';
+import { runSimServerCli, type SimCliIo } from '../../src/reference-server/cli.js';
+import { DEMO_STATION, generateStation, SEED_PIN_MULTI, seedData } from '../../src/reference-server/seed.js';
 import { SimStationClient } from '../support/sim-client.js';
 
 function io(): SimCliIo & { lines: string[]; errors: string[]; stop(): void; nextLine(re: RegExp): Promise<string> } {

@@ -1,11 +1,11 @@
 import { networkInterfaces } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SimConfigError } from '../../src/sim/errors.js';
-import { isLoopback } from '../../src/sim/http-util.js';
-import { ReferenceServer } from '../../src/sim/server.js';
-import { DEMO_STATION, SEED_BARCODES, seedData } from '../../src/sim/seed.js';
-import type { RequestRecord, StationSnapshot } from '../../src/sim/types.js';
+import { SimConfigError } from '../../src/reference-server/errors.js';
+import { isLoopback } from '../../src/reference-server/http-util.js';
+import { ReferenceServer } from '../../src/reference-server/server.js';
+import { DEMO_STATION, SEED_BARCODES, seedData } from '../../src/reference-server/seed.js';
+import type { RequestRecord, StationSnapshot } from '../../src/reference-server/types.js';
 import { SimStationClient } from '../support/sim-client.js';
 import { startSim, type SimFixture } from '../support/sim-fixture.js';
 

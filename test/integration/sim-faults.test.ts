@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { DEFAULT_EXTRA_FIELDS } from '../../src/sim/faults.js';
-import { DEMO_STATION, SEED_BARCODES, SEED_PIN_MULTI } from '../../src/sim/seed.js';
+import { DEFAULT_EXTRA_FIELDS } from '../../src/reference-server/faults.js';
+import { DEMO_STATION, SEED_BARCODES, SEED_PIN_MULTI } from '../../src/reference-server/seed.js';
 import { startSim, type SimFixture } from '../support/sim-fixture.js';
 
 let sim: SimFixture;

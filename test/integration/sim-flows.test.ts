@@ -1,6 +1,20 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { cancelledMessages, depositBoxOpenMessages, depositClosingMessages, pickupClosingMessages, PROMPT_MESSAGES } from '../../src/sim/messages.js';
-import { DEMO_STATION, SEED_BARCODES, SEED_PIN_MULTI, SEED_PIN_SINGLE, SEED_RFID, SEED_UNKNOWN_BARCODE, SEED_UNKNOWN_PIN } from '../../src/sim/seed.js';
+import {
+  cancelledMessages,
+  depositBoxOpenMessages,
+  depositClosingMessages,
+  pickupClosingMessages,
+  PROMPT_MESSAGES,
+} from '../../src/reference-server/messages.js';
+import {
+  DEMO_STATION,
+  SEED_BARCODES,
+  SEED_PIN_MULTI,
+  SEED_PIN_SINGLE,
+  SEED_RFID,
+  SEED_UNKNOWN_BARCODE,
+  SEED_UNKNOWN_PIN,
+} from '../../src/reference-server/seed.js';
 import { startSim, type SimFixture } from '../support/sim-fixture.js';
 
 let sim: SimFixture;

@@ -3,8 +3,8 @@
  * a real library server: a station with `messages.locale: "cs"` shows Czech texts throughout.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { SERVER_TEXTS, serverLanguage } from '../../src/sim/messages.js';
-import { SEED_BARCODES, SEED_UNKNOWN_PIN } from '../../src/sim/index.js';
+import { SERVER_TEXTS, serverLanguage } from '../../src/reference-server/messages.js';
+import { SEED_BARCODES, SEED_UNKNOWN_PIN } from '../../src/reference-server/index.js';
 import { waitFor } from '../support/shared.js';
 import { startHarness, type Harness } from '../support/harness.js';
 

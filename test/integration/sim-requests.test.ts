@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { WaitTimeoutError } from '../../src/sim/errors.js';
-import { DEMO_STATION, SEED_BARCODES, SEED_PIN_SINGLE } from '../../src/sim/seed.js';
+import { WaitTimeoutError } from '../../src/reference-server/errors.js';
+import { DEMO_STATION, SEED_BARCODES, SEED_PIN_SINGLE } from '../../src/reference-server/seed.js';
 import { basicAuth } from '../support/sim-client.js';
 import { startSim, type SimFixture } from '../support/sim-fixture.js';
 

@@ -23,8 +23,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load.js';
 import { ASSIST_TEXTS, TEXTS, type Locale } from '../../src/config/messages.js';
 import { EspeakSpeech } from '../../src/devices/speech/espeak.js';
-import { SimulatedStation, simulatedStationFor } from '../../src/devices/sim/station.js';
-import { blankTag, iso28560_3Set, iso28560_3Tag } from '../../src/devices/sim/tag-images.js';
+import { SimulatedHardware, simulatedHardwareFor } from '../../src/devices/simulated/hardware.js';
+import { blankTag, iso28560_3Set, iso28560_3Tag } from '../../src/devices/simulated/tag-images.js';
 import type { Device, SpeechOutput, StationHardware, ToneStep } from '../../src/devices/types.js';
 import type { ServerAnswer } from '../../src/protocol/types.js';
 import { spokenText } from '../../src/station/speech-player.js';
@@ -110,8 +110,8 @@ async function station(locale: Locale, recorder: Recorder, script: (endpoint: st
   });
   if (!config) throw new Error(JSON.stringify(problems));
   const sim = withRfidReader
-    ? simulatedStationFor(config, pino({ level: 'silent' }))
-    : new SimulatedStation({ boxNumbers: [1, 2, 3], doorSpringMs: 20, inputVoltage: 12, internetSignalStrength: 100 });
+    ? simulatedHardwareFor(config, pino({ level: 'silent' }))
+    : new SimulatedHardware({ boxNumbers: [1, 2, 3], doorSpringMs: 20, inputVoltage: 12, internetSignalStrength: 100 });
   await sim.ready;
   const hardware: StationHardware = {
     rfidReaders: sim.rfidReaders,

@@ -3,10 +3,10 @@
  * journal's problem (a damaged journal set aside at start; a state filesystem gone read-only), a
  * device that is not ok — and which config file version runs and what waits for a restart. The
  * status comes from a real station's technician port on 127.0.0.1; stationctl's own formatter
- * (src/cli/station/format.ts) renders it.
+ * (src/cli/technician/format.ts) renders it.
  */
 import { afterEach, expect, it } from 'vitest';
-import { formatStatus } from '../../src/cli/station/format.js';
+import { formatStatus } from '../../src/cli/technician/format.js';
 import { MemoryJournal } from '../../src/journal/memory.js';
 import { statusFaults } from '../../src/technician/faults.js';
 import type { StatusBody } from '../../src/technician/status.js';

@@ -12,7 +12,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { applyClasses } from '../../src/config/apply.js';
 import { configDigest } from '../../src/config/read.js';
 import { configSchema } from '../../src/config/schema.js';
-import { SEED_BARCODES } from '../../src/sim/index.js';
+import { SEED_BARCODES } from '../../src/reference-server/index.js';
 import type { ConfigFileView } from '../../src/technician/status.js';
 import { waitFor } from '../support/shared.js';
 import { idle, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';

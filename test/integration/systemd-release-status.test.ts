@@ -10,7 +10,7 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { ModeKind } from '../../src/station/core-types.js';
 import { firstStateOf, keepReleaseStatus, readInstalledVersion, RELEASE_STATUS_FILE } from '../../src/systemd/release-status.js';
 import { readInstallRecord, releaseView } from '../../src/systemd/install-record.js';
-import { formatRelease } from '../../src/cli/station/format.js';
+import { formatRelease } from '../../src/cli/technician/format.js';
 import type { StatusBody } from '../../src/technician/status.js';
 import { VERSION } from '../../src/version.js';
 import { createLogger } from '../../src/log.js';

@@ -5,7 +5,7 @@
  */
 import { writeFileSync } from 'node:fs';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SEED_BARCODES, SEED_PIN_SINGLE, type RequestRecord } from '../../src/sim/index.js';
+import { SEED_BARCODES, SEED_PIN_SINGLE, type RequestRecord } from '../../src/reference-server/index.js';
 import { box, waitFor } from '../support/shared.js';
 import { idle, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
 

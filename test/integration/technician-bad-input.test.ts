@@ -6,7 +6,7 @@
 import { request } from 'node:http';
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
-import { SEED_PIN_MULTI } from '../../src/sim/index.js';
+import { SEED_PIN_MULTI } from '../../src/reference-server/index.js';
 import { waitFor } from '../support/shared.js';
 import { idle, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
 

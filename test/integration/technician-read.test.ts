@@ -4,7 +4,7 @@
  * stream of protocol events, display lines and box changes, with keep-alives and cleanup.
  */
 import { afterEach, describe, expect, it } from 'vitest';
-import { SEED_BARCODES } from '../../src/sim/index.js';
+import { SEED_BARCODES } from '../../src/reference-server/index.js';
 import type { BoxStatusView, EventView } from '../../src/technician/status.js';
 import { VERSION } from '../../src/version.js';
 import { box, STATION, waitFor } from '../support/shared.js';

@@ -25,7 +25,7 @@ import { placeCommand, readUnit } from '../../bench/lib/unit.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { hashToken, newToken } from '../../src/tokens/tokens.js';
 import type { DoorState } from '../../src/devices/types.js';
-import { ReferenceServer, defaultSeed, type RequestRecord, type SimDeposit } from '../../src/sim/index.js';
+import { ReferenceServer, defaultSeed, type RequestRecord, type SimDeposit } from '../../src/reference-server/index.js';
 import { sleep, STATION, waitFor } from './shared.js';
 
 export const MAIN = join(import.meta.dirname, '../../dist/src/main.js');

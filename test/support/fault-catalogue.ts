@@ -4,7 +4,7 @@
  *
  *   station --TLS--> FaultGateway (127.0.0.1, fixed port) --> TlsTerminator --> ReferenceServer (HTTP)
  *
- * - `server` faults are the reference server's own (src/sim/faults.ts), armed per endpoint;
+ * - `server` faults are the reference server's own (src/reference-server/faults.ts), armed per endpoint;
  * - `net` faults act below HTTP and hit every endpoint at once: the gateway refuses or stalls, or
  *   forwards to a terminator whose certificate is of an unknown CA, for another host name, or not
  *   yet valid (what a board whose clock is far in the past sees); DNS failure is the station
@@ -17,8 +17,8 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { Endpoint } from '../../src/protocol/types.js';
-import { ReferenceServer } from '../../src/sim/server.js';
-import type { FaultSpec, ReferenceServerOptions } from '../../src/sim/types.js';
+import { ReferenceServer } from '../../src/reference-server/server.js';
+import type { FaultSpec, ReferenceServerOptions } from '../../src/reference-server/types.js';
 import { makeCa, makeLeaf, type Ca, type Leaf } from './certs.js';
 import { FaultGateway, SwitchableLookup, TlsTerminator } from './net-faults.js';
 

@@ -15,10 +15,10 @@ import type { ConfigInput, StationConfig } from '../../src/config/schema.js';
 import { hashToken, newToken } from '../../src/tokens/tokens.js';
 import { startSupervised, type Supervised } from '../../src/supervised.js';
 import type { StatusBody } from '../../src/technician/status.js';
-import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import { createLogger, LogRing, type Logger } from '../../src/log.js';
-import { defaultSeed } from '../../src/sim/seed.js';
-import type { SimStation } from '../../src/sim/types.js';
+import { defaultSeed } from '../../src/reference-server/seed.js';
+import type { SimStation } from '../../src/reference-server/types.js';
 import { FaultyServer, type FaultCerts } from './fault-catalogue.js';
 import { filesUnder, findLeaksIn, type KnownSecrets, type Leak } from './secrets.js';
 
@@ -38,7 +38,7 @@ export interface FaultStationOptions {
 export interface FaultStation {
   readonly faulty: FaultyServer;
   readonly wp: Supervised;
-  readonly sim: SimulatedStation;
+  readonly sim: SimulatedHardware;
   readonly config: StationConfig;
   readonly storageDir: string;
   readonly token: string;
@@ -83,7 +83,7 @@ export async function startFaultStation(o: FaultStationOptions): Promise<FaultSt
   });
   const ring = new LogRing(200);
   const log = createLogger(config.log.level, sink, { ring });
-  const sim = new SimulatedStation({ boxNumbers: o.station.boxes.map((_, i) => i + 1), doorSpringMs: 20, inputVoltage: 12.4, internetSignalStrength: 87 });
+  const sim = new SimulatedHardware({ boxNumbers: o.station.boxes.map((_, i) => i + 1), doorSpringMs: 20, inputVoltage: 12.4, internetSignalStrength: 87 });
   // The station's own HTTPS agent (keep-alive, like Node's global one) with the switchable lookup.
   const agent = { https: new Agent({ keepAlive: true, lookup: faulty.lookup.lookup }) };
   const station = await startStation({ config, password: o.station.password, log, hardware: sim, agent });

@@ -4,19 +4,19 @@
  * config, exactly as a field config would set them.
  */
 import { Writable } from 'node:stream';
-import { startStation, type Station } from '../../src/app.js';
+import { startStation, type RunningStation } from '../../src/app.js';
 import { validateConfig } from '../../src/config/load.js';
 import type { ConfigInput, StationConfig } from '../../src/config/schema.js';
-import { SimulatedStation, simulatedStationFor } from '../../src/devices/sim/station.js';
+import { SimulatedHardware, simulatedHardwareFor } from '../../src/devices/simulated/hardware.js';
 import { MemoryJournal } from '../../src/journal/memory.js';
 import { createLogger, type Logger, type LogRing } from '../../src/log.js';
-import { ReferenceServer, defaultSeed, type SimDeposit } from '../../src/sim/index.js';
+import { ReferenceServer, defaultSeed, type SimDeposit } from '../../src/reference-server/index.js';
 import { STATION } from './shared.js';
 
 export interface Harness {
   readonly server: ReferenceServer;
-  readonly station: Station;
-  readonly sim: SimulatedStation;
+  readonly station: RunningStation;
+  readonly sim: SimulatedHardware;
   readonly config: StationConfig;
   readonly journal: MemoryJournal;
   /** Every log line the station wrote (JSON text). */
@@ -74,8 +74,8 @@ export async function startHarness(
   const log = createLogger('debug', sink, { ring });
   const sim =
     overrides.hardware === undefined
-      ? new SimulatedStation({ boxNumbers: STATION.boxes.map((_, i) => i + 1), doorSpringMs: 20, inputVoltage: 12.4, internetSignalStrength: 87 })
-      : simulatedStationFor(config, log);
+      ? new SimulatedHardware({ boxNumbers: STATION.boxes.map((_, i) => i + 1), doorSpringMs: 20, inputVoltage: 12.4, internetSignalStrength: 87 })
+      : simulatedHardwareFor(config, log);
   await sim.ready;
   const station = await startStation({ config, password, log, hardware: sim, journal });
   return {

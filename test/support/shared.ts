@@ -2,7 +2,7 @@
  * What every kind of test shares: the test station's identity and the one way to wait in real time.
  * Unit tests do not wait: they use fake timers.
  */
-import type { SimStation } from '../../src/sim/index.js';
+import type { SimStation } from '../../src/reference-server/index.js';
 
 /** The station every test configures: its UUID, its password (a test secret), eight boxes. */
 export const STATION: SimStation = {

@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { BoxStatus, IdentifierType } from '../../src/protocol/types.js';
-import type { SimStation } from '../../src/sim/types.js';
+import type { SimStation } from '../../src/reference-server/types.js';
 
 export interface PostOptions {
   readonly eventId?: string;

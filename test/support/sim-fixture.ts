@@ -1,7 +1,7 @@
 /** Starts a seeded reference server on 127.0.0.1 with a hand-driven monotonic clock. */
-import { ReferenceServer } from '../../src/sim/server.js';
-import { DEMO_STATION, seedData } from '../../src/sim/seed.js';
-import type { ReferenceServerOptions, SimStation } from '../../src/sim/types.js';
+import { ReferenceServer } from '../../src/reference-server/server.js';
+import { DEMO_STATION, seedData } from '../../src/reference-server/seed.js';
+import type { ReferenceServerOptions, SimStation } from '../../src/reference-server/types.js';
 import { SimStationClient } from './sim-client.js';
 
 export interface SimFixture {

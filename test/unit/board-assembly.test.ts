@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
 import { messagesSchema, speechSchema, type StationConfig } from '../../src/config/schema.js';
-import { SimKeypad } from '../../src/devices/sim/inputs.js';
+import { SimKeypad } from '../../src/devices/simulated/inputs.js';
 import { createBoardHardware, type InputDevicesFactory } from '../../src/devices/board.js';
 import type { Display } from '../../src/devices/types.js';
 import { boardHardwareSchema, type BoardProfileInput } from '../../src/devices/board-config.js';

@@ -18,7 +18,7 @@ import {
   type Pcf8574Pins,
 } from '../../src/devices/display/hd44780.js';
 import { cellGlyph } from '../../src/devices/display/font.js';
-import { SERVER_TEXTS } from '../../src/sim/messages.js';
+import { SERVER_TEXTS } from '../../src/reference-server/messages.js';
 import { FakeI2cBus, glyphKey, Hd44780Model } from '../support/display-models.js';
 
 const log = pino({ level: 'silent' });

@@ -7,7 +7,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
 import { validateConfig } from '../../src/config/load.js';
 import { COMMON_BACKPACK_PINS, Hd44780Display } from '../../src/devices/display/hd44780.js';
-import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import type { Display } from '../../src/devices/types.js';
 import { StationRuntime } from '../../src/station/runtime.js';
 import { ScriptedSender, waitForInput } from '../support/scripted-sender.js';
@@ -29,7 +29,7 @@ function config() {
 }
 
 async function run(display: Display & { start(): Promise<void> }) {
-  const sim = new SimulatedStation({ boxNumbers: [1, 2], doorSpringMs: 50, inputVoltage: 12, internetSignalStrength: 100 });
+  const sim = new SimulatedHardware({ boxNumbers: [1, 2], doorSpringMs: 50, inputVoltage: 12, internetSignalStrength: 100 });
   const start = display.start();
   await vi.advanceTimersByTimeAsync(100);
   await start;

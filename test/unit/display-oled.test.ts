@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { tallGlyph } from '../../src/devices/display/font.js';
 import { renderOled } from '../../src/devices/display/ssd1306.js';
-import { SERVER_TEXTS } from '../../src/sim/messages.js';
+import { SERVER_TEXTS } from '../../src/reference-server/messages.js';
 import { oledOnFakeBus, readOledText, writePng, type OledModel } from '../support/display-models.js';
 
 const ARTIFACTS = join(import.meta.dirname, '../../test-artifacts');

@@ -6,6 +6,7 @@
  *   named in that room's entry (a `*` in a name stands for any characters: `board*.ts`);
  * - the rooms the map lists file by file — src/station/ and its pure core src/station/core/ —
  *   name every file they hold (a core file by its concern, the file's name without `.ts`);
+ * - the Glossary names every folder and file directly under src/ once, and nothing else;
  * - every decision record is in the "Decision records by area" list, by its number or inside a
  *   range `[first] to [last]`.
  * A file or folder added without its line (or a line left behind for one removed) fails here.
@@ -99,6 +100,32 @@ describe('ARCHITECTURE.md map against the tree', () => {
   });
 });
 
+/**
+ * The Glossary's rooms: the names in backticks before a line's dash (`- \`a/\`, \`b.ts\` — meaning`).
+ * Names after the dash are the meaning's own words and are not rooms.
+ */
+function glossaryRooms(): string[] {
+  return section('Glossary')
+    .split('\n')
+    .filter((line) => line.startsWith('- '))
+    .flatMap((line) => [...(line.split(' — ')[0] ?? '').matchAll(/`([^`]+)`/g)].map((m) => m[1]!));
+}
+
+describe('ARCHITECTURE.md glossary against the tree', () => {
+  const inGlossary = glossaryRooms();
+
+  it('names every folder and file directly under src/, each once', () => {
+    expect(inGlossary.length).toBeGreaterThan(0);
+    expect(list('src').filter((e) => !inGlossary.includes(e))).toEqual([]);
+    expect(inGlossary.filter((n, i) => inGlossary.indexOf(n) !== i)).toEqual([]);
+  });
+
+  it('names no room that is not directly under src/', () => {
+    const entries = list('src');
+    expect(inGlossary.filter((n) => !entries.includes(n))).toEqual([]);
+  });
+});
+
 describe('ARCHITECTURE.md records by area', () => {
   it('lists every decision record, by its number or inside a range', () => {
     const list = section('Decision records by area');
@@ -119,7 +146,7 @@ describe('ARCHITECTURE.md: a driver never imports another kind’s driver', () =
   /** What drivers share (not a driver), and the files that assemble drivers — as the rule names them. */
   const SHARED = ['serial/link.ts'];
   const SHARED_ROOMS = ['vocabulary/'];
-  const ASSEMBLIES = ['input/index.ts', 'sim/station.ts', 'kiosk/simulated.ts'];
+  const ASSEMBLIES = ['input/index.ts', 'simulated/hardware.ts', 'kiosk/simulated.ts'];
   const isSchema = (f: string): boolean => /(^|\/)[\w-]*schema\.ts$/.test(f);
 
   it('imports between src/devices/<kind>/ folders go only to what drivers share, from an assembly, or schema to schema', () => {

@@ -20,8 +20,8 @@ import {
 import { describeStatus, statusKind } from '../../src/devices/rfid/feig/status.js';
 import { hexBytes } from '../support/library-tags.js';
 import { feigIsoHost } from '../../src/devices/rfid/feig/session.js';
-import { FeigReaderModel } from '../../src/devices/sim/feig-reader-model.js';
-import { iso28560_3Tag } from '../../src/devices/sim/tag-images.js';
+import { FeigReaderModel } from '../../src/devices/simulated/feig-reader-model.js';
+import { iso28560_3Tag } from '../../src/devices/simulated/tag-images.js';
 
 const frames = (events: ParseEvent[]): Frame[] => events.flatMap((e) => (e.kind === 'frame' ? [e.frame] : []));
 

@@ -10,7 +10,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { validateConfig } from '../../src/config/load.js';
 import type { StationConfig } from '../../src/config/schema.js';
-import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import type { ServerAnswer } from '../../src/protocol/types.js';
 import { StationRuntime, type RuntimeEvent } from '../../src/station/runtime.js';
 import { FilePinThrottleStore, MemoryPinThrottleStore } from '../../src/storage/pin-throttle-store.js';
@@ -38,7 +38,7 @@ function config(overrides: Record<string, unknown> = {}): StationConfig {
 }
 
 async function started(cfg: StationConfig, script: Script = () => waitForInput, store: PinThrottleStore = new MemoryPinThrottleStore()) {
-  const hardware = new SimulatedStation({ boxNumbers: [1, 2, 3], doorSpringMs: 100, inputVoltage: 12, internetSignalStrength: 100 });
+  const hardware = new SimulatedHardware({ boxNumbers: [1, 2, 3], doorSpringMs: 100, inputVoltage: 12, internetSignalStrength: 100 });
   const sender = new ScriptedSender(script);
   const runtime = new StationRuntime({ config: cfg, hardware, client: sender, log: pino({ level: 'silent' }), pinThrottleStore: store });
   const events: (RuntimeEvent & { t: number })[] = [];
@@ -107,7 +107,7 @@ describe('tamper through the runtime', () => {
   });
 
   it('a tamper switch already open at start is in the first /state', async () => {
-    const hardware = new SimulatedStation({ boxNumbers: [1, 2, 3], doorSpringMs: 100, inputVoltage: 12, internetSignalStrength: 100 });
+    const hardware = new SimulatedHardware({ boxNumbers: [1, 2, 3], doorSpringMs: 100, inputVoltage: 12, internetSignalStrength: 100 });
     hardware.openTamper();
     const sender = new ScriptedSender(() => waitForInput);
     const runtime = new StationRuntime({ config: config(), hardware, client: sender, log: pino({ level: 'silent' }) });

@@ -9,8 +9,8 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { validateConfig } from '../../src/config/load.js';
 import type { ConfigInput } from '../../src/config/schema.js';
-import { SimSpeech } from '../../src/devices/sim/speech.js';
-import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { SimSpeech } from '../../src/devices/simulated/speech.js';
+import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import type { StationHardware } from '../../src/devices/types.js';
 import type { RequestBodies } from '../../src/protocol/types.js';
 import { StationRuntime } from '../../src/station/runtime.js';
@@ -27,7 +27,7 @@ async function started(extra: Partial<ConfigInput> = {}, speech = new SimSpeech(
     ...extra,
   });
   if (!config) throw new Error(JSON.stringify(problems));
-  const sim = new SimulatedStation({ boxNumbers: [1, 2], doorSpringMs: 100, inputVoltage: 12, internetSignalStrength: 100 });
+  const sim = new SimulatedHardware({ boxNumbers: [1, 2], doorSpringMs: 100, inputVoltage: 12, internetSignalStrength: 100 });
   const hardware: StationHardware = {
     ...sim,
     scanners: sim.scanners,

@@ -6,7 +6,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
 import { validateConfig } from '../../src/config/load.js';
 import type { StationConfig } from '../../src/config/schema.js';
-import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import { StationRuntime } from '../../src/station/runtime.js';
 import type { ProtocolSender, SendOutcome } from '../../src/protocol/client.js';
 import { ScriptedSender, waitForInput } from '../support/scripted-sender.js';
@@ -26,7 +26,7 @@ function config(overrides: Record<string, unknown> = {}): StationConfig {
 }
 
 async function started<S extends ProtocolSender = ScriptedSender>(cfg = config(), sender: S = new ScriptedSender(() => waitForInput) as ProtocolSender as S) {
-  const hardware = new SimulatedStation({
+  const hardware = new SimulatedHardware({
     boxNumbers: [1, 2, 3],
     doorSpringMs: cfg.hardware.kind === 'simulated' ? cfg.hardware.doorSpringMs : 0,
     inputVoltage: 12,

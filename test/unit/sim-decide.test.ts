@@ -1,8 +1,8 @@
 import { describe, expect, it } from 'vitest';
-import { decide, type DecideContext } from '../../src/sim/decide.js';
-import { DEMO_STATION, SEED_BARCODES, SEED_PIN_MULTI, seedData } from '../../src/sim/seed.js';
-import { initialStationState, type StationSimState } from '../../src/sim/state.js';
-import type { SimRequest } from '../../src/sim/validate.js';
+import { decide, type DecideContext } from '../../src/reference-server/decide.js';
+import { DEMO_STATION, SEED_BARCODES, SEED_PIN_MULTI, seedData } from '../../src/reference-server/seed.js';
+import { initialStationState, type StationSimState } from '../../src/reference-server/state.js';
+import type { SimRequest } from '../../src/reference-server/validate.js';
 
 const S = DEMO_STATION;
 const box = (n: number): string => S.boxes[n - 1]!;

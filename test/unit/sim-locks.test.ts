@@ -1,6 +1,6 @@
 /** Simulated locks keep a bounded record of their pulses: a demo or a simulated fleet runs for days. */
 import { describe, expect, it } from 'vitest';
-import { MAX_PULSES_KEPT, SimDoors, SimLocks } from '../../src/devices/sim/locks-doors.js';
+import { MAX_PULSES_KEPT, SimDoors, SimLocks } from '../../src/devices/simulated/locks-doors.js';
 
 describe('SimLocks pulse record', () => {
   it(`keeps the last ${MAX_PULSES_KEPT} pulses, oldest first, and counts them all`, async () => {

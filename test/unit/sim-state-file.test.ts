@@ -3,11 +3,11 @@ import { mkdtempSync, readFileSync, renameSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import { waitFor } from '../support/shared.js';
 
-const make = (stateFile: string): SimulatedStation =>
-  new SimulatedStation({ boxNumbers: [1, 2], doorSpringMs: 5, inputVoltage: 12, internetSignalStrength: 100, stateFile });
+const make = (stateFile: string): SimulatedHardware =>
+  new SimulatedHardware({ boxNumbers: [1, 2], doorSpringMs: 5, inputVoltage: 12, internetSignalStrength: 100, stateFile });
 const read = (f: string): { doors: Record<string, string>; locks: Record<string, boolean> } => JSON.parse(readFileSync(f, 'utf8')) as never;
 
 describe('simulated hardware state file', () => {

@@ -13,9 +13,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { startStation, type Station } from '../../src/app.js';
+import { startStation, type RunningStation } from '../../src/app.js';
 import { loadConfigFile, type LoadedConfig } from '../../src/config/load.js';
-import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import type { StationHardware } from '../../src/devices/types.js';
 import { Supervisor } from '../../src/supervisor/supervisor.js';
 import { ScriptedSender } from '../support/scripted-sender.js';
@@ -37,7 +37,7 @@ afterEach(async () => {
 
 /** Simulated hardware without an audio output; `hangOnClose`: releasing it never ends (a device gone bad). */
 function silentHardware(hangOnClose = false): StationHardware {
-  const sim = new SimulatedStation({ boxNumbers: [1, 2], doorSpringMs: 100, inputVoltage: 12, internetSignalStrength: 100 });
+  const sim = new SimulatedHardware({ boxNumbers: [1, 2], doorSpringMs: 100, inputVoltage: 12, internetSignalStrength: 100 });
   const hw = sim.withDisplay(sim.display);
   const close = hangOnClose ? () => new Promise<void>(() => undefined) : hw.close;
   return { ...hw, speech: null, devices: () => hw.devices().filter((d) => d !== sim.speech), close };
@@ -45,7 +45,7 @@ function silentHardware(hangOnClose = false): StationHardware {
 
 let hangOnClose = false;
 let started = 0;
-const start = (loaded: LoadedConfig): Promise<Station> => {
+const start = (loaded: LoadedConfig): Promise<RunningStation> => {
   started++;
   return startStation({
     config: loaded.config,

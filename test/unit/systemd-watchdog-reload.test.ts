@@ -10,11 +10,11 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { startStation, type Station } from '../../src/app.js';
+import { startStation, type RunningStation } from '../../src/app.js';
 import { loadConfigFile, type LoadedConfig } from '../../src/config/load.js';
 import type { ConfigInput } from '../../src/config/schema.js';
 import { Supervisor } from '../../src/supervisor/supervisor.js';
-import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import { DeadServer } from '../support/scripted-sender.js';
 import { stateStalenessLimitMs, systemdFor, type SdNotifier } from '../../src/systemd/index.js';
 import { box, STATION } from '../support/shared.js';
@@ -34,13 +34,13 @@ class RecordingNotifier implements SdNotifier {
   pings = () => this.sent.filter((m) => m === 'WATCHDOG=1').length;
 }
 
-const start = (l: LoadedConfig): Promise<Station> =>
+const start = (l: LoadedConfig): Promise<RunningStation> =>
   startStation({
     config: l.config,
     password: l.password,
     log: silent,
     client: new DeadServer(l.config.server.attempts * l.config.server.answerTimeoutMs),
-    hardware: new SimulatedStation({ boxNumbers: [1, 2], doorSpringMs: 50, inputVoltage: 12, internetSignalStrength: 100 }),
+    hardware: new SimulatedHardware({ boxNumbers: [1, 2], doorSpringMs: 50, inputVoltage: 12, internetSignalStrength: 100 }),
   });
 
 function configFile(): { file: string; write(extra: Partial<ConfigInput>): void } {

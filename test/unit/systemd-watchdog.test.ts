@@ -8,7 +8,7 @@ import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { validateConfig } from '../../src/config/load.js';
 import type { StationConfig } from '../../src/config/schema.js';
-import { SimulatedStation } from '../../src/devices/sim/station.js';
+import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import type { ProtocolSender, SendOutcome } from '../../src/protocol/client.js';
 import { StationRuntime } from '../../src/station/runtime.js';
 import { createSystemdIntegration, runtimeHeartbeatCheck, startLoopLagProbe, stateStalenessLimitMs, watchdogPeriodMs } from '../../src/systemd/index.js';
@@ -54,7 +54,7 @@ class Wedged implements ProtocolSender {
 }
 
 async function station(client: ProtocolSender, cfg = config()) {
-  const hardware = new SimulatedStation({ boxNumbers: [1, 2], doorSpringMs: 50, inputVoltage: 12, internetSignalStrength: 100 });
+  const hardware = new SimulatedHardware({ boxNumbers: [1, 2], doorSpringMs: 50, inputVoltage: 12, internetSignalStrength: 100 });
   const runtime = new StationRuntime({ config: cfg, hardware, client, log: silent });
   await runtime.start();
   const notifier = new RecordingNotifier();
@@ -144,7 +144,7 @@ describe('health-gated watchdog (fake timers, real runtime)', () => {
     const cfg = config();
     const runtime = new StationRuntime({
       config: cfg,
-      hardware: new SimulatedStation({ boxNumbers: [1, 2], doorSpringMs: 50, inputVoltage: 12, internetSignalStrength: 100 }),
+      hardware: new SimulatedHardware({ boxNumbers: [1, 2], doorSpringMs: 50, inputVoltage: 12, internetSignalStrength: 100 }),
       client: new ScriptedSender(() => waitForInput),
       log: silent,
     });

@@ -1,5 +1,5 @@
 // The library's RFID reader in the board's USB port, plugged after the station started. The model
-// FEIG reader (src/devices/sim/feig-reader-model.ts, from this checkout's `npm run build`) runs on
+// FEIG reader (src/devices/simulated/feig-reader-model.ts, from this checkout's `npm run build`) runs on
 // the host behind QEMU's `usb-serial` device: an FTDI FT232 (0403:6001, serial FT4RFID1 as the
 // shipped udev rule pins it), driven by the guest's own ftdi_sio/usbserial, /dev/ttyUSB0 and the
 // rule's /dev/pickup-rfid-reader. Its chardev is a unix socket QEMU serves; the part is its only
@@ -34,9 +34,9 @@ export function serverData(station, boxId) {
 
 /** The model reader and the tag encoders from this checkout's build (plain JS, no native parts). */
 async function model() {
-  const built = (f) => join(ROOT, 'dist/src/devices/sim', `${f}.js`);
+  const built = (f) => join(ROOT, 'dist/src/devices/simulated', `${f}.js`);
   for (const f of ['feig-reader-model', 'tag-images']) {
-    const src = join(ROOT, 'src/devices/sim', `${f}.ts`);
+    const src = join(ROOT, 'src/devices/simulated', `${f}.ts`);
     if (!existsSync(built(f)) || statSync(built(f)).mtimeMs < statSync(src).mtimeMs)
       throw new Error(`${built(f)} is missing or older than its source: npm run build`);
   }

@@ -6,14 +6,14 @@
 import type { StationConfig } from '../../config/schema.js';
 import type { Logger } from '../../log.js';
 import type { kioskDisplaySchema } from '../input/schema.js';
-import type { SimulatedStation } from '../sim/station.js';
+import type { SimulatedHardware } from '../simulated/hardware.js';
 import type { StationHardware } from '../types.js';
 import { withKioskPanel } from './front-panel.js';
 import { KioskPanel } from './panel.js';
 import type * as z from '../../schema.js';
 
 export async function withKiosk(
-  sim: SimulatedStation,
+  sim: SimulatedHardware,
   config: StationConfig,
   kiosk: z.output<typeof kioskDisplaySchema>,
   log: Logger,

@@ -57,7 +57,7 @@ export type RfidReaderConfig = z.output<typeof rfidReaderSchema>;
 
 /**
  * `hardware.rfidReader` of simulated hardware: null (no host-mode reader), or a reader whose
- * `path` is null (the model reader in the same process, src/devices/sim/feig-reader-model.ts) or a
+ * `path` is null (the model reader in the same process, src/devices/simulated/feig-reader-model.ts) or a
  * serial device (a real reader, or a model on a pseudo-terminal) on FEIG's line settings.
  */
 export const simulatedRfidReaderSchema = z.strictObject({

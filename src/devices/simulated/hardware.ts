@@ -1,6 +1,6 @@
 /**
- * A whole simulated station (hardware.kind = "simulated"): what the demo, the tests, the bench
- * and the fleet run on. Its control methods are what a person would do in front of the station.
+ * A station's hardware, simulated (hardware.kind = "simulated"): what the demo, the tests, the
+ * bench and the fleet run on. Its control methods are what a person would do in front of the station.
  */
 import type { StationConfig } from '../../config/schema.js';
 import { createLogger, type Logger } from '../../log.js';
@@ -16,7 +16,7 @@ import { FeigReaderModel } from './feig-reader-model.js';
 import { modelLine } from './model-line.js';
 import type { TagImage } from './tag-images.js';
 
-export interface SimulatedStationOptions {
+export interface SimulatedHardwareOptions {
   readonly boxNumbers: readonly number[];
   readonly doorSpringMs: number;
   readonly inputVoltage: number;
@@ -30,7 +30,7 @@ export interface SimulatedStationOptions {
   readonly rfid?: { readonly reader: HostModeReader; readonly model: FeigReaderModel | null } | null;
 }
 
-export class SimulatedStation implements StationHardware {
+export class SimulatedHardware implements StationHardware {
   readonly doors: SimDoors;
   readonly locks: SimLocks;
   readonly barcode = new SimScanner('BAR_CODE');
@@ -56,7 +56,7 @@ export class SimulatedStation implements StationHardware {
   readonly ready: Promise<void>;
   private readonly stateFile: SimStateFile | null;
 
-  constructor(opts: SimulatedStationOptions) {
+  constructor(opts: SimulatedHardwareOptions) {
     const file = opts.stateFile ?? null;
     this.doors = new SimDoors(opts.boxNumbers, file === null ? {} : readSimDoors(file));
     this.locks = new SimLocks(opts.boxNumbers, this.doors, opts.doorSpringMs);
@@ -174,14 +174,14 @@ export class SimulatedStation implements StationHardware {
 }
 
 /**
- * The simulated station a config describes (its boxes, door spring, measurements, RFID reader).
+ * The simulated hardware a config describes (its boxes, door spring, measurements, RFID reader).
  * Its host-mode RFID reader is the real driver: on the model reader's in-process line, or on a
  * serial device (`hardware.rfidReader.path`) — the simulation is the hardware behind the line.
  */
-export function simulatedStationFor(config: StationConfig, log?: Logger): SimulatedStation {
+export function simulatedHardwareFor(config: StationConfig, log?: Logger): SimulatedHardware {
   const hw = config.hardware;
   if (hw.kind !== 'simulated') throw new Error(`hardware.kind is "${hw.kind}", not "simulated"`);
-  let rfid: SimulatedStationOptions['rfid'] = null;
+  let rfid: SimulatedHardwareOptions['rfid'] = null;
   if (hw.rfidReader !== null) {
     const model = hw.rfidReader.path === null ? new FeigReaderModel() : null;
     const reader = createSimulatedRfidReader(
@@ -191,7 +191,7 @@ export function simulatedStationFor(config: StationConfig, log?: Logger): Simula
     );
     rfid = { reader, model };
   }
-  return new SimulatedStation({
+  return new SimulatedHardware({
     boxNumbers: config.station.boxes.map((b) => b.number),
     doorSpringMs: hw.doorSpringMs,
     inputVoltage: hw.inputVoltage,
