@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireTool, runs } from '../support/tools.js';
 import { PINO, addVendorFiles } from '../support/release-vendor.js';
+import { installerFiles } from '../support/installer-files.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const HAVE_TOOLS =
@@ -37,15 +38,9 @@ function releaseTarball(dir: string): string {
     'node_modules/pino/package.json': JSON.stringify(PINO) + '\n',
     'package.json': JSON.stringify({ name: 'pickup-station', version: '0.2.0', dependencies: { pino: PINO.version } }) + '\n',
   };
-  for (const f of [
-    'pickup-station.service',
-    'pickup-station-repair.service',
-    'pickup-station-upgrade.service',
-    'install.sh',
-    'runtime-packages',
-    'tmpfiles.conf',
-  ])
+  for (const f of ['pickup-station.service', 'pickup-station-repair.service', 'pickup-station-upgrade.service', 'runtime-packages', 'tmpfiles.conf'])
     files[`systemd/${f}`] = readFileSync(join(REPO, 'systemd', f), 'utf8');
+  Object.assign(files, installerFiles());
   const checksums: Record<string, string> = {};
   for (const [f, text] of Object.entries(files)) {
     mkdirSync(join(dir, top, f, '..'), { recursive: true });
