@@ -38,7 +38,14 @@ function releaseTarball(dir: string): string {
     'node_modules/pino/package.json': JSON.stringify(PINO) + '\n',
     'package.json': JSON.stringify({ name: 'pickup-station', version: '0.2.0', dependencies: { pino: PINO.version } }) + '\n',
   };
-  for (const f of ['pickup-station.service', 'pickup-station-repair.service', 'pickup-station-upgrade.service', 'runtime-packages', 'tmpfiles.conf'])
+  for (const f of [
+    'pickup-station.service',
+    'pickup-station-repair.service',
+    'pickup-station-upgrade.service',
+    'runtime-packages',
+    'tmpfiles.conf',
+    'journald@pickup-station.conf',
+  ])
     files[`systemd/${f}`] = readFileSync(join(REPO, 'systemd', f), 'utf8');
   Object.assign(files, installerFiles());
   const checksums: Record<string, string> = {};
