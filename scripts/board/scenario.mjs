@@ -293,7 +293,7 @@ async function install() {
   const out = await g(
     `cd /tmp && { ${files.includes(`${name}.sha256`) ? `sha256sum -c ${name}.sha256 &&` : ''}
     gpgv --keyring ./${keyring} ${name}.sig ${name} &&
-    tar -xzf ${name} ${dir}/systemd/install.sh &&
+    tar -xzf ${name} ${dir}/systemd/install.sh ${dir}/systemd/installer &&
     ${dir}/systemd/install.sh --bundle ${name} --key ${keyring} --password-file ${PASSWORD_FILE} --no-start; rc=$?; rm -f ${PASSWORD_FILE}; exit $rc; } 2>&1`,
     { timeoutMs: 900_000 },
   );

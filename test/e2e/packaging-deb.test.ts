@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { disposeSigningKeys, makeSigningKeys, type SigningKeys } from '../support/gpg.js';
 import { requireTool, runs } from '../support/tools.js';
 import { PINO, RELEASE_FLAGS, addVendorFiles } from '../support/release-vendor.js';
+import { installerFiles } from '../support/installer-files.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const IS_ROOT = process.getuid?.() === 0;
@@ -45,7 +46,7 @@ function releaseTarball(version: string, edit?: (dir: string) => void, policy = 
     'systemd/tmpfiles.conf': readFileSync(join(REPO, 'systemd/tmpfiles.conf'), 'utf8'),
     'systemd/journald@pickup-station.conf': readFileSync(join(REPO, 'systemd/journald@pickup-station.conf'), 'utf8'),
     'systemd/pickup-station-kiosk.socket': readFileSync(join(REPO, 'systemd/pickup-station-kiosk.socket'), 'utf8'),
-    'systemd/install.sh': readFileSync(join(REPO, 'systemd/install.sh'), 'utf8'),
+    ...installerFiles(),
     'systemd/runtime-packages': readFileSync(join(REPO, 'systemd/runtime-packages'), 'utf8'),
     'systemd/config.template.json': readFileSync(join(REPO, 'systemd/config.template.json'), 'utf8'),
     'systemd/chromium-policy.json': policy,
@@ -178,7 +179,8 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
       './usr/bin/pickup-station',
       './usr/lib/sysusers.d/pickup-station.conf',
       './usr/lib/pickup-station/release/app/main.js',
-      './usr/lib/pickup-station/release/systemd/install.sh',
+      // The installer the postinst and the installer's units run: install.sh and its job files.
+      ...Object.keys(installerFiles()).map((f) => `./usr/lib/pickup-station/release/${f}`),
       './etc/default/pickup-station',
       // The kiosk's lockdown: Chromium's policy (a conffile) and the link where Chromium reads it,
       // no gettys on other consoles, no magic SysRq.

@@ -16,6 +16,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { requireTool, runs } from '../support/tools.js';
 import { PINO, addVendorFiles } from '../support/release-vendor.js';
+import { installerFiles } from '../support/installer-files.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const HAVE_TOOLS =
@@ -41,12 +42,12 @@ function releaseTarball(dir: string): string {
     'pickup-station.service',
     'pickup-station-repair.service',
     'pickup-station-upgrade.service',
-    'install.sh',
     'runtime-packages',
     'tmpfiles.conf',
     'journald@pickup-station.conf',
   ])
     files[`systemd/${f}`] = readFileSync(join(REPO, 'systemd', f), 'utf8');
+  Object.assign(files, installerFiles());
   const checksums: Record<string, string> = {};
   for (const [f, text] of Object.entries(files)) {
     mkdirSync(join(dir, top, f, '..'), { recursive: true });

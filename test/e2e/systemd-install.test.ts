@@ -16,6 +16,7 @@ import { join, relative } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { disposeSigningKeys, makeSigningKeys, signDetached, type SigningKeys } from '../support/gpg.js';
 import { CAN_SEAL, CredentialBoard } from '../support/credential-board.js';
+import { installerFiles } from '../support/installer-files.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const SCRIPT = join(REPO, 'systemd/install.sh');
@@ -93,7 +94,7 @@ function bundle(version: string, opts: BundleOpts = {}): string {
     'systemd/pickup-station.service': UNIT + (opts.unitSuffix ?? ''),
     'systemd/pickup-station-kiosk.socket': KIOSK_SOCKET,
     'systemd/config.template.json': TEMPLATE,
-    'systemd/install.sh': readFileSync(SCRIPT, 'utf8'),
+    ...installerFiles(),
     'systemd/runtime-packages': readFileSync(join(SCRIPT, '../runtime-packages'), 'utf8'),
     'systemd/pickup-station-repair.service': HELPER('repair'),
     'systemd/pickup-station-upgrade.service': HELPER('upgrade'),
@@ -223,8 +224,12 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
     expect(readdirSync(join(root, 'etc/systemd/system'))).toEqual(['multi-user.target.wants']);
     expect(read('usr/local/lib/systemd/system/pickup-station-repair.service')).toContain('ExecStart=/usr/local/lib/pickup-station/install.sh --repair');
     expect(read('usr/local/lib/systemd/system/pickup-station-upgrade.service')).toContain('ExecStart=/usr/local/lib/pickup-station/install.sh --resume');
-    expect(read('usr/local/lib/pickup-station/install.sh')).toBe(readFileSync(SCRIPT, 'utf8'));
-    expect(stat('usr/local/lib/pickup-station/install.sh')).toEqual({ mode: '755', owner: '0:0' });
+    for (const [f, text] of Object.entries(installerFiles())) {
+      const copy = f.replace(/^systemd\//, 'usr/local/lib/pickup-station/');
+      expect(read(copy), copy).toBe(text);
+      expect(stat(copy), copy).toEqual({ mode: f === 'systemd/install.sh' ? '755' : '644', owner: '0:0' });
+    }
+    expect(existsSync(join(root, 'usr/local/lib/pickup-station/installer.partial'))).toBe(false);
     expect(read('usr/local/lib/tmpfiles.d/pickup-station.conf')).toContain('d /run/pickup-station-metrics 0755 pickup-station pickup-station');
     // The tty classes the unit's DeviceAllow= names, registered at boot before it starts.
     expect(read('usr/local/lib/modules-load.d/pickup-station.conf')).toMatch(/^usbserial$/m);
@@ -484,6 +489,48 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
     expect(existsSync(join(root, 'etc/pickup-station-kiosk'))).toBe(false);
     expect(existsSync(join(root, 'etc/chromium/policies/managed/pickup-station.json'))).toBe(false);
   }, 240_000);
+
+  it("the units' copy of the installer is replaced as a set: a job file the new set lacks goes, and a copy caught half replaced hands its run to the release's own installer", () => {
+    const pw = join(work, 'pw');
+    writeFileSync(pw, PASSWORD);
+    expect(install(['--bundle', bundle('1.0.0'), '--password-file', pw]).status).toBe(0);
+    const copy = join(root, 'usr/local/lib/pickup-station');
+    const runCopy = (args: string[]) => {
+      const r = spawnSync('bash', [join(copy, 'install.sh'), '--root', root, ...args], {
+        env: { PATH: process.env['PATH'], NODE: process.execPath, SYSTEMD_CREDS: board.creds, PICKUP_CREDENTIAL_KEY: 'host' },
+        encoding: 'utf8',
+      });
+      return { status: r.status, out: r.stdout + r.stderr };
+    };
+    expect(runCopy(['--status']).status).toBe(0);
+
+    // Cut off while the copy was replaced: its flag beside it, one job file of another installer.
+    writeFileSync(join(copy, 'installer.partial'), '');
+    writeFileSync(join(copy, 'installer/switch.sh'), 'exit 97\n');
+    const handed = runCopy(['--status']);
+    expect(handed.out).toContain("this installer's files are half replaced");
+    expect(handed.out).toContain('current 1.0.0, previous ; installed 1.0.0, proven');
+    expect(handed.status, handed.out).toBe(0);
+    // Without the flag that copy would run as it is; a job file missing is named.
+    rmSync(join(copy, 'installer.partial'));
+    rmSync(join(copy, 'installer/switch.sh'));
+    const incomplete = runCopy(['--status']);
+    expect(incomplete.status).toBe(1);
+    expect(incomplete.out).toContain(`incomplete installer: no ${copy}/installer/switch.sh`);
+
+    // The next install writes the whole set again, and a job file its set lacks goes.
+    writeFileSync(join(copy, 'installer.partial'), '');
+    writeFileSync(join(copy, 'installer/gone.sh'), '# an older job file\n');
+    const again = install(['--bundle', bundle('1.1.0'), '--password-file', pw]);
+    expect(again.status, again.out).toBe(0);
+    expect(readdirSync(join(copy, 'installer')).sort()).toEqual(
+      Object.keys(installerFiles())
+        .filter((f) => f.startsWith('systemd/installer/'))
+        .map((f) => f.slice('systemd/installer/'.length)),
+    );
+    expect(existsSync(join(copy, 'installer.partial'))).toBe(false);
+    expect(runCopy(['--status']).status).toBe(0);
+  });
 
   it('refuses a damaged bundle and installs nothing', () => {
     const r = install(['--bundle', bundle('1.0.0', { corrupt: true })]);
@@ -943,9 +990,24 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)(
 );
 
 describe('install.sh static checks', () => {
-  it('parses (bash -n) and, where shellcheck is installed, passes it', () => {
-    expect(spawnSync('bash', ['-n', SCRIPT]).status).toBe(0);
-    const sc = spawnSync('shellcheck', [SCRIPT], { encoding: 'utf8' });
+  it('parses (bash -n) and, where shellcheck is installed, passes it with its job files (-x -a: as install.sh sources them)', () => {
+    for (const f of Object.keys(installerFiles())) expect(spawnSync('bash', ['-n', join(REPO, f)]).status, f).toBe(0);
+    const sc = spawnSync('shellcheck', ['-x', '-a', SCRIPT], { encoding: 'utf8' });
     if (sc.error === undefined) expect(sc.status, sc.stdout).toBe(0);
+  });
+
+  it('sources every job file of installer/ (so shellcheck and a run see them all), each once, and names each in its map', () => {
+    const text = readFileSync(SCRIPT, 'utf8');
+    const jobs = Object.keys(installerFiles())
+      .filter((f) => f.startsWith('systemd/installer/'))
+      .map((f) => f.slice('systemd/installer/'.length));
+    const sourced = [...text.matchAll(/^\. "\$INSTALLER_HOME\/installer\/([a-z-]+\.sh)"$/gm)].map((m) => m[1]);
+    expect([...sourced].sort()).toEqual(jobs);
+    const checked = /^for job in ([a-z -]+); do$/m
+      .exec(text)?.[1]
+      ?.split(' ')
+      .map((j) => `${j}.sh`);
+    expect(checked).toEqual(sourced);
+    for (const j of jobs) expect(text, j).toMatch(new RegExp(`^#   ${j.replace('.', '\\.')} `, 'm'));
   });
 });

@@ -17,6 +17,7 @@ import { DaemonRig } from '../support/daemon.js';
 import { disposeSigningKeys, makeSigningKeys, signDetached, type SigningKeys } from '../support/gpg.js';
 import { waitFor } from '../support/shared.js';
 import { requireTool, runs } from '../support/tools.js';
+import { installerFiles } from '../support/installer-files.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const SCRIPT = join(REPO, 'systemd/install.sh');
@@ -96,7 +97,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
       'systemd/config.template.json': readFileSync(join(REPO, 'systemd/config.template.json'), 'utf8'),
       'systemd/runtime-packages': readFileSync(join(REPO, 'systemd/runtime-packages'), 'utf8'),
       'systemd/pickup-station-upgrade.service': readFileSync(join(REPO, 'systemd/pickup-station-upgrade.service'), 'utf8'),
-      'systemd/install.sh': readFileSync(SCRIPT, 'utf8'),
+      ...installerFiles(),
       'manifest.json': JSON.stringify({ name: 'pickup-station', version }),
     };
     for (const [f, text] of Object.entries(files)) {
