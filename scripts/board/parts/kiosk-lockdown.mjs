@@ -67,8 +67,11 @@ export default async function kioskLockdown(board) {
   const profile = JSON.parse(await g(`cat ${PROFILE}`));
   await writeGuest('/etc/pickup-station/kiosk-profile.json', JSON.stringify({ ...profile, display: { kind: 'kiosk' } }, null, 2));
   await putConfig({ hardware: { kind: 'board', profile: '/etc/pickup-station/kiosk-profile.json' } });
-  await g('systemctl stop pickup-station; systemctl enable --now pickup-station-kiosk.socket', { timeoutMs: 300_000 });
+  // As hardware/DISPLAYS.md says: the socket unit is enabled, and starts with the station (it
+  // refuses a start by hand: the port is held only while the station runs).
+  await g('systemctl enable pickup-station-kiosk.socket');
   await restartStation('kiosk profile');
+  check((await g('systemctl is-active pickup-station-kiosk.socket', { ok: true })).trim() === 'active', 'the kiosk socket unit holds the port with the station');
   await g('systemctl disable --now getty@tty1 2>/dev/null; systemctl enable pickup-station-kiosk; systemctl start --no-block pickup-station-kiosk');
 
   // --- the keyboard -----------------------------------------------------------------------------
@@ -180,7 +183,7 @@ export default async function kioskLockdown(board) {
 
   // Put the station back as it was for the next parts: no kiosk, the keyboard unplugged.
   await qmp('device_del', { id: 'kiosk-kbd' });
-  await g('systemctl disable --now pickup-station-kiosk', { ok: true, timeoutMs: 120_000 });
+  await g('systemctl disable --now pickup-station-kiosk; systemctl disable pickup-station-kiosk.socket', { ok: true, timeoutMs: 120_000 });
   await putConfig();
   await restartStation('after the kiosk part');
   void config;

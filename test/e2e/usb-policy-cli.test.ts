@@ -1,0 +1,111 @@
+/**
+ * `pickup-station usb-policy` as the installer and the path unit run it (`node dist/src/main.js
+ * usb-policy`): the rules file written 0600 atomically, a profile change followed, a file an
+ * administrator edited kept (the new policy beside it), exit 78 on a profile naming a device twice;
+ * and every rule it writes read by USBGuard's own rule parser.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import { loadBoardProfile } from '../../src/config/board-profile.js';
+import { policyRules, usbPolicyOf } from '../../src/devices/usb/policy.js';
+import { audio, ftdi, profile, profileFile, tempDir } from '../support/usb-profiles.js';
+import { requireTool, runs } from '../support/tools.js';
+
+const ROOT = join(import.meta.dirname, '../..');
+const MAIN = join(ROOT, 'dist/src/main.js');
+const HAVE_PARSER = requireTool('usbguard-rule-parser', runs('usbguard-rule-parser', ['allow']), 'usbguard');
+
+function run(args: string[]): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [MAIN, 'usb-policy', ...args], { encoding: 'utf8' });
+  return { status: r.status, stdout: r.stdout, stderr: r.stderr };
+}
+
+describe.runIf(HAVE_PARSER)("USBGuard's rule parser", () => {
+  it("writes rules that USBGuard's own rule parser accepts, each as written", () => {
+    const p = loadBoardProfile(profileFile(profile({ usb: { devices: [ftdi, audio] } })));
+    const rules = policyRules(usbPolicyOf(p).policy)
+      .split('\n')
+      .filter((l) => l.startsWith('allow'));
+    expect(rules).toHaveLength(5);
+    for (const rule of rules) {
+      const out = execFileSync('usbguard-rule-parser', [rule], { encoding: 'utf8' });
+      expect(out).toContain(`OUTPUT: ${rule}`);
+    }
+  });
+});
+
+describe('pickup-station usb-policy', () => {
+  it('writes the rules file 0600 atomically, then finds it up to date', () => {
+    const dir = tempDir();
+    const rules = join(dir, 'rules.d', '50-profile.conf');
+    mkdirSync(join(dir, 'rules.d'));
+    const p = profileFile(profile({ usb: { devices: [ftdi] } }), dir);
+    const first = run(['--profile', p, '--rules', rules, '--proposal', join(dir, 'proposed')]);
+    expect(first).toMatchObject({ status: 0, stdout: `usb-policy: 3 device rule(s) written to ${rules}\n` });
+    expect(statSync(rules).mode & 0o777).toBe(0o600);
+    expect(readFileSync(rules, 'utf8')).toContain('allow id 0403:6001 serial "FT4RFID1" with-interface match-all { ff:*:* }');
+    const second = run(['--profile', p, '--rules', rules, '--proposal', join(dir, 'proposed')]);
+    expect(second).toMatchObject({ status: 0, stdout: `usb-policy: ${rules} already up to date (3 device rule(s))\n` });
+  });
+
+  it('follows a profile change: the new device is in, the old one out', () => {
+    const dir = tempDir();
+    const rules = join(dir, '50-profile.conf');
+    const p = profileFile(profile({ usb: { devices: [ftdi] } }), dir);
+    expect(run(['--profile', p, '--rules', rules]).status).toBe(0);
+    writeFileSync(p, JSON.stringify(profile({ usb: { devices: [audio] } })));
+    expect(run(['--profile', p, '--rules', rules]).status).toBe(0);
+    const text = readFileSync(rules, 'utf8');
+    expect(text).toContain('allow id 0d8c:0014');
+    expect(text).not.toContain('0403:6001');
+  });
+
+  it('keeps a rules file an administrator edited, and writes the new policy beside it as a proposal', () => {
+    const dir = tempDir();
+    const rules = join(dir, '50-profile.conf');
+    const proposal = join(dir, 'profile.conf.proposed');
+    const p = profileFile(profile({}), dir);
+    expect(run(['--profile', p, '--rules', rules, '--proposal', proposal]).status).toBe(0);
+    appendFileSync(rules, 'allow id 1234:5678\n');
+    const edited = readFileSync(rules, 'utf8');
+    writeFileSync(p, JSON.stringify(profile({ usb: { devices: [audio] } })));
+    const r = run(['--profile', p, '--rules', rules, '--proposal', proposal]);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toBe(
+      `usb-policy: warning: ${rules} was edited by hand and is kept as it is; the profile's policy is in ${proposal} (compare, then move it over ${rules} or delete ${rules} to have it written again)\n`,
+    );
+    expect(readFileSync(rules, 'utf8')).toBe(edited);
+    expect(readFileSync(proposal, 'utf8')).toContain('allow id 0d8c:0014');
+    expect(statSync(proposal).mode & 0o777).toBe(0o600);
+  });
+
+  it('exits 78 on a profile naming a device twice, each problem with its path, and writes nothing', () => {
+    const dir = tempDir();
+    const rules = join(dir, '50-profile.conf');
+    const p = profileFile(profile({ usb: { devices: [ftdi, ftdi] } }), dir);
+    const r = run(['--profile', p, '--rules', rules]);
+    expect(r.status).toBe(78);
+    expect(r.stderr).toBe(
+      `invalid config board profile ${p} (hardware.profile): 1 problem(s)\n  usb.devices.1: names a USB device a second time: usb.devices.0 already allows it (got "0403:6001 serial FT4RFID1")\n`,
+    );
+    expect(existsSync(rules)).toBe(false);
+  });
+
+  it('reads the profile through the station config, as the path unit runs it; simulated hardware has none', () => {
+    const dir = tempDir();
+    const p = profileFile(profile({}), dir);
+    const config = join(dir, 'config.json');
+    writeFileSync(config, JSON.stringify({ hardware: { kind: 'board', profile: 'profile.json' } }));
+    const rules = join(dir, 'out.conf');
+    expect(run(['--config', config, '--rules', rules]).status).toBe(0);
+    expect(readFileSync(rules, 'utf8')).toContain(`#   ${p} (test board)`);
+    writeFileSync(config, JSON.stringify({ hardware: { kind: 'simulated' } }));
+    expect(run(['--config', config, '--rules', join(dir, 'none.conf')])).toMatchObject({
+      status: 0,
+      stdout: 'usb-policy: simulated hardware, no USB policy written\n',
+    });
+    expect(existsSync(join(dir, 'none.conf'))).toBe(false);
+  });
+});
