@@ -8,14 +8,12 @@
  * systemd it takes the socket unit's, which the same edge serves.
  */
 import { randomBytes } from 'node:crypto';
-import { spawn } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { Agent, request } from 'node:http';
-import { createServer, type AddressInfo } from 'node:net';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { kioskSecretHash } from '../src/devices/kiosk/secret.js';
 import { ReferenceServer, generateStation } from '../src/reference-server/index.js';
+import { freePort, startFlood } from './lib/flood.js';
 import type { NodeUnderTest } from './lib/node.js';
 import { sleep, spawnNode, stopChild } from './lib/proc.js';
 import { writeDaemonFiles } from './lib/station.js';
@@ -23,24 +21,11 @@ import { summarize, type Summary } from './lib/stats.js';
 import { ms, renderTable } from './lib/table.js';
 import { placeCommand, readUnit } from './lib/unit.js';
 
-const FLOOD = fileURLToPath(new URL('../../test/support/socket-flood.mjs', import.meta.url));
-
 export interface KioskResult {
   readonly quiet: Summary;
   readonly flood: Summary;
   /** What the attacker saw (its own counts). */
   readonly attacker: Readonly<Record<string, number>>;
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const { port } = s.address() as AddressInfo;
-      s.close(() => resolve(port));
-    });
-  });
 }
 
 /** POST one key with the secret; the milliseconds to its answer (status 204 expected). */
@@ -100,21 +85,15 @@ export async function benchKiosk(dir: string, release: string, node: NodeUnderTe
     await sleep(2_000);
     await keys(port, secret, 10);
     const quiet = await keys(port, secret, pairs);
-    const attacker = spawn(process.execPath, [FLOOD, String(port), '300', '10', '200', '200', '20'], { stdio: ['ignore', 'pipe', 'ignore'] });
-    let out = '';
-    attacker.stdout.on('data', (b: Buffer) => (out += b.toString()));
-    const exited = new Promise((r) => attacker.once('exit', r));
+    const attacker = startFlood(port, { idle: 300, slow: 10, ask: 20 });
     try {
-      while (!out.includes('ready')) await sleep(10);
+      await attacker.ready;
       // The attacker's sockets open and the caps in play before the first timed key.
       await sleep(1_000);
       const flood = await keys(port, secret, pairs);
-      attacker.kill('SIGTERM');
-      await exited;
-      const stats = JSON.parse(out.split('\n').find((l) => l.startsWith('{')) ?? '{}') as Record<string, number>;
-      return { quiet: summarize(quiet), flood: summarize(flood), attacker: stats };
+      return { quiet: summarize(quiet), flood: summarize(flood), attacker: await attacker.stop() };
     } finally {
-      if (attacker.exitCode === null) attacker.kill('SIGKILL');
+      await attacker.stop();
     }
   } finally {
     await stopChild(p);

@@ -8,7 +8,7 @@
  *
  *   --quick         short windows and few runs: a smoke run, not figures to quote
  *   --json          JSON on stdout instead of the table
- *   --only LIST     comma-separated sections: scan,rfid,latency,journal,startup,safestate,memory,idle,fleet,metrics,kiosk
+ *   --only LIST     comma-separated sections: scan,rfid,latency,journal,startup,safestate,memory,idle,fleet,metrics,kiosk,technician
  *   --host-node     only this process's node (no download)
  *   --profile       also a --cpu-prof of one daemon start and a heap snapshot of the memory run
  *                   (bench/out/profiles/, bench/out/*.heapsnapshot)
@@ -35,9 +35,10 @@ import { benchSafeState, type SafeStateResult } from './safe-state.js';
 import { benchScan, type ScanResult } from './scan.js';
 import { benchRfid, type RfidResult } from './rfid.js';
 import { benchStartup, type StartupResult } from './startup.js';
+import { benchTechnician, technicianReport, type TechnicianResult } from './technician.js';
 import { verdicts } from './targets.js';
 
-const SECTIONS = ['scan', 'rfid', 'latency', 'journal', 'startup', 'safestate', 'memory', 'idle', 'fleet', 'metrics', 'kiosk'] as const;
+const SECTIONS = ['scan', 'rfid', 'latency', 'journal', 'startup', 'safestate', 'memory', 'idle', 'fleet', 'metrics', 'kiosk', 'technician'] as const;
 type Section = (typeof SECTIONS)[number];
 
 /** Every figure of one Node version. */
@@ -62,6 +63,8 @@ export interface BenchResults {
   metrics?: MetricsResult;
   /** The kiosk page's keys, quiet and under a local flood (bench/kiosk.ts), this process's node. */
   kiosk?: KioskResult;
+  /** The technician port's /healthz and /api/status, quiet and under a local flood (bench/technician.ts), this process's node. */
+  technician?: TechnicianResult;
 }
 
 const { values } = parseArgs({
@@ -168,6 +171,15 @@ try {
       results.kiosk = await benchKiosk(kd, release, host, quick ? 20 : 200);
     }
   }
+  if (only.has('technician')) {
+    const host = nodes[0];
+    if (host !== undefined) {
+      progress('technician port: /healthz and /api/status on fresh connections, quiet and under a local flood of sockets without a token');
+      const td = join(dir, 'technician');
+      mkdirSync(td, { recursive: true });
+      results.technician = await benchTechnician(td, release, host, quick ? 20 : 200);
+    }
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true });
 }
@@ -193,4 +205,5 @@ else {
   // The metrics figures print their own tables (bench/metrics.ts).
   if (results.metrics) console.log(`\n${metricsReport(results.metrics)}`);
   if (results.kiosk) console.log(`\n${kioskReport(results.kiosk)}`);
+  if (results.technician) console.log(`\n${technicianReport(results.technician)}`);
 }

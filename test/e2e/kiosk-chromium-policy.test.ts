@@ -81,23 +81,8 @@ interface PolicyRow {
   readonly status: string;
 }
 const DEPRECATED = new Set(['AutofillAddressEnabled', 'AutofillCreditCardEnabled']);
-/** As scripts/board/guest/chrome-policy.mjs reads the page: leaf elements with text, in order. */
-const POLICY_ROWS = `(() => {
-  const leaves = [];
-  const walk = (n) => {
-    if (n.shadowRoot) walk(n.shadowRoot);
-    for (const c of n.children ?? []) walk(c);
-    const text = n.nodeType === 1 && n.children.length === 0 ? n.textContent.trim() : '';
-    if (text !== '') leaves.push([n.tagName === 'SPAN' && !n.className ? 'name' : String(n.className), text]);
-  };
-  walk(document.documentElement);
-  const rows = [];
-  for (let i = 0; i + 5 < leaves.length; i++) {
-    if (leaves[i][0] !== 'name' || leaves[i + 1][0] !== 'value' || leaves[i + 2][0] !== 'source') continue;
-    rows.push({ name: leaves[i][1], value: leaves[i + 1][1], source: leaves[i + 2][1], scope: leaves[i + 3][1], level: leaves[i + 4][1], status: leaves[i + 5][1] });
-  }
-  return rows;
-})()`;
+/** The page's rows, read as the board's read-back in the guest reads them (scripts/board/guest/chrome-policy.mjs). */
+const { POLICY_ROWS } = (await import(join(import.meta.dirname, '../../scripts/board/guest/policy-rows.mjs'))) as { POLICY_ROWS: string };
 
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'kiosk-policy-chromium-'));

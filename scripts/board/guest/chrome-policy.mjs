@@ -10,34 +10,16 @@
 // On chrome://policy it asks the page's own back end for the values (the message the page's
 // "Reload policies" uses, `getPolicyValues`): every policy Chromium applied, its value, its source
 // and level, and the errors or warnings it found in it (an unknown name, a wrong type).
+//
+// It needs policy-rows.mjs beside it.
+import { POLICY_ROWS } from './policy-rows.mjs';
+
 const [port, url] = process.argv.slice(2);
 if (!port || !url) {
   console.error('usage: chrome-policy.mjs PORT URL');
   process.exit(2);
 }
 const base = `http://127.0.0.1:${port}`;
-/**
- * chrome://policy's rows (in its elements' shadow trees): each leaf element's class and text, in
- * order (those with text), then one object per policy: a span with the name followed by value, source, scope, level
- * and messages (the status: "OK", or its errors and warnings).
- */
-const POLICY_ROWS = `(() => {
-  const leaves = [];
-  const walk = (n) => {
-    if (n.shadowRoot) walk(n.shadowRoot);
-    for (const c of n.children ?? []) walk(c);
-    const text = n.nodeType === 1 && n.children.length === 0 ? n.textContent.trim() : '';
-    if (text !== '') leaves.push([n.tagName === 'SPAN' && !n.className ? 'name' : String(n.className), text]);
-  };
-  walk(document.documentElement);
-  const rows = [];
-  for (let i = 0; i + 5 < leaves.length; i++) {
-    const [k, v] = leaves[i];
-    if (k !== 'name' || leaves[i + 1][0] !== 'value' || leaves[i + 2][0] !== 'source') continue;
-    rows.push({ name: v, value: leaves[i + 1][1], source: leaves[i + 2][1], scope: leaves[i + 3][1], level: leaves[i + 4][1], status: leaves[i + 5][1] });
-  }
-  return rows;
-})()`;
 const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
 
 async function json(path, method = 'GET') {

@@ -152,7 +152,7 @@ export default async function kioskLockdown(board) {
   const shipped = JSON.parse(await g('cat /etc/pickup-station-kiosk/chromium-policy.json'));
   const readable = { ...shipped, DeveloperToolsAvailability: 1, URLAllowlist: [...shipped.URLAllowlist, 'chrome://*'] };
   await writeGuest('/root/readback-policy.json', JSON.stringify(readable));
-  await writeGuest('/root/chrome-policy.mjs', readFileSync(join(HERE, '../guest/chrome-policy.mjs'), 'utf8'));
+  for (const script of ['chrome-policy.mjs', 'policy-rows.mjs']) await writeGuest(`/root/${script}`, readFileSync(join(HERE, '../guest', script), 'utf8'));
   const node = '/opt/pickup-station/current/node/bin/node';
   const out = await g(
     [
