@@ -71,7 +71,10 @@ export default async function kioskLockdown(board) {
   // refuses a start by hand: the port is held only while the station runs).
   await g('systemctl enable pickup-station-kiosk.socket');
   await restartStation('kiosk profile');
-  check((await g('systemctl is-active pickup-station-kiosk.socket', { ok: true })).trim() === 'active', 'the kiosk socket unit holds the port with the station');
+  check(
+    (await g('systemctl is-active pickup-station-kiosk.socket', { ok: true })).trim() === 'active',
+    'the kiosk socket unit holds the port with the station',
+  );
   await g('systemctl disable --now getty@tty1 2>/dev/null; systemctl enable pickup-station-kiosk; systemctl start --no-block pickup-station-kiosk');
 
   // --- the keyboard -----------------------------------------------------------------------------
