@@ -66,15 +66,14 @@ export default async function rfidUsb(board) {
   const plug = async () => {
     await qmp('device_add', { driver: 'usb-serial', id: 'rfidusb', bus: 'xhci.0', chardev: 'rfid0', serial: 'FT4RFID1' });
     plugged = true;
-    // The board runs usbguard, which blocks a device its policy does not name (the kernel's
-    // authorized=0: no driver binds). A profile-generated USBGuard policy that allows the reader's
-    // 0403:6001 replaces this line once it ships; until then the technician's `allow-device`.
-    const id = await until(
+    // USBGuard authorises it by the profile's rule (its ids, serial and vendor-class interface):
+    // no hand-made allow-device, as in the field.
+    const verdict = await until(
       'usbguard sees 0403:6001',
-      async () => (await g("usbguard list-devices | awk -F: '/id 0403:6001/ {print $1; exit}'")).trim(),
+      async () => (await g("usbguard list-devices | awk '/id 0403:6001/ {print $2; exit}'")).trim(),
       120_000,
     );
-    await g(`usbguard allow-device ${id.v}`);
+    check(verdict.v === 'allow', `USBGuard's verdict on the adapter from the profile's rule: ${verdict.v}`);
     return until(`${PATH} after the plug`, async () => (await g(`test -e ${PATH} && readlink -f ${PATH} || true`)).trim(), 120_000);
   };
   const unplug = async () => {
@@ -100,6 +99,10 @@ export default async function rfidUsb(board) {
     profile.name += ' (FEIG reader on USB-serial)';
     // answerTimeoutMs: TCG runs the guest's USB and the station 10-20x slower than a Pi.
     profile.scanners.push({ kind: 'rfid-reader', path: PATH, answerTimeoutMs: 2_000, inventoryIntervalMs: 200 });
+    // Its USB-serial adapter named, as a profile with a USB reader does: the USB policy allows it.
+    profile.usb = {
+      devices: [{ name: "RFID reader's FT232R adapter", vendorId: '0x0403', productId: '0x6001', serialNumber: 'FT4RFID1', interfaces: ['ff:*:*'] }],
+    };
     await board.writeGuest('/root/rfid-usb.json', JSON.stringify(profile, null, 2));
     await g(`install -m 0644 -o root -g root /root/rfid-usb.json ${LOCAL_PROFILE} && rm /root/rfid-usb.json`);
     await board.putConfig({
@@ -108,6 +111,12 @@ export default async function rfidUsb(board) {
     });
     const seqStart = await lastSeq();
     await board.restartStation('with the RFID reader in the profile, nothing plugged');
+    const rule = await until(
+      "the profile's USB policy names the adapter",
+      async () => (await g('grep -h "0403:6001" /etc/usbguard/pickup-station.d/50-profile.conf 2>/dev/null || true')).trim(),
+      120_000,
+    );
+    say(`USBGuard rule from the profile: ${rule.v}`);
     const pid0 = await mainPid();
 
     // Unplugged: DOWN, with its text, at the technician's status and in /state.
