@@ -93,6 +93,10 @@ export default async function rfidUsb(board) {
     const conf = (await g('cat /usr/local/lib/modules-load.d/pickup-station.conf 2>/dev/null || echo none')).trim();
     const major = (await g('awk \'$2=="ttyUSB" {print $1}\' /proc/devices')).trim();
     check(/^usbserial$/m.test(conf) && major !== '', `modules-load.d from the release lists usbserial; /proc/devices ttyUSB major ${major || 'none'}`);
+    figure(
+      'rfid-usb: class modules loaded at boot (lsmod: name size)',
+      (await g('lsmod | awk \'$1=="usbserial" || $1=="cdc_acm" {print $1, $2}\'')).trim().replace(/\n/g, ', '),
+    );
 
     // The board profile with the reader among its scanners, as a technician's local copy.
     const profile = JSON.parse(await g(`cat ${PROFILE}`));
