@@ -411,7 +411,8 @@ export const securitySchema = z.strictObject({
   /**
    * A USB device the board profile does not name, plugged in (it stays unauthorised: USBGuard).
    * report: a warning, the metric, the technician page; the station stays in service.
-   * out-of-service: also st DOWN and customer input refused, the display saying so, until it is removed.
+   * out-of-service: also st DOWN and customer input refused, the display saying so, until it is removed;
+   * and st DOWN while the USB watch cannot see the bus (report: its warning and health only).
    */
   unknownUsb: z._default(z.enum(['report', 'out-of-service']), 'report'),
 });

@@ -327,6 +327,8 @@ export type Input =
   | { readonly type: 'tamper'; readonly open: boolean }
   /** How many USB devices the kernel keeps unauthorised are plugged in now (src/devices/usb/). */
   | { readonly type: 'unknown-usb'; readonly present: number }
+  /** Whether the USB watch sees the bus (problem null) or not, and why (src/devices/usb/watch.ts). */
+  | { readonly type: 'usb-watch'; readonly problem: string | null }
   /** An authenticated technician opens one box (debug port, service scope); `by` is the token's name. */
   | { readonly type: 'technician-open'; readonly boxId: string; readonly by?: string }
   /** A one-shot problem for the next /state's errorMessage (e.g. the journal could not be written). */

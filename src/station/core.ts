@@ -30,7 +30,7 @@
  * speech is on (assist.announce).
  */
 import type { DoorState } from '../devices/types.js';
-import { onAjarReminderTimer, onDoorAjarTimer, onTamper, onUnknownUsb, watchOpenDoorsAtStart } from './core/alarms.js';
+import { onAjarReminderTimer, onDoorAjarTimer, onTamper, onUnknownUsb, watchOpenDoorsAtStart, onUsbWatch } from './core/alarms.js';
 import { announce, beforeInput, INITIAL_ASSIST, onAssist, onHeadphones, onKeyHeld, onSessionEndTimer, onSpeechOutput } from './core/assist.js';
 import { onAnswered, onUnanswered } from './core/answers.js';
 import type { Ctx } from './core/context.js';
@@ -151,6 +151,9 @@ export function transition(config: CoreConfig, state: CoreState, input: Input): 
       break;
     case 'unknown-usb':
       onUnknownUsb(ctx, input.present);
+      break;
+    case 'usb-watch':
+      onUsbWatch(ctx, input.problem);
       break;
     case 'technician-open':
       onTechnicianOpen(ctx, input.boxId, input.by);

@@ -96,13 +96,22 @@ function watch(device: Device, report: (problem: string | null) => void): Unsubs
   return off;
 }
 
-/** Every device's health but the audio output's, as a fault `device:<name>` (before the `start` input). */
+/**
+ * Every device's health but the audio output's and the USB watch's, as a fault `device:<name>`
+ * (before the `start` input). Those two are judged by the core by their config (after `start`).
+ */
 export function watchDeviceHealth(hw: StationHardware, sink: Pick<InputSink, 'dispatch'>): Unsubscribe[] {
-  const output = hw.speech ?? null;
+  const judged: readonly unknown[] = [hw.speech ?? null, hw.usb ?? null];
   return hw
     .devices()
-    .filter((d) => d !== output)
+    .filter((d) => !judged.includes(d))
     .map((d) => watch(d, (message) => sink.dispatch({ type: 'fault', key: `device:${d.name}`, message })));
+}
+
+/** The USB watch's health as `usb-watch` (after the `start` input: the core judges it by `security.unknownUsb`). */
+export function watchUsbWatch(hw: StationHardware, sink: Pick<InputSink, 'dispatch'>): Unsubscribe[] {
+  const usb = hw.usb ?? null;
+  return usb === null ? [] : [watch(usb, (problem) => sink.dispatch({ type: 'usb-watch', problem }))];
 }
 
 /** The audio output's health as `speech-output` (after the `start` input: the core judges it by the speech config). */

@@ -21,7 +21,7 @@ import type { PinThrottleRecord, PinThrottleStore } from '../storage/types.js';
 import { initialState, transition } from './core.js';
 import type { CoreConfig, CoreState, Input } from './core-types.js';
 import { Effects } from './effects.js';
-import { headphonesNow, watchDeviceHealth, watchSpeechOutput, wireInputs } from './inputs.js';
+import { headphonesNow, watchDeviceHealth, watchSpeechOutput, watchUsbWatch, wireInputs } from './inputs.js';
 import { Outbound } from './outbound.js';
 import type { DrainResult, EventRecord, PowerReading, RuntimeEvent, RuntimeOptions } from './runtime-types.js';
 
@@ -143,7 +143,7 @@ export class StationRuntime {
     this.dispatch({ type: 'start', previous, pinThrottle, tamperOpen, headphones: headphonesNow(hw) });
     const unknownUsb = hw.usb?.unknown().length ?? 0;
     if (unknownUsb > 0) this.dispatch({ type: 'unknown-usb', present: unknownUsb });
-    this.unsubscribe.push(...watchSpeechOutput(hw, sink));
+    this.unsubscribe.push(...watchSpeechOutput(hw, sink), ...watchUsbWatch(hw, sink));
   }
 
   /** Feed one input to the core and carry out its effects. */

@@ -337,4 +337,24 @@ describe('an unknown USB device (security.unknownUsb)', () => {
     expect(screen(st.config, st.state)).toEqual(st.config.messages.prompt);
     expect(sends(st.feed({ type: 'scan', identifierType: 'BAR_CODE', value: 'X2', at: 60_000 })).map((r) => r.endpoint)).toEqual(['item-identify']);
   });
+
+  const blind = 'USB watch (/sys/bus/usb/devices) not watching (udevadm: spawn udevadm ENOENT): unknown USB devices are not reported';
+
+  it('report: a USB watch that cannot see the bus leaves the station in service (its own warning and health say so)', () => {
+    const st = idleStepper();
+    const fx = st.feed({ type: 'usb-watch', problem: blind });
+    expect(st.state.faults).toEqual({});
+    expect(states(fx)).toEqual([]);
+    expect(sends(st.feed(scanKeyCancel[0])).map((r) => r.endpoint)).toEqual(['item-identify']);
+  });
+
+  it('out-of-service: a USB watch that cannot see the bus is a fault (st DOWN with its words) until it sees it again', () => {
+    const st = idleStepper({ ...coreConfig(), security: { unknownUsb: 'out-of-service' } });
+    const fx = st.feed({ type: 'usb-watch', problem: blind });
+    expect(states(fx)[0]).toMatchObject({ st: 'DOWN', errorMessage: blind });
+    st.feed(answered('state', waitForInput));
+    const back = st.feed({ type: 'usb-watch', problem: null });
+    expect(states(back)[0]).toMatchObject({ st: 'UP', errorMessage: null });
+    expect(st.state.faults).toEqual({});
+  });
 });

@@ -78,6 +78,7 @@ function isPatronInput(input: Input): boolean {
     case 'pulse-failed':
     case 'tamper':
     case 'unknown-usb':
+    case 'usb-watch':
     case 'technician-open':
     case 'problem':
     case 'drain':
