@@ -216,6 +216,9 @@ const status = async () =>
       `${NODE} -e 'fetch("http://127.0.0.1:8470/api/status",{headers:{authorization:"Bearer ${TOKEN}"}}).then(r=>r.text()).then(t=>process.stdout.write(t))'`,
     ),
   );
+/** The station's /metrics text, through the technician port (the board image has no curl). */
+const metrics = async () =>
+  g(`${NODE} -e 'fetch("http://127.0.0.1:8470/metrics",{headers:{authorization:"Bearer ${TOKEN}"}}).then(r=>r.text()).then(t=>process.stdout.write(t))'`);
 const events = async () => (await g('cat /run/board-io/events.log 2>/dev/null || true')).split('\n').filter(Boolean);
 async function waitEvent(re, what, limitMs = 120_000) {
   const t = performance.now();
@@ -1136,7 +1139,7 @@ async function runPartFiles(names) {
 }
 /** What a part file may use: the steps and checks of this file, the machine and its QMP. */
 const board = {
-  ...{ g, io, say, sleep, writeGuest, status, events, waitEvent, show, unitJournal, guestNow, noDenials },
+  ...{ g, io, say, sleep, writeGuest, status, metrics, events, waitEvent, show, unitJournal, guestNow, noDenials },
   ...{ sim, requests, lastSeq, waitReq, isState, boxSt, boxId, fault, clearFaults, firstState },
   ...{ check, figure, Fail, config, putConfig, restartStation, deposit, pickup, checkPulses },
   ...{ qmp, boot, powerCut, reboot, alive },

@@ -11,7 +11,7 @@ const WRONG = 'not-the-password-7Q';
 export default async function consoleLogin(board) {
   const { g, check, status, figure } = board;
   const metric = async () => {
-    const text = await g(`curl -s -H "authorization: Bearer ${board.TOKEN}" http://127.0.0.1:8470/metrics || true`);
+    const text = await board.metrics();
     const m = /^pickup_station_console_login_failures_total(?:\{[^}]*\})? (\d+)$/m.exec(text);
     return { failures: m ? Number(m[1]) : null, watchOk: /^pickup_station_console_login_watch_ok(?:\{[^}]*\})? 1$/m.test(text) };
   };

@@ -79,7 +79,8 @@ export default async function kioskLockdown(board) {
 
   // --- the keyboard -----------------------------------------------------------------------------
   await g(
-    `printf '%s\\n' '# the kiosk test: a keyboard carrying an allowed device's ids' 'allow id 0627:0001' >> /etc/usbguard/rules.conf; systemctl restart usbguard`,
+    // The administrator's own rules file beside the profile's (systemd/usbguard-daemon.conf's RuleFile).
+    `printf '%s\\n' '# the kiosk test: a keyboard that carries the ids of an allowed device' 'allow id 0627:0001' >> /etc/usbguard/pickup-station-local.conf; systemctl restart usbguard`,
   );
   await qmp('device_add', { driver: 'usb-kbd', id: 'kiosk-kbd', bus: 'xhci.0' });
   await sleep(3000);
@@ -186,6 +187,7 @@ export default async function kioskLockdown(board) {
 
   // Put the station back as it was for the next parts: no kiosk, the keyboard unplugged.
   await qmp('device_del', { id: 'kiosk-kbd' });
+  await g("sed -i '/^# the kiosk test: /,+1d' /etc/usbguard/pickup-station-local.conf; systemctl restart usbguard");
   await g('systemctl disable --now pickup-station-kiosk; systemctl disable pickup-station-kiosk.socket', { ok: true, timeoutMs: 120_000 });
   await putConfig();
   await restartStation('after the kiosk part');

@@ -60,7 +60,7 @@ export default async function usb(board) {
   check((await g('ls /dev/sd* 2>/dev/null; true')).trim() === '', 'no block device for the stick');
   const journal = await g('journalctl -u pickup-station -b --no-pager -o cat | grep "unknown USB device kept out" || true');
   check(journal.includes(`${KBD.vendor}:${KBD.product} on port`), 'journal: the warning line names the keyboard');
-  const metrics = await g(`curl -s -H "authorization: Bearer ${board.TOKEN}" http://127.0.0.1:8470/metrics || true`);
+  const metrics = await board.metrics();
   check(/pickup_station_usb_unknown_devices\{[^}]*\} 2/.test(metrics), 'metric: two unknown devices present');
   figure('unknown USB devices reported', s.usb.unknown.map((d) => `${d.vendorId}:${d.productId}@${d.port}`).join(', '));
 
