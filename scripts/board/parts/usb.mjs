@@ -58,7 +58,7 @@ export default async function usb(board) {
   check((await g(`ls /sys/bus/usb/devices/${kbd.port}/ | grep -c ':' || true`)).trim() === '0', 'no interface, so no driver bound to the keyboard');
   check((await g('ls /dev/input/ 2>/dev/null; true')).trim() === inputsBefore, 'no new input node');
   check((await g('ls /dev/sd* 2>/dev/null; true')).trim() === '', 'no block device for the stick');
-  const journal = await g('journalctl -u pickup-station -b --no-pager -o cat | grep "unknown USB device kept out" || true');
+  const journal = await g('journalctl --namespace=+pickup-station -u pickup-station -b --no-pager -o cat | grep "unknown USB device kept out" || true');
   check(journal.includes(`${KBD.vendor}:${KBD.product} on port`), 'journal: the warning line names the keyboard');
   const metrics = await board.metrics();
   check(/pickup_station_usb_unknown_devices\{[^}]*\} 2/.test(metrics), 'metric: two unknown devices present');
