@@ -30,7 +30,7 @@
  * speech is on (assist.announce).
  */
 import type { DoorState } from '../devices/types.js';
-import { onAjarReminderTimer, onDoorAjarTimer, onTamper, onUnknownUsb, watchOpenDoorsAtStart, onUsbWatch } from './core/alarms.js';
+import { onAjarReminderTimer, onDoorAjarTimer, onTamper, onUnknownUsb, watchOpenDoorsAtStart } from './core/alarms.js';
 import { announce, beforeInput, INITIAL_ASSIST, onAssist, onHeadphones, onKeyHeld, onSessionEndTimer, onSpeechOutput } from './core/assist.js';
 import { onAnswered, onUnanswered } from './core/answers.js';
 import type { Ctx } from './core/context.js';
@@ -38,7 +38,7 @@ import { boxOfAjarTimer } from './core/context.js';
 import { render, onMessageTimer } from './core/display.js';
 import { onDoor, onDoorOpenTimer } from './core/doors.js';
 import { checkDrained, onDrain } from './core/drain.js';
-import { onFault, onProblem, onPulseFailed } from './core/faults.js';
+import { onFault, onProblem, onPulseFailed, onUsbWatch } from './core/faults.js';
 import { onCancelPressed, onKey, onPinIdleTimer, onScan, onTechnicianOpen } from './core/input.js';
 import { flushState, onHeartbeatTimer } from './core/outbound.js';
 import { onPinLockoutTimer, restorePinThrottle } from './core/pin-throttle.js';

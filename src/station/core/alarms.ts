@@ -26,17 +26,11 @@
  * | security.unknownUsb out-of-service          |                  | input refused, out of service shown, alarm sound   |
  * | none left, or unknownUsb report             | unknown-usb      | unknown-usb cleared (report: the USB watch's own   |
  * |                                             |                  | warning, the metric and the technician page only)  |
- * | the USB watch cannot see the bus,           | usb-watch        | fault `usb-watch` (st DOWN with its words): a      |
- * | security.unknownUsb out-of-service          |                  | station that must stop for an unknown device does  |
- * |                                             |                  | not serve while it cannot tell                     |
- * | the USB watch cannot see the bus, report    | usb-watch        | nothing here: the watch's own warning, its health  |
- * |                                             |                  | on the technician page; st stays UP                |
- * | the USB watch sees the bus again            | usb-watch        | fault `usb-watch` cleared                          |
+ * (The USB watch's own health, judged by the same setting, is a fault: faults.ts.)
  */
 import type { Alarm, AlarmKind } from '../core-types.js';
 import type { Ctx } from './context.js';
 import { boxNumber, doorAjarTimer, inServiceMode, sound, withdrawLimit } from './context.js';
-import { onFault } from './faults.js';
 import { startLimit } from './time-to-act.js';
 
 /** Alarm kinds that stop service (st DOWN, customer input refused); the others leave the station UP. */
@@ -153,12 +147,3 @@ export function onUnknownUsb(ctx: Ctx, present: number): void {
   }
   if (clearAlarm(ctx, 'unknown-usb')) ctx.log('info', 'alarm cleared: no unknown USB device plugged in');
 }
-
-/** The USB watch's own health, judged by `security.unknownUsb` (see the table above). */
-export function onUsbWatch(ctx: Ctx, problem: string | null): void {
-  const outOfServiceWanted = ctx.config.security?.unknownUsb === 'out-of-service';
-  onFault(ctx, USB_WATCH_FAULT, outOfServiceWanted ? problem : null);
-}
-
-/** The fault key of a USB watch that cannot see the bus (out-of-service only). */
-export const USB_WATCH_FAULT = 'usb-watch';

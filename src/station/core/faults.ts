@@ -5,6 +5,17 @@
  * Transitions here: fault set (message) -> fault changed -> fault cleared (null); each marks a
  * /state owed. A failed pulse and a reported problem add a one-shot error. Service mode (the
  * `service` fault) turned off while the tamper input is open raises the tamper alarm (alarms.ts).
+ *
+ * The USB watch's own health (`usb-watch`), judged by `security.unknownUsb`:
+ *
+ * | the USB watch                  | security.unknownUsb | result                                          |
+ * |--------------------------------|---------------------|-------------------------------------------------|
+ * | cannot see the bus (a problem) | out-of-service      | fault `usb-watch` (st DOWN with its words): a   |
+ * |                                |                     | station that must stop for an unknown device    |
+ * |                                |                     | does not serve while it cannot tell             |
+ * | cannot see the bus (a problem) | report              | no fault: the watch's own warning and its       |
+ * |                                |                     | health on the technician page; st stays UP      |
+ * | sees the bus again             | either              | fault `usb-watch` cleared                       |
  */
 import type { Ctx } from './context.js';
 import { boxNumber, SERVICE_FAULT } from './context.js';
@@ -40,4 +51,13 @@ export function onPulseFailed(ctx: Ctx, boxId: string, message: string): void {
   log('error', 'lock pulse failed', { boxId, box: boxNumber(config, boxId), error: message });
   s.pendingErrors = [...s.pendingErrors, `box ${boxNumber(config, boxId)} lock failed: ${message}`];
   s.stateOwed = true;
+}
+
+/** The fault key of a USB watch that cannot see the bus (out-of-service only). */
+export const USB_WATCH_FAULT = 'usb-watch';
+
+/** The USB watch's own health, judged by `security.unknownUsb` (the table above). */
+export function onUsbWatch(ctx: Ctx, problem: string | null): void {
+  const outOfServiceWanted = ctx.config.security?.unknownUsb === 'out-of-service';
+  onFault(ctx, USB_WATCH_FAULT, outOfServiceWanted ? problem : null);
 }
