@@ -83,9 +83,14 @@ export default async function kioskLockdown(board) {
     `printf '%s\\n' '# the kiosk test: a keyboard that carries the ids of an allowed device' 'allow id 0627:0001' >> /etc/usbguard/pickup-station-local.conf; systemctl restart usbguard`,
   );
   await qmp('device_add', { driver: 'usb-kbd', id: 'kiosk-kbd', bus: 'xhci.0' });
-  await sleep(3000);
-  const inputs = await g('grep -l "QEMU USB Keyboard" /sys/class/input/*/name 2>/dev/null | wc -l');
-  check(Number(inputs.trim()) > 0, `the USB keyboard is an input device in the guest (${inputs.trim()})`);
+  // USBGuard's verdict, the HID driver and udev under TCG: seconds, not milliseconds.
+  let inputs = '0';
+  for (let waited = 0; waited < 90_000 && inputs === '0'; waited += 3000) {
+    await sleep(3000);
+    inputs = (await g('grep -l "QEMU USB Keyboard" /sys/class/input/*/name 2>/dev/null | wc -l')).trim();
+  }
+  const verdict = (await g("usbguard list-devices | grep 'id 0627:0001' || true")).trim();
+  check(Number(inputs) > 0, `the USB keyboard is an input device in the guest (${inputs}; USBGuard: ${verdict || 'not listed'})`);
 
   // --- the page on the screen, stable -----------------------------------------------------------
   const t0 = performance.now();
