@@ -35,7 +35,7 @@ function keysOf(text) {
   return out;
 }
 
-export default async function kioskLockdown(board) {
+async function lockdown(board) {
   const { g, qmp, check, say, sleep, writeGuest, putConfig, config, restartStation, figure, RUN, PROFILE } = board;
   const shot = async (name) => {
     const file = join(RUN, `kiosk-${name}.ppm`);
@@ -190,11 +190,20 @@ export default async function kioskLockdown(board) {
       .join(', ')}); wrong: ${wrong.map(([n]) => n).join(', ') || 'none'}`,
   );
 
-  // Put the station back as it was for the next parts: no kiosk, the keyboard unplugged.
-  await qmp('device_del', { id: 'kiosk-kbd' });
-  await g("sed -i '/^# the kiosk test: /,+1d' /etc/usbguard/pickup-station-local.conf; systemctl restart usbguard");
-  await g('systemctl disable --now pickup-station-kiosk; systemctl disable pickup-station-kiosk.socket', { ok: true, timeoutMs: 120_000 });
-  await putConfig();
-  await restartStation('after the kiosk part');
   void config;
+}
+
+export default async function kioskLockdown(board) {
+  try {
+    await lockdown(board);
+  } finally {
+    // The station as it was for the next parts, whatever failed: no kiosk, the keyboard unplugged
+    // and no longer allowed.
+    const { g, qmp, putConfig, restartStation } = board;
+    await qmp('device_del', { id: 'kiosk-kbd' }).catch(() => undefined);
+    await g("sed -i '/^# the kiosk test: /,+1d' /etc/usbguard/pickup-station-local.conf; systemctl restart usbguard", { ok: true });
+    await g('systemctl disable --now pickup-station-kiosk; systemctl disable pickup-station-kiosk.socket', { ok: true, timeoutMs: 120_000 });
+    await putConfig();
+    await restartStation('after the kiosk part');
+  }
 }
