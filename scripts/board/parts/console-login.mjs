@@ -1,57 +1,92 @@
-// A failed login on one of the station's consoles is seen by the fleet: login(1) (Debian's, shadow) on a
-// pseudo-terminal of the running board (as on the serial console inside the cabinet, or a
-// keyboard at a text console), a user name and a wrong password typed at its prompts. login
-// appends the failure to /var/log/btmp; the station counts it (pickup_station_console_login_failures_total,
-// its time for the alert rule) and shows it on the technician status with the terminal. The
-// password typed never reaches a file (btmp holds no password, and not even the name typed).
-export const title = 'a failed console login: counted, on the technician status and the metric (login(1) on a pty)';
+// A failed login at one of the station's consoles is seen by the fleet. A USB keyboard on the
+// board's xHCI (allowed by a line in USBGuard's local rules file, as a keyboard that carries an
+// allowed device's ids would be), and at tty1's login prompt — the text console a person with a
+// keyboard reaches when no kiosk holds the screen — a user name and a wrong password typed through
+// QEMU (QMP send-key: the guest's kernel sees a real usb-kbd). login(1) appends each failure to
+// /var/log/btmp; the station counts it (pickup_station_console_login_failures_total, its time for
+// the alert rule) and shows it on the technician status with the terminal. A failed login on a
+// pseudo-terminal (a network login's terminal) is the negative control: ssh's business, not counted.
+// Nothing typed reaches a file: btmp keeps neither the password nor, by login's default, the name.
+export const title = 'a failed console login: a USB keyboard at tty1 counted (metric, technician status); a pty login not';
 
-const WRONG = 'not-the-password-7Q';
+const WRONG = 'notthepassword7q';
+const RULE_MARK = '# the console-login test: a keyboard that carries the ids of an allowed device';
 
 export default async function consoleLogin(board) {
-  const { g, check, status, figure } = board;
+  const { g, qmp, check, status, figure, sleep } = board;
   const metric = async () => {
     const text = await board.metrics();
     const m = /^pickup_station_console_login_failures_total(?:\{[^}]*\})? (\d+)$/m.exec(text);
     return { failures: m ? Number(m[1]) : null, watchOk: /^pickup_station_console_login_watch_ok(?:\{[^}]*\})? 1$/m.test(text) };
   };
+  const btmpOn = async (pattern) => Number((await g(`lastb -w 2>/dev/null | grep -c '${pattern}' || true`)).trim());
+  const counted = async (before, expected) => {
+    const t = performance.now();
+    let now = await metric();
+    while ((now.failures ?? 0) < (before.failures ?? 0) + expected && performance.now() - t < 120_000) {
+      await sleep(1000);
+      now = await metric();
+    }
+    return now;
+  };
+
   const before = await metric();
   check(before.watchOk && before.failures !== null, `the console-login watch runs (failures so far ${before.failures})`);
   const statusBefore = (await status()).consoleLogins;
   check(statusBefore !== null && statusBefore.problem === null, `technician status watches btmp (${JSON.stringify(statusBefore)})`);
 
-  const btmpBefore = Number((await g("lastb -w 2>/dev/null | grep -c ' pts/' || true")).trim());
-  // login(1) in a pty made by script(1): prompts read from the pty, answers written to it. A
-  // user that exists (root) with a wrong password, and a user that does not.
-  for (const user of ['root', 'intruder']) {
-    await g(
-      `( sleep 3; printf '%s\\n' ${user}; sleep 3; printf '%s\\n' '${WRONG}'; sleep 6 ) | timeout 40 script -qfec 'login' /dev/null >/run/console-login.out 2>&1 || true`,
-      { timeoutMs: 90_000 },
-    );
-  }
-  const said = await g('cat /run/console-login.out; rm -f /run/console-login.out');
-  check(/incorrect/i.test(said), `login refused the wrong password (${JSON.stringify(said.trim().split('\n').pop())})`);
-  // login(1) writes a failure as user UNKNOWN unless LOG_UNKFAIL_ENAB (off): a password typed into
-  // the name prompt by mistake is not kept either.
-  const btmpAfter = Number((await g("lastb -w 2>/dev/null | grep -c ' pts/' || true")).trim());
-  const btmp = await g('lastb -w 2>/dev/null | head -2 || true');
-  // A session whose input ends at the next prompt is one failure more: login counts what it saw.
-  check(btmpAfter - btmpBefore >= 2, `btmp holds both failures: ${btmpBefore} -> ${btmpAfter} (lastb: ${JSON.stringify(btmp.trim().split('\n'))})`);
-
-  const t = performance.now();
-  let after = before;
-  while (performance.now() - t < 120_000) {
-    after = await metric();
-    if ((after.failures ?? 0) >= (before.failures ?? 0) + (btmpAfter - btmpBefore)) break;
-    await board.sleep(1000);
-  }
-  check(
-    (after.failures ?? 0) - (before.failures ?? 0) === btmpAfter - btmpBefore,
-    `pickup_station_console_login_failures_total ${before.failures} -> ${after.failures}: each btmp record counted once`,
+  // The negative control: login(1) in a pty made by script(1), a wrong password. btmp has it on pts/N.
+  const ptsBefore = await btmpOn(' pts/');
+  await g(
+    `( sleep 3; printf '%s\\n' intruder; sleep 3; printf '%s\\n' '${WRONG}'; sleep 6 ) | timeout 40 script -qfec 'login' /dev/null >/dev/null 2>&1 || true`,
+    { timeoutMs: 90_000 },
   );
-  const seen = (await status()).consoleLogins;
-  check(seen !== null && seen.failed >= 2 && seen.last !== null && seen.last.line.startsWith('pts/'), `technician status: ${JSON.stringify(seen)}`);
-  const disk = await g(`grep -rl --binary-files=text -F '${WRONG}' /var/log /var/lib/pickup-station /run/pickup-station 2>/dev/null | head -3; true`);
-  check(disk.trim() === '', `the typed password is in no log or state file (${disk.trim() || 'none'})`);
-  figure('failed console logins seen (btmp -> metric)', `${after.failures} (from ${before.failures})`);
+  const ptsAfter = await btmpOn(' pts/');
+  check(ptsAfter > ptsBefore, `a failed login on a pty is in btmp (${ptsBefore} -> ${ptsAfter} on pts/)`);
+
+  try {
+    await g(`printf '%s\\n' '${RULE_MARK}' 'allow id 0627:0001' >> /etc/usbguard/pickup-station-local.conf; systemctl restart usbguard`);
+    await g('systemctl start getty@tty1; chvt 1 2>/dev/null || true');
+    await qmp('device_add', { driver: 'usb-kbd', id: 'console-kbd', bus: 'xhci.0' });
+    let inputs = '0';
+    for (let waited = 0; waited < 90_000 && inputs === '0'; waited += 3000) {
+      await sleep(3000);
+      inputs = (await g('grep -l "QEMU USB Keyboard" /sys/class/input/*/name 2>/dev/null | wc -l')).trim();
+    }
+    check(Number(inputs) > 0, 'the USB keyboard is an input device in the guest');
+    const key = (k) => qmp('send-key', { keys: [{ type: 'qcode', data: k }] });
+    const type = async (text) => {
+      for (const ch of text) await key(ch);
+      await key('ret');
+    };
+    const ttyBefore = await btmpOn(' tty1 ');
+    for (let i = 0; i < 2; i++) {
+      await type('intruder');
+      await sleep(4000);
+      await type(WRONG);
+      // login(1) waits FAIL_DELAY (3 s) after a wrong password before it asks again.
+      await sleep(8000);
+    }
+    let ttyAfter = ttyBefore;
+    for (let waited = 0; waited < 60_000 && ttyAfter < ttyBefore + 2; waited += 2000) {
+      await sleep(2000);
+      ttyAfter = await btmpOn(' tty1 ');
+    }
+    const lastb = await g('lastb -w 2>/dev/null | head -3 || true');
+    check(ttyAfter - ttyBefore === 2, `two failed logins at tty1 in btmp (${ttyBefore} -> ${ttyAfter}; lastb: ${JSON.stringify(lastb.trim().split('\n'))})`);
+
+    const after = await counted(before, ttyAfter - ttyBefore);
+    check(
+      (after.failures ?? 0) - (before.failures ?? 0) === ttyAfter - ttyBefore,
+      `pickup_station_console_login_failures_total ${before.failures} -> ${after.failures}: the two at tty1 counted, the pty's not`,
+    );
+    const seen = (await status()).consoleLogins;
+    check(seen !== null && seen.failed === 2 && seen.last?.line === 'tty1', `technician status: ${JSON.stringify(seen)}`);
+    const disk = await g(`grep -rlaF '${WRONG}' /var/log /var/lib/pickup-station /run/pickup-station 2>/dev/null | head -3; true`);
+    check(disk.trim() === '', `the typed password is in no log or state file (${disk.trim() || 'none'})`);
+    figure('failed console logins counted (tty1 via a USB keyboard; a pty login not)', `${after.failures} (from ${before.failures})`);
+  } finally {
+    await qmp('device_del', { id: 'console-kbd' }).catch(() => undefined);
+    await g(`sed -i '/^# the console-login test: /,+1d' /etc/usbguard/pickup-station-local.conf; systemctl restart usbguard`, { ok: true });
+  }
 }
