@@ -6,7 +6,7 @@
 // search that cannot read the files does not pass.
 export const title = "patrons' identifiers: a deposit and a pickup at debug level, and no journal or state file on the card holds them in full";
 
-const ITEM = 'e0040100c0ffee42';
+const ITEM = 'e004010024681357';
 const PIN = '908172';
 const BOX = 7;
 
