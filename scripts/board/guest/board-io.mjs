@@ -10,11 +10,12 @@
 //   spring N                          door N opens 50 ms after lock N is next energized
 //   speech                            the speech button pressed (200 ms)
 // Runs with the release's node (the board has no other).
-import { appendFileSync, closeSync, constants, createReadStream, mkdirSync, openSync, readFileSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
+import { appendFileSync, closeSync, constants, mkdirSync, openSync, readFileSync, readSync, rmSync, writeFileSync, writeSync } from 'node:fs';
 import { execFileSync } from 'node:child_process';
 import { Buffer } from 'node:buffer';
 import { setInterval, setTimeout } from 'node:timers';
 import { createInterface } from 'node:readline';
+import { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { EVENT_SIZE, create2Event, input2Event } from './uhid-keyboard.mjs';
 
@@ -102,28 +103,30 @@ async function type(name, text) {
 }
 
 // --- commands ----------------------------------------------------------------------------------
-rmSync('/run/board-io/in', { force: true });
-execFileSync('mkfifo', ['-m', '0600', '/run/board-io/in']);
+// The FIFO is held open for reading and writing and read as a pipe (epoll): it never reaches EOF,
+// so nothing reopens it between two writers. Reopened at each writer's EOF through a blocking open
+// and read in libuv's thread pool, the first line written after a long idle was lost on a loaded
+// board (no "typed" line, the writer's echo returned): the run waited 180 s for a scan never typed.
+const FIFO = '/run/board-io/in';
+rmSync(FIFO, { force: true });
+execFileSync('mkfifo', ['-m', '0600', FIFO]);
+const fifo = new Socket({ fd: openSync(FIFO, constants.O_RDWR | constants.O_NONBLOCK), readable: true, writable: false });
 log('ready');
-console.log(`board-io: ready (/dev/${chip}); FIFO /run/board-io/in, log ${LOG}`);
-for (;;) {
-  // A FIFO ends (EOF) each time its writer closes it: reopen.
-  const rl = createInterface({ input: createReadStream('/run/board-io/in') });
-  for await (const line of rl) {
-    const w = line.trim().split(/\s+/);
-    try {
-      if ((w[0] === 'rfid' || w[0] === 'keypad') && /^[0-9a-z]+$/.test(w[1] ?? '')) await type(w[0], w[1]);
-      else if (w[0] === 'door' && Number(w[1]) >= 1 && Number(w[1]) <= LOCKS && (w[2] === 'open' || w[2] === 'close')) door(Number(w[1]), w[2] === 'open');
-      else if (w[0] === 'spring' && Number(w[1]) >= 1 && Number(w[1]) <= LOCKS) springs.add(Number(w[1]));
-      else if (w[0] === 'speech') {
-        // Active low, released pulled up: pressed is pulled down.
-        writeFileSync(attr(SPEECH, 'pull'), 'pull-down');
-        await sleep(200);
-        writeFileSync(attr(SPEECH, 'pull'), 'pull-up');
-        log('speech button pressed');
-      } else log(`ignored: ${w[0] ?? ''}`);
-    } catch (e) {
-      log(`error: ${e.message}`);
-    }
+console.log(`board-io: ready (/dev/${chip}); FIFO ${FIFO}, log ${LOG}`);
+for await (const line of createInterface({ input: fifo })) {
+  const w = line.trim().split(/\s+/);
+  try {
+    if ((w[0] === 'rfid' || w[0] === 'keypad') && /^[0-9a-z]+$/.test(w[1] ?? '')) await type(w[0], w[1]);
+    else if (w[0] === 'door' && Number(w[1]) >= 1 && Number(w[1]) <= LOCKS && (w[2] === 'open' || w[2] === 'close')) door(Number(w[1]), w[2] === 'open');
+    else if (w[0] === 'spring' && Number(w[1]) >= 1 && Number(w[1]) <= LOCKS) springs.add(Number(w[1]));
+    else if (w[0] === 'speech') {
+      // Active low, released pulled up: pressed is pulled down.
+      writeFileSync(attr(SPEECH, 'pull'), 'pull-down');
+      await sleep(200);
+      writeFileSync(attr(SPEECH, 'pull'), 'pull-up');
+      log('speech button pressed');
+    } else log(`ignored: ${w[0] ?? ''}`);
+  } catch (e) {
+    log(`error: ${e.message}`);
   }
 }
