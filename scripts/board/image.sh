@@ -133,9 +133,13 @@ board_module_build() {
 # systemd-networkd for QEMU's user network. The packages a Pi OS image already has and the station
 # needs at run time (systemd/runtime-packages: gpiod, libusb, libudev, procps, espeak-ng and
 # alsa-utils for speech) are in the image, and what a public station's image has beside them:
-# usbguard (only the profile's USB devices), cage and Chromium with a font (the kiosk, on QEMU's
-# virtio-gpu display), libpam-systemd (the kiosk user's seat), the TPM 2.0 libraries systemd-creds
-# loads and tpm2-tools (credentials sealed to the board's TPM, QEMU's TPM backed by swtpm on the host).
+# usbguard (only the profile's USB devices), the TPM 2.0 libraries systemd-creds loads and
+# tpm2-tools (credentials sealed to the board's TPM, QEMU's TPM backed by swtpm on the host).
+# The kiosk's packages — cage and Chromium with a font (on QEMU's virtio-gpu display) and
+# libpam-systemd (the kiosk user's seat) — are in a second image, built only for a run that needs
+# it (BOARD_IMAGE=kiosk: run.sh sets it for --full and for --parts naming a part file that exports
+# `image = 'kiosk'`): Chromium's few hundred packages and their maintainer scripts under qemu-user
+# doubled the image's build, and CI's runs never start the kiosk.
 # The guest has no route to a Debian mirror, so install.sh finds them installed, as on a Pi.
 # The kernel package is installed in the image (its modules and initramfs-tools' initrd, made by
 # the image's own tools under qemu-user); vmlinuz and the initrd are copied out for -kernel/-initrd.
@@ -143,14 +147,20 @@ board_module_build() {
 # initramfs-tools' default (most) it took over 15 minutes under qemu-user, module by module.
 BOARD_PACKAGES=(systemd-sysv udev kmod dbus openssh-server iproute2 procps less e2fsprogs initramfs-tools
   gpiod libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 ca-certificates espeak-ng alsa-utils
-  usbguard cage chromium fonts-dejavu-core libpam-systemd
-  tpm2-tools libtss2-esys-3.0.2-0 libtss2-rc0 libtss2-mu0 libtss2-tcti-device0)
+  usbguard)
+KIOSK_PACKAGES=(cage chromium fonts-dejavu-core libpam-systemd)
+TPM_PACKAGES=(tpm2-tools libtss2-esys-3.0.2-0 libtss2-rc0 libtss2-mu0 libtss2-tcti-device0)
 board_rootfs() {
-  local key
+  local key packages
+  case "${BOARD_IMAGE:-base}" in
+    base) packages=("${BOARD_PACKAGES[@]}" "${TPM_PACKAGES[@]}") ;;
+    kiosk) packages=("${BOARD_PACKAGES[@]}" "${KIOSK_PACKAGES[@]}" "${TPM_PACKAGES[@]}") ;;
+    *) echo "board: BOARD_IMAGE=${BOARD_IMAGE}: base or kiosk" >&2; exit 2 ;;
+  esac
   # Bump IMAGE_REV when the customisation below changes: the cache key is the kernel, the package
   # list and this number.
   local IMAGE_REV=5
-  key="$(printf '%s\n' "$KVER" "${BOARD_PACKAGES[@]}" "$IMAGE_REV" | sha256sum | cut -c1-12)"
+  key="$(printf '%s\n' "$KVER" "${packages[@]}" "$IMAGE_REV" | sha256sum | cut -c1-12)"
   IMAGE_BASE="$BOARD/image/$key/rootfs.img"
   [ -f "$IMAGE_BASE" ] && [ -f "$KDIR/vmlinuz" ] && return 0
   mkdir -p "$BOARD/ssh"
@@ -158,7 +168,7 @@ board_rootfs() {
   local dir="$BOARD/image/$key" tree="$BOARD/image/$key/tree"
   rm -rf "$dir"; mkdir -p "$tree"
   local includes
-  includes="$(IFS=,; echo "${BOARD_PACKAGES[*]},linux-image-$KVER")"
+  includes="$(IFS=,; echo "${packages[*]},linux-image-$KVER")"
   # The hooks are run by mmdebstrap's shell, with the tree as "$1".
   # shellcheck disable=SC2016
   mmdebstrap --quiet --mode=root --architectures=arm64 --variant=minbase --include="$includes" \
@@ -201,7 +211,7 @@ board_rootfs() {
   cp "$tree/boot/vmlinuz-$KVER" "$KDIR/vmlinuz"
   cp "$tree/boot/initrd.img-$KVER" "$KDIR/initrd.img"
   rm -f "$tree"/etc/machine-id; : >"$tree/etc/machine-id"
-  # An ext4 image made from the tree (mke2fs -d): 5 GiB, sparse (Chromium and cage for the kiosk).
+  # An ext4 image made from the tree (mke2fs -d): 5 GiB, sparse (room for the kiosk's Chromium).
   mkfs.ext4 -q -F -L board -d "$tree" -E lazy_itable_init=0,lazy_journal_init=0 "$dir/rootfs.img.tmp" 5G
   mv "$dir/rootfs.img.tmp" "$IMAGE_BASE"
   rm -rf "$tree"

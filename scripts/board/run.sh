@@ -14,12 +14,16 @@
 #                                   textfile, drain, safe-state at boot, the power-cut matrix, reboot,
 #                                   figures), then fleet delivery with the power-cut-during-upgrade
 #                                   matrix (e2e.sh --set full)
+#   scripts/board/run.sh --parts a,b  install and first /state, then only those part files
+#                                   (scripts/board/parts/a.mjs, b.mjs)
 #   scripts/board/run.sh --apt      fleet delivery alone on a fresh boot (apt.sh; e2e.sh --set ci,
 #                                   BOARD_APT_SET=full for its matrix)
 #   scripts/board/run.sh --prepare  only the cached parts (package lists, gpio-sim, the root filesystem
 #                                   image): what .ci/run builds in the background while the tests run
 #   BOARD_BUNDLE=release/x.tar.gz   install that bundle instead of building one (npm run bundle)
 #   BOARD_KEEP=1                    leave the guest running at the end (ssh details in .board/run/)
+#   BOARD_IMAGE=kiosk               the image with cage and Chromium (image.sh; chosen by itself for
+#                                   --full and for --parts naming a part that needs it)
 #   BOARD_PARTS=drain,sysfs         --full: only the parts whose function name has one of the words
 #   BOARD_IDLE_S=600                --full: the idle windows of the disk-write figures (default 180 s)
 #
@@ -44,8 +48,21 @@ board_gpio_sim
 board_tpm_tis
 rm -rf "$KDIR/x"
 stamp "gpio-sim.ko and tpm_tis.ko for $KVER"
+# The kiosk's image (image.sh) for a run that starts the kiosk: --full, or --parts naming a part
+# file that exports image = 'kiosk'. BOARD_IMAGE set by the caller wins.
+if [ -z "${BOARD_IMAGE:-}" ]; then
+  BOARD_IMAGE=base
+  [ "${1:-}" != --full ] || BOARD_IMAGE=kiosk
+  if [ "${1:-}" = --parts ]; then
+    IFS=, read -ra wanted <<<"${2:-}"
+    for p in "${wanted[@]}"; do
+      if grep -qs "^export const image = 'kiosk';" "$ROOT/scripts/board/parts/$p.mjs"; then BOARD_IMAGE=kiosk; fi
+    done
+  fi
+fi
+export BOARD_IMAGE
 board_rootfs
-stamp "root filesystem image $(basename "$(dirname "$IMAGE_BASE")")"
+stamp "root filesystem image $(basename "$(dirname "$IMAGE_BASE")") ($BOARD_IMAGE)"
 [ "${1:-}" != --prepare ] || exit 0
 
 # The release under test: this checkout's arm64 bundle, built as a release is built.

@@ -1102,7 +1102,8 @@ async function rebootPart() {
 // A part file proves one thing on the running board through the `board` object below (the same
 // steps the parts above use). It exports `title`, `default async function (board)`, optionally
 // `ci = true` (.ci/run's --ci runs it after the compact run) and `serverData(station, boxId)`
-// ({ deposits, pickups } the reference server is started with). `--parts usb,kiosk` runs the
+// ({ deposits, pickups } the reference server is started with), and `image = 'kiosk'` when it needs
+// the image with cage and Chromium (run.sh boots it then). `--parts usb,kiosk` runs the
 // compact run's install and first /state, then only those files; --full runs them all.
 const PARTS_ARG = process.argv.indexOf('--parts');
 const PART_NAMES = PARTS_ARG >= 0 ? (process.argv[PARTS_ARG + 1] ?? '').split(',').filter(Boolean) : null;
@@ -1116,13 +1117,16 @@ async function loadPartFiles() {
     : [];
   for (const f of names) {
     const mod = await import(join(dir, f));
-    partFiles.push({ name: basename(f, '.mjs'), title: mod.title, run: mod.default, ci: mod.ci === true });
+    partFiles.push({ name: basename(f, '.mjs'), title: mod.title, run: mod.default, ci: mod.ci === true, image: mod.image ?? 'base' });
     const data = mod.serverData?.(STATION, boxId) ?? {};
     stationsFile.deposits.push(...(data.deposits ?? []));
     stationsFile.pickups.push(...(data.pickups ?? []));
   }
   const unknown = (PART_NAMES ?? []).filter((n) => !partFiles.some((f) => f.name === n));
   if (unknown.length) throw new Fail(`--parts: no part file ${unknown.join(', ')} in scripts/board/parts/`);
+  const image = process.env.BOARD_IMAGE ?? 'base';
+  const unfit = partFiles.filter((f) => f.image !== 'base' && f.image !== image && (FULL || (PART_NAMES ?? []).includes(f.name)));
+  if (unfit.length) throw new Fail(`${unfit.map((f) => `${f.name} needs the ${f.image} image`).join('; ')}; this run boots the ${image} image (BOARD_IMAGE)`);
 }
 async function runPartFiles(names) {
   for (const f of partFiles.filter((x) => names.includes(x.name))) {

@@ -17,6 +17,8 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
+/** Needs the image with cage and Chromium (scripts/board/image.sh). */
+export const image = 'kiosk';
 export const title =
   'kiosk lockdown: a USB keyboard at the kiosk gets nothing but the page (keys through QEMU, screenshots before and after, chrome://policy read back)';
 
