@@ -59,18 +59,26 @@ export default async function consoleLogin(board) {
       for (const ch of text) await key(ch);
       await key('ret');
     };
+    // Each answer typed once its prompt is on tty1's screen (/dev/vcs1, the VT's text): login(1)
+    // waits FAIL_DELAY after a wrong password and may drop what was typed meanwhile.
+    const prompt = async (re, what) => {
+      for (let waited = 0; ; waited += 1000) {
+        if (re.test((await g('tr -s " " < /dev/vcs1')).trimEnd())) return;
+        if (waited > 90_000) throw new board.Fail(`no ${what} prompt on tty1 in 90 s`);
+        await sleep(1000);
+      }
+    };
     const ttyBefore = await btmpOn(' tty1 ');
-    for (let i = 0; i < 2; i++) {
-      await type('intruder');
-      await sleep(4000);
-      await type(WRONG);
-      // login(1) waits FAIL_DELAY (3 s) after a wrong password before it asks again.
-      await sleep(8000);
-    }
     let ttyAfter = ttyBefore;
-    for (let waited = 0; waited < 60_000 && ttyAfter < ttyBefore + 2; waited += 2000) {
-      await sleep(2000);
-      ttyAfter = await btmpOn(' tty1 ');
+    for (let i = 1; i <= 2; i++) {
+      await prompt(/login:$/, 'login');
+      await type('intruder');
+      await prompt(/Password:$/, 'password');
+      await type(WRONG);
+      for (let waited = 0; waited < 60_000 && ttyAfter < ttyBefore + i; waited += 2000) {
+        await sleep(2000);
+        ttyAfter = await btmpOn(' tty1 ');
+      }
     }
     const lastb = await g('lastb -w 2>/dev/null | head -3 || true');
     check(ttyAfter - ttyBefore === 2, `two failed logins at tty1 in btmp (${ttyBefore} -> ${ttyAfter}; lastb: ${JSON.stringify(lastb.trim().split('\n'))})`);
