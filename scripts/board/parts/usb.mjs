@@ -75,13 +75,14 @@ export default async function usb(board) {
   check((await status()).usb.unknown.length === 1, 'only the stick is unknown now');
 
   // A barcode typed on the keyboard is a scan: /item-identify. Every key down and up in one QMP
-  // input-send-event to that device, as a scanner sends a code within milliseconds: a QMP round
+  // input-send-event (to the machine's keyboard: kbd0 is its only one, and a device not bound to
+  // a display cannot be named), as a scanner sends a code within milliseconds: a QMP round
   // trip per key is slower than any scanner under TCG, and a gap over the wedge's frameTimeoutMs
   // drops the frame. usb-kbd queues 16 key events; a 5-digit code and Enter are 12.
   const typeBarcode = async (text) => {
     const key = (data, down) => ({ type: 'key', data: { down, key: { type: 'qcode', data } } });
     const events = [...text, 'ret'].flatMap((k) => [key(k, true), key(k, false)]);
-    await qmp('input-send-event', { device: 'kbd0', events });
+    await qmp('input-send-event', { events });
   };
   let seq = await board.lastSeq();
   await typeBarcode('12345');
