@@ -62,33 +62,46 @@ export class CredentialBoard {
     return this.tpm === null ? null : `swtpm:host=127.0.0.1,port=${this.tpmPort}`;
   }
 
-  /** Plug in a TPM whose state lives in `stateDir` (a new folder: a new TPM). */
-  async plugTpm(stateDir: string): Promise<void> {
+  /**
+   * Plug in a TPM whose state lives in `stateDir` (a new folder: a new TPM). Waits until it listens:
+   * a new state makes its seeds first, seconds on a loaded machine. A swtpm that ends first (its
+   * port pair taken meanwhile: the control channel is the port after the free one) is started
+   * again on other ports; what it said is in the error when it never listens.
+   */
+  async plugTpm(stateDir: string, limitMs = 60_000): Promise<void> {
     mkdirSync(stateDir, { recursive: true });
-    // The tss2 swtpm TCTI finds the control channel on the next port.
-    this.tpmPort = await freePort();
-    const ctrl = this.tpmPort + 1;
-    this.tpm = spawn(
-      'swtpm',
-      [
-        'socket',
-        '--tpm2',
-        '--tpmstate',
-        `dir=${stateDir}`,
-        '--server',
-        `type=tcp,port=${this.tpmPort}`,
-        '--ctrl',
-        `type=tcp,port=${ctrl}`,
-        '--flags',
-        'not-need-init,startup-clear',
-      ],
-      { stdio: 'ignore' },
-    );
-    for (let i = 0; i < 100; i++) {
-      if (this.tpmListening()) return;
-      await sleep(50);
+    const started = performance.now();
+    let said = '';
+    for (let attempt = 1; attempt <= 3; attempt++) {
+      // The tss2 swtpm TCTI finds the control channel on the next port.
+      this.tpmPort = await freePort();
+      const ctrl = this.tpmPort + 1;
+      const tpm = spawn(
+        'swtpm',
+        [
+          'socket',
+          '--tpm2',
+          '--tpmstate',
+          `dir=${stateDir}`,
+          '--server',
+          `type=tcp,port=${this.tpmPort}`,
+          '--ctrl',
+          `type=tcp,port=${ctrl}`,
+          '--flags',
+          'not-need-init,startup-clear',
+        ],
+        { stdio: ['ignore', 'ignore', 'pipe'] },
+      );
+      this.tpm = tpm;
+      tpm.stderr?.setEncoding('utf8').on('data', (d: string) => (said += d));
+      while (tpm.exitCode === null && tpm.signalCode === null) {
+        if (this.tpmListening()) return;
+        if (performance.now() - started > limitMs) throw new Error(`swtpm did not listen in ${limitMs} ms: ${said.trim() || 'it said nothing'}`);
+        await sleep(100);
+      }
     }
-    throw new Error('swtpm did not listen');
+    this.tpm = null;
+    throw new Error(`swtpm ended three times before it listened: ${said.trim() || 'it said nothing'}`);
   }
 
   private tpmListening(): boolean {
