@@ -1,7 +1,7 @@
 // Only the board profile's USB devices, on the running board: a QEMU usb-kbd and a usb-storage
 // plugged into the xHCI controller through QMP stay unauthorised (no driver, no input node, no
 // block device) and are reported (journal line, technician status, metric); a profile naming
-// usb-kbd's ids (0627:0001) takes it as its HID scanner and a barcode typed on it deposits;
+// usb-kbd's ids (0627:0001), with its udev line, takes it as its HID scanner and a barcode typed on it deposits;
 // unplugged and plugged in again it works without a restart.
 import { Buffer } from 'node:buffer';
 import { writeFileSync } from 'node:fs';
@@ -10,6 +10,7 @@ import { join } from 'node:path';
 export const title = "only the profile's USB devices (usb-kbd, usb-storage through QMP)";
 
 const KBD = { vendor: '0627', product: '0001' };
+const UDEV_RULE = '/etc/udev/rules.d/99-board-usb-kbd.rules';
 
 async function until(board, what, test, limitMs = 120_000) {
   const t = performance.now();
@@ -67,6 +68,10 @@ export default async function usb(board) {
   // A profile naming usb-kbd as its HID scanner: the path unit writes the rules again, USBGuard authorises it.
   const profile = JSON.parse(await g(`cat ${board.PROFILE}`));
   profile.scanners = [{ kind: 'hid', identifierType: 'BAR_CODE', vendorId: `0x${KBD.vendor}`, productId: `0x${KBD.product}` }, ...profile.scanners];
+  // Its hidraw node for the station's group, as hardware/RFID.md has a technician add a device's
+  // udev line (the shipped rules name the board's reader and keypad only).
+  await board.writeGuest(UDEV_RULE, `SUBSYSTEM=="hidraw", KERNELS=="0003:0627:0001.*", GROUP="pickup-hid", MODE="0660"\n`, '0644');
+  await g('udevadm control --reload');
   await g('install -d -m 0755 /etc/pickup-station/hardware');
   await board.writeGuest('/etc/pickup-station/hardware/usb-kbd.json', JSON.stringify(profile, null, 2));
   await board.putConfig({ hardware: { kind: 'board', profile: '/etc/pickup-station/hardware/usb-kbd.json' } });
@@ -101,6 +106,7 @@ export default async function usb(board) {
   check(JSON.stringify(again.body).includes('67890'), 'after unplug and replug the keyboard scans again');
   check((await board.show('MainPID')).trim() === pid, 'without a restart of the station');
   await qmp('device_del', { id: 'stick0' });
+  await g(`rm -f ${UDEV_RULE}; udevadm control --reload`);
   await board.putConfig();
   await board.restartStation('with the shipped profile again');
 }
