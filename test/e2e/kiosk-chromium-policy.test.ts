@@ -179,7 +179,13 @@ describe.skipIf(!CAN_UNSHARE)("Debian's Chromium with the kiosk's managed policy
       });
       expect(answer).toEqual({ status: 403, body: 'Target is not inspectable' });
     } finally {
-      chromiumRun.kill('SIGTERM');
+      // Ended and waited for: a browser still shutting down writes into its profile while afterAll
+      // removes it.
+      if (chromiumRun.exitCode === null && chromiumRun.signalCode === null) {
+        const exited = new Promise((resolve) => chromiumRun.once('exit', resolve));
+        chromiumRun.kill('SIGTERM');
+        await exited;
+      }
     }
   });
 });
