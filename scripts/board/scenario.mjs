@@ -272,6 +272,12 @@ async function provisionBoard() {
     systemctl daemon-reload && systemctl enable --now board-gpio-sim && systemctl enable board-io`,
     { input: tar },
   );
+  // The TPM's dictionary-attack limits as a TPM HAT ships them (32 tries, one back every 2 h), not
+  // swtpm's (3 tries, 1000 s): a power cut after the station decrypted its credentials counts as
+  // one try at the next start (the TPM was not shut down in order), and three cuts in one run put
+  // swtpm's TPM in lockout, where the credentials no longer decrypt (measured: TPM_RC_LOCKOUT
+  // 0x921 after the third cut; scripts/board/README.md).
+  await g(`if [ -e /dev/tpmrm0 ]; then tpm2_dictionarylockout --setup-parameters --max-tries=32 --recovery-time=7200 --lockout-recovery-time=86400; fi`);
 }
 
 async function install() {
