@@ -147,14 +147,13 @@ board_module_build() {
 # initramfs-tools' default (most) it took over 15 minutes under qemu-user, module by module.
 BOARD_PACKAGES=(systemd-sysv udev kmod dbus openssh-server iproute2 procps less e2fsprogs initramfs-tools
   gpiod libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 ca-certificates espeak-ng alsa-utils
-  usbguard)
+  usbguard tpm2-tools libtss2-esys-3.0.2-0 libtss2-rc0 libtss2-mu0 libtss2-tcti-device0)
 KIOSK_PACKAGES=(cage chromium fonts-dejavu-core libpam-systemd)
-TPM_PACKAGES=(tpm2-tools libtss2-esys-3.0.2-0 libtss2-rc0 libtss2-mu0 libtss2-tcti-device0)
 board_rootfs() {
-  local key packages
+  local key packages=("${BOARD_PACKAGES[@]}")
   case "${BOARD_IMAGE:-base}" in
-    base) packages=("${BOARD_PACKAGES[@]}" "${TPM_PACKAGES[@]}") ;;
-    kiosk) packages=("${BOARD_PACKAGES[@]}" "${KIOSK_PACKAGES[@]}" "${TPM_PACKAGES[@]}") ;;
+    base) ;;
+    kiosk) packages+=("${KIOSK_PACKAGES[@]}") ;;
     *) echo "board: BOARD_IMAGE=${BOARD_IMAGE}: base or kiosk" >&2; exit 2 ;;
   esac
   # Bump IMAGE_REV when the customisation below changes: the cache key is the kernel, the package
