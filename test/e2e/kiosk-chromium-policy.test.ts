@@ -88,8 +88,8 @@ beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'kiosk-policy-chromium-'));
 });
 afterAll(() => {
-  // A helper of Chromium's (its crash handler) may still write into a profile for a moment after
-  // the browser closed: ENOTEMPTY, then the removal goes again.
+  // Each browser is waited for when its test ends; should a helper process of one outlive it and
+  // still write into its profile, the removal meets ENOTEMPTY and goes again.
   rmSync(work, { recursive: true, force: true, maxRetries: 20, retryDelay: 100 });
 });
 
