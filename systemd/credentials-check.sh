@@ -17,19 +17,39 @@
 #     ("condition"), and ExecStopPost= (safe-state) still drives every lock OFF.
 # Exit 0 when every credential decrypts (the file then says 0 for each).
 #
+# One failure is not the card's but the TPM's and passes by itself: dictionary-attack lockout
+# (TPM_RC_LOCKOUT, 0x921). A TPM counts a use of its keys before a power cut as a failed try at the
+# next start; enough power cuts and it refuses every sealed key until its recovery time has passed
+# (docs/decisions/0130-a-tpm-in-lockout-is-retried.md). Then the check says so (never "commission
+# again"), sets pickup_station_credentials_tpm_lockout 1, and schedules one start of the station
+# $PICKUP_TPM_LOCKOUT_RETRY_SEC seconds later (default 600) as a transient timer, so that the station
+# comes back by itself once the TPM takes its keys again. `systemctl stop` of the station does not
+# cancel a scheduled retry; `systemctl stop pickup-station-credentials-retry.timer` does.
+#
 # Environment (tests): PICKUP_CREDENTIALS_DIR (default /etc/pickup-station/credentials),
-# PICKUP_METRICS_DIR (default /run/pickup-station-metrics), SYSTEMD_CREDS (default systemd-creds).
+# PICKUP_METRICS_DIR (default /run/pickup-station-metrics), SYSTEMD_CREDS (default systemd-creds),
+# SYSTEMD_RUN (default systemd-run; a test's machine must not get the timer),
+# PICKUP_TPM_LOCKOUT_RETRY_SEC (default 600; the unit may set it in a drop-in).
 set -uo pipefail
 
 readonly DIR="${PICKUP_CREDENTIALS_DIR:-/etc/pickup-station/credentials}"
 readonly METRICS_DIR="${PICKUP_METRICS_DIR:-/run/pickup-station-metrics}"
 read -r -a CREDS <<<"${SYSTEMD_CREDS:-systemd-creds}"
+read -r -a RUN_LATER <<<"${SYSTEMD_RUN:-systemd-run}"
 # What the unit loads (LoadCredentialEncrypted=): the names and the files.
 readonly NAMES=(station-password technician-tokens)
+RETRY_SEC="${PICKUP_TPM_LOCKOUT_RETRY_SEC:-600}"
+readonly RETRY_UNIT=pickup-station-credentials-retry
 
 say() { printf 'pickup-station credentials: %s\n' "$*" >&2; }
 
+if ! [[ "$RETRY_SEC" =~ ^[1-9][0-9]{0,6}$ ]]; then
+  say "warning: PICKUP_TPM_LOCKOUT_RETRY_SEC=\"$RETRY_SEC\" is not a number of seconds (1 to 9999999): 600 used"
+  RETRY_SEC=600
+fi
+
 failed=0
+lockout=0
 metrics="# HELP pickup_station_credential_undecryptable 1 when a credential of the station cannot be decrypted on this board (another TPM or host key than it was sealed to, a damaged or missing file): the station does not start.
 # TYPE pickup_station_credential_undecryptable gauge
 "
@@ -46,7 +66,12 @@ for name in "${NAMES[@]}"; do
     # The plain text goes to /dev/null; only systemd-creds's error text is kept.
     if ! err="$("${CREDS[@]}" decrypt --name="$name" "$file" - 2>&1 >/dev/null)"; then
       err="$(printf '%s' "$err" | tr '\n' ' ' | sed 's/  */ /g; s/ $//')"
-      why="cannot be decrypted on this board: ${err:-no reason given}. Sealed to another TPM or host key (the card moved to another board, the TPM replaced or removed, /var/lib/systemd/credential.secret lost) or the file is damaged: commission the station again"
+      if printf '%s' "$err" | grep -qiE '0x0*921|lockout'; then
+        lockout=1
+        why="cannot be decrypted now: the TPM is in dictionary-attack lockout (${err:-no reason given}). It counts power cuts as failed tries and takes its keys again by itself after its recovery time; the station is started again every $RETRY_SEC s until then. Nothing to commission"
+      else
+        why="cannot be decrypted on this board: ${err:-no reason given}. Sealed to another TPM or host key (the card moved to another board, the TPM replaced or removed, /var/lib/systemd/credential.secret lost) or the file is damaged: commission the station again"
+      fi
     fi
   fi
   if [ -n "$why" ]; then
@@ -59,6 +84,10 @@ for name in "${NAMES[@]}"; do
 "
   fi
 done
+metrics+="# HELP pickup_station_credentials_tpm_lockout 1 when the board's TPM refuses the station's sealed credentials because it is in dictionary-attack lockout (after power cuts): the station does not start until the TPM recovers by itself, and is retried.
+# TYPE pickup_station_credentials_tpm_lockout gauge
+pickup_station_credentials_tpm_lockout $lockout
+"
 
 if [ -d "$METRICS_DIR" ]; then
   # Temp file + rename: the collector reads *.prom only, never half a file.
@@ -66,6 +95,19 @@ if [ -d "$METRICS_DIR" ]; then
   if printf '%s' "$metrics" >"$tmp" && chmod 0644 "$tmp" && mv -f "$tmp" "$METRICS_DIR/pickup-station-credentials.prom"; then :; else
     rm -f "$tmp"
     say "warning: cannot write $METRICS_DIR/pickup-station-credentials.prom"
+  fi
+fi
+
+# One start of the station later, while the TPM is locked out; a transient unit, so nothing is left
+# behind once it has fired. "Already loaded" means a retry is already scheduled.
+if [ "$lockout" = 1 ]; then
+  if out="$("${RUN_LATER[@]}" --no-block --quiet --collect --unit="$RETRY_UNIT" --on-active="$RETRY_SEC" \
+    --timer-property=AccuracySec=1s systemctl start --no-block pickup-station.service 2>&1)"; then
+    say "the station is started again in $RETRY_SEC s ($RETRY_UNIT.timer)"
+  elif printf '%s' "$out" | grep -qi 'already'; then
+    say "a start of the station is already scheduled ($RETRY_UNIT.timer)"
+  else
+    say "warning: cannot schedule a start of the station ($(printf '%s' "$out" | tr '\n' ' ')): start it by hand once the TPM has recovered"
   fi
 fi
 

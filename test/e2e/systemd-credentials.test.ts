@@ -108,6 +108,61 @@ describe.skipIf(!requireTool('systemd-creds, swtpm and unshare -m (root)', CAN_S
       expect((await stationctlStatus()).stderr).toContain('is the service up?');
     });
 
+    it('a TPM in dictionary-attack lockout: said as such (not "commission again"), its own metric, one start scheduled; cleared, the check passes', async () => {
+      await board.plugTpm(join(dir, 'tpm-a'));
+      seal('host+tpm2');
+      const tpm = board.tpmDevice ?? '';
+      // What power cuts do over time, at once: failed authorisations of a DA-protected NV index until
+      // the TPM locks out (swtpm's default limit is 3 tries).
+      const tool = (args: string[]): string => {
+        const r = spawnSync(args[0]!, [...args.slice(1), '-T', tpm], { encoding: 'utf8' });
+        return r.stdout + r.stderr;
+      };
+      tool(['tpm2_nvdefine', '0x1500016', '-C', 'o', '-s', '8', '-a', 'authread|authwrite', '-p', 'right']);
+      let said = '';
+      for (let i = 0; i < 8 && !/0x0*921/.test(said); i++) said = tool(['tpm2_nvread', '0x1500016', '-C', '0x1500016', '-P', 'wrong']);
+      expect(said, 'the TPM locked out').toMatch(/0x0*921/);
+
+      const later = join(dir, 'systemd-run');
+      writeFileSync(later, `#!/bin/sh\nprintf '%s\\n' "$*" >> '${join(dir, 'scheduled')}'\n`, { mode: 0o755 });
+      const run = (retry: string): { status: number | null; stderr: string; prom: string } => {
+        const r = spawnSync('bash', [CHECK], {
+          env: { ...board.env(), PICKUP_CREDENTIALS_DIR: creds, PICKUP_METRICS_DIR: metrics, SYSTEMD_RUN: later, PICKUP_TPM_LOCKOUT_RETRY_SEC: retry },
+          encoding: 'utf8',
+          timeout: 60_000,
+        });
+        return { status: r.status, stderr: r.stderr, prom: readFileSync(join(metrics, 'pickup-station-credentials.prom'), 'utf8') };
+      };
+      const locked = run('42');
+      expect(locked.status).toBe(1);
+      expect(locked.stderr).toMatch(/station-password cannot be decrypted now: the TPM is in dictionary-attack lockout \(.*0x0*921/);
+      expect(locked.stderr).toContain('the station is started again every 42 s until then. Nothing to commission');
+      expect(locked.stderr).not.toContain('commission the station again');
+      expect(locked.stderr).toContain('the station is started again in 42 s (pickup-station-credentials-retry.timer)');
+      expect(locked.stderr).not.toContain(PASSWORD);
+      expect(locked.prom).toMatch(/^pickup_station_credentials_tpm_lockout 1$/m);
+      expect(locked.prom).toMatch(/^pickup_station_credential_undecryptable\{credential="station-password"\} 1$/m);
+      // One transient timer that starts the station once, whatever the number of credentials refused.
+      expect(readFileSync(join(dir, 'scheduled'), 'utf8')).toBe(
+        '--no-block --quiet --collect --unit=pickup-station-credentials-retry --on-active=42 --timer-property=AccuracySec=1s systemctl start --no-block pickup-station.service\n',
+      );
+      const told = await stationctlStatus();
+      expect(told.stderr).toContain('the TPM refuses its credentials station-password, technician-tokens for now (dictionary-attack lockout');
+      expect(told.stderr).toContain('nothing to commission');
+
+      // A retry interval that is not a number of seconds: the default, said.
+      const bad = run('soon');
+      expect(bad.stderr).toContain('PICKUP_TPM_LOCKOUT_RETRY_SEC="soon" is not a number of seconds (1 to 9999999): 600 used');
+      expect(bad.stderr).toContain('started again in 600 s');
+
+      // The TPM recovered (here: cleared with its empty lockout authorisation, as a technician may).
+      expect(tool(['tpm2_dictionarylockout', '--clear-lockout'])).not.toMatch(/ERROR/);
+      const ok = run('42');
+      expect(ok.status, ok.stderr).toBe(0);
+      expect(ok.prom).toMatch(/^pickup_station_credentials_tpm_lockout 0$/m);
+      expect(readFileSync(join(dir, 'scheduled'), 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
+    });
+
     it('sealed to the host key alone: a copied file on another card does not decrypt; a damaged file, a plain-text copy, nothing: each named', () => {
       seal('host');
       expect(check().status).toBe(0);

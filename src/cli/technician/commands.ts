@@ -360,8 +360,9 @@ export const CREDENTIALS_CHECK_FILE = 'pickup-station-credentials.prom';
 
 /**
  * Why the station does not run, when its credential check said so before the last start: the
- * credentials that could not be decrypted on this board, from the check's metric file; null when
- * the file is absent or names none.
+ * credentials that could not be decrypted on this board, from the check's metric file, and whether
+ * it was the TPM's dictionary-attack lockout (which passes by itself) or the card's; null when the
+ * file is absent or names none.
  */
 export function credentialProblem(env: Readonly<Record<string, string | undefined>>): string | null {
   let text: string;
@@ -372,6 +373,12 @@ export function credentialProblem(env: Readonly<Record<string, string | undefine
   }
   const failed = [...text.matchAll(/^pickup_station_credential_undecryptable\{credential="([^"]+)"\} 1$/gm)].map((m) => m[1] ?? '');
   if (failed.length === 0) return null;
+  if (/^pickup_station_credentials_tpm_lockout 1$/m.test(text))
+    return (
+      `the station does not start: the TPM refuses its credential${failed.length > 1 ? 's' : ''} ${failed.join(', ')} for now ` +
+      `(dictionary-attack lockout, counted from power cuts); every lock is OFF. It recovers by itself and the station is started ` +
+      `again until then (pickup-station-credentials-retry.timer); nothing to commission. Why: journalctl --namespace=+pickup-station -u pickup-station -n 20`
+    );
   return (
     `the station does not start: its credential${failed.length > 1 ? 's' : ''} ${failed.join(', ')} cannot be decrypted on this board ` +
     `(sealed to another TPM or host key, or damaged); every lock is OFF. Why: journalctl --namespace=+pickup-station -u pickup-station -n 20; ` +
