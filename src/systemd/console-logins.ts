@@ -20,13 +20,29 @@
  */
 import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
 
-/** glibc's `struct utmp` on Linux, 32- and 64-bit alike (its time is two int32s there). */
-export const UTMP_RECORD_BYTES = 384;
+/**
+ * glibc's `struct utmp` as the machine's own login writes it. The same up to `ut_exit`; after it,
+ * `ut_session` and `ut_tv` are int32s on 32-bit ABIs and on the 64-bit ones that kept them so for
+ * 32-bit compatibility (x86_64, ppc64, s390x: 384 bytes), and longs on the others (aarch64 — a
+ * Raspberry Pi's 64-bit OS —, riscv64, loongarch64: 400 bytes, the time at 344 as an int64).
+ */
+export interface UtmpLayout {
+  readonly recordBytes: number;
+  readonly tvSecOffset: number;
+  readonly tvSecBytes: 4 | 8;
+}
+export const UTMP_TIME32: UtmpLayout = { recordBytes: 384, tvSecOffset: 340, tvSecBytes: 4 };
+export const UTMP_TIME64: UtmpLayout = { recordBytes: 400, tvSecOffset: 344, tvSecBytes: 8 };
+
+/** The layout of `arch` (process.arch's names). */
+export function utmpLayoutOf(arch: string): UtmpLayout {
+  return arch === 'arm64' || arch === 'riscv64' || arch === 'loong64' ? UTMP_TIME64 : UTMP_TIME32;
+}
+
 const UT_LINE = 8;
 const UT_LINE_BYTES = 32;
-const UT_TV_SEC = 340;
-/** At the first read, at most this much of the file's end (about 4 MiB) is read for the newest attempt's time. */
-const FIRST_READ_TAIL_BYTES = Math.floor((4 * 1024 * 1024) / UTMP_RECORD_BYTES) * UTMP_RECORD_BYTES;
+/** At the first read, at most about this much of the file's end is read for the newest attempt's time. */
+const FIRST_READ_TAIL_BYTES = 4 * 1024 * 1024;
 
 /** A terminal a person at the station, or inside it, types on: not a pseudo-terminal (network). */
 const CONSOLE_LINE = /^(?:tty(?:[0-9]+|S[0-9]+|AMA[0-9]+|USB[0-9]+|ACM[0-9]+|GS[0-9]+|mxc[0-9]+)|hvc[0-9]+|console)$/;
@@ -41,13 +57,13 @@ export interface ConsoleLogins {
 }
 
 /** Decodes one record: its terminal (when a console) and time, or null for any other record. */
-export function consoleFailure(record: Buffer): { line: string; at: Date } | null {
-  if (record.length < UTMP_RECORD_BYTES) return null;
+export function consoleFailure(record: Buffer, layout: UtmpLayout): { line: string; at: Date } | null {
+  if (record.length < layout.recordBytes) return null;
   const raw = record.subarray(UT_LINE, UT_LINE + UT_LINE_BYTES);
   const end = raw.indexOf(0);
   const line = raw.subarray(0, end === -1 ? raw.length : end).toString('latin1');
   if (!CONSOLE_LINE.test(line)) return null;
-  const sec = record.readInt32LE(UT_TV_SEC);
+  const sec = layout.tvSecBytes === 8 ? Number(record.readBigInt64LE(layout.tvSecOffset)) : record.readInt32LE(layout.tvSecOffset);
   return { line, at: new Date(sec * 1000) };
 }
 
@@ -59,7 +75,14 @@ export class ConsoleLoginLog {
   private last: ConsoleLogins['last'] = null;
   private problem: string | null = null;
 
-  constructor(readonly file: string) {}
+  private readonly record: number;
+
+  constructor(
+    readonly file: string,
+    readonly layout: UtmpLayout = utmpLayoutOf(process.arch),
+  ) {
+    this.record = layout.recordBytes;
+  }
 
   read(): ConsoleLogins {
     let fd: number;
@@ -77,15 +100,16 @@ export class ConsoleLoginLog {
       const first = this.offset === null;
       if (first) {
         // Records already there: not counted; the newest attempt among the last ones is shown.
-        const whole = st.size - (st.size % UTMP_RECORD_BYTES);
-        this.scan(fd, Math.max(0, whole - FIRST_READ_TAIL_BYTES), whole, false);
+        const whole = st.size - (st.size % this.record);
+        const tail = FIRST_READ_TAIL_BYTES - (FIRST_READ_TAIL_BYTES % this.record);
+        this.scan(fd, Math.max(0, whole - tail), whole, false);
         this.offset = whole;
       } else if (st.ino !== this.inode || st.size < (this.offset ?? 0)) {
         this.offset = 0; // rotated: the new file from its start
       }
       this.inode = st.ino;
       if (!first) {
-        const end = st.size - ((st.size - (this.offset ?? 0)) % UTMP_RECORD_BYTES);
+        const end = st.size - ((st.size - (this.offset ?? 0)) % this.record);
         this.scan(fd, this.offset ?? 0, end, true);
         this.offset = end;
       }
@@ -99,13 +123,13 @@ export class ConsoleLoginLog {
   }
 
   private scan(fd: number, from: number, to: number, count: boolean): void {
-    const chunk = Buffer.alloc(UTMP_RECORD_BYTES * 256);
+    const chunk = Buffer.alloc(this.record * 256);
     for (let pos = from; pos < to;) {
       const n = readSync(fd, chunk, 0, Math.min(chunk.length, to - pos), pos);
       if (n <= 0) break;
-      const whole = n - (n % UTMP_RECORD_BYTES);
-      for (let i = 0; i < whole; i += UTMP_RECORD_BYTES) {
-        const f = consoleFailure(chunk.subarray(i, i + UTMP_RECORD_BYTES));
+      const whole = n - (n % this.record);
+      for (let i = 0; i < whole; i += this.record) {
+        const f = consoleFailure(chunk.subarray(i, i + this.record), this.layout);
         if (f === null) continue;
         if (count) this.failed++;
         if (this.last === null || f.at >= this.last.at) this.last = f;

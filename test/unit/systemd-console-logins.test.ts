@@ -10,11 +10,24 @@ import { appendFileSync, chmodSync, mkdtempSync, readFileSync, renameSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConsoleLoginLog, UTMP_RECORD_BYTES } from '../../src/systemd/console-logins.js';
+import { ConsoleLoginLog, UTMP_TIME32, UTMP_TIME64, utmpLayoutOf, type UtmpLayout } from '../../src/systemd/console-logins.js';
 import { requireTool, runs } from '../support/tools.js';
 
 const HAVE_UTMPDUMP = requireTool('utmpdump', runs('utmpdump', ['--version']), 'util-linux');
 const IS_ROOT = process.getuid?.() === 0;
+
+/**
+ * A record of `from`'s layout laid out as `to`'s: the fields up to ut_exit as they are, ut_session
+ * and the time moved and widened or narrowed (what the same login writes on the other ABI).
+ */
+function relaid(record: Buffer, from: UtmpLayout, to: UtmpLayout): Buffer {
+  const out = Buffer.alloc(to.recordBytes);
+  record.copy(out, 0, 0, 336);
+  const sec = from.tvSecBytes === 8 ? record.readBigInt64LE(from.tvSecOffset) : BigInt(record.readInt32LE(from.tvSecOffset));
+  if (to.tvSecBytes === 8) out.writeBigInt64LE(sec, to.tvSecOffset);
+  else out.writeInt32LE(Number(sec), to.tvSecOffset);
+  return out;
+}
 
 /** utmp records of failed logins (type 6, LOGIN_PROCESS, as login writes to btmp), binary. */
 function records(...logins: { line: string; user: string; at: string; host?: string }[]): Buffer {
@@ -43,7 +56,8 @@ describe.skipIf(!HAVE_UTMPDUMP)('failed console logins (btmp)', () => {
       btmp,
       records({ line: 'tty1', user: 'root', at: '2026-11-27T22:00:00,000000+00:00' }, { line: 'ttyAMA0', user: 'pi', at: '2026-11-27T23:00:00,000000+00:00' }),
     );
-    expect(records({ line: 'tty1', user: 'x', at: '2026-11-27T22:00:00,000000+00:00' }).length).toBe(UTMP_RECORD_BYTES);
+    // This machine's own glibc writes records of the size the table gives for its architecture.
+    expect(records({ line: 'tty1', user: 'x', at: '2026-11-27T22:00:00,000000+00:00' }).length).toBe(utmpLayoutOf(process.arch).recordBytes);
     const log = new ConsoleLoginLog(btmp);
     expect(log.read()).toEqual({ failed: 0, last: { line: 'ttyAMA0', at: new Date('2026-11-27T23:00:00Z') }, problem: null });
 
@@ -62,6 +76,38 @@ describe.skipIf(!HAVE_UTMPDUMP)('failed console logins (btmp)', () => {
     expect(JSON.stringify(seen)).not.toContain('hunter2secret');
     // Read again: nothing new, nothing counted twice.
     expect(log.read().failed).toBe(2);
+  });
+
+  it("reads aarch64's 400-byte records (a Raspberry Pi's 64-bit OS) as well as the 384-byte ones, each with its own layout", () => {
+    const host = utmpLayoutOf(process.arch);
+    const one = records(
+      { line: 'tty1', user: 'root', at: '2026-11-28T05:00:00,000000+00:00' },
+      { line: 'pts/0', user: 'root', at: '2026-11-28T05:00:05,000000+00:00' },
+    );
+    const rec = (i: number): Buffer => one.subarray(i * host.recordBytes, (i + 1) * host.recordBytes);
+    for (const layout of [UTMP_TIME32, UTMP_TIME64]) {
+      const file = join(dir, `btmp-${layout.recordBytes}`);
+      writeFileSync(file, '');
+      const log = new ConsoleLoginLog(file, layout);
+      log.read();
+      appendFileSync(file, Buffer.concat([relaid(rec(0), host, layout), relaid(rec(1), host, layout), relaid(rec(0), host, layout)]));
+      expect(log.read(), `${layout.recordBytes}-byte records`).toEqual({
+        failed: 2,
+        last: { line: 'tty1', at: new Date('2026-11-28T05:00:00Z') },
+        problem: null,
+      });
+    }
+    // aarch64's records read as 384-byte ones (what the station did on a Pi): the second is missed
+    // and the first's time is the upper half of its session id: why the layout follows the architecture.
+    const arm = join(dir, 'btmp-arm64');
+    writeFileSync(arm, '');
+    const wrong = new ConsoleLoginLog(arm, UTMP_TIME32);
+    wrong.read();
+    appendFileSync(arm, Buffer.concat([relaid(rec(0), host, UTMP_TIME64), relaid(rec(0), host, UTMP_TIME64)]));
+    expect(wrong.read()).toEqual({ failed: 1, last: { line: 'tty1', at: new Date(0) }, problem: null });
+    expect(utmpLayoutOf('arm64')).toBe(UTMP_TIME64);
+    expect(utmpLayoutOf('arm')).toBe(UTMP_TIME32);
+    expect(utmpLayoutOf('x64')).toBe(UTMP_TIME32);
   });
 
   it('a record half written is counted once it is whole; a rotated file is read from its start; the count only grows', () => {
