@@ -40,6 +40,7 @@ do_uninstall() {
     rm -f "$CHROMIUM_POLICY_LINK"
     rm -rf "$(dirname "$CHROMIUM_POLICY")"
     rm -f "$VENDOR_KEY" "$USBGUARD_DIR/$NAME-daemon.conf" "$USBGUARD_DIR/$NAME-local.conf" "$USBGUARD_DIR/$NAME-profile.conf.proposed"
+    rm -f "$ROOT/etc/udev/rules.d/70-$NAME-profile.rules" "$ROOT/etc/udev/$NAME-profile.rules.proposed"
     if id_of passwd "$NAME" >/dev/null; then accounts userdel "$NAME"; fi
     if id_of group "$NAME" >/dev/null; then accounts groupdel "$NAME"; fi
     say "removed everything, config, credentials and the vendor key included (groups gpio, dialout, pickup-hid, i2c, audio, utmp stay; drop-ins in /etc/systemd/system are the administrator's)"

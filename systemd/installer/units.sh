@@ -248,6 +248,9 @@ apply_usb_policy() {
   local wrapper="/usr/local/bin/$NAME"
   [ "$PACKAGED" = 1 ] && wrapper="/usr/bin/$NAME"
   if host "$wrapper" usb-policy --config "/etc/$NAME/config.json"; then
+    # Its udev rules give the profile's HID devices' hidraw nodes to the station's group.
+    host udevadm control --reload || say "warning: udevadm control --reload failed"
+    host udevadm trigger --subsystem-match=hidraw --action=change || say "warning: udevadm trigger failed"
     host systemctl restart usbguard.service || say "warning: usbguard.service did not restart: every USB device not authorised stays so (journalctl -u usbguard)"
   else
     say "warning: no USB policy written (see above): the rules in force stay"

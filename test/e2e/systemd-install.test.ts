@@ -277,6 +277,8 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
       'systemctl restart pickup-station',
       // Only the board profile's USB devices: its rules written, USBGuard restarted with them, changes followed.
       '/usr/local/bin/pickup-station usb-policy --config /etc/pickup-station/config.json',
+      'udevadm control --reload',
+      'udevadm trigger --subsystem-match=hidraw --action=change',
       'systemctl restart usbguard.service',
       'systemctl enable --now --quiet pickup-station-usb-policy.path',
     ]);

@@ -17,8 +17,11 @@ const ROOT = join(import.meta.dirname, '../..');
 const MAIN = join(ROOT, 'dist/src/main.js');
 const HAVE_PARSER = requireTool('usbguard-rule-parser', runs('usbguard-rule-parser', ['allow']), 'usbguard');
 
-function run(args: string[]): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [MAIN, 'usb-policy', ...args], { encoding: 'utf8' });
+/** The command with its udev output in `udev` (a test never writes this machine's /etc/udev). */
+function run(args: string[], udev = join(tempDir(), 'udev.rules')): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(process.execPath, [MAIN, 'usb-policy', '--udev-rules', udev, '--udev-proposal', `${udev}.proposed`, ...args], {
+    encoding: 'utf8',
+  });
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -42,12 +45,42 @@ describe('pickup-station usb-policy', () => {
     const rules = join(dir, 'rules.d', '50-profile.conf');
     mkdirSync(join(dir, 'rules.d'));
     const p = profileFile(profile({ usb: { devices: [ftdi] } }), dir);
-    const first = run(['--profile', p, '--rules', rules, '--proposal', join(dir, 'proposed')]);
-    expect(first).toMatchObject({ status: 0, stdout: `usb-policy: 3 device rule(s) written to ${rules}\n` });
+    const udev = join(dir, '70-profile.rules');
+    const first = run(['--profile', p, '--rules', rules, '--proposal', join(dir, 'proposed')], udev);
+    expect(first).toMatchObject({
+      status: 0,
+      stdout: `usb-policy: 3 device rule(s) written to ${rules}\nusb-policy: 2 hidraw rule(s) written to ${udev}\n`,
+    });
     expect(statSync(rules).mode & 0o777).toBe(0o600);
     expect(readFileSync(rules, 'utf8')).toContain('allow id 0403:6001 serial "FT4RFID1" with-interface match-all { ff:*:* }');
-    const second = run(['--profile', p, '--rules', rules, '--proposal', join(dir, 'proposed')]);
-    expect(second).toMatchObject({ status: 0, stdout: `usb-policy: ${rules} already up to date (3 device rule(s))\n` });
+    const second = run(['--profile', p, '--rules', rules, '--proposal', join(dir, 'proposed')], udev);
+    expect(second).toMatchObject({
+      status: 0,
+      stdout: `usb-policy: ${rules} already up to date (3 device rule(s))\nusb-policy: ${udev} already up to date (2 hidraw rule(s))\n`,
+    });
+  });
+
+  it("writes the HID scanner's and keypad's hidraw udev rules 0644 (not usb.devices'), and keeps an edited one", () => {
+    const dir = tempDir();
+    const udev = join(dir, '70-profile.rules');
+    const p = profileFile(profile({ usb: { devices: [ftdi, audio] } }), dir);
+    expect(run(['--profile', p, '--rules', join(dir, 'usbguard.conf')], udev).status).toBe(0);
+    expect(statSync(udev).mode & 0o777).toBe(0o644);
+    const text = readFileSync(udev, 'utf8');
+    expect(text.split('\n').filter((l) => l.startsWith('SUBSYSTEM'))).toEqual([
+      'SUBSYSTEM=="hidraw", KERNELS=="*:0627:0001.*", GROUP="pickup-hid", MODE="0660"',
+      'SUBSYSTEM=="hidraw", KERNELS=="*:04D9:1203.*", GROUP="pickup-hid", MODE="0660"',
+    ]);
+    expect(text).toContain(`#   ${p} (test board)`);
+
+    appendFileSync(udev, 'SUBSYSTEM=="hidraw", KERNELS=="*:1234:5678.*", GROUP="pickup-hid"\n');
+    const edited = readFileSync(udev, 'utf8');
+    writeFileSync(p, JSON.stringify(profile({ keypad: null })));
+    const r = run(['--profile', p, '--rules', join(dir, 'usbguard.conf')], udev);
+    expect(r.status).toBe(0);
+    expect(r.stderr).toContain(`usb-policy: warning: ${udev} was edited by hand and is kept as it is; the profile's rules are in ${udev}.proposed`);
+    expect(readFileSync(udev, 'utf8')).toBe(edited);
+    expect(readFileSync(`${udev}.proposed`, 'utf8')).not.toContain('04D9:1203');
   });
 
   it('follows a profile change: the new device is in, the old one out', () => {
@@ -74,7 +107,7 @@ describe('pickup-station usb-policy', () => {
     const r = run(['--profile', p, '--rules', rules, '--proposal', proposal]);
     expect(r.status).toBe(0);
     expect(r.stderr).toBe(
-      `usb-policy: warning: ${rules} was edited by hand and is kept as it is; the profile's policy is in ${proposal} (compare, then move it over ${rules} or delete ${rules} to have it written again)\n`,
+      `usb-policy: warning: ${rules} was edited by hand and is kept as it is; the profile's rules are in ${proposal} (compare, then move it over ${rules} or delete ${rules} to have it written again)\n`,
     );
     expect(readFileSync(rules, 'utf8')).toBe(edited);
     expect(readFileSync(proposal, 'utf8')).toContain('allow id 0d8c:0014');

@@ -20,6 +20,8 @@ export interface AllowedUsbDevice {
   /** Where the profile names it ("scanners.0", "keypad", "usb.devices.1"). */
   readonly sources: readonly string[];
   readonly name: string;
+  /** The station reads it through its hidraw node (a HID scanner or keypad): its udev rule gives the node to the station's group. */
+  readonly hidraw: boolean;
 }
 
 export interface UsbPolicy {
@@ -83,10 +85,10 @@ export function usbPolicyOf(p: UsbPolicySource): { policy: UsbPolicy; problems: 
   };
   p.scanners.forEach((s, i) => {
     if (!isHid(s)) return;
-    add({ ...s, interfaces: HID_INTERFACES, name: `HID scanner (${s.identifierType})` }, `scanners.${i}`, ['scanners', i], true);
+    add({ ...s, interfaces: HID_INTERFACES, name: `HID scanner (${s.identifierType})`, hidraw: true }, `scanners.${i}`, ['scanners', i], true);
   });
-  if (isHid(p.keypad)) add({ ...p.keypad, interfaces: HID_INTERFACES, name: 'HID keypad' }, 'keypad', ['keypad'], true);
-  p.usb.devices.forEach((d, i) => add(d, `usb.devices.${i}`, ['usb', 'devices', i], false));
+  if (isHid(p.keypad)) add({ ...p.keypad, interfaces: HID_INTERFACES, name: 'HID keypad', hidraw: true }, 'keypad', ['keypad'], true);
+  p.usb.devices.forEach((d, i) => add({ ...d, hidraw: false }, `usb.devices.${i}`, ['usb', 'devices', i], false));
   return { policy: { devices, hubs: p.usb.hubs }, problems };
 }
 
@@ -111,17 +113,34 @@ function sha256(text: string): string {
   return createHash('sha256').update(text).digest('hex');
 }
 
+/**
+ * A file this command generates: its title line, the profile it came from, a note, the hash of the
+ * rules, then the rules. The hash lets a later run tell its own unchanged file from an edited one.
+ */
+export function renderGeneratedFile(title: string, profile: { file: string; name: string }, note: readonly string[], rules: string): string {
+  const name = profile.name.replace(/[\r\n]+/g, ' ');
+  return [title, `#   ${profile.file} (${name})`, ...note, `# sha256 of the rules below: ${sha256(rules)}`].map((l) => `${l}\n`).join('') + rules;
+}
+
+/** Whether `text` is a file renderGeneratedFile wrote with `title`, unchanged since. */
+export function isUnchangedGeneratedFile(text: string, title: string): boolean {
+  const m = HASH_LINE.exec(text);
+  if (m === null || !text.startsWith(`${title}\n`)) return false;
+  return sha256(text.slice(m.index + m[0].length)) === m[1];
+}
+
+const POLICY_TITLE = '# USBGuard rules of pickup-station, written by `pickup-station usb-policy` from the board profile';
+
 /** The whole rules file: a header naming the profile and carrying the rules' hash, then the rules. */
 export function renderPolicyFile(policy: UsbPolicy, profile: { file: string; name: string }): string {
-  const rules = policyRules(policy);
-  const name = profile.name.replace(/[\r\n]+/g, ' ');
-  return (
-    `# USBGuard rules of pickup-station, written by \`pickup-station usb-policy\` from the board profile\n` +
-    `#   ${profile.file} (${name})\n` +
-    `# Not to be edited: an edited file is kept as it is and no longer replaced. Devices go into the\n` +
-    `# profile's usb.devices; a site's own rules into the local rules file (docs/security.md).\n` +
-    `# sha256 of the rules below: ${sha256(rules)}\n` +
-    rules
+  return renderGeneratedFile(
+    POLICY_TITLE,
+    profile,
+    [
+      '# Not to be edited: an edited file is kept as it is and no longer replaced. Devices go into the',
+      "# profile's usb.devices; a site's own rules into the local rules file (docs/security.md).",
+    ],
+    policyRules(policy),
   );
 }
 
@@ -130,7 +149,5 @@ export function renderPolicyFile(policy: UsbPolicy, profile: { file: string; nam
  * matches the rules after it. False for an edited file and for one of someone else's.
  */
 export function isUnchangedPolicyFile(text: string): boolean {
-  const m = HASH_LINE.exec(text);
-  if (m === null || !text.startsWith('# USBGuard rules of pickup-station')) return false;
-  return sha256(text.slice(m.index + m[0].length)) === m[1];
+  return isUnchangedGeneratedFile(text, POLICY_TITLE);
 }
