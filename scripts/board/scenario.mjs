@@ -194,14 +194,18 @@ const clearFaults = () => sim('/clear-faults', { method: 'POST' });
 // Every wait below is for the emulation's speed, not a behaviour's timing (TCG runs Node 10-20x
 // slower than a Pi, and a loaded CI machine slower again): the limits are generous, and a behaviour
 // that has a time in its definition (the watchdog, the drain) is checked from the guest's own clock.
-async function waitReq(pred, what, afterSeq, limitMs = 180_000) {
+/** Asks `test` every `everyMs` until it returns something truthy, which it returns; fails naming `what` after `limitMs`. */
+async function until(what, test, { limitMs = 120_000, everyMs = 500 } = {}) {
   const t = performance.now();
   for (;;) {
-    const hit = (await requests(afterSeq)).find(pred);
-    if (hit) return hit;
-    if (performance.now() - t > limitMs) throw new Fail(`timed out (${limitMs / 1000} s) waiting for ${what}`);
-    await sleep(200);
+    const v = await test();
+    if (v) return v;
+    if (performance.now() - t > limitMs) throw new Fail(`timed out (${Math.round(limitMs / 1000)} s) waiting for ${what}`);
+    await sleep(everyMs);
   }
+}
+function waitReq(pred, what, afterSeq, limitMs = 180_000) {
+  return until(what, async () => (await requests(afterSeq)).find(pred), { limitMs, everyMs: 200 });
 }
 const isState = (r) => r.endpoint === 'state';
 const boxSt = (r, n) => r.body?.boxes?.find((b) => b.id === boxId(n))?.st;
@@ -220,14 +224,8 @@ const status = async () =>
 const metrics = async () =>
   g(`${NODE} -e 'fetch("http://127.0.0.1:8470/metrics",{headers:{authorization:"Bearer ${TOKEN}"}}).then(r=>r.text()).then(t=>process.stdout.write(t))'`);
 const events = async () => (await g('cat /run/board-io/events.log 2>/dev/null || true')).split('\n').filter(Boolean);
-async function waitEvent(re, what, limitMs = 120_000) {
-  const t = performance.now();
-  for (;;) {
-    const hit = (await events()).find((l) => re.test(l));
-    if (hit) return hit;
-    if (performance.now() - t > limitMs) throw new Fail(`timed out waiting for ${what} on the board`);
-    await sleep(100);
-  }
+function waitEvent(re, what, limitMs = 120_000) {
+  return until(`${what} on the board`, async () => (await events()).find((l) => re.test(l)), { limitMs, everyMs: 100 });
 }
 const show = async (prop) => (await g(`systemctl show -p ${prop} --value pickup-station`)).trim();
 const writeGuest = (path, text, mode = '0644') => g(`umask 077; cat > ${path}.tmp && chmod ${mode} ${path}.tmp && mv ${path}.tmp ${path}`, { input: text });
@@ -1150,7 +1148,7 @@ async function runPartFiles(names) {
 /** What a part file may use: the steps and checks of this file, the machine and its QMP. */
 const board = {
   ...{ g, io, say, sleep, writeGuest, status, metrics, events, waitEvent, show, unitJournal, guestNow, noDenials },
-  ...{ sim, requests, lastSeq, waitReq, isState, boxSt, boxId, fault, clearFaults, firstState },
+  ...{ sim, requests, lastSeq, until, waitReq, isState, boxSt, boxId, fault, clearFaults, firstState },
   ...{ check, figure, Fail, config, putConfig, restartStation, deposit, pickup, checkPulses },
   ...{ qmp, boot, powerCut, reboot, alive },
   ...{ STATION, TOKEN, TPM, NODE, PROFILE, RUN, BOARD, QMP_SOCK },

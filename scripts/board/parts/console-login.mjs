@@ -20,13 +20,12 @@ export default async function consoleLogin(board) {
     return { failures: m ? Number(m[1]) : null, watchOk: /^pickup_station_console_login_watch_ok(?:\{[^}]*\})? 1$/m.test(text) };
   };
   const btmpOn = async (pattern) => Number((await g(`lastb -w 2>/dev/null | grep -c '${pattern}' || true`)).trim());
+  // The metric once it has counted `expected` more, or as it is after 120 s (the check says which).
   const counted = async (before, expected) => {
-    const t = performance.now();
     let now = await metric();
-    while ((now.failures ?? 0) < (before.failures ?? 0) + expected && performance.now() - t < 120_000) {
-      await sleep(1000);
-      now = await metric();
-    }
+    await board
+      .until('the failures counted', async () => (now = await metric()).failures >= (before.failures ?? 0) + expected, { limitMs: 120_000, everyMs: 1000 })
+      .catch(() => undefined);
     return now;
   };
 
@@ -48,13 +47,18 @@ export default async function consoleLogin(board) {
     await g(`printf '%s\\n' '${RULE_MARK}' 'allow id 0627:0001' >> /etc/usbguard/pickup-station-local.conf; systemctl restart usbguard`);
     await g('systemctl start getty@tty1; chvt 1 2>/dev/null || true');
     await qmp('device_add', { driver: 'usb-kbd', id: 'console-kbd', bus: 'xhci.0' });
-    let inputs = '0';
-    for (let waited = 0; waited < 90_000 && inputs === '0'; waited += 3000) {
-      await sleep(3000);
-      inputs = (await g('grep -l "QEMU USB Keyboard" /sys/class/input/*/name 2>/dev/null | wc -l')).trim();
-    }
-    check(Number(inputs) > 0, 'the USB keyboard is an input device in the guest');
-    const key = (k) => qmp('send-key', { keys: [{ type: 'qcode', data: k }] });
+    const inputs = await board.until(
+      'the USB keyboard as an input device',
+      async () => Number((await g('grep -l "QEMU USB Keyboard" /sys/class/input/*/name 2>/dev/null | wc -l')).trim()),
+      { limitMs: 90_000, everyMs: 3000 },
+    );
+    check(inputs > 0, 'the USB keyboard is an input device in the guest');
+    // One key at a time, each after the last one's release (send-key holds it 100 ms): usb-kbd
+    // queues 16 events and drops the rest while a slow guest has not polled them.
+    const key = async (k) => {
+      await qmp('send-key', { keys: [{ type: 'qcode', data: k }] });
+      await sleep(200);
+    };
     const type = async (text) => {
       for (const ch of text) await key(ch);
       await key('ret');
@@ -65,6 +69,7 @@ export default async function consoleLogin(board) {
     const screen = async () => (await g('tr -s " " < /dev/vcs1')).trimEnd();
     const ttyBefore = await btmpOn(' tty1 ');
     let ttyAfter = ttyBefore;
+    let typedAt = 0;
     for (let i = 1; i <= 2; i++) {
       const t = performance.now();
       while (ttyAfter < ttyBefore + i) {
@@ -78,7 +83,12 @@ export default async function consoleLogin(board) {
           }
         } else if (/login:$/.test(text)) {
           await type('intruder');
+          typedAt = performance.now();
           await sleep(3000);
+        } else if (/login: intruder$/.test(text) && performance.now() - typedAt > 15_000) {
+          // The name on the screen for 15 s and no prompt after it: the Enter never reached the guest.
+          await key('ret');
+          typedAt = performance.now();
         } else await sleep(1000);
       }
     }

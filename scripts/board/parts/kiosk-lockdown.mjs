@@ -86,13 +86,18 @@ async function lockdown(board) {
   );
   await qmp('device_add', { driver: 'usb-kbd', id: 'kiosk-kbd', bus: 'xhci.0' });
   // USBGuard's verdict, the HID driver and udev under TCG: seconds, not milliseconds.
-  let inputs = '0';
-  for (let waited = 0; waited < 90_000 && inputs === '0'; waited += 3000) {
-    await sleep(3000);
-    inputs = (await g('grep -l "QEMU USB Keyboard" /sys/class/input/*/name 2>/dev/null | wc -l')).trim();
-  }
+  const inputs = await board
+    .until(
+      'the USB keyboard as an input device',
+      async () => Number((await g('grep -l "QEMU USB Keyboard" /sys/class/input/*/name 2>/dev/null | wc -l')).trim()),
+      {
+        limitMs: 90_000,
+        everyMs: 3000,
+      },
+    )
+    .catch(() => 0);
   const verdict = (await g("usbguard list-devices | grep 'id 0627:0001' || true")).trim();
-  check(Number(inputs) > 0, `the USB keyboard is an input device in the guest (${inputs}; USBGuard: ${verdict || 'not listed'})`);
+  check(inputs > 0, `the USB keyboard is an input device in the guest (${inputs}; USBGuard: ${verdict || 'not listed'})`);
 
   // --- the page on the screen, stable -----------------------------------------------------------
   const t0 = performance.now();

@@ -1,7 +1,8 @@
 // Only the board profile's USB devices, on the running board: a QEMU usb-kbd and a usb-storage
 // plugged into the xHCI controller through QMP stay unauthorised (no driver, no input node, no
 // block device) and are reported (journal line, technician status, metric); a profile naming
-// usb-kbd's ids (0627:0001), with its udev line, takes it as its HID scanner and a barcode typed on it deposits;
+// usb-kbd's ids (0627:0001) takes it as its HID scanner — USBGuard authorises it, and the udev rules
+// written from the same profile give its hidraw node to the station — and a barcode typed on it deposits;
 // unplugged and plugged in again it works without a restart.
 import { Buffer } from 'node:buffer';
 import { writeFileSync } from 'node:fs';
@@ -10,17 +11,31 @@ import { join } from 'node:path';
 export const title = "only the profile's USB devices (usb-kbd, usb-storage through QMP)";
 
 const KBD = { vendor: '0627', product: '0001' };
-const UDEV_RULE = '/etc/udev/rules.d/99-board-usb-kbd.rules';
+/** The barcodes typed on the keyboard, and the boxes the server answers them with. */
+const CODES = [
+  { code: '12345', box: 5 },
+  { code: '67890', box: 6 },
+];
 
-async function until(board, what, test, limitMs = 120_000) {
-  const t = performance.now();
-  for (;;) {
-    const v = await test();
-    if (v) return v;
-    if (performance.now() - t > limitMs) throw new board.Fail(`timed out waiting for ${what}`);
-    await board.sleep(500);
-  }
+export function serverData(station, boxId) {
+  return { deposits: CODES.map((c) => ({ identifierValue: c.code, identifierType: 'BAR_CODE', stationId: station.id, boxId: boxId(c.box) })), pickups: [] };
 }
+
+/** A deposit whose scan is typed by `type`: the box answered, opened, its door closed, the item recorded. */
+async function depositTyped(board, type, { code, box }) {
+  const { io, waitReq, isState, boxSt, boxId, sim, check, STATION } = board;
+  const seq = await board.lastSeq();
+  await io(`spring ${box}`);
+  await type(code);
+  const id = await waitReq((r) => r.endpoint === 'item-identify' && r.status === 200, `/item-identify of ${code} from the keyboard scanner`, seq);
+  check(JSON.stringify(id.response).includes(boxId(box)), `the barcode ${code} typed on the keyboard reached /item-identify, answered with box ${box}`);
+  await waitReq((r) => isState(r) && boxSt(r, box) === 'OPEN', `/state box ${box} OPEN`, id.seq);
+  await io(`door ${box} close`);
+  await waitReq((r) => isState(r) && boxSt(r, box) === 'CLOSED' && r.seq > id.seq + 1, `/state box ${box} CLOSED`, id.seq);
+  const snap = await sim(`/stations/${STATION.id}`);
+  check(snap.boxes[box - 1].contents.includes(code), `deposit: the server records ${code} in box ${box}`);
+}
+const UDEV_RULES = '/etc/udev/rules.d/70-pickup-station-profile.rules';
 
 /** The port of a USB device with these ids in the guest's sysfs, and its `authorized`. */
 async function sysfsDevice(board, ids) {
@@ -46,7 +61,7 @@ export default async function usb(board) {
   await qmp('device_add', { driver: 'usb-kbd', id: 'kbd0', bus: 'xhci.0' });
   await qmp('device_add', { driver: 'usb-storage', id: 'stick0', drive: 'stick0', bus: 'xhci.0' });
 
-  const s = await until(board, 'both devices on the technician status', async () => {
+  const s = await board.until('both devices on the technician status', async () => {
     const st = await status();
     return st.usb?.unknown?.length === 2 ? st : null;
   });
@@ -68,14 +83,19 @@ export default async function usb(board) {
   // A profile naming usb-kbd as its HID scanner: the path unit writes the rules again, USBGuard authorises it.
   const profile = JSON.parse(await g(`cat ${board.PROFILE}`));
   profile.scanners = [{ kind: 'hid', identifierType: 'BAR_CODE', vendorId: `0x${KBD.vendor}`, productId: `0x${KBD.product}` }, ...profile.scanners];
-  // Its hidraw node for the station's group, as hardware/RFID.md has a technician add a device's
-  // udev line (the shipped rules name the board's reader and keypad only).
-  await board.writeGuest(UDEV_RULE, `SUBSYSTEM=="hidraw", KERNELS=="0003:0627:0001.*", GROUP="pickup-hid", MODE="0660"\n`, '0644');
-  await g('udevadm control --reload');
   await g('install -d -m 0755 /etc/pickup-station/hardware');
   await board.writeGuest('/etc/pickup-station/hardware/usb-kbd.json', JSON.stringify(profile, null, 2));
   await board.putConfig({ hardware: { kind: 'board', profile: '/etc/pickup-station/hardware/usb-kbd.json' } });
-  await until(board, 'the keyboard authorised by the new profile', async () => (await sysfsDevice(board, KBD))?.authorized === '1');
+  await board.until('the keyboard authorised by the new profile', async () => (await sysfsDevice(board, KBD))?.authorized === '1');
+  const rules = await g(`cat ${UDEV_RULES}`);
+  check(rules.includes('KERNELS=="*:0627:0001.*", GROUP="pickup-hid"'), `the profile's udev rules name the keyboard's hidraw node (${UDEV_RULES})`);
+  const node = await board.until("the keyboard's hidraw node, the station's group's", async () => {
+    const out = (
+      await g(`for h in /sys/class/hidraw/*; do grep -q 'HID_ID=.*0627.*0001' $h/device/uevent && stat -c '%n %G %a' /dev/$(basename $h); done; true`)
+    ).trim();
+    return /pickup-hid 660/.test(out) ? out : null;
+  });
+  check(/pickup-hid 660/.test(node), `the keyboard's hidraw node: ${node}`);
   await board.restartStation('with the profile naming usb-kbd');
   check((await status()).usb.unknown.length === 1, 'only the stick is unknown now');
 
@@ -89,24 +109,17 @@ export default async function usb(board) {
     const events = [...text, 'ret'].flatMap((k) => [key(k, true), key(k, false)]);
     await qmp('input-send-event', { events });
   };
-  let seq = await board.lastSeq();
-  await typeBarcode('12345');
-  const id = await board.waitReq((r) => r.endpoint === 'item-identify', '/item-identify from the keyboard scanner', seq);
-  check(JSON.stringify(id.body).includes('12345'), 'a barcode typed on the allowed keyboard reached /item-identify');
+  await depositTyped(board, typeBarcode, CODES[0]);
 
   // Unplugged and plugged in again: authorised again, scans again, no restart.
   const pid = (await board.show('MainPID')).trim();
   await qmp('device_del', { id: 'kbd0' });
-  await until(board, 'the keyboard gone', async () => (await sysfsDevice(board, KBD)) === null);
+  await board.until('the keyboard gone', async () => (await sysfsDevice(board, KBD)) === null);
   await qmp('device_add', { driver: 'usb-kbd', id: 'kbd0', bus: 'xhci.0' });
-  await until(board, 'the keyboard back, authorised', async () => (await sysfsDevice(board, KBD))?.authorized === '1');
-  seq = await board.lastSeq();
-  await typeBarcode('67890');
-  const again = await board.waitReq((r) => r.endpoint === 'item-identify', '/item-identify after the replug', seq);
-  check(JSON.stringify(again.body).includes('67890'), 'after unplug and replug the keyboard scans again');
+  await board.until('the keyboard back, authorised', async () => (await sysfsDevice(board, KBD))?.authorized === '1');
+  await depositTyped(board, typeBarcode, CODES[1]);
   check((await board.show('MainPID')).trim() === pid, 'without a restart of the station');
   await qmp('device_del', { id: 'stick0' });
-  await g(`rm -f ${UDEV_RULE}; udevadm control --reload`);
   await board.putConfig();
   await board.restartStation('with the shipped profile again');
 }
