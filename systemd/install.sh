@@ -363,6 +363,7 @@ readonly JOURNALD_DROPIN_DIR="$ROOT/usr/local/lib/systemd/journald@$NAME.conf.d"
 # The kiosk's lockdown (install_lockdown; the package ships these under /usr/lib and /etc itself).
 readonly LOGIND_DROPIN="$ROOT/usr/local/lib/systemd/logind.conf.d/$NAME.conf"
 readonly SYSCTL_FILE="$ROOT/usr/local/lib/sysctl.d/90-$NAME.conf"
+readonly POLKIT_RULES="$ROOT/etc/polkit-1/rules.d/50-$NAME-kiosk.rules"
 readonly CHROMIUM_POLICY="$ROOT/etc/$NAME-kiosk/chromium-policy.json"
 readonly CHROMIUM_POLICY_LINK="$ROOT/etc/chromium/policies/managed/$NAME.json"
 readonly POLICY_SHIPPED="$OPT/chromium-policy.sha256"

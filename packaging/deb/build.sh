@@ -158,6 +158,9 @@ fi
 if [ -f "$SRC/systemd/logind-kiosk.conf" ]; then
   install -D -m 0644 "$SRC/systemd/logind-kiosk.conf" "$PKG/usr/lib/systemd/logind.conf.d/pickup-station.conf"
 fi
+if [ -f "$SRC/systemd/polkit-kiosk.rules" ]; then
+  install -D -m 0644 "$SRC/systemd/polkit-kiosk.rules" "$PKG/usr/share/polkit-1/rules.d/50-pickup-station-kiosk.rules"
+fi
 if [ -f "$SRC/systemd/sysctl-kiosk.conf" ]; then
   install -D -m 0644 "$SRC/systemd/sysctl-kiosk.conf" "$PKG/usr/lib/sysctl.d/90-pickup-station.conf"
 fi

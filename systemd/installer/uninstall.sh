@@ -24,7 +24,7 @@ do_uninstall() {
     [ -f "$f" ] && rm -f "$f"
   done
   rm -f "$UDEV_DEST" "$BIN/$NAME" "$BIN/stationctl" "$INSTALLER_COPY" "$ROOT/usr/local/lib/tmpfiles.d/$NAME.conf" "$ROOT/usr/local/lib/modules-load.d/$NAME.conf" "$INSTALL_LOCK"
-  rm -f "$JOURNALD_DROPIN_DIR/50-$NAME.conf" "$LOGIND_DROPIN" "$SYSCTL_FILE"
+  rm -f "$JOURNALD_DROPIN_DIR/50-$NAME.conf" "$LOGIND_DROPIN" "$SYSCTL_FILE" "$POLKIT_RULES"
   rm -rf "$(dirname "$INSTALLER_COPY")/installer" "$(dirname "$INSTALLER_COPY")/installer.partial"
   rmdir "$(dirname "$INSTALLER_COPY")" "$JOURNALD_DROPIN_DIR" 2>/dev/null || true
   rm -rf "$OPT"

@@ -191,6 +191,11 @@ activate() {
 install_lockdown() {
   local sys="$RELEASES/$1/systemd" shipped=""
   if [ -f "$sys/logind-kiosk.conf" ]; then ensure_file "$sys/logind-kiosk.conf" "$LOGIND_DROPIN" 0644 root root || true; fi
+  if [ -f "$sys/polkit-kiosk.rules" ]; then
+    # polkitd reads the folder as it finds it; made here when polkitd is not installed yet.
+    [ -d "$(dirname "$POLKIT_RULES")" ] || ensure_dir "$(dirname "$POLKIT_RULES")" 0755 root root
+    ensure_file "$sys/polkit-kiosk.rules" "$POLKIT_RULES" 0644 root root || true
+  fi
   if [ -f "$sys/sysctl-kiosk.conf" ] && ensure_file "$sys/sysctl-kiosk.conf" "$SYSCTL_FILE" 0644 root root && systemd_running; then
     host /usr/lib/systemd/systemd-sysctl "$(basename "$SYSCTL_FILE")"
   fi

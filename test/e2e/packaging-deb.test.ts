@@ -52,6 +52,7 @@ function releaseTarball(version: string, edit?: (dir: string) => void, policy = 
     'systemd/chromium-policy.json': policy,
     'systemd/logind-kiosk.conf': readFileSync(join(REPO, 'systemd/logind-kiosk.conf'), 'utf8'),
     'systemd/sysctl-kiosk.conf': readFileSync(join(REPO, 'systemd/sysctl-kiosk.conf'), 'utf8'),
+    'systemd/polkit-kiosk.rules': readFileSync(join(REPO, 'systemd/polkit-kiosk.rules'), 'utf8'),
     'hardware/99-pickup-station.rules': readFileSync(join(REPO, 'hardware/99-pickup-station.rules'), 'utf8'),
     'manifest.json': JSON.stringify({
       name: 'pickup-station',
@@ -183,11 +184,12 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
       ...Object.keys(installerFiles()).map((f) => `./usr/lib/pickup-station/release/${f}`),
       './etc/default/pickup-station',
       // The kiosk's lockdown: Chromium's policy (a conffile) and the link where Chromium reads it,
-      // no gettys on other consoles, no magic SysRq.
+      // no gettys on other consoles, no magic SysRq, the kiosk user's one polkit action.
       './etc/pickup-station-kiosk/chromium-policy.json',
       './etc/chromium/policies/managed/pickup-station.json -> ../../../pickup-station-kiosk/chromium-policy.json',
       './usr/lib/systemd/logind.conf.d/pickup-station.conf',
       './usr/lib/sysctl.d/90-pickup-station.conf',
+      './usr/share/polkit-1/rules.d/50-pickup-station-kiosk.rules',
     ])
       expect(list, f).toContain(f);
     // Nothing under /lib (Debian's merged /usr); the release's unit comes with the switch, not with the

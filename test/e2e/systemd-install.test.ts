@@ -451,6 +451,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
         'systemd/chromium-policy.json': policy,
         'systemd/logind-kiosk.conf': readFileSync(join(REPO, 'systemd/logind-kiosk.conf'), 'utf8'),
         'systemd/sysctl-kiosk.conf': readFileSync(join(REPO, 'systemd/sysctl-kiosk.conf'), 'utf8'),
+        'systemd/polkit-kiosk.rules': readFileSync(join(REPO, 'systemd/polkit-kiosk.rules'), 'utf8'),
       },
     });
     const shipped = readFileSync(join(REPO, 'systemd/chromium-policy.json'), 'utf8');
@@ -461,6 +462,9 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
     expect(read('usr/local/lib/systemd/logind.conf.d/pickup-station.conf')).toContain('NAutoVTs=0');
     expect(read('usr/local/lib/sysctl.d/90-pickup-station.conf')).toContain('kernel.sysrq = 0');
     expect(r.commands).toContain('/usr/lib/systemd/systemd-sysctl 90-pickup-station.conf');
+    // The kiosk user's one polkit action (cage's seat through logind), in the folder polkitd reads.
+    expect(read('etc/polkit-1/rules.d/50-pickup-station-kiosk.rules')).toContain("action.id === 'org.freedesktop.login1.chvt'");
+    expect(stat('etc/polkit-1/rules.d/50-pickup-station-kiosk.rules')).toEqual({ mode: '644', owner: '0:0' });
     expect(read('etc/pickup-station-kiosk/chromium-policy.json')).toBe(shipped);
     expect(stat('etc/pickup-station-kiosk/chromium-policy.json')).toEqual({ mode: '644', owner: '0:0' });
     expect(link('etc/chromium/policies/managed/pickup-station.json')).toBe('../../../pickup-station-kiosk/chromium-policy.json');
@@ -486,6 +490,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
     expect(install(['--uninstall']).status).toBe(0);
     expect(existsSync(join(root, 'usr/local/lib/systemd/logind.conf.d/pickup-station.conf'))).toBe(false);
     expect(existsSync(join(root, 'usr/local/lib/sysctl.d/90-pickup-station.conf'))).toBe(false);
+    expect(existsSync(join(root, 'etc/polkit-1/rules.d/50-pickup-station-kiosk.rules'))).toBe(false);
     expect(read('etc/pickup-station-kiosk/chromium-policy.json')).toBe(edited);
     expect(install(['--uninstall', '--purge']).status).toBe(0);
     expect(existsSync(join(root, 'etc/pickup-station-kiosk'))).toBe(false);

@@ -18,6 +18,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
+import { createContext, runInContext } from 'node:vm';
 import { describe, expect, it } from 'vitest';
 import { kioskDisplaySchema, KIOSK_SECRET_HASH_FILE } from '../../src/devices/input/schema.js';
 import { KIOSK_FD_NAME } from '../../src/devices/kiosk/listener.js';
@@ -190,6 +191,29 @@ describe('what keeps a person with a keyboard on the kiosk page', () => {
     expect(lines(logind)).toEqual(['[Login]', 'NAutoVTs=0', 'ReserveVT=0']);
     const sysctl = readFileSync(join(SYSTEMD, 'sysctl-kiosk.conf'), 'utf8');
     expect(lines(sysctl)).toEqual(['kernel.sysrq = 0']);
+  });
+
+  it("polkit: the kiosk user may activate its own local, active session (cage's seat) and nothing else; other users are polkit's defaults'", () => {
+    // The rule file as polkitd runs it: a script calling polkit.addRule, in a context of its own.
+    const Result = { YES: 'yes', NO: 'no', NOT_HANDLED: null };
+    const rules: ((action: { id: string }, subject: { user: string; local: boolean; active: boolean }) => unknown)[] = [];
+    const context = createContext({ polkit: { Result, addRule: (f: (typeof rules)[number]) => rules.push(f) } });
+    runInContext(readFileSync(join(SYSTEMD, 'polkit-kiosk.rules'), 'utf8'), context);
+    expect(rules).toHaveLength(1);
+    const ask = (user: string, id: string, local = true, active = true) => rules[0]!({ id }, { user, local, active });
+    expect(ask('pickup-kiosk', 'org.freedesktop.login1.chvt')).toBe('yes');
+    expect(ask('pickup-kiosk', 'org.freedesktop.login1.chvt', true, false)).toBe('no');
+    expect(ask('pickup-kiosk', 'org.freedesktop.login1.chvt', false, true)).toBe('no');
+    for (const id of [
+      'org.freedesktop.login1.reboot',
+      'org.freedesktop.login1.power-off',
+      'org.freedesktop.login1.suspend',
+      'org.freedesktop.systemd1.manage-units',
+    ])
+      expect(ask('pickup-kiosk', id), id).toBe('no');
+    expect(ask('technician', 'org.freedesktop.login1.reboot')).toBeNull();
+    // The unit's user is the one the rule names.
+    expect(one(browserUnit, 'User')).toEqual(['pickup-kiosk']);
   });
 
   it("Chromium's managed policy: every URL blocked but the kiosk's page and its start page; no tools, files, downloads, printing, sign-in, passwords, autofill, extensions, other windows' modes", () => {
