@@ -57,10 +57,16 @@ async function lockdown(board) {
   const sysrq = (await g('cat /proc/sys/kernel/sysrq')).trim();
   const logind = await g('cat /usr/local/lib/systemd/logind.conf.d/pickup-station.conf');
   const policyLink = (await g('readlink /etc/chromium/policies/managed/pickup-station.json')).trim();
-  const polkitRule = (
-    await g('grep -c "org.freedesktop.login1.chvt" /etc/polkit-1/rules.d/50-pickup-station-kiosk.rules; systemctl is-active polkit', { ok: true })
+  // polkitd is started by D-Bus on the first question: installed, not necessarily running yet.
+  const polkit = (
+    await g(
+      'grep -c "^  if (action.id === .org.freedesktop.login1.chvt." /etc/polkit-1/rules.d/50-pickup-station-kiosk.rules; test -x /usr/lib/polkit-1/polkitd && echo polkitd',
+      {
+        ok: true,
+      },
+    )
   ).trim();
-  check(/^1\nactive$/.test(polkitRule), `installed: the kiosk user's polkit rule, polkitd running (${polkitRule.replace(/\n/g, ', ')})`);
+  check(/^1\npolkitd$/.test(polkit), `installed: the kiosk user's polkit rule, and polkitd (${polkit.replace(/\n/g, ', ')})`);
   check(
     sysrq === '0' && logind.includes('NAutoVTs=0') && logind.includes('ReserveVT=0') && policyLink === '../../../pickup-station-kiosk/chromium-policy.json',
     `installed: kernel.sysrq ${sysrq}, logind's drop-in, Chromium's policy linked (${policyLink})`,
