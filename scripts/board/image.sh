@@ -135,7 +135,7 @@ board_module_build() {
 # alsa-utils for speech) are in the image, and what a public station's image has beside them:
 # usbguard (only the profile's USB devices), the TPM 2.0 libraries systemd-creds loads and
 # tpm2-tools (credentials sealed to the board's TPM, QEMU's TPM backed by swtpm on the host).
-# The kiosk's packages — cage and Chromium with a font (on QEMU's virtio-gpu display) and
+# The kiosk's packages — cage, the Xwayland it starts, and Chromium with a font (on QEMU's virtio-gpu display) and
 # libpam-systemd and polkitd (the kiosk user's seat, and polkit letting logind activate it: without
 # polkitd cage cannot start, hardware/DISPLAYS.md) — are in a second image, built only for a run that needs
 # it (BOARD_IMAGE=kiosk: run.sh sets it for --full and for --parts naming a part file that exports
@@ -149,7 +149,7 @@ board_module_build() {
 BOARD_PACKAGES=(systemd-sysv udev kmod dbus openssh-server iproute2 procps less e2fsprogs initramfs-tools
   gpiod libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 ca-certificates espeak-ng alsa-utils
   usbguard tpm2-tools libtss2-esys-3.0.2-0 libtss2-rc0 libtss2-mu0 libtss2-tcti-device0)
-KIOSK_PACKAGES=(cage chromium fonts-dejavu-core libpam-systemd polkitd)
+KIOSK_PACKAGES=(cage xwayland chromium fonts-dejavu-core libpam-systemd polkitd)
 board_rootfs() {
   local key packages=("${BOARD_PACKAGES[@]}")
   case "${BOARD_IMAGE:-base}" in
