@@ -19,6 +19,7 @@ import { fileURLToPath } from 'node:url';
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** Needs the image with cage and Chromium (scripts/board/image.sh). */
 export const image = 'kiosk';
+const KIOSK_DROPIN_DIR = '/etc/systemd/system/pickup-station-kiosk.service.d';
 export const title =
   'kiosk lockdown: a USB keyboard at the kiosk gets nothing but the page (keys through QEMU, screenshots before and after, chrome://policy read back)';
 
@@ -87,7 +88,14 @@ async function lockdown(board) {
     (await g('systemctl is-active pickup-station-kiosk.socket', { ok: true })).trim() === 'active',
     'the kiosk socket unit holds the port with the station',
   );
-  await g('systemctl disable --now getty@tty1 2>/dev/null; systemctl enable pickup-station-kiosk; systemctl start --no-block pickup-station-kiosk');
+  // The virtual board's display (virtio-gpu) has no 3D: wlroots' GLES2 renderer falls back to
+  // Mesa's kms_swrast and cage 0.1.4 dies of SIGSEGV there, ten times, until the start limit. Its
+  // pixman renderer draws in software; a Pi's vc4/v3d has GLES (hardware/DISPLAYS.md).
+  await g(`mkdir -p ${KIOSK_DROPIN_DIR}`);
+  await writeGuest(`${KIOSK_DROPIN_DIR}/virtual-board.conf`, '[Service]\nEnvironment=WLR_RENDERER=pixman\n');
+  await g(
+    'systemctl daemon-reload; systemctl disable --now getty@tty1 2>/dev/null; systemctl enable pickup-station-kiosk; systemctl start --no-block pickup-station-kiosk',
+  );
 
   // --- the keyboard -----------------------------------------------------------------------------
   await g(
@@ -219,7 +227,13 @@ export default async function kioskLockdown(board) {
     const { g, qmp, putConfig, restartStation } = board;
     await qmp('device_del', { id: 'kiosk-kbd' }).catch(() => undefined);
     await g("sed -i '/^# the kiosk test: /,+1d' /etc/usbguard/pickup-station-local.conf; systemctl restart usbguard", { ok: true });
-    await g('systemctl disable --now pickup-station-kiosk; systemctl disable pickup-station-kiosk.socket', { ok: true, timeoutMs: 120_000 });
+    await g(
+      `systemctl disable --now pickup-station-kiosk; systemctl disable pickup-station-kiosk.socket; rm -rf ${KIOSK_DROPIN_DIR}; systemctl daemon-reload`,
+      {
+        ok: true,
+        timeoutMs: 120_000,
+      },
+    );
     await putConfig();
     await restartStation('after the kiosk part');
   }
