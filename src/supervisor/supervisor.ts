@@ -259,6 +259,10 @@ export class Supervisor {
       station = await this.startWithin(loaded, swapLimitMs);
     } catch (e) {
       this.opts.log.error({ error: errorMessage(e) }, 'the new config did not start; starting the previous one again');
+      // A start that ran late still holds what it opened (GPIO lines are exclusive): the previous
+      // config can only start once that start has ended and its station is stopped again.
+      if (e instanceof LateStart && !(await settlesWithin(e.released, swapLimitMs)))
+        this.fatal(`the new config neither started nor let its hardware go within ${swapLimitMs} ms more`);
       try {
         this.install(await this.startWithin(old.loaded, swapLimitMs), old.loaded);
       } catch (e2) {
@@ -269,15 +273,16 @@ export class Supervisor {
     this.install(station, loaded);
   }
 
-  /** Start a station, or reject after `limitMs`; one that starts later is stopped at once. */
+  /** Start a station, or reject after `limitMs` with a LateStart: one that starts later is stopped at once. */
   private async startWithin(loaded: LoadedConfig, limitMs: number): Promise<RunningStation> {
     const starting = this.opts.start(loaded);
     if (await settlesWithin(starting, limitMs)) return starting;
-    starting.then(
-      (late) => void late.stop(),
+    const released = starting.then(
+      (late) => late.stop(),
       () => undefined,
     );
-    throw new Error(`not started within ${limitMs} ms`);
+    this.swapStop = Promise.all([this.swapStop, released]).then(() => undefined);
+    throw new LateStart(limitMs, released);
   }
 
   private fatal(why: string): never {
@@ -325,5 +330,16 @@ export class Supervisor {
     const swapped = async (): Promise<void> => void (await settlesWithin(this.swapStop, limitMs));
     await Promise.all([this.current?.station.stop(), swapped(), job]);
     await swapped();
+  }
+}
+
+/** A station start that did not end in time; `released` settles once it has ended and is stopped again. */
+class LateStart extends Error {
+  constructor(
+    limitMs: number,
+    readonly released: Promise<void>,
+  ) {
+    super(`not started within ${limitMs} ms`);
+    this.name = 'LateStart';
   }
 }

@@ -6,6 +6,9 @@
  *   too; a station without an audio output never speaks, whatever `speech.mode` says;
  * - every step bounded: an old station whose stop never ends costs `timing.stationSwapLimitMs`,
  *   then the swap is fatal (the process restarts) rather than hanging the reload;
+ * - a new station whose start runs past that limit still holds its hardware (GPIO lines are
+ *   exclusive): it is waited for and stopped before the previous config starts again, and a start
+ *   that never ends is fatal once the limit has passed twice;
  * - the stop aborts a reload that waits for a reader: the wait ends at once, no station starts.
  */
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -18,14 +21,29 @@ import { loadConfigFile, type LoadedConfig } from '../../src/config/load.js';
 import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import type { StationHardware } from '../../src/devices/types.js';
 import { Supervisor } from '../../src/supervisor/supervisor.js';
+import { sleep } from '../../src/time.js';
 import { ScriptedSender } from '../support/scripted-sender.js';
 import { STATION } from '../support/shared.js';
+
+/** The real timer, kept before the fake ones are installed: a station's journal is real file I/O. */
+const realSetTimeout = globalThis.setTimeout;
+/** Let real I/O run, the fake clock standing still, until `done()` (at most `rounds` rounds of 10 ms). */
+async function ioUntil(done: () => boolean, rounds = 200): Promise<void> {
+  for (let i = 0; i < rounds; i++) {
+    await vi.advanceTimersByTimeAsync(0);
+    if (done()) return;
+    await new Promise((r) => realSetTimeout(r, 10));
+  }
+  if (rounds === 200) expect.fail('not reached within 200 rounds of real I/O');
+}
 
 const BOX = (n: number) => `bbbbbbbb-bbbb-4bbb-8bbb-${String(n).padStart(12, '0')}`;
 const log = pino({ level: 'silent' });
 let supervisor: Supervisor | undefined;
 beforeEach(() => {
   vi.useFakeTimers();
+  holding = 0;
+  nextStartDelayMs = 0;
 });
 afterEach(async () => {
   const stopping = supervisor?.stop();
@@ -45,13 +63,32 @@ function silentHardware(hangOnClose = false): StationHardware {
 
 let hangOnClose = false;
 let started = 0;
-const start = (loaded: LoadedConfig): Promise<RunningStation> => {
+/** How long the next start takes before it opens the hardware (a slow board), ms. */
+let nextStartDelayMs = 0;
+/** Stations holding the hardware now: like GPIO lines, it is exclusive (a second start is refused "busy"). */
+let holding = 0;
+const start = async (loaded: LoadedConfig): Promise<RunningStation> => {
   started++;
+  const delay = nextStartDelayMs;
+  nextStartDelayMs = 0;
+  if (delay > 0) await sleep(delay);
+  if (holding > 0) throw new Error('Device or resource busy');
+  holding++;
+  const hardware = silentHardware(hangOnClose);
+  let released = false;
+  const close = hardware.close.bind(hardware);
   return startStation({
     config: loaded.config,
     password: loaded.password,
     log,
-    hardware: silentHardware(hangOnClose),
+    hardware: {
+      ...hardware,
+      close: async () => {
+        await close();
+        if (!released) holding--;
+        released = true;
+      },
+    },
     client: new ScriptedSender(() => ({ kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } })),
   });
 };
@@ -124,6 +161,56 @@ it('an old station whose stop never ends costs timing.stationSwapLimitMs, then t
   expect(answer).toMatchObject({ code: 'start_failed', message: 'the old station did not stop within 5000 ms' });
   // Nothing started on hardware the old station may still hold.
   expect(started).toBe(0);
+});
+
+it('a new config whose start runs past the limit: waited for and stopped before the previous config starts again (its hardware is exclusive)', async () => {
+  const fatal: unknown[] = [];
+  const { supervisor: s, write } = await supervised((e) => fatal.push(e));
+  started = 0;
+  nextStartDelayMs = 8_000;
+  write(600);
+  let answer: unknown;
+  s.reload().then(
+    (r) => (answer = r),
+    (e: unknown) => (answer = e),
+  );
+  // The old station stops (its journal is real I/O), then the new start begins: 8 s of it.
+  await ioUntil(() => started === 1 && holding === 0);
+  // The limit (5 s) passes: the late start still runs, so the previous config does not start yet.
+  await vi.advanceTimersByTimeAsync(5_000);
+  await ioUntil(() => false, 5);
+  expect(started).toBe(1);
+  expect(answer).toBeUndefined();
+  // The late start ends at 8 s and is stopped; then the previous config starts on free hardware.
+  await vi.advanceTimersByTimeAsync(3_000);
+  await ioUntil(() => answer !== undefined);
+  expect(fatal).toEqual([]);
+  expect(started).toBe(2);
+  expect(answer).toMatchObject({ code: 'start_failed', message: 'the new config did not start: not started within 5000 ms; the previous config runs again' });
+  expect(s.config.locks.pulseMs).toBe(500);
+  expect(holding).toBe(1);
+});
+
+it('a late start that never ends: the swap is fatal once the limit has passed twice, nothing started beside it', async () => {
+  const fatal: unknown[] = [];
+  const { supervisor: s, write } = await supervised((e) => fatal.push(e));
+  started = 0;
+  nextStartDelayMs = 3_600_000;
+  write(600);
+  let answer: unknown;
+  s.reload().then(
+    (r) => (answer = r),
+    (e: unknown) => (answer = e),
+  );
+  await ioUntil(() => started === 1 && holding === 0);
+  await vi.advanceTimersByTimeAsync(9_999);
+  await ioUntil(() => false, 5);
+  expect(fatal).toEqual([]);
+  await vi.advanceTimersByTimeAsync(1);
+  await ioUntil(() => answer !== undefined);
+  expect(fatal).toHaveLength(1);
+  expect(answer).toMatchObject({ code: 'start_failed', message: 'the new config neither started nor let its hardware go within 5000 ms more' });
+  expect(started).toBe(1);
 });
 
 it('the stop aborts a reload waiting for a reader: the wait ends at once, refused, no station started', async () => {
