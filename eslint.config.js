@@ -41,7 +41,17 @@ export const LAYERS = [
   {
     layer: 'base',
     what: 'leaf modules every layer may use: errors, the schema builder, ids, version, monotonic time, the logger',
-    files: ['src/errors.ts', 'src/schema.ts', 'src/uuid.ts', 'src/version.ts', 'src/release-info.ts', 'src/time.ts', 'src/log.ts', 'src/http-json.ts'],
+    files: [
+      'src/errors.ts',
+      'src/schema.ts',
+      'src/uuid.ts',
+      'src/version.ts',
+      'src/release-info.ts',
+      'src/time.ts',
+      'src/exit.ts',
+      'src/log.ts',
+      'src/http-json.ts',
+    ],
   },
   {
     layer: 'contracts',

@@ -14,6 +14,7 @@
  * Exit codes: 0 clean stop, 1 failure, 2 usage, 78 bad config (nothing touched).
  */
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, isUsageError } from './errors.js';
+import { exitProcess } from './exit.js';
 import { VERSION } from './version.js';
 
 // Same as daemon.ts's; not imported from there so that `safe-state` does not load the daemon's
@@ -90,7 +91,7 @@ export async function main(argv: string[]): Promise<number> {
 }
 
 main(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => exitProcess(code),
   (e: unknown) => {
     // A wrong command line is the user's to fix: what is wrong and the usage, no stack.
     if (isUsageError(e)) {
@@ -98,6 +99,6 @@ main(process.argv.slice(2)).then(
       process.exit(EXIT_USAGE);
     }
     console.error(`pickup-station: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
-    process.exit(EXIT_FAILURE);
+    exitProcess(EXIT_FAILURE);
   },
 );

@@ -15,6 +15,7 @@ import { consoleLoginLog } from './systemd/console-logins.js';
 import type { RunningStation } from './app.js';
 import type { LoadedConfig } from './config/load.js';
 import { EXIT_FAILURE, errorMessage } from './errors.js';
+import { exitProcess } from './exit.js';
 import type { Logger, LogRing } from './log.js';
 import type { DrainResult } from './station/runtime.js';
 import { MetricsService } from './metrics/service.js';
@@ -51,8 +52,8 @@ export async function startSupervised(opts: SupervisedOptions): Promise<Supervis
     onFatal:
       opts.onFatal ??
       (() => {
-        // Both stations are stopped (locks OFF): exit non-zero so systemd starts the process again.
-        process.exit(EXIT_FAILURE);
+        // Every lock is OFF (or ExecStopPost drives it OFF): exit non-zero so systemd starts the process again.
+        exitProcess(EXIT_FAILURE);
       }),
   });
   const tokens = new TechnicianTokens(opts.env, log);

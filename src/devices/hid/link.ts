@@ -10,6 +10,7 @@
 import { createRequire } from 'node:module';
 import type * as NodeHid from 'node-hid';
 import { DeviceError, errorMessage } from '../../errors.js';
+import { releaseAtExit } from '../../exit.js';
 import type { Link } from '../reconnect.js';
 
 export interface HidDeviceInfo {
@@ -54,10 +55,16 @@ export const nodeHidBackend: HidBackend = {
   },
   open(path) {
     const dev = new (loadNodeHid().HID)(path);
+    // An open device's read holds a libuv pool thread until it is interrupted: the process cannot
+    // exit before that (src/exit.ts), so an exit closes the devices nobody closed.
+    const unregister = releaseAtExit(() => dev.close());
     return {
       onData: (l) => dev.on('data', l),
       onError: (l) => dev.on('error', l),
-      close: () => dev.close(),
+      close: () => {
+        unregister();
+        dev.close();
+      },
     };
   },
 };

@@ -1,0 +1,37 @@
+/**
+ * Ending the process. `process.exit()` does not return until libuv has joined its thread pool,
+ * and a native addon that keeps a pool thread busy in a loop (node-hid's read of an open device
+ * polls every 50 ms until it is interrupted) makes that join, and so the exit, wait forever: the
+ * process then stops serving anything, and only systemd's SIGKILL after TimeoutStopSec= ends it.
+ * Whatever holds a pool thread that way registers how to let it go; `exitProcess` lets every one
+ * go, then exits. Record 0133.
+ */
+
+const releasers = new Set<() => void>();
+
+/** Register what lets a pool thread go at exit; the returned function unregisters it. */
+export function releaseAtExit(release: () => void): () => void {
+  releasers.add(release);
+  return () => void releasers.delete(release);
+}
+
+/** Run every registered release (a failing one does not stop the others); how many ran. */
+export function releaseAll(): number {
+  let n = 0;
+  for (const release of [...releasers]) {
+    releasers.delete(release);
+    try {
+      release();
+    } catch {
+      // Exiting: whatever it held goes with the process.
+    }
+    n++;
+  }
+  return n;
+}
+
+/** Let every registered pool thread go, then exit with `code`. */
+export function exitProcess(code: number): never {
+  releaseAll();
+  return process.exit(code);
+}
