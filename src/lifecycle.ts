@@ -131,7 +131,7 @@ export function serveUntilSignal(station: StopTarget, log: Logger, hooks: Lifecy
     on('SIGHUP', () => {
       if (exiting) return log.warn('SIGHUP: the station is stopping; not reloaded');
       if (!hooks.reload) return log.warn('SIGHUP: reload is not available here; ignored');
-      log.info('SIGHUP: reloading the config (queued behind a reload that runs)');
+      log.info('SIGHUP: reloading the config (after the reload that runs, if one does)');
       hooks
         .reload()
         .then((line) => log.warn(`SIGHUP: ${line}`))
