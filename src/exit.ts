@@ -15,23 +15,14 @@ export function releaseAtExit(release: () => void): () => void {
   return () => void releasers.delete(release);
 }
 
-/** Run every registered release (a failing one does not stop the others); how many ran. */
-export function releaseAll(): number {
-  let n = 0;
+/** Let every registered pool thread go (a failing release does not stop the others), then exit with `code`. */
+export function exitProcess(code: number): never {
   for (const release of [...releasers]) {
-    releasers.delete(release);
     try {
       release();
     } catch {
       // Exiting: whatever it held goes with the process.
     }
-    n++;
   }
-  return n;
-}
-
-/** Let every registered pool thread go, then exit with `code`. */
-export function exitProcess(code: number): never {
-  releaseAll();
   return process.exit(code);
 }

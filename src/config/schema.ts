@@ -145,8 +145,10 @@ export const timingSchema = z.strictObject({
   reloadWaitLimitMs: live(durationMs(60_000, 0, 600_000)),
   /**
    * A reload that restarts the station gives the old station's stop, and then the new one's start,
-   * at most this long each; one that does not end in time stops the process (exit 1: systemd starts
-   * it again, every lock OFF). The supervisor's stop waits this long for a reload it aborts.
+   * at most this long each; a stop that does not end in time stops the process (exit 1: systemd
+   * starts it again, every lock OFF). A start that does not is given this long once more to end and
+   * let its hardware go, then the previous config starts again (or, failing that, the process
+   * stops). The supervisor's stop waits this long for a reload it aborts.
    */
   stationSwapLimitMs: live(durationMs(15_000, 1_000, 120_000)),
   /**
