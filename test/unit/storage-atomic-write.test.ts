@@ -1,10 +1,18 @@
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, statSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { atomicWrite, atomicWriteSync } from '../../src/storage/atomic-write.js';
 
-const dir = (): string => mkdtempSync(join(tmpdir(), 'atomic-'));
+const made: string[] = [];
+const dir = (): string => {
+  const d = mkdtempSync(join(tmpdir(), 'atomic-'));
+  made.push(d);
+  return d;
+};
+afterEach(() => {
+  for (const d of made.splice(0)) rmSync(d, { recursive: true, force: true });
+});
 
 describe.each([
   ['atomicWrite', (p: string, d: string, o?: { mode?: number; durable?: boolean }) => atomicWrite(p, d, o)],
