@@ -27,14 +27,23 @@ import { STATION } from '../support/shared.js';
 
 /** The real timer, kept before the fake ones are installed: a station's journal is real file I/O. */
 const realSetTimeout = globalThis.setTimeout;
-/** Let real I/O run, the fake clock standing still, until `done()` (at most `rounds` rounds of 10 ms). */
-async function ioUntil(done: () => boolean, rounds = 200): Promise<void> {
-  for (let i = 0; i < rounds; i++) {
+/** One round of real I/O (10 ms), the fake clock standing still. */
+async function ioRound(): Promise<void> {
+  await vi.advanceTimersByTimeAsync(0);
+  await new Promise((r) => realSetTimeout(r, 10));
+}
+/** Rounds of real I/O until `done()`; failing after 200 (2 s). */
+async function ioUntil(done: () => boolean): Promise<void> {
+  for (let i = 0; i < 200; i++) {
     await vi.advanceTimersByTimeAsync(0);
     if (done()) return;
-    await new Promise((r) => realSetTimeout(r, 10));
+    await ioRound();
   }
-  if (rounds === 200) expect.fail('not reached within 200 rounds of real I/O');
+  expect.fail('not reached within 200 rounds of real I/O');
+}
+/** Some real I/O, to show that nothing else happens until the fake clock moves. */
+async function ioSettle(): Promise<void> {
+  for (let i = 0; i < 5; i++) await ioRound();
 }
 
 const BOX = (n: number) => `bbbbbbbb-bbbb-4bbb-8bbb-${String(n).padStart(12, '0')}`;
@@ -125,6 +134,27 @@ async function supervised(
   return { supervisor, write };
 }
 
+/**
+ * A supervised station whose fatal end is recorded, its config changed (a station key) and reloaded;
+ * the reload's answer kept when it comes. `hangOnClose`: the running station's stop never ends;
+ * `startDelayMs`: how long the new config's start takes.
+ */
+async function reloadingStationKey(opts: { hangOnClose?: boolean; startDelayMs?: number } = {}) {
+  hangOnClose = opts.hangOnClose ?? false;
+  const fatal: unknown[] = [];
+  const { supervisor: s, write } = await supervised((e) => fatal.push(e));
+  hangOnClose = false;
+  started = 0;
+  nextStartDelayMs = opts.startDelayMs ?? 0;
+  write(600);
+  const reload = { supervisor: s, fatal, answer: undefined as unknown };
+  s.reload().then(
+    (r) => (reload.answer = r),
+    (e: unknown) => (reload.answer = e),
+  );
+  return reload;
+}
+
 it('the supervisor reads the runtime’s core config: no audio output, no speech — before and after a station restart', async () => {
   const { supervisor: s, write } = await supervised();
   expect(s.config.speech.mode).toBe('always');
@@ -142,74 +172,46 @@ it('the supervisor reads the runtime’s core config: no audio output, no speech
 });
 
 it('an old station whose stop never ends costs timing.stationSwapLimitMs, then the swap is fatal: refused, the process told to restart', async () => {
-  hangOnClose = true;
-  const fatal: unknown[] = [];
-  const { supervisor: s, write } = await supervised((e) => fatal.push(e));
-  hangOnClose = false;
-  started = 0;
-  write(600);
-  let answer: unknown;
-  s.reload().then(
-    (r) => (answer = r),
-    (e: unknown) => (answer = e),
-  );
+  const r = await reloadingStationKey({ hangOnClose: true });
   await vi.advanceTimersByTimeAsync(4_999);
-  expect(answer).toBeUndefined();
-  expect(fatal).toEqual([]);
+  expect(r.answer).toBeUndefined();
+  expect(r.fatal).toEqual([]);
   await vi.advanceTimersByTimeAsync(1);
-  expect(fatal).toHaveLength(1);
-  expect(answer).toMatchObject({ code: 'start_failed', message: 'the old station did not stop within 5000 ms' });
+  expect(r.fatal).toHaveLength(1);
+  expect(r.answer).toMatchObject({ code: 'start_failed', message: 'the old station did not stop within 5000 ms' });
   // Nothing started on hardware the old station may still hold.
   expect(started).toBe(0);
 });
 
 it('a new config whose start runs past the limit: waited for and stopped before the previous config starts again (its hardware is exclusive)', async () => {
-  const fatal: unknown[] = [];
-  const { supervisor: s, write } = await supervised((e) => fatal.push(e));
-  started = 0;
-  nextStartDelayMs = 8_000;
-  write(600);
-  let answer: unknown;
-  s.reload().then(
-    (r) => (answer = r),
-    (e: unknown) => (answer = e),
-  );
+  const r = await reloadingStationKey({ startDelayMs: 8_000 });
   // The old station stops (its journal is real I/O), then the new start begins: 8 s of it.
   await ioUntil(() => started === 1 && holding === 0);
   // The limit (5 s) passes: the late start still runs, so the previous config does not start yet.
   await vi.advanceTimersByTimeAsync(5_000);
-  await ioUntil(() => false, 5);
+  await ioSettle();
   expect(started).toBe(1);
-  expect(answer).toBeUndefined();
+  expect(r.answer).toBeUndefined();
   // The late start ends at 8 s and is stopped; then the previous config starts on free hardware.
   await vi.advanceTimersByTimeAsync(3_000);
-  await ioUntil(() => answer !== undefined);
-  expect(fatal).toEqual([]);
+  await ioUntil(() => r.answer !== undefined);
+  expect(r.fatal).toEqual([]);
   expect(started).toBe(2);
-  expect(answer).toMatchObject({ code: 'start_failed', message: 'the new config did not start: not started within 5000 ms; the previous config runs again' });
-  expect(s.config.locks.pulseMs).toBe(500);
+  expect(r.answer).toMatchObject({ code: 'start_failed', message: 'the new config did not start: not started within 5000 ms; the previous config runs again' });
+  expect(r.supervisor.config.locks.pulseMs).toBe(500);
   expect(holding).toBe(1);
 });
 
 it('a late start that never ends: the swap is fatal once the limit has passed twice, nothing started beside it', async () => {
-  const fatal: unknown[] = [];
-  const { supervisor: s, write } = await supervised((e) => fatal.push(e));
-  started = 0;
-  nextStartDelayMs = 3_600_000;
-  write(600);
-  let answer: unknown;
-  s.reload().then(
-    (r) => (answer = r),
-    (e: unknown) => (answer = e),
-  );
+  const r = await reloadingStationKey({ startDelayMs: 3_600_000 });
   await ioUntil(() => started === 1 && holding === 0);
   await vi.advanceTimersByTimeAsync(9_999);
-  await ioUntil(() => false, 5);
-  expect(fatal).toEqual([]);
+  await ioSettle();
+  expect(r.fatal).toEqual([]);
   await vi.advanceTimersByTimeAsync(1);
-  await ioUntil(() => answer !== undefined);
-  expect(fatal).toHaveLength(1);
-  expect(answer).toMatchObject({ code: 'start_failed', message: 'the new config neither started nor let its hardware go within 5000 ms more' });
+  await ioUntil(() => r.answer !== undefined);
+  expect(r.fatal).toHaveLength(1);
+  expect(r.answer).toMatchObject({ code: 'start_failed', message: 'the new config neither started nor let its hardware go within 5000 ms more' });
   expect(started).toBe(1);
 });
 
