@@ -259,9 +259,9 @@ function pulses(lines) {
 async function sayJournalTail(n) {
   try {
     const lines = (await g(`journalctl --namespace=+pickup-station -u pickup-station -b --no-pager -n ${n * 4}`, { timeoutMs: 60_000 })).split('\n');
-    const killing = lines.filter((l) => /: Killing process \d+ /.test(l)).length;
-    const kept = lines.filter((l) => !/: Killing process \d+ /.test(l)).slice(-n);
-    say(`journal tail${killing ? ` (${killing} "Killing process" lines left out)` : ''}:\n${kept.join('\n')}`);
+    const kept = lines.filter((l) => !/: Killing process \d+ /.test(l));
+    const left = lines.length - kept.length;
+    say(`journal tail${left ? ` (${left} "Killing process" lines left out)` : ''}:\n${kept.slice(-n).join('\n')}`);
   } catch {
     /* guest gone */
   }

@@ -137,15 +137,16 @@ async function lockdown(board) {
     await sleep(5000);
     const active = (await g('systemctl is-active pickup-station-kiosk', { ok: true })).trim();
     const conns = Number((await g(`ss -Htn state established '( sport = :8091 )' | wc -l`)).trim());
-    if ((active !== 'active' || conns === 0) && restarts === 0 && performance.now() - since > 360_000) {
-      const crashed = (await g('journalctl -b --no-pager -o cat _UID=$(id -u pickup-kiosk) | grep -c "Network service crashed" || true')).trim();
-      say(`kiosk: no page connected 6 min after the start (Chromium's "network service crashed" lines: ${crashed}); restarting the kiosk unit once`);
-      await g('systemctl restart --no-block pickup-station-kiosk');
-      restarts++;
-      since = performance.now();
+    if (active !== 'active' || conns === 0) {
+      if (restarts === 0 && performance.now() - since > 360_000) {
+        const crashed = (await g('journalctl -b --no-pager -o cat _UID=$(id -u pickup-kiosk) | grep -c "Network service crashed" || true')).trim();
+        say(`kiosk: no page connected 6 min after the start (Chromium's "network service crashed" lines: ${crashed}); restarting the kiosk unit once`);
+        await g('systemctl restart --no-block pickup-station-kiosk');
+        restarts++;
+        since = performance.now();
+      }
       continue;
     }
-    if (active !== 'active' || conns === 0) continue;
     const a = await shot('settle-a');
     await sleep(4000);
     const b = await shot('settle-b');
