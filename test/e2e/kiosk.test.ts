@@ -19,6 +19,8 @@
  * - Only the kiosk browser can use it: keys, holds, cancels, help requests and the event stream
  *   without the kiosk's secret get 401 and reach nothing; the server serves nothing but its page,
  *   only under its own Host.
+ * - A keyboard's shortcuts stay in the page: every chord with Ctrl or Alt and every function key has
+ *   its default prevented before Chromium sees it back; Tab, arrows and characters stay the page's.
  */
 import { request } from 'node:http';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
@@ -450,6 +452,49 @@ describe('kiosk page at 800x480 with touch, English', () => {
     expect(statuses).toEqual([401, 401, 401, 401, 401, 401, 401]);
     expect(k.station.runtime.snapshot().pin).toBe('');
     expect(k.station.runtime.snapshot().assist.requested).toBe(false);
+  });
+
+  it("a keyboard's shortcuts end in the page: every Ctrl, Alt or function key has its default prevented; Tab, arrows and characters do not", async () => {
+    // A listener on the window's bubble phase runs after the page's own (capture) one.
+    await k.page.evaluate(() => {
+      const w = globalThis as unknown as {
+        keysSeen: string[];
+        addEventListener(type: string, f: (e: { key: string; defaultPrevented: boolean }) => void): void;
+      };
+      w.keysSeen = [];
+      w.addEventListener('keydown', (e) => w.keysSeen.push(`${e.key} ${e.defaultPrevented ? 'kept' : 'passed'}`));
+    });
+    const lastSeen = async (press: string): Promise<string> => {
+      await k.page.evaluate(() => ((globalThis as unknown as { keysSeen: string[] }).keysSeen.length = 0));
+      await k.page.keyboard.press(press);
+      return k.page.evaluate(() => (globalThis as unknown as { keysSeen: string[] }).keysSeen.at(-1) ?? 'nothing');
+    };
+    const kept = [
+      ['F12', 'F12'],
+      ['Control+Shift+KeyI', 'I'],
+      ['Control+KeyO', 'o'],
+      ['Control+KeyP', 'p'],
+      ['Control+KeyS', 's'],
+      ['Control+KeyN', 'n'],
+      ['Control+KeyL', 'l'],
+      ['Control+KeyW', 'w'],
+      ['Alt+F4', 'F4'],
+      ['Alt+ArrowLeft', 'ArrowLeft'],
+      ['F5', 'F5'],
+      ['F7', 'F7'],
+      ['F11', 'F11'],
+      ['ContextMenu', 'ContextMenu'],
+    ];
+    for (const [press, key] of kept) expect(await lastSeen(press), press).toBe(`${key} kept`);
+    for (const [press, key] of [
+      ['Tab', 'Tab'],
+      ['Shift+Tab', 'Tab'],
+      ['ArrowDown', 'ArrowDown'],
+      ['Digit5', '5'],
+    ])
+      expect(await lastSeen(press), press).toBe(`${key} passed`);
+    await k.page.evaluate(() => document.activeElement?.blur());
+    expect(k.station.runtime.snapshot().pin).toBe('');
   });
 });
 

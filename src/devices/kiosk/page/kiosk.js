@@ -163,6 +163,28 @@ document.addEventListener('contextmenu', (e) => e.preventDefault());
 window.addEventListener('resize', fit);
 
 /**
+ * A key the page keeps from the browser: any chord with Ctrl, Alt or Meta, a function key, the
+ * context-menu key and a keyboard's browser keys. The page needs none of them, and Chromium acts on
+ * each one the page leaves to it: F12 and Ctrl+Shift+I put the policy's modal "DevTools not allowed"
+ * dialog over the page until someone taps OK, F7 asks about caret browsing, F5 reloads. Tab,
+ * Shift+Tab, Enter, Space, arrows and characters stay the page's: every control is reached and
+ * pressed by keyboard (WCAG 2.1.1).
+ * @param {KeyboardEvent} e
+ */
+function keptFromBrowser(e) {
+  return e.ctrlKey || e.altKey || e.metaKey || /^F\d{1,2}$/.test(e.key) || e.key === 'ContextMenu' || e.key.startsWith('Browser');
+}
+for (const type of ['keydown', 'keyup']) {
+  window.addEventListener(
+    type,
+    (e) => {
+      if (e instanceof KeyboardEvent && keptFromBrowser(e)) e.preventDefault();
+    },
+    { capture: true },
+  );
+}
+
+/**
  * The state events in `buf` (server-sent events, blocks ending in a blank line) and what is left of it.
  * @param {string} buf
  * @returns {{ states: KioskState[], rest: string }}
