@@ -7,7 +7,14 @@
  * go, then exits. Record 0133.
  */
 
-const releasers = new Set<() => void>();
+/**
+ * One set per process, kept on the global object: the release runs each mode from its own bundled
+ * file (scripts/app/build.mjs), so `main.js`, which exits, and the daemon's file, which opens the
+ * devices, each carry a copy of this module; a module-level set would be two sets.
+ */
+const RELEASERS = Symbol.for('pickup-station.exit.releasers');
+const holder = globalThis as { [RELEASERS]?: Set<() => void> };
+const releasers = (holder[RELEASERS] ??= new Set<() => void>());
 
 /** Register what lets a pool thread go at exit; the returned function unregisters it. */
 export function releaseAtExit(release: () => void): () => void {

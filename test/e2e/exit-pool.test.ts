@@ -3,7 +3,8 @@
  * read that never ends (node-hid's read of an open device, a FIFO nobody writes) keeps the process
  * alive for ever after it said it exits. `exitProcess` (src/exit.ts) first runs what was registered
  * to let such a read go. Here the held thread is a real `fs.read` of a FIFO in a real process — the
- * same join the daemon's HID reads met on the virtual board (record 0133).
+ * same join the daemon's HID reads met on the virtual board (record 0133), also when the code that
+ * registers and the code that exits are separate copies of the module, as in the release's bundles.
  */
 import { spawn, execFileSync, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
@@ -25,11 +26,16 @@ afterEach(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-/** A process whose pool thread reads the FIFO; `release`: it registers writing one byte to it. */
-function holder(release: boolean): { exited: Promise<number | null>; said: Promise<void> } {
+/**
+ * A process whose pool thread reads the FIFO; `release`: it registers writing one byte to it.
+ * `copies`: the registering and the exiting code each load their own instance of the module, as
+ * the release's main.js and the daemon's bundled file each carry one.
+ */
+function holder(release: boolean, copies = false): { exited: Promise<number | null>; said: Promise<void> } {
   const script = `
     import { openSync, read, writeSync } from 'node:fs';
-    import { exitProcess, releaseAtExit } from ${JSON.stringify(EXIT)};
+    import { releaseAtExit } from ${JSON.stringify(copies ? `${EXIT}?opens-devices` : EXIT)};
+    import { exitProcess } from ${JSON.stringify(copies ? `${EXIT}?exits` : EXIT)};
     const fd = openSync(${JSON.stringify(join(dir, 'fifo'))}, 'r+');
     read(fd, Buffer.alloc(1), 0, 1, null, () => undefined);
     if (${release}) releaseAtExit(() => writeSync(fd, 'x'));
@@ -43,6 +49,12 @@ function holder(release: boolean): { exited: Promise<number | null>; said: Promi
 
 it('with the read registered, exitProcess lets it go and the process ends with its code', async () => {
   const { exited, said } = holder(true);
+  await said;
+  expect(await exited).toBe(3);
+});
+
+it('registered in one copy of the module and exited from another: let go all the same', async () => {
+  const { exited, said } = holder(true, true);
   await said;
   expect(await exited).toBe(3);
 });
