@@ -7,9 +7,10 @@
 // programmable keyboard can claim a scanner's vendor and product. An id-based policy cannot stop
 // that one; what it types must get nothing but the page.
 //
-// Each key leaves the kiosk page in place: the screenshot after it equal to the one before, pixel
-// for pixel (Alt+F4 and Ctrl+W end Chromium, and its unit starts it again: the page back, equal,
-// within the restart). Then a second, headless Chromium in the guest reads chrome://policy back
+// Each key leaves the kiosk page in place: every screenshot for 20 s after it equal to the one
+// before, pixel for pixel (a key that ended the browser: equal again once its unit has started it
+// again, then for 20 s), and Tab, which the page keeps, as the control that a key's effect does
+// show within that time. Then a second, headless Chromium in the guest reads chrome://policy back
 // (scripts/board/guest/chrome-policy.mjs), with DevTools on pages and chrome:// pages allowed in
 // its private copy of the policy (the shipped policy refuses both: test/e2e/kiosk-chromium-policy.test.ts).
 import { readFileSync, writeFileSync } from 'node:fs';
