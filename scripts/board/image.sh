@@ -148,7 +148,7 @@ board_module_build() {
 # initramfs-tools' default (most) it took over 15 minutes under qemu-user, module by module.
 BOARD_PACKAGES=(systemd-sysv udev kmod dbus openssh-server iproute2 procps less e2fsprogs initramfs-tools
   gpiod libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 ca-certificates espeak-ng alsa-utils
-  usbguard tpm2-tools libtss2-esys-3.0.2-0 libtss2-rc0 libtss2-mu0 libtss2-tcti-device0)
+  usbguard tpm2-tools libtss2-esys-3.0.2-0 libtss2-rc0 libtss2-mu0 libtss2-tcti-device0 unattended-upgrades)
 KIOSK_PACKAGES=(cage xwayland chromium fonts-dejavu-core libpam-systemd polkitd)
 board_rootfs() {
   local key packages=("${BOARD_PACKAGES[@]}")
