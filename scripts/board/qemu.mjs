@@ -18,7 +18,8 @@
 // The ssh control socket lives in BOARD_SOCK (a short folder under /tmp): a socket path is limited
 // to 108 bytes, and a checkout under a long CI path would not fit.
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { appendFileSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { dirname } from 'node:path';
 import { createConnection } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
@@ -36,12 +37,14 @@ export function qemuArgs({
   cmdlineExtra = '',
   smp = process.env.BOARD_SMP ?? '2',
   mem = process.env.BOARD_MEM ?? '2048',
+  // TCG's translation-block cache in MiB (QEMU's default when unset); for measuring its effect.
+  tbSize = process.env.BOARD_TB_SIZE ?? '',
 }) {
   const net = [`user,id=n0,restrict=on,hostfwd=tcp:127.0.0.1:${sshPort}-:22`];
   // The reference server on the host's loopback, reached as http://10.0.2.100 (scripts/board/README.md).
   if (simPort !== null) net.push(`guestfwd=tcp:10.0.2.100:80-cmd:socat - TCP:127.0.0.1:${simPort}`);
   return [
-    ...['-M', 'virt', '-accel', 'tcg,thread=multi', '-cpu', 'cortex-a72', '-smp', smp, '-m', mem],
+    ...['-M', 'virt', '-accel', `tcg,thread=multi${tbSize ? `,tb-size=${tbSize}` : ''}`, '-cpu', 'cortex-a72', '-smp', smp, '-m', mem],
     ...['-display', 'none', '-monitor', 'none', '-qmp', `unix:${qmp},server=on,wait=off`, '-serial', `file:${serial}`, '-no-reboot'],
     ...['-device', 'qemu-xhci,id=xhci', '-device', 'virtio-gpu-pci'],
     ...(tpmSock === null
@@ -140,9 +143,28 @@ export async function boot(state, stateFile = null) {
   return (performance.now() - t) / 1000;
 }
 
+/**
+ * The emulator's CPU seconds (user + system) so far, from /proc: what a boot of the board cost the
+ * host, which the run's wall time hides when other work shares the cores. Null once it is gone.
+ */
+export function cpuSeconds(pid) {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // Fields 14 and 15 of stat(5) (utime, stime), counted after the command's closing parenthesis.
+    return (Number(fields[11]) + Number(fields[12])) / 100;
+  } catch {
+    return null;
+  }
+}
+/** The file where each boot's CPU seconds are added as it ends (a cut): beside the pidfile. */
+export const cpuLog = (state) => `${dirname(state.pidfile)}/qemu-cpu.log`;
+
 /** The power cut: SIGKILL to QEMU (and its TPM); the ssh control connection goes with it. */
 export async function cut(state) {
   const pid = qemuPid(state.pidfile);
+  const cpu = cpuSeconds(pid);
+  if (cpu !== null) appendFileSync(cpuLog(state), `${cpu}\n`);
   if (alive(pid)) process.kill(pid, 'SIGKILL');
   while (alive(pid)) await sleep(50);
   const tpmPidfile = state.tpm ? `${state.tpm.dir}/swtpm.pid` : null;

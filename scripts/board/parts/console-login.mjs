@@ -7,6 +7,7 @@
 // the alert rule) and shows it on the technician status with the terminal. A failed login on a
 // pseudo-terminal (a network login's terminal) is the negative control: ssh's business, not counted.
 // Nothing typed reaches a file: btmp keeps neither the password nor, by login's default, the name.
+export const ci = 'typed at a console getty through a USB keyboard, key by key under TCG: more than the CI budget leaves the board; --full and --parts';
 export const title = 'a failed console login: a USB keyboard at tty1 counted (metric, technician status); a pty login not';
 
 const WRONG = 'notthepassword7q';

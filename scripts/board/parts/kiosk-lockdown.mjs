@@ -21,6 +21,7 @@ const HERE = dirname(fileURLToPath(import.meta.url));
 /** Needs the image with cage and Chromium (scripts/board/image.sh). */
 export const image = 'kiosk';
 const KIOSK_DROPIN_DIR = '/etc/systemd/system/pickup-station-kiosk.service.d';
+export const ci = "needs the kiosk image, whose cold build (Chromium's few hundred packages under qemu-user) does not fit the CI budget; --full and --parts";
 export const title =
   'kiosk lockdown: a USB keyboard at the kiosk gets nothing but the page (keys through QEMU, screenshots before and after, chrome://policy read back)';
 

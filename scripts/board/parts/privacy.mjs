@@ -4,6 +4,7 @@
 // are searched on the board, byte for byte, for the full values: none may be there. A positive
 // control first: the same search finds a value that is logged in full (the station's id), so a
 // search that cannot read the files does not pass.
+export const ci = 'two station restarts (debug level and back) and a scan of every journal file: more than the CI budget leaves the board; --full and --parts';
 export const title = "patrons' identifiers: a deposit and a pickup at debug level, and no journal or state file on the card holds them in full";
 
 const ITEM = 'e004010024681357';

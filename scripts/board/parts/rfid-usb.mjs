@@ -18,6 +18,7 @@ import { createConnection } from 'node:net';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
+export const ci = 'three station restarts and a USB-serial adapter plugged three times: more than the CI budget leaves the board; --full and --parts';
 export const title = 'the RFID reader on the USB port (FTDI usb-serial), plugged after start, unplugged and plugged again';
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), '../../..');

@@ -4,6 +4,8 @@
 // on a transient timer until the TPM takes its keys again — then it runs without anyone touching it.
 // The lockout is made at once with failed authorisations of an NV index of the TPM's own; the
 // retry interval is shortened by a drop-in (as an operator would set it) so the part takes minutes.
+export const ci =
+  "32 wrong authorisations, a station start refused and the retry timer's next start (156 s alone on 2026-11-28): more than the CI budget leaves the board; --full and --parts";
 export const title = 'the TPM in dictionary-attack lockout: said as such, locks OFF, the station back by itself once the TPM recovers';
 
 const TCTI = 'device:/dev/tpmrm0';

@@ -8,6 +8,8 @@ import { Buffer } from 'node:buffer';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
+export const ci =
+  'two station restarts and two devices hot-plugged: more than the CI budget leaves the board (docs/development.md#the-ci-budget); --full and --parts';
 export const title = "only the profile's USB devices (usb-kbd, usb-storage through QMP)";
 
 const KBD = { vendor: '0627', product: '0001' };
