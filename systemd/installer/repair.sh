@@ -7,11 +7,18 @@
 # --- dpkg's side (the package) -----------------------------------------------------------------
 package_status() { dpkg-query -W -f='${db:Status-Abbrev}' "$NAME" 2>/dev/null | tr -d ' ' || true; }
 dpkg_clean() { [ -z "$(dpkg --audit 2>/dev/null)" ] && [ "$(package_status)" = ii ]; }
-# An apt or dpkg run in progress (the postinst that started this service, unattended-upgrades): its
-# own work, not an interruption; wait for it (bounded) before judging what dpkg left.
+# An apt or dpkg run in progress (the postinst that started this service, an unattended upgrade):
+# its own work, not an interruption. unattended-upgrades' shutdown helper (`unattended-upgrade-shutdown
+# --wait-for-signal`, running all the time wherever the package is installed) has the same process
+# name as the upgrade itself ("unattended-upgr", the kernel's 15 characters): the upgrade is told by
+# its command line, or every deferred switch would wait out the bound below.
+dpkg_busy() {
+  pgrep -x 'dpkg|apt|apt-get' >/dev/null 2>&1 || pgrep -f '(^|/)unattended-upgrade( |$)' >/dev/null 2>&1
+}
+# Waits for it (bounded) before judging what dpkg left.
 wait_for_dpkg() {
   local n=0
-  while pgrep -x 'dpkg|apt|apt-get|unattended-upgr' >/dev/null 2>&1; do
+  while dpkg_busy; do
     [ "$n" -lt 1800 ] || return 1
     sleep 2
     n=$((n + 2))
