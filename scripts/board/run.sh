@@ -7,8 +7,8 @@
 #                                   reload, watchdog, one power cut mid-pulse)
 #   scripts/board/run.sh --ci       the compact run, then fleet delivery on the same boot
 #                                   (packaging/test/e2e.sh --set ci: apt-get install, an upgrade
-#                                   deferred by an open box, a power cut after a switch before its
-#                                   proof, a known-bad release, a tampered package, a downgrade,
+#                                   deferred by an open box, a broken release rolled back and known
+#                                   bad, a tampered package, a power cut during dpkg's unpack,
 #                                   remove); what .ci/run runs
 #   scripts/board/run.sh --full     the compact run, the rest as printed parts (sysfs backend, exit 78,
 #                                   textfile, drain, safe-state at boot, the power-cut matrix, reboot,
