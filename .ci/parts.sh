@@ -32,7 +32,7 @@ start_part() {
   ci_where[$name]='bg'
   echo "ci: [$(printf '%5d' "$(ci_now)") s] start: $name"
   # shellcheck disable=SC2016 # the inner script is bash's, with its own positional parameters
-  setsid bash -c 't=$1; shift; rc=0; "$@" || rc=$?; times | tail -n 1 >"$t"; exit "$rc"' ci-part "$CI_LOGS/$slug.time" "$@" \
+  setsid bash -c 't=$1; shift; rc=0; "$@" || rc=$?; times >"$t"; exit "$rc"' ci-part "$CI_LOGS/$slug.time" "$@" \
     >"$CI_LOGS/$slug.log" 2>&1 </dev/null &
   ci_pid[$name]=$!
 }
@@ -44,8 +44,9 @@ await_part() {
   wait "${ci_pid[$name]}" || rc=$?
   ci_end[$name]=$(ci_now)
   ci_rc[$name]=$rc
-  # `times`: "0m12.345s 0m1.234s" (user, system of the children).
-  ci_cpu[$name]=$(awk '{ n = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] } printf "%d", n }' "$CI_LOGS/$slug.time" 2>/dev/null || true)
+  # `times`' second line: "0m12.345s 0m1.234s" (user, system of the children; never in a pipeline,
+  # whose subshell has no children of its own).
+  ci_cpu[$name]=$(awk 'NR == 2 { n = 0; for (i = 1; i <= 2; i++) { split($i, a, /[ms]/); n += a[1] * 60 + a[2] } printf "%d", n }' "$CI_LOGS/$slug.time" 2>/dev/null || true)
   unset "ci_pid[$name]"
   sed "s/^/$slug| /" "$CI_LOGS/$slug.log"
   echo "ci: [$(printf '%5d' "$(ci_now)") s] done:  $name (rc $rc, $((ci_end[$name] - ci_start[$name])) s, CPU ${ci_cpu[$name]:-?} s)"
