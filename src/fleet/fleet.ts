@@ -70,7 +70,8 @@ export class Fleet {
   /** /state spacing as the stations send them. */
   readonly heartbeats: HeartbeatTracker;
   private unanswered = 0;
-  private stopping = false;
+  /** Aborted by stop(): the ramp starts no further station. */
+  private readonly stopping = new AbortController();
   private ramp: Promise<void> = Promise.resolve();
 
   private constructor(private readonly o: FleetOptions) {
@@ -87,11 +88,12 @@ export class Fleet {
   private async rampUp(): Promise<void> {
     const { stations, rampMs } = this.o;
     const t0 = performance.now();
-    for (let i = 0; i < stations.length && !this.stopping; i++) {
+    for (let i = 0; i < stations.length && !this.stopping.signal.aborted; i++) {
       const due = t0 + (i * rampMs) / stations.length;
       const wait = due - performance.now();
-      if (wait > 0) await sleep(wait);
-      if (this.stopping) break;
+      // eslint-disable-next-line no-restricted-syntax -- pacing, not polling: the next station's start is due at a time, not on a condition
+      if (wait > 0) await sleep(wait, this.stopping.signal);
+      if (this.stopping.signal.aborted) break;
       this.members.push(await this.startOne(stations[i] as SimStation));
     }
   }
@@ -135,7 +137,7 @@ export class Fleet {
 
   /** Scripts first (no new actions), then every station (locks OFF, hardware closed). */
   async stop(): Promise<void> {
-    this.stopping = true;
+    this.stopping.abort();
     await this.ramp;
     await Promise.all(this.members.map((m) => m.script.stop()));
     await Promise.all(this.members.map((m) => m.station.stop()));
