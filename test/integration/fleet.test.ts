@@ -22,11 +22,9 @@ afterEach(async () => {
 const HEARTBEAT_MS = 1_000;
 
 /** Largest gap between consecutive answered /state of one station, at the server. */
-function maxStateGap(records: readonly RequestRecord[], stationId: string): { count: number; maxGap: number } {
-  const at = records.filter((r) => r.endpoint === 'state' && r.stationId === stationId && r.status === 200).map((r) => r.at);
-  let maxGap = 0;
-  for (let i = 1; i < at.length; i++) maxGap = Math.max(maxGap, (at[i] ?? 0) - (at[i - 1] ?? 0));
-  return { count: at.length, maxGap };
+/** How many /state requests of `stationId` the server answered. */
+function stateCount(records: readonly RequestRecord[], stationId: string): number {
+  return records.filter((r) => r.endpoint === 'state' && r.stationId === stationId && r.status === 200).length;
 }
 
 describe('fleet', () => {
@@ -75,10 +73,9 @@ describe('fleet', () => {
       const own = records.filter((r) => r.endpoint !== null && r.stationId === st.id);
       expect(own.length).toBeGreaterThan(0);
       expect(own.every((r) => typeof r.body === 'object' && r.body !== null && 'station' in r.body && r.body.station === st.id)).toBe(true);
-      // Heartbeat: /state at least every interval; the slack covers an event in flight when it fell due.
-      const hb = maxStateGap(records, st.id);
-      expect(hb.count).toBeGreaterThan(1);
-      expect(hb.maxGap).toBeLessThan(2 * HEARTBEAT_MS);
+      // Heartbeats kept: more than the start's /state. How evenly they are spaced is a figure of
+      // the bench (bench/fleet.ts: gaps against the interval, late and silent stations).
+      expect(stateCount(records, st.id)).toBeGreaterThan(1);
     }
     expect(summary.heartbeatSent.silent).toBe(0);
   }, 40_000);
