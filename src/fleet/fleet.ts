@@ -6,7 +6,7 @@
  * Every station's protocol client uses the caller's shared HTTP agents (agent.ts).
  */
 import type { Logger } from 'pino';
-import { startStation, type RunningStation } from '../app.js';
+import { StartAborted, startStation, type RunningStation } from '../app.js';
 import type { HttpAgents } from '../protocol/client.js';
 import { validateConfig } from '../config/load.js';
 import type { StationConfig } from '../config/schema.js';
@@ -94,14 +94,27 @@ export class Fleet {
       // eslint-disable-next-line no-restricted-syntax -- pacing, not polling: the next station's start is due at a time, not on a condition
       if (wait > 0) await sleep(wait, this.stopping.signal);
       if (this.stopping.signal.aborted) break;
-      this.members.push(await this.startOne(stations[i] as SimStation));
+      try {
+        this.members.push(await this.startOne(stations[i] as SimStation));
+      } catch (e) {
+        // Stopped while this station started: it stopped itself at its next step.
+        if (e instanceof StartAborted) break;
+        throw e;
+      }
     }
   }
 
   private async startOne(def: SimStation): Promise<FleetMember> {
     const config = fleetStationConfig(def, this.o);
     const sim = simulatedHardwareFor(config);
-    const station = await startStation({ config, password: def.password, log: this.o.log.child({ station: def.id }), hardware: sim, agent: this.o.agent });
+    const station = await startStation({
+      config,
+      password: def.password,
+      log: this.o.log.child({ station: def.id }),
+      hardware: sim,
+      agent: this.o.agent,
+      signal: this.stopping.signal,
+    });
     station.runtime.onEvent((e) => {
       if (e.type === 'event-sent' && e.endpoint === 'state') this.heartbeats.record(def.id, performance.now());
       if (e.type === 'event-done' && e.record.outcome.startsWith('unanswered')) this.unanswered++;

@@ -9,9 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { baseUrlOf, runFleetCli } from '../../src/fleet/cli.js';
+import { useSharedAgents } from '../../src/fleet/agent.js';
+import { Fleet } from '../../src/fleet/fleet.js';
 import { runFleet, type FleetSummary } from '../../src/fleet/run.js';
+import { seededSupply } from '../../src/fleet/supply.js';
 import { createLogger } from '../../src/log.js';
 import { ReferenceServer, generateStation, parseSimData, seedData, type RequestRecord } from '../../src/reference-server/index.js';
+import { waitFor } from '../support/shared.js';
 
 let server: ReferenceServer | undefined;
 afterEach(async () => {
@@ -79,6 +83,34 @@ describe('fleet', () => {
     }
     expect(summary.heartbeatSent.silent).toBe(0);
   }, 40_000);
+
+  it('a stop during the ramp starts no further station: the wait for the next start is ended, not waited out', async () => {
+    const data = seedData(Array.from({ length: 3 }, () => generateStation()));
+    server = new ReferenceServer({ ...data });
+    const url = await server.start();
+    const agents = useSharedAgents(4);
+    // The next station is due in 200 s: only the stop can end the ramp before the test's own time-out.
+    const { fleet, started } = Fleet.start({
+      stations: data.stations,
+      baseUrl: baseUrlOf(url, 'v2'),
+      version: 'v2',
+      supply: seededSupply(data),
+      heartbeatMs: HEARTBEAT_MS,
+      ratePerMin: 0,
+      holdMs: 50,
+      rampMs: 600_000,
+      log: createLogger('silent'),
+      agent: agents,
+    });
+    try {
+      await waitFor('the first station started', () => fleet.members.length === 1);
+      await fleet.stop();
+      await started;
+      expect(fleet.members).toHaveLength(1);
+    } finally {
+      agents.release();
+    }
+  });
 
   it('CLI: an in-process reference server by default, a JSON summary, usage errors, a stations file', async () => {
     const lines: string[] = [];
