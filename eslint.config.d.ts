@@ -16,5 +16,10 @@ export declare function layersConfig(
 /** The one sleep's lint: the syntax a promise made only to wait has, and the promise timers' modules. */
 export declare const ONE_SLEEP_SYNTAX: readonly { readonly selector: string; readonly message: string }[];
 export declare const ONE_SLEEP_IMPORTS: readonly { readonly name: string; readonly message: string }[];
+/** One way to wait, one exit, one retry schedule: their syntax rules, and every syntax rule src/ keeps. */
+export declare const ONE_WAIT_SYNTAX: readonly { readonly selector: string; readonly message: string }[];
+export declare const ONE_EXIT_SYNTAX: readonly { readonly selector: string; readonly message: string }[];
+export declare const ONE_BACKOFF_SYNTAX: readonly { readonly selector: string; readonly message: string }[];
+export declare const SRC_SYNTAX: readonly { readonly selector: string; readonly message: string }[];
 declare const config: Linter.Config[];
 export default config;

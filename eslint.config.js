@@ -24,6 +24,41 @@ export const ONE_SLEEP_IMPORTS = ['node:timers/promises', 'timers/promises'].map
   message: 'use sleep() or settlesWithin() from src/time.ts, the one sleep and bounded wait (docs/decisions/0078)',
 }));
 
+/**
+ * One way to wait (src/time.ts, docs/decisions/0155): a loop that awaits sleep() polls for a
+ * condition (or retries on a schedule of its own). A condition is waited for with waitUntil, woken
+ * by the events that can make it hold; a retry pauses with Backoff. The few loops that pace
+ * hardware or another process's file say why at their line (eslint-disable with a description).
+ */
+export const ONE_WAIT_SYNTAX = [
+  ":matches(ForStatement, ForOfStatement, ForInStatement, WhileStatement, DoWhileStatement) AwaitExpression > CallExpression[callee.name='sleep']",
+].map((selector) => ({
+  selector,
+  message: 'await sleep() inside a loop polls: wait with waitUntil() (woken by events) or retry with Backoff, src/time.ts (docs/decisions/0155)',
+}));
+
+/** One exit (src/exit.ts, docs/decisions/0133, 0156): process.exit skips the releases exitProcess makes first. */
+export const ONE_EXIT_SYNTAX = [
+  {
+    selector: "MemberExpression[object.name='process'][property.name='exit']",
+    message: 'end the process with exitProcess() from src/exit.ts: it lets the pool threads go first (docs/decisions/0133, 0156)',
+  },
+];
+
+/**
+ * One retry schedule (Backoff in src/time.ts, docs/decisions/0156): a delay grown by a power, or
+ * multiplied and capped in an assignment, is a backoff of its own.
+ */
+export const ONE_BACKOFF_SYNTAX = [
+  "BinaryExpression[operator='**']",
+  "CallExpression[callee.object.name='Math'][callee.property.name='pow']",
+  "AssignmentExpression[operator='*=']",
+  "AssignmentExpression > CallExpression[callee.object.name='Math'][callee.property.name='min'] > BinaryExpression[operator='*']",
+].map((selector) => ({ selector, message: 'a growing delay is a retry schedule: use Backoff from src/time.ts, the one (docs/decisions/0156)' }));
+
+/** Every rule of syntax src/ keeps; a file that is the one place of a thing drops that thing's rule below. */
+export const SRC_SYNTAX = [SCHEMA_NAMESPACE, ...ONE_SLEEP_SYNTAX, ...ONE_WAIT_SYNTAX, ...ONE_EXIT_SYNTAX, ...ONE_BACKOFF_SYNTAX];
+
 /** Schemas are built with src/schema.ts, which chooses zod's dialect and makes its settings first. */
 const ZOD_THROUGH_SCHEMA = {
   regex: '^zod($|/)',
@@ -230,14 +265,19 @@ export default tseslint.config(
     // settings (English messages, jitless) before any schema is built (docs/decisions/0067).
     files: ['src/**'],
     rules: {
-      'no-restricted-syntax': ['error', SCHEMA_NAMESPACE, ...ONE_SLEEP_SYNTAX],
+      'no-restricted-syntax': ['error', ...SRC_SYNTAX],
       '@typescript-eslint/no-restricted-imports': ['error', { patterns: [ZOD_THROUGH_SCHEMA], paths: ONE_SLEEP_IMPORTS }],
     },
   },
   {
-    // The one sleep itself.
+    // The one sleep and the one retry schedule themselves.
     files: ['src/time.ts'],
-    rules: { 'no-restricted-syntax': ['error', SCHEMA_NAMESPACE] },
+    rules: { 'no-restricted-syntax': ['error', ...SRC_SYNTAX.filter((r) => !ONE_SLEEP_SYNTAX.includes(r) && !ONE_BACKOFF_SYNTAX.includes(r))] },
+  },
+  {
+    // The one exit itself.
+    files: ['src/exit.ts'],
+    rules: { 'no-restricted-syntax': ['error', ...SRC_SYNTAX.filter((r) => !ONE_EXIT_SYNTAX.includes(r))] },
   },
   {
     // The pure core: types from anywhere, values only from the pure protocol types and its own

@@ -37,6 +37,19 @@ export interface StationOptions {
   readonly agent?: HttpAgents;
   /** Defaults to the journal of `storage.directory` (a file there, or memory when null). */
   readonly journal?: Journal;
+  /**
+   * Ends the start at its next step (a supervisor stopping, a swap past its limit): what it had
+   * opened is stopped again (locks OFF, hardware released) and the start rejects with StartAborted.
+   */
+  readonly signal?: AbortSignal;
+}
+
+/** A start ended by its signal; everything it had opened was stopped before it was thrown. */
+export class StartAborted extends Error {
+  override readonly name = 'StartAborted';
+  constructor(step: string) {
+    super(`the station's start was aborted ${step}`);
+  }
 }
 
 export function createClient(config: StationConfig, password: string, log: Logger, agent?: HttpAgents): HttpProtocolClient {
@@ -59,7 +72,7 @@ export function createClient(config: StationConfig, password: string, log: Logge
 
 /** Build and start a station. Locks are OFF before anything else happens. */
 export async function startStation(opts: StationOptions): Promise<RunningStation> {
-  const { config, log } = opts;
+  const { config, log, signal } = opts;
   const hardware = opts.hardware ?? (await createHardware(config));
   const client = opts.client ?? createClient(config, opts.password, log, opts.agent);
   const journal = opts.journal ?? openJournal(config.storage.directory);
@@ -75,8 +88,13 @@ export async function startStation(opts: StationOptions): Promise<RunningStation
         await journal.close();
       }
     })());
+  const notAborted = (step: string): void => {
+    if (signal?.aborted === true) throw new StartAborted(step);
+  };
   try {
+    notAborted('once its hardware was open');
     await runtime.start();
+    notAborted('once it had started');
   } catch (e) {
     await stop();
     throw e;

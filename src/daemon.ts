@@ -62,7 +62,8 @@ export async function runDaemon(args: string[], boot: DaemonBoot = {}): Promise<
     { version: VERSION, config: file, station: loaded.config.station.id, hardware: loaded.config.hardware.kind, codeCache: boot.codeCache?.use ?? 'off' },
     'starting',
   );
-  const start = (l: LoadedConfig): Promise<RunningStation> => startStation({ config: l.config, password: l.password, log });
+  const start = (l: LoadedConfig, signal?: AbortSignal): Promise<RunningStation> =>
+    startStation({ config: l.config, password: l.password, log, ...(signal ? { signal } : {}) });
   // The first /state goes out before what READY=1 needs is loaded (src/boot/start-order.ts).
   const started = await startOrConfigError(() => startReportingFirst(() => start(loaded), loaded.config.timing.firstReportHeadStartMs));
   if (typeof started === 'number') return started;

@@ -39,11 +39,8 @@ export interface LifecycleOptions {
   /** How long a graceful stop may drain before the locks go OFF anyway (timing.drainLimitMs). */
   readonly drainLimitMs: number;
   /** How long the stop after the drain may take before the exit code is resolved anyway (timing.stopLimitMs). */
-  readonly stopLimitMs?: number;
+  readonly stopLimitMs: number;
 }
-
-/** Without a configured stop limit (tests, the demo): the schema's default. */
-const DEFAULT_STOP_LIMIT_MS = 10_000;
 
 /** Drain gracefully on these; a second one stops at once. */
 const GRACEFUL = ['SIGTERM', 'SIGINT'] as const;
@@ -53,8 +50,8 @@ export const TERMINATING_SIGNALS: readonly NodeJS.Signals[] = (
 ).filter((s) => s in constants.signals);
 
 /** Run until a signal; on a crash drive the locks OFF before exiting. Resolves with the exit code. */
-export function serveUntilSignal(station: StopTarget, log: Logger, hooks: LifecycleHooks = {}, opts: LifecycleOptions = { drainLimitMs: 0 }): Promise<number> {
-  const stopLimitMs = opts.stopLimitMs ?? DEFAULT_STOP_LIMIT_MS;
+export function serveUntilSignal(station: StopTarget, log: Logger, hooks: LifecycleHooks, opts: LifecycleOptions): Promise<number> {
+  const { stopLimitMs } = opts;
   return new Promise((resolve) => {
     let exiting = false;
     let finished = false;

@@ -96,7 +96,7 @@ main(process.argv.slice(2)).then(
     // A wrong command line is the user's to fix: what is wrong and the usage, no stack.
     if (isUsageError(e)) {
       console.error(`pickup-station: ${e.message}\n${USAGE}`);
-      process.exit(EXIT_USAGE);
+      return exitProcess(EXIT_USAGE);
     }
     console.error(`pickup-station: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
     exitProcess(EXIT_FAILURE);

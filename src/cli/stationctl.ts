@@ -7,6 +7,7 @@
 import { PACKAGE_ROOT, VERSION } from '../version.js';
 import { describeSupport, readSbom, readVendor, vendorStatus } from '../release-info.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from '../errors.js';
+import { exitProcess } from '../exit.js';
 import { TECHNICIAN_COMMANDS, TECHNICIAN_USAGE, commandIndex } from './technician/commands.js';
 
 const USAGE = `usage: stationctl [options] <command> [...]   (options before or after the command)
@@ -82,9 +83,9 @@ export async function runStationctl(argv: string[]): Promise<number> {
 }
 
 runStationctl(process.argv.slice(2)).then(
-  (code) => process.exit(code),
+  (code) => exitProcess(code),
   (e: unknown) => {
     console.error(`stationctl: ${e instanceof Error ? e.message : String(e)}`);
-    process.exit(EXIT_FAILURE);
+    exitProcess(EXIT_FAILURE);
   },
 );

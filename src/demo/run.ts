@@ -139,7 +139,7 @@ export async function runDemo(args: string[]): Promise<number> {
     env: {},
     log,
     ring,
-    start: (l) => startStation({ ...l, log, hardware: fieldHardware() }),
+    start: (l, signal) => startStation({ ...l, log, hardware: fieldHardware(), signal }),
   });
   const { supervisor, port } = supervised;
   if (port?.url) console.log(`technician page: ${port.url}/  (service token for this run only: ${token})`);
@@ -163,7 +163,8 @@ export async function runDemo(args: string[]): Promise<number> {
     if (out === 'bye') process.kill(process.pid, 'SIGINT');
   });
 
-  const code = await serveUntilSignal(supervised, log);
+  // The demo stops at once on Ctrl-C (no drain); its stop's steps are bounded as the daemon's are.
+  const code = await serveUntilSignal(supervised, log, {}, { drainLimitMs: 0, stopLimitMs: config.timing.stopLimitMs });
   rl.close();
   await server.stop();
   return code;

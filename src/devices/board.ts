@@ -175,7 +175,7 @@ export async function createBoardHardware(config: StationConfig, hw: BoardHardwa
     const cancelButton = cancel ?? inputs.cancelButton ?? null;
     const assist = [wired, inputs.assist ?? null].filter((c): c is AssistControls => c !== null);
     const where = deps.usbWatch ?? { devicesDir: DEFAULT_USB_DEVICES_DIR, monitor: DEFAULT_USB_MONITOR };
-    const usb = new UsbWatch({ ...where, reconnect: profile.usb.reconnect, openTimeoutMs: 5_000, log });
+    const usb = new UsbWatch({ ...where, reconnect: profile.usb.reconnect, openTimeoutMs: profile.usb.openTimeoutMs, log });
     opened.push(usb);
     await usb.start();
     return new BoardStation(

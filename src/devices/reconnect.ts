@@ -8,65 +8,13 @@
  */
 import type { Logger } from 'pino';
 import { DeviceError, errorMessage } from '../errors.js';
-import { settlesWithin } from '../time.js';
-
-/** Reopen delays: initialMs, initialMs*factor, … capped at maxMs. */
-export interface BackoffOptions {
-  readonly initialMs: number;
-  readonly maxMs: number;
-  readonly factor: number;
-}
-
-/** The delay before reopen attempt number `failures` (0 = right after a loss). */
-export function backoffDelay(failures: number, o: BackoffOptions): number {
-  const d = o.initialMs * Math.pow(o.factor, Math.max(0, failures));
-  return Math.min(o.maxMs, Math.round(d));
-}
+import { Backoff, settlesWithin, type BackoffOptions } from '../time.js';
 
 /**
- * The one retry schedule of the device layer: after each failure the next attempt waits
- * backoffDelay(failures so far), and a success starts the count again. The Reconnector reopens
- * links with it; the kiosk page's listener and the audio output's probe retry with it too.
+ * The retry schedule is the code base's one (src/time.ts), named here too because every driver's
+ * options carry it as `reconnect`.
  */
-export class Backoff {
-  private failures = 0;
-  private timer: NodeJS.Timeout | null = null;
-
-  constructor(private readonly o: BackoffOptions) {}
-
-  /** The delay the next retry() will wait. */
-  nextDelay(): number {
-    return backoffDelay(this.failures, this.o);
-  }
-
-  /** A failure: run `attempt` after the next delay (replacing a retry pending); returns that delay. */
-  retry(attempt: () => void): number {
-    const delay = this.nextDelay();
-    this.failures++;
-    this.cancel();
-    this.timer = setTimeout(() => {
-      this.timer = null;
-      attempt();
-    }, delay);
-    return delay;
-  }
-
-  /** A success (or a fresh loss after one): the next failure waits initialMs again. A retry pending stays. */
-  reset(): void {
-    this.failures = 0;
-  }
-
-  /** Whether a retry is scheduled. */
-  get pending(): boolean {
-    return this.timer !== null;
-  }
-
-  /** No retry runs any more (until the next retry()). */
-  cancel(): void {
-    if (this.timer !== null) clearTimeout(this.timer);
-    this.timer = null;
-  }
-}
+export { Backoff, backoffDelay, type BackoffOptions } from '../time.js';
 
 /** An open link to a device. close() must not wait on a device that has gone away. */
 export interface Link {

@@ -15,7 +15,7 @@
  *
  * Activity that counts is a complete request head (the 'request' event), not bytes: a slowloris
  * client trickling a header never looks fresh. Node's headersTimeout/requestTimeout end such
- * sockets anyway (server-options.ts); this bounds how many can be held meanwhile.
+ * sockets anyway (http.ts); this bounds how many can be held meanwhile.
  */
 import type { Server } from 'node:http';
 import type { Socket } from 'node:net';

@@ -6,7 +6,7 @@
  * Every station's protocol client uses the caller's shared HTTP agents (agent.ts).
  */
 import type { Logger } from 'pino';
-import { startStation, type RunningStation } from '../app.js';
+import { StartAborted, startStation, type RunningStation } from '../app.js';
 import type { HttpAgents } from '../protocol/client.js';
 import { validateConfig } from '../config/load.js';
 import type { StationConfig } from '../config/schema.js';
@@ -70,7 +70,8 @@ export class Fleet {
   /** /state spacing as the stations send them. */
   readonly heartbeats: HeartbeatTracker;
   private unanswered = 0;
-  private stopping = false;
+  /** Aborted by stop(): the ramp starts no further station. */
+  private readonly stopping = new AbortController();
   private ramp: Promise<void> = Promise.resolve();
 
   private constructor(private readonly o: FleetOptions) {
@@ -87,19 +88,33 @@ export class Fleet {
   private async rampUp(): Promise<void> {
     const { stations, rampMs } = this.o;
     const t0 = performance.now();
-    for (let i = 0; i < stations.length && !this.stopping; i++) {
+    for (let i = 0; i < stations.length && !this.stopping.signal.aborted; i++) {
       const due = t0 + (i * rampMs) / stations.length;
       const wait = due - performance.now();
-      if (wait > 0) await sleep(wait);
-      if (this.stopping) break;
-      this.members.push(await this.startOne(stations[i] as SimStation));
+      // eslint-disable-next-line no-restricted-syntax -- pacing, not polling: the next station's start is due at a time, not on a condition
+      if (wait > 0) await sleep(wait, this.stopping.signal);
+      if (this.stopping.signal.aborted) break;
+      try {
+        this.members.push(await this.startOne(stations[i] as SimStation));
+      } catch (e) {
+        // Stopped while this station started: it stopped itself at its next step.
+        if (e instanceof StartAborted) break;
+        throw e;
+      }
     }
   }
 
   private async startOne(def: SimStation): Promise<FleetMember> {
     const config = fleetStationConfig(def, this.o);
     const sim = simulatedHardwareFor(config);
-    const station = await startStation({ config, password: def.password, log: this.o.log.child({ station: def.id }), hardware: sim, agent: this.o.agent });
+    const station = await startStation({
+      config,
+      password: def.password,
+      log: this.o.log.child({ station: def.id }),
+      hardware: sim,
+      agent: this.o.agent,
+      signal: this.stopping.signal,
+    });
     station.runtime.onEvent((e) => {
       if (e.type === 'event-sent' && e.endpoint === 'state') this.heartbeats.record(def.id, performance.now());
       if (e.type === 'event-done' && e.record.outcome.startsWith('unanswered')) this.unanswered++;
@@ -135,7 +150,7 @@ export class Fleet {
 
   /** Scripts first (no new actions), then every station (locks OFF, hardware closed). */
   async stop(): Promise<void> {
-    this.stopping = true;
+    this.stopping.abort();
     await this.ramp;
     await Promise.all(this.members.map((m) => m.script.stop()));
     await Promise.all(this.members.map((m) => m.station.stop()));

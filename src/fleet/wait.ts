@@ -1,10 +1,12 @@
 /**
- * Waiting on a running station without polling it hot: a condition is re-checked after every
- * runtime event (deferred by setImmediate, because an answer is applied right after its
- * `event-done` is emitted) and, as a safety net for transitions that emit nothing, every 100 ms.
- * Every wait is bounded and can be cut short by an AbortSignal.
+ * Waiting on a running station, for the fleet's scripted people: a condition is asked again after
+ * every transition and every event of the runtime (src/time.ts waitUntil: never polling), bounded
+ * by a limit and cut short by an AbortSignal. A wait ends in the listener that saw the change, so
+ * the waiter's next step runs right after the runtime's synchronous work (an answer is applied in
+ * the same tick its `event-done` is emitted), before any timer.
  */
 import type { StationRuntime, RuntimeEvent } from '../station/runtime.js';
+import { waitUntil } from '../time.js';
 
 export class WaitAbortedError extends Error {
   constructor() {
@@ -14,37 +16,24 @@ export class WaitAbortedError extends Error {
 
 export class WaitTimeoutError extends Error {}
 
-/** Resolves with `check()`'s first non-undefined value. */
-export function until<T>(runtime: StationRuntime, check: () => T | undefined, what: string, timeoutMs: number, signal?: AbortSignal): Promise<T> {
-  const first = check();
-  if (first !== undefined) return Promise.resolve(first);
-  return new Promise<T>((resolve, reject) => {
-    if (signal?.aborted) return reject(new WaitAbortedError());
-    const test = (): void => {
-      const v = check();
-      if (v === undefined) return;
-      done();
-      resolve(v);
-    };
-    const deferred = (): void => void setImmediate(test);
-    const off = runtime.onEvent(deferred);
-    const poll = setInterval(test, 100);
-    const timer = setTimeout(() => {
-      done();
-      reject(new WaitTimeoutError(`timed out after ${timeoutMs} ms waiting for ${what}`));
-    }, timeoutMs);
-    const onAbort = (): void => {
-      done();
-      reject(new WaitAbortedError());
-    };
-    signal?.addEventListener('abort', onAbort, { once: true });
-    function done(): void {
-      off();
-      clearInterval(poll);
-      clearTimeout(timer);
-      signal?.removeEventListener('abort', onAbort);
-    }
+/** Resolves with `check()`'s first non-undefined value; rejects with WaitTimeoutError or WaitAbortedError. */
+export async function until<T>(runtime: StationRuntime, check: () => T | undefined, what: string, timeoutMs: number, signal?: AbortSignal): Promise<T> {
+  const waited = await waitUntil({
+    check,
+    wake: (wake) => {
+      const offTransition = runtime.onTransition(wake);
+      const offEvent = runtime.onEvent(wake);
+      return () => {
+        offTransition();
+        offEvent();
+      };
+    },
+    limitMs: timeoutMs,
+    ...(signal ? { signal } : {}),
   });
+  if (waited.kind === 'met') return waited.value;
+  if (waited.kind === 'aborted') throw new WaitAbortedError();
+  throw new WaitTimeoutError(`timed out after ${timeoutMs} ms waiting for ${what}`);
 }
 
 /** The next runtime event matching `pick` (subscribe before causing it). */

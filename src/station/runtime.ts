@@ -23,6 +23,7 @@ import type { CoreConfig, CoreState, Input } from './core-types.js';
 import { Effects } from './effects.js';
 import { headphonesNow, watchDeviceHealth, watchSpeechOutput, watchUsbWatch, wireInputs } from './inputs.js';
 import { Outbound } from './outbound.js';
+import { waitUntil } from '../time.js';
 import type { DrainResult, EventRecord, PowerReading, RuntimeEvent, RuntimeOptions } from './runtime-types.js';
 
 export type { DrainResult, EventRecord, OutcomeKind, PowerReading, RuntimeEvent, RuntimeOptions } from './runtime-types.js';
@@ -220,16 +221,25 @@ export class StationRuntime {
    */
   drain(limitMs: number): Promise<DrainResult> {
     if (this.drainPromise) return this.drainPromise;
-    this.drainPromise = new Promise<DrainResult>((resolve) => {
-      const limit = setTimeout(() => resolve('limit'), limitMs);
-      this.drained = () => {
-        clearTimeout(limit);
-        resolve('drained');
-      };
-      if (!this.running) return this.drained();
+    let done = !this.running;
+    let wake = (): void => undefined;
+    this.drained = () => {
+      done = true;
+      wake();
+    };
+    if (!done) {
       this.noResend.abort();
+      // The core may drain at once (nothing in flight): `done` is set before the wait first asks.
       this.dispatch({ type: 'drain' });
-    });
+    }
+    this.drainPromise = waitUntil({
+      check: () => (done ? true : undefined),
+      wake: (w) => {
+        wake = w;
+        return () => void (wake = () => undefined);
+      },
+      limitMs,
+    }).then((w) => (w.kind === 'met' ? 'drained' : 'limit'));
     return this.drainPromise;
   }
 

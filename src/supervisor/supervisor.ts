@@ -31,8 +31,11 @@ export interface SupervisorOptions {
   readonly configFile: string | null;
   readonly env: Readonly<Record<string, string | undefined>>;
   readonly log: Logger;
-  /** Starts a station from a loaded config (the daemon: startStation). */
-  readonly start: (loaded: LoadedConfig) => Promise<RunningStation>;
+  /**
+   * Starts a station from a loaded config (the daemon: startStation); `signal` ends the start at its
+   * next step (the supervisor stopping, or the start past `timing.stationSwapLimitMs`).
+   */
+  readonly start: (loaded: LoadedConfig, signal: AbortSignal) => Promise<RunningStation>;
   /** Neither the new nor the old config could be started again: the process should exit (systemd restarts it). */
   readonly onFatal: (e: unknown) => void;
 }
@@ -256,16 +259,19 @@ export class Supervisor {
     if (signal.aborted) throw new SupervisorRefusal('busy', STOPPING);
     let station: RunningStation;
     try {
-      station = await this.startWithin(loaded, swapLimitMs);
+      station = await this.startWithin(loaded, swapLimitMs, signal);
     } catch (e) {
+      // Stopping: the start ended at its next step and stopped what it had opened; nothing starts again.
+      if (signal.aborted) throw new SupervisorRefusal('busy', STOPPING);
       this.opts.log.error({ error: errorMessage(e) }, 'the new config did not start; starting the previous one again');
       // A start that ran late still holds what it opened (GPIO lines are exclusive): the previous
       // config can only start once that start has ended and its station is stopped again.
       if (e instanceof LateStart && !(await settlesWithin(e.released, swapLimitMs)))
         this.fatal(`the new config neither started nor let its hardware go within ${swapLimitMs} ms more`);
       try {
-        this.install(await this.startWithin(old.loaded, swapLimitMs), old.loaded);
+        this.install(await this.startWithin(old.loaded, swapLimitMs, signal), old.loaded);
       } catch (e2) {
+        if (signal.aborted) throw new SupervisorRefusal('busy', STOPPING);
         this.fatal(`the previous config did not start again either: ${errorMessage(e2)}`);
       }
       throw new SupervisorRefusal('start_failed', `the new config did not start: ${errorMessage(e)}; the previous config runs again`);
@@ -273,10 +279,16 @@ export class Supervisor {
     this.install(station, loaded);
   }
 
-  /** Start a station, or reject after `limitMs` with a LateStart: one that starts later is stopped at once. */
-  private async startWithin(loaded: LoadedConfig, limitMs: number): Promise<RunningStation> {
-    const starting = this.opts.start(loaded);
+  /**
+   * Start a station, or reject after `limitMs` with a LateStart: the late start is aborted (it ends
+   * at its next step) and one that started all the same is stopped at once. `signal` (the job's)
+   * aborts the start too.
+   */
+  private async startWithin(loaded: LoadedConfig, limitMs: number, signal: AbortSignal): Promise<RunningStation> {
+    const late = new AbortController();
+    const starting = this.opts.start(loaded, AbortSignal.any([signal, late.signal]));
     if (await settlesWithin(starting, limitMs)) return starting;
+    late.abort();
     const released = starting.then(
       (late) => late.stop(),
       () => undefined,

@@ -82,6 +82,7 @@ export async function runReloadCommand(args: string[], deps: ReloadCommandDeps):
       deps.err(`reload: no answer within ${Math.round(timeoutMs / 1000)} s; the reload may still be waiting for the station to be free`);
       return EXIT_FAILURE;
     }
+    // eslint-disable-next-line no-restricted-syntax -- another process's file and its pid: no event of either reaches this process, so it looks every POLL_MS
     await sleep(POLL_MS);
   }
 }

@@ -12,7 +12,7 @@ import { maskIdentifier, type Logger } from '../log.js';
 import { inServiceMode, selfTestBlocker } from '../station/core.js';
 import { reloadedHow } from '../supervisor/reload-words.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
-import { sleep } from '../time.js';
+import { untilState } from '../supervisor/until.js';
 import { HttpError, readJson, sendJson } from './http.js';
 import type { RequestContext, Route } from './router.js';
 import { runSelfTest } from './selftest.js';
@@ -22,14 +22,11 @@ export interface ActionDeps {
   readonly log: Logger;
 }
 
-/** Poll until `done()` holds or `ms` passed; returns whether it holds. */
-async function waitFor(done: () => boolean, ms: number): Promise<boolean> {
-  const deadline = performance.now() + ms;
-  while (!done()) {
-    if (performance.now() > deadline) return false;
-    await sleep(10);
-  }
-  return true;
+/** Aborted once the technician's connection closes before the answer: nothing is left to answer then. */
+function whileAsked(ctx: RequestContext): AbortSignal {
+  const gone = new AbortController();
+  ctx.res.once('close', () => gone.abort());
+  return gone.signal;
 }
 
 const empty = z.strictObject({});
@@ -73,11 +70,10 @@ export function actionRoutes({ supervisor, log }: ActionDeps): Route[] {
         };
         // The core has the last word; it refused (a race with a reader's input) if it is not opening now.
         if (!opening()) throw new HttpError(409, 'busy', 'the station refused the opening');
-        // Answer with the door's outcome: OPEN, or the door-open time ran out (reported in /state either way).
-        await waitFor(
-          () => runtime.snapshot().doorWindow[box.id] !== 'pending',
-          supervisor.config.timing.doorOpenTimeoutMs + supervisor.config.locks.pulseMs + 1_000,
-        );
+        // Answer with the door's outcome: OPEN, or the door-open time ran out (reported in /state
+        // either way). The core's own timer ends the window after doorOpenTimeoutMs; this wait,
+        // started after it, ends no sooner, and a station stopped meanwhile ends it at that limit.
+        await untilState(runtime, (s) => s.doorWindow[box.id] !== 'pending', supervisor.config.timing.doorOpenTimeoutMs, whileAsked(ctx));
         const opened = runtime.snapshot().boxes[box.id] === 'OPEN';
         sendJson(ctx.res, 200, { box: box.number, id: box.id, opened, rescue });
       },
@@ -100,6 +96,7 @@ export function actionRoutes({ supervisor, log }: ActionDeps): Route[] {
             pulseMs: config.locks.pulseMs,
             doorOpenTimeoutMs: config.timing.doorOpenTimeoutMs,
             observer: supervisor.observer,
+            signal,
             unsafe: () => {
               if (signal.aborted) return 'the station is stopping';
               if (supervisor.now()?.station !== station) return 'the station restarted';

@@ -10,6 +10,7 @@
 import type { DoorState, StationHardware } from '../devices/types.js';
 import { errorMessage } from '../errors.js';
 import type { StationObserver } from '../supervisor/observe.js';
+import { waitUntil } from '../time.js';
 
 export interface BoxTestResult {
   readonly box: number;
@@ -39,30 +40,36 @@ export interface SelfTestOptions {
   readonly observer: StationObserver;
   /** Why the next box must not be tested now, or null (checked before every box). */
   readonly unsafe: () => string | null;
+  /** Aborted when the supervisor stops: the door watch ends at once, and no further box is tested. */
+  readonly signal: AbortSignal;
 }
 
 /**
  * Watches `box` for OPEN from `started` on (subscribed before the pulse, so a fast door is not
- * missed): resolves with the ms from `started` to OPEN, or null after `ms` or on cancel().
+ * missed): resolves with the ms from `started` to OPEN, or null after `ms`, on cancel() or when
+ * `signal` aborts.
  */
-function watchDoor(hw: StationHardware, box: number, ms: number, started: number): { result: Promise<number | null>; cancel: () => void } {
-  let settle: (v: number | null) => void = () => undefined;
-  const result = new Promise<number | null>((resolve) => (settle = resolve));
-  const timer = setTimeout(() => settle(null), ms);
-  const unsubscribe = hw.doors.onChange((n, st) => {
-    if (n === box && st === 'OPEN') settle(Math.round(performance.now() - started));
+function watchDoor(hw: StationHardware, box: number, ms: number, started: number, signal: AbortSignal): { result: Promise<number | null>; cancel: () => void } {
+  const cancelled = new AbortController();
+  let openedAt: number | undefined;
+  const waited = waitUntil({
+    check: () => openedAt,
+    wake: (wake) =>
+      hw.doors.onChange((n, st) => {
+        if (n !== box || st !== 'OPEN') return;
+        openedAt ??= Math.round(performance.now() - started);
+        wake();
+      }),
+    limitMs: ms,
+    signal: AbortSignal.any([signal, cancelled.signal]),
   });
-  void result.finally(() => {
-    clearTimeout(timer);
-    unsubscribe();
-  });
-  return { result, cancel: () => settle(null) };
+  return { result: waited.then((w) => (w.kind === 'met' ? w.value : null)), cancel: () => cancelled.abort() };
 }
 
 async function testBox(o: SelfTestOptions, box: { number: number; id: string }): Promise<BoxTestResult> {
   const { hardware: hw, observer } = o;
   const doorBefore = await hw.doors.read(box.number);
-  const watch = watchDoor(hw, box.number, o.doorOpenTimeoutMs, performance.now());
+  const watch = watchDoor(hw, box.number, o.doorOpenTimeoutMs, performance.now(), o.signal);
   let error: string | undefined;
   observer.expectPulse(box.id, 'self-test');
   observer.publish({ type: 'lock', boxId: box.id, number: box.number, energized: true });

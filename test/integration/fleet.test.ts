@@ -9,9 +9,13 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { baseUrlOf, runFleetCli } from '../../src/fleet/cli.js';
+import { useSharedAgents } from '../../src/fleet/agent.js';
+import { Fleet } from '../../src/fleet/fleet.js';
 import { runFleet, type FleetSummary } from '../../src/fleet/run.js';
+import { seededSupply } from '../../src/fleet/supply.js';
 import { createLogger } from '../../src/log.js';
 import { ReferenceServer, generateStation, parseSimData, seedData, type RequestRecord } from '../../src/reference-server/index.js';
+import { waitFor } from '../support/shared.js';
 
 let server: ReferenceServer | undefined;
 afterEach(async () => {
@@ -22,11 +26,9 @@ afterEach(async () => {
 const HEARTBEAT_MS = 1_000;
 
 /** Largest gap between consecutive answered /state of one station, at the server. */
-function maxStateGap(records: readonly RequestRecord[], stationId: string): { count: number; maxGap: number } {
-  const at = records.filter((r) => r.endpoint === 'state' && r.stationId === stationId && r.status === 200).map((r) => r.at);
-  let maxGap = 0;
-  for (let i = 1; i < at.length; i++) maxGap = Math.max(maxGap, (at[i] ?? 0) - (at[i - 1] ?? 0));
-  return { count: at.length, maxGap };
+/** How many /state requests of `stationId` the server answered. */
+function stateCount(records: readonly RequestRecord[], stationId: string): number {
+  return records.filter((r) => r.endpoint === 'state' && r.stationId === stationId && r.status === 200).length;
 }
 
 describe('fleet', () => {
@@ -75,13 +77,40 @@ describe('fleet', () => {
       const own = records.filter((r) => r.endpoint !== null && r.stationId === st.id);
       expect(own.length).toBeGreaterThan(0);
       expect(own.every((r) => typeof r.body === 'object' && r.body !== null && 'station' in r.body && r.body.station === st.id)).toBe(true);
-      // Heartbeat: /state at least every interval; the slack covers an event in flight when it fell due.
-      const hb = maxStateGap(records, st.id);
-      expect(hb.count).toBeGreaterThan(1);
-      expect(hb.maxGap).toBeLessThan(2 * HEARTBEAT_MS);
+      // Heartbeats kept: more than the start's /state. How evenly they are spaced is a figure of
+      // the bench (bench/fleet.ts: gaps against the interval, late and silent stations).
+      expect(stateCount(records, st.id)).toBeGreaterThan(1);
     }
     expect(summary.heartbeatSent.silent).toBe(0);
   }, 40_000);
+
+  it('a stop during the ramp starts no further station: the wait for the next start is ended, not waited out', async () => {
+    const data = seedData(Array.from({ length: 3 }, () => generateStation()));
+    server = new ReferenceServer({ ...data });
+    const url = await server.start();
+    const agents = useSharedAgents(4);
+    // The next station is due in 200 s: only the stop can end the ramp before the test's own time-out.
+    const { fleet, started } = Fleet.start({
+      stations: data.stations,
+      baseUrl: baseUrlOf(url, 'v2'),
+      version: 'v2',
+      supply: seededSupply(data),
+      heartbeatMs: HEARTBEAT_MS,
+      ratePerMin: 0,
+      holdMs: 50,
+      rampMs: 600_000,
+      log: createLogger('silent'),
+      agent: agents,
+    });
+    try {
+      await waitFor('the first station started', () => fleet.members.length === 1);
+      await fleet.stop();
+      await started;
+      expect(fleet.members).toHaveLength(1);
+    } finally {
+      agents.release();
+    }
+  });
 
   it('CLI: an in-process reference server by default, a JSON summary, usage errors, a stations file', async () => {
     const lines: string[] = [];

@@ -1,10 +1,14 @@
-/** The HTTP client alone, against real sockets: resend cadence on a refused connection and on silence. */
+/**
+ * The HTTP client alone, against real sockets: resend cadence on a refused connection (on a fake
+ * clock: each attempt in its slot, in order) and on silence.
+ */
 import { getEventListeners } from 'node:events';
 import { createServer, type Server } from 'node:http';
 import { type AddressInfo } from 'node:net';
 import { pino } from 'pino';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { HttpProtocolClient } from '../../src/protocol/client.js';
+import { ioSettle, ioUntil } from '../support/fake-clock-io.js';
 import { STATION } from '../support/shared.js';
 
 const log = pino({ level: 'silent' });
@@ -38,13 +42,32 @@ describe('HttpProtocolClient', () => {
     await new Promise<void>((r) => s.listen(0, '127.0.0.1', r));
     const port = (s.address() as AddressInfo).port;
     await new Promise<void>((r) => s.close(() => r()));
-    const start = performance.now();
-    const outcome = await client(`http://127.0.0.1:${port}`, 150).send('cancel', body);
-    expect(outcome.result.kind).toBe('unanswered');
-    expect(outcome.attempts).toHaveLength(3);
-    expect(outcome.attempts.every((a) => a.error?.includes('ECONNREFUSED'))).toBe(true);
-    expect(performance.now() - start).toBeGreaterThanOrEqual(2 * 150 - 5);
-    expect(new Set(outcome.attempts.map((a) => a.traceId)).size).toBe(3);
+    // The clock is fake (the client's waits and its monotonic reads); the refusals are real I/O.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      const attempts: number[] = [];
+      let outcome: Awaited<ReturnType<HttpProtocolClient['send']>> | undefined;
+      void client(`http://127.0.0.1:${port}`, 150)
+        .send('cancel', body, undefined, { onWritten: (attempt) => attempts.push(attempt) })
+        .then((o) => (outcome = o));
+      for (const attempt of [1, 2]) {
+        await ioUntil(() => attempts.length === attempt);
+        // The next attempt waits for its slot: nothing before the answer timeout has passed…
+        await vi.advanceTimersByTimeAsync(149);
+        await ioSettle();
+        expect(attempts).toHaveLength(attempt);
+        // …and it goes out once it has.
+        await vi.advanceTimersByTimeAsync(1);
+      }
+      await ioUntil(() => outcome !== undefined);
+      expect(attempts).toEqual([1, 2, 3]);
+      expect(outcome!.result.kind).toBe('unanswered');
+      expect(outcome!.attempts).toHaveLength(3);
+      expect(outcome!.attempts.every((a) => a.error?.includes('ECONNREFUSED'))).toBe(true);
+      expect(new Set(outcome!.attempts.map((a) => a.traceId)).size).toBe(3);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('a server that never answers: each attempt times out, same eventId each time', async () => {

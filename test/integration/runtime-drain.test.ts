@@ -24,10 +24,9 @@ describe('StationRuntime.drain', () => {
     h.server.setFault('item-identify', 'drop');
     h.sim.scanBarcode(SEED_BARCODES[0]);
     const sent = await h.server.waitForRequest((r) => r.endpoint === 'item-identify' && r.fault === 'drop');
-    const t0 = performance.now();
-    // The answer timeout is 5 s: a resend would come then; draining stops it at once.
+    // The answer timeout is 5 s: a resend would come then. 'drained' rather than 'limit' says the
+    // drain ended before its 4 s limit, so before any resend was due; and none was sent after.
     expect(await h.station.drain(4_000)).toBe('drained');
-    expect(performance.now() - t0).toBeLessThan(2_000);
     expect(h.server.requests.filter((r) => r.endpoint === 'item-identify')).toHaveLength(1);
     expect(h.logs.some((l) => l.includes('not resent: station stopping'))).toBe(true);
     expect(journal.current().inFlight?.eventId).toBe(sent.eventId);

@@ -101,21 +101,16 @@ describe.skipIf(!HAVE_SOCAT)('serial scanner over a socat pty pair', () => {
     await dev!.close();
     dev = null;
     await pty.stop();
-    const downT0 = performance.now();
     await waitFor('health not ok', () => !s.health().ok, 1000);
-    const downMs = performance.now() - downT0;
     expect(s.health().detail).toMatch(new RegExp(`^barcode scanner ${pty.b} missing`));
 
     await sleep(300); // a few failed reopen attempts while the device is gone
     await pty.start();
-    const upT0 = performance.now();
+    // In order: ok again once the device is back (the schedule of the attempts is device-backoff's, on a fake clock).
     await waitFor('health ok again', () => s.health().ok, 2000);
-    const upMs = performance.now() - upT0;
     dev = await open(pty.a, 'r+');
     await send('AFTER-REPLUG\r');
     await waitFor('a scan after replug', () => scans.length >= 1, 2000);
     expect(scans).toEqual(['AFTER-REPLUG']);
-    console.error(`serial scanner: not ok ${downMs.toFixed(0)} ms after socat died; ok ${upMs.toFixed(0)} ms after socat was back (backoff cap 400 ms)`);
-    expect(upMs).toBeLessThan(1000);
   });
 });

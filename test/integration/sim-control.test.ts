@@ -1,11 +1,12 @@
 import { networkInterfaces } from 'node:os';
 import { randomUUID } from 'node:crypto';
-import { afterEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it, vi } from 'vitest';
 import { SimConfigError } from '../../src/reference-server/errors.js';
 import { isLoopback } from '../../src/reference-server/http-util.js';
 import { ReferenceServer } from '../../src/reference-server/server.js';
 import { DEMO_STATION, SEED_BARCODES, seedData } from '../../src/reference-server/seed.js';
 import type { RequestRecord, StationSnapshot } from '../../src/reference-server/types.js';
+import { ioUntil } from '../support/fake-clock-io.js';
 import { SimStationClient } from '../support/sim-client.js';
 import { startSim, type SimFixture } from '../support/sim-fixture.js';
 
@@ -138,18 +139,24 @@ describe('server options and lifecycle', () => {
     );
   });
 
-  it('stop() cuts a pending delayed answer, rejects waiters and returns promptly', async () => {
+  it('stop() cuts a pending delayed answer, rejects waiters and returns without waiting for the delay', async () => {
     const server = new ReferenceServer({ ...seedData([DEMO_STATION]) });
     const client = new SimStationClient(await server.start(), DEMO_STATION);
-    server.setFault('state', { kind: 'delay', ms: 60_000 });
-    const pending = expect(client.state()).rejects.toThrow();
-    const waiter = expect(server.waitForRequest((r) => r.endpoint === 'cancel', 60_000)).rejects.toThrow(/stopped/);
-    await server.waitForRequest((r) => r.endpoint === 'state', 2000);
-    const t0 = performance.now();
-    await server.stop();
-    expect(performance.now() - t0).toBeLessThan(1000);
-    await pending;
-    await waiter;
+    // A fake clock that never moves: the 60 s delay cannot pass, so a stop() that ends did not wait for it.
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout'] });
+    try {
+      server.setFault('state', { kind: 'delay', ms: 60_000 });
+      const pending = expect(client.state()).rejects.toThrow();
+      const waiter = expect(server.waitForRequest((r) => r.endpoint === 'cancel', 60_000)).rejects.toThrow(/stopped/);
+      await ioUntil(() => server.requests.some((r) => r.endpoint === 'state'));
+      let stopped = false;
+      void server.stop().then(() => (stopped = true));
+      await ioUntil(() => stopped);
+      await pending;
+      await waiter;
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('uses the real monotonic clock by default', async () => {

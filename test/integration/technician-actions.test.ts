@@ -113,7 +113,9 @@ describe('POST /api/selftest', () => {
     expect(report.results.map((x) => x.box)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(report.results.every((x) => x.pulsed)).toBe(true);
     expect(report.results.filter((x) => x.door !== 'opened').map((x) => [x.box, x.door])).toEqual([[4, 'not opened']]);
-    expect(report.results[0]?.openedAfterMs).toBeLessThan(300);
+    // An opened door carries how long it took (within the window, or it would be 'not opened'); a jammed one none.
+    expect(report.results[0]?.openedAfterMs).toEqual(expect.any(Number));
+    expect(report.results[3]?.openedAfterMs).toBeNull();
     // One at a time, each for the configured pulse.
     expect(d.h.sim.locks.pulses).toEqual([1, 2, 3, 4, 5, 6, 7, 8].map((n) => ({ box: n, ms: 50 })));
     // The doors it opened reach the server like any door change.

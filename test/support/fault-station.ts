@@ -94,7 +94,7 @@ export async function startFaultStation(o: FaultStationOptions): Promise<FaultSt
     env: {},
     log,
     ring,
-    start: (l) => startStation({ config: l.config, password: l.password, log, agent }),
+    start: (l, signal) => startStation({ config: l.config, password: l.password, log, agent, signal }),
     onFatal: (e) => {
       throw e;
     },

@@ -67,7 +67,7 @@ export async function startDebugHarness(
     env: {},
     log: h.log,
     ring,
-    start: (l) => startStation({ config: l.config, password: l.password, log: h.log }),
+    start: (l, signal) => startStation({ config: l.config, password: l.password, log: h.log, signal }),
     onFatal: (e) => {
       throw e;
     },

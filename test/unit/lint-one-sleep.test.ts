@@ -3,33 +3,15 @@
  * for a timer, and Node's promise timers, fail the lint anywhere in src/ but time.ts. Planted
  * files are linted with the rule the real config carries; the real config is asked that it does.
  */
-import { join, resolve } from 'node:path';
-import { ESLint } from 'eslint';
-import tseslint from 'typescript-eslint';
 import { describe, expect, it } from 'vitest';
 import { ONE_SLEEP_IMPORTS, ONE_SLEEP_SYNTAX } from '../../eslint.config.js';
+import { configuredRules, lintAs as lintWith } from '../support/lint.js';
 
-const ROOT = resolve(import.meta.dirname, '../..');
-
-async function lintAs(path: string, text: string): Promise<string[]> {
-  const eslint = new ESLint({
-    cwd: ROOT,
-    overrideConfigFile: true,
-    overrideConfig: [
-      {
-        files: ['**/*.ts'],
-        languageOptions: { parser: tseslint.parser },
-        plugins: { '@typescript-eslint': tseslint.plugin },
-        rules: {
-          'no-restricted-syntax': ['error', ...ONE_SLEEP_SYNTAX],
-          '@typescript-eslint/no-restricted-imports': ['error', { paths: ONE_SLEEP_IMPORTS }],
-        },
-      },
-    ],
+const lintAs = (path: string, text: string): Promise<string[]> =>
+  lintWith(path, text, {
+    'no-restricted-syntax': ['error', ...ONE_SLEEP_SYNTAX],
+    '@typescript-eslint/no-restricted-imports': ['error', { paths: ONE_SLEEP_IMPORTS }],
   });
-  const [result] = await eslint.lintText(text, { filePath: join(ROOT, path) });
-  return result!.messages.map((m) => m.ruleId ?? 'parse');
-}
 
 describe('the one sleep, by lint', () => {
   it('an inline sleep fails, in either shape, and so do the promise timers', async () => {
@@ -57,12 +39,10 @@ describe('the one sleep, by lint', () => {
   });
 
   it('the real config carries the rule for src/, and lets time.ts have the one sleep', async () => {
-    const eslint = new ESLint({ cwd: ROOT });
-    const rules = async (f: string) => ((await eslint.calculateConfigForFile(join(ROOT, f))) as { rules: Record<string, unknown[]> }).rules;
-    const exchange = await rules('src/devices/rfid/exchange.ts');
+    const exchange = await configuredRules('src/devices/rfid/exchange.ts');
     expect(exchange['no-restricted-syntax']).toEqual(expect.arrayContaining([...ONE_SLEEP_SYNTAX]));
     expect(JSON.stringify(exchange['@typescript-eslint/no-restricted-imports'])).toContain('node:timers/promises');
-    const time = await rules('src/time.ts');
+    const time = await configuredRules('src/time.ts');
     expect(time['no-restricted-syntax']).not.toEqual(expect.arrayContaining([...ONE_SLEEP_SYNTAX]));
   });
 });

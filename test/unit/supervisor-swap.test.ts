@@ -16,35 +16,15 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, expect, it, vi } from 'vitest';
-import { startStation, type RunningStation } from '../../src/app.js';
+import { StartAborted, startStation, type RunningStation } from '../../src/app.js';
 import { loadConfigFile, type LoadedConfig } from '../../src/config/load.js';
 import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import type { StationHardware } from '../../src/devices/types.js';
 import { Supervisor } from '../../src/supervisor/supervisor.js';
 import { sleep } from '../../src/time.js';
+import { ioSettle, ioUntil } from '../support/fake-clock-io.js';
 import { ScriptedSender } from '../support/scripted-sender.js';
 import { STATION } from '../support/shared.js';
-
-/** The real timer, kept before the fake ones are installed: a station's journal is real file I/O. */
-const realSetTimeout = globalThis.setTimeout;
-/** One round of real I/O (10 ms), the fake clock standing still. */
-async function ioRound(): Promise<void> {
-  await vi.advanceTimersByTimeAsync(0);
-  await new Promise((r) => realSetTimeout(r, 10));
-}
-/** Rounds of real I/O until `done()`; failing after 200 (2 s). */
-async function ioUntil(done: () => boolean): Promise<void> {
-  for (let i = 0; i < 200; i++) {
-    await vi.advanceTimersByTimeAsync(0);
-    if (done()) return;
-    await ioRound();
-  }
-  expect.fail('not reached within 200 rounds of real I/O');
-}
-/** Some real I/O, to show that nothing else happens until the fake clock moves. */
-async function ioSettle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await ioRound();
-}
 
 const BOX = (n: number) => `bbbbbbbb-bbbb-4bbb-8bbb-${String(n).padStart(12, '0')}`;
 const log = pino({ level: 'silent' });
@@ -58,7 +38,6 @@ afterEach(async () => {
   const stopping = supervisor?.stop();
   await vi.advanceTimersByTimeAsync(60_000);
   await stopping;
-  supervisor = undefined;
   vi.useRealTimers();
 });
 
@@ -76,7 +55,7 @@ let started = 0;
 let nextStartDelayMs = 0;
 /** Stations holding the hardware now: like GPIO lines, it is exclusive (a second start is refused "busy"). */
 let holding = 0;
-const start = async (loaded: LoadedConfig): Promise<RunningStation> => {
+const start = async (loaded: LoadedConfig, signal?: AbortSignal): Promise<RunningStation> => {
   started++;
   const delay = nextStartDelayMs;
   nextStartDelayMs = 0;
@@ -99,6 +78,7 @@ const start = async (loaded: LoadedConfig): Promise<RunningStation> => {
       },
     },
     client: new ScriptedSender(() => ({ kind: 'command', command: { type: 'wait-for-input', displayMessages: [] } })),
+    ...(signal ? { signal } : {}),
   });
 };
 
@@ -232,4 +212,31 @@ it('the stop aborts a reload waiting for a reader: the wait ends at once, refuse
   await stopping;
   expect(started).toBe(0);
   expect(s.reloading).toBe(false);
+});
+
+it('a start handed an aborted signal ends at its next step: rejected, its hardware released, its locks never energised', async () => {
+  const { file } = configFile();
+  const loaded = loadConfigFile(file, {});
+  const starting = start(loaded, AbortSignal.abort());
+  await ioUntil(() => holding === 0 && started === 1);
+  await expect(starting).rejects.toBeInstanceOf(StartAborted);
+  expect(holding).toBe(0);
+});
+
+it('the stop aborts a station start under way: it ends at its next step and releases its hardware; the previous config is not started again', async () => {
+  const r = await reloadingStationKey({ startDelayMs: 8_000 });
+  await ioUntil(() => started === 1 && holding === 0);
+  const stopping = r.supervisor.stop();
+  // The swap limit (5 s): the reload is answered 'stopping', and nothing else starts.
+  await vi.advanceTimersByTimeAsync(5_000);
+  await ioUntil(() => r.answer !== undefined);
+  expect(r.answer).toMatchObject({ code: 'busy', message: 'the station is stopping' });
+  // The start reaches its next step at 8 s, sees its signal, and stops what it opened.
+  await vi.advanceTimersByTimeAsync(3_000);
+  await ioUntil(() => holding === 0);
+  let stopped = false;
+  void stopping.then(() => (stopped = true));
+  await ioUntil(() => stopped);
+  expect(r.fatal).toEqual([]);
+  expect(started).toBe(1);
 });

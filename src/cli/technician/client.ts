@@ -7,7 +7,7 @@
  */
 import { request, type IncomingMessage, type RequestOptions } from 'node:http';
 import { SseParser } from '../../edge/sse.js';
-import { sleep } from '../../time.js';
+import { Backoff, type BackoffOptions } from '../../time.js';
 
 export type Target = { readonly kind: 'url'; readonly url: string } | { readonly kind: 'socket'; readonly path: string };
 
@@ -40,6 +40,8 @@ export class StationRefusedError extends Error {
 const NOT_RUNNING = new Set(['ECONNREFUSED', 'ENOENT', 'ENOTSOCK']);
 /** How often a GET is sent again after its connection was reset before any answer (see send()). */
 const GET_RESET_RETRIES = 3;
+/** The pauses before those: 50, 100, 200 ms (a command line's own, short against a person waiting). */
+const GET_RESET_BACKOFF: BackoffOptions = { initialMs: 50, factor: 2, maxMs: 200 };
 
 export class PortClient {
   constructor(
@@ -56,19 +58,20 @@ export class PortClient {
 
   /**
    * One request. A GET whose connection is reset before any answer is sent again (at most
-   * GET_RESET_RETRIES times, after a short pause): under a connection flood the port closes
+   * GET_RESET_RETRIES times, after the pauses of GET_RESET_BACKOFF): under a connection flood the port closes
    * sockets that have not yet sent an authenticated request to make room (src/edge/connections.ts),
    * and a technician's fresh socket can be one of them. A POST is never sent twice: it may be an
    * action (a box opening) that the station already carried out.
    */
   private async send(method: string, path: string, body: unknown, accept: string): Promise<IncomingMessage> {
-    for (let retry = 0; ; retry++) {
+    const backoff = new Backoff(GET_RESET_BACKOFF);
+    for (;;) {
       try {
         return await this.sendOnce(method, path, body, accept);
       } catch (e) {
         const reset = (e as NodeJS.ErrnoException).code === 'ECONNRESET';
-        if (method !== 'GET' || !reset || retry >= GET_RESET_RETRIES) throw e;
-        await sleep(50 * 2 ** retry);
+        if (method !== 'GET' || !reset || backoff.failures >= GET_RESET_RETRIES) throw e;
+        await backoff.pause();
       }
     }
   }

@@ -8,7 +8,7 @@
  * other refusal but "busy for now" (503: restarting, too many streams).
  */
 import { describeTarget, StationNotRunningError, StationRefusedError, TokenRefusedError, type PortClient, type Target } from './client.js';
-import { sleep } from '../../time.js';
+import { Backoff } from '../../time.js';
 
 export interface FollowOptions {
   readonly client: PortClient;
@@ -41,17 +41,17 @@ export async function followStream(
   onReconnected?: () => string,
 ): Promise<void> {
   const { client, target, notice, signal } = opts;
-  const backoff = opts.backoff ?? FOLLOW_BACKOFF;
+  const { firstMs, maxMs } = opts.backoff ?? FOLLOW_BACKOFF;
+  const backoff = new Backoff({ initialMs: firstMs, maxMs, factor: 2 });
   let away = false;
   let connectedOnce = false;
-  let wait: number = backoff.firstMs;
   while (!signal?.aborted) {
     try {
       await client.stream(path(connectedOnce), onEvent, signal, () => {
         if (away) notice(`stationctl: reconnected to ${describeTarget(target)}${onReconnected ? `; ${onReconnected()}` : ''}`);
         away = false;
         connectedOnce = true;
-        wait = backoff.firstMs;
+        backoff.reset();
       });
     } catch (e) {
       if (signal?.aborted) return;
@@ -61,7 +61,6 @@ export async function followStream(
     if (signal?.aborted) return;
     if (!away) notice(`stationctl: the station closed the stream (restarting?); reconnecting to ${describeTarget(target)} until it answers (Ctrl-C to stop)`);
     away = true;
-    await sleep(wait, signal);
-    wait = Math.min(wait * 2, backoff.maxMs);
+    await backoff.pause(signal);
   }
 }

@@ -12,7 +12,7 @@
  */
 import { spawn as nodeSpawn } from 'node:child_process';
 import { DeviceError, errorMessage } from '../../errors.js';
-import { sleep } from '../../time.js';
+import { Backoff, type BackoffOptions } from '../../time.js';
 import { HARD_MAX_PULSE_MS } from '../types.js';
 import { Helper, READY, runTool, START_TIMEOUT_MS, type CdevEnv, type KillGroupFn, type SpawnFn } from './cdev-helper.js';
 import {
@@ -35,6 +35,13 @@ import { SYSFS_GPIO_ROOT } from './sysfs-chips.js';
 import { releaseSysfsExports } from './sysfs-release.js';
 import { lineName, type GpioBackend, type InputLine, type InputSpec, type OutputLine, type OutputSpec } from './types.js';
 import type { Logger } from '../../log.js';
+
+/**
+ * How forceOff tries a busy line again: every 100 ms, a fixed pace (factor 1) well inside the
+ * bound it derives from HARD_MAX_PULSE_MS. Safe-state runs from the board profile alone, before
+ * any config is trusted, so its pace is the hardware's, not an operator's.
+ */
+const FORCE_OFF_RETRY: BackoffOptions = { initialMs: 100, maxMs: 100, factor: 1 };
 
 export type { KillGroupFn, SpawnFn } from './cdev-helper.js';
 
@@ -253,6 +260,7 @@ export class CdevBackend implements GpioBackend {
       }
     }
     const deadline = performance.now() + busyTimeoutMs;
+    const retry = new Backoff(FORCE_OFF_RETRY);
     for (const lines of groups.values()) {
       const argv = setOnceArgs(this.env.version, lines[0]!, 0);
       // setOnceArgs ends with "<offset>=0"; add the group's other lines.
@@ -271,7 +279,7 @@ export class CdevBackend implements GpioBackend {
                 });
             break;
           }
-          await sleep(100);
+          await retry.pause();
         }
       }
     }

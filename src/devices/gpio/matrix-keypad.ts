@@ -107,6 +107,7 @@ export class GpioMatrixKeypad extends DeviceBase implements Keypad {
     try {
       for (let r = 0; r < this.rows.length; r++) {
         await this.rows[r]!.write(true);
+        // eslint-disable-next-line no-restricted-syntax -- pacing hardware, not polling: a driven row's lines settle for settleMs before its columns are read
         await sleep(this.opts.settleMs);
         for (const c of await this.activeColumns()) {
           count++;

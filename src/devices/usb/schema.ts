@@ -47,5 +47,7 @@ export const usbProfileSchema = z.strictObject({
   hubs: z._default(z.boolean(), true),
   /** Restart delays of the USB watch's uevent monitor (udevadm monitor) when it ends. */
   reconnect: z.prefault(reconnectSchema, {}),
+  /** How long the uevent monitor may take to start before that attempt counts as failed (ms). */
+  openTimeoutMs: z._default(z.intIn(10, 600_000), 5_000),
 });
 export type UsbProfile = z.output<typeof usbProfileSchema>;

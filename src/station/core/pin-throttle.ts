@@ -31,6 +31,7 @@ import { clearPin } from './context.js';
 export function lockoutMsFor(pin: CoreConfig['pin'], failures: number): number | null {
   if (failures < pin.maxFailures) return null;
   const doublings = Math.min(failures - pin.maxFailures, 40); // 2^40 outgrows any maxLockoutMs
+  // eslint-disable-next-line no-restricted-syntax -- a lock-out that doubles per failure is a penalty the core decides, not a retry schedule (it runs no timer)
   return Math.min(pin.lockoutMs * 2 ** doublings, pin.maxLockoutMs);
 }
 
