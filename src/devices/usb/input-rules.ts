@@ -11,6 +11,11 @@
  */
 import { isUnchangedGeneratedFile, renderGeneratedFile, usbIdText, type UsbPolicy } from './policy.js';
 
+/** After systemd's 70-power-switch.rules, whose `power-switch` tag these rules take away again. */
+export const DEFAULT_INPUT_RULES_FILE = '/etc/udev/rules.d/90-pickup-station-input.rules';
+/** Outside rules.d, so udev does not load it. */
+export const DEFAULT_INPUT_PROPOSAL_FILE = '/etc/udev/pickup-station-input.rules.proposed';
+
 const TITLE = "# udev rules of pickup-station keeping the board profile's HID devices from logind and libinput, written by `pickup-station usb-policy`";
 
 /** The rule lines, one comment line naming each rule's sources before it. */

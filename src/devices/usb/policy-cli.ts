@@ -16,7 +16,7 @@ import { loadBoardProfile } from '../../config/board-profile.js';
 import { profileOfConfig } from '../../config/lock-profile.js';
 import { ConfigError, EXIT_CONFIG, EXIT_FAILURE, EXIT_OK, errorMessage } from '../../errors.js';
 import { isUnchangedHidrawRulesFile, renderHidrawRulesFile } from './hidraw-rules.js';
-import { isUnchangedInputRulesFile, renderInputRulesFile } from './input-rules.js';
+import { DEFAULT_INPUT_PROPOSAL_FILE, DEFAULT_INPUT_RULES_FILE, isUnchangedInputRulesFile, renderInputRulesFile } from './input-rules.js';
 import { isUnchangedPolicyFile, renderPolicyFile, usbPolicyOf } from './policy.js';
 import { writeGeneratedFile, type GeneratedFile } from './policy-file.js';
 
@@ -28,9 +28,6 @@ export const DEFAULT_PROPOSAL_FILE = '/etc/usbguard/pickup-station-profile.conf.
 export const DEFAULT_UDEV_RULES_FILE = '/etc/udev/rules.d/70-pickup-station-profile.rules';
 /** Outside rules.d, so udev does not load it. */
 export const DEFAULT_UDEV_PROPOSAL_FILE = '/etc/udev/pickup-station-profile.rules.proposed';
-/** After systemd's 70-power-switch.rules, whose `power-switch` tag these rules take away again. */
-export const DEFAULT_INPUT_RULES_FILE = '/etc/udev/rules.d/90-pickup-station-input.rules';
-export const DEFAULT_INPUT_PROPOSAL_FILE = '/etc/udev/pickup-station-input.rules.proposed';
 
 export interface UsbPolicyCliIo {
   readonly out: (line: string) => void;
