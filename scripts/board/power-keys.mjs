@@ -14,8 +14,16 @@
 
 /** The administrator's USBGuard line this test adds (and takes away again). */
 const RULE_MARK = '# the power-keys test: a keyboard that carries the ids of an allowed device';
-/** A key's effect (a reboot began 21 s after Ctrl+Alt+Del when it was live) is given this long. */
-const QUIET_MS = 30_000;
+/**
+ * After the evidence that a key arrived (or at once, for a key expected to reach no one), this long
+ * for its effect to show: logind says "The system will power off now!" and systemd starts the
+ * shutdown's units within a second of a key they act on; QEMU ends with the reboot itself.
+ */
+const SETTLE_MS = 10_000;
+/** How long a key's evidence may take to reach the journal under TCG. */
+const EVIDENCE_MS = 90_000;
+/** The station's heartbeat while the keys are pressed (by a reload: the same process), so that each is followed by a /state within seconds. */
+export const HEARTBEAT_MS = 5_000;
 
 /** What no key may start: logind's and systemd's own words when they power off, reboot or suspend. */
 const TURNED_OFF =
@@ -85,33 +93,52 @@ async function snapshot(board) {
   return { bootId, uptime: Number(uptime), pid: await show('MainPID'), stateSeq: states.at(-1)?.seq ?? 0, at: (await g('date +%s')).trim() };
 }
 
+/** The station's heartbeat set by a reload (the same process; a /state within seconds of each key), or put back. */
+export async function heartbeat(board, fast) {
+  const { g, putConfig, config, waitReq, lastSeq } = board;
+  const timing = config().timing;
+  await putConfig(fast ? { timing: { ...timing, heartbeatIntervalMs: HEARTBEAT_MS } } : undefined);
+  const seq = await lastSeq();
+  await g('systemctl reload pickup-station', { timeoutMs: 300_000 });
+  await waitReq((r) => r.endpoint === 'state', '/state after the reload', seq, 300_000);
+}
+
 /**
- * Each key of `tries` pressed, then judged: after QUIET_MS the same boot, QEMU alive, the same station
- * process, a /state since, nothing of TURNED_OFF in the journal. A try's `reached` (a journal
- * pattern) is the evidence that the key got to the one who would act on it: `must` — without it
- * the quiet proves nothing — or only reported (a key a keyboard may not send, a chord cage keeps);
- * `burst` asks that many of those lines within that many seconds of the guest's clock; `absent`, a
- * pattern no line may match. `extra(before)` adds the variant's checks (the kiosk's browser).
- * Returns one row per key for the figures.
+ * Each key of `tries` pressed, then judged: its evidence awaited (`reached`, a journal pattern: the
+ * line that shows the key got to the one who would act on it; `must`: without it the quiet proves
+ * nothing; else only reported — a key a keyboard may not send, a chord cage keeps), SETTLE_MS more,
+ * a /state after the key; then the same boot (boot id, uptime grown), QEMU alive, the same station
+ * process, nothing of TURNED_OFF in the journal. `burst` asks that many evidence lines within that
+ * many seconds of the guest's clock; `absent`, a pattern no line may match. `extra(before)` adds the
+ * variant's checks (the kiosk's browser). Returns one row per key for the figures.
  */
 export async function pressEach(board, tries, extra = async () => null) {
-  const { g, check, sleep, alive, waitReq, say } = board;
+  const { g, check, sleep, alive, waitReq, say, until } = board;
   const rows = [];
   for (const { what, act, reached = null, must = false, burst = null, absent = null } of tries) {
     const before = await snapshot(board);
     const t = performance.now();
+    const journal = async () => (await g(`journalctl -b --no-pager -o short-monotonic --since @${before.at} || true`, { timeoutMs: 120_000 })).split('\n');
     await act();
-    await sleep(QUIET_MS);
+    let seen = [];
+    if (reached !== null) {
+      const want = burst?.count ?? 1;
+      await until(`${what}: a line like ${reached}`, async () => (seen = (await journal()).filter((l) => reached.test(l))).length >= want || !alive(), {
+        limitMs: EVIDENCE_MS,
+        everyMs: 3000,
+      }).catch(() => undefined);
+    }
+    await sleep(SETTLE_MS);
     check(alive(), `${what}: QEMU still running (a reboot or power-off ends it: -no-reboot)`);
     await waitReq((r) => r.endpoint === 'state' && r.seq > before.stateSeq, `a /state after ${what}`, before.stateSeq, 180_000);
     const after = await snapshot(board);
-    const journal = (await g(`journalctl -b --no-pager -o short-monotonic --since @${before.at} || true`, { timeoutMs: 120_000 })).split('\n');
-    const off = journal.filter((l) => TURNED_OFF.test(l));
-    const seen = reached === null ? [] : journal.filter((l) => reached.test(l));
+    const lines = await journal();
+    if (reached !== null) seen = lines.filter((l) => reached.test(l));
+    const off = lines.filter((l) => TURNED_OFF.test(l));
     const note = await extra(before);
     check(
       after.bootId === before.bootId && after.uptime > before.uptime && after.pid === before.pid && off.length === 0,
-      `${what}: the same boot (uptime ${before.uptime.toFixed(0)} -> ${after.uptime.toFixed(0)} s), the same MainPID ${after.pid}, /state goes on; nothing powering off, rebooting or suspending${off.length ? ` (${off.slice(0, 3).join(' | ')})` : ''}${note ? `; ${note}` : ''}`,
+      `${what}: the same boot (uptime ${before.uptime.toFixed(0)} -> ${after.uptime.toFixed(0)} s), the same MainPID ${after.pid}, a /state since; nothing powering off, rebooting or suspending${off.length ? ` (${off.slice(0, 3).join(' | ')})` : ''}${note ? `; ${note}` : ''}`,
     );
     const last = seen.length ? `"${seen.at(-1).replace(/^\[\s*[\d.]+\]\s*/, '')}"` : 'nothing';
     if (must)
@@ -120,14 +147,17 @@ export async function pressEach(board, tries, extra = async () => null) {
         `${what}: it reached the one who would act: ${seen.length ? `${last} (${seen.length} line(s))` : `no line like ${reached} (a quiet board would prove nothing)`}`,
       );
     else if (reached !== null)
-      say(`${what}: ${seen.length ? `reached: ${last} (${seen.length} line(s))` : 'reached no one who acts on it (no line like ' + reached + ')'}`);
+      say(`${what}: ${seen.length ? `reached: ${last} (${seen.length} line(s))` : `reached no one who acts on it (no line like ${reached})`}`);
     if (burst !== null) {
       const at = seen.map((l) => Number(/^\[\s*([\d.]+)\]/.exec(l)?.[1]));
       const inWindow = at.some((a) => at.filter((b) => b >= a && b - a <= burst.seconds).length >= burst.count);
-      check(inWindow, `${what}: ${burst.count} of them within ${burst.seconds} s on the guest's clock (${at.map((a) => (a - at[0]).toFixed(2)).join(', ')} s)`);
+      check(
+        inWindow,
+        `${what}: ${burst.count} of them within ${burst.seconds} s on the guest's clock (at ${at.map((a) => (a - at[0]).toFixed(2)).join(', ')} s)`,
+      );
     }
     if (absent !== null) {
-      const bad = journal.filter((l) => absent.test(l));
+      const bad = lines.filter((l) => absent.test(l));
       check(bad.length === 0, `${what}: no line like ${absent}${bad.length ? `: ${bad.slice(0, 2).join(' | ')}` : ''}`);
     }
     rows.push({ what, took: ((performance.now() - t) / 1000).toFixed(0), reached: seen.length });

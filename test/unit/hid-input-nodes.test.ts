@@ -58,7 +58,7 @@ describe("a HID device's input nodes", () => {
     const view = describeInputNodes(inputNodesOf('/dev/hidraw2', t));
     expect(view.nodes).toEqual(['event5', 'event6', 'event10']);
     expect(view.problem).toBe(
-      "a keyboard beyond the station: /dev/input/event5 to libinput and logind (power-switch); /dev/input/event6 (no udev record); /dev/input/event10 to logind (power-switch) (the profile's rules are not in force: pickup-station usb-policy writes /etc/udev/rules.d/90-pickup-station-input.rules; then udevadm trigger --subsystem-match=input)",
+      "a keyboard beyond the station: /dev/input/event5 to libinput and logind (power-switch); /dev/input/event6 (no udev record); /dev/input/event10 to logind (power-switch) (the profile's input rules are not in force: pickup-station usb-policy writes them; then udevadm trigger --subsystem-match=input)",
     );
     expect(view.text).toBe(view.problem);
   });

@@ -4,7 +4,7 @@
 // also the same cage and the same browser process, the page still connected: a key that ends the
 // browser fails this part (its unit starting it again is reported, not passed). And what libinput
 // gets: cage holds the USB keyboard's event node, never the station's reader's or keypad's.
-import { keyTries, plugKeyboards, pressEach, settingsInForce, unplugKeyboards } from '../power-keys.mjs';
+import { HEARTBEAT_MS, keyTries, plugKeyboards, pressEach, settingsInForce, unplugKeyboards } from '../power-keys.mjs';
 
 /** Needs the image with cage and Chromium (scripts/board/image.sh). */
 export const image = 'kiosk';
@@ -29,11 +29,15 @@ async function kiosk(board) {
 
 /** The kiosk as a technician sets one up (hardware/DISPLAYS.md), started; the page connected. */
 async function startKiosk(board) {
-  const { g, say, sleep, writeGuest, putConfig, restartStation, PROFILE, figure } = board;
+  const { g, say, sleep, writeGuest, putConfig, restartStation, config, PROFILE, figure } = board;
   await g('id pickup-kiosk >/dev/null 2>&1 || useradd --system --create-home --home-dir /var/lib/pickup-kiosk --shell /usr/sbin/nologin pickup-kiosk');
   const profile = JSON.parse(await g(`cat ${PROFILE}`));
   await writeGuest('/etc/pickup-station/kiosk-profile.json', JSON.stringify({ ...profile, display: { kind: 'kiosk' } }, null, 2));
-  await putConfig({ hardware: { kind: 'board', profile: '/etc/pickup-station/kiosk-profile.json' } });
+  // With the keys' heartbeat (scripts/board/power-keys.mjs): a /state within seconds of each key.
+  await putConfig({
+    hardware: { kind: 'board', profile: '/etc/pickup-station/kiosk-profile.json' },
+    timing: { ...config().timing, heartbeatIntervalMs: HEARTBEAT_MS },
+  });
   await g('systemctl enable pickup-station-kiosk.socket');
   await restartStation('kiosk profile');
   // virtio-gpu has no 3D: wlroots' pixman renderer (parts/kiosk-lockdown.mjs says why).

@@ -5,7 +5,7 @@
 // seven times in two seconds, the power, sleep and reboot keys (short and held), Alt+SysRq+B. After
 // each: the same boot, the same station process, /state goes on — and the key reached the one who
 // would act on it (scripts/board/power-keys.mjs says how each is judged).
-import { keyTries, plugKeyboards, pressEach, settingsInForce, unplugKeyboards } from '../power-keys.mjs';
+import { heartbeat, keyTries, plugKeyboards, pressEach, settingsInForce, unplugKeyboards } from '../power-keys.mjs';
 
 export const title = 'no key of any keyboard turns the station off (base image): Ctrl+Alt+Del, its burst, power, sleep, reboot, Alt+SysRq+B';
 
@@ -17,10 +17,12 @@ export default async function powerKeys(board) {
   try {
     await settingsInForce(board);
     await plugKeyboards(board, KBD);
+    await heartbeat(board, true);
     const rows = await pressEach(board, keyTries(board));
     for (const r of rows) say(`key row: ${r.what}: ${r.reached} line(s) of evidence, judged over ${r.took} s`);
   } finally {
     await unplugKeyboards(board, KBD);
+    await heartbeat(board, false);
   }
   figure('power-keys part (base image), s', ((performance.now() - t0) / 1000).toFixed(0));
 }

@@ -9,7 +9,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import type { InputNodesView } from '../types.js';
-import { DEFAULT_INPUT_RULES_FILE } from '../usb/input-rules.js';
 
 export interface InputNode {
   /** The node's name under /dev/input: "event5". */
@@ -76,6 +75,6 @@ export function describeInputNodes(nodes: readonly InputNode[]): InputNodesView 
     return to.length === 0 ? [] : [`/dev/input/${n.name} to ${to.join(' and ')}`];
   });
   if (open.length === 0) return { nodes: names, problem: null, text: `${names.join(', ')} kept from logind and libinput` };
-  const problem = `a keyboard beyond the station: ${open.join('; ')} (the profile's rules are not in force: pickup-station usb-policy writes ${DEFAULT_INPUT_RULES_FILE}; then udevadm trigger --subsystem-match=input)`;
+  const problem = `a keyboard beyond the station: ${open.join('; ')} (the profile's input rules are not in force: pickup-station usb-policy writes them; then udevadm trigger --subsystem-match=input)`;
   return { nodes: names, problem, text: problem };
 }
