@@ -47,7 +47,8 @@ export default async function inputIsolation(board) {
   )
     .trim()
     .split('\n');
-  const agetty = (await g("pgrep -a agetty | grep -E ' tty[0-9]+( |$)' || true")).trim();
+  // getty@'s agetty has its VT as standard input, not on its command line.
+  const agetty = (await g("for p in $(pgrep -x agetty); do readlink /proc/$p/fd/0; done | grep -E '^/dev/tty[0-9]+$' || true")).trim();
   check(
     gettys[0] === 'masked' && gettys[1] === 'inactive' && gettys[2] === '0' && agetty === '',
     `no getty on a VT: getty@tty1 ${gettys[0]}/${gettys[1]}, ${gettys[2]} getty or autovt unit(s), agetty on a VT: ${agetty || 'none'}`,
