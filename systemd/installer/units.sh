@@ -282,12 +282,19 @@ apply_usb_policy() {
 # In force now, not only from the next boot: logind reads its drop-in again (SIGHUP: the keys'
 # handlers, no autovt), and a getty on a VT nobody is logged in at is stopped (its mask keeps it from
 # starting again). A getty with a session (someone at the screen, running this installer perhaps)
-# is left to its user and is gone at the next boot. The package's files arrive with dpkg's unpack,
-# so a package install applies it at every configure (SIGHUP and stopping nothing change nothing).
+# is left to its user and is gone at the next boot. The package's files arrive with dpkg's unpack:
+# a package install applies it when logind's drop-in is not the one it applied last (its hash in
+# CONSOLE_APPLIED), so a reinstall of the same package signals nothing.
 apply_console_lockdown() {
-  [ "$CONSOLE_CHANGED" = 1 ] || [ "$PACKAGED" = 1 ] || return 0
+  local logind="$LOGIND_DROPIN" applied="$OPT/console-lockdown.sha256" digest=""
+  [ "$PACKAGED" = 0 ] || logind="$ROOT/usr/lib/systemd/logind.conf.d/$NAME.conf"
+  [ -f "$logind" ] && digest="$(sha256sum <"$logind" | cut -d' ' -f1)"
+  if [ "$PACKAGED" = 1 ] && [ "$digest" != "$(cat "$applied" 2>/dev/null || true)" ]; then CONSOLE_CHANGED=1; fi
+  [ "$CONSOLE_CHANGED" = 1 ] || return 0
   systemd_running || return 0
   host systemctl kill --signal=SIGHUP systemd-logind.service || say "warning: logind did not get SIGHUP: its key handlers change at the next boot"
+  printf '%s\n' "$digest" >"$applied"
+  CONSOLE_CHANGED=0
   [ "$LIVE" = 1 ] || return 0
   local unit tty busy
   # Who is logged in where (utmp): login(1) records each console session's terminal.
@@ -300,7 +307,6 @@ apply_console_lockdown() {
       *) if host systemctl stop "$unit"; then say "stopped $unit: no login prompt on a console of the station"; else say "warning: $unit did not stop"; fi ;;
     esac
   done
-  CONSOLE_CHANGED=0
 }
 
 # --- the service ------------------------------------------------------------------------------
