@@ -34,9 +34,10 @@ const USAGE = `usage: pickup-station [run] [--config FILE]     run the station (
        pickup-station safe-state [--config FILE | --profile FILE]
                                                  drive every lock OFF and exit (systemd ExecStartPre/ExecStopPost)
        pickup-station reload --pid PID           reload the daemon's config and wait for its answer (systemd ExecReload)
-       pickup-station usb-policy [--config FILE | --profile FILE] [--rules FILE] [--proposal FILE] [--udev-rules FILE] [--udev-proposal FILE] [--print]
+       pickup-station usb-policy [--config FILE | --profile FILE] [--rules FILE] [--proposal FILE] [--udev-rules FILE] [--udev-proposal FILE] [--input-rules FILE] [--input-proposal FILE] [--print]
                                                  write the board profile's USBGuard rules (only its USB devices authorised)
-                                                 and its HID devices' udev rules (their hidraw nodes the station's)
+                                                 and its HID devices' udev rules (their hidraw nodes the station's,
+                                                 their input nodes no keyboard to logind or libinput)
        pickup-station --version | --help`;
 
 export async function main(argv: string[]): Promise<number> {

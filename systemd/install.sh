@@ -362,6 +362,11 @@ readonly INSTALLER_COPY="$ROOT/usr/local/lib/$NAME/install.sh"
 readonly JOURNALD_DROPIN_DIR="$ROOT/usr/local/lib/systemd/journald@$NAME.conf.d"
 # The kiosk's lockdown (install_lockdown; the package ships these under /usr/lib and /etc itself).
 readonly LOGIND_DROPIN="$ROOT/usr/local/lib/systemd/logind.conf.d/$NAME.conf"
+readonly SYSTEM_DROPIN="$ROOT/usr/local/lib/systemd/system.conf.d/$NAME.conf"
+# Masked beside them (links to /dev/null among the units): no getty on a VT, tty1 included (record
+# 0135); no reboot from Ctrl+Alt+Del (record 0136). The package ships the gettys' masks and masks
+# ctrl-alt-del.target in its postinst (systemd's own package owns that name under /usr/lib).
+readonly CONSOLE_MASKS=(getty@tty1.service getty@tty2.service getty@tty3.service getty@tty4.service getty@tty5.service getty@tty6.service ctrl-alt-del.target)
 readonly SYSCTL_FILE="$ROOT/usr/local/lib/sysctl.d/90-$NAME.conf"
 readonly POLKIT_RULES="$ROOT/etc/polkit-1/rules.d/50-$NAME-kiosk.rules"
 readonly CHROMIUM_POLICY="$ROOT/etc/$NAME-kiosk/chromium-policy.json"

@@ -22,9 +22,15 @@
 #                                                reads every file there: dpkg's .dpkg-dist/.dpkg-old
 #                                                beside a conffile would be read as policies too)
 #   /usr/lib/systemd/logind.conf.d/pickup-station.conf   no gettys on other consoles (NAutoVTs=0,
-#                                                ReserveVT=0); /usr/lib/sysctl.d/90-pickup-station.conf
-#                                                no magic SysRq keys (a file of the same name in /etc
-#                                                replaces either)
+#                                                ReserveVT=0), no key that powers off, reboots or
+#                                                suspends (Handle*=ignore);
+#                                                /usr/lib/systemd/system.conf.d/pickup-station.conf
+#                                                CtrlAltDelBurstAction=none;
+#                                                /usr/lib/sysctl.d/90-pickup-station.conf no magic SysRq
+#                                                keys (a file of the same name in /etc replaces each)
+#   /usr/lib/systemd/system/getty@tty1…6.service -> /dev/null   no getty on any VT (the postinst
+#                                                masks ctrl-alt-del.target in /etc: systemd's package
+#                                                owns that name under /usr/lib)
 # and the maintainer scripts of packaging/deb/debian/: postinst hands the release to its own
 # systemd/install.sh (--package-release), which copies it to /opt/pickup-station/releases/<version>
 # (hard links), and switches to it when the station is free, with the release's own unit
@@ -157,6 +163,11 @@ if [ -f "$SRC/systemd/chromium-policy.json" ]; then
 fi
 if [ -f "$SRC/systemd/logind-kiosk.conf" ]; then
   install -D -m 0644 "$SRC/systemd/logind-kiosk.conf" "$PKG/usr/lib/systemd/logind.conf.d/pickup-station.conf"
+fi
+if [ -f "$SRC/systemd/system-keys.conf" ]; then
+  install -D -m 0644 "$SRC/systemd/system-keys.conf" "$PKG/usr/lib/systemd/system.conf.d/pickup-station.conf"
+  install -d -m 0755 "$PKG/usr/lib/systemd/system"
+  for tty in tty1 tty2 tty3 tty4 tty5 tty6; do ln -s /dev/null "$PKG/usr/lib/systemd/system/getty@$tty.service"; done
 fi
 if [ -f "$SRC/systemd/polkit-kiosk.rules" ]; then
   install -D -m 0644 "$SRC/systemd/polkit-kiosk.rules" "$PKG/usr/share/polkit-1/rules.d/50-pickup-station-kiosk.rules"

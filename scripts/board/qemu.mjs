@@ -11,6 +11,8 @@
 //
 // STATE.json: { args, pidfile, serial, ssh: [ssh arguments up to the host], bootLimitMs,
 //               qmp: the QMP socket, tpm: { dir, sock } or null }.
+// The serial console (the one inside a station's cabinet) is written to `serial`; with `serialSock`
+// it is also a socket a test connects to and types into, as a technician's serial cable would.
 // The board has what a public station's board has beside its GPIO: a USB host controller (QEMU's
 // xHCI, bus `xhci.0`, where a test plugs and unplugs devices at run time through QMP's device_add
 // and device_del), a display (virtio-gpu: the kiosk's screen, read back by QMP's screendump) and a
@@ -33,6 +35,7 @@ export function qemuArgs({
   sshPort,
   simPort = null,
   serial,
+  serialSock = null,
   pidfile,
   cmdlineExtra = '',
   smp = process.env.BOARD_SMP ?? '2',
@@ -45,7 +48,11 @@ export function qemuArgs({
   if (simPort !== null) net.push(`guestfwd=tcp:10.0.2.100:80-cmd:socat - TCP:127.0.0.1:${simPort}`);
   return [
     ...['-M', 'virt', '-accel', `tcg,thread=multi${tbSize ? `,tb-size=${tbSize}` : ''}`, '-cpu', 'cortex-a72', '-smp', smp, '-m', mem],
-    ...['-display', 'none', '-monitor', 'none', '-qmp', `unix:${qmp},server=on,wait=off`, '-serial', `file:${serial}`, '-no-reboot'],
+    ...['-display', 'none', '-monitor', 'none', '-qmp', `unix:${qmp},server=on,wait=off`, '-no-reboot'],
+    // Everything the guest writes to the serial port reaches the file, connected or not.
+    ...(serialSock === null
+      ? ['-serial', `file:${serial}`]
+      : ['-chardev', `socket,id=serial0,path=${serialSock},server=on,wait=off,logfile=${serial}`, '-serial', 'chardev:serial0']),
     ...['-device', 'qemu-xhci,id=xhci', '-device', 'virtio-gpu-pci'],
     ...(tpmSock === null
       ? []

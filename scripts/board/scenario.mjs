@@ -131,6 +131,8 @@ let machine = null;
 // 108 bytes); the TPM's state lives in the run's folder. A fresh TPM for every run, as a fresh image.
 const QMP_SOCK = `${process.env.BOARD_SOCK}/qmp.sock`;
 const TPM = { dir: `${RUN}/tpm`, sock: `${process.env.BOARD_SOCK}/tpm.sock` };
+/** The serial console's socket (qemu.mjs): a part types into the console inside the cabinet. */
+const SERIAL_SOCK = `${process.env.BOARD_SOCK}/serial.sock`;
 /** One QMP command to the board (device_add, device_del, send-key, input-send-event, screendump). */
 const qmp = (execute, args) => qmpCommand(QMP_SOCK, execute, args);
 const SSH = () => sshArgs({ board: BOARD, sshPort: SSH_PORT });
@@ -151,6 +153,7 @@ async function boot(doorsOpen = []) {
       sshPort: SSH_PORT,
       simPort: SIM_PORT,
       serial: `${RUN}/serial.log`,
+      serialSock: SERIAL_SOCK,
       pidfile: `${RUN}/qemu.pid`,
       cmdlineExtra: doorsOpen.length ? ` board.doors=${doorsOpen.join(',')}` : '',
     }),
@@ -1216,7 +1219,7 @@ const board = {
   ...{ sim, requests, lastSeq, until, waitReq, isState, boxSt, boxId, fault, clearFaults, firstState },
   ...{ check, figure, Fail, config, putConfig, restartStation, deposit, pickup, checkPulses },
   ...{ qmp, boot, powerCut, reboot, alive },
-  ...{ STATION, TOKEN, TPM, NODE, PROFILE, RUN, BOARD, QMP_SOCK },
+  ...{ STATION, TOKEN, TPM, NODE, PROFILE, RUN, BOARD, QMP_SOCK, SERIAL_SOCK },
 };
 
 let failed = false;

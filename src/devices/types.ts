@@ -26,10 +26,27 @@ export interface DeviceHealth {
   readonly detail: string | null;
 }
 
+/**
+ * A HID device's input event nodes and whether each is kept from logind and libinput
+ * (src/devices/hid/input-nodes.ts): the station reads the device through hidraw, and a node that is
+ * a keyboard to anyone else types a patron's card number or PIN there too. Not a health problem:
+ * the station keeps working; the technician status and the log say it.
+ */
+export interface InputNodesView {
+  /** Its event nodes ("event5"); none: the kernel made no input device of it. */
+  readonly nodes: readonly string[];
+  /** A node that is a keyboard to logind or libinput, and what to do; null when none is. */
+  readonly problem: string | null;
+  /** One line for the log and the status. */
+  readonly text: string;
+}
+
 export interface Device {
   /** Human-readable name with its path or line, for logs and the technician page. */
   readonly name: string;
   health(): DeviceHealth;
+  /** A HID device read through hidraw: its input nodes as found at its last open; null before it opened. */
+  inputNodes?(): InputNodesView | null;
   /** Called after every change of health(). */
   onHealthChange(listener: (health: DeviceHealth) => void): Unsubscribe;
   /** Release the device. Idempotent. */

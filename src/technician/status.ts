@@ -5,7 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { configDigest } from '../config/read.js';
 import type { StationConfig } from '../config/schema.js';
-import type { Device, DoorState, RfidReaderStats, UnknownUsbDevice } from '../devices/types.js';
+import type { Device, DoorState, InputNodesView, RfidReaderStats, UnknownUsbDevice } from '../devices/types.js';
 import { maskIdentifier } from '../log.js';
 import type { Alarm, DoorOutcome, ModeKind, SecurityFailure } from '../station/core-types.js';
 import type { EventRecord } from '../station/runtime.js';
@@ -72,9 +72,9 @@ export function boxViews(supervisor: Supervisor): BoxStatusView[] {
   });
 }
 
-function deviceView(d: Device): { name: string; ok: boolean; detail: string | null } {
+function deviceView(d: Device): StatusBody['devices'][number] {
   const h = d.health();
-  return { name: d.name, ok: h.ok, detail: h.detail };
+  return { name: d.name, ok: h.ok, detail: h.detail, input: d.inputNodes?.() ?? null };
 }
 
 /** The config as a technician may see it: token entries without their hashes. */
@@ -121,7 +121,11 @@ export interface StatusBody {
   readonly display: readonly string[];
   readonly events: readonly EventView[];
   readonly boxes: readonly BoxStatusView[];
-  readonly devices: readonly { readonly name: string; readonly ok: boolean; readonly detail: string | null }[];
+  /**
+   * Each device's health; `input`: a HID device's input event nodes and whether each is kept from
+   * logind and libinput (null: not a HID device, or not opened yet).
+   */
+  readonly devices: readonly { readonly name: string; readonly ok: boolean; readonly detail: string | null; readonly input: InputNodesView | null }[];
   readonly hardware: string;
   /**
    * The journal (src/journal/): `ok` while records are being kept; `problem` the last one (damaged

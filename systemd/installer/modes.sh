@@ -53,6 +53,7 @@ do_install() {
   fi
   reload_units
   apply_usb_policy
+  apply_console_lockdown
   prune
   release_lock
   if [ "$ROLLED_BACK" = 1 ] && [ -z "$PACKAGE_RELEASE" ]; then exit 1; fi

@@ -24,7 +24,10 @@ do_uninstall() {
     [ -f "$f" ] && rm -f "$f"
   done
   rm -f "$UDEV_DEST" "$BIN/$NAME" "$BIN/stationctl" "$INSTALLER_COPY" "$ROOT/usr/local/lib/tmpfiles.d/$NAME.conf" "$ROOT/usr/local/lib/modules-load.d/$NAME.conf" "$INSTALL_LOCK"
-  rm -f "$JOURNALD_DROPIN_DIR/50-$NAME.conf" "$LOGIND_DROPIN" "$SYSCTL_FILE" "$POLKIT_RULES"
+  rm -f "$JOURNALD_DROPIN_DIR/50-$NAME.conf" "$LOGIND_DROPIN" "$SYSTEM_DROPIN" "$SYSCTL_FILE" "$POLKIT_RULES"
+  for f in "${CONSOLE_MASKS[@]}"; do
+    if [ -L "$UNIT_DIR/$f" ] && [ "$(readlink "$UNIT_DIR/$f")" = /dev/null ]; then rm -f "$UNIT_DIR/$f"; fi
+  done
   rm -rf "$(dirname "$INSTALLER_COPY")/installer" "$(dirname "$INSTALLER_COPY")/installer.partial"
   rmdir "$(dirname "$INSTALLER_COPY")" "$JOURNALD_DROPIN_DIR" 2>/dev/null || true
   rm -rf "$OPT"
@@ -41,6 +44,7 @@ do_uninstall() {
     rm -rf "$(dirname "$CHROMIUM_POLICY")"
     rm -f "$VENDOR_KEY" "$USBGUARD_DIR/$NAME-daemon.conf" "$USBGUARD_DIR/$NAME-local.conf" "$USBGUARD_DIR/$NAME-profile.conf.proposed"
     rm -f "$ROOT/etc/udev/rules.d/70-$NAME-profile.rules" "$ROOT/etc/udev/$NAME-profile.rules.proposed"
+    rm -f "$ROOT/etc/udev/rules.d/90-$NAME-input.rules" "$ROOT/etc/udev/$NAME-input.rules.proposed"
     if id_of passwd "$NAME" >/dev/null; then accounts userdel "$NAME"; fi
     if id_of group "$NAME" >/dev/null; then accounts groupdel "$NAME"; fi
     say "removed everything, config, credentials and the vendor key included (groups gpio, dialout, pickup-hid, i2c, audio, utmp stay; drop-ins in /etc/systemd/system are the administrator's)"

@@ -183,14 +183,28 @@ activate() {
 }
 
 # install_lockdown VERSION: what keeps a person at the station's screen and keyboard inside the
-# kiosk page (the package ships the same files itself): no gettys on other consoles (logind, read at
-# boot), no magic SysRq keys (applied now), Chromium's managed policy. The policy is in /etc and an
-# administrator may edit it: like dpkg's conffiles, it is replaced only while it is still the copy
-# this installer wrote (its hash in POLICY_SHIPPED), else kept. Chromium reads it through a link in
-# its managed folder, where nothing else of ours lies (Chromium reads every file there).
+# kiosk page, and every keyboard from the station's consoles and power (the package ships the same
+# files itself): no getty on any VT (logind's drop-in, the gettys masked), no key that powers off,
+# reboots or suspends (logind's drop-in, ctrl-alt-del.target masked, systemd's drop-in), no magic
+# SysRq keys (applied now), Chromium's managed policy. apply_console_lockdown puts the consoles'
+# part in force now. The policy is in /etc and an administrator may edit it: like dpkg's conffiles,
+# it is replaced only while it is still the copy this installer wrote (its hash in POLICY_SHIPPED),
+# else kept. Chromium reads it through a link in its managed folder, where nothing else of ours lies
+# (Chromium reads every file there).
+CONSOLE_CHANGED=0
 install_lockdown() {
-  local sys="$RELEASES/$1/systemd" shipped=""
-  if [ -f "$sys/logind-kiosk.conf" ]; then ensure_file "$sys/logind-kiosk.conf" "$LOGIND_DROPIN" 0644 root root || true; fi
+  local sys="$RELEASES/$1/systemd" shipped="" unit
+  if [ -f "$sys/logind-kiosk.conf" ] && ensure_file "$sys/logind-kiosk.conf" "$LOGIND_DROPIN" 0644 root root; then CONSOLE_CHANGED=1; fi
+  # systemd reads it at the daemon-reload that follows.
+  if [ -f "$sys/system-keys.conf" ] && ensure_file "$sys/system-keys.conf" "$SYSTEM_DROPIN" 0644 root root; then UNIT_CHANGED=1; fi
+  if [ -f "$sys/system-keys.conf" ]; then
+    ensure_dir "$UNIT_DIR" 0755 root root
+    for unit in "${CONSOLE_MASKS[@]}"; do
+      # Anything else of that name there (an administrator's unit or link) is theirs.
+      if { [ -e "$UNIT_DIR/$unit" ] || [ -L "$UNIT_DIR/$unit" ]; } && [ "$(readlink "$UNIT_DIR/$unit")" != /dev/null ]; then continue; fi
+      if ensure_link /dev/null "$UNIT_DIR/$unit"; then UNIT_CHANGED=1; CONSOLE_CHANGED=1; fi
+    done
+  fi
   if [ -f "$sys/polkit-kiosk.rules" ]; then
     # polkitd reads the folder as it finds it; made here when polkitd is not installed yet.
     [ -d "$(dirname "$POLKIT_RULES")" ] || ensure_dir "$(dirname "$POLKIT_RULES")" 0755 root root
@@ -253,14 +267,46 @@ apply_usb_policy() {
   local wrapper="/usr/local/bin/$NAME"
   [ "$PACKAGED" = 1 ] && wrapper="/usr/bin/$NAME"
   if host "$wrapper" usb-policy --config "/etc/$NAME/config.json"; then
-    # Its udev rules give the profile's HID devices' hidraw nodes to the station's group.
+    # Its udev rules give the profile's HID devices' hidraw nodes to the station's group and keep
+    # their input nodes from logind and libinput (logind lets go of a node on its change event).
     host udevadm control --reload || say "warning: udevadm control --reload failed"
-    host udevadm trigger --subsystem-match=hidraw --action=change || say "warning: udevadm trigger failed"
+    host udevadm trigger --subsystem-match=hidraw --subsystem-match=input --action=change || say "warning: udevadm trigger failed"
     host systemctl restart usbguard.service || say "warning: usbguard.service did not restart: every USB device not authorised stays so (journalctl -u usbguard)"
   else
     say "warning: no USB policy written (see above): the rules in force stay"
   fi
   host systemctl enable --now --quiet "$NAME-usb-policy.path" || say "warning: systemctl enable $NAME-usb-policy.path failed"
+}
+
+# --- the consoles: no getty on a VT, no key that turns the station off (records 0135, 0136) ----
+# In force now, not only from the next boot: logind reads its drop-in again (SIGHUP: the keys'
+# handlers, no autovt), and a getty on a VT nobody is logged in at is stopped (its mask keeps it from
+# starting again). A getty with a session (someone at the screen, running this installer perhaps)
+# is left to its user and is gone at the next boot. The package's files arrive with dpkg's unpack:
+# a package install applies it when logind's drop-in is not the one it applied last (its hash in
+# CONSOLE_APPLIED), so a reinstall of the same package signals nothing.
+apply_console_lockdown() {
+  local logind="$LOGIND_DROPIN" applied="$OPT/console-lockdown.sha256" digest=""
+  [ "$PACKAGED" = 0 ] || logind="$ROOT/usr/lib/systemd/logind.conf.d/$NAME.conf"
+  [ -f "$logind" ] && digest="$(sha256sum <"$logind" | cut -d' ' -f1)"
+  if [ "$PACKAGED" = 1 ] && [ "$digest" != "$(cat "$applied" 2>/dev/null || true)" ]; then CONSOLE_CHANGED=1; fi
+  [ "$CONSOLE_CHANGED" = 1 ] || return 0
+  systemd_running || return 0
+  host systemctl kill --signal=SIGHUP systemd-logind.service || say "warning: logind did not get SIGHUP: its key handlers change at the next boot"
+  printf '%s\n' "$digest" >"$applied"
+  CONSOLE_CHANGED=0
+  [ "$LIVE" = 1 ] || return 0
+  local unit tty busy
+  # Who is logged in where (utmp): login(1) records each console session's terminal.
+  busy=" $(who 2>/dev/null | awk '{ print $2 }' | tr '\n' ' ') "
+  for unit in $(systemctl list-units --no-legend --plain --state=active 'getty@tty*.service' 'autovt@tty*.service' 2>/dev/null | awk '{ print $1 }'); do
+    tty="${unit#*@}"
+    tty="${tty%.service}"
+    case "$busy" in
+      *" $tty "*) say "note: someone is logged in on $tty: its getty stays until they log out or the board boots" ;;
+      *) if host systemctl stop "$unit"; then say "stopped $unit: no login prompt on a console of the station"; else say "warning: $unit did not stop"; fi ;;
+    esac
+  done
 }
 
 # --- the service ------------------------------------------------------------------------------

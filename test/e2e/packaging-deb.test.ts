@@ -52,6 +52,7 @@ function releaseTarball(version: string, edit?: (dir: string) => void, policy = 
     'systemd/chromium-policy.json': policy,
     'systemd/logind-kiosk.conf': readFileSync(join(REPO, 'systemd/logind-kiosk.conf'), 'utf8'),
     'systemd/sysctl-kiosk.conf': readFileSync(join(REPO, 'systemd/sysctl-kiosk.conf'), 'utf8'),
+    'systemd/system-keys.conf': readFileSync(join(REPO, 'systemd/system-keys.conf'), 'utf8'),
     'systemd/polkit-kiosk.rules': readFileSync(join(REPO, 'systemd/polkit-kiosk.rules'), 'utf8'),
     'hardware/99-pickup-station.rules': readFileSync(join(REPO, 'hardware/99-pickup-station.rules'), 'utf8'),
     'manifest.json': JSON.stringify({
@@ -190,6 +191,9 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
       './usr/lib/systemd/logind.conf.d/pickup-station.conf',
       './usr/lib/sysctl.d/90-pickup-station.conf',
       './usr/share/polkit-1/rules.d/50-pickup-station-kiosk.rules',
+      // No getty on any VT, no key that turns the station off (records 0135, 0136).
+      './usr/lib/systemd/system.conf.d/pickup-station.conf',
+      ...[1, 2, 3, 4, 5, 6].map((n) => `./usr/lib/systemd/system/getty@tty${n}.service -> /dev/null`),
     ])
       expect(list, f).toContain(f);
     // Nothing under /lib (Debian's merged /usr); the release's unit comes with the switch, not with the
@@ -213,6 +217,10 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
     expect(spawnSync('dpkg-deb', ['-e', deb, control]).status).toBe(0);
     expect(readFileSync(join(control, 'conffiles'), 'utf8')).toBe('/etc/default/pickup-station\n/etc/pickup-station-kiosk/chromium-policy.json\n');
     expect(readFileSync(join(control, 'postinst'), 'utf8')).toContain('/usr/lib/systemd/systemd-sysctl 90-pickup-station.conf');
+    // ctrl-alt-del.target is systemd's name under /usr/lib: masked in /etc by the postinst, unmasked
+    // at "remove" only while it is that mask (deb-systemd-helper's record).
+    expect(readFileSync(join(control, 'postinst'), 'utf8')).toContain('deb-systemd-helper mask ctrl-alt-del.target');
+    expect(readFileSync(join(control, 'postrm'), 'utf8')).toContain('deb-systemd-helper unmask ctrl-alt-del.target');
     expect(readFileSync(join(control, 'postinst'), 'utf8')).toContain('--package-release "$RELEASE"');
     expect(readFileSync(join(control, 'prerm'), 'utf8')).toContain('systemctl stop pickup-station.service');
     expect(readFileSync(join(control, 'preinst'), 'utf8')).toContain('/run/systemd/system/pickup-station.service');

@@ -278,7 +278,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
       // Only the board profile's USB devices: its rules written, USBGuard restarted with them, changes followed.
       '/usr/local/bin/pickup-station usb-policy --config /etc/pickup-station/config.json',
       'udevadm control --reload',
-      'udevadm trigger --subsystem-match=hidraw --action=change',
+      'udevadm trigger --subsystem-match=hidraw --subsystem-match=input --action=change',
       'systemctl restart usbguard.service',
       'systemctl enable --now --quiet pickup-station-usb-policy.path',
     ]);
@@ -445,23 +445,40 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
     expect(idOf('group', 'pickup-hid')).toBeDefined();
   });
 
-  it("the kiosk's lockdown: logind and sysctl files applied, Chromium's policy behind a link, an administrator's edit kept across upgrades, removed with --purge", () => {
+  it("the lockdown: logind, systemd and sysctl files applied, the VTs' gettys and ctrl-alt-del.target masked, Chromium's policy behind a link, an administrator's edit kept across upgrades, removed with --purge", () => {
     const lockdown = (policy: string) => ({
       extra: {
         'systemd/chromium-policy.json': policy,
         'systemd/logind-kiosk.conf': readFileSync(join(REPO, 'systemd/logind-kiosk.conf'), 'utf8'),
         'systemd/sysctl-kiosk.conf': readFileSync(join(REPO, 'systemd/sysctl-kiosk.conf'), 'utf8'),
+        'systemd/system-keys.conf': readFileSync(join(REPO, 'systemd/system-keys.conf'), 'utf8'),
         'systemd/polkit-kiosk.rules': readFileSync(join(REPO, 'systemd/polkit-kiosk.rules'), 'utf8'),
       },
     });
+    // An administrator's own unit under one of the names the installer masks: theirs, left alone.
+    mkdirSync(join(root, 'usr/local/lib/systemd/system'), { recursive: true });
+    writeFileSync(join(root, 'usr/local/lib/systemd/system/getty@tty6.service'), '[Service]\nExecStart=/bin/true\n');
     const shipped = readFileSync(join(REPO, 'systemd/chromium-policy.json'), 'utf8');
     const pw = join(work, 'pw');
     writeFileSync(pw, PASSWORD);
     const r = install(['--bundle', bundle('1.0.0', lockdown(shipped)), '--password-file', pw]);
     expect(r.status, r.out).toBe(0);
     expect(read('usr/local/lib/systemd/logind.conf.d/pickup-station.conf')).toContain('NAutoVTs=0');
+    expect(read('usr/local/lib/systemd/logind.conf.d/pickup-station.conf')).toContain('HandlePowerKey=ignore');
     expect(read('usr/local/lib/sysctl.d/90-pickup-station.conf')).toContain('kernel.sysrq = 0');
     expect(r.commands).toContain('/usr/lib/systemd/systemd-sysctl 90-pickup-station.conf');
+    // No getty on a VT, no reboot from Ctrl+Alt+Del: masked where the installer's units go, systemd's
+    // drop-in beside them; systemd reads them (daemon-reload), logind its drop-in (SIGHUP).
+    for (const unit of [1, 2, 3, 4, 5].map((n) => `getty@tty${n}.service`).concat('ctrl-alt-del.target'))
+      expect(link(`usr/local/lib/systemd/system/${unit}`), unit).toBe('/dev/null');
+    expect(read('usr/local/lib/systemd/system/getty@tty6.service')).toBe('[Service]\nExecStart=/bin/true\n');
+    expect(read('usr/local/lib/systemd/system.conf.d/pickup-station.conf')).toContain('CtrlAltDelBurstAction=none');
+    expect(r.commands).toContain('systemctl daemon-reload');
+    expect(r.commands).toContain('systemctl kill --signal=SIGHUP systemd-logind.service');
+    // Installed again: nothing changed, logind not signalled again.
+    const again = install(['--bundle', bundle('1.0.0', lockdown(shipped))]);
+    expect(again.status, again.out).toBe(0);
+    expect(again.commands).not.toContain('systemctl kill --signal=SIGHUP systemd-logind.service');
     // The kiosk user's one polkit action (cage's seat through logind), in the folder polkitd reads.
     expect(read('etc/polkit-1/rules.d/50-pickup-station-kiosk.rules')).toContain("action.id === 'org.freedesktop.login1.chvt'");
     expect(stat('etc/polkit-1/rules.d/50-pickup-station-kiosk.rules')).toEqual({ mode: '644', owner: '0:0' });
@@ -489,6 +506,10 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
 
     expect(install(['--uninstall']).status).toBe(0);
     expect(existsSync(join(root, 'usr/local/lib/systemd/logind.conf.d/pickup-station.conf'))).toBe(false);
+    expect(existsSync(join(root, 'usr/local/lib/systemd/system.conf.d/pickup-station.conf'))).toBe(false);
+    expect(existsSync(join(root, 'usr/local/lib/systemd/system/ctrl-alt-del.target'))).toBe(false);
+    expect(existsSync(join(root, 'usr/local/lib/systemd/system/getty@tty1.service'))).toBe(false);
+    expect(existsSync(join(root, 'usr/local/lib/systemd/system/getty@tty6.service'))).toBe(true);
     expect(existsSync(join(root, 'usr/local/lib/sysctl.d/90-pickup-station.conf'))).toBe(false);
     expect(existsSync(join(root, 'etc/polkit-1/rules.d/50-pickup-station-kiosk.rules'))).toBe(false);
     expect(read('etc/pickup-station-kiosk/chromium-policy.json')).toBe(edited);

@@ -8,7 +8,8 @@
  * its user can read, carrying the secret in the URL's fragment. And the development switch that
  * lets the daemon bind the kiosk's port itself is set in nothing that ships.
  * And what keeps a person with a keyboard on the page, as shipped: cage without VT switching, the
- * kiosk user without device groups, no gettys on other consoles (logind), no magic SysRq (sysctl),
+ * kiosk user without device groups, no gettys on other consoles and no key handled (logind), no
+ * Ctrl+Alt+Del burst action (systemd), no magic SysRq (sysctl),
  * Chromium's managed policy and systemd/kiosk-policy.sh, which keeps the browser off when an
  * administrator's edit broke that policy. (The keys themselves are pressed on the virtual board:
  * scripts/board/parts/kiosk-lockdown.mjs.)
@@ -25,6 +26,9 @@ import { KIOSK_FD_NAME } from '../../src/devices/kiosk/listener.js';
 import { requireTool, runs } from '../support/tools.js';
 
 const SYSTEMD = join(import.meta.dirname, '../../systemd');
+/** systemd's own logind.conf: every setting of this systemd's logind, commented, with its default. */
+const LOGIND_DEFAULTS = '/etc/systemd/logind.conf';
+const HAVE_LOGIND_DEFAULTS = requireTool(LOGIND_DEFAULTS, existsSync(LOGIND_DEFAULTS), 'systemd');
 const SCRIPT = join(SYSTEMD, 'kiosk-secret.sh');
 const POLICY_CHECK = join(SYSTEMD, 'kiosk-policy.sh');
 const POLICY_FILE = '/etc/chromium/policies/managed/pickup-station.json';
@@ -185,10 +189,20 @@ describe('what keeps a person with a keyboard on the kiosk page', () => {
     expect(one(browserUnit, 'PAMName')).toEqual(['login']);
   });
 
-  it('logind: no getty on another console; sysctl: no magic SysRq', () => {
+  it.runIf(HAVE_LOGIND_DEFAULTS)('logind: no getty on another console, no key handled; systemd: no Ctrl+Alt+Del burst action; sysctl: no magic SysRq', () => {
     const logind = readFileSync(join(SYSTEMD, 'logind-kiosk.conf'), 'utf8');
     const lines = (t: string) => t.split('\n').filter((l) => l.trim() !== '' && !l.startsWith('#'));
-    expect(lines(logind)).toEqual(['[Login]', 'NAutoVTs=0', 'ReserveVT=0']);
+    const settings = new Map(lines(logind).map((l) => l.split('=') as [string, string]));
+    expect(lines(logind)[0]).toBe('[Login]');
+    expect([settings.get('NAutoVTs'), settings.get('ReserveVT')]).toEqual(['0', '0']);
+    // Every key and switch handler this systemd's logind has (its logind.conf lists each, commented,
+    // with its default): ignore. A handler a newer systemd adds shows here as one missing.
+    const handlers = [...readFileSync(LOGIND_DEFAULTS, 'utf8').matchAll(/^#(Handle\w+)=/gm)].map((m) => m[1]!);
+    expect(handlers).toContain('HandleRebootKeyLongPress');
+    for (const h of handlers) expect(settings.get(h), h).toBe('ignore');
+    expect([...settings.keys()].filter((k) => k.startsWith('Handle')).sort()).toEqual(handlers.sort());
+    const system = readFileSync(join(SYSTEMD, 'system-keys.conf'), 'utf8');
+    expect(lines(system)).toEqual(['[Manager]', 'CtrlAltDelBurstAction=none']);
     const sysctl = readFileSync(join(SYSTEMD, 'sysctl-kiosk.conf'), 'utf8');
     expect(lines(sysctl)).toEqual(['kernel.sysrq = 0']);
   });

@@ -17,11 +17,16 @@ const ROOT = join(import.meta.dirname, '../..');
 const MAIN = join(ROOT, 'dist/src/main.js');
 const HAVE_PARSER = requireTool('usbguard-rule-parser', runs('usbguard-rule-parser', ['allow']), 'usbguard');
 
-/** The command with its udev output in `udev` (a test never writes this machine's /etc/udev). */
-function run(args: string[], udev = join(tempDir(), 'udev.rules')): { status: number | null; stdout: string; stderr: string } {
-  const r = spawnSync(process.execPath, [MAIN, 'usb-policy', '--udev-rules', udev, '--udev-proposal', `${udev}.proposed`, ...args], {
-    encoding: 'utf8',
-  });
+/**
+ * The command with its udev outputs in `udev` and `input` (a test never writes this machine's
+ * /etc/udev).
+ */
+function run(args: string[], udev = join(tempDir(), 'udev.rules'), input = `${udev}.input`): { status: number | null; stdout: string; stderr: string } {
+  const r = spawnSync(
+    process.execPath,
+    [MAIN, 'usb-policy', '--udev-rules', udev, '--udev-proposal', `${udev}.proposed`, '--input-rules', input, '--input-proposal', `${input}.proposed`, ...args],
+    { encoding: 'utf8' },
+  );
   return { status: r.status, stdout: r.stdout, stderr: r.stderr };
 }
 
@@ -49,14 +54,14 @@ describe('pickup-station usb-policy', () => {
     const first = run(['--profile', p, '--rules', rules, '--proposal', join(dir, 'proposed')], udev);
     expect(first).toMatchObject({
       status: 0,
-      stdout: `usb-policy: 3 device rule(s) written to ${rules}\nusb-policy: 2 hidraw rule(s) written to ${udev}\n`,
+      stdout: `usb-policy: 3 device rule(s) written to ${rules}\nusb-policy: 2 hidraw rule(s) written to ${udev}\nusb-policy: 2 input rule(s) written to ${udev}.input\n`,
     });
     expect(statSync(rules).mode & 0o777).toBe(0o600);
     expect(readFileSync(rules, 'utf8')).toContain('allow id 0403:6001 serial "FT4RFID1" with-interface match-all { ff:*:* }');
     const second = run(['--profile', p, '--rules', rules, '--proposal', join(dir, 'proposed')], udev);
     expect(second).toMatchObject({
       status: 0,
-      stdout: `usb-policy: ${rules} already up to date (3 device rule(s))\nusb-policy: ${udev} already up to date (2 hidraw rule(s))\n`,
+      stdout: `usb-policy: ${rules} already up to date (3 device rule(s))\nusb-policy: ${udev} already up to date (2 hidraw rule(s))\nusb-policy: ${udev}.input already up to date (2 input rule(s))\n`,
     });
   });
 
@@ -81,6 +86,32 @@ describe('pickup-station usb-policy', () => {
     expect(r.stderr).toContain(`usb-policy: warning: ${udev} was edited by hand and is kept as it is; the profile's rules are in ${udev}.proposed`);
     expect(readFileSync(udev, 'utf8')).toBe(edited);
     expect(readFileSync(`${udev}.proposed`, 'utf8')).not.toContain('04D9:1203');
+  });
+
+  it("writes the lines that keep the HID devices' event nodes from logind and libinput 0644, for a device a technician adds too", () => {
+    const dir = tempDir();
+    const udev = join(dir, '70-profile.rules');
+    const input = join(dir, '90-input.rules');
+    const p = profileFile(profile({ usb: { devices: [ftdi, audio] } }), dir);
+    expect(run(['--profile', p, '--rules', join(dir, 'usbguard.conf')], udev, input).status).toBe(0);
+    expect(statSync(input).mode & 0o777).toBe(0o644);
+    const lines = (f: string) =>
+      readFileSync(f, 'utf8')
+        .split('\n')
+        .filter((l) => l.startsWith('SUBSYSTEM'));
+    expect(lines(input)).toEqual([
+      'SUBSYSTEM=="input", KERNEL=="event*", KERNELS=="*:0627:0001.*", ENV{LIBINPUT_IGNORE_DEVICE}="1", TAG-="power-switch"',
+      'SUBSYSTEM=="input", KERNEL=="event*", KERNELS=="*:04D9:1203.*", ENV{LIBINPUT_IGNORE_DEVICE}="1", TAG-="power-switch"',
+    ]);
+    // A second scanner added to the profile (after the first, before the keypad): its lines in both
+    // files, nothing written by hand.
+    const added = profile({ usb: { devices: [ftdi, audio] } });
+    added.scanners = [...(added.scanners as unknown[]), { kind: 'hid', identifierType: 'RFID', vendorId: '0xffff', productId: '0x0035' }];
+    writeFileSync(p, JSON.stringify(added));
+    expect(run(['--profile', p, '--rules', join(dir, 'usbguard.conf')], udev, input).stdout).toContain(`usb-policy: 3 input rule(s) written to ${input}`);
+    expect(lines(input)[1]).toBe('SUBSYSTEM=="input", KERNEL=="event*", KERNELS=="*:FFFF:0035.*", ENV{LIBINPUT_IGNORE_DEVICE}="1", TAG-="power-switch"');
+    expect(lines(udev)[1]).toBe('SUBSYSTEM=="hidraw", KERNELS=="*:FFFF:0035.*", GROUP="pickup-hid", MODE="0660"');
+    expect(readFileSync(input, 'utf8')).toContain('# scanners.1: HID scanner (RFID)');
   });
 
   it('follows a profile change: the new device is in, the old one out', () => {

@@ -64,20 +64,41 @@ function event(type) {
   return b;
 }
 
-/** @param {CreateArgs} args */
-export function create2Event({ vendor, product, name = 'Fake HID keyboard', phys = 'uhid/fake', uniq = '', version = 1, country = 0 }) {
+/**
+ * A keyboard's System Control collection (HID Usage Tables, Generic Desktop 0x80): Power Down 0x81,
+ * Sleep 0x82 and Warm Restart 0x8f as the first three bits of a one-byte report (the rest padding).
+ * The kernel maps them to KEY_POWER, KEY_SLEEP and KEY_RESTART: logind's power, suspend and reboot keys.
+ */
+export const SYSTEM_CONTROL = [
+  0x05, 0x01, 0x09, 0x80, 0xa1, 0x01, 0x09, 0x81, 0x09, 0x82, 0x09, 0x8f, 0x15, 0x00, 0x25, 0x01, 0x75, 0x01, 0x95, 0x03, 0x81, 0x02, 0x95, 0x05, 0x81, 0x01,
+  0xc0,
+];
+/** The bit of each key in a SYSTEM_CONTROL report. */
+export const SYSTEM_KEYS = { power: 0x01, sleep: 0x02, restart: 0x04 };
+
+/** @param {CreateArgs & { descriptor?: number[] }} args  descriptor: the report descriptor (default: a boot keyboard) */
+export function create2Event({
+  vendor,
+  product,
+  name = 'Fake HID keyboard',
+  phys = 'uhid/fake',
+  uniq = '',
+  version = 1,
+  country = 0,
+  descriptor = BOOT_KEYBOARD,
+}) {
   const b = event(UHID.CREATE2);
   const p = 4;
   b.write(name.slice(0, 127), p, 'utf8');
   b.write(phys.slice(0, 63), p + 128, 'utf8');
   b.write(uniq.slice(0, 63), p + 192, 'utf8');
-  b.writeUInt16LE(BOOT_KEYBOARD.length, p + 256);
+  b.writeUInt16LE(descriptor.length, p + 256);
   b.writeUInt16LE(BUS_USB, p + 258);
   b.writeUInt32LE(vendor, p + 260);
   b.writeUInt32LE(product, p + 264);
   b.writeUInt32LE(version, p + 268);
   b.writeUInt32LE(country, p + 272);
-  Buffer.from(BOOT_KEYBOARD).copy(b, p + 276);
+  Buffer.from(descriptor).copy(b, p + 276);
   return b;
 }
 

@@ -34,13 +34,15 @@ it('a journal problem is a fault in stationctl status, as in the API; the config
   expect(text).toMatch(new RegExp(`^config +.*config\\.json version ${status.configFile.running}$`, 'm'));
 });
 
-it('every fault the API shows is in the faults line: station faults, the journal not writing, a device down', () => {
+it('every fault the API shows is in the faults line: station faults, the journal not writing, a device down, a HID device typing beyond the station', () => {
+  const typing = { nodes: ['event5'], problem: 'a keyboard beyond the station: /dev/input/event5 to libinput', text: 'a keyboard beyond the station' };
   const status = {
     faults: { service: 'service', 'device:scanner': 'scanner missing' },
     journal: { ok: false, problem: 'write failed: EROFS', location: '/var/lib/pickup-station/journal.log' },
     devices: [
-      { name: 'barcode scanner', ok: false, detail: '/dev/ttyUSB0 missing' },
-      { name: 'keypad', ok: true, detail: null },
+      { name: 'barcode scanner', ok: false, detail: '/dev/ttyUSB0 missing', input: null },
+      { name: 'keypad', ok: true, detail: null, input: typing },
+      { name: 'HID RFID reader', ok: true, detail: null, input: { nodes: [], problem: null, text: 'no input event node' } },
     ],
   };
   expect(statusFaults(status)).toEqual([
@@ -48,5 +50,6 @@ it('every fault the API shows is in the faults line: station faults, the journal
     'device:scanner: scanner missing',
     'journal NOT WRITING: write failed: EROFS',
     'device barcode scanner: /dev/ttyUSB0 missing',
+    'device keypad: a keyboard beyond the station: /dev/input/event5 to libinput',
   ]);
 });

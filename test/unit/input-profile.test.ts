@@ -95,11 +95,39 @@ describe('inputProfileSchema', () => {
     });
     expect(r.success).toBe(false);
     expect(r.error!.issues.map((i) => `${i.path.join('.')}: ${i.message}`)).toEqual([
-      'scanners.2: two HID scanners match the same device: set serialNumber or path',
+      'scanners.2: names the HID device 0001:0002 of scanners.1 a second time: both would read it (give each a serialNumber or path)',
       'display.path: /dev/ttyUSB0 is already used by scanners.0.path',
       'display.protocol.rowStart: needs one entry per row (4)',
-      'keypad: the keypad matches the same device as a HID scanner',
+      'keypad: names the HID device 0001:0002 of scanners.1 a second time: both would read it (give each a serialNumber or path)',
     ]);
+  });
+
+  it('a HID device named twice where one naming leaves the serial number or path open; told apart by both, accepted', () => {
+    const hid = { kind: 'hid', identifierType: 'BAR_CODE', vendorId: '0x0c2e', productId: '0x0b61' };
+    const problems = (scanners: unknown[], keypad: unknown = null) => {
+      const r = inputProfileSchema.safeParse({ scanners, keypad });
+      return r.success ? [] : r.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`);
+    };
+    // Without a serial number the second scanner takes whichever unit comes first: maybe SN1's.
+    expect(problems([{ ...hid, serialNumber: 'SN1' }, hid])).toEqual([
+      'scanners.1: names the HID device 0c2e:0b61 of scanners.0 a second time: both would read it (give each a serialNumber or path)',
+    ]);
+    expect(problems([hid], { kind: 'hid', vendorId: '0x0c2e', productId: '0x0b61', path: '/dev/hidraw3' })).toEqual([
+      'keypad: names the HID device 0c2e:0b61 of scanners.0 a second time: both would read it (give each a serialNumber or path)',
+    ]);
+    expect(
+      problems([
+        { ...hid, serialNumber: 'SN1' },
+        { ...hid, serialNumber: 'SN2' },
+      ]),
+    ).toEqual([]);
+    expect(
+      problems([
+        { ...hid, path: '/dev/hidraw1' },
+        { ...hid, path: '/dev/hidraw2' },
+      ]),
+    ).toEqual([]);
+    expect(problems([hid], { kind: 'hid', vendorId: '0x04d9', productId: '0x1203' })).toEqual([]);
   });
 });
 

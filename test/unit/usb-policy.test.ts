@@ -6,6 +6,7 @@
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { loadBoardProfile } from '../../src/config/board-profile.js';
+import { inputRules, isUnchangedInputRulesFile, renderInputRulesFile } from '../../src/devices/usb/input-rules.js';
 import { isUnchangedPolicyFile, policyRules, renderPolicyFile, usbPolicyOf } from '../../src/devices/usb/policy.js';
 import { ConfigError } from '../../src/errors.js';
 import { audio, ftdi, profile, profileFile } from '../support/usb-profiles.js';
@@ -82,6 +83,24 @@ describe('the USB policy of a board profile', () => {
     expect(isUnchangedPolicyFile(`${text}allow id 1234:5678\n`)).toBe(false);
     expect(isUnchangedPolicyFile(text.replace('0627:0001', '0627:0002'))).toBe(false);
     expect(isUnchangedPolicyFile('allow\n')).toBe(false);
+  });
+
+  it("keeps every HID scanner's and the keypad's event node from logind and libinput, none of usb.devices'; an edited file told apart", () => {
+    const p = loadBoardProfile(profileFile(profile({ usb: { devices: [ftdi, audio] } })));
+    const { policy } = usbPolicyOf(p);
+    expect(inputRules(policy)).toBe(
+      [
+        '# scanners.0: HID scanner (BAR_CODE)',
+        'SUBSYSTEM=="input", KERNEL=="event*", KERNELS=="*:0627:0001.*", ENV{LIBINPUT_IGNORE_DEVICE}="1", TAG-="power-switch"',
+        '# keypad: HID keypad',
+        'SUBSYSTEM=="input", KERNEL=="event*", KERNELS=="*:04D9:1203.*", ENV{LIBINPUT_IGNORE_DEVICE}="1", TAG-="power-switch"',
+        '',
+      ].join('\n'),
+    );
+    const text = renderInputRulesFile(policy, { file: '/p.json', name: 'test board' });
+    expect(isUnchangedInputRulesFile(text)).toBe(true);
+    expect(isUnchangedInputRulesFile(text.replace('TAG-="power-switch"', ''))).toBe(false);
+    expect(isUnchangedInputRulesFile(renderPolicyFile(policy, { file: '/p.json', name: 'test board' }))).toBe(false);
   });
 
   it('the shipped profiles all have a policy', () => {

@@ -6,6 +6,8 @@
 // (sampled every 20 ms; it starts before the station, so a pulse at a start is seen).
 // Commands, one per line into the FIFO /run/board-io/in:
 //   rfid VALUE | keypad DIGITS        type it (+ Enter)
+//   syskeys plug | syskeys unplug     a keyboard's system keys as a device of their own (below)
+//   syskey power|sleep|restart [MS]   one of them pressed (150 ms, or held MS ms: a long press)
 //   door N open | door N close        a person opens or shuts door N
 //   spring N                          door N opens 50 ms after lock N is next energized
 //   speech                            the speech button pressed (200 ms)
@@ -17,7 +19,7 @@ import { setInterval, setTimeout } from 'node:timers';
 import { createInterface } from 'node:readline';
 import { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
-import { EVENT_SIZE, create2Event, input2Event } from './uhid-keyboard.mjs';
+import { EVENT_SIZE, SYSTEM_CONTROL, SYSTEM_KEYS, create2Event, input2Event } from './uhid-keyboard.mjs';
 
 const LOCKS = 12,
   DOOR0 = 12,
@@ -87,6 +89,28 @@ setInterval(() => {
     }
   }
 }, 50);
+// A keyboard's system keys: power, sleep and reboot (a System Control collection, made on demand),
+// not one of the profile's devices (ids of its own): what a keyboard a person plugs in has and QEMU's
+// usb-kbd has not (its boot report's usages end before Sleep). The kernel makes it an input device
+// with KEY_POWER, KEY_SLEEP and KEY_RESTART, udev tags it power-switch, and logind watches it.
+const SYSKEYS = { vendor: 0x0627, product: 0x0002, name: 'Virtual system keys', uniq: 'SK1', descriptor: SYSTEM_CONTROL };
+function syskeys(plug) {
+  if (plug && fds.syskeys === undefined) {
+    fds.syskeys = openSync('/dev/uhid', constants.O_RDWR | constants.O_NONBLOCK);
+    writeSync(fds.syskeys, create2Event(SYSKEYS));
+  } else if (!plug && fds.syskeys !== undefined) {
+    closeSync(fds.syskeys); // the kernel destroys the device with its last descriptor
+    delete fds.syskeys;
+  }
+  log(`syskeys ${plug ? 'plugged' : 'unplugged'}`);
+}
+async function syskey(key, ms) {
+  writeSync(fds.syskeys, input2Event([SYSTEM_KEYS[key]]));
+  await sleep(ms);
+  writeSync(fds.syskeys, input2Event([0]));
+  log(`syskey ${key} pressed ${ms} ms`);
+}
+
 // US layout, main block: a-z 0x04.., 1-9 0x1e.., 0 0x27; Enter 0x28.
 const usage = (ch) => (ch >= 'a' && ch <= 'z' ? 0x04 + ch.charCodeAt(0) - 97 : ch === '0' ? 0x27 : 0x1e + ch.charCodeAt(0) - 49);
 // All reports in one burst, as a scanner sends them within milliseconds: paced by timers, a TCG
@@ -119,6 +143,9 @@ for await (const line of createInterface({ input: fifo })) {
     if ((w[0] === 'rfid' || w[0] === 'keypad') && /^[0-9a-z]+$/.test(w[1] ?? '')) await type(w[0], w[1]);
     else if (w[0] === 'door' && Number(w[1]) >= 1 && Number(w[1]) <= LOCKS && (w[2] === 'open' || w[2] === 'close')) door(Number(w[1]), w[2] === 'open');
     else if (w[0] === 'spring' && Number(w[1]) >= 1 && Number(w[1]) <= LOCKS) springs.add(Number(w[1]));
+    else if (w[0] === 'syskeys' && (w[1] === 'plug' || w[1] === 'unplug')) syskeys(w[1] === 'plug');
+    else if (w[0] === 'syskey' && fds.syskeys !== undefined && Object.hasOwn(SYSTEM_KEYS, w[1] ?? '') && /^\d{0,5}$/.test(w[2] ?? ''))
+      await syskey(w[1], Number(w[2] || 150));
     else if (w[0] === 'speech') {
       // Active low, released pulled up: pressed is pulled down.
       writeFileSync(attr(SPEECH, 'pull'), 'pull-down');

@@ -58,7 +58,11 @@ export function formatStatus(s: StatusBody): string {
     out.push(`  ${pad(String(b.number), 4)} ${pad(b.door, 6)} lock ${b.lockEnergized ? 'ENERGIZED' : 'off'}${lines}${last}`);
   }
   out.push('', 'devices');
-  for (const d of s.devices) out.push(`  ${d.ok ? 'ok  ' : 'FAIL'} ${d.name}${d.detail ? `: ${d.detail}` : ''}`);
+  for (const d of s.devices) {
+    out.push(`  ${d.ok ? 'ok  ' : 'FAIL'} ${d.name}${d.detail ? `: ${d.detail}` : ''}`);
+    // Older stations' status has no `input`.
+    if (d.input != null) out.push(`       input: ${d.input.text}`);
+  }
   out.push('', `events (newest last)`);
   for (const e of s.events) out.push(`  ${formatEvent(e)}`);
   out.push('', `signed in as ${s.technician.name} (${s.technician.scope})`);

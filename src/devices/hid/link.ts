@@ -12,6 +12,7 @@ import type * as NodeHid from 'node-hid';
 import { DeviceError, errorMessage } from '../../errors.js';
 import { releaseAtExit } from '../../exit.js';
 import type { Link } from '../reconnect.js';
+import { inputNodesOf, type InputNode } from './input-nodes.js';
 
 export interface HidDeviceInfo {
   readonly path: string;
@@ -35,6 +36,8 @@ export interface HidBackend {
   devices(): Promise<readonly HidDeviceInfo[]>;
   /** Open by hidraw path; throws when it cannot. */
   open(path: string): HidHandle;
+  /** The input event nodes of the device behind a hidraw path, as udev keeps them (input-nodes.ts); absent: not known. */
+  inputNodes?(path: string): readonly InputNode[];
 }
 
 let nodeHid: typeof NodeHid | null = null;
@@ -67,6 +70,7 @@ export const nodeHidBackend: HidBackend = {
       },
     };
   },
+  inputNodes: (path) => inputNodesOf(path),
 };
 
 export interface HidMatch {
@@ -103,10 +107,17 @@ export interface HidLinkOptions {
   readonly presenceCheckMs: number;
   readonly onReport: (report: Buffer) => void;
   readonly lost: (reason: string) => void;
+  /**
+   * The device's input nodes changed since the open (udev processed one late, its rules were
+   * written or taken away): looked at with each device-list re-check.
+   */
+  readonly inputNodesChanged?: (nodes: readonly InputNode[]) => void;
 }
 
 export interface HidLink extends Link {
   readonly info: HidDeviceInfo;
+  /** Its input nodes at the open; null when the backend cannot tell. */
+  readonly inputNodes: readonly InputNode[] | null;
 }
 
 export async function openHidLink(o: HidLinkOptions): Promise<HidLink> {
@@ -118,6 +129,8 @@ export async function openHidLink(o: HidLinkOptions): Promise<HidLink> {
   } catch (e) {
     throw new DeviceError(info.path, `cannot open: ${errorMessage(e)}`, { cause: e });
   }
+  const inputNodes = o.backend.inputNodes?.(info.path) ?? null;
+  let inputNodesSeen = JSON.stringify(inputNodes);
   let gone = false;
   let checking = false;
   const lose = (reason: string): void => {
@@ -136,7 +149,13 @@ export async function openHidLink(o: HidLinkOptions): Promise<HidLink> {
     o.backend.devices().then(
       (list) => {
         checking = false;
-        if (!list.some((d) => d.path === info.path)) lose('unplugged');
+        if (!list.some((d) => d.path === info.path)) return lose('unplugged');
+        const now = o.backend.inputNodes?.(info.path) ?? null;
+        const seen = JSON.stringify(now);
+        if (now !== null && seen !== inputNodesSeen) {
+          inputNodesSeen = seen;
+          o.inputNodesChanged?.(now);
+        }
       },
       (e: unknown) => {
         checking = false;
@@ -146,6 +165,7 @@ export async function openHidLink(o: HidLinkOptions): Promise<HidLink> {
   }, o.presenceCheckMs);
   return {
     info,
+    inputNodes,
     close: () => {
       gone = true;
       clearInterval(timer);

@@ -284,10 +284,31 @@ export const inputProfileObject = z.strictObject({
 
 type ProfileSections = z.output<typeof inputProfileObject>;
 
+/** A HID section's choice of device: its ids, and the serial number or hidraw path that narrow it (null: any). */
+interface HidChoice {
+  readonly vendorId: number;
+  readonly productId: number;
+  readonly serialNumber: string | null;
+  readonly path: string | null;
+}
+
 /**
- * Checks across devices: no serial path used twice, no two HID devices matching the same
- * device, one rowStart entry per display row. Usable as `.check(z.superRefine(refineInputProfile))` on
- * any object schema that contains the three sections.
+ * Whether two HID sections can open the same device: the same ids, and neither serial number nor
+ * path tells them apart (one left null matches every unit, as the driver picks: src/devices/hid/link.ts).
+ * Both would read every report: a card scanned would also be typed as PIN keys.
+ */
+function sameHidDevice(a: HidChoice, b: HidChoice): boolean {
+  const apart = (x: string | null, y: string | null): boolean => x !== null && y !== null && x !== y;
+  return a.vendorId === b.vendorId && a.productId === b.productId && !apart(a.serialNumber, b.serialNumber) && !apart(a.path, b.path);
+}
+
+const hex = (n: number): string => n.toString(16).padStart(4, '0');
+
+/**
+ * Checks across devices: no serial path used twice, no two HID sections that can open the same
+ * device (the second naming is the problem, with the first's path), one rowStart entry per display
+ * row. Usable as `.check(z.superRefine(refineInputProfile))` on any object schema that contains the
+ * three sections.
  */
 export function refineInputProfile(
   p: { scanners: ProfileSections['scanners']; readers?: ProfileSections['readers']; display: ProfileSections['display']; keypad: unknown },
@@ -299,12 +320,20 @@ export function refineInputProfile(
     if (other !== undefined) ctx.addIssue({ code: 'custom', path: where, message: `${path} is already used by ${other}`, input: path });
     else serialPaths.set(path, where.join('.'));
   };
-  const hidKeys = new Set<string>();
+  const hid: { choice: HidChoice; where: string }[] = [];
+  const claimHid = (choice: HidChoice, where: (string | number)[]): void => {
+    const other = hid.find((h) => sameHidDevice(h.choice, choice));
+    if (other !== undefined)
+      ctx.addIssue({
+        code: 'custom',
+        path: where,
+        message: `names the HID device ${hex(choice.vendorId)}:${hex(choice.productId)} of ${other.where} a second time: both would read it (give each a serialNumber or path)`,
+      });
+    else hid.push({ choice, where: where.join('.') });
+  };
   p.scanners.forEach((s, i) => {
     if (s.kind === 'serial' || s.kind === 'rfid-reader') return claim(s.path, ['scanners', i, 'path']);
-    const key = `${s.vendorId}:${s.productId}:${s.serialNumber ?? ''}:${s.path ?? ''}`;
-    if (hidKeys.has(key)) ctx.addIssue({ code: 'custom', path: ['scanners', i], message: 'two HID scanners match the same device: set serialNumber or path' });
-    hidKeys.add(key);
+    claimHid(s, ['scanners', i]);
   });
   p.readers?.forEach((r, i) => claim(r.path, ['readers', i, 'path']));
   if (p.display.kind === 'serial') {
@@ -314,10 +343,7 @@ export function refineInputProfile(
       ctx.addIssue({ code: 'custom', path: ['display', 'protocol', 'rowStart'], message: `needs one entry per row (${p.display.rows})` });
   }
   const kp = p.keypad;
-  if (isHidKeypad(kp)) {
-    const key = `${kp.vendorId}:${kp.productId}:${kp.serialNumber ?? ''}:${kp.path ?? ''}`;
-    if (hidKeys.has(key)) ctx.addIssue({ code: 'custom', path: ['keypad'], message: 'the keypad matches the same device as a HID scanner' });
-  }
+  if (isHidKeypad(kp)) claimHid(kp, ['keypad']);
 }
 
 function isHidKeypad(k: unknown): k is z.output<typeof hidKeypadSchema> {

@@ -1,9 +1,11 @@
 /**
  * `pickup-station usb-policy [--config FILE | --profile FILE] [--rules FILE] [--proposal FILE]
- * [--udev-rules FILE] [--udev-proposal FILE] [--print]`: writes the USBGuard rules of the board
- * profile (policy.ts) to the station's rules folder, and the udev rules that give the station's
- * group the hidraw nodes of the profile's HID devices (hidraw-rules.ts). Run by the installer and
- * by pickup-station-usb-policy.service whenever the config or the profile changes.
+ * [--udev-rules FILE] [--udev-proposal FILE] [--input-rules FILE] [--input-proposal FILE] [--print]`:
+ * writes the USBGuard rules of the board profile (policy.ts) to the station's rules folder, the udev
+ * rules that give the station's group the hidraw nodes of the profile's HID devices
+ * (hidraw-rules.ts), and those that keep their input event nodes from logind and libinput
+ * (input-rules.ts). Run by the installer and by pickup-station-usb-policy.service whenever the
+ * config or the profile changes.
  *
  * Exit 0: written, unchanged, or an edited file kept (a warning on stderr names the proposal);
  * 78: a bad config or profile (each problem with its path; nothing written); 1: a file could not
@@ -14,6 +16,7 @@ import { loadBoardProfile } from '../../config/board-profile.js';
 import { profileOfConfig } from '../../config/lock-profile.js';
 import { ConfigError, EXIT_CONFIG, EXIT_FAILURE, EXIT_OK, errorMessage } from '../../errors.js';
 import { isUnchangedHidrawRulesFile, renderHidrawRulesFile } from './hidraw-rules.js';
+import { DEFAULT_INPUT_PROPOSAL_FILE, DEFAULT_INPUT_RULES_FILE, isUnchangedInputRulesFile, renderInputRulesFile } from './input-rules.js';
 import { isUnchangedPolicyFile, renderPolicyFile, usbPolicyOf } from './policy.js';
 import { writeGeneratedFile, type GeneratedFile } from './policy-file.js';
 
@@ -47,6 +50,8 @@ export async function runUsbPolicy(args: string[], defaultConfigFile: string, io
       proposal: { type: 'string' },
       'udev-rules': { type: 'string' },
       'udev-proposal': { type: 'string' },
+      'input-rules': { type: 'string' },
+      'input-proposal': { type: 'string' },
       print: { type: 'boolean' },
     },
     strict: true,
@@ -78,6 +83,15 @@ export async function runUsbPolicy(args: string[], defaultConfigFile: string, io
         mode: 0o644,
         isUnchanged: isUnchangedHidrawRulesFile,
         what: 'hidraw rule(s)',
+        count: policy.devices.filter((d) => d.hidraw).length,
+      },
+      {
+        file: values['input-rules'] ?? DEFAULT_INPUT_RULES_FILE,
+        proposal: values['input-proposal'] ?? DEFAULT_INPUT_PROPOSAL_FILE,
+        text: renderInputRulesFile(policy, source),
+        mode: 0o644,
+        isUnchanged: isUnchangedInputRulesFile,
+        what: 'input rule(s)',
         count: policy.devices.filter((d) => d.hidraw).length,
       },
     ];
