@@ -118,6 +118,9 @@ export async function runDemo(args: string[]): Promise<number> {
           ownPort: true,
           limits: KIOSK_LIMITS,
           reconnect: { initialMs: 500, maxMs: 5_000, factor: 2 },
+          pageTimeoutMs: KIOSK_LIMITS.pageTimeoutMs,
+          // No kiosk unit here: whoever runs the demo opens the page (and opens it again).
+          browser: { ...KIOSK_LIMITS.browser, restartCommand: null },
           log,
         })
       : null;

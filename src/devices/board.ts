@@ -72,6 +72,8 @@ class BoardStation implements StationHardware {
     /** The keypads behind `keypad` (a touchscreen's and a tactile one may be two). */
     private readonly keypads: readonly Keypad[],
     readonly usb: UsbWatch,
+    /** A kiosk touchscreen beside a tactile keypad (HID or matrix): PINs are taken without the screen. */
+    readonly servesWithoutDisplay: boolean,
   ) {}
 
   devices(): readonly Device[] {
@@ -194,6 +196,7 @@ export async function createBoardHardware(config: StationConfig, hw: BoardHardwa
       assist,
       keypads,
       usb,
+      profile.display.kind === 'kiosk' && profile.keypad !== null,
     );
   } catch (e) {
     log.error({ error: errorMessage(e) }, 'opening the board failed: releasing what was opened (locks OFF)');

@@ -284,6 +284,12 @@ export interface StationHardware {
   readonly speech?: SpeechOutput | null;
   /** The patron's help controls: GPIO buttons, the headphone jack, the kiosk page (absent = none). */
   readonly assist?: readonly AssistControls[];
+  /**
+   * The station takes PINs without its display: a kiosk touchscreen beside a tactile keypad. Its
+   * display's problem (the page not on the screen) is then named in /state with st UP; absent or
+   * false, it is a fault (st DOWN), as every other device's.
+   */
+  readonly servesWithoutDisplay?: boolean;
   /** USB devices the kernel keeps unauthorised, as they come and go (absent = not watched: simulated hardware). */
   readonly usb?: UnknownUsbSource | null;
   /** Every device, for health reporting. */

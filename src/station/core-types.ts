@@ -215,6 +215,11 @@ export interface CoreState {
   readonly lastScan: { readonly value: string; readonly at: number } | null;
   /** Lasting error conditions by key (scanner missing, service mode): st DOWN while any is set. */
   readonly faults: Readonly<Record<string, string>>;
+  /**
+   * Lasting problems by key that leave the station serving (a kiosk screen not shown beside a
+   * tactile keypad): named in /state's errorMessage, st stays UP.
+   */
+  readonly degraded: Readonly<Record<string, string>>;
   /** One-shot errors (bad command, box not opened) waiting for the next /state. */
   readonly pendingErrors: readonly string[];
   /** One-shot errors carried by the /state in flight; dropped once it is answered. */
@@ -322,6 +327,8 @@ export type Input =
   | { readonly type: 'unanswered'; readonly endpoint: Endpoint; readonly reason: string }
   | { readonly type: 'timer'; readonly timer: TimerName }
   | { readonly type: 'fault'; readonly key: string; readonly message: string | null }
+  /** A lasting problem that leaves the station serving (set: message; cleared: null): named, st stays UP. */
+  | { readonly type: 'degraded'; readonly key: string; readonly message: string | null }
   | { readonly type: 'pulse-failed'; readonly boxId: string; readonly message: string }
   /** The tamper input changed (open: the cabinet or service door is open). */
   | { readonly type: 'tamper'; readonly open: boolean }

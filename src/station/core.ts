@@ -38,7 +38,7 @@ import { boxOfAjarTimer } from './core/context.js';
 import { render, onMessageTimer } from './core/display.js';
 import { onDoor, onDoorOpenTimer } from './core/doors.js';
 import { checkDrained, onDrain } from './core/drain.js';
-import { onFault, onProblem, onPulseFailed, onUsbWatch } from './core/faults.js';
+import { onDegraded, onFault, onProblem, onPulseFailed, onUsbWatch } from './core/faults.js';
 import { onCancelPressed, onKey, onPinIdleTimer, onScan, onTechnicianOpen } from './core/input.js';
 import { flushState, onHeartbeatTimer } from './core/outbound.js';
 import { onPinLockoutTimer, restorePinThrottle } from './core/pin-throttle.js';
@@ -75,6 +75,7 @@ export function initialState(doors: Readonly<Record<string, DoorState>>): CoreSt
     pin: '',
     lastScan: null,
     faults: {},
+    degraded: {},
     pendingErrors: [],
     reportingErrors: [],
     alarms: [],
@@ -142,6 +143,9 @@ export function transition(config: CoreConfig, state: CoreState, input: Input): 
       break;
     case 'fault':
       onFault(ctx, input.key, input.message);
+      break;
+    case 'degraded':
+      onDegraded(ctx, input.key, input.message);
       break;
     case 'pulse-failed':
       onPulseFailed(ctx, input.boxId, input.message);

@@ -1,8 +1,9 @@
 /**
  * Device → core input wiring: what each device kind's callbacks become as core inputs. Every input
  * from a person also wakes a display that dims when idle, whether or not the screen changes. A
- * device's health becomes a fault (`device:<name>`); the audio output's health is the core's to
- * judge (`speech-output`: DOWN only when speech is required). Adding a device kind adds its lines
+ * device's health becomes a fault (`device:<name>`) — the display's, on a station that takes PINs
+ * without it (`servesWithoutDisplay`), a degraded problem of the same key (named, st UP); the audio
+ * output's health is the core's to judge (`speech-output`: DOWN only when speech is required). Adding a device kind adds its lines
  * here, and nowhere else in the station.
  */
 import type { Logger } from 'pino';
@@ -98,14 +99,16 @@ function watch(device: Device, report: (problem: string | null) => void): Unsubs
 
 /**
  * Every device's health but the audio output's and the USB watch's, as a fault `device:<name>`
- * (before the `start` input). Those two are judged by the core by their config (after `start`).
+ * (before the `start` input), or for the display of a station that takes PINs without it as a
+ * degraded problem of that key. The other two are judged by the core by their config (after `start`).
  */
 export function watchDeviceHealth(hw: StationHardware, sink: Pick<InputSink, 'dispatch'>): Unsubscribe[] {
   const judged: readonly unknown[] = [hw.speech ?? null, hw.usb ?? null];
+  const named = hw.servesWithoutDisplay === true ? hw.display : null;
   return hw
     .devices()
     .filter((d) => !judged.includes(d))
-    .map((d) => watch(d, (message) => sink.dispatch({ type: 'fault', key: `device:${d.name}`, message })));
+    .map((d) => watch(d, (message) => sink.dispatch({ type: d === named ? 'degraded' : 'fault', key: `device:${d.name}`, message })));
 }
 
 /** The USB watch's health as `usb-watch` (after the `start` input: the core judges it by `security.unknownUsb`). */

@@ -178,7 +178,7 @@ describe('kiosk page under a local flood', () => {
       expect(stats['closedByStation']).toBeGreaterThan(300);
       const status = await k.rig.statusUntil(() => true, 'status');
       expect(status['pin']).toBeUndefined();
-      const refused = k.logs().filter((l) => l['msg'] === 'kiosk page: requests refused (keys and streams need the kiosk secret)');
+      const refused = k.logs().filter((l) => l['msg'] === 'kiosk page: requests refused (keys, heartbeats and streams need the kiosk secret)');
       expect(refused.length).toBeGreaterThan(0);
       // Bounded: at most maxConnections of the kiosk's beside what the daemon had before; below MemoryHigh=.
       expect(maxSockets - sockets0).toBeLessThanOrEqual(MAX_CONNECTIONS);

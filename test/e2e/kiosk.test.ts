@@ -118,6 +118,9 @@ async function startKiosk(locale: Locale): Promise<Kiosk> {
     ownPort: true,
     limits: kioskDisplaySchema.parse({ kind: 'kiosk' }),
     reconnect: { initialMs: 100, maxMs: 1_000, factor: 2 },
+    pageTimeoutMs: kioskDisplaySchema.parse({ kind: 'kiosk' }).pageTimeoutMs,
+    // The page here is the test's own, not a kiosk unit's (test/e2e/kiosk-screen.test.ts has that).
+    browser: { ...kioskDisplaySchema.parse({ kind: 'kiosk' }).browser, restartCommand: null },
     log,
   });
   await panel.start();

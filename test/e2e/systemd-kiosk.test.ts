@@ -207,17 +207,26 @@ describe('what keeps a person with a keyboard on the kiosk page', () => {
     expect(lines(sysctl)).toEqual(['kernel.sysrq = 0']);
   });
 
-  it("polkit: the kiosk user may activate its own local, active session (cage's seat) and nothing else; other users are polkit's defaults'", () => {
-    // The rule file as polkitd runs it: a script calling polkit.addRule, in a context of its own.
+  it("polkit: the kiosk user may activate its own local, active session (cage's seat), the station's user restart the kiosk browser's unit; nothing else for either; other users are polkit's defaults'", () => {
+    // The rule file as polkitd runs it: a script calling polkit.addRule, in a context of its own;
+    // the first rule that handles a question answers it.
     const Result = { YES: 'yes', NO: 'no', NOT_HANDLED: null };
-    const rules: ((action: { id: string }, subject: { user: string; local: boolean; active: boolean }) => unknown)[] = [];
+    type Action = { id: string; lookup(key: string): string | undefined };
+    const rules: ((action: Action, subject: { user: string; local: boolean; active: boolean }) => unknown)[] = [];
     const context = createContext({ polkit: { Result, addRule: (f: (typeof rules)[number]) => rules.push(f) } });
     runInContext(readFileSync(join(SYSTEMD, 'polkit-kiosk.rules'), 'utf8'), context);
-    expect(rules).toHaveLength(1);
-    const ask = (user: string, id: string, local = true, active = true) => rules[0]!({ id }, { user, local, active });
+    expect(rules).toHaveLength(2);
+    const ask = (user: string, id: string, details: Record<string, string> = {}, local = true, active = true): unknown => {
+      const action: Action = { id, lookup: (key) => details[key] };
+      for (const rule of rules) {
+        const r = rule(action, { user, local, active });
+        if (r !== null) return r;
+      }
+      return null;
+    };
     expect(ask('pickup-kiosk', 'org.freedesktop.login1.chvt')).toBe('yes');
-    expect(ask('pickup-kiosk', 'org.freedesktop.login1.chvt', true, false)).toBe('no');
-    expect(ask('pickup-kiosk', 'org.freedesktop.login1.chvt', false, true)).toBe('no');
+    expect(ask('pickup-kiosk', 'org.freedesktop.login1.chvt', {}, true, false)).toBe('no');
+    expect(ask('pickup-kiosk', 'org.freedesktop.login1.chvt', {}, false, true)).toBe('no');
     for (const id of [
       'org.freedesktop.login1.reboot',
       'org.freedesktop.login1.power-off',
@@ -225,9 +234,26 @@ describe('what keeps a person with a keyboard on the kiosk page', () => {
       'org.freedesktop.systemd1.manage-units',
     ])
       expect(ask('pickup-kiosk', id), id).toBe('no');
+    expect(ask('pickup-kiosk', 'org.freedesktop.systemd1.manage-units', { unit: 'pickup-station-kiosk.service', verb: 'restart' })).toBe('no');
+    // The station's user: the one restart its kiosk page needs (the default restart command), nothing more.
+    const restart = kioskDisplaySchema.parse({ kind: 'kiosk' }).browser.restartCommand;
+    expect(restart).toEqual(['systemctl', '--no-ask-password', 'restart', 'pickup-station-kiosk.service']);
+    expect(ask('pickup-station', 'org.freedesktop.systemd1.manage-units', { unit: restart![3]!, verb: restart![2]! })).toBe('yes');
+    for (const [unit, verb] of [
+      ['pickup-station-kiosk.service', 'stop'],
+      ['pickup-station-kiosk.service', 'start'],
+      ['pickup-station-kiosk.socket', 'restart'],
+      ['pickup-station.service', 'restart'],
+      ['getty@tty1.service', 'restart'],
+      ['ssh.service', 'stop'],
+    ] as const)
+      expect(ask('pickup-station', 'org.freedesktop.systemd1.manage-units', { unit, verb }), `${verb} ${unit}`).toBe('no');
+    for (const id of ['org.freedesktop.systemd1.manage-unit-files', 'org.freedesktop.login1.reboot', 'org.freedesktop.login1.chvt'])
+      expect(ask('pickup-station', id, { unit: 'pickup-station-kiosk.service', verb: 'restart' }), id).toBe('no');
     expect(ask('technician', 'org.freedesktop.login1.reboot')).toBeNull();
-    // The unit's user is the one the rule names.
+    // The units' users are the ones the rules name.
     expect(one(browserUnit, 'User')).toEqual(['pickup-kiosk']);
+    expect(one(readFileSync(join(SYSTEMD, 'pickup-station.service'), 'utf8'), 'User')).toEqual(['pickup-station']);
   });
 
   it("Chromium's managed policy: every URL blocked but the kiosk's page and its start page; no tools, files, downloads, printing, sign-in, passwords, autofill, extensions, other windows' modes", () => {

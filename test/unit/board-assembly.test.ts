@@ -114,6 +114,27 @@ describe('board assembly', () => {
     await hw.close();
   });
 
+  it('a kiosk display takes PINs beside a tactile keypad (its problem then leaves the station UP), and alone it does not', async () => {
+    const matrix = {
+      kind: 'gpio-matrix' as const,
+      rows: [{ chip: C, offset: 12, activeLow: true }],
+      columns: [{ chip: C, offset: 13, activeLow: true }],
+      keys: ['5'],
+    };
+    const cases: [BoardProfileInput, boolean][] = [
+      [{ ...PROFILE, display: { kind: 'kiosk' }, keypad: matrix }, true],
+      [{ ...PROFILE, display: { kind: 'kiosk' }, keypad: { kind: 'hid', vendorId: 0x1234, productId: 0x5678 } }, true],
+      [{ ...PROFILE, display: { kind: 'kiosk' } }, false],
+      [{ ...PROFILE, keypad: matrix }, false],
+    ];
+    for (const [profile, serves] of cases) {
+      const s = setup(profile);
+      const hw = await createBoardHardware(s.config, s.hw, log, { openBackend: s.openBackend, createInputDevices: noInputs });
+      expect(hw.servesWithoutDisplay, JSON.stringify({ display: profile.display, keypad: profile.keypad?.kind })).toBe(serves);
+      await hw.close();
+    }
+  });
+
   it('builds the tamper switch and the buzzer of the profile (buzzer silent), after the locks', async () => {
     const { hw, config, world, order, openBackend } = setup({ ...PROFILE, tamper: { chip: C, offset: 22 }, buzzer: { chip: C, offset: 23 } });
     world.setInput(BASE + 22, 1);

@@ -206,6 +206,27 @@ export const oledDisplaySchema = z.strictObject({
 /** Where pickup-station-kiosk.socket (systemd/kiosk-secret.sh) writes the hash of the kiosk's per-boot secret. */
 export const KIOSK_SECRET_HASH_FILE = '/run/pickup-station-kiosk/secret.sha256';
 
+/** The one command polkit lets the station's user run (systemd/polkit-kiosk.rules): the kiosk browser's unit restarted. */
+export const KIOSK_BROWSER_RESTART = ['systemctl', '--no-ask-password', 'restart', 'pickup-station-kiosk.service'];
+
+/**
+ * The kiosk browser started again when its page is gone from the screen (src/devices/kiosk/browser-restart.ts;
+ * docs/decisions/0138).
+ */
+export const kioskBrowserSchema = z.strictObject({
+  /**
+   * The command (argv, no shell, run as the station's user) that starts the kiosk browser again;
+   * null: the station never does (a development setup without the kiosk unit).
+   */
+  restartCommand: z._default(z.nullable(z.array(z.nonEmpty()).check(z.minLength(1), z.maxLength(16))), KIOSK_BROWSER_RESTART),
+  /** A browser started (with the station, or again) gets this long to show the page before it is started again. */
+  startMs: ms(120_000, 1_000, 1_800_000),
+  /** At most this many starts in a row without the page shown in between; then none, and the display fault stays. */
+  restartLimit: z._default(intIn(0, 10), 3),
+  /** The restart command must end within this (it is then stopped, and the start counts as failed). */
+  commandTimeoutMs: ms(120_000, 1_000, 600_000),
+});
+
 /**
  * A touchscreen showing the kiosk page (src/devices/kiosk/): display, PIN keypad, cancel button and
  * help controls in one. Served on 127.0.0.1 only — on the socket pickup-station-kiosk.socket holds
@@ -240,6 +261,12 @@ export const kioskDisplaySchema = z
     refusalLogIntervalMs: ms(60_000, 100, 3_600_000),
     /** Retry delays when the port cannot be listened on or the secret cannot be read. */
     reconnect: z.prefault(reconnectSchema, {}),
+    /**
+     * No page on the screen for this long — no event stream with the page's heartbeat (sent every
+     * quarter of it) — is a display fault (docs/decisions/0137).
+     */
+    pageTimeoutMs: ms(20_000, 1_000, 60_000),
+    browser: z.prefault(kioskBrowserSchema, {}),
     /**
      * Development only (the demo, tests, a developer's machine), never on a station: without the
      * socket systemd holds (pickup-station-kiosk.socket), bind the port in this process. Off, the

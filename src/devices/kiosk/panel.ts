@@ -11,14 +11,20 @@
  * problem of the display (the page cannot take keys), retried with the reconnect backoff, not a crash.
  * No socket from systemd (and no development switch) is one too, said once and not retried: the
  * process will not be given one later.
+ *
+ * So is a page that is not on the screen (page-watch.ts: no event stream with the page's heartbeat
+ * for `pageTimeoutMs`), with what the station did about it (browser-restart.ts: the kiosk browser
+ * started again, within its limit) — while the page is served, the station starts the browser again.
  */
 import type { Logger } from 'pino';
 import { DeviceBase, faulty, HEALTHY, Listeners } from '../device-base.js';
 import { Backoff, type BackoffOptions } from '../reconnect.js';
 import type { AssistControls, AssistRequest, DeviceHealth, Display, Keypad, KeypadKey, PushButton, Unsubscribe } from '../types.js';
 import { errorMessage } from '../../errors.js';
+import { BrowserRestart, type BrowserRestartConfig, type RunCommand } from './browser-restart.js';
 import { acquireKioskListener, KioskPortNotHeld, releaseKioskListener, type KioskListener } from './listener.js';
 import { kioskHtml, type KioskWords } from './page.js';
+import { heartbeatInterval, PageWatch } from './page-watch.js';
 import { KioskSecret, type KioskSecretSource } from './secret.js';
 import { KioskServer, type KioskLimits } from './server.js';
 
@@ -37,6 +43,12 @@ export interface KioskPanelOptions {
   readonly ownPort: boolean;
   readonly limits: KioskLimits;
   readonly reconnect: BackoffOptions;
+  /** No page on the screen this long is the display's fault. */
+  readonly pageTimeoutMs: number;
+  /** Starting the kiosk browser again when its page is gone. */
+  readonly browser: BrowserRestartConfig;
+  /** How the restart command is run (tests of the schedule); a child process by default. */
+  readonly runCommand?: RunCommand;
   readonly log: Logger;
 }
 
@@ -146,6 +158,16 @@ export class KioskPanel {
   private server: KioskServer | null = null;
   private listener: KioskListener | null = null;
   private readonly retries: Backoff;
+  private readonly page: PageWatch;
+  private readonly browser: BrowserRestart;
+  /** Why the page cannot be served (the port, the secret); null once it is. */
+  private serveProblem: string | null = 'not started yet';
+  /** Why no page is on the screen (page-watch.ts); null while one is (or not yet judged). */
+  private pageProblem: string | null = null;
+  /** What the station did about it (browser-restart.ts). */
+  private browserNote: string | null = null;
+  private everShown = false;
+  private watching = false;
   private closed = false;
 
   constructor(private readonly o: KioskPanelOptions) {
@@ -156,6 +178,20 @@ export class KioskPanel {
     this.cancelButton = new KioskCancelButton(`cancel button (${where})`, this);
     this.assist = new KioskAssist(`help controls (${where})`, this);
     this.secret = new KioskSecret(o.secret);
+    this.page = new PageWatch({
+      pageTimeoutMs: o.pageTimeoutMs,
+      streams: () => this.counts().streams,
+      onChange: (problem) => this.pageChanged(problem),
+    });
+    this.browser = new BrowserRestart({
+      ...o.browser,
+      log: o.log,
+      onNote: (note) => {
+        this.browserNote = note;
+        this.judge();
+      },
+      ...(o.runCommand ? { run: o.runCommand } : {}),
+    });
   }
 
   /** The port the page is served on (after start()). */
@@ -171,6 +207,12 @@ export class KioskPanel {
   /** Listen (or take systemd's socket) and read the secret; a failure is health (retried with backoff), never a rejection. */
   async start(): Promise<void> {
     if (this.closed) return;
+    if (!this.watching) {
+      // From the station's start: the kiosk browser starts beside it.
+      this.watching = true;
+      this.page.start();
+      this.browser.start();
+    }
     try {
       if (this.listener === null) {
         const { listener, note } = await acquireKioskListener(this.o.port, { ownPort: this.o.ownPort, timeouts: this.o.limits });
@@ -188,6 +230,8 @@ export class KioskPanel {
             onHold: (key) => this.keypad.holds.emit(key),
             onCancel: () => this.cancelButton.presses.emit(),
             onAssist: (request) => this.assist.requests.emit(request),
+            onHeartbeat: () => this.heartbeat(),
+            onHeartbeatRefused: () => this.page.refusedHeartbeat(),
           },
           this.state(),
         );
@@ -206,21 +250,52 @@ export class KioskPanel {
       const problem = this.secret.load();
       if (problem !== null) throw new Error(problem);
       this.retries.reset();
-      this.display.set(HEALTHY);
+      this.serveProblem = null;
+      this.judge();
+      // Served again with the page still missing: now the browser can be started again.
+      if (this.pageProblem !== null) this.browser.pageMissing();
       this.publish();
     } catch (e) {
       if (e instanceof KioskPortNotHeld) {
         this.o.log.error({ device: this.display.name }, e.message);
-        this.display.set(faulty(`${this.display.name}: ${e.message}`));
+        this.serveProblem = e.message;
+        this.judge();
         return;
       }
       const delay = this.retries.nextDelay();
-      const detail = `${this.display.name}: ${this.listener === null ? 'cannot listen' : 'cannot take keys'} (${errorMessage(e)})`;
-      if (this.display.health().detail !== detail)
-        this.o.log.warn({ device: this.display.name, error: errorMessage(e), retryInMs: delay }, 'kiosk page not ready');
-      this.display.set(faulty(detail));
+      const problem = `${this.listener === null ? 'cannot listen' : 'cannot take keys'} (${errorMessage(e)})`;
+      if (this.serveProblem !== problem) this.o.log.warn({ device: this.display.name, error: errorMessage(e), retryInMs: delay }, 'kiosk page not ready');
+      this.serveProblem = problem;
+      this.judge();
       this.retries.retry(() => void this.start());
     }
+  }
+
+  /** The display's health: the page not served, else not on the screen (with what was done about it), else healthy. */
+  private judge(): void {
+    const page = this.pageProblem === null ? null : this.browserNote === null ? this.pageProblem : `${this.pageProblem}; ${this.browserNote}`;
+    const problem = this.serveProblem ?? page;
+    this.display.set(problem === null ? HEALTHY : faulty(`${this.display.name}: ${problem}`));
+  }
+
+  /** A heartbeat with the kiosk secret: counted while the page's event stream is open. */
+  private heartbeat(): void {
+    if (!this.page.heartbeat() || this.everShown) return;
+    this.everShown = true;
+    this.o.log.info({ device: this.display.name }, 'kiosk page on the screen');
+  }
+
+  private pageChanged(problem: string | null): void {
+    const was = this.pageProblem;
+    this.pageProblem = problem;
+    if (problem === null) {
+      this.o.log.info({ device: this.display.name }, 'kiosk page on the screen again');
+      this.browser.pageShown();
+    } else if (was === null) {
+      this.o.log.warn({ device: this.display.name, problem }, 'kiosk page not on the screen');
+    }
+    this.judge();
+    if (problem !== null && this.serveProblem === null) this.browser.pageMissing();
   }
 
   private state() {
@@ -233,6 +308,7 @@ export class KioskPanel {
       lang: this.o.lang,
       words: this.o.words,
       holdMs: this.o.holdMs,
+      heartbeatMs: heartbeatInterval(this.o.pageTimeoutMs),
     };
   }
 
@@ -244,6 +320,8 @@ export class KioskPanel {
     if (this.closed) return;
     this.closed = true;
     this.retries.cancel();
+    this.page.close();
+    this.browser.close();
     await this.server?.close();
     if (this.listener) await releaseKioskListener(this.listener);
   }

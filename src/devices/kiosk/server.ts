@@ -4,8 +4,8 @@
  * API, no state beyond the display lines, whether cancel and more time are offered and the page's
  * words; no box actions. Keys go in as a hardware keypad's do (and a PIN's digits are never logged).
  *
- * Who may use it: only the kiosk browser. Every key, hold, cancel, help request and event stream
- * must carry the kiosk's secret (`Authorization: Bearer`, secret.ts): without it, 401 and the
+ * Who may use it: only the kiosk browser. Every key, hold, cancel, help request, heartbeat and event
+ * stream must carry the kiosk's secret (`Authorization: Bearer`, secret.ts): without it, 401 and the
  * connection closed, so no other local process can type keys, cancel a deposit or hold the update
  * lock by looking busy. When the secret changes, every connection and stream that proved itself
  * with the old one is closed at once. The page itself and its script and style are served to anyone
@@ -44,6 +44,8 @@ export interface KioskState {
   readonly words: Readonly<Record<string, string>>;
   /** How long a key is held to ask for speech. */
   readonly holdMs: number;
+  /** How often the page sends its heartbeat (page-watch.ts): it tells the station it is on the screen. */
+  readonly heartbeatMs: number;
 }
 
 export interface KioskLimits {
@@ -69,6 +71,10 @@ export interface KioskServerOptions {
   readonly onHold: (key: KeypadKey) => void;
   readonly onCancel: () => void;
   readonly onAssist: (request: AssistRequest) => void;
+  /** The page's heartbeat, with the kiosk secret. */
+  readonly onHeartbeat: () => void;
+  /** A heartbeat without it (answered 401). */
+  readonly onHeartbeatRefused: () => void;
 }
 
 const MAX_BODY = 256;
@@ -93,7 +99,7 @@ export function parseKey(v: unknown): KeypadKey | null {
 type Refusal = 'no-secret' | 'wrong-host' | 'foreign-origin' | 'not-json' | 'bad-body' | 'not-found' | 'evicted';
 
 const REFUSALS: Readonly<Record<Refusal, RefusalText>> = {
-  'no-secret': { level: 'warn', text: 'kiosk page: requests refused (keys and streams need the kiosk secret)' },
+  'no-secret': { level: 'warn', text: 'kiosk page: requests refused (keys, heartbeats and streams need the kiosk secret)' },
   'wrong-host': { level: 'warn', text: 'kiosk page: a request naming another host was refused (421)' },
   'foreign-origin': { level: 'warn', text: "kiosk page: a request from another page's origin was refused (403)" },
   'not-json': { level: 'info', text: 'kiosk page: a request whose body is not JSON was refused (415)' },
@@ -194,10 +200,13 @@ export class KioskServer {
       res.end(method === 'HEAD' ? undefined : file.body);
       return;
     }
-    const routes = ['/key', '/hold', '/cancel', '/assist'];
+    const routes = ['/key', '/hold', '/cancel', '/assist', '/heartbeat'];
     if (method !== 'POST' || !routes.includes(path)) return this.reply(res, 404, 'not found', 'not-found');
     if (!originAllowed(req, own)) return this.reply(res, 403, 'foreign origin', 'foreign-origin', true);
-    if (!this.authorised(req, res)) return;
+    if (!this.authorised(req, res)) {
+      if (path === '/heartbeat') this.o.onHeartbeatRefused();
+      return;
+    }
     if (!saysJson(req)) return this.reply(res, 415, 'json only', 'not-json');
     readBody(req, MAX_BODY).then(
       (body) => {
@@ -226,6 +235,11 @@ export class KioskServer {
       case '/cancel':
         // A press after the button was hidden (a slow page) is still a press: the core refuses it if cancel is not allowed.
         this.o.onCancel();
+        return true;
+      case '/heartbeat':
+        // `{}`: the page is on the screen (it sends this from an animation frame).
+        if (body === null) return false;
+        this.o.onHeartbeat();
         return true;
       case '/assist': {
         const request = body?.['request'];

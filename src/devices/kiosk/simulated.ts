@@ -28,6 +28,8 @@ export async function withKiosk(
     ownPort: kiosk.developmentOwnPort,
     limits: kiosk,
     reconnect: kiosk.reconnect,
+    pageTimeoutMs: kiosk.pageTimeoutMs,
+    browser: kiosk.browser,
     log: log.child({ component: 'kiosk' }),
   });
   await panel.start();

@@ -75,6 +75,7 @@ function isPatronInput(input: Input): boolean {
     case 'unanswered':
     case 'timer':
     case 'fault':
+    case 'degraded':
     case 'pulse-failed':
     case 'tamper':
     case 'unknown-usb':

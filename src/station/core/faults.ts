@@ -1,9 +1,11 @@
 /**
  * Lasting error conditions (a device missing, service mode) and one-shot errors (a lock that failed)
- * that the next /state reports as `DOWN` with an errorMessage.
+ * that the next /state reports as `DOWN` with an errorMessage; and lasting problems that leave the
+ * station serving (`degraded`: a kiosk screen not shown beside a tactile keypad), which it names
+ * with st `UP`.
  *
- * Transitions here: fault set (message) -> fault changed -> fault cleared (null); each marks a
- * /state owed. A failed pulse and a reported problem add a one-shot error. Service mode (the
+ * Transitions here: fault set (message) -> fault changed -> fault cleared (null); the same for a
+ * degraded problem; each marks a /state owed. A failed pulse and a reported problem add a one-shot error. Service mode (the
  * `service` fault) turned off while the tamper input is open raises the tamper alarm (alarms.ts).
  *
  * The USB watch's own health (`usb-watch`), judged by `security.unknownUsb`:
@@ -34,6 +36,23 @@ export function onFault(ctx: Ctx, key: string, message: string | null): void {
     if (current === message) return;
     s.faults = { ...s.faults, [key]: message };
     log('warn', 'fault', { fault: key, message });
+  }
+  s.stateOwed = true;
+}
+
+/** A lasting problem that leaves the station serving: named by every /state while it lasts, st UP. */
+export function onDegraded(ctx: Ctx, key: string, message: string | null): void {
+  const { s, log } = ctx;
+  const current = s.degraded[key];
+  if (message === null) {
+    if (current === undefined) return;
+    const { [key]: _gone, ...rest } = s.degraded;
+    s.degraded = rest;
+    log('info', 'problem cleared (the station served through it)', { problem: key });
+  } else {
+    if (current === message) return;
+    s.degraded = { ...s.degraded, [key]: message };
+    log('warn', 'problem (the station serves on)', { problem: key, message });
   }
   s.stateOwed = true;
 }

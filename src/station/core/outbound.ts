@@ -11,7 +11,7 @@
  * lasting fault, every alarm in force and every one-shot error, joined by "; ", or is null; st is
  * DOWN while a fault, a one-shot error or an alarm that stops service (tamper) is there, and UP
  * otherwise — a forced-open, ajar or PIN lock-out alarm leaves the other boxes serving, so it goes
- * out as UP with the errorMessage naming it.
+ * out as UP with the errorMessage naming it, as does a degraded problem (faults.ts).
  */
 import type { OutboundRequest } from '../core-types.js';
 import type { Ctx } from './context.js';
@@ -44,6 +44,7 @@ export function flushState(ctx: Ctx): void {
   // A failing audio output that speech does not require is named, but leaves the station UP (assist.ts).
   const errors = [
     ...faults,
+    ...Object.values(s.degraded),
     ...s.alarms.map((a) => a.detail),
     ...s.pendingErrors,
     ...(s.assist.outputProblem !== null ? [`speech: ${s.assist.outputProblem}`] : []),

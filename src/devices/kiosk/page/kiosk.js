@@ -17,6 +17,7 @@
  * @property {string} lang
  * @property {Record<string, string>} words
  * @property {number} holdMs
+ * @property {number} heartbeatMs
  */
 
 /**
@@ -40,6 +41,7 @@ let words = null;
 /** @type {number | null} */
 let session = null;
 let holdMs = 2000;
+let heartbeatMs = 5000;
 let online = false;
 
 // The secret comes once, in the fragment; it stays in this tab only, and leaves the address bar.
@@ -97,6 +99,7 @@ function render(state) {
   cancel.textContent = state.cancelLabel;
   moreTime.hidden = !state.moreTime;
   holdMs = state.holdMs;
+  heartbeatMs = state.heartbeatMs;
   if (document.documentElement.lang !== state.lang) document.documentElement.lang = state.lang;
   if (JSON.stringify(words) !== JSON.stringify(state.words)) applyWords(state.words);
   // The patron has gone: the next one starts with the defaults.
@@ -184,6 +187,26 @@ for (const type of ['keydown', 'keyup']) {
   );
 }
 
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let beat;
+let framePending = false;
+/**
+ * The page tells the station it is on the screen: a heartbeat sent from an animation frame, which
+ * a page whose renderer died or hangs, or that is not drawn, never gets; only while its event
+ * stream is open. The first goes as soon as the stream brings its first state, then one every
+ * `heartbeatMs`.
+ */
+function heartbeat() {
+  clearTimeout(beat);
+  beat = setTimeout(heartbeat, heartbeatMs);
+  if (framePending) return;
+  framePending = true;
+  requestAnimationFrame(() => {
+    framePending = false;
+    if (online) post('/heartbeat', {});
+  });
+}
+
 /**
  * The state events in `buf` (server-sent events, blocks ending in a blank line) and what is left of it.
  * @param {string} buf
@@ -227,9 +250,11 @@ async function stream() {
           const { states, rest } = takeStates(buf + value);
           buf = rest;
           for (const state of states) {
+            const first = !online;
             online = true;
             offline.hidden = true;
             render(state);
+            if (first) heartbeat();
           }
         }
       }
