@@ -23,6 +23,8 @@ import { fileURLToPath } from 'node:url';
 const HERE = dirname(fileURLToPath(import.meta.url));
 /** Needs the image with cage and Chromium (scripts/board/image.sh). */
 export const image = 'kiosk';
+export const ci =
+  "needs the kiosk image, whose cold build (Chromium's few hundred packages under qemu-user) does not fit the CI budget; the page's heartbeat and the browser's restart run in CI against a real Chromium (test/e2e); --full and --parts";
 export const title =
   "the patron's screen is seen and heals: the renderer and the network service killed, Chromium made unstartable, a kiosk without a keypad (screendump, /state, metrics, promtool)";
 
