@@ -24,7 +24,7 @@ import type { RfidProblem, RfidReader, RfidReaderStats, RfidTag, RfidTagData, Se
 import { RfidReaderError, rfidDetail } from './errors.js';
 import type { ReaderFamily, ReaderSession, SessionOptions } from './family.js';
 import { FieldTracker } from './field.js';
-import { decodeTag } from './models/decode.js';
+import { decodeTag, mediaFormatLabel, type DecodedTag } from './models/decode.js';
 
 export interface HostModeReaderOptions {
   readonly family: ReaderFamily;
@@ -36,7 +36,10 @@ export interface HostModeReaderOptions {
   readonly answerTimeoutMs: number;
   readonly blockOrder: 'reversed' | 'memory';
   readonly blocksPerRead: number;
-  /** Blocks of user memory read at most (a 28560-3 tag needs 8 of 4 bytes; 28560-2 data may run longer). */
+  /**
+   * Blocks of user memory read at first (a 28560-3 tag needs 8 or 9 of 4 bytes; 28560-2 data may run
+   * longer). A tag whose data runs past them is read to its end (its own size, or block by block).
+   */
   readonly maxBlocks: number;
   readonly send: 'item-id' | 'uid';
   readonly inventoryIntervalMs: number;
@@ -60,6 +63,15 @@ interface Connection extends Link {
 
 /** Tags the technician page lists at most. */
 const LAST_TAGS = 10;
+/** ISO/IEC 15693 addresses at most 256 blocks: the end of any tag's memory. */
+const ISO15693_MAX_BLOCKS = 256;
+
+/** User memory as read, and whether it is the tag's whole memory. */
+interface MemoryRead {
+  readonly bytes: Uint8Array;
+  readonly blockSize: number;
+  readonly complete: boolean;
+}
 
 function maskUid(uid: string): string {
   return `…${uid.slice(-3)}`;
@@ -90,7 +102,7 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
     securityWrites: 0,
     securityWriteFailures: 0,
   };
-  private readonly lastTags: { uid: string; model: string | null; problem: RfidProblem | null }[] = [];
+  private readonly lastTags: { uid: string; model: string | null; problem: RfidProblem | null; owner: string | null; media: string | null }[] = [];
 
   constructor(private readonly o: HostModeReaderOptions) {
     const name = o.name ?? `RFID reader ${o.port.path}`;
@@ -128,10 +140,13 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
     if (t.data.kind === 'item') this.counts.tagsRead++;
     else if (t.data.kind === 'unreadable') this.counts.unreadable[t.data.problem]++;
     else return;
+    const item = t.data.kind === 'item' ? t.data : null;
     this.lastTags.push({
       uid: maskUid(t.uid),
-      model: t.data.kind === 'item' ? t.data.model : null,
+      model: item?.model ?? null,
       problem: t.data.kind === 'unreadable' ? t.data.problem : null,
+      owner: item?.owner == null ? null : maskIdentifier(item.owner),
+      media: item?.mediaFormat == null ? null : mediaFormatLabel(item.mediaFormat),
     });
     if (this.lastTags.length > LAST_TAGS) this.lastTags.shift();
   }
@@ -278,7 +293,7 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
         // configuration) is the reader's fault, never the tag's: it counts toward reconnecting
         // and health, not toward the tag's attempts.
         if (e instanceof RfidReaderError && e.statusKind === 'reader') {
-          this.failed(c, e, `read of ${t.uid}`);
+          this.failed(c, e, `read of ${maskIdentifier(t.uid)}`);
           continue;
         }
         k.attempts++;
@@ -294,12 +309,32 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
 
   private async readTag(session: ReaderSession, uid: string, dsfid: number | null): Promise<RfidTag> {
     const info = await session.tagInfo(uid);
-    const { bytes, blockSize } = await this.readMemory(session, uid, info?.blockCounts ?? null);
-    const decoded = decodeTag({ bytes, blockSize, dsfid: info?.dsfid ?? dsfid });
+    const counts = info?.blockCounts ?? null;
+    const tagDsfid = info?.dsfid ?? dsfid;
+    let mem = await this.readMemory(session, uid, counts);
+    let decoded: DecodedTag = decodeTag({ ...mem, dsfid: tagDsfid });
+    if (decoded.kind === 'unreadable' && decoded.problem === 'truncated' && !mem.complete) {
+      // The data runs on past what was read: the rest of the tag, then decoded once more.
+      mem = await this.readRest(session, uid, counts, mem);
+      decoded = decodeTag({ ...mem, dsfid: tagDsfid });
+    }
     let data: RfidTagData;
     if (decoded.kind === 'item') {
-      data = { kind: 'item', model: decoded.model, itemId: decoded.itemId, set: decoded.set, owner: decoded.owner };
-      this.o.log.debug({ device: this.name, uid: maskIdentifier(uid), model: decoded.model, set: decoded.set, notes: decoded.notes }, 'tag read');
+      const { model, itemId, set, owner, mediaFormat } = decoded;
+      data = { kind: 'item', model, itemId, set, owner, mediaFormat };
+      this.o.log.debug(
+        {
+          device: this.name,
+          uid: maskIdentifier(uid),
+          model,
+          set,
+          owner: owner === null ? null : maskIdentifier(owner),
+          media: mediaFormat === null ? null : mediaFormatLabel(mediaFormat),
+          bytesRead: mem.bytes.length,
+          notes: decoded.notes,
+        },
+        'tag read',
+      );
     } else {
       data = { kind: 'unreadable', problem: decoded.problem, detail: decoded.detail };
       this.o.log.info({ device: this.name, uid: maskIdentifier(uid), problem: decoded.problem, detail: decoded.detail }, 'tag not readable as library data');
@@ -308,16 +343,18 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
   }
 
   /**
-   * The tag's user memory. With block counts from its system information, the likeliest is read
-   * and, when the reader says its last block does not exist, the next (ISO's n − 1 encoding, then
-   * the literal one); without, block by block until the reader says a block does not exist.
+   * The tag's user memory, up to `maxBlocks` blocks. With block counts from its system information,
+   * the likeliest is read and, when the reader says its last block does not exist, the next (ISO's
+   * n − 1 encoding, then the literal one); without, block by block until the reader says a block
+   * does not exist. `complete`: the whole tag was read.
    */
-  private async readMemory(session: ReaderSession, uid: string, counts: readonly number[] | null): Promise<{ bytes: Uint8Array; blockSize: number }> {
+  private async readMemory(session: ReaderSession, uid: string, counts: readonly number[] | null): Promise<MemoryRead> {
     if (counts !== null) {
       let last: unknown = null;
       for (const count of counts) {
         try {
-          return await session.readBlocks(uid, 0, Math.min(count, this.o.maxBlocks));
+          const read = await session.readBlocks(uid, 0, Math.min(count, this.o.maxBlocks));
+          return { ...read, complete: count <= this.o.maxBlocks };
         } catch (e) {
           if (!session.blockMissing(e)) throw e;
           last = e;
@@ -325,21 +362,53 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
       }
       throw last instanceof Error ? last : new Error('no block count fits the tag');
     }
-    const blocks: Uint8Array[] = [];
-    let blockSize = 0;
-    for (let i = 0; i < this.o.maxBlocks; i++) {
+    return this.readBlockByBlock(session, uid, { bytes: new Uint8Array(0), blockSize: 1, complete: false }, this.o.maxBlocks);
+  }
+
+  /**
+   * The rest of a tag read only in part: up to its own size when its system information gave one
+   * (the candidates decided by the read of the last block, as at first), else block by block until
+   * the reader says a block does not exist — never past ISO/IEC 15693's 256 blocks.
+   */
+  private async readRest(session: ReaderSession, uid: string, counts: readonly number[] | null, mem: MemoryRead): Promise<MemoryRead> {
+    const have = mem.bytes.length / mem.blockSize;
+    if (counts !== null) {
+      let last: unknown = null;
+      for (const count of counts) {
+        if (count <= have) continue;
+        try {
+          const rest = await session.readBlocks(uid, have, Math.min(count, ISO15693_MAX_BLOCKS) - have);
+          if (rest.blockSize !== mem.blockSize) throw new Error(`blocks of ${rest.blockSize} bytes after blocks of ${mem.blockSize}`);
+          return { bytes: concat(mem.bytes, rest.bytes), blockSize: mem.blockSize, complete: true };
+        } catch (e) {
+          if (!session.blockMissing(e)) throw e;
+          last = e;
+        }
+      }
+      throw last instanceof Error ? last : new Error('no block count fits the tag');
+    }
+    return this.readBlockByBlock(session, uid, mem, ISO15693_MAX_BLOCKS);
+  }
+
+  /** Blocks one at a time after `mem`, until one does not exist (complete) or `limit` blocks in all. */
+  private async readBlockByBlock(session: ReaderSession, uid: string, mem: MemoryRead, limit: number): Promise<MemoryRead> {
+    const blocks: Uint8Array[] = [mem.bytes];
+    let blockSize = mem.bytes.length > 0 ? mem.blockSize : 0;
+    let count = mem.bytes.length > 0 ? mem.bytes.length / mem.blockSize : 0;
+    let complete = false;
+    for (; count < limit; count++) {
       try {
-        const b = await session.readBlocks(uid, i, 1);
+        const b = await session.readBlocks(uid, count, 1);
+        if (blockSize !== 0 && b.blockSize !== blockSize) throw new Error(`blocks of ${b.blockSize} bytes after blocks of ${blockSize}`);
         blockSize = b.blockSize;
         blocks.push(b.bytes);
       } catch (e) {
-        if (session.blockMissing(e)) break;
-        throw e;
+        if (!session.blockMissing(e)) throw e;
+        complete = true;
+        break;
       }
     }
-    const bytes = new Uint8Array(blocks.length * blockSize);
-    blocks.forEach((b, i) => bytes.set(b, i * blockSize));
-    return { bytes, blockSize: Math.max(1, blockSize) };
+    return { bytes: concat(...blocks), blockSize: Math.max(1, blockSize), complete: complete || count >= ISO15693_MAX_BLOCKS };
   }
 
   private emit(): void {
@@ -400,6 +469,16 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
     const k = this.known.get(uid);
     if (k?.tag) k.tag = { ...k.tag, afi };
   }
+}
+
+function concat(...parts: Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  let at = 0;
+  for (const p of parts) {
+    out.set(p, at);
+    at += p.length;
+  }
+  return out;
 }
 
 function hex(v: number | null): string {
