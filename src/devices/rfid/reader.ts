@@ -7,8 +7,8 @@
  *   times in a row is closed and reopened; meanwhile health says why (st DOWN with that text).
  * - The field: an inventory every `inventoryIntervalMs`; a tag is present from the first round that
  *   sees it until `absentRounds` rounds in a row have missed it (field.ts). Its memory is read and
- *   decoded once (tag information for block size and count, then the blocks), retried on the next
- *   rounds up to `readAttempts` times. Known tags survive a reconnect: the same item lying on the
+ *   decoded once (tag information for block size and count, then as many blocks as its data needs:
+ *   tag-memory.ts), retried on the next rounds up to `readAttempts` times. Known tags survive a reconnect: the same item lying on the
  *   reader is not reported again because the cable hiccuped.
  * - Listeners hear the whole field whenever it changes; the core decides what is a report.
  * - Security writes run between rounds (the line is half-duplex) and are verified by reading back.
@@ -24,7 +24,8 @@ import type { RfidProblem, RfidReader, RfidReaderStats, RfidTag, RfidTagData, Se
 import { RfidReaderError, rfidDetail } from './errors.js';
 import type { ReaderFamily, ReaderSession, SessionOptions } from './family.js';
 import { FieldTracker } from './field.js';
-import { decodeTag, mediaFormatLabel, type DecodedTag } from './models/decode.js';
+import { mediaFormatLabel } from './models/decode.js';
+import { readTagData } from './tag-memory.js';
 
 export interface HostModeReaderOptions {
   readonly family: ReaderFamily;
@@ -37,8 +38,8 @@ export interface HostModeReaderOptions {
   readonly blockOrder: 'reversed' | 'memory';
   readonly blocksPerRead: number;
   /**
-   * Blocks of user memory read at first (a 28560-3 tag needs 8 or 9 of 4 bytes; 28560-2 data may run
-   * longer). A tag whose data runs past them is read to its end (its own size, or block by block).
+   * Blocks of user memory read at most while the data does not run on past them (tag-memory.ts reads
+   * as far as the data needs, `blocksPerRead` at a time); a tag whose data runs on is read to its end.
    */
   readonly maxBlocks: number;
   readonly send: 'item-id' | 'uid';
@@ -63,16 +64,6 @@ interface Connection extends Link {
 
 /** Tags the technician page lists at most. */
 const LAST_TAGS = 10;
-/** ISO/IEC 15693 addresses at most 256 blocks: the end of any tag's memory. */
-const ISO15693_MAX_BLOCKS = 256;
-
-/** User memory as read, and whether it is the tag's whole memory. */
-interface MemoryRead {
-  readonly bytes: Uint8Array;
-  readonly blockSize: number;
-  readonly complete: boolean;
-}
-
 function maskUid(uid: string): string {
   return `…${uid.slice(-3)}`;
 }
@@ -309,15 +300,10 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
 
   private async readTag(session: ReaderSession, uid: string, dsfid: number | null): Promise<RfidTag> {
     const info = await session.tagInfo(uid);
-    const counts = info?.blockCounts ?? null;
-    const tagDsfid = info?.dsfid ?? dsfid;
-    let mem = await this.readMemory(session, uid, counts);
-    let decoded: DecodedTag = decodeTag({ ...mem, dsfid: tagDsfid });
-    if (decoded.kind === 'unreadable' && decoded.problem === 'truncated' && !mem.complete) {
-      // The data runs on past what was read: the rest of the tag, then decoded once more.
-      mem = await this.readRest(session, uid, counts, mem);
-      decoded = decodeTag({ ...mem, dsfid: tagDsfid });
-    }
+    const { memory: mem, decoded } = await readTagData(session, uid, info?.blockCounts ?? null, info?.dsfid ?? dsfid, {
+      blocksPerRead: this.o.blocksPerRead,
+      maxBlocks: this.o.maxBlocks,
+    });
     let data: RfidTagData;
     if (decoded.kind === 'item') {
       const { model, itemId, set, owner, mediaFormat } = decoded;
@@ -340,75 +326,6 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
       this.o.log.info({ device: this.name, uid: maskIdentifier(uid), problem: decoded.problem, detail: decoded.detail }, 'tag not readable as library data');
     }
     return { uid, afi: info?.afi ?? null, data };
-  }
-
-  /**
-   * The tag's user memory, up to `maxBlocks` blocks. With block counts from its system information,
-   * the likeliest is read and, when the reader says its last block does not exist, the next (ISO's
-   * n − 1 encoding, then the literal one); without, block by block until the reader says a block
-   * does not exist. `complete`: the whole tag was read.
-   */
-  private async readMemory(session: ReaderSession, uid: string, counts: readonly number[] | null): Promise<MemoryRead> {
-    if (counts !== null) {
-      let last: unknown = null;
-      for (const count of counts) {
-        try {
-          const read = await session.readBlocks(uid, 0, Math.min(count, this.o.maxBlocks));
-          return { ...read, complete: count <= this.o.maxBlocks };
-        } catch (e) {
-          if (!session.blockMissing(e)) throw e;
-          last = e;
-        }
-      }
-      throw last instanceof Error ? last : new Error('no block count fits the tag');
-    }
-    return this.readBlockByBlock(session, uid, { bytes: new Uint8Array(0), blockSize: 1, complete: false }, this.o.maxBlocks);
-  }
-
-  /**
-   * The rest of a tag read only in part: up to its own size when its system information gave one
-   * (the candidates decided by the read of the last block, as at first), else block by block until
-   * the reader says a block does not exist — never past ISO/IEC 15693's 256 blocks.
-   */
-  private async readRest(session: ReaderSession, uid: string, counts: readonly number[] | null, mem: MemoryRead): Promise<MemoryRead> {
-    const have = mem.bytes.length / mem.blockSize;
-    if (counts !== null) {
-      let last: unknown = null;
-      for (const count of counts) {
-        if (count <= have) continue;
-        try {
-          const rest = await session.readBlocks(uid, have, Math.min(count, ISO15693_MAX_BLOCKS) - have);
-          if (rest.blockSize !== mem.blockSize) throw new Error(`blocks of ${rest.blockSize} bytes after blocks of ${mem.blockSize}`);
-          return { bytes: concat(mem.bytes, rest.bytes), blockSize: mem.blockSize, complete: true };
-        } catch (e) {
-          if (!session.blockMissing(e)) throw e;
-          last = e;
-        }
-      }
-      throw last instanceof Error ? last : new Error('no block count fits the tag');
-    }
-    return this.readBlockByBlock(session, uid, mem, ISO15693_MAX_BLOCKS);
-  }
-
-  /** Blocks one at a time after `mem`, until one does not exist (complete) or `limit` blocks in all. */
-  private async readBlockByBlock(session: ReaderSession, uid: string, mem: MemoryRead, limit: number): Promise<MemoryRead> {
-    const blocks: Uint8Array[] = [mem.bytes];
-    let blockSize = mem.bytes.length > 0 ? mem.blockSize : 0;
-    let count = mem.bytes.length > 0 ? mem.bytes.length / mem.blockSize : 0;
-    let complete = false;
-    for (; count < limit; count++) {
-      try {
-        const b = await session.readBlocks(uid, count, 1);
-        if (blockSize !== 0 && b.blockSize !== blockSize) throw new Error(`blocks of ${b.blockSize} bytes after blocks of ${blockSize}`);
-        blockSize = b.blockSize;
-        blocks.push(b.bytes);
-      } catch (e) {
-        if (!session.blockMissing(e)) throw e;
-        complete = true;
-        break;
-      }
-    }
-    return { bytes: concat(...blocks), blockSize: Math.max(1, blockSize), complete: complete || count >= ISO15693_MAX_BLOCKS };
   }
 
   private emit(): void {
@@ -469,16 +386,6 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
     const k = this.known.get(uid);
     if (k?.tag) k.tag = { ...k.tag, afi };
   }
-}
-
-function concat(...parts: Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
-  let at = 0;
-  for (const p of parts) {
-    out.set(p, at);
-    at += p.length;
-  }
-  return out;
 }
 
 function hex(v: number | null): string {

@@ -321,6 +321,10 @@ export function decodeIso28560_2(mem: TagMemory): DecodedTag | null {
     const notes: string[] = [];
     if (t.note !== null) notes.push(t.note);
     if (mem.dsfid !== null) notes.push(`DSFID 0x${mem.dsfid.toString(16).padStart(2, '0')}${withDsfid ? '' : ' (not 0x06)'}`);
+    // Read only in part: data sets that run on, or no end yet, may say more in the part not read.
+    if (mem.complete === false && (parsed.kind === 'truncated' || (parsed.kind === 'ok' && !parsed.terminated))) {
+      return unreadable('truncated', 'ISO 28560-2: the data sets run on past the bytes read');
+    }
     const hasPii = parsed.sets.some((s) => s.oid === OID.primaryItemId);
     if (parsed.kind !== 'ok') {
       // Without any whole data set, only the DSFID says this was meant to be ISO 28560-2.

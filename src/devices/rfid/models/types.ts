@@ -5,8 +5,9 @@
  * and never throws: a blank, unknown, truncated or damaged tag is a value, not an exception.
  */
 
-/** The library data models the station reads. */
-export type DataModel = 'iso28560-3' | 'iso28560-2' | '3m-rfid501' | 'bibliotheca-dm11';
+/** The library data models the station reads (hardware/RFID.md lists each, kept by its test). */
+export const DATA_MODELS = ['iso28560-3', 'iso28560-2', '3m-rfid501', 'bibliotheca-dm11'] as const;
+export type DataModel = (typeof DATA_MODELS)[number];
 
 /** One part of an item in N parts (a CD and its booklet): part `part` of `of`. */
 export interface SetInfo {
