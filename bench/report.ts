@@ -43,6 +43,22 @@ function latencyTable(r: NodeResults): string | null {
         `polled every ${f.inventoryIntervalMs} ms: about half of it is the wait for the next inventory`,
       ),
     );
+    rows.push(
+      row(
+        'RFID set of 10 placed -> /item-identify: ISO 28560-3 34-byte block + library, title blocks, SLIX2 (80 blocks)',
+        f.set10Full,
+        f.set10FullFloor,
+        "vs the model's own processing + line time",
+      ),
+    );
+    rows.push(
+      row(
+        'RFID set of 10 placed -> /item-identify: Danish 32-byte block, SLIX (28 blocks)',
+        f.set10Danish,
+        f.set10DanishFloor,
+        "vs the model's own processing + line time",
+      ),
+    );
     rows.push(row('RFID inventory + read of a 3-part set (driver, pty)', f.setRead, f.setReadFloor, "vs the model's own processing + line time"));
   }
   if (r.latency) {

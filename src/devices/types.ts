@@ -95,10 +95,13 @@ export interface IdentifierScanner extends Device {
 export type RfidTagData =
   | {
       readonly kind: 'item';
-      readonly model: 'iso28560-3' | 'iso28560-2' | '3m-rfid501';
+      readonly model: 'iso28560-3' | 'iso28560-2' | '3m-rfid501' | 'bibliotheca-dm11';
       readonly itemId: string;
       readonly set: { readonly part: number; readonly of: number } | null;
+      /** The owner institution (ISIL) as the tag says it: never sent (the protocol has no field), masked wherever shown. */
       readonly owner: string | null;
+      /** ISO 28560-1's media format (other) code, where the tag carries one (5: careful handling, 6: small item). */
+      readonly mediaFormat: number | null;
     }
   | { readonly kind: 'unreadable'; readonly problem: 'blank' | 'unknown' | 'truncated' | 'damaged' | 'read-failed'; readonly detail: string }
   | { readonly kind: 'uid-only' };
@@ -153,8 +156,17 @@ export interface RfidReaderStats {
   readonly reconnects: number;
   /** Frames dropped as no answer to the request in flight. */
   readonly answersDropped: number;
-  /** The last tags read, newest last: masked UID, data model, problem (null: an item). */
-  readonly lastTags: readonly { readonly uid: string; readonly model: string | null; readonly problem: RfidProblem | null }[];
+  /**
+   * The last tags read, newest last: masked UID, data model, problem (null: an item); for an item its
+   * owner institution masked as identifiers are, and its media format in words ("careful handling").
+   */
+  readonly lastTags: readonly {
+    readonly uid: string;
+    readonly model: string | null;
+    readonly problem: RfidProblem | null;
+    readonly owner: string | null;
+    readonly media: string | null;
+  }[];
 }
 
 export type KeypadKey =

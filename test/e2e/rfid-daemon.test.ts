@@ -156,7 +156,8 @@ describe.skipIf(!HAVE_SOCAT)('the daemon with a host-mode RFID reader on a pty',
       model.remove(iso2.uid);
       model.startFlood(2, 'iso-junk');
       const seq3 = rig.server.lastSeq;
-      const third = iso28560_3Tag({ itemId: SET, afi: SECURED });
+      // ISO 28560-3's 34-byte block: an owner institution of 14 characters, careful handling.
+      const third = iso28560_3Tag({ itemId: SET, afi: SECURED, form: 'full', country: 'GB', library: 'UkOxU-12345', mediaFormat: 5 });
       model.place(third);
       const read = await rig.server.waitForRequest((r) => r.endpoint === 'item-identify', 20_000, { afterSeq: seq3 });
       expect(read.body).toMatchObject({ identifierValue: SET });
@@ -168,8 +169,15 @@ describe.skipIf(!HAVE_SOCAT)('the daemon with a host-mode RFID reader on a pty',
       model.stopFlood();
       const reader = (status['rfid'] as { readers: { unreadable: Record<string, number>; lastTags: { uid: string; model: string | null }[] }[] }).readers[0]!;
       expect(Object.values(reader.unreadable).every((n) => n === 0)).toBe(true);
-      expect(reader.lastTags.at(-1)).toEqual({ uid: `…${third.uid.slice(-3)}`, model: 'iso28560-3', problem: null });
+      expect(reader.lastTags.at(-1)).toEqual({
+        uid: `…${third.uid.slice(-3)}`,
+        model: 'iso28560-3',
+        problem: null,
+        owner: '***345 (14)',
+        media: 'careful handling',
+      });
       expect(JSON.stringify(status['rfid'])).not.toContain(third.uid);
+      expect(JSON.stringify(status)).not.toContain('UkOxU');
     },
   );
 });

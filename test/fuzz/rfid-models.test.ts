@@ -22,7 +22,11 @@ import {
   danishBasicBlock,
   danishExtension,
   dataSet,
+  dm11Image,
+  escapedExtension,
+  fullBasicBlock,
   isilCode,
+  libraryBlockData,
   reverseBlocks,
   rfid501,
   type CompactionName,
@@ -64,7 +68,10 @@ describe('library data models', () => {
           swapNibbles: fc.boolean(),
           reversed: fc.boolean(),
           blockSize: fc.constantFrom(4, 8),
-          extensions: fc.array(fc.tuple(fc.integer({ min: 1, max: 0xfeff }), fc.array(fc.nat({ max: 255 }), { maxLength: 12 })), { maxLength: 3 }),
+          // The library extension block (id 1) at most once: twice it is damaged by design.
+          extensions: fc
+            .array(fc.tuple(fc.integer({ min: 1, max: 0xfeff }), fc.array(fc.nat({ max: 255 }), { maxLength: 12 })), { maxLength: 3 })
+            .filter((e) => e.filter(([id]) => id === 1).length <= 1),
         })
         .map((t) => ({ ...t, part: (t.partSeed % t.parts) + 1 }));
       check(
@@ -117,6 +124,90 @@ describe('library data models', () => {
         }),
       );
       must(blanks > 0, () => 'no empty item number was tried');
+    },
+    FUZZ_TIMEOUT_MS,
+  );
+
+  it(
+    "ISO 28560-3's 34-byte block: what the encoder writes decodes back (owner institutions of up to 13 characters, identifiers of up to 60 in the library block, any other blocks, any tag size, read whole or in part)",
+    () => {
+      const isilRest = fc
+        .string({ unit: fc.constantFrom(...'ABCMUSabc0123456789-:/'.split('')), minLength: 0, maxLength: 11 })
+        .filter((r) => !r.startsWith('-'));
+      const others = fc.array(
+        fc.tuple(fc.oneof(fc.integer({ min: 2, max: 0xfeff }), fc.integer({ min: 0x10000, max: 0xffffff })), fc.array(fc.nat({ max: 255 }), { maxLength: 20 })),
+        { maxLength: 4 },
+      );
+      const tag = fc
+        .record({
+          version: fc.constantFrom(1, 2),
+          usage: fc.integer({ min: 0, max: 15 }),
+          parts: fc.integer({ min: 1, max: 255 }),
+          partSeed: fc.nat(),
+          pii: fc.oneof(printable(1, 16), printable(17, 60)),
+          country: fc.constantFrom('DK', 'DE', 'GB', 'SE'),
+          rest: isilRest,
+          mediaFormat: fc.option(fc.nat({ max: 255 }), { nil: null }),
+          others,
+          libraryAt: fc.nat(),
+          reversed: fc.boolean(),
+          blockSize: fc.constantFrom(4, 8),
+          spare: fc.nat({ max: 64 }),
+          cutSeed: fc.nat(),
+        })
+        .map((t) => ({ ...t, part: (t.partSeed % t.parts) + 1 }));
+      let cutRead = 0;
+      check(
+        'rfid: ISO 28560-3 full block round trip',
+        8_000,
+        fc.property(tag, (t) => {
+          const long = t.pii.length > 16;
+          const isil = t.rest === '' ? t.country : `${t.country}-${t.rest}`;
+          const blocks = t.others.map(([id, data]) => (id > 0xffff ? escapedExtension(id, data) : danishExtension(id, data)));
+          if (long || t.mediaFormat !== null) {
+            const lib = danishExtension(1, libraryBlockData({ mediaFormat: t.mediaFormat ?? 0, ...(long ? { itemId: t.pii } : {}) }));
+            blocks.splice(t.libraryAt % (blocks.length + 1), 0, lib);
+          }
+          const data = [...fullBasicBlock({ ...t, pii: long ? null : t.pii, isil }), ...blocks.flat(), 0];
+          const size = (Math.ceil(data.length / t.blockSize) + Math.floor(t.spare / t.blockSize)) * t.blockSize;
+          const m = new Uint8Array(size);
+          m.set(data, 0);
+          const bytes = t.reversed ? reverseBlocks(m, t.blockSize) : m;
+          const what = () => `${JSON.stringify(t)} bytes ${Buffer.from(data).toString('hex')}`;
+          const r = decodeTag({ bytes, blockSize: t.blockSize, dsfid: 0 });
+          expectItem(r, t.pii, t.parts > 1 ? { part: t.part, of: t.parts } : null, what);
+          must(r.kind === 'item' && r.owner === (t.rest === '' ? null : isil), () => `${what()}: owner ${JSON.stringify(r)}`);
+          must(r.kind === 'item' && r.mediaFormat === (t.mediaFormat === 0 ? null : t.mediaFormat), () => `${what()}: media ${JSON.stringify(r)}`);
+          // Read only in part (the reader stopped at its limit): the item, or "read the rest" — never another item, never damaged.
+          const cut = (t.cutSeed % (size / t.blockSize + 1)) * t.blockSize;
+          const partial = decodeTag({ bytes: bytes.subarray(0, cut), blockSize: t.blockSize, dsfid: 0, complete: cut === size });
+          if (partial.kind === 'item') {
+            cutRead++;
+            expectItem(partial, t.pii, r.set, () => `${what()} cut at ${cut}`);
+          } else must(partial.problem === 'truncated', () => `${what()} cut at ${cut}: ${JSON.stringify(partial)}`);
+        }),
+      );
+      must(cutRead > 0, () => 'no tag read in part was read whole');
+    },
+    FUZZ_TIMEOUT_MS,
+  );
+
+  it(
+    "bibliotheca's DM11: digits the encoder writes decode back; other characters under a valid check are unknown, never an item",
+    () => {
+      const sixbit = fc.string({ unit: fc.integer({ min: 0x21, max: 0x5f }).map((c) => String.fromCharCode(c)), minLength: 1, maxLength: 13 });
+      const digits = fc.string({ unit: fc.constantFrom(...'0123456789'.split('')), minLength: 1, maxLength: 13 });
+      check(
+        'rfid: DM11 round trip',
+        4_000,
+        fc.property(fc.oneof(digits, sixbit), fc.option(fc.constantFrom(0x00, 0x06), { nil: null }), (chars, dsfid) => {
+          const m = new Uint8Array(112);
+          m.set(dm11Image(chars), 0);
+          const r = decodeTag({ bytes: m, blockSize: 4, dsfid });
+          if (/^[0-9]+$/.test(chars)) must(r.kind === 'item' && r.model === 'bibliotheca-dm11' && r.itemId === chars, () => `${chars}: ${JSON.stringify(r)}`);
+          else must(r.kind === 'unreadable' && r.problem === 'unknown', () => `${chars}: ${JSON.stringify(r)}`);
+        }),
+      );
     },
     FUZZ_TIMEOUT_MS,
   );
@@ -255,7 +346,7 @@ describe('library data models', () => {
           fc.uint8Array({ maxLength: 300 }),
           // Mostly-valid starts: a precursor, a Danish version byte, the 3M marker, then noise.
           fc
-            .tuple(fc.constantFrom(0x11, 0x21, 0x61, 0x71, 0x04, 0x06, 0x12, 0x8f), fc.uint8Array({ maxLength: 120 }))
+            .tuple(fc.constantFrom(0x11, 0x21, 0x61, 0x71, 0x04, 0x06, 0x12, 0x8f, 0x0b), fc.uint8Array({ maxLength: 120 }))
             .map(([b, rest]) => Uint8Array.from([b, ...rest])),
         ),
         blockSize: fc.integer({ min: 1, max: 8 }),

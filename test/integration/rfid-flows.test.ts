@@ -115,9 +115,9 @@ describe('library tags on the reader', () => {
     expect(text).not.toMatch(/E0[0-9A-F]{14}/);
   });
 
-  it('the reader keeps the last tags with their model and problem, UIDs masked (what the technician status lists)', async () => {
+  it('the reader keeps the last tags with their model, problem, owner and media format, UIDs and owners masked (what the technician status lists)', async () => {
     h = await rfidStation('off');
-    const danish = iso28560_3Tag({ itemId: DANISH, afi: SECURED });
+    const danish = iso28560_3Tag({ itemId: DANISH, afi: SECURED, form: 'full', country: 'DE', library: 'MUS-815718', mediaFormat: 5 });
     const blank = iso28560_3Tag({ itemId: '', afi: SECURED });
     h.sim.placeTag(danish);
     await h.server.waitForRequest((r) => r.endpoint === 'item-identify');
@@ -125,9 +125,10 @@ describe('library tags on the reader', () => {
     await waitFor('two tags read', () => (h!.sim.rfidReaders[0]?.stats().lastTags.length ?? 0) === 2);
     const stats = h.sim.rfidReaders[0]!.stats();
     expect(stats.lastTags).toEqual([
-      { uid: `…${danish.uid.slice(-3)}`, model: 'iso28560-3', problem: null },
-      { uid: `…${blank.uid.slice(-3)}`, model: null, problem: 'blank' },
+      { uid: `…${danish.uid.slice(-3)}`, model: 'iso28560-3', problem: null, owner: '***718 (13)', media: 'careful handling' },
+      { uid: `…${blank.uid.slice(-3)}`, model: null, problem: 'blank', owner: null, media: null },
     ]);
+    expect(JSON.stringify(stats)).not.toContain('MUS-815718');
     expect(stats.unreadable.blank).toBe(1);
   });
 });

@@ -15,8 +15,10 @@ import { openSerialPort } from '../../src/devices/serial/link.js';
 import { HostModeReader, type HostModeReaderOptions } from '../../src/devices/rfid/reader.js';
 import { FeigReaderModel, type FeigModelOptions } from '../../src/devices/simulated/feig-reader-model.js';
 import { serveModel, type ServedModel } from '../../src/devices/simulated/model-port.js';
-import { blankTag, iso28560_2Tag, iso28560_3Set, iso28560_3Tag, rfid501Tag } from '../../src/devices/simulated/tag-images.js';
+import { PUBLIC_TAG_IMAGES } from '../../src/devices/simulated/public-tag-images.js';
+import { blankTag, dm11Tag, iso28560_2Tag, iso28560_3Set, iso28560_3Tag, nextUid, rfid501Tag, type TagImage } from '../../src/devices/simulated/tag-images.js';
 import type { RfidTag } from '../../src/devices/types.js';
+import { danishExtension, fullBasicBlock, hexBytes, libraryBlockData } from '../support/library-tags.js';
 import { waitFor } from '../support/shared.js';
 import { HAVE_SOCAT, PtyPair } from '../support/socat.js';
 
@@ -76,6 +78,24 @@ function reader(o: Partial<HostModeReaderOptions> = {}): { r: HostModeReader; fi
 
 const ids = (tags: readonly RfidTag[]): string[] => tags.map((t) => (t.data.kind === 'item' ? t.data.itemId : t.data.kind)).sort();
 
+/** A tag of `blocks` blocks of 4 bytes holding `data` from block 0. */
+const tagOf = (data: readonly number[] | Uint8Array, blocks: number): TagImage => {
+  const memory = new Uint8Array(blocks * 4);
+  memory.set(data, 0);
+  return { uid: nextUid(), dsfid: 0, afi: 0x07, eas: true, blockSize: 4, memory };
+};
+
+/**
+ * An ICODE SLIX2's 80 blocks holding a 34-byte block whose item identifier (byte 3 = 01) is in a
+ * library block placed after a title block, so that it lies past byte 256: past the reader's first
+ * `maxBlocks` (64) blocks.
+ */
+function farLibraryBlock(itemId: string): TagImage {
+  const title = danishExtension(4, [...Buffer.from('T'.repeat(240))]);
+  const lib = danishExtension(1, libraryBlockData({ mediaFormat: 6, itemId }));
+  return tagOf([...fullBasicBlock({ version: 1, usage: 1, parts: 1, part: 1, pii: null, isil: 'DE-MUS-815718' }), ...title, ...lib, 0], 80);
+}
+
 describe.skipIf(!HAVE_SOCAT)('host-mode reader on a pseudo-terminal against the model reader', () => {
   it('reads every tag in the field (more than one answer holds), each data model, and notices a tag leave', async () => {
     model = new FeigReaderModel({ maxTagsPerAnswer: 2 });
@@ -94,6 +114,91 @@ describe.skipIf(!HAVE_SOCAT)('host-mode reader on a pseudo-terminal against the 
     expect(last().find((t) => t.uid === danish.uid)).toMatchObject({ afi: 0x07, data: { model: 'iso28560-3', owner: 'DK-710100' } });
     model.remove(danish.uid);
     await waitFor('the tag left', () => last().length === 4);
+  });
+
+  it('tag images written by other hands (public tools, their tests) read through the driver as their sources say', async () => {
+    model = new FeigReaderModel({ maxTagsPerAnswer: 8 });
+    await plugIn();
+    const { r, last } = reader({ absentRounds: 5 });
+    await r.start();
+    const laid = PUBLIC_TAG_IMAGES.map((t) => ({ t, image: tagOf(hexBytes(t.hex), t.blocks) }));
+    for (const { image } of laid) model.place(image);
+    await waitFor('every public image read', () => last().length === laid.length, 20_000);
+    for (const { t, image } of laid) {
+      const got = last().find((x) => x.uid === image.uid)?.data;
+      if ('problem' in t.reading) expect(got, t.name).toMatchObject({ kind: 'unreadable', problem: t.reading.problem });
+      else expect(got, t.name).toEqual({ kind: 'item', ...t.reading });
+    }
+  });
+
+  it('a tag whose data runs past the blocks read at first is read to its end: by its own size, and block by block without one', async () => {
+    for (const memSize of ['iso', 'literal', 'none'] as const) {
+      model = new FeigReaderModel({ memSize });
+      await plugIn();
+      const { r, last } = reader({ maxBlocks: 64 });
+      await r.start();
+      const far = farLibraryBlock(`FAR-${memSize}-0000000000000001`);
+      model.place(far);
+      model.place(dm11Tag({ itemId: '51793943090', afi: 0x07 }));
+      await waitFor(`both read (MEM-SIZE ${memSize})`, () => last().length === 2);
+      expect(last().find((t) => t.uid === far.uid)?.data, memSize).toEqual({
+        kind: 'item',
+        model: 'iso28560-3',
+        itemId: `FAR-${memSize}-0000000000000001`,
+        set: null,
+        owner: 'DE-MUS-815718',
+        mediaFormat: 6,
+      });
+      expect(ids(last())).toContain('51793943090');
+      await r.close();
+      readers.splice(readers.indexOf(r), 1);
+      await served?.close();
+      served = null;
+      model.close();
+      await pty.stop();
+    }
+    model = new FeigReaderModel();
+    await plugIn();
+  });
+
+  it('reads only as far as the data needs: one read of 16 blocks for a Danish block on a SLIX, two for a 34-byte block with 71 bytes of extension blocks on a SLIX2', async () => {
+    model = new FeigReaderModel();
+    await plugIn();
+    const { r, last } = reader({ blocksPerRead: 16 });
+    await r.start();
+    const reads = (): number => model.seen.filter((x) => x.command === 0xb0 && x.sub === 0x23).length;
+    const before = reads();
+    model.place(iso28560_3Tag({ itemId: 'ONE-READ', afi: 0x07, library: '710100' }));
+    await waitFor('the Danish tag read', () => last().length === 1);
+    expect(reads() - before).toBe(1);
+    const between = reads();
+    model.place(iso28560_3Tag({ itemId: 'TWO-READS', afi: 0x07, form: 'full', mediaFormat: 1, title: 'Atlas of the world, 2nd ed.', blocks: 80 }));
+    await waitFor('the SLIX2 tag read', () => last().length === 2);
+    expect(reads() - between).toBe(2);
+    expect(ids(last())).toEqual(['ONE-READ', 'TWO-READS']);
+  });
+
+  it('bad extension blocks through the driver: a checksum, a length past the tag, the library block twice, byte 3 = 01 without it — each damaged, never an item', async () => {
+    model = new FeigReaderModel();
+    await plugIn();
+    const { r, last } = reader();
+    await r.start();
+    const base = (pii: string | null): number[] => [...fullBasicBlock({ version: 1, usage: 1, parts: 1, part: 1, pii, isil: 'DK-710100' })];
+    const lib = danishExtension(1, libraryBlockData({ mediaFormat: 1, itemId: 'BAD-0000000000000000001' }));
+    const badSum = [...lib];
+    badSum[6] = (badSum[6] ?? 0) ^ 0x01;
+    const tags = [
+      tagOf([...base(null), ...badSum, 0], 28),
+      // A title block whose length runs 10 bytes past the tag's 128.
+      tagOf([...base('PAST-END'), ...danishExtension(4, new Array<number>(100).fill(0x41))].slice(0, 128), 32),
+      tagOf([...base(null), ...lib, ...lib, 0], 28),
+      tagOf([...base(null), 0], 28),
+    ];
+    for (const t of tags) model.place(t);
+    await waitFor('four tags judged', () => last().length === 4);
+    expect(last().map((t) => (t.data.kind === 'unreadable' ? t.data.problem : t.data.kind))).toEqual(['damaged', 'damaged', 'damaged', 'damaged']);
+    expect(r.stats().tagsRead).toBe(0);
+    expect(r.stats().unreadable.damaged).toBe(4);
   });
 
   it('standard frames and blocks handed over in memory order', async () => {

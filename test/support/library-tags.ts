@@ -7,7 +7,12 @@
  *   2009; ISO 28560-3): the 32-byte basic block, its CRC (CRC-16/CCITT, 0x1021, preset 0xFFFF,
  *   over bytes 0–18 and 21–31 and two zero bytes, stored least significant byte first), optional
  *   extension blocks (length, 16-bit id, XOR checksum), the reversed-block and swapped-nibble
- *   variants libdanrfid (GallusMax/libdanrfid, TagData.reverseblocks, DDMData) reads;
+ *   variants libdanrfid (GallusMax/libdanrfid, TagData.reverseblocks, DDMData) reads; ISO 28560-3's
+ *   full 34-byte block (owner institution in bytes 21–33, the CRC over every byte but its own, as
+ *   the standard's editor's clarification and BibliothekTHWildau/ISO28560 have it), the 24-bit
+ *   block id escape (Danish data model 3.3.3), the library extension block (media format, item
+ *   identifier, owner institution: ISO 28560-3 table 5);
+ * - bibliotheca's DM11 as docs/decisions/0142 describes it (from libdanrfid's DM11 images);
  * - ISO 28560-2 / ISO/IEC 15962: data sets of precursor (offset flag, compaction, relative OID;
  *   15 = extended), optional offset, length, compacted data; the compaction schemes; the owner ISIL
  *   in 28560-2's own 5/4-bit code with latch and shift;
@@ -60,6 +65,84 @@ export function danishExtension(id: number, data: readonly number[]): number[] {
   const block = [4 + data.length, id & 0xff, (id >> 8) & 0xff, 0, ...data];
   block[3] = block.reduce((x, y) => x ^ y, 0);
   return block;
+}
+
+/** An extension block with a 24-bit id: low byte, 0xFF, middle, high, then the checksum at offset 5. */
+export function escapedExtension(id: number, data: readonly number[]): number[] {
+  const block = [6 + data.length, id & 0xff, 0xff, (id >> 8) & 0xff, (id >> 16) & 0xff, 0, ...data];
+  block[5] = block.reduce((x, y) => x ^ y, 0);
+  return block;
+}
+
+export interface FullBlock {
+  readonly version: number;
+  readonly usage: number;
+  readonly parts: number;
+  readonly part: number;
+  /** Up to 16 printable characters; null: byte 3 = 0x01 (the identifier is in the library extension block). */
+  readonly pii: string | null;
+  /** The owner institution as an ISIL with a two-letter country prefix ("DE-MUS-815718"), or "". */
+  readonly isil: string;
+}
+
+/**
+ * ISO 28560-3's full basic block: 34 bytes, the owner institution in bytes 21–33 without the hyphen
+ * after its country code, the CRC over bytes 0–18 and 21–33 (no zero bytes appended).
+ */
+export function fullBasicBlock(d: FullBlock): Uint8Array {
+  const b = new Uint8Array(34);
+  b[0] = ((d.version & 15) << 4) | (d.usage & 15);
+  b[1] = d.parts;
+  b[2] = d.part;
+  if (d.pii === null) b[3] = 0x01;
+  else b.set(Buffer.from(d.pii, 'latin1').subarray(0, 16), 3);
+  const owner = d.isil.replace(/^([A-Z]{2})-/, '$1');
+  if (owner.length > 13) throw new RangeError(`owner institution "${owner}" does not fit 13 bytes`);
+  b.set(Buffer.from(owner, 'latin1'), 21);
+  const crc = crcCcitt([...b.subarray(0, 19), ...b.subarray(21, 34)]);
+  b[19] = crc & 0xff;
+  b[20] = crc >> 8;
+  return b;
+}
+
+/** The library extension block's data: media format, then item identifier and owner institution, each ended by 0x00 (the last may end with the block). */
+export function libraryBlockData(o: { mediaFormat: number; itemId?: string; owner?: string }): number[] {
+  const out = [o.mediaFormat];
+  if (o.itemId === undefined && o.owner === undefined) return out;
+  out.push(...Buffer.from(o.itemId ?? '', 'latin1'));
+  if (o.owner === undefined) return out;
+  out.push(0x00, ...Buffer.from(o.owner, 'latin1'));
+  return out;
+}
+
+// --- bibliotheca DM11 -----------------------------------------------------------------------------
+
+/**
+ * A DM11 image: byte 0 0x0B; bytes 1–11 a bit string least significant bit first: 1 in six bits,
+ * then each character's code (ASCII − 0x20) in six bits; the check in bytes 14–15; the constant tail.
+ */
+export function dm11Image(chars: string): Uint8Array {
+  const bits: number[] = [];
+  const put = (v: number): void => {
+    for (let i = 0; i < 6; i++) bits.push((v >> i) & 1);
+  };
+  put(1);
+  for (const ch of chars) put(ch.charCodeAt(0) - 0x20);
+  if (bits.length > 88) throw new RangeError(`${chars.length} characters do not fit bytes 1–11`);
+  const b = new Uint8Array(32);
+  b[0] = 0x0b;
+  bits.forEach((bit, k) => (b[1 + Math.floor(k / 8)] = (b[1 + Math.floor(k / 8)] ?? 0) | (bit << (k % 8))));
+  // The check: CRC-16 0x1021 bit-reversed (0x8408), preset 1, over bytes 1–11, stored bit-reversed, LSB first.
+  let reg = 1;
+  for (const byte of b.subarray(1, 12)) {
+    reg ^= byte;
+    for (let k = 0; k < 8; k++) reg = (reg & 1) === 1 ? (reg >>> 1) ^ 0x8408 : reg >>> 1;
+  }
+  const check = parseInt(reg.toString(2).padStart(16, '0').split('').reverse().join(''), 2);
+  b[14] = check & 0xff;
+  b[15] = check >> 8;
+  b.set(hexBytes('A484FF4F42504401500400000000F555'), 16);
+  return b;
 }
 
 /** Each block of `size` bytes with its bytes in the opposite order. */

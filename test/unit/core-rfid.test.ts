@@ -32,7 +32,7 @@ const config = (rfid: Partial<NonNullable<CoreConfig['rfid']>> = {}): CoreConfig
 const item = (uid: string, itemId: string, set: { part: number; of: number } | null = null): RfidTag => ({
   uid,
   afi: 0x07,
-  data: { kind: 'item', model: 'iso28560-3', itemId, set, owner: 'DK-710100' },
+  data: { kind: 'item', model: 'iso28560-3', itemId, set, owner: 'DK-710100', mediaFormat: null },
 });
 const blank = (uid: string): RfidTag => ({ uid, afi: 0, data: { kind: 'unreadable', problem: 'blank', detail: 'no data written' } });
 let clock = 10_000;

@@ -140,6 +140,17 @@ describe('library tags: never an item the tag does not hold', () => {
     });
   });
 
+  it('ISO 28560-3 tags read only in part (shrunk counterexamples): "read the rest", never a guess, never damaged', () => {
+    // 8 bytes of a 34-byte block: its header also parses as the ISO 28560-2 data set "257".
+    const header = Buffer.from('1102010100000000', 'hex');
+    expect(decodeTag({ bytes: header, blockSize: 4, dsfid: 0, complete: false })).toMatchObject({ kind: 'unreadable', problem: 'truncated' });
+    // 40 bytes: the basic block (byte 3 = 01) and a 24-bit id block; the library block with the identifier comes later.
+    const first40 = Buffer.from('1001010100000000000000000000000000000053de444b00000000000000000000000600ff0001f8', 'hex');
+    expect(decodeTag({ bytes: first40, blockSize: 4, dsfid: 0, complete: false })).toMatchObject({ kind: 'unreadable', problem: 'truncated' });
+    // Nothing read yet of a larger tag is not a blank tag.
+    expect(decodeTag({ bytes: new Uint8Array(0), blockSize: 4, dsfid: 0, complete: false })).toMatchObject({ kind: 'unreadable', problem: 'truncated' });
+  });
+
   it('an ISO 28560-2 tag without its DSFID (shrunk counterexample) reads as its item', () => {
     expect(decodeTag({ bytes: slix('650100f10101410000'), blockSize: 4, dsfid: 0 })).toMatchObject({ kind: 'item', model: 'iso28560-2', itemId: 'A' });
   });

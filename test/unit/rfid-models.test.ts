@@ -6,10 +6,25 @@
 import { describe, expect, it } from 'vitest';
 import { decodeTag } from '../../src/devices/rfid/models/decode.js';
 import { decodeIsil, decodeIso28560_2, parseSetDigits } from '../../src/devices/rfid/models/iso28560-2.js';
+import { dm11Check } from '../../src/devices/rfid/models/dm11.js';
 import { basicBlockCrc, crc16Ccitt, decodeIso28560_3 } from '../../src/devices/rfid/models/iso28560-3.js';
 import { decodeRfid501 } from '../../src/devices/rfid/models/rfid501.js';
 import type { TagMemory } from '../../src/devices/rfid/models/types.js';
-import { compact, danishBasicBlock, danishExtension, dataSet, hexBytes, isilCode, reverseBlocks, rfid501 } from '../support/library-tags.js';
+import { PUBLIC_TAG_IMAGES } from '../../src/devices/simulated/public-tag-images.js';
+import {
+  compact,
+  danishBasicBlock,
+  danishExtension,
+  dataSet,
+  dm11Image,
+  escapedExtension,
+  fullBasicBlock,
+  hexBytes,
+  isilCode,
+  libraryBlockData,
+  reverseBlocks,
+  rfid501,
+} from '../support/library-tags.js';
 
 const mem = (bytes: Uint8Array | readonly number[], dsfid: number | null = 0x00, blockSize = 4): TagMemory => ({
   bytes: bytes instanceof Uint8Array ? bytes : Uint8Array.from(bytes),
@@ -33,7 +48,7 @@ describe('ISO 28560-3 (Danish data model)', () => {
     expect(crc16Ccitt(Buffer.from('RFID tag data model'))).toBe(0x1aee);
     // The CRC catalogue's check value of CRC-16/CCITT-FALSE ("123456789").
     expect(crc16Ccitt(Buffer.from('123456789'))).toBe(0x29b1);
-    expect(basicBlockCrc(hexBytes(LIBDANRFID))).toBe(0x3e51);
+    expect(basicBlockCrc(hexBytes(LIBDANRFID), 'truncated')).toBe(0x3e51);
   });
 
   it("libdanrfid's tag decodes to its barcode, owner and no set", () => {
@@ -60,11 +75,19 @@ describe('ISO 28560-3 (Danish data model)', () => {
     expect(r).toMatchObject({ kind: 'item', itemId: '31234000000058', set: { part: 2, of: 3 }, owner: 'DK-710100' });
   });
 
-  it('extension blocks after the basic block are walked and noted; a bad checksum there does not spoil the item', () => {
-    const block = [...danishBasicBlock({ version: 1, usage: 1, parts: 1, part: 1, pii: '123', country: 'DK', isil: '7' }), ...danishExtension(1, [1, 2, 3, 4])];
-    const bad = [...block, ...danishExtension(2, [9, 9]).map((b, i) => (i === 4 ? b ^ 1 : b))];
-    const r = decodeTag(mem(slix(bad)));
-    expect(r.kind === 'item' && r.notes).toEqual(expect.arrayContaining(['extension block id 1', 'extension block id 2 fails its checksum (ignored)']));
+  it('extension blocks after a 32-byte block (the Danish layout) are walked from byte 32 and noted; a bad checksum there is damaged, the block named', () => {
+    const block = [...danishBasicBlock({ version: 1, usage: 1, parts: 1, part: 1, pii: '123', country: 'DK', isil: '7' }), ...danishExtension(2, [1, 2, 3, 4])];
+    const good = decodeTag(mem(slix(block)));
+    expect(good).toMatchObject({ kind: 'item', itemId: '123', owner: 'DK-7' });
+    expect(good.kind === 'item' && good.notes).toEqual(
+      expect.arrayContaining(['32-byte basic block (truncated form)', 'extension blocks: acquisition block (id 2)']),
+    );
+    const bad = [...block, ...danishExtension(4, [9, 9]).map((b, i) => (i === 4 ? b ^ 1 : b))];
+    expect(decodeTag(mem(slix(bad)))).toEqual({
+      kind: 'unreadable',
+      problem: 'damaged',
+      detail: 'ISO 28560-3 title block (id 4) at byte 40 fails its XOR checksum',
+    });
   });
 
   it('a wrong CRC is damaged (never an item)', () => {
@@ -237,5 +260,194 @@ describe('what no model reads', () => {
     expect(decodeTag(mem(new Uint8Array(112).fill(0xff)))).toMatchObject({ kind: 'unreadable', problem: 'blank' });
     expect(decodeTag(mem(new Uint8Array(0)))).toMatchObject({ kind: 'unreadable', problem: 'blank' });
     expect(decodeTag(mem(slix([0xde, 0xad, 0xbe, 0xef, 0x01]), null))).toMatchObject({ kind: 'unreadable', problem: 'unknown' });
+  });
+});
+
+/** An image of `hex` at the start of `blocks` blocks of 4 bytes. */
+const image = (hex: string, blocks = 28): Uint8Array => {
+  const m = new Uint8Array(blocks * 4);
+  m.set(hexBytes(hex), 0);
+  return m;
+};
+const THWILDAU_README = PUBLIC_TAG_IMAGES.find((t) => t.name.includes('README example'))!.hex;
+const THWILDAU_LONG_ISIL = PUBLIC_TAG_IMAGES.find((t) => t.name.includes('DE-MUS-815718') && t.source.startsWith('ISO28560'))!.hex;
+const THWILDAU_LONG_PII = PUBLIC_TAG_IMAGES.find((t) => t.name.includes('20 characters'))!.hex;
+
+describe('tag images written by other hands read as their sources say (src/devices/simulated/public-tag-images.ts)', () => {
+  it.each(PUBLIC_TAG_IMAGES.map((t) => [t.name, t] as const))('%s', (_, t) => {
+    const r = decodeTag(mem(image(t.hex, t.blocks)));
+    if ('problem' in t.reading) expect(r).toMatchObject({ kind: 'unreadable', problem: t.reading.problem });
+    else expect(r).toMatchObject({ kind: 'item', ...t.reading });
+    // The same tag handed over with each block's bytes reversed reads the same where the model has a check to find the order by.
+    if (r.kind === 'item' && r.model === 'iso28560-3')
+      expect(decodeTag(mem(reverseBlocks(image(t.hex, t.blocks), 4)))).toMatchObject({ kind: 'item', itemId: r.itemId });
+  });
+});
+
+describe('ISO 28560-3: the basic block in both forms, told apart by evidence (docs/decisions/0140)', () => {
+  it("the full block's CRC covers bytes 0–18 and 21–33, as BibliothekTHWildau/ISO28560 writes it; the truncated one's the 32 bytes and two zeros", () => {
+    const longIsil = hexBytes(THWILDAU_LONG_ISIL);
+    const stored = (longIsil[19] ?? 0) | ((longIsil[20] ?? 0) << 8);
+    expect(basicBlockCrc(longIsil, 'full')).toBe(stored);
+    expect(basicBlockCrc(longIsil, 'truncated')).not.toBe(stored);
+    // Bytes 32–33 zero: the two CRCs are one (the README example, owner DK718500).
+    const readme = hexBytes(THWILDAU_README);
+    expect(basicBlockCrc(readme, 'full')).toBe(basicBlockCrc(readme, 'truncated'));
+  });
+
+  it('a 32-byte tag holds only the truncated block; an owner of 12 characters cut to 32 bytes fails both: damaged, never a guess', () => {
+    const truncated = PUBLIC_TAG_IMAGES.find((t) => t.blocks === 8 && t.reading !== null && 'model' in t.reading && t.reading.model === 'iso28560-3')!;
+    const r = decodeTag(mem(image(truncated.hex, 8)));
+    expect(r.kind === 'item' && r.notes).toContain('32-byte basic block (truncated form)');
+    const cut = hexBytes(THWILDAU_LONG_ISIL).subarray(0, 32);
+    expect(decodeTag(mem(cut))).toEqual({ kind: 'unreadable', problem: 'damaged', detail: "ISO 28560-3 CRC mismatch: the 32-byte block's CRC holds" });
+  });
+
+  it('bytes 32–33 zero on a larger tag: one block, extension blocks from byte 34; non-zero: the CRC that holds decides', () => {
+    const readme = decodeTag(mem(image(THWILDAU_README)));
+    expect(readme.kind === 'item' && readme.notes).toEqual(
+      expect.arrayContaining(['34-byte basic block', 'extension blocks: library block (id 1), acquisition block (id 2)']),
+    );
+    const danish = danishBasicBlock({ version: 1, usage: 1, parts: 1, part: 1, pii: 'D-1', country: 'DK', isil: '710100' });
+    const withExt = decodeTag(mem(slix([...danish, ...danishExtension(1, libraryBlockData({ mediaFormat: 2 }))])));
+    expect(withExt).toMatchObject({ kind: 'item', itemId: 'D-1', owner: 'DK-710100', mediaFormat: 2 });
+    expect(withExt.kind === 'item' && withExt.notes).toContain('32-byte basic block (truncated form)');
+    const full = decodeTag(mem(image(THWILDAU_LONG_ISIL)));
+    expect(full).toMatchObject({ kind: 'item', owner: 'DE-MUS-815718' });
+    expect(full.kind === 'item' && full.notes).toContain('34-byte basic block');
+  });
+
+  it('neither CRC holds: damaged, and the detail names the model and the reason, not the item', () => {
+    const b = image(THWILDAU_LONG_ISIL);
+    b[5] = (b[5] ?? 0) ^ 0x01;
+    const r = decodeTag(mem(b));
+    expect(r).toEqual({ kind: 'unreadable', problem: 'damaged', detail: "ISO 28560-3 CRC mismatch: neither the 34-byte nor the 32-byte block's CRC holds" });
+  });
+
+  it('memory read only in part: what runs past it is truncated (the reader reads the rest), never damaged', () => {
+    const short = { bytes: hexBytes(THWILDAU_README).subarray(0, 32), blockSize: 4, dsfid: 0, complete: false };
+    expect(decodeTag(short)).toMatchObject({ kind: 'unreadable', problem: 'truncated' });
+    const partway = { bytes: hexBytes(THWILDAU_README).subarray(0, 48), blockSize: 4, dsfid: 0, complete: false };
+    expect(decodeTag(partway)).toEqual({
+      kind: 'unreadable',
+      problem: 'truncated',
+      detail: 'ISO 28560-3 acquisition block (id 2) at byte 46 (length 34) runs past the 48 bytes read',
+    });
+    expect(decodeTag({ ...partway, complete: true })).toEqual({
+      kind: 'unreadable',
+      problem: 'damaged',
+      detail: "ISO 28560-3 acquisition block (id 2) at byte 46 (length 34) runs past the tag's memory of 48 bytes",
+    });
+  });
+});
+
+describe('ISO 28560-3 extension blocks (ISO 28560-3 7.4; Danish data model 3.3)', () => {
+  const base = (pii: string | null, isil = 'DK-710100'): number[] => [...fullBasicBlock({ version: 1, usage: 1, parts: 1, part: 1, pii, isil })];
+
+  it("the library extension block: media format on the item, its identifier used only when byte 3 says so (TH Wildau's long identifier)", () => {
+    expect(decodeTag(mem(image(THWILDAU_LONG_PII)))).toMatchObject({ kind: 'item', itemId: '30000001234567890123', mediaFormat: 6, owner: 'GB-UkOxU' });
+    // Byte 3 not 01: the block's item field is an alternative identifier, not the item's.
+    const alt = decodeTag(mem(slix([...base('IN-BASIC'), ...danishExtension(1, libraryBlockData({ mediaFormat: 5, itemId: 'ALTERNATIVE-ID' })), 0])));
+    expect(alt).toMatchObject({ kind: 'item', itemId: 'IN-BASIC', mediaFormat: 5 });
+  });
+
+  it('byte 3 = 01 with no library extension block, or one without an item identifier, or in a 32-byte block: damaged with the reason', () => {
+    const noBlock = image(THWILDAU_LONG_PII).fill(0, 34);
+    expect(decodeTag(mem(noBlock))).toEqual({
+      kind: 'unreadable',
+      problem: 'damaged',
+      detail: 'ISO 28560-3 byte 3 is 01 (identifier in the library extension block) and the tag has no library extension block',
+    });
+    const noItem = slix([...base(null), ...danishExtension(1, libraryBlockData({ mediaFormat: 1 })), 0]);
+    expect(decodeTag(mem(noItem))).toMatchObject({
+      problem: 'damaged',
+      detail: 'ISO 28560-3 byte 3 is 01 and the library extension block carries no item identifier',
+    });
+    const danish = danishBasicBlock({ version: 1, usage: 1, parts: 1, part: 1, pii: '\u0001', country: 'DK', isil: '1' });
+    expect(decodeTag(mem(slix([...danish, ...danishExtension(1, libraryBlockData({ mediaFormat: 1, itemId: 'X' })), 0])))).toMatchObject({
+      problem: 'damaged',
+      detail: expect.stringContaining('in a 32-byte basic block') as unknown,
+    });
+  });
+
+  it('a checksum that fails, a length past the memory, a length shorter than the frame: damaged, the block named by id and byte', () => {
+    const flip = image(THWILDAU_README);
+    flip[40] = (flip[40] ?? 0) ^ 0x20;
+    expect(decodeTag(mem(flip))).toEqual({
+      kind: 'unreadable',
+      problem: 'damaged',
+      detail: 'ISO 28560-3 library block (id 1) at byte 34 fails its XOR checksum',
+    });
+    const long = image(THWILDAU_README);
+    long[46] = 0x60;
+    long[49] = (long[49] ?? 0) ^ 0x22 ^ 0x60;
+    expect(decodeTag(mem(long))).toEqual({
+      kind: 'unreadable',
+      problem: 'damaged',
+      detail: "ISO 28560-3 acquisition block (id 2) at byte 46 (length 96) runs past the tag's memory of 112 bytes",
+    });
+    const tiny = slix([...base('T-1'), 3, 1, 0, 2, 0]);
+    expect(decodeTag(mem(tiny))).toMatchObject({
+      problem: 'damaged',
+      detail: 'ISO 28560-3 extension block at byte 34 has length 3, shorter than its 4-byte frame',
+    });
+  });
+
+  it('the library extension block twice is damaged; another id twice is allowed (7.4.1) and noted', () => {
+    const twice = slix([...base('L-2'), ...danishExtension(1, [1]), ...danishExtension(1, [2]), 0]);
+    expect(decodeTag(mem(twice))).toEqual({
+      kind: 'unreadable',
+      problem: 'damaged',
+      detail: 'ISO 28560-3 library block (id 1) appears a second time at byte 39',
+    });
+    const titles = decodeTag(mem(slix([...base('T-2'), ...danishExtension(4, [0x41]), ...danishExtension(4, [0x42]), 0])));
+    expect(titles).toMatchObject({ kind: 'item', itemId: 'T-2' });
+    expect(titles.kind === 'item' && titles.notes).toContain('extension blocks: title block (id 4) ×2');
+  });
+
+  it("unknown ids are skipped by their length — a vendor's block, a 24-bit id, filler bytes — and the end block ends the walk", () => {
+    // bibliotheca's own block after the 34-byte block (TH Köln's DDMDataBibliotheca: length, two
+    // bytes of id, XOR over the block, media type, signature).
+    const vendor = danishExtension(0x2a05, [0x01, ...Buffer.from('SIGNATURE')]);
+    const r = decodeTag(mem(slix([...base('V-1'), 1, 1, ...vendor, ...escapedExtension(0x123456, [7, 7]), 0, 0xde, 0xad])));
+    expect(r).toMatchObject({ kind: 'item', itemId: 'V-1', owner: 'DK-710100' });
+    expect(r.kind === 'item' && r.notes).toContain('extension blocks: unknown block (id 10757), unknown block (id 1193046)');
+  });
+
+  it("an owner institution the basic block cannot hold is taken from the library extension block; when the basic block names one, the block's is an alternative", () => {
+    const fromBlock = decodeTag(mem(slix([...base('O-1', ''), ...danishExtension(1, libraryBlockData({ mediaFormat: 0, owner: 'ZDB-1' })), 0])));
+    expect(fromBlock).toMatchObject({ kind: 'item', owner: 'ZDB-1', mediaFormat: null });
+    const both = decodeTag(mem(slix([...base('O-2', 'DK-710100'), ...danishExtension(1, libraryBlockData({ mediaFormat: 4, owner: 'DE-123' })), 0])));
+    expect(both).toMatchObject({ kind: 'item', owner: 'DK-710100', mediaFormat: 4 });
+  });
+});
+
+describe("bibliotheca's DM11 (docs/decisions/0142; images from libdanrfid's DM11 branch)", () => {
+  const DM11 = PUBLIC_TAG_IMAGES.filter((t) => t.source.startsWith('libdanrfid DM11') && 'model' in t.reading);
+
+  it('the check holds on every public image, and the test encoder writes the public images byte for byte', () => {
+    for (const t of DM11) {
+      const b = hexBytes(t.hex);
+      expect(dm11Check(b), t.name).toBe((b[14] ?? 0) | ((b[15] ?? 0) << 8));
+      if ('itemId' in t.reading) expect(Buffer.from(dm11Image(t.reading.itemId)).toString('hex'), t.name).toBe(t.hex.toLowerCase());
+    }
+  });
+
+  it('a bit flipped anywhere under the check is damaged; a valid check over letters is unknown (only digits are documented); no characters is blank', () => {
+    const good = hexBytes(DM11[0]!.hex);
+    for (let bit = 8; bit < 12 * 8; bit++) {
+      const b = Uint8Array.from(good);
+      b[bit >> 3] = (b[bit >> 3] ?? 0) ^ (1 << (bit & 7));
+      const r = decodeTag(mem(slix(b)));
+      expect(r.kind === 'item' && r.itemId === '12345678', `bit ${bit}`).toBe(false);
+      expect(r.kind, `bit ${bit}`).toBe('unreadable');
+    }
+    expect(decodeTag(mem(slix(dm11Image('AB12'))))).toMatchObject({ kind: 'unreadable', problem: 'unknown' });
+    expect(decodeTag(mem(slix(dm11Image(''))))).toMatchObject({ kind: 'unreadable', problem: 'blank' });
+  });
+
+  it("libdanrfid's own constructed image (no marker, no check), which its nibble decoder reads as 12345678, is no item here", () => {
+    // DM11DataTest.testTwinUserdata: "created Userdata - strange: same Barcode() result?"
+    expect(decodeTag(mem(slix(hexBytes('0040200c44611c08000000000000000000000000000000000000000000000000')))).kind).toBe('unreadable');
   });
 });

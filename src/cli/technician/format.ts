@@ -42,7 +42,8 @@ export function formatStatus(s: StatusBody): string {
     out.push(`rfid        clearing the security bit of item ${rfid.securityPending.itemId} (${rfid.securityPending.remaining.length} tag(s) to verify)`);
   for (const f of rfid?.securityFailures ?? []) out.push(`rfid        security bit NOT cleared on item ${f.itemId} (${f.uids.join(', ')}): ${f.reason}`);
   for (const r of rfid?.readers ?? []) {
-    const tags = r.lastTags.map((t) => `${t.uid} ${t.problem ?? t.model ?? ''}`);
+    // Media format and the owner (masked already) for items: "…3F1 iso28560-3 careful handling owner ***718 (13)".
+    const tags = r.lastTags.map((t) => `${t.uid} ${t.problem ?? t.model ?? ''}${t.media ? ` ${t.media}` : ''}${t.owner ? ` owner ${t.owner}` : ''}`);
     out.push(`rfid        ${r.name}: ${r.tagsRead} read; last: ${tags.length > 0 ? tags.slice(-5).reverse().join(', ') : 'none'}`);
   }
   if (s.release) out.push(`release     ${formatRelease(s.release)}`);

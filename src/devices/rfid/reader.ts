@@ -7,8 +7,8 @@
  *   times in a row is closed and reopened; meanwhile health says why (st DOWN with that text).
  * - The field: an inventory every `inventoryIntervalMs`; a tag is present from the first round that
  *   sees it until `absentRounds` rounds in a row have missed it (field.ts). Its memory is read and
- *   decoded once (tag information for block size and count, then the blocks), retried on the next
- *   rounds up to `readAttempts` times. Known tags survive a reconnect: the same item lying on the
+ *   decoded once (tag information for block size and count, then as many blocks as its data needs:
+ *   tag-memory.ts), retried on the next rounds up to `readAttempts` times. Known tags survive a reconnect: the same item lying on the
  *   reader is not reported again because the cable hiccuped.
  * - Listeners hear the whole field whenever it changes; the core decides what is a report.
  * - Security writes run between rounds (the line is half-duplex) and are verified by reading back.
@@ -24,7 +24,8 @@ import type { RfidProblem, RfidReader, RfidReaderStats, RfidTag, RfidTagData, Se
 import { RfidReaderError, rfidDetail } from './errors.js';
 import type { ReaderFamily, ReaderSession, SessionOptions } from './family.js';
 import { FieldTracker } from './field.js';
-import { decodeTag } from './models/decode.js';
+import { mediaFormatLabel } from './models/decode.js';
+import { readTagData } from './tag-memory.js';
 
 export interface HostModeReaderOptions {
   readonly family: ReaderFamily;
@@ -36,7 +37,10 @@ export interface HostModeReaderOptions {
   readonly answerTimeoutMs: number;
   readonly blockOrder: 'reversed' | 'memory';
   readonly blocksPerRead: number;
-  /** Blocks of user memory read at most (a 28560-3 tag needs 8 of 4 bytes; 28560-2 data may run longer). */
+  /**
+   * Blocks of user memory read at most while the data does not run on past them (tag-memory.ts reads
+   * as far as the data needs, `blocksPerRead` at a time); a tag whose data runs on is read to its end.
+   */
   readonly maxBlocks: number;
   readonly send: 'item-id' | 'uid';
   readonly inventoryIntervalMs: number;
@@ -60,7 +64,6 @@ interface Connection extends Link {
 
 /** Tags the technician page lists at most. */
 const LAST_TAGS = 10;
-
 function maskUid(uid: string): string {
   return `…${uid.slice(-3)}`;
 }
@@ -90,7 +93,7 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
     securityWrites: 0,
     securityWriteFailures: 0,
   };
-  private readonly lastTags: { uid: string; model: string | null; problem: RfidProblem | null }[] = [];
+  private readonly lastTags: { uid: string; model: string | null; problem: RfidProblem | null; owner: string | null; media: string | null }[] = [];
 
   constructor(private readonly o: HostModeReaderOptions) {
     const name = o.name ?? `RFID reader ${o.port.path}`;
@@ -128,10 +131,13 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
     if (t.data.kind === 'item') this.counts.tagsRead++;
     else if (t.data.kind === 'unreadable') this.counts.unreadable[t.data.problem]++;
     else return;
+    const item = t.data.kind === 'item' ? t.data : null;
     this.lastTags.push({
       uid: maskUid(t.uid),
-      model: t.data.kind === 'item' ? t.data.model : null,
+      model: item?.model ?? null,
       problem: t.data.kind === 'unreadable' ? t.data.problem : null,
+      owner: item?.owner == null ? null : maskIdentifier(item.owner),
+      media: item?.mediaFormat == null ? null : mediaFormatLabel(item.mediaFormat),
     });
     if (this.lastTags.length > LAST_TAGS) this.lastTags.shift();
   }
@@ -278,7 +284,7 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
         // configuration) is the reader's fault, never the tag's: it counts toward reconnecting
         // and health, not toward the tag's attempts.
         if (e instanceof RfidReaderError && e.statusKind === 'reader') {
-          this.failed(c, e, `read of ${t.uid}`);
+          this.failed(c, e, `read of ${maskIdentifier(t.uid)}`);
           continue;
         }
         k.attempts++;
@@ -294,52 +300,32 @@ export class HostModeReader extends ReconnectingDevice<Connection> implements Rf
 
   private async readTag(session: ReaderSession, uid: string, dsfid: number | null): Promise<RfidTag> {
     const info = await session.tagInfo(uid);
-    const { bytes, blockSize } = await this.readMemory(session, uid, info?.blockCounts ?? null);
-    const decoded = decodeTag({ bytes, blockSize, dsfid: info?.dsfid ?? dsfid });
+    const { memory: mem, decoded } = await readTagData(session, uid, info?.blockCounts ?? null, info?.dsfid ?? dsfid, {
+      blocksPerRead: this.o.blocksPerRead,
+      maxBlocks: this.o.maxBlocks,
+    });
     let data: RfidTagData;
     if (decoded.kind === 'item') {
-      data = { kind: 'item', model: decoded.model, itemId: decoded.itemId, set: decoded.set, owner: decoded.owner };
-      this.o.log.debug({ device: this.name, uid: maskIdentifier(uid), model: decoded.model, set: decoded.set, notes: decoded.notes }, 'tag read');
+      const { model, itemId, set, owner, mediaFormat } = decoded;
+      data = { kind: 'item', model, itemId, set, owner, mediaFormat };
+      this.o.log.debug(
+        {
+          device: this.name,
+          uid: maskIdentifier(uid),
+          model,
+          set,
+          owner: owner === null ? null : maskIdentifier(owner),
+          media: mediaFormat === null ? null : mediaFormatLabel(mediaFormat),
+          bytesRead: mem.bytes.length,
+          notes: decoded.notes,
+        },
+        'tag read',
+      );
     } else {
       data = { kind: 'unreadable', problem: decoded.problem, detail: decoded.detail };
       this.o.log.info({ device: this.name, uid: maskIdentifier(uid), problem: decoded.problem, detail: decoded.detail }, 'tag not readable as library data');
     }
     return { uid, afi: info?.afi ?? null, data };
-  }
-
-  /**
-   * The tag's user memory. With block counts from its system information, the likeliest is read
-   * and, when the reader says its last block does not exist, the next (ISO's n − 1 encoding, then
-   * the literal one); without, block by block until the reader says a block does not exist.
-   */
-  private async readMemory(session: ReaderSession, uid: string, counts: readonly number[] | null): Promise<{ bytes: Uint8Array; blockSize: number }> {
-    if (counts !== null) {
-      let last: unknown = null;
-      for (const count of counts) {
-        try {
-          return await session.readBlocks(uid, 0, Math.min(count, this.o.maxBlocks));
-        } catch (e) {
-          if (!session.blockMissing(e)) throw e;
-          last = e;
-        }
-      }
-      throw last instanceof Error ? last : new Error('no block count fits the tag');
-    }
-    const blocks: Uint8Array[] = [];
-    let blockSize = 0;
-    for (let i = 0; i < this.o.maxBlocks; i++) {
-      try {
-        const b = await session.readBlocks(uid, i, 1);
-        blockSize = b.blockSize;
-        blocks.push(b.bytes);
-      } catch (e) {
-        if (session.blockMissing(e)) break;
-        throw e;
-      }
-    }
-    const bytes = new Uint8Array(blocks.length * blockSize);
-    blocks.forEach((b, i) => bytes.set(b, i * blockSize));
-    return { bytes, blockSize: Math.max(1, blockSize) };
   }
 
   private emit(): void {

@@ -38,7 +38,7 @@ export const readerBehaviour = {
   blockOrder: z._default(z.enum(['reversed', 'memory']), 'reversed'),
   /** Blocks asked for per read command. */
   blocksPerRead: z._default(intIn(1, 64), 16),
-  /** Blocks of user memory read at most per tag. */
+  /** Blocks of user memory read at first per tag; a tag whose data runs on past them is read to its end. */
   maxBlocks: z._default(intIn(1, 256), 64),
 };
 

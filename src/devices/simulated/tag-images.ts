@@ -49,17 +49,29 @@ function reverseEachBlock(m: Uint8Array, size: number): Uint8Array {
 
 export interface Iso28560_3Tag {
   readonly uid?: string;
+  /** Up to 16 characters in the basic block; a longer one goes to the library extension block (byte 3 = 0x01, `form` full). */
   readonly itemId: string;
   readonly part?: number;
   readonly of?: number;
   /** ISO 3166-1 alpha-2 of the owner library. */
   readonly country?: string;
-  /** The owner library's ISIL without its country prefix (at most 9 characters). */
+  /** The owner library's ISIL without its country prefix: at most 9 characters (truncated form), 11 (full form). */
   readonly library?: string;
   readonly version?: 1 | 2;
   /** 1: circulating item. */
   readonly usage?: number;
   readonly afi: number;
+  /**
+   * `truncated` (default): the 32-byte block of the Danish data model, extension blocks from byte
+   * 32; `full`: ISO 28560-3's 34-byte block, extension blocks from byte 34.
+   */
+  readonly form?: 'truncated' | 'full';
+  /** A library extension block with this media format (5: careful handling, 6: small item). */
+  readonly mediaFormat?: number;
+  /** A title extension block. */
+  readonly title?: string;
+  /** Memory size in blocks of 4 bytes (default 28, an ICODE SLIX; 80 is an ICODE SLIX2). */
+  readonly blocks?: number;
   /** Written with each block's bytes reversed (as one vendor's tagging stations do). */
   readonly blocksReversed?: boolean;
   /** Version in the low nibble of byte 0 (as another vendor writes it). */
@@ -76,21 +88,41 @@ function ccitt(bytes: readonly number[]): number {
   return crc;
 }
 
-/** An ISO 28560-3 (Danish data model) tag: the 32-byte basic block, nothing after it. */
+/** An extension block: length, id (least significant byte first), XOR checksum, data. */
+function extensionBlock(id: number, data: readonly number[]): number[] {
+  const block = [4 + data.length, id & 0xff, id >> 8, 0, ...data];
+  block[3] = block.reduce((x, y) => x ^ y, 0);
+  return block;
+}
+
+/**
+ * An ISO 28560-3 tag: the basic block in either form (ISO 28560-3 tables 2 and 3), then a library
+ * extension block (media format, the item identifier when it is longer than 16 characters) and a
+ * title block when asked for, then the end block.
+ */
 export function iso28560_3Tag(o: Iso28560_3Tag): TagImage {
   const version = o.version ?? 1;
   const usage = o.usage ?? 1;
-  const b = new Array<number>(32).fill(0);
+  const full = o.form === 'full';
+  const size = full ? 34 : 32;
+  const longId = o.itemId.length > 16;
+  if (longId && !full) throw new RangeError('an item identifier of more than 16 characters needs the full (34-byte) basic block');
+  const b = new Array<number>(size).fill(0);
   b[0] = o.nibblesSwapped ? (usage << 4) | version : (version << 4) | usage;
   b[1] = o.of ?? 1;
   b[2] = o.part ?? 1;
-  ascii(o.itemId, 16).forEach((c, i) => (b[3 + i] = c));
+  if (longId) b[3] = 0x01;
+  else ascii(o.itemId, 16).forEach((c, i) => (b[3 + i] = c));
   ascii(o.country ?? 'DK', 2).forEach((c, i) => (b[21 + i] = c));
-  ascii(o.library ?? '', 9).forEach((c, i) => (b[23 + i] = c));
-  const crc = ccitt([...b.slice(0, 19), ...b.slice(21, 32), 0, 0]);
+  ascii(o.library ?? '', size - 23).forEach((c, i) => (b[23 + i] = c));
+  const crc = ccitt([...b.slice(0, 19), ...b.slice(21, size), ...(full ? [] : [0, 0])]);
   b[19] = crc & 0xff;
   b[20] = crc >> 8;
-  const m = memory(SLIX_BLOCKS, BLOCK, b);
+  const ext: number[] = [];
+  if (o.mediaFormat !== undefined || longId) ext.push(...extensionBlock(1, [o.mediaFormat ?? 0, ...(longId ? ascii(o.itemId, o.itemId.length) : [])]));
+  if (o.title !== undefined) ext.push(...extensionBlock(4, ascii(o.title, o.title.length)));
+  if (ext.length > 0) ext.push(0x00);
+  const m = memory(o.blocks ?? SLIX_BLOCKS, BLOCK, [...b, ...ext]);
   return { uid: o.uid ?? nextUid(), dsfid: 0x00, afi: o.afi, eas: true, blockSize: BLOCK, memory: o.blocksReversed ? reverseEachBlock(m, BLOCK) : m };
 }
 
@@ -146,6 +178,35 @@ export function iso28560_2Tag(o: Iso28560_2Tag): TagImage {
 export function rfid501Tag(o: { uid?: string; itemId: string; part?: number; of?: number; itemType?: number; afi: number }): TagImage {
   const b = [0x04, (((o.part ?? 1) & 0x0f) << 4) | ((o.of ?? 1) & 0x0f), 0x00, o.itemType ?? 1, ...ascii(o.itemId, 16), 0, 0, 0, 0, 0, 0, 0, 0];
   return { uid: o.uid ?? nextUid(), dsfid: 0x00, afi: o.afi, eas: true, blockSize: BLOCK, memory: memory(8, BLOCK, b) };
+}
+
+/**
+ * A tag in bibliotheca's DM11 coding (src/devices/rfid/models/dm11.ts has the layout and its
+ * sources): the identifier's digits as 6-bit codes after a field of 1, least significant bit first,
+ * the check over bytes 1–11, and the constant tail every public image carries.
+ */
+export function dm11Tag(o: { uid?: string; itemId: string; afi: number }): TagImage {
+  if (!/^[0-9]{1,13}$/.test(o.itemId)) throw new RangeError('a DM11 item identifier here is 1–13 digits');
+  const b = new Array<number>(32).fill(0);
+  b[0] = 0x0b;
+  const codes = [1, ...[...o.itemId].map((ch) => ch.charCodeAt(0) - 0x20)];
+  codes.forEach((code, n) => {
+    for (let i = 0; i < 6; i++) {
+      const bit = n * 6 + i;
+      if ((code >> i) & 1) b[1 + (bit >> 3)] = (b[1 + (bit >> 3)] ?? 0) | (1 << (bit & 7));
+    }
+  });
+  let crc = 0x0001;
+  for (let i = 1; i < 12; i++) {
+    crc ^= b[i] ?? 0;
+    for (let k = 0; k < 8; k++) crc = crc & 1 ? (crc >>> 1) ^ 0x8408 : crc >>> 1;
+  }
+  let stored = 0;
+  for (let i = 0; i < 16; i++) if (crc & (1 << i)) stored |= 1 << (15 - i);
+  b[14] = stored & 0xff;
+  b[15] = stored >> 8;
+  [0xa4, 0x84, 0xff, 0x4f, 0x42, 0x50, 0x44, 0x01, 0x50, 0x04, 0, 0, 0, 0, 0xf5, 0x55].forEach((x, i) => (b[16 + i] = x));
+  return { uid: o.uid ?? nextUid(), dsfid: 0x00, afi: o.afi, eas: true, blockSize: BLOCK, memory: memory(SLIX_BLOCKS, BLOCK, b) };
 }
 
 /** New stock: nothing written. */

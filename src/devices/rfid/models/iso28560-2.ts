@@ -11,8 +11,10 @@
  * - length: the compacted data's length in bytes (bit 7 set: another length byte follows, 7 bits each).
  *
  * Relative OIDs read here: 1 Primary Item Identifier, 2 content parameter (noted), 3 owner library
- * (ISIL), 4 set information, 5 type of usage (noted). Every other OID is skipped by its length and
- * noted: a library may carry shelf location, media format and more without the station caring.
+ * (ISIL), 4 set information, 5 type of usage (noted), 19 media format (other) — ISO 28560-2 clause
+ * 6.19, one integer, the codes of ISO 28560-1's clarification (types.ts mediaFormatLabel). Every
+ * other OID is skipped by its length and noted: a library may carry shelf location and more
+ * without the station caring.
  *
  * Compaction schemes (ISO/IEC 15962):
  * | code | scheme             | decoded as                                                          |
@@ -37,7 +39,7 @@ import { isUsableIdentifier, unreadable, type DecodedTag, type SetInfo, type Tag
 /** The DSFID of ISO 28560-2 tags: no-directory access method, data format 6. */
 export const DSFID_28560_2 = 0x06;
 
-export const OID = { primaryItemId: 1, contentParameter: 2, ownerLibrary: 3, setInformation: 4, typeOfUsage: 5 } as const;
+export const OID = { primaryItemId: 1, contentParameter: 2, ownerLibrary: 3, setInformation: 4, typeOfUsage: 5, mediaFormat: 19 } as const;
 
 export type Compaction = 0 | 1 | 2 | 3 | 4 | 5 | 6 | 7;
 
@@ -139,7 +141,7 @@ export function decodeCompacted(compaction: Compaction, data: Uint8Array): Text 
       return ok(bigEndian(data).toString(10));
     case 2: {
       const digits = bigEndian(data).toString(10);
-      return digits.startsWith('1') && digits.length > 1 ? ok(digits.slice(1)) : bad(`numeric compaction without its leading 1 (${digits})`);
+      return digits.startsWith('1') && digits.length > 1 ? ok(digits.slice(1)) : bad('numeric compaction without its leading 1');
     }
     case 3:
       return ok(
@@ -248,6 +250,7 @@ function decodeSets(sets: readonly DataSet[], notes: string[]): DecodedTag {
   let itemId: string | null = null;
   let owner: string | null = null;
   let set: SetInfo | null = null;
+  let mediaFormat: number | null = null;
   for (const s of sets) {
     switch (s.oid) {
       case OID.primaryItemId: {
@@ -266,7 +269,7 @@ function decodeSets(sets: readonly DataSet[], notes: string[]): DecodedTag {
       case OID.setInformation: {
         const t = decodeCompacted(s.compaction, s.data);
         const parsed = t.ok ? parseSetDigits(t.value) : null;
-        if (parsed === null) return unreadable('damaged', `set information ${t.ok ? `"${t.value}"` : t.why} is not "parts, part"`);
+        if (parsed === null) return unreadable('damaged', `ISO 28560-2 set information is not "parts, part"${t.ok ? '' : ` (${t.why})`}`);
         set = parsed.of > 1 ? parsed : null;
         break;
       }
@@ -276,12 +279,19 @@ function decodeSets(sets: readonly DataSet[], notes: string[]): DecodedTag {
       case OID.typeOfUsage:
         notes.push(`type of usage 0x${(s.data[0] ?? 0).toString(16).padStart(2, '0')}`);
         break;
+      case OID.mediaFormat: {
+        const t = decodeCompacted(s.compaction, s.data);
+        const code = t.ok && /^[0-9]{1,3}$/.test(t.value) ? Number(t.value) : null;
+        if (code !== null && code <= 255) mediaFormat = code === 0 ? null : code;
+        else notes.push('media format not decodable (ignored)');
+        break;
+      }
       default:
         notes.push(`OID ${s.oid} skipped`);
     }
   }
   if (itemId === null) return unreadable('damaged', 'no Primary Item Identifier (OID 1)');
-  return { kind: 'item', model: 'iso28560-2', itemId, set, owner, notes };
+  return { kind: 'item', model: 'iso28560-2', itemId, set, owner, mediaFormat, notes };
 }
 
 /**
@@ -311,6 +321,10 @@ export function decodeIso28560_2(mem: TagMemory): DecodedTag | null {
     const notes: string[] = [];
     if (t.note !== null) notes.push(t.note);
     if (mem.dsfid !== null) notes.push(`DSFID 0x${mem.dsfid.toString(16).padStart(2, '0')}${withDsfid ? '' : ' (not 0x06)'}`);
+    // Read only in part: data sets that run on, or no end yet, may say more in the part not read.
+    if (mem.complete === false && (parsed.kind === 'truncated' || (parsed.kind === 'ok' && !parsed.terminated))) {
+      return unreadable('truncated', 'ISO 28560-2: the data sets run on past the bytes read');
+    }
     const hasPii = parsed.sets.some((s) => s.oid === OID.primaryItemId);
     if (parsed.kind !== 'ok') {
       // Without any whole data set, only the DSFID says this was meant to be ISO 28560-2.
@@ -333,7 +347,8 @@ export function decodeIso28560_2(mem: TagMemory): DecodedTag | null {
     else failures.push({ result, score: 2 });
   }
   const ids = new Set(items.map((i) => i.itemId));
-  if (ids.size > 1) return unreadable('damaged', `ISO 28560-2 reads as different items in different block orders (${[...ids].join(', ')})`);
+  if (ids.size > 1)
+    return unreadable('damaged', `ISO 28560-2 reads as ${ids.size} different items in different readings (with and without a DSFID byte in memory)`);
   if (items[0] !== undefined) return items[0];
   if (failures.length === 0) return null;
   return failures.reduce((a, b) => (b.score > a.score ? b : a)).result;

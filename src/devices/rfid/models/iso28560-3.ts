@@ -1,38 +1,55 @@
 /**
- * ISO 28560-3, fixed-length encoding: the Danish data model (versions 1 and 2) that most European
- * library stock carries. The basic block is the first 32 bytes of user memory:
+ * ISO 28560-3, fixed-length encoding (and the Danish data model it grew from). The basic block
+ * comes in two forms (ISO 28560-3 tables 2 and 3; its editor's clarification of 2011,
+ * biblstandard.dk/rfid/docs/clarification_28560-3.htm):
  *
- * | byte  | field                                                                         |
- * |-------|-------------------------------------------------------------------------------|
- * | 0     | version (high nibble: 1 or 2) and type of usage (low nibble: 1 = circulating)  |
- * | 1     | number of parts in the item (1 = a single item)                                |
- * | 2     | ordinal part number (1 … parts)                                                |
- * | 3–18  | Primary Item Identifier, 16 bytes, left-aligned, NUL-padded                    |
- * | 19–20 | CRC, least significant byte first                                              |
- * | 21–22 | country of the owner library (ISO 3166-1 alpha-2)                              |
- * | 23–31 | owner library (ISIL without its country prefix), NUL-padded                    |
+ * | byte  | field                                                                              |
+ * |-------|------------------------------------------------------------------------------------|
+ * | 0     | version (high nibble: 1 or 2) and type of usage (low nibble: 1 = circulating)       |
+ * | 1     | number of parts in the item (1 = a single item)                                     |
+ * | 2     | ordinal part number (1 … parts)                                                     |
+ * | 3–18  | primary item identifier, left-aligned, NUL-padded; 0x01 alone in byte 3: the       |
+ * |       | identifier is longer than 16 bytes and is in the library extension block           |
+ * | 19–20 | CRC, least significant byte first                                                   |
+ * | 21–33 | owner institution: the ISIL without the hyphen after its country code, NUL-padded   |
+ * |       | (the full, 34-byte block); 21–31 only in the truncated, 32-byte block of a 32-byte  |
+ * |       | tag — the Danish data model's country (21–22) and library (23–31)                    |
  *
  * The CRC is CRC-16/CCITT (polynomial 0x1021, preset 0xFFFF, most significant bit first, no final
- * XOR) over the 32 bytes of the block with bytes 19–20 left out and two zero bytes appended.
- * After the basic block, optional extension blocks each carry a length byte (counting the whole
- * block; 0 ends the list, 1 is a filler byte), a 16-bit block id (least significant byte first)
- * and an XOR checksum byte that makes the XOR of the block's bytes zero. The station needs only
- * the basic block; extension blocks are walked, checked and noted.
+ * XOR) over every byte of the block but the CRC's own two: bytes 0–18 and 21–33 of the full
+ * block; bytes 0–18, 21–31 and two zero bytes of the truncated one (as BibliothekTHWildau/ISO28560
+ * computes both, `ISO28560_3_BasicBlock.TagCRC`). The two CRCs are equal exactly when bytes 32–33
+ * are zero. Which form a tag holds is decided by evidence (docs/decisions/0140):
+ *
+ * 1. a tag of fewer than 34 bytes can only hold the truncated block;
+ * 2. bytes 32–33 zero: both CRCs are one, both forms read the same block; extension blocks start
+ *    at byte 34, the full block's end (a truncated block's list would have ended at byte 32);
+ * 3. otherwise exactly one CRC can hold: the full form's (an owner institution of 12 or 13
+ *    characters, extension blocks from 34), or the truncated form's — the Danish data model on a
+ *    larger tag, its extension blocks from byte 32;
+ * 4. neither holds: `damaged`, whatever another decoder would read (when the bytes look like a
+ *    basic block at all).
  *
  * Variants seen in the field and tolerated here: tags whose 4-byte (or 8-byte) blocks were written
  * byte-reversed (one vendor writes each block from its last byte), found by the CRC matching in the
  * other order; and tags with the version and usage nibbles swapped (version in the low nibble).
  */
-import { hex, isUsableIdentifier, reverseBlocks, unreadable, type DecodedTag, type TagMemory } from './types.js';
+import { describeBlocks, libraryBlock, LIBRARY_BLOCK, walkExtensions, type ExtensionBlock } from './iso28560-3-extensions.js';
+import { isUsableIdentifier, reverseBlocks, unreadable, type DecodedTag, type TagMemory } from './types.js';
 
-export const BASIC_BLOCK_BYTES = 32;
+/** The full basic block. */
+export const BASIC_BLOCK_BYTES = 34;
+/** The truncated basic block of a 32-byte tag (the Danish data model's mandatory block). */
+export const TRUNCATED_BLOCK_BYTES = 32;
 const PII_START = 3;
 const PII_END = 19;
 const CRC_AT = 19;
-const COUNTRY_AT = 21;
-const ISIL_AT = 23;
-/** Extension blocks walked at most (a tag's memory is a few hundred bytes). */
-const MAX_EXTENSIONS = 64;
+const OWNER_AT = 21;
+const COUNTRY_END = 23;
+/** byte 3 alone: the primary item identifier is in the library extension block. */
+const PII_IN_EXTENSION = 0x01;
+
+export type BlockForm = 'full' | 'truncated';
 
 /** CRC-16/CCITT, MSB first, preset 0xFFFF, no final XOR (the "CCITT-FALSE" parameters). */
 export function crc16Ccitt(data: Iterable<number>, preset = 0xffff): number {
@@ -44,11 +61,15 @@ export function crc16Ccitt(data: Iterable<number>, preset = 0xffff): number {
   return crc;
 }
 
-/** The basic block's CRC as this model defines it (the block's bytes 19–20 are ignored). */
-export function basicBlockCrc(block: Uint8Array): number {
+function blockEnd(form: BlockForm): number {
+  return form === 'full' ? BASIC_BLOCK_BYTES : TRUNCATED_BLOCK_BYTES;
+}
+
+/** The basic block's CRC in `form`: every byte but bytes 19–20; the truncated form two zero bytes after. */
+export function basicBlockCrc(block: Uint8Array, form: BlockForm): number {
   const data: number[] = [];
-  for (let i = 0; i < BASIC_BLOCK_BYTES; i++) if (i !== CRC_AT && i !== CRC_AT + 1) data.push(block[i] ?? 0);
-  data.push(0, 0);
+  for (let i = 0; i < blockEnd(form); i++) if (i !== CRC_AT && i !== CRC_AT + 1) data.push(block[i] ?? 0);
+  if (form === 'truncated') data.push(0, 0);
   return crc16Ccitt(data);
 }
 
@@ -80,80 +101,108 @@ function paddedText(bytes: Uint8Array, from: number, to: number): string | null 
   return s;
 }
 
+const PRINTABLE = /^[\x20-\x7e]*$/;
+/** The characters an ISIL may hold (ISO 15511), the hyphen included. */
+const ISIL_CHARS = /^[A-Za-z0-9/:-]*$/;
+
+/** The owner institution field as country and the rest; null when it is no NUL-padded ISIL text. */
+function ownerField(b: Uint8Array, form: BlockForm): { country: string; rest: string } | null {
+  const country = paddedText(b, OWNER_AT, COUNTRY_END);
+  const rest = paddedText(b, COUNTRY_END, blockEnd(form));
+  if (country === null || rest === null || !ISIL_CHARS.test(country + rest)) return null;
+  // A NUL inside the country code with text after it is no padding.
+  if (country.length < 2 && rest !== '') return country === '' ? { country, rest } : null;
+  return { country, rest };
+}
+
 /**
- * Whether the first bytes read like this model at all (for telling "damaged" from "not mine"): a
- * version, a set, an ASCII identifier and, where the block reaches it, a country of two capital
- * letters (or none).
+ * The owner as an ISIL: the country code, the hyphen the block leaves out, the rest; a writer that
+ * kept the hyphen is read as it wrote. null: no owner, or no country code to make an ISIL of.
  */
+function ownerIsil(f: { country: string; rest: string }): string | null {
+  if (f.rest === '' || f.country === '') return null;
+  return f.rest.startsWith('-') ? f.country + f.rest : `${f.country}-${f.rest}`;
+}
+
+/** Whether the first bytes read like this model at all (for telling "damaged" from "not mine"). */
 function looksLikeBasicBlock(b: Uint8Array): boolean {
   const v = versionOf(b[0] ?? 0);
   const parts = b[1] ?? 0;
   const part = b[2] ?? 0;
   if (v === null || parts < 1 || part < 1 || part > parts) return false;
   const pii = paddedText(b, PII_START, PII_END);
-  if (pii === null || pii.length === 0 || !/^[\x20-\x7e]+$/.test(pii)) return false;
-  if (b.length < ISIL_AT) return true;
-  const country = paddedText(b, COUNTRY_AT, ISIL_AT);
+  const piiOk = (pii !== null && pii.length > 0 && /^[\x20-\x7e]+$/.test(pii)) || piiInExtension(b);
+  if (!piiOk) return false;
+  if (b.length < COUNTRY_END) return true;
+  const country = paddedText(b, OWNER_AT, COUNTRY_END);
   return country === '' || (country !== null && /^[A-Z]{2}$/.test(country));
+}
+
+function piiInExtension(b: Uint8Array): boolean {
+  if (b[PII_START] !== PII_IN_EXTENSION) return false;
+  for (let i = PII_START + 1; i < PII_END; i++) if (b[i] !== 0) return false;
+  return true;
 }
 
 /**
  * A basic block whose fields could have been written (the version may be unknown to the station,
  * the item number may be empty: a tag made ready but not yet given an item).
  */
-function plausibleBlock(b: Uint8Array): boolean {
+function plausibleBlock(b: Uint8Array, form: BlockForm): boolean {
   const parts = b[1] ?? 0;
   const part = b[2] ?? 0;
   const pii = paddedText(b, PII_START, PII_END);
-  const country = paddedText(b, COUNTRY_AT, ISIL_AT);
-  return (
-    parts >= 1 &&
-    part >= 1 &&
-    part <= parts &&
-    pii !== null &&
-    /^[\x20-\x7e]*$/.test(pii) &&
-    (country === '' || (country !== null && /^[A-Z]{2}$/.test(country)))
-  );
+  return parts >= 1 && part >= 1 && part <= parts && ((pii !== null && PRINTABLE.test(pii)) || piiInExtension(b)) && ownerField(b, form) !== null;
+}
+
+/** One way the memory reads: a block order and a form whose CRC holds. */
+interface Reading {
+  readonly block: Uint8Array;
+  readonly form: BlockForm;
+  readonly orderNote: string | null;
 }
 
 /**
  * What this model says of the tag: `certain` when a basic block's CRC holds (in either block
  * order) — then the tag is this model and no other decoder's reading may be taken, whatever this
- * model makes of it (an item, a blank made ready without an item number, an unknown version) —
- * or a guess by structure alone (a block that looks like this model but fails its CRC, or is too
- * short to carry one). null: nothing here reads as this model.
+ * model makes of it (an item, a blank made ready without an item number, an unknown version, a
+ * damaged extension block) — or a guess by structure alone (a block that looks like this model but
+ * fails its CRC, or too little memory to tell). null: nothing here reads as this model.
  */
 export function readIso28560_3(mem: TagMemory): { readonly certain: boolean; readonly result: DecodedTag } | null {
   const { bytes, blockSize } = mem;
-  if (bytes.length < BASIC_BLOCK_BYTES) {
-    return looksLikeBasicBlock(bytes)
-      ? { certain: false, result: unreadable('truncated', `${bytes.length} bytes read, the basic block needs ${BASIC_BLOCK_BYTES}`) }
-      : null;
-  }
-  const reversed = blockSize > 1 ? reverseBlocks(bytes, blockSize) : null;
+  const complete = mem.complete !== false;
   const orders: { block: Uint8Array; note: string | null }[] = [{ block: bytes, note: null }];
-  if (reversed !== null) orders.push({ block: reversed, note: `blocks of ${blockSize} bytes stored reversed` });
-  // A CRC that matches by chance (one in 65536) on bytes that are no basic block is not this model.
-  const valid = orders.filter((o) => basicBlockCrc(o.block) === storedCrc(o.block) && plausibleBlock(o.block));
-  const first = valid[0];
-  if (first === undefined) {
-    const seen = orders.find((o) => looksLikeBasicBlock(o.block));
+  if (blockSize > 1) orders.push({ block: reverseBlocks(bytes, blockSize), note: `blocks of ${blockSize} bytes stored reversed` });
+  const seen = orders.find((o) => looksLikeBasicBlock(o.block));
+  const short = bytes.length < TRUNCATED_BLOCK_BYTES || (!complete && bytes.length < BASIC_BLOCK_BYTES);
+  if (short) {
     if (seen === undefined) return null;
     return {
       certain: false,
-      result: unreadable(
-        'damaged',
-        `ISO 28560-3 CRC mismatch: stored ${hex([seen.block[CRC_AT] ?? 0, seen.block[CRC_AT + 1] ?? 0])}, computed ${basicBlockCrc(seen.block).toString(16).padStart(4, '0')} (lsb last)`,
-      ),
+      result: unreadable('truncated', `ISO 28560-3: ${bytes.length} bytes read, the basic block needs ${complete ? TRUNCATED_BLOCK_BYTES : BASIC_BLOCK_BYTES}`),
     };
   }
-  const readings = valid.map((o) => basicBlock(o.block, o.note));
-  const second = readings[1];
-  if (second !== undefined && says(second) !== says(readings[0])) {
+  const readings: Reading[] = [];
+  for (const o of orders) {
+    const forms: BlockForm[] = bytes.length >= BASIC_BLOCK_BYTES ? ['full', 'truncated'] : ['truncated'];
+    // Both hold only when bytes 32–33 are zero: then the full form is the one (its extension blocks from byte 34).
+    const form = forms.find((f) => basicBlockCrc(o.block, f) === storedCrc(o.block) && plausibleBlock(o.block, f));
+    if (form !== undefined) readings.push({ block: o.block, form, orderNote: o.note });
+  }
+  const first = readings[0];
+  if (first === undefined) {
+    if (seen === undefined) return null;
+    const forms = bytes.length >= BASIC_BLOCK_BYTES ? 'neither the 34-byte nor the 32-byte block' : 'the 32-byte block';
+    return { certain: false, result: unreadable('damaged', `ISO 28560-3 CRC mismatch: ${forms}'s CRC holds`) };
+  }
+  const results = readings.map((r) => basicBlock(r, complete));
+  const second = results[1];
+  if (second !== undefined && says(second) !== says(results[0])) {
     // Both block orders carry a valid CRC and say different things: which one is the tag's is a guess.
     return { certain: true, result: unreadable('damaged', 'ISO 28560-3 basic block valid in both block orders with different contents') };
   }
-  return { certain: true, result: readings[0] ?? basicBlock(first.block, first.note) };
+  return { certain: true, result: results[0] ?? basicBlock(first, complete) };
 }
 
 /**
@@ -167,50 +216,62 @@ export function decodeIso28560_3(mem: TagMemory): DecodedTag | null {
 /** What a reading says, without how it was found (its notes). */
 function says(r: DecodedTag | undefined): string {
   if (r === undefined) return '';
-  return r.kind === 'item' ? JSON.stringify([r.itemId, r.set, r.owner]) : r.problem;
+  return r.kind === 'item' ? JSON.stringify([r.itemId, r.set, r.owner, r.mediaFormat]) : r.problem;
 }
 
-/** A basic block whose CRC holds, read. */
-function basicBlock(b: Uint8Array, orderNote: string | null): DecodedTag {
-  const notes: string[] = orderNote === null ? [] : [orderNote];
+function text(bytes: Uint8Array): string {
+  return Array.from(bytes, (c) => String.fromCharCode(c)).join('');
+}
+
+/** A basic block whose CRC holds, read with its extension blocks. */
+function basicBlock(r: Reading, complete: boolean): DecodedTag {
+  const b = r.block;
+  const notes: string[] = r.orderNote === null ? [] : [r.orderNote];
+  notes.push(r.form === 'full' ? '34-byte basic block' : '32-byte basic block (truncated form)');
   const v = versionOf(b[0] ?? 0);
-  if (v === null) return unreadable('unknown', `ISO 28560-3 basic block with an unknown version byte 0x${hex([b[0] ?? 0])}`);
+  if (v === null) return unreadable('unknown', `ISO 28560-3 basic block with an unknown version byte 0x${(b[0] ?? 0).toString(16).padStart(2, '0')}`);
   if (v.swapped) notes.push('version and usage nibbles swapped');
   notes.push(`version ${v.version}, type of usage ${v.usage}`);
   const parts = b[1] ?? 0;
   const part = b[2] ?? 0;
-  if (parts < 1 || part < 1 || part > parts) return unreadable('damaged', `set information part ${part} of ${parts}`);
-  const pii = paddedText(b, PII_START, PII_END);
-  if (pii === null) return unreadable('damaged', 'the Primary Item Identifier field is not NUL-padded text');
-  if (pii === '') return unreadable('blank', 'ISO 28560-3 basic block with a valid CRC and no Primary Item Identifier (made ready, no item yet)');
-  if (!isUsableIdentifier(pii)) return unreadable('damaged', 'the Primary Item Identifier has control characters');
-  const country = paddedText(b, COUNTRY_AT, ISIL_AT);
-  const isil = paddedText(b, ISIL_AT, BASIC_BLOCK_BYTES);
-  const owner = country && isil && isUsableIdentifier(country + isil) ? `${country}-${isil}` : null;
-  notes.push(...extensionNotes(b));
-  return { kind: 'item', model: 'iso28560-3', itemId: pii, set: parts > 1 ? { part, of: parts } : null, owner, notes };
+  if (parts < 1 || part < 1 || part > parts) return unreadable('damaged', `ISO 28560-3 set information part ${part} of ${parts}`);
+  const walk = walkExtensions(b, blockEnd(r.form), complete);
+  if (walk.kind !== 'ok') return unreadable(walk.kind, walk.detail);
+  const lib = libraryBlockOf(walk.blocks);
+  if (walk.blocks.length > 0) notes.push(`extension blocks: ${describeBlocks(walk.blocks).join(', ')}`);
+  let itemId: string;
+  if (piiInExtension(b)) {
+    if (r.form === 'truncated')
+      return unreadable('damaged', 'ISO 28560-3 byte 3 is 01 (identifier in the library extension block) in a 32-byte basic block, which has no such block');
+    if (lib === null)
+      return unreadable('damaged', 'ISO 28560-3 byte 3 is 01 (identifier in the library extension block) and the tag has no library extension block');
+    if (lib.itemId === null) return unreadable('damaged', 'ISO 28560-3 byte 3 is 01 and the library extension block carries no item identifier');
+    itemId = text(lib.itemId);
+    if (!PRINTABLE.test(itemId) || !isUsableIdentifier(itemId))
+      return unreadable('damaged', 'ISO 28560-3 item identifier in the library extension block is not printable ASCII of 1–128 characters');
+    notes.push('primary item identifier from the library extension block');
+  } else {
+    const pii = paddedText(b, PII_START, PII_END);
+    if (pii === null) return unreadable('damaged', 'ISO 28560-3 primary item identifier field is not NUL-padded text');
+    if (pii === '') return unreadable('blank', 'ISO 28560-3 basic block with a valid CRC and no primary item identifier (made ready, no item yet)');
+    if (!isUsableIdentifier(pii)) return unreadable('damaged', 'ISO 28560-3 primary item identifier has control characters');
+    itemId = pii;
+  }
+  const field = ownerField(b, r.form);
+  const basicOwner = field === null ? null : ownerIsil(field);
+  const extOwner = lib?.owner === null || lib?.owner === undefined ? null : text(lib.owner);
+  // The basic block's owner is the tag's; the library extension block's field holds it only when
+  // the basic block has none (it did not fit), else an alternative owner institution.
+  let owner = basicOwner;
+  if (extOwner !== null) {
+    if (!ISIL_CHARS.test(extOwner) || extOwner.length > 16) notes.push('owner institution in the library extension block is no ISIL (ignored)');
+    else if (owner === null) owner = extOwner;
+    else if (extOwner !== owner) notes.push('the library extension block names another (alternative) owner institution');
+  }
+  return { kind: 'item', model: 'iso28560-3', itemId, set: parts > 1 ? { part, of: parts } : null, owner, mediaFormat: lib?.mediaFormat ?? null, notes };
 }
 
-/** The extension blocks after the basic block, each noted by id (or what is wrong with it). */
-function extensionNotes(b: Uint8Array): string[] {
-  const notes: string[] = [];
-  let pos = BASIC_BLOCK_BYTES;
-  for (let n = 0; n < MAX_EXTENSIONS && pos < b.length; n++) {
-    const length = b[pos] ?? 0;
-    if (length === 0) break;
-    if (length === 1) {
-      pos += 1;
-      continue;
-    }
-    if (length < 4 || pos + length > b.length) {
-      notes.push(`extension block at byte ${pos} runs past the memory read (length ${length})`);
-      break;
-    }
-    let xor = 0;
-    for (let i = pos; i < pos + length; i++) xor ^= b[i] ?? 0;
-    const id = (b[pos + 1] ?? 0) | ((b[pos + 2] ?? 0) << 8);
-    notes.push(xor === 0 ? `extension block id ${id}` : `extension block id ${id} fails its checksum (ignored)`);
-    pos += length;
-  }
-  return notes;
+function libraryBlockOf(blocks: readonly ExtensionBlock[]): ReturnType<typeof libraryBlock> | null {
+  const lib = blocks.find((x) => x.id === LIBRARY_BLOCK);
+  return lib === undefined ? null : libraryBlock(lib.data);
 }

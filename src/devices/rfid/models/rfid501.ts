@@ -39,5 +39,5 @@ export function decodeRfid501(mem: TagMemory): DecodedTag | null {
     notes.push(`branch ${v >>> 20}, library ${v & 0xfffff}`);
   }
   if (of > 1 && (part < 1 || part > of)) return unreadable('damaged', `3M RFID 501 set byte 0x${(b[1] ?? 0).toString(16)}: part ${part} of ${of}`);
-  return { kind: 'item', model: '3m-rfid501', itemId, set: of > 1 ? { part, of } : null, owner: null, notes };
+  return { kind: 'item', model: '3m-rfid501', itemId, set: of > 1 ? { part, of } : null, owner: null, mediaFormat: null, notes };
 }

@@ -5,8 +5,9 @@
  * and never throws: a blank, unknown, truncated or damaged tag is a value, not an exception.
  */
 
-/** The library data models the station reads. */
-export type DataModel = 'iso28560-3' | 'iso28560-2' | '3m-rfid501';
+/** The library data models the station reads (hardware/RFID.md lists each, kept by its test). */
+export const DATA_MODELS = ['iso28560-3', 'iso28560-2', '3m-rfid501', 'bibliotheca-dm11'] as const;
+export type DataModel = (typeof DATA_MODELS)[number];
 
 /** One part of an item in N parts (a CD and its booklet): part `part` of `of`. */
 export interface SetInfo {
@@ -23,6 +24,8 @@ export interface ItemData {
   readonly set: SetInfo | null;
   /** The owner library (ISIL, with its country prefix where the model has one); null when the tag does not say. */
   readonly owner: string | null;
+  /** ISO 28560-1's "media format (other)" code (mediaFormatLabel), where the tag carries one; null otherwise. */
+  readonly mediaFormat: number | null;
   /** What the decoder noticed and tolerated: reversed blocks, swapped nibbles, skipped OIDs, the DSFID. */
   readonly notes: readonly string[];
 }
@@ -50,6 +53,22 @@ export interface TagMemory {
   readonly blockSize: number;
   /** The tag's DSFID register; null when the reader did not report one. */
   readonly dsfid: number | null;
+  /**
+   * false: the tag holds more memory than `bytes` (the reader stopped at its limit), so data that
+   * runs past `bytes` is `truncated` (read the rest), not `damaged`. Default true: `bytes` is the
+   * whole user memory.
+   */
+  readonly complete?: boolean;
+}
+
+/**
+ * ISO 28560-1's media format (other), as its editors' clarification of 2011 lists the codes
+ * (biblstandard.dk/rfid/docs/clarification_28560-1.htm, 4.2.19): for the technician and the
+ * librarian, never sent.
+ */
+export function mediaFormatLabel(code: number): string {
+  const known = ['undefined', 'book', 'CD/DVD', 'magnetic tape', 'other', 'careful handling', 'small item'];
+  return known[code] ?? (code < 128 ? `reserved code ${code}` : `library's code ${code}`);
 }
 
 export function unreadable(problem: TagProblem, detail: string): UnreadableData {
