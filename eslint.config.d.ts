@@ -16,5 +16,9 @@ export declare function layersConfig(
 /** The one sleep's lint: the syntax a promise made only to wait has, and the promise timers' modules. */
 export declare const ONE_SLEEP_SYNTAX: readonly { readonly selector: string; readonly message: string }[];
 export declare const ONE_SLEEP_IMPORTS: readonly { readonly name: string; readonly message: string }[];
+/** The pure core's files, the allow-list it imports values from, and its lint (record 0159). */
+export declare const CORE_FILES: readonly string[];
+export declare const CORE_ALLOWED: readonly string[];
+export declare const coreConfig: Linter.Config;
 declare const config: Linter.Config[];
 export default config;

@@ -2,13 +2,17 @@
  * pino logger: JSON lines on stdout for journald. Secrets are redacted by path as a second line of
  * defence; the first is that the code never puts a password, token, Authorization header or PIN
  * into a log object at all. Patrons' identifiers (item numbers, card and tag UIDs, barcodes, names)
- * are logged only masked (maskIdentifier): the call sites mask them, and a field under one of
+ * are logged only masked (maskIdentifier, src/mask.ts): the call sites mask them, and a field under one of
  * IDENTIFIER_KEYS is masked here again whatever a call site passed (docs/privacy.md).
  *
  * Optionally the same lines (already redacted: pino redacts before writing) are kept in a LogRing
  * for the technician port's log tail.
  */
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { IDENTIFIER_KEYS, maskIdentifier } from './mask.js';
+
+// The masking is its own pure module (the pure core uses it too); callers may take it from here.
+export { IDENTIFIER_KEYS, maskIdentifier };
 
 export const REDACT_PATHS = [
   'password',
@@ -27,26 +31,7 @@ export const REDACT_PATHS = [
   '*.clientSecret',
 ];
 
-/**
- * Field names that hold a patron's or an item's identifier. Their values are masked, never dropped:
- * the last three characters and the length still let a technician match a log line to the item in
- * front of them.
- */
-export const IDENTIFIER_KEYS = ['identifierValue', 'itemId', 'uid', 'uids', 'barcode', 'cardUid', 'patron', 'patronName', 'firstName', 'lastName'] as const;
-
 const IDENTIFIER_KEY_SET: ReadonlySet<string> = new Set(IDENTIFIER_KEYS);
-/** What maskIdentifier returns: at most three characters of the value, and its length. */
-const MASKED = /^\*\*\*\S{0,3} \(\d+\)$/;
-
-/**
- * A short masked preview of an identifier for a log line, the journal or the status: its last three
- * characters and its length ("***017 (14)"); nothing at all for short values. Never called for a PIN
- * (a PIN is not shown even masked). A value already masked stays as it is.
- */
-export function maskIdentifier(value: string): string {
-  if (MASKED.test(value)) return value;
-  return value.length <= 6 ? `*** (${value.length})` : `***${value.slice(-3)} (${value.length})`;
-}
 
 /** pino's censor: identifiers masked (strings, lists of strings), every other redacted path replaced. */
 function censor(value: unknown, path: string[]): unknown {
