@@ -50,27 +50,27 @@ const UID_HEX_LENGTHS: ReadonlySet<number> = new Set([8, 14, 16, 20]);
 /** The station's own ids (station, boxes, events): UUIDs are never a patron's and stay readable. */
 const UUID = /^[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{12}$/;
 /**
- * In free text: a UUID (kept whole), a UID as hex bytes with separators (`E0:04:01:50:…`, a frame
- * dump `e0 04 01 …`), or a run of letters and digits (judged by isIdentifierToken).
+ * In free text: a backslash escape (JSON's `\t`, `\u00e1`: kept, and not taken as part of the word
+ * after it), a UUID (kept whole), a UID as hex bytes with separators (`E0:04:01:50:…`, a frame dump
+ * `e0 04 01 …`), or a run of letters and digits (judged by isIdentifierToken).
  */
 const TEXT_TOKEN =
-  /[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}|(?<![0-9A-Za-z])[0-9A-Fa-f]{2}(?:[: -][0-9A-Fa-f]{2}){3,}(?![0-9A-Za-z])|[0-9A-Za-z]+/g;
+  /\\(?:u[0-9A-Fa-f]{4}|[^u])|[0-9A-Fa-f]{8}(?:-[0-9A-Fa-f]{4}){3}-[0-9A-Fa-f]{12}|(?<!(?<!\\)[0-9A-Za-z])[0-9A-Fa-f]{2}(?:[: -][0-9A-Fa-f]{2}){3,}(?![0-9A-Za-z])|[0-9A-Za-z]+/g;
 /** A figure with its unit or bound ("120000 ms", "<=600000", "262144 bytes"): a quantity, not an identifier. */
 const UNIT_AFTER = /^ ?(?:ms|s|bytes?|B|KiB|MiB|%)(?![0-9A-Za-z])/;
-const BOUND_BEFORE = /(?:[<>]=?|[<>] )$/;
+/** A bound as a schema writes it: a comparison standing alone ("be <=600000", "> 1000"), not a tag's ">". */
+const BOUND_BEFORE = /(?:^|\s)[<>]=? ?$/;
 
 function isIdentifierToken(token: string): boolean {
+  // A card's or a tag's UID in hex, whatever its digits (a UID may be letters A-F only).
+  if (UID_HEX_LENGTHS.has(token.length) && /^[0-9A-Fa-f]+$/.test(token)) return true;
   let digits = 0;
   for (let i = 0; i < token.length; i++) {
     const c = token.charCodeAt(i);
     if (c >= 48 && c <= 57) digits++;
   }
-  if (digits === 0) return false;
-  const letters = token.length - digits;
   // Barcodes, card numbers in decimal, numeric item numbers, PINs.
-  if (digits >= MIN_IDENTIFIER_DIGITS && letters <= MAX_LETTERS_BESIDE_DIGITS) return true;
-  // A card's or a tag's UID in hex (letters and digits; digits alone are caught above).
-  return letters > 0 && UID_HEX_LENGTHS.has(token.length) && /^[0-9A-Fa-f]+$/.test(token);
+  return digits >= MIN_IDENTIFIER_DIGITS && token.length - digits <= MAX_LETTERS_BESIDE_DIGITS;
 }
 
 /**
@@ -83,14 +83,15 @@ function isIdentifierToken(token: string): boolean {
  * mask the identifiers they know.
  */
 export function maskText(text: string): string {
-  if (!/[0-9]/.test(text)) return text;
+  // Most log text has no digit, no run of eight hex letters and no hex bytes: nothing to look at.
+  if (!/[0-9]|[A-Fa-f]{8}|[A-Fa-f]{2}[: -][A-Fa-f]{2}/.test(text)) return text;
   return text.replace(TEXT_TOKEN, (token: string, offset: number) => {
-    if (UUID.test(token)) return token;
+    if (token.startsWith('\\') || UUID.test(token)) return token;
     if (/[: -]/.test(token)) return maskIdentifier(token);
     if (!isIdentifierToken(token)) return token;
     if (/^[0-9]+$/.test(token)) {
       const rest = text.slice(offset + token.length);
-      if (UNIT_AFTER.test(rest) || BOUND_BEFORE.test(text.slice(Math.max(0, offset - 3), offset))) return token;
+      if (UNIT_AFTER.test(rest) || BOUND_BEFORE.test(text.slice(Math.max(0, offset - 4), offset))) return token;
     }
     // A masked preview is not masked again ("***017 (14)": its "017" and "14" are no identifier).
     return maskIdentifier(token);
