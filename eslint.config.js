@@ -77,6 +77,7 @@ export const LAYERS = [
     what: 'the one schema, its section schemas beside their owners, the loader and its problems',
     files: [
       'src/config/**',
+      'src/edge/limits-schema.ts',
       'src/devices/board-config.ts',
       'src/devices/input/schema.ts',
       'src/devices/vocabulary/line-schema.ts',
