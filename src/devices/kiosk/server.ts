@@ -27,6 +27,7 @@ import { ConnectionGuard } from '../../edge/connections.js';
 import { applyTimeouts, BodyTooLarge, COMMON_HEADERS, hostIs, loopbackHosts, originAllowed, readBody, saysJson } from '../../edge/http.js';
 import { RefusalLog, type RefusalText } from '../../edge/refusals.js';
 import { openSse, type SseStream } from '../../edge/sse.js';
+import { bearerToken } from '../../tokens/bearer.js';
 import type { AssistRequest, KeypadKey } from '../types.js';
 import type { KioskListener } from './listener.js';
 import { kioskAssets, type KioskAssets } from './page.js';
@@ -245,8 +246,7 @@ export class KioskServer {
 
   /** Whether the request carries the kiosk's secret (its socket is then the kiosk's); answers 401 (and closes) when not. */
   private authorised(req: IncomingMessage, res: ServerResponse): boolean {
-    const m = /^Bearer ([0-9a-f]{64})$/.exec(req.headers.authorization ?? '');
-    if (this.o.secret.verify(m?.[1] ?? null)) {
+    if (this.o.secret.verify(bearerToken(req.headers.authorization))) {
       this.guard.trust(req.socket);
       return true;
     }
