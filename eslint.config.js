@@ -261,19 +261,7 @@ export function layersConfig(root = ROOT, files = sourceFiles(root)) {
 
 export default tseslint.config(
   {
-    ignores: [
-      'dist/',
-      'app/',
-      'bench/out/',
-      'node_modules/',
-      'coverage/',
-      'test-artifacts/',
-      '.rig/',
-      '.board/',
-      'release/',
-      '.cache/',
-      'src/technician/page/**',
-    ],
+    ignores: ['dist/', 'app/', 'bench/out/', 'node_modules/', 'coverage/', 'test-artifacts/', '.rig/', '.board/', 'release/', '.cache/'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
@@ -329,10 +317,11 @@ export default tseslint.config(
     },
   },
   {
-    // The kiosk page's script runs in the browser: tsc checks its names against the DOM
-    // (src/devices/kiosk/page/tsconfig.json, `npm run check`), which no-undef cannot know.
-    // It cannot import src/time.ts either: its reconnect wait is the browser's own timer.
-    files: ['src/devices/kiosk/page/*.js'],
+    // The pages' scripts run in the browser: tsc checks their names against the DOM
+    // (src/devices/kiosk/page/tsconfig.json, src/technician/page/tsconfig.json, `npm run check`),
+    // which no-undef cannot know. They cannot import src/time.ts either: their waits are the
+    // browser's own timers.
+    files: ['src/devices/kiosk/page/*.js', 'src/technician/page/*.js'],
     rules: { 'no-undef': 'off', 'no-restricted-syntax': ['error', SCHEMA_NAMESPACE] },
   },
   {

@@ -1,7 +1,8 @@
 /**
  * The technician port: a node:http server on loopback (or a unix socket) in front of the station.
  *
- * Order of a request: /healthz (no auth, no data) -> the page at / (no auth, no data) -> a token in
+ * Order of a request: /healthz (no auth, no data) -> the page at / and its script and style (no
+ * auth, no data) -> a token in
  * the query string is refused -> Authorization: Bearer checked (401 without detail) -> route
  * (404/405) -> scope (403) -> handler. Nothing secret is logged: the request log line has the
  * method, the path without its query, the status, the duration and the token's name.
@@ -67,9 +68,10 @@ export function createTechnicianServer({ supervisor, tokens, ring, log, metrics 
   const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, done: (who: Technician) => void): Promise<void> => {
     const method = req.method ?? 'GET';
     if (url.pathname === '/healthz' && (method === 'GET' || method === 'HEAD')) return sendJson(res, 200, { ok: true });
-    if (url.pathname === '/' && method === 'GET') {
-      res.writeHead(200, { ...COMMON_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': page.csp, 'x-frame-options': 'DENY' });
-      res.end(page.html);
+    const file = method === 'GET' ? page.files.get(url.pathname) : undefined;
+    if (file !== undefined) {
+      res.writeHead(200, { ...COMMON_HEADERS, 'content-type': file.type, 'content-security-policy': page.csp, 'x-frame-options': 'DENY' });
+      res.end(file.body);
       return;
     }
     if (TOKEN_PARAMS.some((p) => url.searchParams.has(p))) {

@@ -32,20 +32,9 @@ import type { AssistRequest, KeypadKey } from '../types.js';
 import type { KioskListener } from './listener.js';
 import { kioskAssets, type KioskAssets } from './page.js';
 import type { KioskSecret } from './secret.js';
+import type { KioskState } from './state.js';
 
-export interface KioskState {
-  readonly lines: readonly string[];
-  readonly cancel: boolean;
-  readonly cancelLabel: string;
-  /** A time limit is about to run out: the page shows its "more time" button. */
-  readonly moreTime: boolean;
-  /** Counts the patrons who have gone: when it changes, the page's settings go back to the defaults. */
-  readonly session: number;
-  readonly lang: string;
-  readonly words: Readonly<Record<string, string>>;
-  /** How long a key is held to ask for speech. */
-  readonly holdMs: number;
-}
+export type { KioskState };
 
 export interface KioskLimits {
   readonly maxConnections: number;
