@@ -35,6 +35,7 @@ import { loadPage, type Page } from './page.js';
 import { readRoutes } from './read.js';
 import { TECHNICIAN_REFUSALS } from './refusals.js';
 import { matchRoute, type Route } from './router.js';
+import type { ConsoleLoginLog } from '../systemd/console-logins.js';
 
 /** Query parameters that look like a credential: refused, so a token never sits in a URL (or a proxy's log). */
 const TOKEN_PARAMS = ['token', 'access_token', 'auth', 'authorization', 'bearer', 'key'];
@@ -55,11 +56,17 @@ export interface PortOptions {
   readonly log: Logger;
   /** The station's metrics (GET /metrics); null or absent: metrics are off. */
   readonly metrics?: MetricsService | null;
+  /** The process's reader of failed console logins (shown on the status); null or absent: not watched. */
+  readonly consoleLogins?: ConsoleLoginLog | null;
 }
 
-export function createTechnicianServer({ supervisor, tokens, ring, log, metrics = null }: PortOptions): Server {
+export function createTechnicianServer({ supervisor, tokens, ring, log, metrics = null, consoleLogins = null }: PortOptions): Server {
   const page: Page = loadPage();
-  const routes: Route[] = [...readRoutes({ supervisor, ring, streams: { open: 0 }, log }), ...actionRoutes({ supervisor, log }), ...metricsRoutes(metrics)];
+  const routes: Route[] = [
+    ...readRoutes({ supervisor, ring, streams: { open: 0 }, log, consoleLogins }),
+    ...actionRoutes({ supervisor, log }),
+    ...metricsRoutes(metrics),
+  ];
   // Fixed for the life of the server (a change of these needs a process restart: supervisor.reload says so).
   const limits = supervisor.config.debug;
   const refusals = new RefusalLog(log, limits.refusalLogIntervalMs, TECHNICIAN_REFUSALS);
