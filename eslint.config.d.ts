@@ -21,5 +21,9 @@ export declare const ONE_WAIT_SYNTAX: readonly { readonly selector: string; read
 export declare const ONE_EXIT_SYNTAX: readonly { readonly selector: string; readonly message: string }[];
 export declare const ONE_BACKOFF_SYNTAX: readonly { readonly selector: string; readonly message: string }[];
 export declare const SRC_SYNTAX: readonly { readonly selector: string; readonly message: string }[];
+/** The pure core's files, the allow-list it imports values from, and its lint (record 0159). */
+export declare const CORE_FILES: readonly string[];
+export declare const CORE_ALLOWED: readonly string[];
+export declare const coreConfig: Linter.Config;
 declare const config: Linter.Config[];
 export default config;

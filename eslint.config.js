@@ -3,7 +3,7 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import importX, { createNodeResolver } from 'eslint-plugin-import-x';
 import { readdirSync } from 'node:fs';
-import { join, resolve } from 'node:path';
+import { dirname, join, relative, resolve } from 'node:path';
 
 /** src/schema.ts re-exports zod/mini, whose `z` export is all of it: import it as a namespace. */
 const SCHEMA_NAMESPACE = {
@@ -75,7 +75,7 @@ const ZOD_THROUGH_SCHEMA = {
 export const LAYERS = [
   {
     layer: 'base',
-    what: 'leaf modules every layer may use: errors, the schema builder, ids, version, monotonic time, the logger',
+    what: "leaf modules every layer may use: errors, the schema builder, ids, version, monotonic time, identifiers' masking, the logger",
     files: [
       'src/errors.ts',
       'src/schema.ts',
@@ -84,6 +84,7 @@ export const LAYERS = [
       'src/release-info.ts',
       'src/time.ts',
       'src/exit.ts',
+      'src/mask.ts',
       'src/log.ts',
       'src/http-json.ts',
     ],
@@ -111,6 +112,7 @@ export const LAYERS = [
     what: 'the one schema, its section schemas beside their owners, the loader and its problems',
     files: [
       'src/config/**',
+      'src/edge/limits-schema.ts',
       'src/devices/board-config.ts',
       'src/devices/input/schema.ts',
       'src/devices/vocabulary/line-schema.ts',
@@ -154,6 +156,69 @@ export const LAYERS = [
 ];
 
 const ROOT = import.meta.dirname;
+
+/** The pure core's files (ARCHITECTURE.md, "Rules of the house"). */
+export const CORE_FILES = ['src/station/core.ts', 'src/station/core/**', 'src/station/core-types.ts'];
+
+/**
+ * The pure core's allow-list: the only files it may import values from (and re-export), as paths
+ * relative to the repository ('dir/*' is every file of that folder). Types may come from anywhere:
+ * they are gone at run time. Not a package, not a Node module, not a file outside this list, and
+ * no import() (the core is synchronous). Record 0159.
+ */
+export const CORE_ALLOWED = ['src/station/core.ts', 'src/station/core/*', 'src/station/core-types.ts', 'src/protocol/types.ts', 'src/mask.ts'];
+
+/**
+ * Whether `file` (relative to the repository, '.ts') is on CORE_ALLOWED.
+ * @param {string} file
+ */
+const coreMayImport = (file) =>
+  CORE_ALLOWED.some((p) => (p.endsWith('/*') ? file.startsWith(p.slice(0, -1)) && !file.slice(p.length - 1).includes('/') : file === p));
+
+/**
+ * The eslint rule that keeps the pure core to its allow-list (planted files in
+ * test/unit/lint-core-imports.test.ts show it fail).
+ * @type {import('eslint').Rule.RuleModule}
+ */
+const coreImportsRule = {
+  meta: {
+    type: 'problem',
+    schema: [],
+    messages: { refused: "the pure core imports values only from {{allowed}}; '{{source}}' is not on that list (types: `import type`)" },
+  },
+  create(context) {
+    const here = relative(ROOT, context.filename);
+    /** @param {import('estree').Node} node @param {string} source */
+    const check = (node, source) => {
+      const target = source.startsWith('.') ? relative(ROOT, resolve(dirname(context.filename), source)).replace(/\.js$/, '.ts') : null;
+      if (target === null || !coreMayImport(target)) context.report({ node, messageId: 'refused', data: { source, allowed: CORE_ALLOWED.join(', ') } });
+    };
+    /** @typedef {{ importKind?: string, exportKind?: string }} Kinds */
+    /** @param {Kinds & { specifiers?: Kinds[] }} node */
+    const typeOnly = (node) =>
+      node.importKind === 'type' ||
+      node.exportKind === 'type' ||
+      (node.specifiers !== undefined && node.specifiers.length > 0 && node.specifiers.every((s) => s.importKind === 'type' || s.exportKind === 'type'));
+    return here.startsWith('..')
+      ? {}
+      : {
+          ImportDeclaration: (node) => void (typeOnly(node) ? undefined : check(node, String(node.source.value))),
+          ExportNamedDeclaration: (node) => void (node.source == null || typeOnly(node) ? undefined : check(node, String(node.source.value))),
+          ExportAllDeclaration: (node) => void (typeOnly(node) ? undefined : check(node, String(node.source.value))),
+          ImportExpression: (node) => context.report({ node, messageId: 'refused', data: { source: 'import()', allowed: CORE_ALLOWED.join(', ') } }),
+        };
+  },
+};
+
+/** The pure core's rules: its import allow-list, and no timer, clock or process (also used by the planted-file test). */
+export const coreConfig = {
+  files: CORE_FILES,
+  plugins: { 'pickup-core': { rules: { imports: coreImportsRule } } },
+  rules: {
+    'pickup-core/imports': 'error',
+    'no-restricted-globals': ['error', 'setTimeout', 'setInterval', 'performance', 'Date', 'process'],
+  },
+};
 
 /**
  * A row's pattern ('dir/**' or a file) as a test of a path relative to the repository.
@@ -231,19 +296,7 @@ export function layersConfig(root = ROOT, files = sourceFiles(root)) {
 
 export default tseslint.config(
   {
-    ignores: [
-      'dist/',
-      'app/',
-      'bench/out/',
-      'node_modules/',
-      'coverage/',
-      'test-artifacts/',
-      '.rig/',
-      '.board/',
-      'release/',
-      '.cache/',
-      'src/technician/page/**',
-    ],
+    ignores: ['dist/', 'app/', 'bench/out/', 'node_modules/', 'coverage/', 'test-artifacts/', '.rig/', '.board/', 'release/', '.cache/'],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,
@@ -279,31 +332,8 @@ export default tseslint.config(
     files: ['src/exit.ts'],
     rules: { 'no-restricted-syntax': ['error', ...SRC_SYNTAX.filter((r) => !ONE_EXIT_SYNTAX.includes(r))] },
   },
-  {
-    // The pure core: types from anywhere, values only from the pure protocol types and its own
-    // files. No device implementation, no got, no pino, no timers, no Node I/O (ARCHITECTURE.md).
-    files: ['src/station/core.ts', 'src/station/core/**', 'src/station/core-types.ts'],
-    rules: {
-      '@typescript-eslint/no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              regex: '^(?!\\.{1,2}/|\\.\\./\\.\\./protocol/types\\.js$|\\.\\./protocol/types\\.js$)',
-              message: 'the core imports no package or Node module',
-              allowTypeImports: true,
-            },
-            {
-              regex: '^\\.\\./(\\.\\./)?(devices|config|technician|supervisor|protocol/(?!types))',
-              message: 'the core imports only types from outside station/',
-              allowTypeImports: true,
-            },
-          ],
-        },
-      ],
-      'no-restricted-globals': ['error', 'setTimeout', 'setInterval', 'performance', 'Date', 'process'],
-    },
-  },
+  // The pure core: values only from its allow-list, types from anywhere; no timers, no clock.
+  coreConfig,
   {
     // The one module that imports zod itself, to choose the dialect and make its settings.
     files: ['src/schema.ts'],
@@ -327,10 +357,11 @@ export default tseslint.config(
     },
   },
   {
-    // The kiosk page's script runs in the browser: tsc checks its names against the DOM
-    // (src/devices/kiosk/page/tsconfig.json, `npm run check`), which no-undef cannot know.
-    // It cannot import src/time.ts either: its reconnect wait is the browser's own timer.
-    files: ['src/devices/kiosk/page/*.js'],
+    // The pages' scripts run in the browser: tsc checks their names against the DOM
+    // (src/devices/kiosk/page/tsconfig.json, src/technician/page/tsconfig.json, `npm run check`),
+    // which no-undef cannot know. They cannot import src/time.ts either: their waits are the
+    // browser's own timers.
+    files: ['src/devices/kiosk/page/*.js', 'src/technician/page/*.js'],
     rules: { 'no-undef': 'off', 'no-restricted-syntax': ['error', SCHEMA_NAMESPACE] },
   },
   {

@@ -24,6 +24,7 @@ import { constants } from 'node:os';
 import type { RunningStation } from './app.js';
 import { errorMessage } from './errors.js';
 import type { Logger } from './log.js';
+import { maskText } from './mask.js';
 
 /** What a signal stops: a station, or the daemon's supervised one (its stop drives every lock OFF first). */
 export type StopTarget = Pick<RunningStation, 'drain' | 'stop'>;
@@ -134,13 +135,16 @@ export function serveUntilSignal(station: StopTarget, log: Logger, hooks: Lifecy
         .then((line) => log.warn(`SIGHUP: ${line}`))
         .catch((e: unknown) => log.warn({ error: errorMessage(e) }, 'SIGHUP: reload refused'));
     });
+    // A crash's message and stack may hold whatever the failing code held (an identifier it was
+    // decoding): masked here, before any logger sees them.
     on('uncaughtException', (e) => {
       const err = e instanceof Error ? e : new Error(String(e));
-      log.fatal({ error: errorMessage(err), stack: err.stack }, 'crash: driving every lock OFF');
+      log.fatal({ error: maskText(errorMessage(err)), stack: maskText(err.stack ?? '') }, 'crash: driving every lock OFF');
       immediate(1, 'uncaught exception');
     });
     on('unhandledRejection', (e) => {
-      log.fatal({ error: errorMessage(e) }, 'crash (unhandled rejection): driving every lock OFF');
+      const stack = e instanceof Error && e.stack !== undefined ? { stack: maskText(e.stack) } : {};
+      log.fatal({ error: maskText(errorMessage(e)), ...stack }, 'crash (unhandled rejection): driving every lock OFF');
       immediate(1, 'unhandled rejection');
     });
   });

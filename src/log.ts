@@ -2,13 +2,18 @@
  * pino logger: JSON lines on stdout for journald. Secrets are redacted by path as a second line of
  * defence; the first is that the code never puts a password, token, Authorization header or PIN
  * into a log object at all. Patrons' identifiers (item numbers, card and tag UIDs, barcodes, names)
- * are logged only masked (maskIdentifier): the call sites mask them, and a field under one of
- * IDENTIFIER_KEYS is masked here again whatever a call site passed (docs/privacy.md).
+ * are logged only masked: the call sites mask the ones they know (maskIdentifier), and every line
+ * is masked again here whatever a call site passed (src/mask.ts, docs/privacy.md): identifier
+ * fields at any depth, every other string, the message and errors (message, stack) by the
+ * identifier's shape.
  *
- * Optionally the same lines (already redacted: pino redacts before writing) are kept in a LogRing
- * for the technician port's log tail.
+ * Optionally the same lines (already masked and redacted) are kept in a LogRing for the
+ * technician port's log tail.
  */
 import { pino, type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import { maskFields, maskText } from './mask.js';
+
+export { IDENTIFIER_KEYS, maskIdentifier } from './mask.js';
 
 export const REDACT_PATHS = [
   'password',
@@ -27,36 +32,23 @@ export const REDACT_PATHS = [
   '*.clientSecret',
 ];
 
-/**
- * Field names that hold a patron's or an item's identifier. Their values are masked, never dropped:
- * the last three characters and the length still let a technician match a log line to the item in
- * front of them.
- */
-export const IDENTIFIER_KEYS = ['identifierValue', 'itemId', 'uid', 'uids', 'barcode', 'cardUid', 'patron', 'patronName', 'firstName', 'lastName'] as const;
-
-const IDENTIFIER_KEY_SET: ReadonlySet<string> = new Set(IDENTIFIER_KEYS);
-/** What maskIdentifier returns: at most three characters of the value, and its length. */
-const MASKED = /^\*\*\*\S{0,3} \(\d+\)$/;
-
-/**
- * A short masked preview of an identifier for a log line, the journal or the status: its last three
- * characters and its length ("***017 (14)"); nothing at all for short values. Never called for a PIN
- * (a PIN is not shown even masked). A value already masked stays as it is.
- */
-export function maskIdentifier(value: string): string {
-  if (MASKED.test(value)) return value;
-  return value.length <= 6 ? `*** (${value.length})` : `***${value.slice(-3)} (${value.length})`;
+/** A printf value or the message: text masked by shape, an object walked. */
+function maskValue(a: unknown): unknown {
+  if (typeof a === 'string') return maskText(a);
+  return a !== null && typeof a === 'object' ? maskFields({ value: a })['value'] : a;
 }
 
-/** pino's censor: identifiers masked (strings, lists of strings), every other redacted path replaced. */
-function censor(value: unknown, path: string[]): unknown {
-  if (!IDENTIFIER_KEY_SET.has(path[path.length - 1] ?? '')) return '[redacted]';
-  if (typeof value === 'string' || typeof value === 'number') return maskIdentifier(String(value));
-  if (Array.isArray(value)) return value.map((v: unknown) => (typeof v === 'string' || typeof v === 'number' ? maskIdentifier(String(v)) : '[redacted]'));
-  return value === null || value === undefined ? value : '[redacted]';
+/**
+ * A log method's arguments, masked before pino sees them: the object (an Error becomes its `err`
+ * field, as pino would make it), the message and any printf values. pino takes a line's message
+ * from its error when none is given: that is the masked one too.
+ */
+function maskArguments(args: readonly unknown[]): unknown[] {
+  const [first, ...rest] = args;
+  if (first instanceof Error) return [maskFields({ err: first }), ...(rest.length === 0 ? [maskText(first.message)] : rest.map(maskValue))];
+  if (first !== null && typeof first === 'object') return [maskFields(first as Record<string, unknown>), ...rest.map(maskValue)];
+  return args.map(maskValue);
 }
-
-const REDACTED_PATHS = [...REDACT_PATHS, ...IDENTIFIER_KEYS.flatMap((k) => [k, `*.${k}`])];
 
 export type LogLevelName = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace' | 'silent';
 
@@ -93,16 +85,34 @@ export function createLogger(level: LogLevelName, destination?: DestinationStrea
   const options: LoggerOptions = {
     level,
     base: { svc: 'pickup-station' },
-    redact: { paths: REDACTED_PATHS, censor },
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    // Errors are already made plain and masked (maskFields): pino's serializer would name them "Object".
+    serializers: { err: (e: unknown) => e },
+    hooks: {
+      logMethod(args, method) {
+        method.apply(this, maskArguments(args) as Parameters<typeof method>);
+      },
+    },
     timestamp: pino.stdTimeFunctions.isoTime,
   };
-  if (opts.ring === undefined) return destination ? pino(options, destination) : pino(options);
-  // Each stream takes every level: the logger's own level (changeable on reload) does the filtering.
-  const streams = pino.multistream([
-    { level: 'trace', stream: destination ?? pino.destination({ dest: 1, sync: true }) },
-    { level: 'trace', stream: opts.ring },
-  ]);
-  return pino(options, streams);
+  let logger: Logger;
+  if (opts.ring === undefined) logger = destination ? pino(options, destination) : pino(options);
+  else {
+    // Each stream takes every level: the logger's own level (changeable on reload) does the filtering.
+    const streams = pino.multistream([
+      { level: 'trace', stream: destination ?? pino.destination({ dest: 1, sync: true }) },
+      { level: 'trace', stream: opts.ring },
+    ]);
+    logger = pino(options, streams);
+  }
+  // A child's bindings are written into every line it logs: masked once, when it is made (children
+  // inherit this from the logger they are made from, so every generation does it).
+  type MakeChild = (this: Logger, bindings: Record<string, unknown>, options?: unknown) => Logger;
+  const pinoChild = (logger as unknown as { readonly child: MakeChild }).child;
+  logger.child = function (this: Logger, bindings: Record<string, unknown>, childOptions?: unknown): Logger {
+    return pinoChild.call(this, maskFields(bindings), childOptions);
+  } as unknown as Logger['child'];
+  return logger;
 }
 
 export type { Logger };

@@ -15,6 +15,7 @@
  */
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE, isUsageError } from './errors.js';
 import { exitProcess } from './exit.js';
+import { maskText } from './mask.js';
 import { VERSION } from './version.js';
 
 // Same as daemon.ts's; not imported from there so that `safe-state` does not load the daemon's
@@ -99,7 +100,8 @@ main(process.argv.slice(2)).then(
       console.error(`pickup-station: ${e.message}\n${USAGE}`);
       return exitProcess(EXIT_USAGE);
     }
-    console.error(`pickup-station: ${e instanceof Error ? (e.stack ?? e.message) : String(e)}`);
+    // stderr is the journal's under systemd: masked as every log line is.
+    console.error(`pickup-station: ${maskText(e instanceof Error ? (e.stack ?? e.message) : String(e))}`);
     exitProcess(EXIT_FAILURE);
   },
 );

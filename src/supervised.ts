@@ -11,7 +11,7 @@
  * then closes the port and stops metrics; each step is logged and together they get at most
  * `timing.stopLimitMs`: a step that does not settle in time is named and the stop goes on.
  */
-import { consoleLoginLog } from './systemd/console-logins.js';
+import { ConsoleLoginLog } from './systemd/console-logins.js';
 import type { RunningStation } from './app.js';
 import type { LoadedConfig } from './config/load.js';
 import { EXIT_FAILURE, errorMessage } from './errors.js';
@@ -61,22 +61,21 @@ export async function startSupervised(opts: SupervisedOptions): Promise<Supervis
   const { metrics: metricsConfig, debug } = supervisor.startConfig;
   // Nothing could read metrics without the port or a textfile: then prom-client is never loaded.
   const metricsWanted = metricsConfig.enabled && (debug.enabled || metricsConfig.textfileDir !== null);
+  // Failed console logins are counted from here on, by one reader the status and the metrics share.
+  const consoleLogins = metricsConfig.consoleLoginFile === null ? null : new ConsoleLoginLog(metricsConfig.consoleLoginFile);
+  const first = consoleLogins?.read();
+  if (first?.problem != null) log.warn({ problem: first.problem }, 'failed console logins cannot be watched (metrics.consoleLoginFile)');
   const metrics = metricsWanted
-    ? new MetricsService({ config: metricsConfig, view: supervisorView(supervisor), subscribe: (l) => supervisor.observer.follow(l), log })
+    ? new MetricsService({ config: metricsConfig, view: supervisorView(supervisor), subscribe: (l) => supervisor.observer.follow(l), log, consoleLogins })
     : null;
   metrics?.start();
-  // Failed console logins are counted from here on (the status and the metrics read on).
-  if (metricsConfig.consoleLoginFile !== null) {
-    const logins = consoleLoginLog(metricsConfig.consoleLoginFile).read();
-    if (logins.problem !== null) log.warn({ problem: logins.problem }, 'failed console logins cannot be watched (metrics.consoleLoginFile)');
-  }
   let port: TechnicianPort | null = null;
   if (debug.enabled) {
     // A reload whose technician-tokens credential is bad is refused like a bad config file.
     supervisor.addReloadCheck((l) => tokens.check(l.config));
     const accepted = tokens.accept(loaded.config);
     try {
-      port = await listenTechnicianPort(createTechnicianServer({ supervisor, tokens, ring: opts.ring, log, metrics }), debug);
+      port = await listenTechnicianPort(createTechnicianServer({ supervisor, tokens, ring: opts.ring, log, metrics, consoleLogins }), debug);
       log.info({ address: port.address, tokens: accepted.size }, 'technician port listening');
       if (accepted.size === 0) log.warn('no technician tokens configured: only /healthz answers (stationctl token new)');
     } catch (e) {

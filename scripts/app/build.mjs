@@ -16,7 +16,7 @@
  *   DIR/daemon.js          the daemon mode's loader: compiles DIR/daemon.cjs (the daemon, CommonJS)
  *                          with the V8 code cache of an earlier start (src/boot/code-cache.ts)
  *   DIR/stationctl.js      `stationctl`
- *   DIR/page/technician.html   the technician page, read by src/technician/page.ts
+ *   DIR/page/technician.html, technician.js, technician.css   the technician page, read by src/technician/page.ts
  *   DIR/page/kiosk.js, kiosk.css   the kiosk page's script and style, read by src/devices/kiosk/page.ts
  *
  * Why (docs/decisions/0043, 0044): a fresh process spent most of its start resolving, reading
@@ -304,7 +304,7 @@ export async function buildApp({ out, dist = join(ROOT, 'dist'), metafile = null
   });
   const cjs = Object.keys(commonJsEntries).length === 0 ? null : await buildCommonJs(common, entryPoints(commonJsEntries), dist);
   mkdirSync(join(out, 'page'), { recursive: true });
-  cpSync(join(ROOT, 'src/technician/page/technician.html'), join(out, 'page/technician.html'));
+  for (const f of ['technician.html', 'technician.js', 'technician.css']) cpSync(join(ROOT, 'src/technician/page', f), join(out, 'page', f));
   for (const f of ['kiosk.js', 'kiosk.css']) cpSync(join(ROOT, 'src/devices/kiosk/page', f), join(out, 'page', f));
   const meta = { inputs: { ...esm.metafile?.inputs, ...cjs?.metafile?.inputs }, outputs: { ...esm.metafile?.outputs, ...cjs?.metafile?.outputs } };
   if (metafile !== null) writeFileSync(metafile, JSON.stringify(meta));

@@ -5,9 +5,13 @@
  * Defaults: on, 127.0.0.1:8470, no tokens (only /healthz and the page answer until one is added).
  * Listening on every interface needs an explicit `listen.host` ("0.0.0.0" or "::").
  */
+import { edgeLimitKeys, headWithinRequest, TECHNICIAN_EDGE } from '../edge/limits-schema.js';
 import * as z from '../schema.js';
 import { intIn } from '../schema.js';
 import { live, restartsProcess } from './apply.js';
+
+/** The port's edge limits (src/edge/limits-schema.ts), each declared below with its reload class. */
+const edge = edgeLimitKeys(TECHNICIAN_EDGE);
 
 export const DEFAULT_DEBUG_PORT = 8470;
 /** Name of the systemd credential (LoadCredential=technician-tokens:...) with extra token entries. */
@@ -58,36 +62,25 @@ export const debugConfigSchema = z
     /** Log lines kept in memory for /api/logs. */
     logLines: restartsProcess(z._default(intIn(10, 10_000), 1_000)),
     /** A comment line is sent on idle event streams this often (keeps proxies and NATs from closing them). */
-    keepAliveMs: live(z._default(intIn(100, 300_000), 15_000)),
+    keepAliveMs: live(edge.keepAliveMs),
     /** Concurrent live streams; more -> 503 (each holds a socket on a small board). */
-    maxStreams: live(z._default(intIn(1, 100), 8)),
+    maxStreams: live(edge.maxStreams),
     /**
      * Unsent data a live stream may hold for a client that stops reading (beyond what the kernel's
      * socket buffers took, and beyond the backlog asked for); past it the stream is dropped.
      */
-    streamBufferBytes: live(z._default(intIn(16_384, 67_108_864), 262_144)),
+    streamBufferBytes: live(edge.streamBufferBytes),
     /** A connection must send a complete request head within this (else 408 and closed). */
-    headersTimeoutMs: restartsProcess(z._default(intIn(100, 120_000), 5_000)),
+    headersTimeoutMs: restartsProcess(edge.headersTimeoutMs),
     /** ... and its whole request (head and body) within this. */
-    requestTimeoutMs: restartsProcess(z._default(intIn(100, 300_000), 10_000)),
+    requestTimeoutMs: restartsProcess(edge.requestTimeoutMs),
     /** Sockets open at once; unauthenticated ones are closed (least recently active first) to make room. */
-    maxConnections: restartsProcess(z._default(intIn(4, 1_024), 64)),
+    maxConnections: restartsProcess(edge.maxConnections),
     /** Unauthenticated sockets one peer address may hold (the oldest is closed for a new one). */
     maxConnectionsPerAddress: restartsProcess(z._default(intIn(1, 1_024), 16)),
     /** Refusals before authentication are logged at most once per kind per this interval, with a count. */
-    refusalLogIntervalMs: restartsProcess(z._default(intIn(100, 3_600_000), 60_000)),
+    refusalLogIntervalMs: restartsProcess(edge.refusalLogIntervalMs),
   })
-  .check(
-    z.superRefine((d, ctx) => {
-      // Node refuses a server whose head may take longer than the whole request.
-      if (d.headersTimeoutMs > d.requestTimeoutMs)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['headersTimeoutMs'],
-          message: `must not be longer than requestTimeoutMs (${d.requestTimeoutMs})`,
-          input: d.headersTimeoutMs,
-        });
-    }),
-  );
+  .check(z.superRefine(headWithinRequest));
 
 export type DebugConfig = z.output<typeof debugConfigSchema>;

@@ -144,5 +144,5 @@ export function previousRun(readBack: JournalReadBack): PreviousRun {
   };
 }
 
-/** The one masking of identifiers (src/log.ts): the journal's preview is the log's. */
-export { maskIdentifier } from '../log.js';
+/** The one masking of identifiers (src/mask.ts): the journal's preview is the log's. */
+export { maskIdentifier } from '../mask.js';

@@ -14,6 +14,7 @@ import type { Logger } from 'pino';
 import type { Unsubscribe } from '../devices/types.js';
 import { errorMessage } from '../errors.js';
 import type { RuntimeEvent } from '../station/runtime.js';
+import type { ConsoleLoginLog } from '../systemd/console-logins.js';
 import type { MetricsConfig } from './config.js';
 import type { StationMetrics, StationRecorder } from './registry.js';
 import { startTextfile, type TextfileWriter } from './textfile.js';
@@ -28,6 +29,8 @@ export interface MetricsServiceOptions {
   /** The station's runtime events (the daemon: the technician port's observer, which follows reloads). */
   readonly subscribe: (listener: (e: RuntimeEvent | { readonly type: string }) => void) => Unsubscribe;
   readonly log: Logger;
+  /** The process's reader of failed console logins; null or absent: not watched. */
+  readonly consoleLogins?: ConsoleLoginLog | null;
   /** Monotonic clock, ms. */
   readonly now?: () => number;
 }
@@ -70,20 +73,19 @@ export class MetricsService {
   /** prom-client and the registry, loaded once; the textfile starts with it. */
   load(): Promise<StationMetrics> {
     this.loading ??= (async () => {
-      const [{ StationMetrics }, { readInstalledVersion }, { readInstallRecord }, { consoleLoginLog }] = await Promise.all([
+      const [{ StationMetrics }, { readInstalledVersion }, { readInstallRecord }] = await Promise.all([
         import('./registry.js'),
         import('../systemd/release-status.js'),
         import('../systemd/install-record.js'),
-        import('../systemd/console-logins.js'),
       ]);
       const { config, view, log } = this.opts;
       const statusFile = config.installStatusFile;
-      const loginFile = config.consoleLoginFile;
+      const logins = this.opts.consoleLogins ?? null;
       const metrics = new StationMetrics({
         processMetrics: true,
         eventLoopResolutionMs: config.eventLoopResolutionMs,
         ...(statusFile === null ? {} : { installedVersion: () => readInstalledVersion(statusFile), installRecord: () => readInstallRecord(statusFile) }),
-        ...(loginFile === null ? {} : { consoleLogins: () => consoleLoginLog(loginFile).read() }),
+        ...(logins === null ? {} : { consoleLogins: () => logins.read() }),
         ...(this.opts.now ? { now: this.opts.now } : {}),
       });
       const recorder = metrics.add(view, this.since);

@@ -1,8 +1,11 @@
 /**
  * Typed errors of the portal client. None carries a secret: no request headers, no form data,
  * no access token, and no `cause` pointing at got's error (whose `options` hold the
- * Authorization header and the password-grant form).
+ * Authorization header and the password-grant form). A response body an error keeps or quotes is
+ * masked first (src/mask.ts): a portal's answer names patrons and items, and an error goes to a
+ * terminal, a ticket or a log.
  */
+import { maskFields, maskText } from '../mask.js';
 import type * as z from '../schema.js';
 
 /** Longest response body kept on an error (the spec does not show the error body shape). */
@@ -33,7 +36,7 @@ export class PortalHttpError extends PortalError {
   ) {
     const shown = renderBody(body);
     super(method, path, `${method} ${path}: HTTP ${status}${shown ? `: ${shown}` : ''}`);
-    this.body = typeof body === 'string' ? body.slice(0, MAX_BODY_CHARS) : body;
+    this.body = maskFields({ body: typeof body === 'string' ? body.slice(0, MAX_BODY_CHARS) : body })['body'];
   }
 }
 
@@ -86,7 +89,8 @@ export class PortalNotJsonError extends PortalError {
     /** The body's text; only its first bytes are kept (undefined: not to be shown). */
     text: string | undefined,
   ) {
-    const start = text === undefined ? '' : `, starts with ${JSON.stringify(text.slice(0, 80))}${text.length > 80 ? '…' : ''}`;
+    const shown = text === undefined ? undefined : maskText(text.slice(0, 200));
+    const start = shown === undefined ? '' : `, starts with ${JSON.stringify(shown.slice(0, 80))}${shown.length > 80 ? '…' : ''}`;
     super(
       method,
       path,
@@ -111,6 +115,7 @@ export class PortalNetworkError extends PortalError {
 
 function renderBody(body: unknown): string {
   if (body === undefined || body === '') return '';
-  const s = typeof body === 'string' ? body : JSON.stringify(body);
+  // Masked before it is cut short, so that no identifier is cut to a piece too short to be masked.
+  const s = maskText((typeof body === 'string' ? body : JSON.stringify(body)).slice(0, MAX_BODY_CHARS));
   return s.length > 300 ? `${s.slice(0, 297)}...` : s;
 }

@@ -9,6 +9,7 @@
  * Unknown fields are ignored everywhere (spec, general rule 1).
  */
 import { UnansweredError } from '../errors.js';
+import { maskText } from '../mask.js';
 import { answerShapes } from './shapes.js';
 import type { ServerAnswer } from './types.js';
 
@@ -31,7 +32,8 @@ export function parseServerResponse(status: number, contentType: string | undefi
   if (!command.success) {
     const issue = command.error.issues[0];
     const where = issue && issue.path.length > 0 ? `${issue.path.join('.')}: ` : '';
-    return { kind: 'invalid', reason: `malformed command: ${where}${issue?.message ?? 'invalid'}` };
+    // The reason is logged and kept in the status: a server's value quoted in it is masked (src/mask.ts).
+    return { kind: 'invalid', reason: maskText(`malformed command: ${where}${issue?.message ?? 'invalid'}`) };
   }
   return { kind: 'command', command: command.data };
 }

@@ -8,6 +8,7 @@ import { readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { intOption, usageFailure } from '../cli/args.js';
 import { EXIT_CONFIG, EXIT_OK, EXIT_UNAVAILABLE, errorMessage } from '../errors.js';
+import { maskText } from '../mask.js';
 import { CONTROL_PREFIX } from './control.js';
 import { parseSimData } from './data.js';
 import { SimConfigError } from './errors.js';
@@ -33,6 +34,8 @@ export const SIM_SERVER_USAGE = `usage: pickup-station sim-server [options]
   --prefix PATH         protocol path prefix (default /v2)
   --stations-file FILE  JSON {stations, deposits?, pickups?} (default: the demo station, seeded)
   --absence-ms N        no /state for this long -> station unavailable (default 120000)
+  --log-identifiers     log patrons' identifiers (items, cards, PINs) in full: a developer's run only
+                        (default: masked as the station's own log is)
   --help`;
 
 export async function runSimServerCli(argv: string[], io: SimCliIo = processIo): Promise<number> {
@@ -49,6 +52,7 @@ export async function runSimServerCli(argv: string[], io: SimCliIo = processIo):
         prefix: { type: 'string' },
         'stations-file': { type: 'string' },
         'absence-ms': { type: 'string' },
+        'log-identifiers': { type: 'boolean' },
         help: { type: 'boolean' },
       },
     }));
@@ -64,6 +68,7 @@ export async function runSimServerCli(argv: string[], io: SimCliIo = processIo):
     throw e;
   }
 
+  const logIdentifiers = values['log-identifiers'] === true;
   let data: SeedData;
   let server: ReferenceServer;
   try {
@@ -75,6 +80,7 @@ export async function runSimServerCli(argv: string[], io: SimCliIo = processIo):
       ...(values.prefix === undefined ? {} : { pathPrefix: values.prefix }),
       ...(absenceMs === undefined ? {} : { absenceMs }),
       logger: lineLogger(io),
+      logIdentifiers,
     });
   } catch (e) {
     io.err(e instanceof SimConfigError ? e.message : `cannot load stations: ${errorMessage(e)}`);
@@ -90,7 +96,10 @@ export async function runSimServerCli(argv: string[], io: SimCliIo = processIo):
   }
   io.out(`reference station server: ${url}`);
   io.out(`control API (loopback only): ${new URL(url).origin}${CONTROL_PREFIX}/`);
-  for (const line of describeData(data)) io.out(line);
+  // The built-in demo station's data is the project's own (what a demo user types); a stations
+  // file may hold a library's real items and PINs: masked unless asked for.
+  const full = logIdentifiers || values['stations-file'] === undefined;
+  for (const line of describeData(data)) io.out(full ? line : maskText(line));
 
   await new Promise<void>((resolve) => {
     const done = (): void => {

@@ -7,6 +7,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { isDeepStrictEqual } from 'node:util';
+import { maskFields, maskText } from '../mask.js';
 import { ENDPOINTS, type Endpoint, type RequestBodies } from '../protocol/types.js';
 import { handleControl, CONTROL_PREFIX } from './control.js';
 import { checkSimData } from './data.js';
@@ -70,6 +71,14 @@ function sendCut(res: ServerResponse, status: number, contentType: string, text:
 
 const noopLogger: SimLogger = { info: () => undefined, warn: () => undefined };
 
+/** `log` with every line masked as the station's own log is (src/mask.ts). */
+function maskingLogger(log: SimLogger): SimLogger {
+  return {
+    info: (obj, msg) => log.info(maskFields(obj as Record<string, unknown>), msg === undefined ? undefined : maskText(msg)),
+    warn: (obj, msg) => log.warn(maskFields(obj as Record<string, unknown>), msg === undefined ? undefined : maskText(msg)),
+  };
+}
+
 export class ReferenceServer {
   readonly #host: string;
   readonly #port: number;
@@ -105,7 +114,8 @@ export class ReferenceServer {
     this.#prefix = prefix;
     this.#absenceMs = absenceMs;
     this.#now = options.now ?? (() => performance.now());
-    this.#log = options.logger ?? noopLogger;
+    const logger = options.logger ?? noopLogger;
+    this.#log = options.logIdentifiers === true ? logger : maskingLogger(logger);
     this.#control = options.control ?? true;
     this.#maxRecords = options.maxRecords ?? 10_000;
     this.#tls = options.tls;

@@ -47,6 +47,12 @@ export interface ReferenceServerOptions {
   /** Monotonic clock in ms; default performance.now. Never wall-clock time: it jumps. */
   readonly now?: () => number;
   readonly logger?: SimLogger;
+  /**
+   * Log patrons' identifiers in full (a developer's run: `sim-server --log-identifiers`). Default
+   * false: every line is masked as the station's own log is (src/mask.ts) — identifier fields, and
+   * identifiers in the notes and errors by their shape.
+   */
+  readonly logIdentifiers?: boolean;
   /** Serve the loopback-only /_control/ API. Default true. */
   readonly control?: boolean;
   /** Keep only the newest N request records (a fleet run would grow without bound). Default 10000. */

@@ -14,7 +14,7 @@ import { NOT_RESENT_STOPPING, type SendOutcome } from '../protocol/client.js';
 import type { FirstWriteSender } from '../protocol/first-write.js';
 import type { Endpoint, RequestBodies } from '../protocol/types.js';
 import type { CoreConfig, Input, OutboundRequest } from './core-types.js';
-import { describeAnswer, outcomeKindOf } from './event-outcome.js';
+import { describeAnswer, failureOf, outcomeKindOf } from './event-outcome.js';
 import type { EventRecord, PowerReading, RuntimeEvent } from './runtime-types.js';
 
 export interface OutboundContext {
@@ -125,6 +125,7 @@ export class Outbound {
       attempts: outcome.attempts.length,
       outcome: outcome.result.kind === 'answered' ? describeAnswer(c.core, outcome) : `unanswered: ${outcome.result.reason}`,
       outcomeKind: outcomeKindOf(outcome),
+      failure: failureOf(c.core, outcome),
       answerMs: outcome.result.kind === 'answered' ? (outcome.attempts.at(-1)?.ms ?? null) : null,
       startedAt,
       ms: c.now() - startedAt,

@@ -19,6 +19,13 @@ import type { Alarm, CoreState, DoorOutcome } from './core-types.js';
  */
 export type OutcomeKind = CommandType | 'exception' | 'invalid' | 'unanswered';
 
+/**
+ * Why an event did not end in a command carried out, as a closed set: no answer after every
+ * attempt, the protocol's exception body, an answer that was no valid command, or a valid command
+ * the core refused (a box that is not its own, a state it may not act in). Null when carried out.
+ */
+export type FailureKind = 'unanswered' | 'exception' | 'invalid' | 'refused';
+
 /** A finished protocol event as technicians see it (never with the PIN). */
 export interface EventRecord {
   readonly endpoint: Endpoint;
@@ -27,6 +34,8 @@ export interface EventRecord {
   readonly attempts: number;
   readonly outcome: string;
   readonly outcomeKind: OutcomeKind;
+  /** Why it was not carried out, or null: what the technician status's last failure is decided by. */
+  readonly failure: FailureKind | null;
   /** How long the answering HTTP attempt took (request to parsed answer), ms; null when unanswered. */
   readonly answerMs: number | null;
   readonly startedAt: number;

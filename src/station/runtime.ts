@@ -26,7 +26,7 @@ import { Outbound } from './outbound.js';
 import { waitUntil } from '../time.js';
 import type { DrainResult, EventRecord, PowerReading, RuntimeEvent, RuntimeOptions } from './runtime-types.js';
 
-export type { DrainResult, EventRecord, OutcomeKind, PowerReading, RuntimeEvent, RuntimeOptions } from './runtime-types.js';
+export type { DrainResult, EventRecord, FailureKind, OutcomeKind, PowerReading, RuntimeEvent, RuntimeOptions } from './runtime-types.js';
 export { PIN_THROTTLE_FAULT } from './effects.js';
 
 /**

@@ -7,7 +7,7 @@
  */
 import type { Unsubscribe } from '../devices/types.js';
 import type { Endpoint } from '../protocol/types.js';
-import type { RuntimeEvent, StationRuntime } from '../station/runtime.js';
+import type { FailureKind, RuntimeEvent, StationRuntime } from '../station/runtime.js';
 
 /** What a technician action adds to the live stream (`by` is the token's name). */
 export type TechnicianEvent =
@@ -20,14 +20,13 @@ export type StreamEvent = (RuntimeEvent | TechnicianEvent) & { readonly at: stri
 export interface FailureView {
   readonly endpoint: Endpoint;
   readonly eventId: string;
+  /** Why it was not carried out (the record's typed kind; `reason` is its text). */
+  readonly kind: FailureKind;
   /** The event's outcome: "unanswered: <cause>", "exception <status> <type>", "invalid: …", "refused: …". */
   readonly reason: string;
   readonly attempts: number;
   readonly ageMs: number;
 }
-
-/** Outcomes that are not a command carried out (runtime.ts names them so). */
-const FAILED_OUTCOME = /^(unanswered|exception|invalid|refused)\b/;
 
 export interface BoxAction {
   readonly what: string;
@@ -124,11 +123,11 @@ export class StationObserver {
         break;
       case 'event-done':
         this.sent = null;
-        if (FAILED_OUTCOME.test(e.record.outcome)) {
-          const { endpoint, eventId, outcome, attempts } = e.record;
-          this.failure = { endpoint, eventId, reason: outcome, attempts, since: this.now() };
+        if (e.record.failure !== null) {
+          const { endpoint, eventId, outcome, attempts, failure } = e.record;
+          this.failure = { endpoint, eventId, kind: failure, reason: outcome, attempts, since: this.now() };
         }
-        if (!e.record.outcome.startsWith('unanswered')) {
+        if (e.record.failure !== 'unanswered') {
           this.lastContact = this.now();
           this.lastAnswered = e.record.endpoint;
         }

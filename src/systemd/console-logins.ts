@@ -67,7 +67,10 @@ export function consoleFailure(record: Buffer, layout: UtmpLayout): { line: stri
   return { line, at: new Date(sec * 1000) };
 }
 
-/** One btmp file's reader; keeps where it stopped. */
+/**
+ * One btmp file's reader; keeps where it stopped. The process makes one (src/supervised.ts) and hands
+ * it to the status and the metrics, which so share its count.
+ */
 export class ConsoleLoginLog {
   private offset: number | null = null;
   private inode = -1;
@@ -142,16 +145,4 @@ export class ConsoleLoginLog {
   private view(): ConsoleLogins {
     return { failed: this.failed, last: this.last, problem: this.problem };
   }
-}
-
-const logs = new Map<string, ConsoleLoginLog>();
-
-/** The process's reader of `file` (the status and the metrics share it, and so its count). */
-export function consoleLoginLog(file: string): ConsoleLoginLog {
-  let log = logs.get(file);
-  if (log === undefined) {
-    log = new ConsoleLoginLog(file);
-    logs.set(file, log);
-  }
-  return log;
 }

@@ -1,53 +1,45 @@
 /**
- * The technician page: one self-contained HTML file (src/technician/page/technician.html, inline CSS
- * and JS, no external resources), read once and served with a Content-Security-Policy that allows
- * exactly its own inline script and style (by hash) and connections to this origin only.
+ * The technician page: page/technician.html with its script and style as static files of their own
+ * (page/technician.js, type-checked against the DOM and the server's status and stream types by
+ * page/tsconfig.json and linted with src/; page/technician.css), read through the edge's one asset
+ * loader when the port is made and served with a Content-Security-Policy that allows exactly this
+ * origin's own script and style, and connections to this origin only.
  *
  * It is served without authentication: it holds no data, only the code that asks for a token and
  * then calls the API with it. Every API call needs the token.
  */
-import { createHash } from 'node:crypto';
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { readAsset } from '../edge/assets.js';
+
+export interface PageFile {
+  readonly type: string;
+  readonly body: string;
+}
 
 export interface Page {
-  readonly html: string;
+  /** The page and its files by path: `/`, `/technician.js`, `/technician.css`. */
+  readonly files: ReadonlyMap<string, PageFile>;
   readonly csp: string;
 }
 
-const RELATIVE = join('technician', 'page', 'technician.html');
-
-/** Finds the page from src/technician (tests) and from dist/src/technician (built): up to the package root, then src/. */
-function pagePath(): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, 'page', 'technician.html'), join(here, '..', '..', '..', 'src', RELATIVE)];
-  const found = candidates.find((c) => existsSync(c));
-  if (found !== undefined) return found;
-  throw new Error(`technician page not found (looked in ${candidates.join(', ')})`);
-}
-
-function hashes(html: string, tag: 'script' | 'style'): string[] {
-  const re = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g');
-  return [...html.matchAll(re)].map(
-    (m) =>
-      `'sha256-${createHash('sha256')
-        .update(m[1] ?? '', 'utf8')
-        .digest('base64')}'`,
-  );
-}
+export const PAGE_CSP = [
+  "default-src 'none'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "connect-src 'self'",
+  'img-src data:',
+  "base-uri 'none'",
+  "form-action 'none'",
+  "frame-ancestors 'none'",
+].join('; ');
 
 export function loadPage(): Page {
-  const html = readFileSync(pagePath(), 'utf8');
-  const csp = [
-    "default-src 'none'",
-    `script-src ${hashes(html, 'script').join(' ')}`,
-    `style-src ${hashes(html, 'style').join(' ')}`,
-    "connect-src 'self'",
-    'img-src data:',
-    "base-uri 'none'",
-    "form-action 'none'",
-    "frame-ancestors 'none'",
-  ].join('; ');
-  return { html, csp };
+  const file = (name: string, type: string): PageFile => ({ type, body: readAsset(import.meta.url, name) });
+  return {
+    files: new Map([
+      ['/', file('technician.html', 'text/html; charset=utf-8')],
+      ['/technician.js', file('technician.js', 'text/javascript; charset=utf-8')],
+      ['/technician.css', file('technician.css', 'text/css; charset=utf-8')],
+    ]),
+    csp: PAGE_CSP,
+  };
 }

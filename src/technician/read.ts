@@ -4,6 +4,7 @@
 import type { Logger, LogRing } from '../log.js';
 import { HttpError, sendJson } from './http.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
+import type { ConsoleLoginLog } from '../systemd/console-logins.js';
 import type { RequestContext, Route } from './router.js';
 import { openSse, type SseDrop } from '../edge/sse.js';
 import { buildStatus, eventView } from './status.js';
@@ -14,6 +15,8 @@ export interface ReadDeps {
   /** Counts open live streams against debug.maxStreams. */
   readonly streams: { open: number };
   readonly log: Logger;
+  /** Failed console logins for the status; null: not watched. */
+  readonly consoleLogins: ConsoleLoginLog | null;
 }
 
 /** A non-negative integer query parameter, clamped to `max`; `dflt` when absent. 400 (naming the range) when malformed. */
@@ -48,14 +51,14 @@ function openStream(deps: ReadDeps, ctx: RequestContext) {
 }
 
 export function readRoutes(deps: ReadDeps): Route[] {
-  const { supervisor, ring } = deps;
+  const { supervisor, ring, consoleLogins } = deps;
   return [
     {
       method: 'GET',
       path: '/api/status',
       scope: 'read',
       handle: (ctx) => {
-        sendJson(ctx.res, 200, buildStatus(supervisor, ctx.who, intParam(ctx.url, 'events', supervisor.config.debug.statusEvents, 100)));
+        sendJson(ctx.res, 200, buildStatus(supervisor, ctx.who, intParam(ctx.url, 'events', supervisor.config.debug.statusEvents, 100), consoleLogins));
       },
     },
     {
@@ -92,7 +95,7 @@ export function readRoutes(deps: ReadDeps): Route[] {
       path: '/api/events/stream',
       scope: 'read',
       handle: (ctx) => {
-        const status = buildStatus(supervisor, ctx.who, supervisor.config.debug.statusEvents);
+        const status = buildStatus(supervisor, ctx.who, supervisor.config.debug.statusEvents, consoleLogins);
         const stream = openStream(deps, ctx);
         // The current picture first, then every change: a client never has to merge two sources.
         stream.send('status', status);

@@ -1,7 +1,8 @@
 /**
  * The technician port: a node:http server on loopback (or a unix socket) in front of the station.
  *
- * Order of a request: /healthz (no auth, no data) -> the page at / (no auth, no data) -> a token in
+ * Order of a request: /healthz (no auth, no data) -> the page at / and its script and style (no
+ * auth, no data) -> a token in
  * the query string is refused -> Authorization: Bearer checked (401 without detail) -> route
  * (404/405) -> scope (403) -> handler. Nothing secret is logged: the request log line has the
  * method, the path without its query, the status, the duration and the token's name.
@@ -34,6 +35,7 @@ import { loadPage, type Page } from './page.js';
 import { readRoutes } from './read.js';
 import { TECHNICIAN_REFUSALS } from './refusals.js';
 import { matchRoute, type Route } from './router.js';
+import type { ConsoleLoginLog } from '../systemd/console-logins.js';
 
 /** Query parameters that look like a credential: refused, so a token never sits in a URL (or a proxy's log). */
 const TOKEN_PARAMS = ['token', 'access_token', 'auth', 'authorization', 'bearer', 'key'];
@@ -54,11 +56,17 @@ export interface PortOptions {
   readonly log: Logger;
   /** The station's metrics (GET /metrics); null or absent: metrics are off. */
   readonly metrics?: MetricsService | null;
+  /** The process's reader of failed console logins (shown on the status); null or absent: not watched. */
+  readonly consoleLogins?: ConsoleLoginLog | null;
 }
 
-export function createTechnicianServer({ supervisor, tokens, ring, log, metrics = null }: PortOptions): Server {
+export function createTechnicianServer({ supervisor, tokens, ring, log, metrics = null, consoleLogins = null }: PortOptions): Server {
   const page: Page = loadPage();
-  const routes: Route[] = [...readRoutes({ supervisor, ring, streams: { open: 0 }, log }), ...actionRoutes({ supervisor, log }), ...metricsRoutes(metrics)];
+  const routes: Route[] = [
+    ...readRoutes({ supervisor, ring, streams: { open: 0 }, log, consoleLogins }),
+    ...actionRoutes({ supervisor, log }),
+    ...metricsRoutes(metrics),
+  ];
   // Fixed for the life of the server (a change of these needs a process restart: supervisor.reload says so).
   const limits = supervisor.config.debug;
   const refusals = new RefusalLog(log, limits.refusalLogIntervalMs, TECHNICIAN_REFUSALS);
@@ -67,9 +75,10 @@ export function createTechnicianServer({ supervisor, tokens, ring, log, metrics 
   const handle = async (req: IncomingMessage, res: ServerResponse, url: URL, done: (who: Technician) => void): Promise<void> => {
     const method = req.method ?? 'GET';
     if (url.pathname === '/healthz' && (method === 'GET' || method === 'HEAD')) return sendJson(res, 200, { ok: true });
-    if (url.pathname === '/' && method === 'GET') {
-      res.writeHead(200, { ...COMMON_HEADERS, 'content-type': 'text/html; charset=utf-8', 'content-security-policy': page.csp, 'x-frame-options': 'DENY' });
-      res.end(page.html);
+    const file = method === 'GET' ? page.files.get(url.pathname) : undefined;
+    if (file !== undefined) {
+      res.writeHead(200, { ...COMMON_HEADERS, 'content-type': file.type, 'content-security-policy': page.csp, 'x-frame-options': 'DENY' });
+      res.end(file.body);
       return;
     }
     if (TOKEN_PARAMS.some((p) => url.searchParams.has(p))) {

@@ -16,7 +16,7 @@ import { inServiceMode, readerActivity } from '../station/core.js';
 import type { BoxAction, FailureView } from '../supervisor/observe.js';
 import { readInstallRecord, releaseView, type ReleaseView } from '../systemd/install-record.js';
 import { readVendor, vendorStatus, type VendorStatus } from '../release-info.js';
-import { consoleLoginLog } from '../systemd/console-logins.js';
+import type { ConsoleLoginLog } from '../systemd/console-logins.js';
 
 /**
  * Optional capability of a lock bank or door sensor driver: the hardware line behind a box (e.g.
@@ -200,7 +200,7 @@ export function configFileView(supervisor: Supervisor): ConfigFileView {
   return { path, running: supervisor.configVersion, onDisk, restartNeeded: supervisor.restartNeeded(), reloading: supervisor.reloading };
 }
 
-export function buildStatus(supervisor: Supervisor, who: Technician, eventCount: number): StatusBody {
+export function buildStatus(supervisor: Supervisor, who: Technician, eventCount: number, consoleLogins: ConsoleLoginLog | null = null): StatusBody {
   const { runtime, hardware, config } = supervisor.station;
   const snap = runtime.snapshot();
   const now = performance.now();
@@ -245,14 +245,14 @@ export function buildStatus(supervisor: Supervisor, who: Technician, eventCount:
     },
     release: config.metrics.installStatusFile === null ? null : releaseView(readInstallRecord(config.metrics.installStatusFile), VERSION),
     vendor: vendorStatus(readVendor(), Date.now()),
-    consoleLogins: consoleLoginsView(config.metrics.consoleLoginFile),
+    consoleLogins: consoleLoginsView(consoleLogins),
     config: publicConfig(supervisor.config),
     configFile: configFileView(supervisor),
   };
 }
 
-function consoleLoginsView(file: string | null): StatusBody['consoleLogins'] {
-  if (file === null) return null;
-  const seen = consoleLoginLog(file).read();
+function consoleLoginsView(logins: ConsoleLoginLog | null): StatusBody['consoleLogins'] {
+  if (logins === null) return null;
+  const seen = logins.read();
   return { failed: seen.failed, last: seen.last === null ? null : { line: seen.last.line, at: seen.last.at.toISOString() }, problem: seen.problem };
 }

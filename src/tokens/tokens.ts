@@ -5,15 +5,18 @@
  *
  * A token is `pst_` + 43 base64url characters (256 random bits); the prefix lets secret scanners
  * and people recognise one. Only `sha256:<hex>` of a token is ever stored. A presented token is
- * hashed and compared with every stored hash by crypto.timingSafeEqual (equal-length digests), and
- * the loop never stops early, so neither the answer time nor its status says which part matched.
+ * checked by the one bearer check (bearer.ts): hashed and compared with every stored hash in
+ * constant time.
  */
-import { createHash, randomBytes, timingSafeEqual } from 'node:crypto';
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ConfigError, type ConfigProblem } from '../errors.js';
 import { zodProblems } from '../config/problems.js';
 import { TOKENS_CREDENTIAL, tokenListSchema, type TokenEntry, type TokenScope } from '../config/technician.js';
+import { digestBytes, matchDigest, storedDigest } from './bearer.js';
+
+export { bearerToken } from './bearer.js';
 
 export const TOKEN_PREFIX = 'pst_';
 // Bounds a presented token before hashing it (a header may be up to 16 KiB).
@@ -32,7 +35,7 @@ export function newToken(): string {
 
 /** The stored form of a token. */
 export function hashToken(token: string): string {
-  return `sha256:${createHash('sha256').update(token, 'utf8').digest('hex')}`;
+  return storedDigest(token);
 }
 
 /** Each scope includes those before it: service implies read, read implies metrics; metrics allows nothing else. */
@@ -44,34 +47,24 @@ export function scopeAllows(have: TokenScope, need: TokenScope): boolean {
 }
 
 export class TokenStore {
-  private readonly entries: readonly { readonly who: Technician; readonly digest: Buffer }[];
+  private readonly who: readonly Technician[];
+  private readonly digests: readonly Buffer[];
 
   constructor(entries: readonly TokenEntry[]) {
-    this.entries = entries.map((e) => ({ who: { name: e.name, scope: e.scope }, digest: Buffer.from(e.hash.slice('sha256:'.length), 'hex') }));
+    this.who = entries.map((e) => ({ name: e.name, scope: e.scope }));
+    // The schema has checked every hash's form (TOKEN_HASH_RE).
+    this.digests = entries.map((e) => digestBytes(e.hash) ?? Buffer.alloc(0));
   }
 
   get size(): number {
-    return this.entries.length;
+    return this.who.length;
   }
 
   /** The technician a presented token belongs to, or null. Constant time in the token's content. */
   verify(token: string): Technician | null {
     if (!TOKEN_SHAPE.test(token)) return null;
-    const digest = createHash('sha256').update(token, 'utf8').digest();
-    let found: Technician | null = null;
-    for (const e of this.entries) {
-      // No early exit: every entry is compared whatever matched before.
-      if (timingSafeEqual(digest, e.digest) && found === null) found = e.who;
-    }
-    return found;
+    return this.who[matchDigest(token, this.digests)] ?? null;
   }
-}
-
-/** The bearer token of an Authorization header, or null (missing, other scheme, malformed). */
-export function bearerToken(header: string | undefined): string | null {
-  if (header === undefined) return null;
-  const m = /^Bearer[ ]+([^\s]+)[ ]*$/i.exec(header);
-  return m?.[1] ?? null;
 }
 
 /**

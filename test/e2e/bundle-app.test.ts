@@ -46,6 +46,8 @@ it('npm run build made the app: one file per mode, stationctl, the page', () => 
     'fleet.js',
     'stationctl.js',
     'page/technician.html',
+    'page/technician.js',
+    'page/technician.css',
     'page/kiosk.js',
     'page/kiosk.css',
   ])
@@ -84,12 +86,16 @@ describe('the daemon from app/, as the unit starts it', { timeout: 60_000 }, () 
     await closed;
     await rig.idle();
 
-    // Technician port: the API with a token, the page (read from app/page/) with its CSP.
+    // Technician port: the API with a token, the page and its script and style (read from app/page/) with its CSP.
     expect((await rig.tech('GET', '/api/status')).body).toMatchObject({ mode: 'idle' });
     const page = await raw(rig.socket, '/');
     expect(page.status).toBe(200);
-    expect(page.headers['content-security-policy']).toContain("script-src 'sha256-");
-    expect(page.body).toContain('<html');
+    expect(page.headers['content-security-policy']).toContain("script-src 'self'");
+    expect(page.body).toContain('<script src="/technician.js" defer></script>');
+    const script = await raw(rig.socket, '/technician.js');
+    expect(script.status).toBe(200);
+    expect(script.body).toBe(readFileSync(join(APP, 'page/technician.js'), 'utf8'));
+    expect((await raw(rig.socket, '/technician.css')).body).toContain(':root');
 
     // stationctl from app/, as the installed wrapper runs it.
     const tokenFile = join(work, 'token');

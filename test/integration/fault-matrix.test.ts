@@ -281,6 +281,9 @@ async function runRow(endpoint: Endpoint, fault: FaultDef, once = false): Promis
     // The cause, named in the status and the log.
     expect(record.outcome, title).toMatch(want.cause);
     expect(status.lastFailure?.reason, title).toMatch(want.cause);
+    // The typed kind the status decides by is the one its text names.
+    expect(record.failure, title).toBe(/^\w+/.exec(record.outcome)?.[0]);
+    expect(status.lastFailure?.kind, title).toBe(record.failure);
     expect(
       status.events.some((e) => e.eventId === row.eventId && want.cause.test(e.outcome)),
       title,

@@ -44,7 +44,18 @@ function fakeStation(id = ID) {
 function done(endpoint: EventRecord['endpoint'], outcomeKind: EventRecord['outcomeKind'], answerMs: number | null, startedAt = 0, attempts = 1): CountedEvent {
   return {
     type: 'event-done',
-    record: { endpoint, eventId: 'e', traceIds: [], attempts, outcome: outcomeKind, outcomeKind, answerMs, startedAt, ms: answerMs ?? 60_000 },
+    record: {
+      endpoint,
+      eventId: 'e',
+      traceIds: [],
+      attempts,
+      outcome: outcomeKind,
+      outcomeKind,
+      failure: answerMs === null ? 'unanswered' : null,
+      answerMs,
+      startedAt,
+      ms: answerMs ?? 60_000,
+    },
   };
 }
 

@@ -14,7 +14,7 @@ afterEach(async () => {
 });
 
 describe('over HTTP', () => {
-  it('listens on 127.0.0.1; /healthz and the page answer without a token, nothing else does', async () => {
+  it('listens on 127.0.0.1; /healthz, the page and its script and style answer without a token, nothing else does', async () => {
     d = await startDebugHarness();
     expect(d.url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     const health = await d.call('GET', '/healthz', { token: null });
@@ -25,6 +25,16 @@ describe('over HTTP', () => {
     expect(page.headers.get('content-type')).toMatch(/text\/html/);
     expect(page.headers.get('content-security-policy')).toContain("default-src 'none'");
     expect(page.headers.get('content-security-policy')).toContain("connect-src 'self'");
+    // Its script and style are files of their own, this origin's only ones.
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'; style-src 'self'");
+    for (const [path, type] of [
+      ['/technician.js', /text\/javascript/],
+      ['/technician.css', /text\/css/],
+    ] as const) {
+      const asset = await d.call('GET', path, { token: null });
+      expect(asset.status, path).toBe(200);
+      expect(asset.headers.get('content-type'), path).toMatch(type);
+    }
     for (const path of ['/api/status', '/api/logs', '/api/events', '/api/events/stream', '/api/nope']) {
       const r = await d.call('GET', path, { token: null });
       expect(r.status, path).toBe(401);

@@ -7,6 +7,7 @@ import { messagesSchema, pinSchema, timingSchema } from '../../src/config/schema
 import { initialState, screen, transition } from '../../src/station/core.js';
 import type { CoreConfig, CoreState, Input } from '../../src/station/core-types.js';
 import { decodeTag } from '../../src/devices/rfid/models/decode.js';
+import { maskText } from '../../src/mask.js';
 import { SPEECH_DEFAULTS } from '../support/core-driver.js';
 
 const BOX = 'aaaaaaaa-aaaa-4aaa-aaaa-aaaaaaaaaaa1';
@@ -153,5 +154,19 @@ describe('library tags: never an item the tag does not hold', () => {
 
   it('an ISO 28560-2 tag without its DSFID (shrunk counterexample) reads as its item', () => {
     expect(decodeTag({ bytes: slix('650100f10101410000'), blockSize: 4, dsfid: 0 })).toMatchObject({ kind: 'item', model: 'iso28560-2', itemId: 'A' });
+  });
+});
+
+describe('identifiers in log text: never in full (test/fuzz/privacy-log-identifiers.test.ts)', () => {
+  it('a UID in hex quoted in a JSON body after an escape (shrunk counterexample) is masked', () => {
+    expect(maskText(JSON.stringify({ message: '\t7d60a1b8a0037c ' }))).not.toContain('7d60a1b8a0037c');
+  });
+
+  it('a PIN right after an HTML tag (shrunk counterexample) is masked: a tag\'s ">" is no bound', () => {
+    expect(maskText('<html> 933303 </html>')).toBe('<html> *** (6) </html>');
+  });
+
+  it('UID bytes made of letters only (shrunk counterexample) are masked', () => {
+    expect(maskText(' AA:AA:AA:AA ')).toBe(' ***:AA (11) ');
   });
 });

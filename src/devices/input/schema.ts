@@ -5,6 +5,7 @@
  * USB ids may be written as numbers (3118) or hex strings ("0x0c2e" or "0c2e").
  * Protocol strings (prefix, suffix, clear, …) are JSON strings; "\u0002" is the byte 0x02.
  */
+import { edgeLimitKeys, headWithinRequest, KIOSK_EDGE } from '../../edge/limits-schema.js';
 import * as z from '../../schema.js';
 import { intIn } from '../../schema.js';
 import { rfidReaderSchema } from '../rfid/schema.js';
@@ -203,6 +204,9 @@ export const oledDisplaySchema = z.strictObject({
   ),
 });
 
+/** The kiosk page's edge limits (src/edge/limits-schema.ts). */
+const kioskEdge = edgeLimitKeys(KIOSK_EDGE);
+
 /** Where pickup-station-kiosk.socket (systemd/kiosk-secret.sh) writes the hash of the kiosk's per-boot secret. */
 export const KIOSK_SECRET_HASH_FILE = '/run/pickup-station-kiosk/secret.sha256';
 
@@ -240,25 +244,25 @@ export const kioskDisplaySchema = z
     /** The on-screen cancel button's text (shown only while a cancel is offered). */
     cancelLabel: z._default(z.string().check(z.minLength(1), z.maxLength(24)), 'Cancel'),
     /** Idle event streams get a keep-alive comment this often. */
-    keepAliveMs: ms(15_000, 100, 600_000),
+    keepAliveMs: kioskEdge.keepAliveMs,
     /** The SHA-256 of the kiosk's per-boot secret ("sha256:<hex>"): keys and streams without the secret get 401. */
     secretHashFile: z._default(z.string().check(z.regex(/^\/\S+$/, 'must be an absolute path')), KIOSK_SECRET_HASH_FILE),
     /** Sockets open at once; a newcomer closes the least recently active one without the kiosk's stream. */
-    maxConnections: z._default(intIn(2, 256), 16),
+    maxConnections: kioskEdge.maxConnections,
     /** Event streams at once (the kiosk browser needs one); a new one replaces the oldest. */
-    maxStreams: z._default(intIn(1, 16), 2),
+    maxStreams: kioskEdge.maxStreams,
     /** A request head must come within this, the whole request within requestTimeoutMs (else 408, closed). */
-    headersTimeoutMs: ms(5_000, 100, 120_000),
-    requestTimeoutMs: ms(10_000, 100, 300_000),
+    headersTimeoutMs: kioskEdge.headersTimeoutMs,
+    requestTimeoutMs: kioskEdge.requestTimeoutMs,
     /** An idle keep-alive socket is closed after this. */
-    idleTimeoutMs: ms(30_000, 100, 600_000),
+    idleTimeoutMs: kioskEdge.idleTimeoutMs,
     /**
      * What a stream may hold for a page that stops reading — unsent by the station plus unacknowledged
      * in the kernel's send buffer — before it is dropped.
      */
-    streamBufferBytes: z._default(intIn(4_096, 16_777_216), 65_536),
+    streamBufferBytes: kioskEdge.streamBufferBytes,
     /** Refused requests are logged as one line per this interval, with their counts. */
-    refusalLogIntervalMs: ms(60_000, 100, 3_600_000),
+    refusalLogIntervalMs: kioskEdge.refusalLogIntervalMs,
     /** Retry delays when the port cannot be listened on or the secret cannot be read. */
     reconnect: z.prefault(reconnectSchema, {}),
     /**
@@ -274,17 +278,7 @@ export const kioskDisplaySchema = z
      */
     developmentOwnPort: z._default(z.boolean(), false),
   })
-  .check(
-    z.superRefine((k, ctx) => {
-      if (k.headersTimeoutMs > k.requestTimeoutMs)
-        ctx.addIssue({
-          code: 'custom',
-          path: ['headersTimeoutMs'],
-          message: `must not be longer than requestTimeoutMs (${k.requestTimeoutMs})`,
-          input: k.headersTimeoutMs,
-        });
-    }),
-  );
+  .check(z.superRefine(headWithinRequest));
 
 export const displaySchema = z.discriminatedUnion('kind', [
   serialDisplaySchema,

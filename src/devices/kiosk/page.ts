@@ -23,12 +23,10 @@
  *
  * The HTML is made here (it carries the locale's words); its script and style are static files,
  * page/kiosk.js (type-checked against the DOM by page/tsconfig.json, linted with src/) and
- * page/kiosk.css, served as they are and read once per process.
+ * page/kiosk.css, served as they are and read when the kiosk server is made.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import type { AssistTexts } from '../../config/messages.js';
+import { readAsset } from '../../edge/assets.js';
 
 export type KioskWords = AssistTexts['kiosk'];
 
@@ -82,22 +80,7 @@ export interface KioskAssets {
   readonly css: string;
 }
 
-/**
- * Where the static files are: beside this module (src/devices/kiosk/page/, and app/page/ of a
- * bundle, which is one file in app/), or, from tsc's dist/src/devices/kiosk/, in the package's src/.
- */
-function assetPath(name: string): string {
-  const here = dirname(fileURLToPath(import.meta.url));
-  const candidates = [join(here, 'page', name), join(here, '..', '..', '..', '..', 'src', 'devices', 'kiosk', 'page', name)];
-  const found = candidates.find((c) => existsSync(c));
-  if (found !== undefined) return found;
-  throw new Error(`kiosk page asset ${name} not found (looked in ${candidates.join(', ')})`);
-}
-
-let assets: KioskAssets | null = null;
-
-/** The script and style, read once. */
+/** The script and style, read from the page's folder (src/edge/assets.ts) each time a kiosk server is made. */
 export function kioskAssets(): KioskAssets {
-  assets ??= { js: readFileSync(assetPath('kiosk.js'), 'utf8'), css: readFileSync(assetPath('kiosk.css'), 'utf8') };
-  return assets;
+  return { js: readAsset(import.meta.url, 'kiosk.js'), css: readAsset(import.meta.url, 'kiosk.css') };
 }

@@ -14,19 +14,18 @@
  * request after the change, and `watch` tells the server at once, which then closes every
  * connection and stream that proved itself with the old one.
  */
-import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync, statSync, watch, type FSWatcher } from 'node:fs';
 import { basename, dirname } from 'node:path';
+import { digestBytes, matchDigest, storedDigest } from '../../tokens/bearer.js';
 
 /** Where the station finds the secret's hash: a file (the field), or the hash itself (the demo, tests). */
 export type KioskSecretSource = { readonly kind: 'file'; readonly path: string } | { readonly kind: 'hash'; readonly hash: string };
 
-const HASH = /^sha256:([0-9a-f]{64})$/;
 /** A secret as presented: 64 lowercase hex digits (what kiosk-secret.sh makes). */
 const SECRET = /^[0-9a-f]{64}$/;
-/** The stored form of a secret. */
+/** The stored form of a secret (the one bearer check's, src/tokens/bearer.ts). */
 export function kioskSecretHash(secret: string): string {
-  return `sha256:${createHash('sha256').update(secret, 'utf8').digest('hex')}`;
+  return storedDigest(secret);
 }
 
 export class KioskSecret {
@@ -58,10 +57,10 @@ export class KioskSecret {
         return this.fail(`kiosk secret ${this.source.path} cannot be read (${code}): is pickup-station-kiosk.socket enabled and running?`);
       }
     }
-    const m = HASH.exec(text.trim());
+    const digest = digestBytes(text);
     const where = this.source.kind === 'file' ? `${this.source.path} ` : '';
-    if (m === null) return this.fail(`kiosk secret hash ${where}is not "sha256:<64 hex>"`);
-    this.digest = Buffer.from(m[1] ?? '', 'hex');
+    if (digest === null) return this.fail(`kiosk secret hash ${where}is not "sha256:<64 hex>"`);
+    this.digest = digest;
     this.problemText = null;
     return null;
   }
@@ -107,12 +106,15 @@ export class KioskSecret {
     return () => watcher.close();
   }
 
-  /** Whether `presented` is the kiosk's secret now. Constant time in its content. */
+  /**
+   * Whether `presented` (the bearer credential of a request, src/tokens/bearer.ts) is the kiosk's
+   * secret now. Constant time in its content.
+   */
   verify(presented: string | null): boolean {
     if (presented === null || !SECRET.test(presented)) return false;
     this.refresh();
     if (this.digest === null) return false;
-    return timingSafeEqual(createHash('sha256').update(presented, 'utf8').digest(), this.digest);
+    return matchDigest(presented, [this.digest]) === 0;
   }
 }
 

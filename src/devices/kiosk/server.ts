@@ -27,26 +27,14 @@ import { ConnectionGuard } from '../../edge/connections.js';
 import { applyTimeouts, BodyTooLarge, COMMON_HEADERS, hostIs, loopbackHosts, originAllowed, readBody, saysJson } from '../../edge/http.js';
 import { RefusalLog, type RefusalText } from '../../edge/refusals.js';
 import { openSse, type SseStream } from '../../edge/sse.js';
+import { bearerToken } from '../../tokens/bearer.js';
 import type { AssistRequest, KeypadKey } from '../types.js';
 import type { KioskListener } from './listener.js';
 import { kioskAssets, type KioskAssets } from './page.js';
 import type { KioskSecret } from './secret.js';
+import type { KioskState } from './state.js';
 
-export interface KioskState {
-  readonly lines: readonly string[];
-  readonly cancel: boolean;
-  readonly cancelLabel: string;
-  /** A time limit is about to run out: the page shows its "more time" button. */
-  readonly moreTime: boolean;
-  /** Counts the patrons who have gone: when it changes, the page's settings go back to the defaults. */
-  readonly session: number;
-  readonly lang: string;
-  readonly words: Readonly<Record<string, string>>;
-  /** How long a key is held to ask for speech. */
-  readonly holdMs: number;
-  /** How often the page sends its heartbeat (page-watch.ts): it tells the station it is on the screen. */
-  readonly heartbeatMs: number;
-}
+export type { KioskState };
 
 export interface KioskLimits {
   readonly maxConnections: number;
@@ -259,8 +247,7 @@ export class KioskServer {
 
   /** Whether the request carries the kiosk's secret (its socket is then the kiosk's); answers 401 (and closes) when not. */
   private authorised(req: IncomingMessage, res: ServerResponse): boolean {
-    const m = /^Bearer ([0-9a-f]{64})$/.exec(req.headers.authorization ?? '');
-    if (this.o.secret.verify(m?.[1] ?? null)) {
+    if (this.o.secret.verify(bearerToken(req.headers.authorization))) {
       this.guard.trust(req.socket);
       return true;
     }

@@ -46,7 +46,7 @@ import { startOpening } from './doors.js';
 import { send } from './outbound.js';
 import { isKeypadLocked } from './pin-throttle.js';
 import { doorWarning, extend, startLimit } from './time-to-act.js';
-import { maskIdentifier } from '../../log.js';
+import { maskIdentifier } from '../../mask.js';
 
 /** Longest identifier accepted from a scanner; drivers drop longer frames already. */
 export const MAX_IDENTIFIER_LENGTH = 128;

@@ -39,7 +39,7 @@
  * gates once picked up.
  */
 import type { RfidTag } from '../../devices/types.js';
-import { maskIdentifier } from '../../log.js';
+import { maskIdentifier } from '../../mask.js';
 import type { ServerAnswer } from '../../protocol/types.js';
 import type { CoreConfig, RfidField, RfidState, SecurityFailure, SecurityOwed } from '../core-types.js';
 import { commandProblem } from './answers.js';

@@ -7,17 +7,8 @@
 'use strict';
 
 /**
- * One screen as the station's event stream sends it (KioskState in ../server.ts).
- * @typedef {object} KioskState
- * @property {string[]} lines
- * @property {boolean} cancel
- * @property {string} cancelLabel
- * @property {boolean} moreTime
- * @property {number} session
- * @property {string} lang
- * @property {Record<string, string>} words
- * @property {number} holdMs
- * @property {number} heartbeatMs
+ * One screen as the station's event stream sends it: the server's own type (../state.ts).
+ * @typedef {import('../state.js').KioskState} KioskState
  */
 
 /**
