@@ -172,9 +172,7 @@ function renderStatus(s) {
       : readers
           .map((r) => {
             // Masked UID, data model or why it is unusable, media format, masked owner.
-            const tags = r.lastTags.map(
-              (t) => `${t.uid} ${t.problem || t.model || ''}${t.media ? ` ${t.media}` : ''}${t.owner ? ` owner ${t.owner}` : ''}`,
-            );
+            const tags = r.lastTags.map((t) => `${t.uid} ${t.problem || t.model || ''}${t.media ? ` ${t.media}` : ''}${t.owner ? ` owner ${t.owner}` : ''}`);
             return `${r.name}: ${tags.length ? tags.slice(-5).reverse().join(', ') : 'none yet'} · ${r.tagsRead} read`;
           })
           .join('; ');
