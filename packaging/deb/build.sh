@@ -34,8 +34,9 @@
 # key in /usr/share/keyrings/ (apt's signed-by= and install.sh's bundle check); pickup-station
 # depends on it, and removing pickup-station keeps it (as Debian's archive keyrings are packaged).
 #
-# Required: --security-contact URI --support-until YYYY-MM-DD (scripts/release/inputs.sh), the same
-# as the bundle was built with (its vendor.json; refused when they differ). They land in
+# Required: --security-contact URI --security-policy URL --support-until YYYY-MM-DD (and
+# --support-until-reason when the bundle has one; scripts/release/inputs.sh), the same as the bundle
+# was built with (its vendor.json; refused when they differ). They land in
 # /usr/share/doc/pickup-station/ (vendor.json, security.txt, SECURITY.md) with the package's SBOM
 # (sbom.cdx.json, checked against the vendored CycloneDX schema and the release tree: a failure
 # fails the build). The changelog is packaging/deb/debian/changelog when its top entry is this
@@ -51,22 +52,19 @@ BUNDLE=""
 OUT=$ROOT/release
 KEY=""
 COMPRESSION=xz
-SECURITY_CONTACT=""
-SUPPORT_UNTIL=""
 while [ $# -gt 0 ]; do
+  if release_input "$1" "${2:-}"; then shift 2; continue; fi
   case "$1" in
-    --security-contact) SECURITY_CONTACT=${2:?--security-contact needs a value}; shift 2 ;;
-    --support-until) SUPPORT_UNTIL=${2:?--support-until needs a value}; shift 2 ;;
     --arch) ARCH=${2:?--arch needs a value}; shift 2 ;;
     --bundle) BUNDLE=${2:?--bundle needs a file}; shift 2 ;;
     --out) OUT=${2:?--out needs a directory}; shift 2 ;;
     --key) KEY=${2:?--key needs a public key file}; shift 2 ;;
     --compression) COMPRESSION=${2:?--compression xz|gzip}; shift 2 ;;
     -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "usage: $0 --security-contact URI --support-until YYYY-MM-DD [--arch arm64|armv7|x64] [--bundle FILE] [--key PUBKEY.gpg] [--compression xz|gzip] [--out DIR]" >&2; exit 2 ;;
+    *) echo "usage: $0 --security-contact URI --security-policy URL --support-until YYYY-MM-DD [--support-until-reason TEXT] [--arch arm64|armv7|x64] [--bundle FILE] [--key PUBKEY.gpg] [--compression xz|gzip] [--out DIR]" >&2; exit 2 ;;
   esac
 done
-check_release_inputs "$SECURITY_CONTACT" "$SUPPORT_UNTIL"
+check_release_inputs
 
 die() { printf 'deb: error: %s\n' "$*" >&2; exit 1; }
 log() { printf 'deb: %s\n' "$*" >&2; }
@@ -80,7 +78,7 @@ esac
 command -v dpkg-deb >/dev/null || die "dpkg-deb is missing (Debian package dpkg)"
 
 if [ -z "$BUNDLE" ]; then
-  bash "$ROOT/scripts/bundle/build.sh" --arch "$ARCH" --out "$OUT" --security-contact "$SECURITY_CONTACT" --support-until "$SUPPORT_UNTIL" >&2
+  bash "$ROOT/scripts/bundle/build.sh" --arch "$ARCH" --out "$OUT" "${RELEASE_INPUTS[@]}" >&2
   version=$(node -p 'require(process.argv[1]).version' "$ROOT/package.json")
   BUNDLE=$OUT/pickup-station-$version-linux-$ARCH.tar.gz
 fi
@@ -104,12 +102,13 @@ NODE_BUNDLED=0
 [ -x "$SRC/node/bin/node" ] && NODE_BUNDLED=1
 
 # The vendor's inputs are the bundle's: a package must not say other than the release it carries.
-[ -f "$SRC/vendor.json" ] || die "$BUNDLE has no vendor.json (built without --security-contact/--support-until)"
+[ -f "$SRC/vendor.json" ] || die "$BUNDLE has no vendor.json (built without the release inputs)"
 vendor_field() { node -p 'require(process.argv[1])[process.argv[2]] ?? ""' "$SRC/vendor.json" "$1"; }
-[ "$(vendor_field securityContact)" = "$SECURITY_CONTACT" ] ||
-  die "--security-contact $SECURITY_CONTACT differs from the bundle's ($(vendor_field securityContact))"
-[ "$(vendor_field supportUntil)" = "$SUPPORT_UNTIL" ] ||
-  die "--support-until $SUPPORT_UNTIL differs from the bundle's ($(vendor_field supportUntil))"
+for pair in security-contact:securityContact:SECURITY_CONTACT security-policy:securityPolicyUrl:SECURITY_POLICY \
+  support-until:supportUntil:SUPPORT_UNTIL support-until-reason:supportUntilReason:SUPPORT_REASON; do
+  IFS=: read -r flag field var <<<"$pair"
+  [ "$(vendor_field "$field")" = "${!var}" ] || die "--$flag \"${!var}\" differs from the bundle's (\"$(vendor_field "$field")\")"
+done
 [ -f "$SRC/sbom.cdx.json" ] || die "$BUNDLE has no sbom.cdx.json"
 node "$ROOT/scripts/release/check-sbom.mjs" "$SRC/sbom.cdx.json" --tree "$SRC" >&2 || die "the release's SBOM failed its check (above): no package"
 

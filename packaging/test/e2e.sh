@@ -143,8 +143,9 @@ prepare() {
   # The packages say what the bundle says: its security contact and support period.
   local vendor
   vendor=$(tar -xzOf "$BUNDLE" --wildcards '*/vendor.json')
-  VENDOR_FLAGS=(--security-contact "$(node -p 'JSON.parse(process.argv[1]).securityContact' "$vendor")"
-    --support-until "$(node -p 'JSON.parse(process.argv[1]).supportUntil' "$vendor")")
+  mapfile -t VENDOR_FLAGS < <(node -e 'const v = JSON.parse(process.argv[1]);
+    const flags = { "--security-contact": v.securityContact, "--security-policy": v.securityPolicyUrl, "--support-until": v.supportUntil, "--support-until-reason": v.supportUntilReason };
+    for (const [f, x] of Object.entries(flags)) if (x) console.log(`${f}\n${x}`);' "$vendor")
   for v in $(versions); do
     how=${v#*:}; [ "$how" != "$v" ] || how=""
     v=${v%%:*}

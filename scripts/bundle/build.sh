@@ -22,7 +22,8 @@
 # installs its cross compiler with apt-get; downloads only from the npm registry. Caches in
 # .cache/bundle/.
 #
-# Required: --security-contact URI --support-until YYYY-MM-DD (scripts/release/inputs.sh). Same
+# Required: --security-contact URI --security-policy URL --support-until YYYY-MM-DD, and
+# --support-until-reason TEXT for a period under the minimum (scripts/release/inputs.sh). Same
 # commit, same bytes: SOURCE_DATE_EPOCH (default: the commit's time) is every file's time and the
 # build's; nothing of the build host's path or clock lands in the bundle.
 set -euo pipefail
@@ -32,20 +33,17 @@ set -euo pipefail
 . "$ROOT/scripts/release/inputs.sh"
 
 usage() {
-  echo "usage: npm run bundle -- --security-contact URI --support-until YYYY-MM-DD [--arch arm64|armv7|x64] [--with-node|--without-node] [--out DIR]"
+  echo "usage: npm run bundle -- --security-contact URI --security-policy URL --support-until YYYY-MM-DD [--support-until-reason TEXT] [--arch arm64|armv7|x64] [--with-node|--without-node] [--out DIR]"
 }
 
 parse_args() {
   ARCH=arm64
   WITH_NODE=default
-  SECURITY_CONTACT=""
-  SUPPORT_UNTIL=""
   while [ $# -gt 0 ]; do
+    if release_input "$1" "${2:-}"; then shift 2; continue; fi
     case "$1" in
       --arch) ARCH=${2:?--arch needs a value}; shift 2 ;;
       --arch=*) ARCH=${1#--arch=}; shift ;;
-      --security-contact) SECURITY_CONTACT=${2:?--security-contact needs a value}; shift 2 ;;
-      --support-until) SUPPORT_UNTIL=${2:?--support-until needs a value}; shift 2 ;;
       --with-node) WITH_NODE=1; shift ;;
       --without-node) WITH_NODE=0; shift ;;
       --out) RELEASE_DIR=${2:?--out needs a directory}; shift 2 ;;
@@ -53,7 +51,14 @@ parse_args() {
       *) usage >&2; exit 2 ;;
     esac
   done
-  check_release_inputs "$SECURITY_CONTACT" "$SUPPORT_UNTIL"
+  check_release_inputs
+  # SOURCE_DATE_EPOCH (the reproducible-builds convention): given, or the commit's time. It is the
+  # build's time (builtAt), every file's time and the SBOM's: two builds of a commit are the same
+  # bytes. The support period is judged against it, before anything is built.
+  SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct 2>/dev/null || true)}
+  [[ "$SOURCE_DATE_EPOCH" =~ ^[0-9]+$ ]] || die "no SOURCE_DATE_EPOCH and no git commit to take it from"
+  export SOURCE_DATE_EPOCH
+  check_support_period "$SOURCE_DATE_EPOCH"
 }
 
 # The host's dev tree is needed only for tsc; a fresh clone gets it from the lockfile.
@@ -219,7 +224,7 @@ glibc_min() {
 # The vendor's inputs (vendor.json, security.txt) and the SBOM of what ships, checked against the
 # vendored CycloneDX schema and against the tree: a failure fails the build.
 write_vendor_and_sbom() {
-  write_vendor_files "$APP" "$SECURITY_CONTACT" "$SUPPORT_UNTIL" "$(bundle_version)"
+  write_vendor_files "$APP" "$(bundle_version)" "$SOURCE_DATE_EPOCH"
   node "$ROOT/scripts/release/sbom.mjs" write "$APP" --kind bundle --arch "$T_ARCH" --time "$SOURCE_DATE_EPOCH" \
     --depends "$(node "$ROOT/scripts/release/sbom.mjs" depends "$APP" --glibc-min "$(glibc_min)")" --deb-arch "$T_DEB_ARCH" --out "$APP/sbom.cdx.json" >&2
   node "$ROOT/scripts/release/check-sbom.mjs" "$APP/sbom.cdx.json" --tree "$APP" >&2 || die "the SBOM failed its check (above): no release"
@@ -261,11 +266,6 @@ main() {
   ensure_commands "$T_TRIPLET-g++:g++-$T_TRIPLET" make:make python3:python3 readelf:binutils
   ensure_host_deps
   fetch_node
-  # SOURCE_DATE_EPOCH (the reproducible-builds convention): given, or the commit's time. It is the
-  # build's time (builtAt), every file's time and the SBOM's: two builds of a commit are the same bytes.
-  SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct 2>/dev/null || true)}
-  [[ "$SOURCE_DATE_EPOCH" =~ ^[0-9]+$ ]] || die "no SOURCE_DATE_EPOCH and no git commit to take it from"
-  export SOURCE_DATE_EPOCH
   BUILT_AT=$SOURCE_DATE_EPOCH
   STAGE=$CACHE/stage/$T_ARCH
   APP=$STAGE/$(bundle_name)

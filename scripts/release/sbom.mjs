@@ -219,6 +219,13 @@ function write() {
   if (existsSync(vendorFile)) {
     const vendor = JSON.parse(readFileSync(vendorFile, 'utf8'));
     root.properties.push({ name: 'pickup-station:security-contact', value: vendor.securityContact }, { name: 'pickup-station:support-until', value: vendor.supportUntil });
+    if (vendor.supportUntilReason) root.properties.push({ name: 'pickup-station:support-until-reason', value: vendor.supportUntilReason });
+    // CycloneDX's own types for them: a scanner or a customer's tooling finds where to report.
+    root.externalReferences = [{ type: 'security-contact', url: vendor.securityContact }];
+    if (vendor.securityPolicyUrl) {
+      root.properties.push({ name: 'pickup-station:security-policy', value: vendor.securityPolicyUrl });
+      root.externalReferences.push({ type: 'documentation', url: vendor.securityPolicyUrl, comment: 'security policy: how vulnerabilities are reported and handled' });
+    }
   }
   const components = [...(node ? [node] : []), ...npm, ...debs];
   const dependencies = [

@@ -229,11 +229,15 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
     const doc = join(root, 'usr/share/doc/pickup-station');
     expect(JSON.parse(readFileSync(join(doc, 'vendor.json'), 'utf8'))).toMatchObject({
       securityContact: 'mailto:security@vendor.test.invalid',
+      securityPolicyUrl: 'https://vendor.test.invalid/security-policy',
       supportUntil: '2099-12-31',
+      supportUntilReason: null,
     });
     const txt = readFileSync(join(doc, 'security.txt'), 'utf8');
     expect(txt).toContain('Contact: mailto:security@vendor.test.invalid\n');
-    expect(txt).toContain('Expires: 2099-12-31T23:59:59Z\n');
+    // RFC 9116: an https Policy:, and Expires under a year after the build (2026-01-01), not the support end.
+    expect(txt).toContain('Policy: https://vendor.test.invalid/security-policy\n');
+    expect(txt).toContain('Expires: 2026-12-31T00:00:00Z\n');
     expect(readFileSync(join(doc, 'SECURITY.md'), 'utf8')).toContain('coordinated-disclosure window');
     const sbom = JSON.parse(readFileSync(join(doc, 'sbom.cdx.json'), 'utf8')) as {
       specVersion: string;
@@ -254,20 +258,28 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
     expect(existsSync(join(doc, 'NEWS.Debian.gz'))).toBe(true);
   });
 
-  it('refuses a build without a security contact or a support period, naming the flag; and one whose inputs differ from the bundle', () => {
+  it('refuses a build without a security contact, policy or support period, naming the flag; and one whose inputs differ from the bundle', () => {
     const tarball = releaseTarball('1.2.0');
-    const noContact = runBuild(tarball, ['--support-until', '2099-12-31']);
+    const contact = ['--security-contact', 'mailto:security@vendor.test.invalid'];
+    const policy = ['--security-policy', 'https://vendor.test.invalid/security-policy'];
+    const noContact = runBuild(tarball, [...policy, '--support-until', '2099-12-31']);
     expect(noContact.status).toBe(2);
     expect(noContact.stderr).toContain('--security-contact is required');
-    const noSupport = runBuild(tarball, ['--security-contact', 'mailto:security@vendor.test.invalid']);
+    const noPolicy = runBuild(tarball, [...contact, '--support-until', '2099-12-31']);
+    expect(noPolicy.status).toBe(2);
+    expect(noPolicy.stderr).toContain('--security-policy is required');
+    const noSupport = runBuild(tarball, [...contact, ...policy]);
     expect(noSupport.status).toBe(2);
     expect(noSupport.stderr).toContain('--support-until is required');
-    const badDate = runBuild(tarball, ['--security-contact', 'mailto:security@vendor.test.invalid', '--support-until', '2099-02-30']);
+    const badDate = runBuild(tarball, [...contact, ...policy, '--support-until', '2099-02-30']);
     expect(badDate.status).toBe(2);
     expect(badDate.stderr).toContain('--support-until "2099-02-30" is not a date');
-    const other = runBuild(tarball, ['--security-contact', 'mailto:security@vendor.test.invalid', '--support-until', '2098-12-31']);
+    const other = runBuild(tarball, [...contact, ...policy, '--support-until', '2098-12-31']);
     expect(other.status).toBe(1);
-    expect(other.stderr).toContain("--support-until 2098-12-31 differs from the bundle's (2099-12-31)");
+    expect(other.stderr).toContain('--support-until "2098-12-31" differs from the bundle\'s ("2099-12-31")');
+    const reason = runBuild(tarball, [...RELEASE_FLAGS, '--support-until-reason', 'a reason the bundle does not have']);
+    expect(reason.status).toBe(1);
+    expect(reason.stderr).toContain('--support-until-reason "a reason the bundle does not have" differs from the bundle\'s ("")');
     expect(existsSync(join(work, 'debs/pickup-station_1.2.0_amd64.deb'))).toBe(false);
   });
 
