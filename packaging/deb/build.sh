@@ -213,8 +213,15 @@ fi
 # Who to tell about a flaw, until when fixes come, the policy, and what is in the package.
 install -m 0644 "$SRC/vendor.json" "$SRC/security.txt" "$PKG/usr/share/doc/pickup-station/"
 [ ! -f "$SRC/SECURITY.md" ] || install -m 0644 "$SRC/SECURITY.md" "$PKG/usr/share/doc/pickup-station/SECURITY.md"
+# The SBOM's formulation: the tools that made the release (its manifest's record) and this package
+# (dpkg-deb and the xz library it compresses with, gzip for the changelogs), with their versions.
+node -e 'console.log(JSON.stringify(require(process.argv[1]).builtWith?.toolchain ?? []))' "$SRC/manifest.json" >"$WORK/toolchain-release.json"
+dpkg-query -W -f='${Package}\t${Version}\t${Architecture}\n' dpkg "liblzma5:$(dpkg --print-architecture)" gzip |
+  node -e 'let t = ""; process.stdin.on("data", (d) => (t += d)).on("end", () => console.log(JSON.stringify(t.trim().split("\n").map((l) => {
+    const [pkg, version, architecture] = l.split("\t"); return { package: pkg, version, architecture }; }))));' >"$WORK/toolchain-deb.json"
 node "$ROOT/scripts/release/sbom.mjs" write "$SRC" --kind deb --arch "$ARCH" --deb-arch "$DEB_ARCH" \
-  --time "${SOURCE_DATE_EPOCH:-$(stat -c %Y "$SRC/manifest.json")}" --depends "$DEPENDS" --out "$PKG/usr/share/doc/pickup-station/sbom.cdx.json" >&2
+  --time "${SOURCE_DATE_EPOCH:-$(stat -c %Y "$SRC/manifest.json")}" --depends "$DEPENDS" \
+  --toolchain "$WORK/toolchain-release.json" --toolchain "$WORK/toolchain-deb.json" --out "$PKG/usr/share/doc/pickup-station/sbom.cdx.json" >&2
 node "$ROOT/scripts/release/check-sbom.mjs" "$PKG/usr/share/doc/pickup-station/sbom.cdx.json" --tree "$SRC" >&2 || die "the package's SBOM failed its check (above): no package"
 chmod 0644 "$PKG/usr/share/doc/pickup-station/"*
 

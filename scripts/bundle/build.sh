@@ -225,11 +225,37 @@ glibc_min() {
 # vendored CycloneDX schema and against the tree: a failure fails the build.
 write_vendor_and_sbom() {
   write_vendor_files "$APP" "$(bundle_version)" "$SOURCE_DATE_EPOCH"
-  node "$ROOT/scripts/release/sbom.mjs" write "$APP" --kind bundle --arch "$T_ARCH" --time "$SOURCE_DATE_EPOCH" \
+  node "$ROOT/scripts/release/sbom.mjs" write "$APP" --kind bundle --arch "$T_ARCH" --time "$SOURCE_DATE_EPOCH" --toolchain "$TOOLCHAIN" \
     --depends "$(node "$ROOT/scripts/release/sbom.mjs" depends "$APP" --glibc-min "$(glibc_min)")" --deb-arch "$T_DEB_ARCH" --out "$APP/sbom.cdx.json" >&2
   node "$ROOT/scripts/release/check-sbom.mjs" "$APP/sbom.cdx.json" --tree "$APP" >&2 || die "the SBOM failed its check (above): no release"
   chmod 0644 "$APP/sbom.cdx.json"
 }
+
+# The Debian packages of the tools whose output ships: the cross compiler, its libraries and
+# binutils (the addons, the stripped node), tar and gzip (the tarball). Recorded, name, version and
+# architecture, in the manifest (builtWith.toolchain) and the SBOM (its formulation): a rebuild on
+# another machine installs these versions (snapshot.debian.org) to get the same bytes.
+record_toolchain() {
+  local f path pkgs=()
+  for f in "$(command -v "$T_TRIPLET-gcc")" "$(command -v "$T_TRIPLET-g++")" "$(command -v "$T_TRIPLET-strip")" \
+    "$(command -v "$T_TRIPLET-ld")" "$("$T_TRIPLET-gcc" -print-prog-name=cc1)" "$("$T_TRIPLET-g++" -print-prog-name=cc1plus)" \
+    "$("$T_TRIPLET-gcc" -print-file-name=libc.so)" "$("$T_TRIPLET-g++" -print-file-name=libstdc++.so)" "$(command -v tar)" "$(command -v gzip)"; do
+    path=$(readlink -f "$f")
+    # dpkg's database names some files without /usr (a merged-/usr system's /bin/tar).
+    pkgs+=("$({ dpkg-query -S "$path" 2>/dev/null || dpkg-query -S "${path#/usr}" 2>/dev/null || die "no Debian package owns $path"; } | head -n 1 | sed 's/: .*//')")
+  done
+  TOOLCHAIN=$CACHE/toolchain-$T_ARCH.json
+  mapfile -t pkgs < <(printf '%s\n' "${pkgs[@]}" | LC_ALL=C sort -u)
+  dpkg-query -W -f='${Package}\t${Version}\t${Architecture}\n' "${pkgs[@]}" | LC_ALL=C sort -u |
+    node -e 'let t = ""; process.stdin.on("data", (d) => (t += d)).on("end", () => console.log(JSON.stringify(t.trim().split("\n").map((l) => {
+      const [pkg, version, architecture] = l.split("\t"); return { package: pkg, version, architecture }; }))));' >"$TOOLCHAIN"
+  # shellcheck disable=SC2016 # JavaScript, not shell
+  log "toolchain: $(node -p 'require(process.argv[1]).map((p) => `${p.package} ${p.version}`).join(", ")' "$TOOLCHAIN")"
+}
+
+# Every file readable by all, writable by its owner only, executable where it was by anyone (dirs
+# too): the same modes whatever the build's umask (a umask of 0077 made every file 0600).
+normalize_modes() { chmod -R u+rwX,go+rX,go-w "$APP"; }
 
 write_manifest() {
   local commit dirty=false
@@ -237,7 +263,7 @@ write_manifest() {
   [ -z "$(git -C "$ROOT" status --porcelain 2>/dev/null)" ] || dirty=true
   node "$ROOT/scripts/bundle/manifest.mjs" "$APP" --arch "$T_ARCH" --node-version "$T_NODE_VERSION" \
     --node-abi "$(node_abi)" --commit "$commit" --dirty "$dirty" --commit-time "$SOURCE_DATE_EPOCH" --built-at "$BUILT_AT" \
-    --node-bundled "$WITH_NODE" --glibc-min "$(glibc_min)" --lock "$ROOT/package-lock.json"
+    --node-bundled "$WITH_NODE" --glibc-min "$(glibc_min)" --lock "$ROOT/package-lock.json" --toolchain "$TOOLCHAIN"
 }
 
 # Sorted names, fixed owner and mtimes, gzip without a timestamp: the same inputs give the same bytes
@@ -280,8 +306,10 @@ main() {
   tidy_node_modules
   check_addon_machines
   add_node
+  record_toolchain
   write_vendor_and_sbom
   write_manifest
+  normalize_modes
   pack
   log "done"
 }

@@ -29,6 +29,7 @@ const { positionals, values } = parseArgs({
     'glibc-min': { type: 'string' },
     'node-bundled': { type: 'string' },
     lock: { type: 'string' },
+    toolchain: { type: 'string' },
   },
 });
 const app = positionals[0];
@@ -133,7 +134,13 @@ const manifest = {
     commitTime: Number.isFinite(commitTime) ? new Date(commitTime * 1000).toISOString() : null,
   },
   builtAt: new Date(values['built-at'] ? Number(values['built-at']) * 1000 : Date.now()).toISOString(),
-  builtWith: { node: process.version, host: `${process.platform}-${process.arch}` },
+  // The Debian packages whose tools made what ships (the cross compiler, binutils, tar, gzip):
+  // scripts/bundle/build.sh's record_toolchain.
+  builtWith: {
+    node: process.version,
+    host: `${process.platform}-${process.arch}`,
+    toolchain: values.toolchain ? JSON.parse(readFileSync(values.toolchain, 'utf8')) : null,
+  },
   vendor:
     vendor === null
       ? null
