@@ -26,8 +26,10 @@
 # scripts/node/versions.sh by scripts/node/fetch.sh). The cross compiler is the host's: both builds
 # record its Debian package versions (manifest.json's builtWith.toolchain, the SBOM's formulation),
 # so a rebuild elsewhere knows which to install (record 0153).
-# The .debs of both builds are made here from each build's bundles (packaging/deb/build.sh, xz as
-# a release is), the second's in the second build's environment. Prints the time each part took.
+# The .debs of both builds are made here from each build's bundles by the commit's own
+# packaging/deb/build.sh (the second clone's: nothing of the checkout runs, which may change
+# meanwhile), xz as a release is, the second's in the second build's environment. Prints the time
+# each part took.
 # shellcheck disable=SC2016 # commands for another shell (bash -c, node -e) are single-quoted on purpose
 set -euo pipefail
 ROOT=$(cd "$(dirname "$0")/../.." && pwd)
@@ -134,12 +136,12 @@ unmount() {
 }
 trap unmount EXIT
 
-# debs NAME ENV: the .deb of each bundle in $WORK/NAME (built with this checkout's packaging scripts).
+# debs NAME ENV TREE: the .deb of each bundle in $WORK/NAME, by TREE's packaging/deb/build.sh (a clone of the commit).
 debs() {
-  local name=$1 run=$2 arch
+  local name=$1 run=$2 tree=$3 arch
   for arch in $ARCHS; do
     log "$name: .deb $arch"
-    $run env -u SOURCE_DATE_EPOCH bash "$ROOT/packaging/deb/build.sh" --arch "$arch" "${RELEASE_INPUTS[@]}" \
+    $run env -u SOURCE_DATE_EPOCH bash "$tree/packaging/deb/build.sh" --arch "$arch" "${RELEASE_INPUTS[@]}" \
       --bundle "$WORK/$name/pickup-station-$VERSION-linux-$arch.tar.gz" --out "$WORK/$name" >/dev/null
   done
 }
@@ -156,12 +158,13 @@ if [ -n "$FIRST" ]; then
 else
   timed "first build (clone, npm ci, bundles)" clone_build first "$WORK/src/first" in_first
 fi
-timed "first build's .debs" debs first in_first
 log "second build: clone on disorderfs (shuffled directory order) at another path, HOME $SECOND_HOME, TZ $SECOND_TZ, LANG $SECOND_LOCALE, umask $SECOND_UMASK, clock $SECOND_CLOCK (faketime), its own build cache"
 timed "second build: its locale" second_env
 # Another path, of another length: nothing of the build's folder may reach its output.
-timed "second build (clone, npm ci, bundles)" clone_build second "$WORK/src/a-second-build/under/another/path/pickup-station" in_second
-timed "second build's .debs" debs second in_second
+SECOND=$WORK/src/a-second-build/under/another/path/pickup-station
+timed "second build (clone, npm ci, bundles)" clone_build second "$SECOND" in_second
+timed "first build's .debs" debs first in_first "$SECOND"
+timed "second build's .debs" debs second in_second "$SECOND"
 unmount
 
 differ=0
