@@ -23,7 +23,9 @@
 #   - its own build cache: Node is unpacked and the native addons are compiled again.
 # Shared, because a download is not the build: npm's cache of registry tarballs, each checked against
 # the lockfile's sha512 when npm uses it (the Node tarballs too, checked against their pin in
-# scripts/node/versions.sh by scripts/node/fetch.sh). The cross compiler is the host's: both builds
+# scripts/node/versions.sh by scripts/node/fetch.sh); and npm's user configuration, read-only (the
+# machine's registry, CA and the host's Node headers for the dev tree's own addons: the network and
+# host set-up, no input of what ships). The cross compiler is the host's: both builds
 # record its Debian package versions (manifest.json's builtWith.toolchain, the SBOM's formulation),
 # so a rebuild elsewhere knows which to install (record 0153).
 # The .debs of both builds are made here from each build's bundles by the commit's own
@@ -69,6 +71,7 @@ WORK=$(cd "$WORK" && pwd)
 REPORT=${REPORT:-$WORK}
 VERSION=$(node -p 'require(process.argv[1]).version' "$ROOT/package.json")
 NPM_CACHE=$(npm config get cache)
+NPM_USERCONFIG=$(npm config get userconfig)
 TIMES=()
 timed() {
   local name=$1 t0=$SECONDS
@@ -97,7 +100,7 @@ in_second() {
   (
     umask "$SECOND_UMASK"
     env -i PATH="$PATH" HOME="$SECOND_HOME" TZ="$SECOND_TZ" LOCPATH="$WORK/locale" LANG="$SECOND_LOCALE" LC_ALL="$SECOND_LOCALE" \
-      npm_config_cache="$NPM_CACHE" npm_config_prefer_offline=true npm_config_update_notifier=false \
+      npm_config_cache="$NPM_CACHE" npm_config_userconfig="$NPM_USERCONFIG" npm_config_prefer_offline=true npm_config_update_notifier=false \
       FAKETIME_DONT_FAKE_MONOTONIC=1 faketime -f "$SECOND_CLOCK" "$@"
   )
 }
