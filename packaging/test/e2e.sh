@@ -651,7 +651,7 @@ step_security() {
   KEY_IDS=("$KEY_ID" "$NEXT_KEY_ID")
   KEYRING_DEB=$WORK/debs/pickup-station-archive-keyring_${KEYRING_HANDOVER}_all.deb
   publish "$KEYRING_DEB"
-  on systemctl is-enabled --quiet pickup-station-reboot.path || fail "pickup-station-reboot.path is not enabled"
+  on systemctl is-active --quiet pickup-station-reboot.path || fail "pickup-station-reboot.path is not watching /run/reboot-required: $(on systemctl status pickup-station-reboot.path --no-pager 2>&1 | head -n 5)"
   deposit leave-open
   on test -e /run/pickup-station/updates.lock || fail "a box is open but the update lock is not held"
   local boot0 t=$SECONDS took
