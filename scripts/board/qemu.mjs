@@ -81,7 +81,8 @@ export function sshArgs({ board, sshPort, sock = process.env.BOARD_SOCK ?? '/tmp
   ];
 }
 
-export const qemuPid = (pidfile) => Number(readFileSync(pidfile, 'utf8'));
+/** QEMU's pid from its pidfile; null once QEMU is gone (it removes the file when it exits). */
+export const qemuPid = (pidfile) => (existsSync(pidfile) ? Number(readFileSync(pidfile, 'utf8')) : null);
 export const alive = (pid) => {
   try {
     process.kill(pid, 0);

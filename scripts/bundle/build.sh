@@ -188,8 +188,9 @@ check_addon_machines() {
   local f machine class bad=0 count=0
   while IFS= read -r -d '' f; do
     count=$((count + 1))
-    machine=$(readelf -h "$f" | sed -n 's/^ *Machine: *//p')
-    class=$(readelf -h "$f" | sed -n 's/^ *Class: *//p')
+    # binutils' labels are translated (fr: "Classe :"): read them in the C locale.
+    machine=$(LC_ALL=C readelf -h "$f" | sed -n 's/^ *Machine: *//p')
+    class=$(LC_ALL=C readelf -h "$f" | sed -n 's/^ *Class: *//p')
     case "$machine" in
       *"$T_ELF_MACHINE"*) [ "$class" = "$T_ELF_CLASS" ] || bad=1 ;;
       *) bad=1 ;;
@@ -198,8 +199,8 @@ check_addon_machines() {
     # A shared object as Debian ships one (lintian's errors shared-library-is-executable and
     # unstripped-binary-or-object, in the package made from this tree): no x bit, no symbol table.
     if [ -n "$(find "$f" -perm /111)" ]; then log "addon ${f#"$APP"/} is executable"; bad=1; fi
-    if readelf -S "$f" | grep -q '\.symtab'; then log "addon ${f#"$APP"/} is not stripped"; bad=1; fi
-  done < <(find "$APP" -name '*.node' -type f -print0 | sort -z)
+    if LC_ALL=C readelf -S "$f" | grep -q '\.symtab'; then log "addon ${f#"$APP"/} is not stripped"; bad=1; fi
+  done < <(find "$APP" -name '*.node' -type f -print0 | LC_ALL=C sort -z)
   [ "$count" -ge 5 ] || die "expected epoll, i2c-bus, serialport and node-hid (2) addons, found $count"
   [ "$bad" -eq 0 ] || die "an addon is not a stripped, non-executable $T_ELF_CLASS $T_ELF_MACHINE shared object"
 }
@@ -217,8 +218,8 @@ add_node() {
 # The newest glibc symbol version any addon needs (epoll, built against Debian bookworm's
 # cross libc, needs 2.34: fine on Pi OS bookworm's 2.36, not on bullseye's 2.31).
 glibc_min() {
-  find "$APP" -name '*.node' -type f -exec "$T_TRIPLET-objdump" -T {} + |
-    { grep -o 'GLIBC_[0-9.]*' || true; } | sed 's/^GLIBC_//' | sort -uV | tail -n 1
+  find "$APP" -name '*.node' -type f -exec env LC_ALL=C "$T_TRIPLET-objdump" -T {} + |
+    { grep -o 'GLIBC_[0-9.]*' || true; } | sed 's/^GLIBC_//' | LC_ALL=C sort -uV | tail -n 1
 }
 
 # The vendor's inputs (vendor.json, security.txt) and the SBOM of what ships, checked against the
