@@ -137,7 +137,11 @@ export const LAYERS = [
   },
   { layer: 'station', what: 'the runtime that carries effects out; startStation()', files: ['src/station/**', 'src/app.ts'] },
   { layer: 'supervisor', what: 'the owner of the running station', files: ['src/supervisor/**'] },
-  { layer: 'clients', what: 'the technician port, systemd integration, metrics', files: ['src/technician/**', 'src/systemd/**', 'src/metrics/**'] },
+  {
+    layer: 'clients',
+    what: "the technician port, systemd integration, metrics, the board's SBOM",
+    files: ['src/technician/**', 'src/systemd/**', 'src/metrics/**', 'src/sbom/**'],
+  },
   {
     layer: 'entry points',
     what: 'wiring and command lines',

@@ -15,6 +15,9 @@
 #                                                interrupted upgrade
 #   install.sh --repair                          pickup-station-repair.service: before the station
 #                                                starts, put a proven release in place
+#   install.sh --reboot-when-free                pickup-station-reboot.service: reboot for an update
+#                                                that needs it (/run/reboot-required) once the station
+#                                                is free
 #
 # Layout it creates (all root-owned unless said):
 #   /opt/pickup-station/releases/<version>/   one release: app/ node_modules/ package.json systemd/
@@ -166,7 +169,7 @@
 #
 # Idempotent: a second run with the same input changes nothing and restarts nothing.
 #
-# Settings: /etc/default/pickup-station (LOCK_WAIT, HEALTH_WAIT, DEFER_WAIT, REPAIR_WAIT); options
+# Settings: /etc/default/pickup-station (LOCK_WAIT, HEALTH_WAIT, DEFER_WAIT, REPAIR_WAIT, REBOOT_WAIT); options
 # override them.
 #
 # Testing without touching this machine: --root DIR (or DESTDIR=DIR) installs into DIR. Files
@@ -191,6 +194,7 @@
 #   modes.sh        install, --rollback, --status
 #   repair.sh       --repair, --resume, and dpkg's side
 #   uninstall.sh    --uninstall [--purge]
+#   reboot.sh       --reboot-when-free
 # Together they are one installer; a set caught half replaced is never run ("a whole installer").
 # shellcheck source-path=SCRIPTDIR
 set -euo pipefail
@@ -223,6 +227,7 @@ LOCK_WAIT=""    # seconds to wait for a free station before deferring ('' = the 
 HEALTH_WAIT=""  # seconds a new release has to prove itself healthy before it is rolled back (180)
 DEFER_WAIT=""   # seconds pickup-station-upgrade.service waits for a free station (86400)
 REPAIR_WAIT=""  # seconds the repair before a start may spend on dpkg (120)
+REBOOT_WAIT=""  # seconds --reboot-when-free waits for a free station (86400)
 PACKAGE_RELEASE=""  # --package-release DIR: the release tree the Debian package unpacked
 KEY_FILE=""     # --key FILE: the vendor's public key (else the installed one)
 SIGNATURE=""    # --signature FILE (default: the bundle's name + .sig)
@@ -271,6 +276,8 @@ Options:
   --package-release DIR  install the release tree DIR (the Debian package's postinst)
   --resume               finish a deferred or interrupted upgrade (pickup-station-upgrade.service)
   --repair               before a start: a proven release in place (pickup-station-repair.service)
+  --reboot-when-free     reboot for an update that needs it (/run/reboot-required), once the station
+                         is free, at most REBOOT_WAIT seconds (pickup-station-reboot.service)
   --root DIR             install into DIR, touch nothing else (also: DESTDIR=DIR)
   -h, --help             this text
 EOF
@@ -285,6 +292,7 @@ while [ $# -gt 0 ]; do
     --status) MODE=status; shift ;;
     --resume) MODE=resume; shift ;;
     --repair) MODE=repair; shift ;;
+    --reboot-when-free) MODE=reboot; shift ;;
     --purge) PURGE=1; shift ;;
     --password-file) [ $# -ge 2 ] || die "--password-file needs a file"; PASSWORD_FILE="$2"; shift 2 ;;
     --no-start) START=0; shift ;;
@@ -327,15 +335,17 @@ settings() {
       HEALTH_WAIT) [ -n "$HEALTH_WAIT" ] || HEALTH_WAIT="$value" ;;
       DEFER_WAIT) [ -n "$DEFER_WAIT" ] || DEFER_WAIT="$value" ;;
       REPAIR_WAIT) [ -n "$REPAIR_WAIT" ] || REPAIR_WAIT="$value" ;;
+      REBOOT_WAIT) [ -n "$REBOOT_WAIT" ] || REBOOT_WAIT="$value" ;;
     esac
   done <"$file"
 }
 settings
-LOCK_WAIT="${LOCK_WAIT:-60}"; HEALTH_WAIT="${HEALTH_WAIT:-180}"; DEFER_WAIT="${DEFER_WAIT:-86400}"; REPAIR_WAIT="${REPAIR_WAIT:-120}"
+LOCK_WAIT="${LOCK_WAIT:-60}"; HEALTH_WAIT="${HEALTH_WAIT:-180}"; DEFER_WAIT="${DEFER_WAIT:-86400}"; REPAIR_WAIT="${REPAIR_WAIT:-120}"; REBOOT_WAIT="${REBOOT_WAIT:-86400}"
 case "$LOCK_WAIT" in ''|*[!0-9]*) die "--lock-wait needs a whole number of seconds, got: $LOCK_WAIT" ;; esac
 case "$HEALTH_WAIT" in ''|*[!0-9]*|0) die "--health-wait needs a whole number of seconds > 0, got: $HEALTH_WAIT" ;; esac
 case "$DEFER_WAIT" in ''|*[!0-9]*) die "DEFER_WAIT needs a whole number of seconds, got: $DEFER_WAIT" ;; esac
 case "$REPAIR_WAIT" in ''|*[!0-9]*|0) die "REPAIR_WAIT needs a whole number of seconds > 0, got: $REPAIR_WAIT" ;; esac
+case "$REBOOT_WAIT" in ''|*[!0-9]*) die "REBOOT_WAIT needs a whole number of seconds, got: $REBOOT_WAIT" ;; esac
 
 readonly OPT="$ROOT/opt/$NAME"
 readonly RELEASES="$OPT/releases"
@@ -396,7 +406,7 @@ if [ -z "${PICKUP_INSTALLER_HANDED_OVER:-}" ] && installer_half_replaced && [ -f
   say "this installer's files are half replaced ($INSTALLER_HOME): the installer of the release in place runs instead"
   PICKUP_INSTALLER_HANDED_OVER=1 exec bash "$OPT/current/systemd/install.sh" "${ARGS[@]}"
 fi
-for job in common record users bundle units credentials prove switch modes repair uninstall; do
+for job in common record users bundle units credentials prove switch modes repair uninstall reboot; do
   [ -f "$INSTALLER_HOME/installer/$job.sh" ] ||
     die "incomplete installer: no $INSTALLER_HOME/installer/$job.sh (install.sh runs with its installer/ folder beside it)"
 done
@@ -422,6 +432,8 @@ done
 . "$INSTALLER_HOME/installer/repair.sh"
 # shellcheck source=installer/uninstall.sh
 . "$INSTALLER_HOME/installer/uninstall.sh"
+# shellcheck source=installer/reboot.sh
+. "$INSTALLER_HOME/installer/reboot.sh"
 
 trap cleanup EXIT
 
@@ -432,4 +444,5 @@ case "$MODE" in
   status) do_status ;;
   resume) do_resume ;;
   repair) do_repair ;;
+  reboot) do_reboot_when_free ;;
 esac

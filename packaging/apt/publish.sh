@@ -15,7 +15,9 @@
 # key is; docs/fleet.md). DEB... may include pickup-station-archive-keyring_<v>_all.deb (build.sh --key).
 #
 # Two distributions (suites): `canary` for the few boards that take a release first, `stable` for
-# the fleet. Every change re-signs the distribution's InRelease (and Release.gpg) with --key-id:
+# the fleet. Every change re-signs the distribution's InRelease (and Release.gpg) with --key-id
+# (given twice during a key handover: each InRelease then carries both signatures, and a board
+# that trusts either key verifies it; docs/fleet.md, "The signing key's life"):
 # reprepro calls gpg (GNUPGHOME selects the keyring), so this step runs where the private key is
 # (the signing machine or a hardware token), never on a build machine; copy DIR to the web server
 # afterwards (rsync: only pool/ and dists/ are served; conf/ and db/ are reprepro's own).
@@ -29,7 +31,7 @@
 set -euo pipefail
 
 REPO=""
-KEY_ID=""
+KEY_IDS=()
 DIST=stable
 PROMOTE=()
 REFRESH=0
@@ -38,7 +40,7 @@ debs=()
 while [ $# -gt 0 ]; do
   case "$1" in
     --repo) REPO=${2:?--repo needs a directory}; shift 2 ;;
-    --key-id) KEY_ID=${2:?--key-id needs a fingerprint}; shift 2 ;;
+    --key-id) KEY_IDS+=("${2:?--key-id needs a fingerprint}"); shift 2 ;;
     --dist) DIST=${2:?--dist needs canary or stable}; shift 2 ;;
     --promote) PROMOTE=("${2:?--promote FROM TO}" "${3:?--promote FROM TO}"); shift 3 ;;
     --refresh) REFRESH=1; shift ;;
@@ -49,13 +51,15 @@ while [ $# -gt 0 ]; do
   esac
 done
 die() { printf 'publish: error: %s\n' "$*" >&2; exit 1; }
-if [ -z "$REPO" ] || [ -z "$KEY_ID" ]; then die "usage: $0 --repo DIR --key-id FINGERPRINT [--dist D] [--valid-for 30d] DEB... | --promote FROM TO | --refresh"; fi
+if [ -z "$REPO" ] || [ "${#KEY_IDS[@]}" = 0 ]; then die "usage: $0 --repo DIR --key-id FINGERPRINT [--key-id FINGERPRINT] [--dist D] [--valid-for 30d] DEB... | --promote FROM TO | --refresh"; fi
 [[ "$VALID_FOR" =~ ^[1-9][0-9]*[dmy]$ ]] || die "--valid-for is a number and d, m (31 days) or y: $VALID_FOR"
 command -v reprepro >/dev/null || die "reprepro is missing (Debian package reprepro)"
-gpg --batch --list-secret-keys "$KEY_ID" >/dev/null 2>&1 || die "no secret key $KEY_ID in the keyring (GNUPGHOME=${GNUPGHOME:-~/.gnupg})"
+for key in "${KEY_IDS[@]}"; do
+  gpg --batch --list-secret-keys "$key" >/dev/null 2>&1 || die "no secret key $key in the keyring (GNUPGHOME=${GNUPGHOME:-~/.gnupg})"
+done
 
 mkdir -p "$REPO/conf"
-# The distributions, rewritten each time: the key that signs is the one given now.
+# The distributions, rewritten each time: the keys that sign are the ones given now.
 {
   for d in canary stable; do
     cat <<EOF
@@ -66,7 +70,7 @@ Codename: $d
 Architectures: amd64 arm64 armhf
 Components: main
 Description: pickup-station releases ($d)
-SignWith: $KEY_ID
+SignWith: ${KEY_IDS[*]}
 ValidFor: $VALID_FOR
 
 EOF

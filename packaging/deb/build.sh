@@ -16,6 +16,11 @@
 #                                                the station's journal namespace: kept 14 days
 #   /usr/bin/pickup-station, /usr/bin/stationctl run /opt/pickup-station/current
 #   /etc/default/pickup-station                  upgrade settings (conffile)
+#   /etc/apt/apt.conf.d/52pickup-station-unattended-upgrades   Debian's security suite and the
+#                                                vendor's repository taken unattended (conffile)
+#   /usr/lib/systemd/system/pickup-station-reboot.path, .service (enabled: paths.target.wants)
+#                                                a reboot an update needs, once the station is free;
+#                                                DEBIAN/triggers: Chromium's files changed asks for it
 #   /etc/pickup-station-kiosk/chromium-policy.json   the kiosk browser's managed policy (conffile:
 #                                                an administrator's edit is kept on upgrade), and
 #   /etc/chromium/policies/managed/pickup-station.json   a link to it where Chromium reads it (Chromium
@@ -36,12 +41,14 @@
 # (hard links), and switches to it when the station is free, with the release's own unit
 # (pickup-station.service is not a file of the package: it comes with the switch, so the running
 # release always runs under its own unit), checks the new release's health, or defers the switch.
-# With --key, a second package: pickup-station-archive-keyring_<version>_all.deb, the vendor's public
-# key in /usr/share/keyrings/ (apt's signed-by= and install.sh's bundle check); pickup-station
-# depends on it, and removing pickup-station keeps it (as Debian's archive keyrings are packaged).
+# With --key, a second package: pickup-station-archive-keyring_<version>_all.deb (packaging/deb/keyring.sh;
+# --keyring-version V for a version of its own), the vendor's public keys in /usr/share/keyrings/
+# (apt's signed-by= and install.sh's bundle check); pickup-station depends on it, and removing
+# pickup-station keeps it (as Debian's archive keyrings are packaged).
 #
-# Required: --security-contact URI --support-until YYYY-MM-DD (scripts/release/inputs.sh), the same
-# as the bundle was built with (its vendor.json; refused when they differ). They land in
+# Required: --security-contact URI --security-policy URL --support-until YYYY-MM-DD (and
+# --support-until-reason when the bundle has one; scripts/release/inputs.sh), the same as the bundle
+# was built with (its vendor.json; refused when they differ). They land in
 # /usr/share/doc/pickup-station/ (vendor.json, security.txt, SECURITY.md) with the package's SBOM
 # (sbom.cdx.json, checked against the vendored CycloneDX schema and the release tree: a failure
 # fails the build). The changelog is packaging/deb/debian/changelog when its top entry is this
@@ -56,23 +63,22 @@ ARCH=arm64
 BUNDLE=""
 OUT=$ROOT/release
 KEY=""
+KEYRING_VERSION=""
 COMPRESSION=xz
-SECURITY_CONTACT=""
-SUPPORT_UNTIL=""
 while [ $# -gt 0 ]; do
+  if release_input "$1" "${2:-}"; then shift 2; continue; fi
   case "$1" in
-    --security-contact) SECURITY_CONTACT=${2:?--security-contact needs a value}; shift 2 ;;
-    --support-until) SUPPORT_UNTIL=${2:?--support-until needs a value}; shift 2 ;;
     --arch) ARCH=${2:?--arch needs a value}; shift 2 ;;
     --bundle) BUNDLE=${2:?--bundle needs a file}; shift 2 ;;
     --out) OUT=${2:?--out needs a directory}; shift 2 ;;
     --key) KEY=${2:?--key needs a public key file}; shift 2 ;;
+    --keyring-version) KEYRING_VERSION=${2:?--keyring-version needs a version}; shift 2 ;;
     --compression) COMPRESSION=${2:?--compression xz|gzip}; shift 2 ;;
     -h | --help) sed -n '2,20p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-    *) echo "usage: $0 --security-contact URI --support-until YYYY-MM-DD [--arch arm64|armv7|x64] [--bundle FILE] [--key PUBKEY.gpg] [--compression xz|gzip] [--out DIR]" >&2; exit 2 ;;
+    *) echo "usage: $0 --security-contact URI --security-policy URL --support-until YYYY-MM-DD [--support-until-reason TEXT] [--arch arm64|armv7|x64] [--bundle FILE] [--key PUBKEY.gpg [--keyring-version V]] [--compression xz|gzip] [--out DIR]" >&2; exit 2 ;;
   esac
 done
-check_release_inputs "$SECURITY_CONTACT" "$SUPPORT_UNTIL"
+check_release_inputs
 
 die() { printf 'deb: error: %s\n' "$*" >&2; exit 1; }
 log() { printf 'deb: %s\n' "$*" >&2; }
@@ -86,7 +92,7 @@ esac
 command -v dpkg-deb >/dev/null || die "dpkg-deb is missing (Debian package dpkg)"
 
 if [ -z "$BUNDLE" ]; then
-  bash "$ROOT/scripts/bundle/build.sh" --arch "$ARCH" --out "$OUT" --security-contact "$SECURITY_CONTACT" --support-until "$SUPPORT_UNTIL" >&2
+  bash "$ROOT/scripts/bundle/build.sh" --arch "$ARCH" --out "$OUT" "${RELEASE_INPUTS[@]}" >&2
   version=$(node -p 'require(process.argv[1]).version' "$ROOT/package.json")
   BUNDLE=$OUT/pickup-station-$version-linux-$ARCH.tar.gz
 fi
@@ -110,12 +116,13 @@ NODE_BUNDLED=0
 [ -x "$SRC/node/bin/node" ] && NODE_BUNDLED=1
 
 # The vendor's inputs are the bundle's: a package must not say other than the release it carries.
-[ -f "$SRC/vendor.json" ] || die "$BUNDLE has no vendor.json (built without --security-contact/--support-until)"
+[ -f "$SRC/vendor.json" ] || die "$BUNDLE has no vendor.json (built without the release inputs)"
 vendor_field() { node -p 'require(process.argv[1])[process.argv[2]] ?? ""' "$SRC/vendor.json" "$1"; }
-[ "$(vendor_field securityContact)" = "$SECURITY_CONTACT" ] ||
-  die "--security-contact $SECURITY_CONTACT differs from the bundle's ($(vendor_field securityContact))"
-[ "$(vendor_field supportUntil)" = "$SUPPORT_UNTIL" ] ||
-  die "--support-until $SUPPORT_UNTIL differs from the bundle's ($(vendor_field supportUntil))"
+for pair in security-contact:securityContact:SECURITY_CONTACT security-policy:securityPolicyUrl:SECURITY_POLICY \
+  support-until:supportUntil:SUPPORT_UNTIL support-until-reason:supportUntilReason:SUPPORT_REASON; do
+  IFS=: read -r flag field var <<<"$pair"
+  [ "$(vendor_field "$field")" = "${!var}" ] || die "--$flag \"${!var}\" differs from the bundle's (\"$(vendor_field "$field")\")"
+done
 [ -f "$SRC/sbom.cdx.json" ] || die "$BUNDLE has no sbom.cdx.json"
 node "$ROOT/scripts/release/check-sbom.mjs" "$SRC/sbom.cdx.json" --tree "$SRC" >&2 || die "the release's SBOM failed its check (above): no package"
 
@@ -147,6 +154,15 @@ fi
 install -m 0644 "$SRC/systemd/journald@pickup-station.conf" "$PKG/usr/lib/systemd/journald@pickup-station.conf.d/50-pickup-station.conf"
 install -m 0644 "$HERE/debian/default" "$PKG/etc/default/pickup-station"
 conffiles=(/etc/default/pickup-station)
+# The operating system's security fixes and the vendor's releases, unattended (a conffile), and the
+# reboot an update needs, once the station is free: the path unit enabled by the package's own link.
+install -D -m 0644 "$HERE/debian/unattended-upgrades.conf" "$PKG/etc/apt/apt.conf.d/52pickup-station-unattended-upgrades"
+conffiles+=(/etc/apt/apt.conf.d/52pickup-station-unattended-upgrades)
+for unit in pickup-station-reboot.path pickup-station-reboot.service; do
+  install -m 0644 "$HERE/debian/$unit" "$PKG/usr/lib/systemd/system/$unit"
+done
+install -d -m 0755 "$PKG/usr/lib/systemd/system/paths.target.wants"
+ln -s ../pickup-station-reboot.path "$PKG/usr/lib/systemd/system/paths.target.wants/pickup-station-reboot.path"
 # USBGuard's settings for the station (a conffile: an administrator's edits are dpkg's to keep) and
 # the drop-in that points usbguard.service at them; the profile's rules are install.sh's to write.
 if [ -f "$SRC/systemd/usbguard-daemon.conf" ]; then
@@ -225,13 +241,22 @@ fi
 # Who to tell about a flaw, until when fixes come, the policy, and what is in the package.
 install -m 0644 "$SRC/vendor.json" "$SRC/security.txt" "$PKG/usr/share/doc/pickup-station/"
 [ ! -f "$SRC/SECURITY.md" ] || install -m 0644 "$SRC/SECURITY.md" "$PKG/usr/share/doc/pickup-station/SECURITY.md"
+# The SBOM's formulation: the tools that made the release (its manifest's record) and this package
+# (dpkg-deb and the xz library it compresses with, gzip for the changelogs), with their versions.
+node -e 'console.log(JSON.stringify(require(process.argv[1]).builtWith?.toolchain ?? []))' "$SRC/manifest.json" >"$WORK/toolchain-release.json"
+dpkg-query -W -f='${Package}\t${Version}\t${Architecture}\n' dpkg "liblzma5:$(dpkg --print-architecture)" gzip |
+  node -e 'let t = ""; process.stdin.on("data", (d) => (t += d)).on("end", () => console.log(JSON.stringify(t.trim().split("\n").map((l) => {
+    const [pkg, version, architecture] = l.split("\t"); return { package: pkg, version, architecture }; }))));' >"$WORK/toolchain-deb.json"
 node "$ROOT/scripts/release/sbom.mjs" write "$SRC" --kind deb --arch "$ARCH" --deb-arch "$DEB_ARCH" \
-  --time "${SOURCE_DATE_EPOCH:-$(stat -c %Y "$SRC/manifest.json")}" --depends "$DEPENDS" --out "$PKG/usr/share/doc/pickup-station/sbom.cdx.json" >&2
+  --time "${SOURCE_DATE_EPOCH:-$(stat -c %Y "$SRC/manifest.json")}" --depends "$DEPENDS" \
+  --toolchain "$WORK/toolchain-release.json" --toolchain "$WORK/toolchain-deb.json" --out "$PKG/usr/share/doc/pickup-station/sbom.cdx.json" >&2
 node "$ROOT/scripts/release/check-sbom.mjs" "$PKG/usr/share/doc/pickup-station/sbom.cdx.json" --tree "$SRC" >&2 || die "the package's SBOM failed its check (above): no package"
 chmod 0644 "$PKG/usr/share/doc/pickup-station/"*
 
 for f in preinst postinst prerm postrm; do install -m 0755 "$HERE/debian/$f" "$PKG/DEBIAN/$f"; done
 printf '%s\n' "${conffiles[@]}" >"$PKG/DEBIAN/conffiles"
+# dpkg calls the postinst (triggered) when the kiosk's Chromium changes: it asks for the reboot.
+install -m 0644 "$HERE/debian/triggers" "$PKG/DEBIAN/triggers"
 chmod -R u+rwX,go+rX,go-w "$PKG"
 # USBGuard refuses a settings file anyone but root may read.
 if [ -f "$PKG/etc/usbguard/pickup-station-daemon.conf" ]; then chmod 0600 "$PKG/etc/usbguard/pickup-station-daemon.conf"; fi
@@ -239,7 +264,7 @@ SIZE=$(du -sk --exclude=DEBIAN "$PKG" | cut -f1)
 sed -e "s/@VERSION@/$VERSION/" -e "s/@ARCH@/$DEB_ARCH/" -e "s/@DEPENDS@/$DEPENDS/" -e "s/@SIZE@/$SIZE/" \
   "$HERE/debian/control.in" >"$PKG/DEBIAN/control"
 (cd "$PKG" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | LC_ALL=C sort -z | xargs -0 md5sum) >"$PKG/DEBIAN/md5sums"
-chmod 0644 "$PKG/DEBIAN/control" "$PKG/DEBIAN/conffiles" "$PKG/DEBIAN/md5sums"
+chmod 0644 "$PKG/DEBIAN/control" "$PKG/DEBIAN/conffiles" "$PKG/DEBIAN/md5sums" "$PKG/DEBIAN/triggers"
 
 mkdir -p "$OUT"
 DEB=$OUT/pickup-station_${VERSION}_${DEB_ARCH}.deb
@@ -256,46 +281,8 @@ echo "$(basename "$DEB"): $(du -h "$DEB" | cut -f1) ($(stat -c %s "$DEB") bytes)
 
 # The vendor's key in a package of its own, as Debian's archive keyrings are: what apt's Signed-By=
 # names must outlive `apt-get remove pickup-station`. Earlier pickup-station packages shipped the
-# file themselves (Replaces: it moves here).
+# file themselves (Replaces: it moves here). Made by keyring.sh, which also makes it on its own
+# when the keys change between releases (a rotation, a revocation).
 if [ -n "$KEY" ]; then
-  KPKG=$WORK/keyring
-  install -d -m 0755 "$KPKG/DEBIAN" "$KPKG/usr/share/keyrings" "$KPKG/usr/share/doc/pickup-station-archive-keyring" "$KPKG/etc/apt/apt.conf.d"
-  install -m 0644 "$KEY" "$KPKG/usr/share/keyrings/pickup-station-archive-keyring.gpg"
-  # apt installs the keyring as pickup-station's dependency, so marked automatic: without this,
-  # `apt autoremove` after removing pickup-station would take the key that apt's Signed-By= needs
-  # to install it again. A conffile: an administrator who wants it gone removes the package.
-  printf '%s\n' '// pickup-station-archive-keyring: the vendor repository'"'"'s key stays when pickup-station is removed.' \
-    'APT::NeverAutoRemove { "^pickup-station-archive-keyring$"; };' >"$KPKG/etc/apt/apt.conf.d/50pickup-station-archive-keyring"
-  chmod 0644 "$KPKG/etc/apt/apt.conf.d/50pickup-station-archive-keyring"
-  echo /etc/apt/apt.conf.d/50pickup-station-archive-keyring >"$KPKG/DEBIAN/conffiles"
-  sed -e 's/^Upstream-Name: pickup-station$/Upstream-Name: pickup-station-archive-keyring/' "$PKG/usr/share/doc/pickup-station/copyright" \
-    >"$KPKG/usr/share/doc/pickup-station-archive-keyring/copyright"
-  printf 'pickup-station-archive-keyring (%s) stable; urgency=medium\n\n  * The vendor key of pickup-station %s.\n\n -- Pickup Station Maintainers <pickup-station@example.org>  %s\n' \
-    "$VERSION" "$VERSION" "$(date -R -u -d "@$SOURCE_DATE_EPOCH")" | gzip -9n >"$KPKG/usr/share/doc/pickup-station-archive-keyring/changelog.gz"
-  chmod 0644 "$KPKG/usr/share/doc/pickup-station-archive-keyring/"*
-  cat >"$KPKG/DEBIAN/control" <<CONTROL
-Package: pickup-station-archive-keyring
-Version: $VERSION
-Architecture: all
-Multi-Arch: foreign
-Maintainer: Pickup Station Maintainers <pickup-station@example.org>
-Section: misc
-Priority: optional
-Replaces: pickup-station (<< 0.2~)
-Breaks: pickup-station (<< 0.2~)
-Installed-Size: $(du -sk --exclude=DEBIAN "$KPKG" | cut -f1)
-Homepage: https://example.org/pickup-station
-Description: OpenPGP key of the pickup-station vendor's repository
- The public key that signs the vendor's apt repository of pickup-station
- (apt's Signed-By= names it) and its release bundles (install.sh checks
- them against it). Removing pickup-station leaves it in place, and apt
- autoremove does not take it (APT::NeverAutoRemove).
-CONTROL
-  (cd "$KPKG" && find . -path ./DEBIAN -prune -o -type f -printf '%P\0' | LC_ALL=C sort -z | xargs -0 md5sum) >"$KPKG/DEBIAN/md5sums"
-  chmod 0644 "$KPKG/DEBIAN/control" "$KPKG/DEBIAN/md5sums" "$KPKG/DEBIAN/conffiles"
-  find "$KPKG" -newermt "@$SOURCE_DATE_EPOCH" -print0 | xargs -0r touch -h -d "@$SOURCE_DATE_EPOCH"
-  KDEB=$OUT/pickup-station-archive-keyring_${VERSION}_all.deb
-  dpkg-deb --root-owner-group -Zxz --build "$KPKG" "$KDEB" >/dev/null
-  log "built $KDEB"
-  echo "$(basename "$KDEB"): $(stat -c %s "$KDEB") bytes"
+  SOURCE_DATE_EPOCH=$SOURCE_DATE_EPOCH bash "$HERE/keyring.sh" --version "${KEYRING_VERSION:-$VERSION}" --key "$KEY" --out "$OUT"
 fi

@@ -34,7 +34,7 @@ done
 ensure_commands mmdebstrap:mmdebstrap systemd-nspawn:systemd-container reprepro:reprepro gpg:gpg gpg-agent:gpg-agent dpkg-deb:dpkg
 
 # What the station's package depends on is in the image already: the container has no network.
-PACKAGES=systemd,systemd-sysv,dbus,libusb-1.0-0,libudev1,libstdc++6,libgcc-s1,gpiod,procps,espeak-ng,alsa-utils,usbguard,gpgv,ca-certificates
+PACKAGES=systemd,systemd-sysv,dbus,libusb-1.0-0,libudev1,libstdc++6,libgcc-s1,gpiod,procps,espeak-ng,alsa-utils,usbguard,unattended-upgrades,gpgv,ca-certificates
 IMAGE=$ROOT/.cache/e2e/bookworm-amd64-$(echo "$PACKAGES" | md5sum | cut -c1-8).tar
 if [ ! -f "$IMAGE" ]; then
   log "mmdebstrap bookworm amd64 ($PACKAGES)"

@@ -11,6 +11,8 @@
 # Env from run.sh: BOARD RUN KDIR IMAGE_BASE BUNDLE BOARD_SOCK DELIVERY_WORK. Also:
 #   BOARD_APT_SET=full  the whole matrix (e2e.sh --set full)
 #   BOARD_APT_HANG=1    also the release that never gets ready (bounded by the health wait)
+#   BOARD_APT_STEPS=security,rotate,matrix,revoke   after install and configure, only these steps
+#                       of the set (e2e.sh --steps): a part timed on its own
 #   BOARD_KEEP=1        leave the guest running (ssh: see .board/run/apt-ssh)
 # Then lintian's verdict on the arm64 package (made on the host meanwhile; errors fail the run).
 set -euo pipefail
@@ -56,6 +58,7 @@ stamp "the test packages are ready ($DELIVERY_WORK)"
 args=(--ssh --exec "$SSH" --power "node $ROOT/scripts/board/qemu.mjs $STATE" --bundle "$BUNDLE" --arch arm64 --work "$DELIVERY_WORK"
   --reuse --set "${BOARD_APT_SET:-ci}" --health-wait "${BOARD_APT_HEALTH_WAIT:-180}" --slow 4)
 [ "${BOARD_APT_HANG:-}" != 1 ] || args+=(--hang)
+[ -z "${BOARD_APT_STEPS:-}" ] || args+=(--steps "$BOARD_APT_STEPS")
 bash "$ROOT/packaging/test/e2e.sh" "${args[@]}"
 
 while [ ! -f "$RUN/lintian.rc" ]; do sleep 1; done

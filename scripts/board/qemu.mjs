@@ -6,6 +6,9 @@
 //
 //   node scripts/board/qemu.mjs STATE.json cut     SIGKILL to QEMU, wait until it is gone
 //   node scripts/board/qemu.mjs STATE.json boot    the same machine again; returns once ssh answers
+//   node scripts/board/qemu.mjs STATE.json down    returns once the guest went down by itself (a
+//                                                  reboot it made: -no-reboot ends QEMU), at most
+//                                                  BOARD_DOWN_LIMIT_S seconds (900)
 //   node scripts/board/qemu.mjs STATE.json qmp JSON  one QMP command ({"execute":..,"arguments":..})
 //                                                  to the running machine; prints its return
 //
@@ -88,7 +91,8 @@ export function sshArgs({ board, sshPort, sock = process.env.BOARD_SOCK ?? '/tmp
   ];
 }
 
-export const qemuPid = (pidfile) => Number(readFileSync(pidfile, 'utf8'));
+/** QEMU's pid from its pidfile; null once QEMU is gone (it removes the file when it exits). */
+export const qemuPid = (pidfile) => (existsSync(pidfile) ? Number(readFileSync(pidfile, 'utf8')) : null);
 export const alive = (pid) => {
   try {
     process.kill(pid, 0);
@@ -188,6 +192,20 @@ export async function cut(state) {
 }
 
 /**
+ * A reboot the guest made itself: QEMU exits then (-no-reboot). Waits for that, at most `limitMs`,
+ * then ends what a cut ends (the TPM, ssh's control connection).
+ */
+export async function down(state, limitMs = 900_000) {
+  const pid = qemuPid(state.pidfile);
+  const t = performance.now();
+  while (alive(pid)) {
+    if (performance.now() - t > limitMs) throw new Error(`the guest did not go down within ${limitMs / 1000} s`);
+    await sleep(500);
+  }
+  await cut(state);
+}
+
+/**
  * One QMP command to the running machine: the capabilities handshake, then `execute` with its
  * `arguments`; resolves with the command's return, rejects with QMP's error. Asynchronous events
  * QEMU sends meanwhile (DEVICE_DELETED and the like) are skipped.
@@ -235,12 +253,13 @@ export function qmp(sock, execute, args = undefined, limitMs = 30_000) {
 
 if (process.argv[1] === fileURLToPath(import.meta.url)) {
   const [file, what, json] = process.argv.slice(2);
-  if (!file || !['cut', 'boot', 'qmp'].includes(what) || (what === 'qmp' && !json)) {
-    console.error('usage: qemu.mjs STATE.json cut|boot|qmp JSON');
+  if (!file || !['cut', 'boot', 'down', 'qmp'].includes(what) || (what === 'qmp' && !json)) {
+    console.error('usage: qemu.mjs STATE.json cut|boot|down|qmp JSON');
     process.exit(2);
   }
   const state = JSON.parse(readFileSync(file, 'utf8'));
   if (what === 'cut') await cut(state);
+  else if (what === 'down') await down(state, Number(process.env.BOARD_DOWN_LIMIT_S ?? 900) * 1000);
   else if (what === 'qmp') {
     const cmd = JSON.parse(json);
     console.log(JSON.stringify(await qmp(state.qmp, cmd.execute, cmd.arguments)));

@@ -693,6 +693,7 @@ async function delivery(set) {
     // the test's own waits four times the container's.
     ...['--health-wait', process.env.BOARD_APT_HEALTH_WAIT ?? '180', '--slow', '4'],
     ...(process.env.BOARD_APT_HANG === '1' ? ['--hang'] : []),
+    ...(process.env.BOARD_APT_STEPS ? ['--steps', process.env.BOARD_APT_STEPS] : []),
   ];
   const code = await new Promise((res) => spawn('bash', [join(HERE, '../../packaging/test/e2e.sh'), ...args], { stdio: 'inherit' }).on('close', res));
   figure(`fleet delivery on the same boot (e2e.sh --set ${set}), s`, ((performance.now() - t) / 1000).toFixed(0));

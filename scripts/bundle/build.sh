@@ -22,7 +22,8 @@
 # installs its cross compiler with apt-get; downloads only from the npm registry. Caches in
 # .cache/bundle/.
 #
-# Required: --security-contact URI --support-until YYYY-MM-DD (scripts/release/inputs.sh). Same
+# Required: --security-contact URI --security-policy URL --support-until YYYY-MM-DD, and
+# --support-until-reason TEXT for a period under the minimum (scripts/release/inputs.sh). Same
 # commit, same bytes: SOURCE_DATE_EPOCH (default: the commit's time) is every file's time and the
 # build's; nothing of the build host's path or clock lands in the bundle.
 set -euo pipefail
@@ -32,20 +33,17 @@ set -euo pipefail
 . "$ROOT/scripts/release/inputs.sh"
 
 usage() {
-  echo "usage: npm run bundle -- --security-contact URI --support-until YYYY-MM-DD [--arch arm64|armv7|x64] [--with-node|--without-node] [--out DIR]"
+  echo "usage: npm run bundle -- --security-contact URI --security-policy URL --support-until YYYY-MM-DD [--support-until-reason TEXT] [--arch arm64|armv7|x64] [--with-node|--without-node] [--out DIR]"
 }
 
 parse_args() {
   ARCH=arm64
   WITH_NODE=default
-  SECURITY_CONTACT=""
-  SUPPORT_UNTIL=""
   while [ $# -gt 0 ]; do
+    if release_input "$1" "${2:-}"; then shift 2; continue; fi
     case "$1" in
       --arch) ARCH=${2:?--arch needs a value}; shift 2 ;;
       --arch=*) ARCH=${1#--arch=}; shift ;;
-      --security-contact) SECURITY_CONTACT=${2:?--security-contact needs a value}; shift 2 ;;
-      --support-until) SUPPORT_UNTIL=${2:?--support-until needs a value}; shift 2 ;;
       --with-node) WITH_NODE=1; shift ;;
       --without-node) WITH_NODE=0; shift ;;
       --out) RELEASE_DIR=${2:?--out needs a directory}; shift 2 ;;
@@ -53,7 +51,14 @@ parse_args() {
       *) usage >&2; exit 2 ;;
     esac
   done
-  check_release_inputs "$SECURITY_CONTACT" "$SUPPORT_UNTIL"
+  check_release_inputs
+  # SOURCE_DATE_EPOCH (the reproducible-builds convention): given, or the commit's time. It is the
+  # build's time (builtAt), every file's time and the SBOM's: two builds of a commit are the same
+  # bytes. The support period is judged against it, before anything is built.
+  SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct 2>/dev/null || true)}
+  [[ "$SOURCE_DATE_EPOCH" =~ ^[0-9]+$ ]] || die "no SOURCE_DATE_EPOCH and no git commit to take it from"
+  export SOURCE_DATE_EPOCH
+  check_support_period "$SOURCE_DATE_EPOCH"
 }
 
 # The host's dev tree is needed only for tsc; a fresh clone gets it from the lockfile.
@@ -183,8 +188,9 @@ check_addon_machines() {
   local f machine class bad=0 count=0
   while IFS= read -r -d '' f; do
     count=$((count + 1))
-    machine=$(readelf -h "$f" | sed -n 's/^ *Machine: *//p')
-    class=$(readelf -h "$f" | sed -n 's/^ *Class: *//p')
+    # binutils' labels are translated (fr: "Classe :"): read them in the C locale.
+    machine=$(LC_ALL=C readelf -h "$f" | sed -n 's/^ *Machine: *//p')
+    class=$(LC_ALL=C readelf -h "$f" | sed -n 's/^ *Class: *//p')
     case "$machine" in
       *"$T_ELF_MACHINE"*) [ "$class" = "$T_ELF_CLASS" ] || bad=1 ;;
       *) bad=1 ;;
@@ -193,8 +199,8 @@ check_addon_machines() {
     # A shared object as Debian ships one (lintian's errors shared-library-is-executable and
     # unstripped-binary-or-object, in the package made from this tree): no x bit, no symbol table.
     if [ -n "$(find "$f" -perm /111)" ]; then log "addon ${f#"$APP"/} is executable"; bad=1; fi
-    if readelf -S "$f" | grep -q '\.symtab'; then log "addon ${f#"$APP"/} is not stripped"; bad=1; fi
-  done < <(find "$APP" -name '*.node' -type f -print0 | sort -z)
+    if LC_ALL=C readelf -S "$f" | grep -q '\.symtab'; then log "addon ${f#"$APP"/} is not stripped"; bad=1; fi
+  done < <(find "$APP" -name '*.node' -type f -print0 | LC_ALL=C sort -z)
   [ "$count" -ge 5 ] || die "expected epoll, i2c-bus, serialport and node-hid (2) addons, found $count"
   [ "$bad" -eq 0 ] || die "an addon is not a stripped, non-executable $T_ELF_CLASS $T_ELF_MACHINE shared object"
 }
@@ -212,19 +218,45 @@ add_node() {
 # The newest glibc symbol version any addon needs (epoll, built against Debian bookworm's
 # cross libc, needs 2.34: fine on Pi OS bookworm's 2.36, not on bullseye's 2.31).
 glibc_min() {
-  find "$APP" -name '*.node' -type f -exec "$T_TRIPLET-objdump" -T {} + |
-    { grep -o 'GLIBC_[0-9.]*' || true; } | sed 's/^GLIBC_//' | sort -uV | tail -n 1
+  find "$APP" -name '*.node' -type f -exec env LC_ALL=C "$T_TRIPLET-objdump" -T {} + |
+    { grep -o 'GLIBC_[0-9.]*' || true; } | sed 's/^GLIBC_//' | LC_ALL=C sort -uV | tail -n 1
 }
 
 # The vendor's inputs (vendor.json, security.txt) and the SBOM of what ships, checked against the
 # vendored CycloneDX schema and against the tree: a failure fails the build.
 write_vendor_and_sbom() {
-  write_vendor_files "$APP" "$SECURITY_CONTACT" "$SUPPORT_UNTIL" "$(bundle_version)"
-  node "$ROOT/scripts/release/sbom.mjs" write "$APP" --kind bundle --arch "$T_ARCH" --time "$SOURCE_DATE_EPOCH" \
+  write_vendor_files "$APP" "$(bundle_version)" "$SOURCE_DATE_EPOCH"
+  node "$ROOT/scripts/release/sbom.mjs" write "$APP" --kind bundle --arch "$T_ARCH" --time "$SOURCE_DATE_EPOCH" --toolchain "$TOOLCHAIN" \
     --depends "$(node "$ROOT/scripts/release/sbom.mjs" depends "$APP" --glibc-min "$(glibc_min)")" --deb-arch "$T_DEB_ARCH" --out "$APP/sbom.cdx.json" >&2
   node "$ROOT/scripts/release/check-sbom.mjs" "$APP/sbom.cdx.json" --tree "$APP" >&2 || die "the SBOM failed its check (above): no release"
   chmod 0644 "$APP/sbom.cdx.json"
 }
+
+# The Debian packages of the tools whose output ships: the cross compiler, its libraries and
+# binutils (the addons, the stripped node), tar and gzip (the tarball). Recorded, name, version and
+# architecture, in the manifest (builtWith.toolchain) and the SBOM (its formulation): a rebuild on
+# another machine installs these versions (snapshot.debian.org) to get the same bytes.
+record_toolchain() {
+  local f path pkgs=()
+  for f in "$(command -v "$T_TRIPLET-gcc")" "$(command -v "$T_TRIPLET-g++")" "$(command -v "$T_TRIPLET-strip")" \
+    "$(command -v "$T_TRIPLET-ld")" "$("$T_TRIPLET-gcc" -print-prog-name=cc1)" "$("$T_TRIPLET-g++" -print-prog-name=cc1plus)" \
+    "$("$T_TRIPLET-gcc" -print-file-name=libc.so)" "$("$T_TRIPLET-g++" -print-file-name=libstdc++.so)" "$(command -v tar)" "$(command -v gzip)"; do
+    path=$(readlink -f "$f")
+    # dpkg's database names some files without /usr (a merged-/usr system's /bin/tar).
+    pkgs+=("$({ dpkg-query -S "$path" 2>/dev/null || dpkg-query -S "${path#/usr}" 2>/dev/null || die "no Debian package owns $path"; } | head -n 1 | sed 's/: .*//')")
+  done
+  TOOLCHAIN=$CACHE/toolchain-$T_ARCH.json
+  mapfile -t pkgs < <(printf '%s\n' "${pkgs[@]}" | LC_ALL=C sort -u)
+  dpkg-query -W -f='${Package}\t${Version}\t${Architecture}\n' "${pkgs[@]}" | LC_ALL=C sort -u |
+    node -e 'let t = ""; process.stdin.on("data", (d) => (t += d)).on("end", () => console.log(JSON.stringify(t.trim().split("\n").map((l) => {
+      const [pkg, version, architecture] = l.split("\t"); return { package: pkg, version, architecture }; }))));' >"$TOOLCHAIN"
+  # shellcheck disable=SC2016 # JavaScript, not shell
+  log "toolchain: $(node -p 'require(process.argv[1]).map((p) => `${p.package} ${p.version}`).join(", ")' "$TOOLCHAIN")"
+}
+
+# Every file readable by all, writable by its owner only, executable where it was by anyone (dirs
+# too): the same modes whatever the build's umask (a umask of 0077 made every file 0600).
+normalize_modes() { chmod -R u+rwX,go+rX,go-w "$APP"; }
 
 write_manifest() {
   local commit dirty=false
@@ -232,7 +264,7 @@ write_manifest() {
   [ -z "$(git -C "$ROOT" status --porcelain 2>/dev/null)" ] || dirty=true
   node "$ROOT/scripts/bundle/manifest.mjs" "$APP" --arch "$T_ARCH" --node-version "$T_NODE_VERSION" \
     --node-abi "$(node_abi)" --commit "$commit" --dirty "$dirty" --commit-time "$SOURCE_DATE_EPOCH" --built-at "$BUILT_AT" \
-    --node-bundled "$WITH_NODE" --glibc-min "$(glibc_min)" --lock "$ROOT/package-lock.json"
+    --node-bundled "$WITH_NODE" --glibc-min "$(glibc_min)" --lock "$ROOT/package-lock.json" --toolchain "$TOOLCHAIN"
 }
 
 # Sorted names, fixed owner and mtimes, gzip without a timestamp: the same inputs give the same bytes
@@ -261,11 +293,6 @@ main() {
   ensure_commands "$T_TRIPLET-g++:g++-$T_TRIPLET" make:make python3:python3 readelf:binutils
   ensure_host_deps
   fetch_node
-  # SOURCE_DATE_EPOCH (the reproducible-builds convention): given, or the commit's time. It is the
-  # build's time (builtAt), every file's time and the SBOM's: two builds of a commit are the same bytes.
-  SOURCE_DATE_EPOCH=${SOURCE_DATE_EPOCH:-$(git -C "$ROOT" log -1 --format=%ct 2>/dev/null || true)}
-  [[ "$SOURCE_DATE_EPOCH" =~ ^[0-9]+$ ]] || die "no SOURCE_DATE_EPOCH and no git commit to take it from"
-  export SOURCE_DATE_EPOCH
   BUILT_AT=$SOURCE_DATE_EPOCH
   STAGE=$CACHE/stage/$T_ARCH
   APP=$STAGE/$(bundle_name)
@@ -280,8 +307,10 @@ main() {
   tidy_node_modules
   check_addon_machines
   add_node
+  record_toolchain
   write_vendor_and_sbom
   write_manifest
+  normalize_modes
   pack
   log "done"
 }

@@ -29,6 +29,7 @@ const { positionals, values } = parseArgs({
     'glibc-min': { type: 'string' },
     'node-bundled': { type: 'string' },
     lock: { type: 'string' },
+    toolchain: { type: 'string' },
   },
 });
 const app = positionals[0];
@@ -106,7 +107,7 @@ const addons = Object.keys(checksums)
   .map((path) => ({ path, machine: elfMachine(join(app, path)), size: sizes[path], sha256: checksums[path] }));
 const nodeVersion = values['node-version'];
 // The vendor's inputs (scripts/release/inputs.sh wrote vendor.json before this): who to tell about a
-// flaw, until when the release line gets security fixes.
+// flaw, the policy, until when the release line gets security fixes (and why a shorter period).
 const vendorFile = join(app, 'vendor.json');
 const vendor = existsSync(vendorFile) ? JSON.parse(readFileSync(vendorFile, 'utf8')) : null;
 const commitTime = Number(values['commit-time']);
@@ -133,8 +134,22 @@ const manifest = {
     commitTime: Number.isFinite(commitTime) ? new Date(commitTime * 1000).toISOString() : null,
   },
   builtAt: new Date(values['built-at'] ? Number(values['built-at']) * 1000 : Date.now()).toISOString(),
-  builtWith: { node: process.version, host: `${process.platform}-${process.arch}` },
-  vendor: vendor === null ? null : { securityContact: vendor.securityContact, supportUntil: vendor.supportUntil },
+  // The Debian packages whose tools made what ships (the cross compiler, binutils, tar, gzip):
+  // scripts/bundle/build.sh's record_toolchain.
+  builtWith: {
+    node: process.version,
+    host: `${process.platform}-${process.arch}`,
+    toolchain: values.toolchain ? JSON.parse(readFileSync(values.toolchain, 'utf8')) : null,
+  },
+  vendor:
+    vendor === null
+      ? null
+      : {
+          securityContact: vendor.securityContact,
+          securityPolicyUrl: vendor.securityPolicyUrl ?? null,
+          supportUntil: vendor.supportUntil,
+          supportUntilReason: vendor.supportUntilReason ?? null,
+        },
   sbom: existsSync(join(app, 'sbom.cdx.json')) ? 'sbom.cdx.json' : null,
   // What systemd/install.sh reads (its documented format): the Node major the addons need and
   // the sha256 of every regular file, by path in the bundle.

@@ -19,10 +19,12 @@
 # Debian's target libraries, with no network (a private network namespace with only loopback)
 # and an empty PATH: no registry, no compiler. Exits non-zero on any failure; prints timings.
 # Without --bundle it builds one first (npm run bundle) with the release inputs given
-# (--security-contact, --support-until: build.sh refuses a build without them).
+# (--security-contact, --security-policy, --support-until: build.sh refuses a build without them).
 set -euo pipefail
 # shellcheck source=scripts/bundle/lib.sh
 . "$(dirname "$0")/lib.sh"
+# shellcheck source=scripts/release/inputs.sh
+. "$ROOT/scripts/release/inputs.sh"
 
 TIMINGS=()
 timed() {
@@ -36,15 +38,15 @@ timed() {
 parse_args() {
   ARCH=arm64
   BUNDLE=
-  RELEASE_INPUTS=()
   while [ $# -gt 0 ]; do
+    # The release inputs (RELEASE_INPUTS) are handed to build.sh, which checks them.
+    if release_input "$1" "${2:-}"; then shift 2; continue; fi
     case "$1" in
-      --security-contact | --support-until) RELEASE_INPUTS+=("$1" "${2:?$1 needs a value}"); shift 2 ;;
       --arch) ARCH=${2:?--arch needs a value}; shift 2 ;;
       --arch=*) ARCH=${1#--arch=}; shift ;;
       --bundle) BUNDLE=${2:?--bundle needs a file}; shift 2 ;;
-      -h | --help) echo "usage: $0 [--arch arm64|armv7] [--bundle FILE | --security-contact URI --support-until YYYY-MM-DD]"; exit 0 ;;
-      *) echo "usage: $0 [--arch arm64|armv7] [--bundle FILE | --security-contact URI --support-until YYYY-MM-DD]" >&2; exit 2 ;;
+      -h | --help) echo "usage: $0 [--arch arm64|armv7] [--bundle FILE | --security-contact URI --security-policy URL --support-until YYYY-MM-DD]"; exit 0 ;;
+      *) echo "usage: $0 [--arch arm64|armv7] [--bundle FILE | --security-contact URI --security-policy URL --support-until YYYY-MM-DD]" >&2; exit 2 ;;
     esac
   done
 }

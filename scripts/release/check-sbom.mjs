@@ -5,20 +5,24 @@
  *   node scripts/release/check-sbom.mjs <sbom.cdx.json> [--tree <release dir>]
  *
  * 1. against the CycloneDX 1.5 JSON schema vendored in scripts/release/schema/ (with its spdx and
- *    jsf schemas; ajv, no network: any other $ref fails);
+ *    jsf schemas; ajv, no network: any other $ref fails), and by the CycloneDX library's own strict
+ *    validator (@cyclonedx/cyclonedx-library, an exact devDependency: its schemas and its formats);
  * 2. with --tree, against what the release really contains: every npm package installed under
  *    node_modules/ (at any depth) is a component with its name, version and path; no component is a
  *    package the tree lacks; no component is a dev dependency (by the lockfile's dev flag or a name
  *    in package.json's devDependencies); a shipped node/bin/node is the runtime component with the
  *    binary's sha256.
  *
- * Runs with the host Node from the checkout (ajv is a devDependency: the build host's tree has it).
+ * Runs with the host Node from the checkout (ajv and the CycloneDX library are devDependencies: the
+ * build host's tree has them). The station's whole-system SBOM (`stationctl sbom --system`) is
+ * checked with it too, without --tree.
  */
 import { createHash } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { dirname, join, relative, sep } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parseArgs } from 'node:util';
+import { Spec, Validation } from '@cyclonedx/cyclonedx-library';
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 
@@ -52,6 +56,15 @@ function schemaProblems(bom) {
   const version = bom?.specVersion === '1.5' ? [] : [`schema: /specVersion is ${JSON.stringify(bom?.specVersion)}, this checker validates 1.5`];
   if (validate(bom)) return version;
   return version.concat((validate.errors ?? []).map((e) => `schema: ${e.instancePath || '/'} ${e.message ?? ''}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`));
+}
+
+/** The CycloneDX library's own verdict (JsonStrictValidator for 1.5: its bundled schemas, no extra properties). */
+async function libraryProblems(text) {
+  const errors = await new Validation.JsonStrictValidator(Spec.Version.v1dot5).validate(text);
+  if (errors === null) return [];
+  return (Array.isArray(errors) ? errors : [errors]).map(
+    (e) => `cyclonedx-library: ${e.instancePath || '/'} ${e.message ?? JSON.stringify(e)}${e.params ? ` ${JSON.stringify(e.params)}` : ''}`,
+  );
 }
 
 /** Every node_modules/**\/package.json of a package (not of a package's own sub-folders). */
@@ -106,15 +119,19 @@ function treeProblems(bom, dir) {
 }
 
 let bom;
+let text;
 try {
-  bom = readJson(file);
+  text = readFileSync(file, 'utf8');
+  bom = JSON.parse(text);
 } catch (e) {
   console.error(`check-sbom: ${file}: ${e instanceof Error ? e.message : String(e)}`);
   process.exit(1);
 }
-const problems = [...schemaProblems(bom), ...(values.tree ? treeProblems(bom, values.tree) : [])];
+const problems = [...schemaProblems(bom), ...(await libraryProblems(text)), ...(values.tree ? treeProblems(bom, values.tree) : [])];
 if (problems.length > 0) {
   for (const p of problems) console.error(`check-sbom: ${file}: ${p}`);
   process.exit(1);
 }
-console.log(`check-sbom: ${file}: CycloneDX ${bom.specVersion} schema ok${values.tree ? `; ${bom.components.length} components match ${values.tree}` : ''}`);
+console.log(
+  `check-sbom: ${file}: CycloneDX ${bom.specVersion} schema ok (vendored schema, cyclonedx-library ${Spec.Version.v1dot5} strict)${values.tree ? `; ${bom.components.length} components match ${values.tree}` : ''}`,
+);

@@ -4,7 +4,7 @@
  * itself (what ships), never from the checkout:
  *
  *   node scripts/release/sbom.mjs write <release dir> --kind bundle|deb --arch A --time EPOCH
- *        --depends "libc6 (>= 2.34), ..." [--deb-arch X] --out FILE
+ *        --depends "libc6 (>= 2.34), ..." [--deb-arch X] [--toolchain FILE...] --out FILE
  *   node scripts/release/sbom.mjs depends <release dir> --glibc-min V
  *        prints the Debian dependencies the release declares (the .deb's Depends:, the SBOM's)
  *
@@ -14,7 +14,9 @@
  * pinned sha512 from scripts/node/versions.sh); the Debian packages it depends on, as components of
  * scope "required" that the release does not contain, each with the version constraint declared.
  * The dependency graph: the release on its npm dependencies, its Node and its Debian packages; each
- * npm package on what it resolves to in the tree.
+ * npm package on what it resolves to in the tree. The formulation: the Debian packages of the build
+ * host's tools that made what ships (--toolchain: JSON lists of {package, version, architecture},
+ * written by scripts/bundle/build.sh and packaging/deb/build.sh), each with its exact version.
  *
  * Same tree, same bytes: sorted, no time but --time (SOURCE_DATE_EPOCH), a serial number derived
  * from the content. Runs with the host Node, no dependencies.
@@ -39,6 +41,7 @@ const { positionals, values } = parseArgs({
     time: { type: 'string' },
     depends: { type: 'string' },
     'glibc-min': { type: 'string', default: '' },
+    toolchain: { type: 'string', multiple: true, default: [] },
     out: { type: 'string' },
   },
 });
@@ -181,6 +184,24 @@ function npmComponents(dir) {
   return { components, graph, top };
 }
 
+/** The build host's tool packages as the formulation's components (pkg:deb purls with their exact versions). */
+function formulation(files) {
+  const seen = new Map();
+  for (const f of files) for (const p of JSON.parse(readFileSync(f, 'utf8'))) seen.set(`${p.package}:${p.architecture}`, p);
+  if (seen.size === 0) return undefined;
+  const components = [...seen.values()]
+    .sort((a, b) => (a.package < b.package ? -1 : a.package > b.package ? 1 : a.architecture < b.architecture ? -1 : 1))
+    .map((p) => ({
+      type: 'application',
+      'bom-ref': `build-tool:${p.package}:${p.architecture}`,
+      name: p.package,
+      version: p.version,
+      purl: `pkg:deb/debian/${encodeURIComponent(p.package)}@${encodeURIComponent(p.version)}?arch=${p.architecture}`,
+      description: 'Debian package of the build host whose tool made what ships (not shipped)',
+    }));
+  return [{ 'bom-ref': 'formula:release-build', components }];
+}
+
 /** A UUID (version 5 layout) from the content: the same BOM has the same serial number. */
 function contentUuid(text) {
   const h = createHash('sha256').update(text).digest('hex');
@@ -219,6 +240,13 @@ function write() {
   if (existsSync(vendorFile)) {
     const vendor = JSON.parse(readFileSync(vendorFile, 'utf8'));
     root.properties.push({ name: 'pickup-station:security-contact', value: vendor.securityContact }, { name: 'pickup-station:support-until', value: vendor.supportUntil });
+    if (vendor.supportUntilReason) root.properties.push({ name: 'pickup-station:support-until-reason', value: vendor.supportUntilReason });
+    // CycloneDX's own types for them: a scanner or a customer's tooling finds where to report.
+    root.externalReferences = [{ type: 'security-contact', url: vendor.securityContact }];
+    if (vendor.securityPolicyUrl) {
+      root.properties.push({ name: 'pickup-station:security-policy', value: vendor.securityPolicyUrl });
+      root.externalReferences.push({ type: 'documentation', url: vendor.securityPolicyUrl, comment: 'security policy: how vulnerabilities are reported and handled' });
+    }
   }
   const components = [...(node ? [node] : []), ...npm, ...debs];
   const dependencies = [
@@ -227,7 +255,8 @@ function write() {
     ...graph,
     ...debs.map((d) => ({ ref: d['bom-ref'], dependsOn: [] })),
   ];
-  const body = { components, dependencies };
+  const formula = formulation(values.toolchain);
+  const body = { components, dependencies, ...(formula ? { formulation: formula } : {}) };
   const bom = {
     $schema: 'http://cyclonedx.org/schema/bom-1.5.schema.json',
     bomFormat: 'CycloneDX',

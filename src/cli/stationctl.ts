@@ -8,13 +8,15 @@ import { PACKAGE_ROOT, VERSION } from '../version.js';
 import { describeSupport, readSbom, readVendor, vendorStatus } from '../release-info.js';
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from '../errors.js';
 import { exitProcess } from '../exit.js';
+import { STATION_PATHS, SystemSbomError, collectSystemSbom } from '../sbom/collect.js';
 import { TECHNICIAN_COMMANDS, TECHNICIAN_USAGE, commandIndex } from './technician/commands.js';
 
 const USAGE = `usage: stationctl [options] <command> [...]   (options before or after the command)
 ${TECHNICIAN_USAGE}
   portal ...           library portal commissioning commands (stationctl portal --help)
   version              this release: version, security contact, security support period
-  sbom                 this release's software bill of materials (CycloneDX JSON)
+  sbom [--system]      this release's software bill of materials (CycloneDX JSON); --system: the
+                       whole board's (the release and every Debian package installed, dpkg-query)
   --version            print the software version`;
 
 /** `stationctl version`: read from the release's own files, no station needed. */
@@ -25,20 +27,40 @@ function printVersion(): number {
   if (v.kind === 'release') {
     console.log(`security contact: ${v.securityContact ?? ''}  (report flaws there, privately: SECURITY.md)`);
     console.log(`security fixes:   ${describeSupport(v)}`);
-    console.log('bill of materials: stationctl sbom');
+    console.log('bill of materials: stationctl sbom (the release), stationctl sbom --system (the whole board)');
     return EXIT_OK;
   }
   console.log(`security fixes:   ${describeSupport(v)}`);
   return v.kind === 'development' ? EXIT_OK : EXIT_FAILURE;
 }
 
-function printSbom(): number {
+/** Written out before the process exits: stdout to a pipe is asynchronous, and a board's SBOM is large. */
+function writeOut(text: string): Promise<void> {
+  return new Promise((resolve, reject) => process.stdout.write(text, (e) => (e ? reject(e) : resolve())));
+}
+
+async function printSbom(args: readonly string[]): Promise<number> {
+  const unknown = args.filter((a) => a !== '--system');
+  if (unknown.length > 0) {
+    console.error(`stationctl: sbom takes only --system, not ${unknown.join(' ')}`);
+    return EXIT_USAGE;
+  }
+  if (args.includes('--system')) {
+    try {
+      await writeOut(collectSystemSbom({ releaseRoot: PACKAGE_ROOT, ...STATION_PATHS }));
+      return EXIT_OK;
+    } catch (e) {
+      if (!(e instanceof SystemSbomError)) throw e;
+      console.error(`stationctl: sbom --system: ${e.message}`);
+      return EXIT_FAILURE;
+    }
+  }
   const sbom = readSbom();
   if (sbom === null) {
     console.error(`stationctl: no sbom.cdx.json in ${PACKAGE_ROOT} (a development build; a release carries its SBOM)`);
     return EXIT_FAILURE;
   }
-  process.stdout.write(sbom);
+  await writeOut(sbom);
   return EXIT_OK;
 }
 
@@ -62,7 +84,7 @@ export async function runStationctl(argv: string[]): Promise<number> {
     case 'version':
       return printVersion();
     case 'sbom':
-      return printSbom();
+      return printSbom([...argv.slice(0, at), ...argv.slice(at + 1)]);
     case 'portal': {
       const { runPortalCli } = await import('./portal.js');
       return runPortalCli([...argv.slice(0, at), ...argv.slice(at + 1)], { stdout: process.stdout, stderr: process.stderr, env: process.env });

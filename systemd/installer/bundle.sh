@@ -52,7 +52,9 @@ runtime_packages_of() {
 
 # --- getting a release ------------------------------------------------------------------------
 # verify_signature FILE: FILE.sig (or --signature) is a detached OpenPGP signature of FILE by the
-# vendor's key. Runs before anything of the bundle is unpacked.
+# vendor's key. Runs before anything of the bundle is unpacked. gpgv exits 0 for a good signature
+# by a key its keyring marks revoked or expired (status REVKEYSIG, EXPKEYSIG): only GOODSIG, which
+# it gives for a key valid now, counts (a key's revocation travels in the keyring: docs/fleet.md).
 verify_signature() {
   local bundle="$1" sig="${SIGNATURE:-$1.sig}" key="${KEY_FILE:-$VENDOR_KEY}" out
   if [ "$SKIP_SIGNATURE" = 1 ]; then
@@ -65,9 +67,16 @@ verify_signature() {
   command -v gpgv >/dev/null 2>&1 || die "gpgv is missing (Debian package gpgv): cannot check the signature"
   mkdir -p "$TMP/gnupg" && chmod 0700 "$TMP/gnupg"
   if ! out="$(gpgv --homedir "$TMP/gnupg" --status-fd 1 --keyring "$(cd "$(dirname "$key")" && pwd)/$(basename "$key")" "$sig" "$bundle" 2>&1)" ||
-    ! grep -q '^\[GNUPG:\] VALIDSIG ' <<<"$out"; then
-    journal err "refused $(basename "$bundle"): its signature does not check out against $key"
-    die "bad signature: $(basename "$bundle") is not signed by the vendor key $key ($(grep -o 'BADSIG\|NO_PUBKEY\|NODATA\|ERRSIG' <<<"$out" | head -n 1 || true))"
+    ! grep -q '^\[GNUPG:\] GOODSIG ' <<<"$out" || ! grep -q '^\[GNUPG:\] VALIDSIG ' <<<"$out" ||
+    grep -q '^\[GNUPG:\] \(REVKEYSIG\|EXPKEYSIG\|EXPSIG\|BADSIG\) ' <<<"$out"; then
+    local why
+    why="$(grep -o 'REVKEYSIG\|EXPKEYSIG\|EXPSIG\|BADSIG\|NO_PUBKEY\|NODATA\|ERRSIG' <<<"$out" | head -n 1 || true)"
+    case "$why" in
+      REVKEYSIG) why="REVKEYSIG: signed by a key the vendor has revoked" ;;
+      EXPKEYSIG) why="EXPKEYSIG: signed by a key that has expired" ;;
+    esac
+    journal err "refused $(basename "$bundle"): its signature does not check out against $key (${why:-no good signature})"
+    die "bad signature: $(basename "$bundle") is not signed by a valid vendor key in $key (${why:-no good signature})"
   fi
   say "signature ok: signed by $(sed -n 's/^\[GNUPG:\] VALIDSIG \([0-9A-F]*\) .*/\1/p' <<<"$out" | head -n 1)"
 }

@@ -164,4 +164,48 @@ it('fails on what the CycloneDX 1.5 schema refuses, naming where', () => {
   expect(r.stderr).toContain('schema: /specVersion is "1.4", this checker validates 1.5');
   expect(r.stderr).toMatch(/schema: \/components\/1\/type must be equal to one of the allowed values/);
   expect(r.stderr).toMatch(/schema: \/components\/2\/hashes\/0\/content must match pattern/);
+  // The CycloneDX library's own strict validator says so too, by its own schema copy.
+  expect(r.stderr).toMatch(/cyclonedx-library: \/components\/1\/type must be equal to one of the allowed values/);
+});
+
+it("records the build host's tools as the formulation, each Debian package at its exact version", () => {
+  const toolchain = join(work, 'toolchain.json');
+  writeFileSync(
+    toolchain,
+    JSON.stringify([
+      { package: 'g++-12-aarch64-linux-gnu', version: '12.2.0-14cross1', architecture: 'amd64' },
+      { package: 'libc6-dev-arm64-cross', version: '2.36-8cross1', architecture: 'all' },
+      { package: 'tar', version: '1.34+dfsg-1.2+deb12u1', architecture: 'amd64' },
+    ]),
+  );
+  const r = run(SBOM, [
+    'write',
+    tree,
+    '--kind',
+    'bundle',
+    '--arch',
+    'arm64',
+    '--time',
+    '1767225600',
+    '--depends',
+    depends(),
+    '--toolchain',
+    toolchain,
+    '--out',
+    out,
+  ]);
+  expect(r.status, r.stderr).toBe(0);
+  const bom = JSON.parse(readFileSync(out, 'utf8')) as { formulation: { components: Record<string, unknown>[] }[] };
+  expect(bom.formulation[0]?.components).toEqual([
+    expect.objectContaining({
+      name: 'g++-12-aarch64-linux-gnu',
+      version: '12.2.0-14cross1',
+      purl: 'pkg:deb/debian/g%2B%2B-12-aarch64-linux-gnu@12.2.0-14cross1?arch=amd64',
+    }),
+    expect.objectContaining({ name: 'libc6-dev-arm64-cross', purl: 'pkg:deb/debian/libc6-dev-arm64-cross@2.36-8cross1?arch=all' }),
+    expect.objectContaining({ name: 'tar', version: '1.34+dfsg-1.2+deb12u1', purl: 'pkg:deb/debian/tar@1.34%2Bdfsg-1.2%2Bdeb12u1?arch=amd64' }),
+  ]);
+  const c = check();
+  expect(c.stderr).toBe('');
+  expect(c.status).toBe(0);
 });

@@ -15,7 +15,7 @@ import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readd
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { disposeSigningKeys, makeSigningKeys, type SigningKeys } from '../support/gpg.js';
+import { disposeSigningKeys, makeSigningKeys, revokedKeyring, type SigningKeys } from '../support/gpg.js';
 import { requireTool, runs } from '../support/tools.js';
 import { PINO, RELEASE_FLAGS, addVendorFiles } from '../support/release-vendor.js';
 import { installerFiles } from '../support/installer-files.js';
@@ -167,9 +167,9 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
     expect(field('Package')).toBe('pickup-station');
     expect(field('Version')).toBe('1.0.0');
     expect(field('Architecture')).toBe('amd64');
-    // What systemd/runtime-packages lists (the addons' libraries, gpiod, procps, usbguard), glibc and systemd; Node from Debian (none inside).
+    // What systemd/runtime-packages lists (the addons' libraries, gpiod, procps, usbguard, unattended-upgrades), glibc and systemd; Node from Debian (none inside).
     expect(field('Depends')).toBe(
-      'libusb-1.0-0, libudev1, libstdc++6, libgcc-s1, gpiod, procps, espeak-ng, alsa-utils, usbguard, libc6 (>= 2.34), systemd (>= 250), nodejs (>= 20.11), pickup-station-archive-keyring',
+      'libusb-1.0-0, libudev1, libstdc++6, libgcc-s1, gpiod, procps, espeak-ng, alsa-utils, usbguard, unattended-upgrades, libc6 (>= 2.34), systemd (>= 250), nodejs (>= 20.11), pickup-station-archive-keyring',
     );
     const list = spawnSync('dpkg-deb', ['-c', deb], { encoding: 'utf8' }).stdout;
     for (const f of [
@@ -194,6 +194,11 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
       // No getty on any VT, no key that turns the station off (records 0135, 0136).
       './usr/lib/systemd/system.conf.d/pickup-station.conf',
       ...[1, 2, 3, 4, 5, 6].map((n) => `./usr/lib/systemd/system/getty@tty${n}.service -> /dev/null`),
+      // The OS's security fixes and the vendor's releases unattended; the reboot they need, once free.
+      './etc/apt/apt.conf.d/52pickup-station-unattended-upgrades',
+      './usr/lib/systemd/system/pickup-station-reboot.path',
+      './usr/lib/systemd/system/pickup-station-reboot.service',
+      './usr/lib/systemd/system/paths.target.wants/pickup-station-reboot.path -> ../pickup-station-reboot.path',
     ])
       expect(list, f).toContain(f);
     // Nothing under /lib (Debian's merged /usr); the release's unit comes with the switch, not with the
@@ -215,7 +220,12 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
     expect(spawnSync('dpkg-deb', ['-c', keyring], { encoding: 'utf8' }).stdout).toContain('./usr/share/keyrings/pickup-station-archive-keyring.gpg');
     const control = join(work, 'control');
     expect(spawnSync('dpkg-deb', ['-e', deb, control]).status).toBe(0);
-    expect(readFileSync(join(control, 'conffiles'), 'utf8')).toBe('/etc/default/pickup-station\n/etc/pickup-station-kiosk/chromium-policy.json\n');
+    expect(readFileSync(join(control, 'conffiles'), 'utf8')).toBe(
+      '/etc/default/pickup-station\n/etc/apt/apt.conf.d/52pickup-station-unattended-upgrades\n/etc/pickup-station-kiosk/chromium-policy.json\n',
+    );
+    // Chromium's files changing runs the postinst, which asks for the reboot as a kernel package does.
+    expect(readFileSync(join(control, 'triggers'), 'utf8')).toBe('interest-noawait /usr/lib/chromium\n');
+    expect(readFileSync(join(control, 'postinst'), 'utf8')).toMatch(/triggered\)[\s\S]*\/usr\/lib\/chromium\)[\s\S]*touch \/run\/reboot-required/);
     expect(readFileSync(join(control, 'postinst'), 'utf8')).toContain('/usr/lib/systemd/systemd-sysctl 90-pickup-station.conf');
     // ctrl-alt-del.target is systemd's name under /usr/lib: masked in /etc by the postinst, unmasked
     // at "remove" only while it is that mask (deb-systemd-helper's record).
@@ -237,11 +247,15 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
     const doc = join(root, 'usr/share/doc/pickup-station');
     expect(JSON.parse(readFileSync(join(doc, 'vendor.json'), 'utf8'))).toMatchObject({
       securityContact: 'mailto:security@vendor.test.invalid',
+      securityPolicyUrl: 'https://vendor.test.invalid/security-policy',
       supportUntil: '2099-12-31',
+      supportUntilReason: null,
     });
     const txt = readFileSync(join(doc, 'security.txt'), 'utf8');
     expect(txt).toContain('Contact: mailto:security@vendor.test.invalid\n');
-    expect(txt).toContain('Expires: 2099-12-31T23:59:59Z\n');
+    // RFC 9116: an https Policy:, and Expires under a year after the build (2026-01-01), not the support end.
+    expect(txt).toContain('Policy: https://vendor.test.invalid/security-policy\n');
+    expect(txt).toContain('Expires: 2026-12-31T00:00:00Z\n');
     expect(readFileSync(join(doc, 'SECURITY.md'), 'utf8')).toContain('coordinated-disclosure window');
     const sbom = JSON.parse(readFileSync(join(doc, 'sbom.cdx.json'), 'utf8')) as {
       specVersion: string;
@@ -262,20 +276,28 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
     expect(existsSync(join(doc, 'NEWS.Debian.gz'))).toBe(true);
   });
 
-  it('refuses a build without a security contact or a support period, naming the flag; and one whose inputs differ from the bundle', () => {
+  it('refuses a build without a security contact, policy or support period, naming the flag; and one whose inputs differ from the bundle', () => {
     const tarball = releaseTarball('1.2.0');
-    const noContact = runBuild(tarball, ['--support-until', '2099-12-31']);
+    const contact = ['--security-contact', 'mailto:security@vendor.test.invalid'];
+    const policy = ['--security-policy', 'https://vendor.test.invalid/security-policy'];
+    const noContact = runBuild(tarball, [...policy, '--support-until', '2099-12-31']);
     expect(noContact.status).toBe(2);
     expect(noContact.stderr).toContain('--security-contact is required');
-    const noSupport = runBuild(tarball, ['--security-contact', 'mailto:security@vendor.test.invalid']);
+    const noPolicy = runBuild(tarball, [...contact, '--support-until', '2099-12-31']);
+    expect(noPolicy.status).toBe(2);
+    expect(noPolicy.stderr).toContain('--security-policy is required');
+    const noSupport = runBuild(tarball, [...contact, ...policy]);
     expect(noSupport.status).toBe(2);
     expect(noSupport.stderr).toContain('--support-until is required');
-    const badDate = runBuild(tarball, ['--security-contact', 'mailto:security@vendor.test.invalid', '--support-until', '2099-02-30']);
+    const badDate = runBuild(tarball, [...contact, ...policy, '--support-until', '2099-02-30']);
     expect(badDate.status).toBe(2);
     expect(badDate.stderr).toContain('--support-until "2099-02-30" is not a date');
-    const other = runBuild(tarball, ['--security-contact', 'mailto:security@vendor.test.invalid', '--support-until', '2098-12-31']);
+    const other = runBuild(tarball, [...contact, ...policy, '--support-until', '2098-12-31']);
     expect(other.status).toBe(1);
-    expect(other.stderr).toContain("--support-until 2098-12-31 differs from the bundle's (2099-12-31)");
+    expect(other.stderr).toContain('--support-until "2098-12-31" differs from the bundle\'s ("2099-12-31")');
+    const reason = runBuild(tarball, [...RELEASE_FLAGS, '--support-until-reason', 'a reason the bundle does not have']);
+    expect(reason.status).toBe(1);
+    expect(reason.stderr).toContain('--support-until-reason "a reason the bundle does not have" differs from the bundle\'s ("")');
     expect(existsSync(join(work, 'debs/pickup-station_1.2.0_amd64.deb'))).toBe(false);
   });
 
@@ -463,6 +485,64 @@ describe.skipIf(!IS_ROOT || !HAVE_TOOLS)('the Debian package and the signed apt 
     const e = edited.update();
     expect(e.status).not.toBe(0);
     expect(e.out).toMatch(/BADSIG|is not signed/);
+  });
+
+  it("the signing key's life: a handover keyring trusts both keys; after the old key's revocation apt refuses what it signs", () => {
+    const deb = buildDeb('1.0.0').deb;
+    const keyringOf = (version: string, ...files: string[]) => {
+      const out = join(work, `keyring-${version}`);
+      const r = spawnSync('bash', [join(REPO, 'packaging/deb/keyring.sh'), '--version', version, ...files.flatMap((f) => ['--key', f]), '--out', out], {
+        encoding: 'utf8',
+      });
+      expect(r.status, r.stderr).toBe(0);
+      const pkg = join(out, `pickup-station-archive-keyring_${version}_all.deb`);
+      expect(spawnSync('dpkg-deb', ['-x', pkg, join(out, 'x')]).status).toBe(0);
+      return {
+        pkg,
+        keyring: join(out, 'x/usr/share/keyrings/pickup-station-archive-keyring.gpg'),
+        description: spawnSync('dpkg-deb', ['-f', pkg, 'Description'], { encoding: 'utf8' }).stdout,
+      };
+    };
+    // The handover: the new key (other) and the current one (vendor) in one keyring package.
+    const handover = keyringOf('2026.12.1', keys.otherPublic, keys.vendorPublic);
+    expect(handover.description).toContain(`${keys.vendorId} (valid, no expiry)`);
+    expect(handover.description).toContain(`${keys.otherId} (valid, no expiry)`);
+    // Signed by both: a board with the old keyring and one with the handover keyring both verify it.
+    const both = join(work, 'repo-both');
+    const signed = spawnSync(
+      'bash',
+      [join(REPO, 'packaging/apt/publish.sh'), '--repo', both, '--key-id', keys.vendorId, '--key-id', keys.otherId, '--dist', 'stable', deb],
+      {
+        encoding: 'utf8',
+        env: { ...process.env, GNUPGHOME: keys.dir },
+      },
+    );
+    expect(signed.status, signed.stderr).toBe(0);
+    for (const [name, keyring] of [
+      ['old', keys.vendorPublic],
+      ['new', keys.otherPublic],
+      ['handover', handover.keyring],
+    ] as const) {
+      const a = apt(`both-${name}`, sources(both, keyring));
+      expect(a.update().status, name).toBe(0);
+    }
+    // Then by the new key alone: the handover keyring verifies it.
+    const next = join(work, 'repo-next');
+    expect(publish(next, ['--dist', 'stable', deb], 'other').status).toBe(0);
+    expect(apt('next-handover', sources(next, handover.keyring)).update().status).toBe(0);
+    // The old key signs a repository (a stolen key): verified while the keyring trusts it...
+    const stolen = join(work, 'repo-stolen');
+    expect(publish(stolen, ['--dist', 'stable', deb], 'vendor').status).toBe(0);
+    expect(apt('stolen-handover', sources(stolen, handover.keyring)).update().status).toBe(0);
+    // ... refused once the keyring package carries its revocation.
+    const revoked = keyringOf('2026.12.2', keys.otherPublic, revokedKeyring(keys, 'vendor', join(work, 'revoked.gpg')));
+    expect(revoked.description).toContain(`${keys.vendorId} (REVOKED, no expiry)`);
+    const board = apt('stolen-revoked', sources(stolen, revoked.keyring));
+    const r = board.update();
+    expect(r.status).not.toBe(0);
+    expect(r.out).toContain(`REVKEYSIG ${keys.vendorId.slice(-16)}`);
+    expect(board.download().status).not.toBe(0);
+    expect(apt('next-revoked', sources(next, revoked.keyring)).update().status).toBe(0);
   });
 
   it('--refresh signs both suites again with a new Valid-Until', () => {

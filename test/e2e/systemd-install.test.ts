@@ -14,7 +14,7 @@ import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readFileSync,
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { disposeSigningKeys, makeSigningKeys, signDetached, type SigningKeys } from '../support/gpg.js';
+import { disposeSigningKeys, makeSigningKeys, revokedKeyring, signDetached, type SigningKeys } from '../support/gpg.js';
 import { CAN_SEAL, CredentialBoard } from '../support/credential-board.js';
 import { installerFiles } from '../support/installer-files.js';
 
@@ -651,10 +651,26 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
     // Signed by someone else: refused against the installed key, nothing changes.
     const other = install(['--bundle', bundle('1.2.0', { signer: 'other' })], {}, { noKey: true });
     expect(other.status).not.toBe(0);
-    expect(other.out).toContain('bad signature: pickup-station-1.2.0-linux-arm64.tar.gz is not signed by the vendor key');
+    expect(other.out).toContain('bad signature: pickup-station-1.2.0-linux-arm64.tar.gz is not signed by a valid vendor key');
     expect(link('opt/pickup-station/current')).toBe('releases/1.1.0');
     expect(other.commands).toEqual([
       expect.stringMatching(/^logger -t pickup-station-install -p daemon\.err -- refused pickup-station-1\.2\.0-linux-arm64\.tar\.gz/),
+    ]);
+  });
+
+  it("after a rotation and the old key's revocation: a bundle signed by the new key installs, one signed by the revoked key is refused", () => {
+    // The keyring the keyring package ships after a revocation: the new key, the old one revoked.
+    const keyring = revokedKeyring(keys, 'vendor', join(work, 'revoked.gpg'));
+    const r = install(['--bundle', bundle('1.0.0', { signer: 'other' }), '--key', keyring]);
+    expect(r.status, r.out).toBe(0);
+    expect(r.out).toContain(`signature ok: signed by ${keys.otherId}`);
+    // gpgv itself exits 0 for a good signature by a revoked key: the installer does not.
+    const stolen = install(['--bundle', bundle('1.1.0')], {}, { noKey: true });
+    expect(stolen.status).not.toBe(0);
+    expect(stolen.out).toContain('(REVKEYSIG: signed by a key the vendor has revoked)');
+    expect(link('opt/pickup-station/current')).toBe('releases/1.0.0');
+    expect(stolen.commands).toEqual([
+      expect.stringMatching(/^logger -t pickup-station-install -p daemon\.err -- refused pickup-station-1\.1\.0-linux-arm64\.tar\.gz: .*REVKEYSIG/),
     ]);
   });
 

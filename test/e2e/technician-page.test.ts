@@ -66,6 +66,8 @@ describe('technician page in headless Chromium', () => {
     // (a release's own, from its vendor.json, is in bundle-vendor.test.ts).
     expect(await page.textContent('#about-support')).toBe('development build: no support period (not a release)');
     expect(await page.textContent('#about-contact')).toBe('none (development build)');
+    // What a technician compares with an advisory's affected versions: the release's and the board's.
+    expect(await page.textContent('#about-sbom')).toBe('stationctl sbom (the release), stationctl sbom --system (the whole board)');
 
     // A deposit through the reference server: the box map, the display mirror and the timeline follow.
     d.h.sim.scanBarcode(SEED_BARCODES[0]);

@@ -4,7 +4,8 @@
  * (`gpg --export`), the format apt's `signed-by=` and gpgv's `--keyring` read.
  */
 import { spawnSync } from 'node:child_process';
-import { rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 export interface SigningKeys {
@@ -52,6 +53,28 @@ export function signDetached(keys: SigningKeys, who: 'vendor' | 'other', file: s
   });
   if (r.status !== 0) throw new Error(`sign.sh: ${r.stdout}${r.stderr}`);
   return `${file}.sig`;
+}
+
+/**
+ * A keyring (binary) with both public keys, `who`'s revoked: its revocation certificate, which gpg
+ * made beside the key (openpgp-revocs.d/, its first line escaped with ":"), merged in — what the
+ * keyring package carries after a revocation. Made in a home of its own: the signing home keeps
+ * the key unrevoked, as a thief's copy of it would be.
+ */
+export function revokedKeyring(keys: SigningKeys, who: 'vendor' | 'other', out: string): string {
+  const home = mkdtempSync(join(tmpdir(), 'gpg-revoked-'));
+  try {
+    const fpr = who === 'vendor' ? keys.vendorId : keys.otherId;
+    gpg(home, ['--import', keys.vendorPublic, keys.otherPublic]);
+    const cert = readFileSync(join(keys.dir, 'openpgp-revocs.d', `${fpr}.rev`), 'utf8').replace(/^:-----/m, '-----');
+    writeFileSync(join(home, 'revocation.asc'), cert);
+    gpg(home, ['--import', join(home, 'revocation.asc')]);
+    gpg(home, ['--output', out, '--export', keys.vendorId, keys.otherId]);
+    return out;
+  } finally {
+    spawnSync('gpgconf', ['--homedir', home, '--kill', 'gpg-agent'], { stdio: 'ignore' });
+    rmSync(home, { recursive: true, force: true });
+  }
 }
 
 /** Stop the gpg-agent gpg started for `keys.dir` and remove the folder. */

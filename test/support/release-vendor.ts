@@ -11,9 +11,17 @@ import { join } from 'node:path';
 const REPO = join(import.meta.dirname, '../..');
 
 export const TEST_SECURITY_CONTACT = 'mailto:security@vendor.test.invalid';
+export const TEST_SECURITY_POLICY = 'https://vendor.test.invalid/security-policy';
 export const TEST_SUPPORT_UNTIL = '2099-12-31';
 /** The flags every release build takes (scripts/bundle/build.sh, packaging/deb/build.sh). */
-export const RELEASE_FLAGS = ['--security-contact', TEST_SECURITY_CONTACT, '--support-until', TEST_SUPPORT_UNTIL] as const;
+export const RELEASE_FLAGS = [
+  '--security-contact',
+  TEST_SECURITY_CONTACT,
+  '--security-policy',
+  TEST_SECURITY_POLICY,
+  '--support-until',
+  TEST_SUPPORT_UNTIL,
+] as const;
 
 /** node_modules/pino as the stand-in trees ship it (package.json only). */
 export const PINO = { name: 'pino', version: '10.4.0' } as const;
@@ -33,11 +41,12 @@ export function addVendorFiles(
     'bash',
     [
       '-c',
-      '. "$1/scripts/release/inputs.sh" && write_vendor_files "$2" "$3" "$4" "$5"',
+      '. "$1/scripts/release/inputs.sh" && SECURITY_CONTACT=$3 SECURITY_POLICY=$4 SUPPORT_UNTIL=$5 && write_vendor_files "$2" "$6" 1767225600',
       'vendor',
       REPO,
       dir,
       vendor.securityContact,
+      TEST_SECURITY_POLICY,
       vendor.supportUntil,
       version,
     ],
