@@ -31,6 +31,7 @@ import type {
   Display,
   IdentifierScanner,
   Keypad,
+  KioskPortView,
   PowerMonitor,
   PushButton,
   RfidReader,
@@ -72,6 +73,7 @@ class BoardStation implements StationHardware {
     /** The keypads behind `keypad` (a touchscreen's and a tactile one may be two). */
     private readonly keypads: readonly Keypad[],
     readonly usb: UsbWatch,
+    readonly kiosk: KioskPortView | null,
   ) {}
 
   devices(): readonly Device[] {
@@ -194,6 +196,7 @@ export async function createBoardHardware(config: StationConfig, hw: BoardHardwa
       assist,
       keypads,
       usb,
+      inputs.kiosk ?? null,
     );
   } catch (e) {
     log.error({ error: errorMessage(e) }, 'opening the board failed: releasing what was opened (locks OFF)');

@@ -269,10 +269,22 @@ export interface StationHardware {
   readonly assist?: readonly AssistControls[];
   /** USB devices the kernel keeps unauthorised, as they come and go (absent = not watched: simulated hardware). */
   readonly usb?: UnknownUsbSource | null;
+  /** The kiosk page's port, as metrics read it (absent = no kiosk page). */
+  readonly kiosk?: KioskPortView | null;
   /** Every device, for health reporting. */
   devices(): readonly Device[];
   /** Close everything; locks are driven OFF first. */
   close(): Promise<void>;
+}
+
+/** Why the kiosk page refused a request: a closed set (metric label values). */
+export const KIOSK_REFUSAL_REASONS = ['no-secret', 'wrong-host', 'foreign-origin', 'not-json', 'bad-body', 'not-found', 'evicted'] as const;
+export type KioskRefusalReason = (typeof KIOSK_REFUSAL_REASONS)[number];
+
+/** The kiosk page's port as the metrics read it. */
+export interface KioskPortView {
+  /** Requests refused since the process started, by reason (the port outlives a reload, and so do these). */
+  refusals(): Readonly<Record<KioskRefusalReason, number>>;
 }
 
 /**

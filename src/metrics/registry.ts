@@ -21,7 +21,7 @@ import type { AlarmKind, ModeKind } from '../station/core-types.js';
 import type { ConsoleLogins } from '../systemd/console-logins.js';
 import type { InstallRecord } from '../systemd/install-record.js';
 import { VERSION } from '../version.js';
-import type { RfidProblem, RfidReaderStats } from '../devices/types.js';
+import { KIOSK_REFUSAL_REASONS, type RfidProblem, type RfidReaderStats } from '../devices/types.js';
 import { deviceRoles, type CountedEvent, type StationNow, type StationView } from './view.js';
 
 const RFID_PROBLEMS: readonly RfidProblem[] = ['blank', 'unknown', 'truncated', 'damaged', 'read-failed'];
@@ -187,6 +187,21 @@ export class StationMetrics {
         for (const t of stations.values()) {
           const usb = t.view.current()?.hardware.usb ?? null;
           if (usb !== null) this.inc({ station: t.view.stationId }, usb.seenTotal());
+        }
+      },
+    });
+    new Counter({
+      name: `${PREFIX}kiosk_refusals_total`,
+      help: "Requests the kiosk page's port refused since the process started, by reason (no-secret: keys or a stream without the kiosk's secret; wrong-host, foreign-origin: another page's requests; absent: no kiosk page).",
+      labelNames: ['station', 'reason'],
+      registers,
+      collect() {
+        this.reset();
+        for (const t of stations.values()) {
+          const kiosk = t.view.current()?.hardware.kiosk ?? null;
+          if (kiosk === null) continue;
+          const counts = kiosk.refusals();
+          for (const reason of KIOSK_REFUSAL_REASONS) this.inc({ station: t.view.stationId, reason }, counts[reason]);
         }
       },
     });

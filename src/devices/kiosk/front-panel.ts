@@ -20,6 +20,7 @@ export function withKioskPanel(hw: StationHardware, panel: KioskPanel): StationH
     buzzer: hw.buzzer ?? null,
     speech: hw.speech ?? null,
     assist: [...(hw.assist ?? []), panel.assist],
+    kiosk: panel,
     display: panel.display,
     keypad: new EitherKeypad(panel.keypad, hw.keypad),
     cancelButton: new EitherButton(panel.cancelButton, hw.cancelButton),

@@ -18,6 +18,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serverTimeouts, type TimeoutLimits } from '../../edge/http.js';
+import { KIOSK_REFUSAL_REASONS, type KioskRefusalReason } from '../types.js';
 
 /** The first fd systemd passes (SD_LISTEN_FDS_START). */
 const LISTEN_FDS_START = 3;
@@ -55,6 +56,8 @@ type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 /** One listening socket and the server attached to it now (if any). */
 export class KioskListener {
   private handler: Handler | null = null;
+  /** Requests refused on this socket, by reason: counted for its whole life, across the servers attached to it. */
+  private readonly refused = Object.fromEntries(KIOSK_REFUSAL_REASONS.map((r) => [r, 0])) as Record<KioskRefusalReason, number>;
 
   constructor(
     readonly server: Server,
@@ -74,6 +77,14 @@ export class KioskListener {
 
   get host(): string {
     return (this.server.address() as AddressInfo).address;
+  }
+
+  countRefusal(reason: KioskRefusalReason): void {
+    this.refused[reason] += 1;
+  }
+
+  refusals(): Readonly<Record<KioskRefusalReason, number>> {
+    return { ...this.refused };
   }
 
   attach(handler: Handler): void {
