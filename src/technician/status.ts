@@ -17,6 +17,7 @@ import type { BoxAction, FailureView } from '../supervisor/observe.js';
 import { readInstallRecord, releaseView, type ReleaseView } from '../systemd/install-record.js';
 import { readVendor, vendorStatus, type VendorStatus } from '../release-info.js';
 import { consoleLoginLog } from '../systemd/console-logins.js';
+import { readCredentialsCheck, type CredentialSeal } from '../systemd/credentials-check.js';
 
 /**
  * Optional capability of a lock bank or door sensor driver: the hardware line behind a box (e.g.
@@ -162,6 +163,11 @@ export interface StatusBody {
     readonly last: { readonly line: string; readonly at: string } | null;
     readonly problem: string | null;
   } | null;
+  /**
+   * What the unit's credential check found before this start (src/systemd/credentials-check.ts):
+   * how each credential is sealed. null: not shown (metrics.credentialsCheckFile null) or no file.
+   */
+  readonly credentials: { readonly sealed: readonly CredentialSeal[] } | null;
   /** The config without secrets (publicConfig). */
   readonly config: unknown;
   /** Which config runs (configFileView). */
@@ -242,9 +248,15 @@ export function buildStatus(supervisor: Supervisor, who: Technician, eventCount:
     release: config.metrics.installStatusFile === null ? null : releaseView(readInstallRecord(config.metrics.installStatusFile), VERSION),
     vendor: vendorStatus(readVendor(), Date.now()),
     consoleLogins: consoleLoginsView(config.metrics.consoleLoginFile),
+    credentials: credentialsView(config.metrics.credentialsCheckFile),
     config: publicConfig(supervisor.config),
     configFile: configFileView(supervisor),
   };
+}
+
+function credentialsView(file: string | null): StatusBody['credentials'] {
+  const check = file === null ? null : readCredentialsCheck(file);
+  return check === null ? null : { sealed: check.sealed };
 }
 
 function consoleLoginsView(file: string | null): StatusBody['consoleLogins'] {

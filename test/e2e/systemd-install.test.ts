@@ -381,6 +381,25 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
     expect(board.decrypt('station-password', join(creds, 'station-password.cred'))).toBe(PASSWORD);
   });
 
+  it('with a TPM the password is sealed to it and the host key, its policy on PCR 7 as the record says (read from the header)', async () => {
+    await board.plugTpm(join(work, 'tpm'));
+    try {
+      const pw = join(work, 'pw');
+      writeFileSync(pw, PASSWORD);
+      const r = install(['--bundle', bundle('1.0.0'), '--password-file', pw], { ...board.env(), PICKUP_CREDENTIAL_KEY: 'host+tpm2' });
+      expect(r.status, r.out).toBe(0);
+      const file = join(root, 'etc/pickup-station/credentials/station-password.cred');
+      expect(board.decrypt('station-password', file)).toBe(PASSWORD);
+      // systemd's header: the key kind's id, four le32 sizes, the iv (padded to 8 bytes), then the TPM policy's le64 PCR mask.
+      const header = Buffer.from(readFileSync(file, 'utf8').trim(), 'base64');
+      expect(header.subarray(0, 16).toString('hex')).toBe('93a894094874449090caf2fc93cab553');
+      const at = Math.ceil((32 + header.readUInt32LE(24)) / 8) * 8;
+      expect(header.readBigUInt64LE(at)).toBe(1n << 7n);
+    } finally {
+      await board.unplugTpm();
+    }
+  });
+
   it('uninstall removes what it installed and keeps config and credentials; --purge removes those and the account', () => {
     const pw = join(work, 'pw');
     writeFileSync(pw, PASSWORD);

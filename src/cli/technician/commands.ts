@@ -19,6 +19,7 @@ import { formatEvent, formatLogLine, formatSelfTest, formatStatus, formatStreamE
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from '../../errors.js';
 import { UsageError, usageFailure } from '../args.js';
 import { reloadedHow, type ReloadPlanKind } from '../../supervisor/reload-words.js';
+import { CREDENTIALS_CHECK_NAME, readCredentialsCheck } from '../../systemd/credentials-check.js';
 
 /** Name of the systemd credential stationctl reads its token from (LoadCredential= in a unit, or systemd-run). */
 export const TOKEN_CREDENTIAL = 'technician-token';
@@ -355,9 +356,6 @@ function refusalText(e: StationRefusedError): string {
   }
 }
 
-/** Where the unit's credential check (systemd/credentials-check.sh) leaves its metric file. */
-export const CREDENTIALS_CHECK_FILE = 'pickup-station-credentials.prom';
-
 /**
  * Why the station does not run, when its credential check said so before the last start: the
  * credentials that could not be decrypted on this board, from the check's metric file, and whether
@@ -365,15 +363,10 @@ export const CREDENTIALS_CHECK_FILE = 'pickup-station-credentials.prom';
  * file is absent or names none.
  */
 export function credentialProblem(env: Readonly<Record<string, string | undefined>>): string | null {
-  let text: string;
-  try {
-    text = readFileSync(join(env['PICKUP_METRICS_DIR'] ?? '/run/pickup-station-metrics', CREDENTIALS_CHECK_FILE), 'utf8');
-  } catch {
-    return null;
-  }
-  const failed = [...text.matchAll(/^pickup_station_credential_undecryptable\{credential="([^"]+)"\} 1$/gm)].map((m) => m[1] ?? '');
-  if (failed.length === 0) return null;
-  if (/^pickup_station_credentials_tpm_lockout 1$/m.test(text))
+  const check = readCredentialsCheck(join(env['PICKUP_METRICS_DIR'] ?? '/run/pickup-station-metrics', CREDENTIALS_CHECK_NAME));
+  const failed = check?.undecryptable ?? [];
+  if (check === null || failed.length === 0) return null;
+  if (check.tpmLockout)
     return (
       `the station does not start: the TPM refuses its credential${failed.length > 1 ? 's' : ''} ${failed.join(', ')} for now ` +
       `(dictionary-attack lockout, counted from power cuts); every lock is OFF. It recovers by itself and the station is started ` +

@@ -3,6 +3,7 @@ import type { SelfTestReport } from '../../technician/selftest.js';
 import { statusFaults } from '../../technician/faults.js';
 import type { ConfigFileView, EventView, StatusBody } from '../../technician/status.js';
 import { describeSupport } from '../../release-info.js';
+import { describeSeal } from '../../systemd/credentials-check.js';
 
 const pad = (s: string, n: number): string => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 const age = (ms: number | null | undefined): string =>
@@ -46,6 +47,7 @@ export function formatStatus(s: StatusBody): string {
     out.push(`rfid        ${r.name}: ${r.tagsRead} read; last: ${tags.length > 0 ? tags.slice(-5).reverse().join(', ') : 'none'}`);
   }
   if (s.release) out.push(`release     ${formatRelease(s.release)}`);
+  for (const c of s.credentials?.sealed ?? []) out.push(`credential  ${c.credential}: ${describeSeal(c)}`);
   if (s.vendor) {
     out.push(`support     ${describeSupport(s.vendor)}`);
     if (s.vendor.securityContact !== null) out.push(`security    report flaws to ${s.vendor.securityContact}`);
