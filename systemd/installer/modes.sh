@@ -14,6 +14,7 @@ do_install() {
   ensure_accounts
   hold_lock 900 || die "another run of the installer holds $INSTALL_LOCK"
   state_load
+  note_technician_socket
   install_release
   S_installed="$RELEASE"
   install_installer_units "$RELEASES/$RELEASE"

@@ -16,6 +16,7 @@ do_uninstall() {
   TMP="$(mktemp -d)"
   # The kiosk's socket first: a connection to it would start the station again.
   if [ -f "$UNIT_DIR/$NAME-kiosk.socket" ]; then host systemctl disable --now --quiet "$NAME-kiosk.socket" || true; fi
+  if [ -f "$UNIT_DIR/$NAME-technician.socket" ]; then host systemctl disable --now --quiet "$NAME-technician.socket" || true; fi
   if [ -f "$UNIT_DIR/$NAME.service" ] || [ -f "$LEGACY_UNIT" ]; then disable_unit; fi
   if [ -f "$UNIT_DIR/$NAME-usb-policy.path" ]; then host systemctl disable --now --quiet "$NAME-usb-policy.path" || true; fi
   forget_legacy_unit

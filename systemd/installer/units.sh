@@ -157,6 +157,7 @@ activate() {
   [ -d "$RELEASES/$version" ] || die "no release $version"
   if ensure_link "releases/$version" "$OPT/current"; then say "current release: $version"; fi
   install_release_units "$version"
+  enable_technician_socket
   if [ "$PACKAGED" = 0 ]; then
     if [ -f "$RELEASES/$version/hardware/99-$NAME.rules" ]; then
       if ensure_file "$RELEASES/$version/hardware/99-$NAME.rules" "$UDEV_DEST" 0644 root root; then UDEV_CHANGED=1; fi
@@ -287,6 +288,21 @@ disable_unit() {
     host systemctl stop "$NAME"
     systemctl --root="$ROOT" disable --quiet "$NAME" 2>/dev/null || true
   fi
+}
+
+# The technician port's socket unit (the release's pickup-station-technician.socket): enabled once,
+# when it first comes with a release (or at the first install). An administrator who disabled it
+# afterwards keeps it so (the station then answers on its unix socket only).
+TECHNICIAN_SOCKET_NEW=0
+note_technician_socket() { [ -f "$UNIT_DIR/$NAME-technician.socket" ] || TECHNICIAN_SOCKET_NEW=1; }
+enable_technician_socket() {
+  [ "$TECHNICIAN_SOCKET_NEW" = 1 ] && [ -f "$UNIT_DIR/$NAME-technician.socket" ] || return 0
+  if [ "$LIVE" = 1 ]; then
+    systemctl enable --quiet "$NAME-technician.socket" || say "warning: systemctl enable $NAME-technician.socket failed: the technician port answers on its unix socket only"
+  else
+    systemctl --root="$ROOT" enable --quiet "$NAME-technician.socket" 2>/dev/null || true
+  fi
+  TECHNICIAN_SOCKET_NEW=0
 }
 
 start_upgrade_service() {

@@ -22,6 +22,7 @@ const REPO = join(import.meta.dirname, '../..');
 const SCRIPT = join(REPO, 'systemd/install.sh');
 const UNIT = readFileSync(join(REPO, 'systemd/pickup-station.service'), 'utf8');
 const KIOSK_SOCKET = readFileSync(join(REPO, 'systemd/pickup-station-kiosk.socket'), 'utf8');
+const TECHNICIAN_SOCKET = readFileSync(join(REPO, 'systemd/pickup-station-technician.socket'), 'utf8');
 const TEMPLATE = readFileSync(join(REPO, 'systemd/config.template.json'), 'utf8');
 const HELPER = (what: 'repair' | 'upgrade') => readFileSync(join(REPO, `systemd/pickup-station-${what}.service`), 'utf8');
 const IS_ROOT = process.getuid?.() === 0;
@@ -93,6 +94,7 @@ function bundle(version: string, opts: BundleOpts = {}): string {
     'package.json': JSON.stringify({ name: 'pickup-station', version }) + '\n',
     'systemd/pickup-station.service': UNIT + (opts.unitSuffix ?? ''),
     'systemd/pickup-station-kiosk.socket': KIOSK_SOCKET,
+    'systemd/pickup-station-technician.socket': TECHNICIAN_SOCKET,
     'systemd/config.template.json': TEMPLATE,
     ...installerFiles(),
     'systemd/runtime-packages': readFileSync(join(SCRIPT, '../runtime-packages'), 'utf8'),
@@ -239,6 +241,9 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
     expect(read('usr/local/lib/systemd/system/pickup-station-kiosk.socket')).toBe(KIOSK_SOCKET);
     expect(stat('usr/local/lib/systemd/system/pickup-station-kiosk.socket')).toEqual({ mode: '644', owner: '0:0' });
     expect(existsSync(join(root, 'etc/systemd/system/sockets.target.wants/pickup-station-kiosk.socket'))).toBe(false);
+    // The technician port's socket, enabled with the station: systemd holds 127.0.0.1:8470 while it runs.
+    expect(read('usr/local/lib/systemd/system/pickup-station-technician.socket')).toBe(TECHNICIAN_SOCKET);
+    expect(existsSync(join(root, 'etc/systemd/system/pickup-station.service.wants/pickup-station-technician.socket'))).toBe(true);
     expect(stat('etc/udev/rules.d/99-pickup-station.rules')).toEqual({ mode: '644', owner: '0:0' });
     // The installer's record: installed, running and proven.
     expect(installRecord()).toMatchObject({ installed: '1.0.0', running: '1.0.0', proof: 'proven', proven: '1.0.0', pending: '', knownBad: '', result: 'ok' });
@@ -412,6 +417,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
       'opt/pickup-station',
       'usr/local/lib/systemd/system/pickup-station.service',
       'usr/local/lib/systemd/system/pickup-station-kiosk.socket',
+      'usr/local/lib/systemd/system/pickup-station-technician.socket',
       'usr/local/lib/systemd/system/pickup-station-repair.service',
       'usr/local/lib/systemd/system/pickup-station-upgrade.service',
       'usr/local/lib/pickup-station',
@@ -428,6 +434,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
     expect(existsSync(join(root, 'etc/pickup-station/config.json'))).toBe(true);
     expect(un.commands).toEqual([
       'systemctl disable --now --quiet pickup-station-kiosk.socket',
+      'systemctl disable --now --quiet pickup-station-technician.socket',
       'systemctl stop pickup-station',
       'systemctl disable --now --quiet pickup-station-usb-policy.path',
       'systemctl daemon-reload',
