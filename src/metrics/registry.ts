@@ -205,6 +205,24 @@ export class StationMetrics {
         }
       },
     });
+    this.gauge(
+      `${PREFIX}usb_guard_enforcing`,
+      'USBGuard enforces the USB policy: 1 while usbguard.service runs, 0 when it does not (the station is out of service meanwhile; absent: not watched).',
+      ['station'],
+      (set, station, s) => {
+        const guard = s.hardware.usbGuard ?? null;
+        if (guard !== null) set({ station }, guard.enforcing() ? 1 : 0);
+      },
+    );
+    this.gauge(
+      `${PREFIX}usb_authorized_default`,
+      "The kernel's usbcore.authorized_default at this boot: 0 keeps USB devices present at power-on unauthorised until USBGuard judges them; -1 or 1 authorises them first (absent: unknown or not watched).",
+      ['station'],
+      (set, station, s) => {
+        const value = Number(s.hardware.usbGuard?.bootDefault() ?? Number.NaN);
+        if (Number.isInteger(value)) set({ station }, value);
+      },
+    );
     this.gauge(`${PREFIX}input_voltage_volts`, 'Input voltage as reported in the last /state (absent when not measured).', ['station'], (set, station, s) => {
       const v = s.runtime.lastPower()?.inputVoltage;
       if (typeof v === 'number') set({ station }, v);

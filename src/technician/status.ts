@@ -113,7 +113,17 @@ export interface StatusBody {
    * ids, class, product name; never a serial number), how many arrived since the start, and what
    * the station does about one (`security.unknownUsb`). null: not watched (simulated hardware).
    */
-  readonly usb: { readonly unknown: readonly UnknownUsbDevice[]; readonly seenTotal: number; readonly policy: 'report' | 'out-of-service' } | null;
+  readonly usb: {
+    readonly unknown: readonly UnknownUsbDevice[];
+    readonly seenTotal: number;
+    readonly policy: 'report' | 'out-of-service';
+    /**
+     * USBGuard: whether it enforces the policy now (why not: `problem`; the station is out of
+     * service meanwhile), and the kernel's default for new devices at this boot ("0": the devices
+     * present at power-on stayed unauthorised until USBGuard judged them). null: not watched.
+     */
+    readonly guard: { readonly enforcing: boolean; readonly problem: string | null; readonly bootDefault: string | null } | null;
+  } | null;
   readonly inFlight: { readonly endpoint: string; readonly eventId: string | null; readonly ageMs: number | null } | null;
   /** Monotonic ms since the last answered protocol event; null before the first. */
   readonly lastServerContactAgeMs: number | null;
@@ -219,7 +229,16 @@ export function buildStatus(supervisor: Supervisor, who: Technician, eventCount:
     alarms: snap.alarms,
     pinThrottle: snap.pinThrottle,
     tamper: hardware.tamper ? { open: snap.tamperOpen, name: hardware.tamper.name } : null,
-    usb: hardware.usb ? { unknown: hardware.usb.unknown(), seenTotal: hardware.usb.seenTotal(), policy: config.security.unknownUsb } : null,
+    usb: hardware.usb
+      ? {
+          unknown: hardware.usb.unknown(),
+          seenTotal: hardware.usb.seenTotal(),
+          policy: config.security.unknownUsb,
+          guard: hardware.usbGuard
+            ? { enforcing: hardware.usbGuard.enforcing(), problem: hardware.usbGuard.health().detail, bootDefault: hardware.usbGuard.bootDefault() }
+            : null,
+        }
+      : null,
     inFlight,
     lastServerContactAgeMs: supervisor.observer.lastContactAgeMs(),
     lastFailure: supervisor.observer.lastFailure(),

@@ -20,6 +20,7 @@ do_install() {
   install_installer_units "$RELEASES/$RELEASE"
   ensure_config
   ensure_usbguard_files
+  ensure_usb_boot_default
   if [ -n "$KEY_FILE" ] && [ "$PACKAGED" = 0 ] && ensure_file "$KEY_FILE" "$VENDOR_KEY" 0644 root root; then
     say "installed the vendor key $VENDOR_KEY: the next bundles are checked against it"
   fi
@@ -54,6 +55,7 @@ do_install() {
   fi
   reload_units
   apply_usb_policy
+  ensure_usbguard_state
   prune
   release_lock
   if [ "$ROLLED_BACK" = 1 ] && [ -z "$PACKAGE_RELEASE" ]; then exit 1; fi

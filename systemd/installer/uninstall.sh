@@ -29,7 +29,8 @@ do_uninstall() {
   rm -rf "$(dirname "$INSTALLER_COPY")/installer" "$(dirname "$INSTALLER_COPY")/installer.partial"
   rmdir "$(dirname "$INSTALLER_COPY")" "$JOURNALD_DROPIN_DIR" 2>/dev/null || true
   rm -rf "$OPT"
-  # USBGuard goes back to its own settings (Debian's rules.conf).
+  # USBGuard goes back to its own settings (Debian's rules.conf), and the kernel to its default.
+  if set_cmdline_param remove; then say "removed $USB_BOOT_PARAM from the kernel's command line (from the next boot)"; fi
   rm -f "$USBGUARD_DROPIN"
   rmdir "$(dirname "$USBGUARD_DROPIN")" 2>/dev/null || true
   host systemctl daemon-reload

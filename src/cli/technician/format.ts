@@ -38,6 +38,14 @@ export function formatStatus(s: StatusBody): string {
     out.push(
       `unknown USB ${s.usb.unknown.length === 0 ? 'none plugged in' : s.usb.unknown.map((d) => `${d.vendorId}:${d.productId} on port ${d.port}${d.product === null ? '' : ` (${d.product})`}`).join('; ')}, ${s.usb.seenTotal} since start (${s.usb.policy})`,
     );
+  const guard = s.usb?.guard ?? null;
+  if (guard) {
+    const boot =
+      guard.bootDefault === '0'
+        ? 'devices present at power-on were kept out until it judged them'
+        : `devices present at power-on were AUTHORISED before it started (usbcore.authorized_default ${guard.bootDefault ?? 'unknown'}: cmdline.txt lacks usbcore.authorized_default=0, or the board was not rebooted since the install)`;
+    out.push(`USB policy  ${guard.enforcing ? 'enforced by usbguard.service' : `${guard.problem ?? 'NOT ENFORCED'}: OUT OF SERVICE until it runs`}; ${boot}`);
+  }
   const rfid = s.rfid;
   if (rfid?.securityPending)
     out.push(`rfid        clearing the security bit of item ${rfid.securityPending.itemId} (${rfid.securityPending.remaining.length} tag(s) to verify)`);
