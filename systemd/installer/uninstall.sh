@@ -16,7 +16,12 @@ do_uninstall() {
   TMP="$(mktemp -d)"
   # The kiosk's socket first: a connection to it would start the station again.
   if [ -f "$UNIT_DIR/$NAME-kiosk.socket" ]; then host systemctl disable --now --quiet "$NAME-kiosk.socket" || true; fi
-  if [ -f "$UNIT_DIR/$NAME-technician.socket" ]; then host systemctl disable --now --quiet "$NAME-technician.socket" || true; fi
+  if [ -f "$UNIT_DIR/$NAME-technician.socket" ]; then
+    host systemctl disable --now --quiet "$NAME-technician.socket" || true
+    if [ "$LIVE" = 0 ]; then systemctl --root="$ROOT" disable --quiet "$NAME-technician.socket" 2>/dev/null || true; fi
+  fi
+  # The folder its [Install] link was in is named after the station's unit: it goes with it.
+  rmdir "$ROOT/etc/systemd/system/$NAME.service.wants" 2>/dev/null || true
   if [ -f "$UNIT_DIR/$NAME.service" ] || [ -f "$LEGACY_UNIT" ]; then disable_unit; fi
   if [ -f "$UNIT_DIR/$NAME-usb-policy.path" ]; then host systemctl disable --now --quiet "$NAME-usb-policy.path" || true; fi
   forget_legacy_unit

@@ -218,12 +218,12 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
     expect(read('opt/pickup-station/current/manifest.json')).toContain('"version": "1.0.0"');
 
     // The release's own unit where systemd looks for locally installed units, enabled for
-    // multi-user.target; nothing in /etc/systemd/system but the [Install] link (that folder is the
-    // administrator's). The installer's own units run a copy of the installer.
+    // multi-user.target; nothing in /etc/systemd/system but the [Install] links (that folder is the
+    // administrator's): the station's and its technician port's socket. The installer's own units run a copy of the installer.
     expect(read('usr/local/lib/systemd/system/pickup-station.service')).toBe(UNIT);
     expect(stat('usr/local/lib/systemd/system/pickup-station.service')).toEqual({ mode: '644', owner: '0:0' });
     expect(link('etc/systemd/system/multi-user.target.wants/pickup-station.service')).toBe('/usr/local/lib/systemd/system/pickup-station.service');
-    expect(readdirSync(join(root, 'etc/systemd/system'))).toEqual(['multi-user.target.wants']);
+    expect(readdirSync(join(root, 'etc/systemd/system'))).toEqual(['multi-user.target.wants', 'pickup-station.service.wants']);
     expect(read('usr/local/lib/systemd/system/pickup-station-repair.service')).toContain('ExecStart=/usr/local/lib/pickup-station/install.sh --repair');
     expect(read('usr/local/lib/systemd/system/pickup-station-upgrade.service')).toContain('ExecStart=/usr/local/lib/pickup-station/install.sh --resume');
     for (const [f, text] of Object.entries(installerFiles())) {
@@ -243,7 +243,9 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
     expect(existsSync(join(root, 'etc/systemd/system/sockets.target.wants/pickup-station-kiosk.socket'))).toBe(false);
     // The technician port's socket, enabled with the station: systemd holds 127.0.0.1:8470 while it runs.
     expect(read('usr/local/lib/systemd/system/pickup-station-technician.socket')).toBe(TECHNICIAN_SOCKET);
-    expect(existsSync(join(root, 'etc/systemd/system/pickup-station.service.wants/pickup-station-technician.socket'))).toBe(true);
+    expect(link('etc/systemd/system/pickup-station.service.wants/pickup-station-technician.socket')).toBe(
+      '/usr/local/lib/systemd/system/pickup-station-technician.socket',
+    );
     expect(stat('etc/udev/rules.d/99-pickup-station.rules')).toEqual({ mode: '644', owner: '0:0' });
     // The installer's record: installed, running and proven.
     expect(installRecord()).toMatchObject({ installed: '1.0.0', running: '1.0.0', proof: 'proven', proven: '1.0.0', pending: '', knownBad: '', result: 'ok' });
