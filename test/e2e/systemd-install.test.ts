@@ -48,6 +48,8 @@ afterAll(() => {
 
 beforeEach(() => {
   work = mkdtempSync(join(tmpdir(), 'install-test-'));
+  // Traversable as /run is on a board: the installer reads the daemon's files as the station's user.
+  chmodSync(work, 0o755);
   root = join(work, 'root');
   record = join(work, 'record.txt');
   board = new CredentialBoard(join(work, 'board'));
