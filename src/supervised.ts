@@ -22,7 +22,8 @@ import { MetricsService } from './metrics/service.js';
 import { supervisorView } from './metrics/supervisor-view.js';
 import { Supervisor, type SupervisorOptions } from './supervisor/supervisor.js';
 import { TechnicianTokens } from './technician/auth.js';
-import { createTechnicianServer, listenTechnicianPort, type TechnicianPort } from './technician/server.js';
+import { activatedSocket } from './edge/listen-fds.js';
+import { createTechnicianServer, listenTechnicianPort, TECHNICIAN_FD_NAME, type TechnicianPort } from './technician/server.js';
 import { settlesWithin } from './time.js';
 
 export interface SupervisedOptions extends Omit<SupervisorOptions, 'onFatal'> {
@@ -75,8 +76,9 @@ export async function startSupervised(opts: SupervisedOptions): Promise<Supervis
     supervisor.addReloadCheck((l) => tokens.check(l.config));
     const accepted = tokens.accept(loaded.config);
     try {
-      port = await listenTechnicianPort(createTechnicianServer({ supervisor, tokens, ring: opts.ring, log, metrics, consoleLogins }), debug);
-      log.info({ address: port.address, tokens: accepted.size }, 'technician port listening');
+      const held = activatedSocket(TECHNICIAN_FD_NAME);
+      port = await listenTechnicianPort(createTechnicianServer({ supervisor, tokens, ring: opts.ring, log, metrics, consoleLogins }), debug, held);
+      log.info({ address: port.address, addresses: port.addresses, socketActivated: held !== null, tokens: accepted.size }, 'technician port listening');
       if (accepted.size === 0) log.warn('no technician tokens configured: only /healthz answers (stationctl token new)');
     } catch (e) {
       log.error({ error: errorMessage(e), listen: debug.listen }, 'technician port could not listen; the station runs without it');

@@ -388,6 +388,8 @@ readonly USBGUARD_DROPIN="$UNIT_DIR/usbguard.service.d/$NAME.conf"
 # (src/systemd/update-lock.ts) and removes it when the station is free; systemd removes the whole
 # runtime directory when the service stops. A lock whose pid is not running is stale.
 readonly UPDATE_LOCK="$ROOT/run/$NAME/updates.lock"
+# A checkout's build is staged here (a source install), root's alone.
+readonly BUILD_STAGE="/var/lib/$NAME-build"
 
 # --- a whole installer ------------------------------------------------------------------------
 # This file and installer/*.sh are one installer only as a set, and a set is replaced file by file:

@@ -23,6 +23,11 @@ case "${1:-}" in
     dir=$2
     umask 077
     mkdir -p "$dir"
+    # Root's alone: the names below are fixed, so no one else may make links in it first.
+    if [ -L "$dir" ] || [ "$(stat -c %u "$dir")" != 0 ]; then
+      echo "$0: $dir is not root's: not writing the kiosk secret there" >&2
+      exit 1
+    fi
     chmod 0755 "$dir"
     od -An -N32 -tx1 /dev/urandom | tr -d ' \n' >"$dir/secret.new"
     valid_secret "$(cat "$dir/secret.new")" || { echo "$0: could not make a secret" >&2; exit 1; }

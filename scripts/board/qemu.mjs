@@ -13,9 +13,14 @@
 //                                                  to the running machine; prints its return
 //
 // STATE.json: { args, pidfile, serial, ssh: [ssh arguments up to the host], bootLimitMs,
-//               qmp: the QMP socket, tpm: { dir, sock } or null }.
+//               qmp: the QMP socket, tpm: { dir, sock } or null,
+//               bootDisk: the boot partition's image or absent, cmdlineExtra: the board's own words }.
 // The serial console (the one inside a station's cabinet) is written to `serial`; with `serialSock`
 // it is also a socket a test connects to and types into, as a technician's serial cable would.
+// The board boots as a Raspberry Pi does: its firmware reads the kernel's command line from
+// cmdline.txt on the boot partition (a small ext2 disk, the guest's /boot/firmware, where install.sh
+// writes it as on a Pi). Each boot reads it again (debugfs, from the image: QEMU is not running), so
+// a parameter the guest added applies at its next boot and not before.
 // The board has what a public station's board has beside its GPIO: a USB host controller (QEMU's
 // xHCI, bus `xhci.0`, where a test plugs and unplugs devices at run time through QMP's device_add
 // and device_del), a display (virtio-gpu: the kiosk's screen, read back by QMP's screendump) and a
@@ -29,6 +34,9 @@ import { createConnection } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 
+/** The kernel's command line the image boots with: the boot partition's first cmdline.txt. */
+export const BASE_CMDLINE = 'root=/dev/vda rw console=ttyAMA0 net.ifnames=0 quiet loglevel=4';
+
 /** QEMU's arguments: `-M virt` arm64 under TCG, the disk as a qcow2 overlay, the user network. */
 export function qemuArgs({
   qmp,
@@ -41,6 +49,8 @@ export function qemuArgs({
   serialSock = null,
   pidfile,
   cmdlineExtra = '',
+  bootDisk = null,
+  devices = [],
   smp = process.env.BOARD_SMP ?? '2',
   mem = process.env.BOARD_MEM ?? '2048',
   // TCG's translation-block cache in MiB (QEMU's default when unset); for measuring its effect.
@@ -61,11 +71,14 @@ export function qemuArgs({
       ? []
       : ['-chardev', `socket,id=chrtpm,path=${tpmSock}`, '-tpmdev', 'emulator,id=tpm0,chardev=chrtpm', '-device', 'tpm-tis-device,tpmdev=tpm0']),
     ...['-kernel', `${kdir}/vmlinuz`, '-initrd', `${kdir}/initrd.img`],
-    ...['-append', `root=/dev/vda rw console=ttyAMA0 net.ifnames=0 quiet loglevel=4${cmdlineExtra}`],
+    ...['-append', `${BASE_CMDLINE}${cmdlineExtra}`],
     // cache=writeback: the guest sees a volatile write cache and flushes it (ext4 commits, fsync);
     // QEMU passes each flush to the image (fdatasync). A SIGKILL to QEMU loses what only the guest's
     // RAM held (its page cache), as a power cut does. scripts/board/README.md says what this cannot show.
     ...['-drive', `file=${disk},if=none,id=d0,format=qcow2,cache=writeback,aio=threads`, '-device', 'virtio-blk-pci,drive=d0'],
+    ...(bootDisk === null ? [] : ['-drive', `file=${bootDisk},if=none,id=d1,format=raw,cache=writeback,aio=threads`, '-device', 'virtio-blk-pci,drive=d1']),
+    // Devices present from power-on (a part's own boot): usb-kbd, usb-storage on the xHCI.
+    ...devices,
     ...['-netdev', net.join(','), '-device', 'virtio-net-pci,netdev=n0', '-device', 'virtio-rng-pci'],
     ...['-pidfile', pidfile, '-daemonize'],
   ];
@@ -133,12 +146,40 @@ export function startTpm({ dir, sock }) {
   );
 }
 
+/** The kernel's command line the board's firmware takes from its boot partition: cmdline.txt's first line. */
+export function bootCmdline(bootDisk) {
+  const text = execFileSync('debugfs', ['-R', 'cat /cmdline.txt', bootDisk], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] });
+  const line = text.split('\n')[0].trim();
+  if (line === '') throw new Error(`no cmdline.txt on the boot partition ${bootDisk}`);
+  return line;
+}
+
+/** A boot partition (ext2, label bootfs) holding cmdline.txt with `cmdline`: made once per run. */
+export function makeBootDisk(file, cmdline) {
+  const dir = `${file}.d`;
+  rmSync(dir, { recursive: true, force: true });
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(`${dir}/cmdline.txt`, `${cmdline}\n`);
+  rmSync(file, { force: true });
+  execFileSync('mkfs.ext2', ['-q', '-F', '-L', 'bootfs', '-d', dir, file, '8M'], { stdio: 'ignore' });
+  rmSync(dir, { recursive: true, force: true });
+}
+
+/** QEMU's arguments with the kernel's command line as the boot partition says it now. */
+function argsAtBoot(state) {
+  if (!state.bootDisk) return state.args;
+  const args = [...state.args];
+  const at = args.indexOf('-append');
+  args[at + 1] = `${bootCmdline(state.bootDisk)}${state.cmdlineExtra ?? ''}`;
+  return args;
+}
+
 /** Start QEMU and wait for ssh; the boot's seconds. Keeps STATE for cut/boot from elsewhere. */
 export async function boot(state, stateFile = null) {
   if (stateFile !== null) writeFileSync(stateFile, JSON.stringify(state));
   const t = performance.now();
   if (state.tpm) startTpm(state.tpm);
-  execFileSync('qemu-system-aarch64', state.args, { stdio: ['ignore', 'ignore', 'pipe'] });
+  execFileSync('qemu-system-aarch64', argsAtBoot(state), { stdio: ['ignore', 'ignore', 'pipe'] });
   const pid = qemuPid(state.pidfile);
   for (;;) {
     if (!alive(pid)) throw new Error(`QEMU exited during boot; serial: ${tail(state.serial)}`);

@@ -13,7 +13,19 @@ import { createServer } from 'node:net';
 import { basename, dirname, join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
-import { alive as qemuAlive, boot as bootMachine, cpuLog, cpuSeconds, cut as cutMachine, qemuArgs, qemuPid, qmp as qmpCommand, sshArgs } from './qemu.mjs';
+import {
+  BASE_CMDLINE,
+  alive as qemuAlive,
+  boot as bootMachine,
+  cpuLog,
+  cpuSeconds,
+  cut as cutMachine,
+  makeBootDisk,
+  qemuArgs,
+  qemuPid,
+  qmp as qmpCommand,
+  sshArgs,
+} from './qemu.mjs';
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const { BOARD, RUN, KDIR, IMAGE_BASE, BUNDLE, VENDOR_KEYRING } = process.env;
@@ -133,6 +145,8 @@ const QMP_SOCK = `${process.env.BOARD_SOCK}/qmp.sock`;
 const TPM = { dir: `${RUN}/tpm`, sock: `${process.env.BOARD_SOCK}/tpm.sock` };
 /** The serial console's socket (qemu.mjs): a part types into the console inside the cabinet. */
 const SERIAL_SOCK = `${process.env.BOARD_SOCK}/serial.sock`;
+/** The board's boot partition (cmdline.txt, read by qemu.mjs at each boot as a Pi's firmware does): new for every run. */
+const BOOT_DISK = `${RUN}/boot.img`;
 /** One QMP command to the board (device_add, device_del, send-key, input-send-event, screendump). */
 const qmp = (execute, args) => qmpCommand(QMP_SOCK, execute, args);
 const SSH = () => sshArgs({ board: BOARD, sshPort: SSH_PORT });
@@ -140,8 +154,10 @@ const SSH = () => sshArgs({ board: BOARD, sshPort: SSH_PORT });
 const g = async (cmd, opts = {}) => (await run('ssh', [...SSH(), cmd], opts)).out;
 const io = (line) => g(`echo '${line}' > /run/board-io/in`);
 
-async function boot(doorsOpen = []) {
+/** Power on: `doorsOpen` the doors open at power-on, `devices` QEMU devices present from power-on (a part's own boot). */
+async function boot(doorsOpen = [], devices = []) {
   SSH_PORT = await freePort();
+  const cmdlineExtra = doorsOpen.length ? ` board.doors=${doorsOpen.join(',')}` : '';
   machine = {
     qmp: QMP_SOCK,
     tpm: TPM,
@@ -150,13 +166,17 @@ async function boot(doorsOpen = []) {
       tpmSock: TPM.sock,
       kdir: KDIR,
       disk: `${RUN}/disk.qcow2`,
+      bootDisk: BOOT_DISK,
+      devices,
       sshPort: SSH_PORT,
       simPort: SIM_PORT,
       serial: `${RUN}/serial.log`,
       serialSock: SERIAL_SOCK,
       pidfile: `${RUN}/qemu.pid`,
-      cmdlineExtra: doorsOpen.length ? ` board.doors=${doorsOpen.join(',')}` : '',
+      cmdlineExtra,
     }),
+    bootDisk: BOOT_DISK,
+    cmdlineExtra,
     pidfile: `${RUN}/qemu.pid`,
     serial: `${RUN}/serial.log`,
     ssh: SSH(),
@@ -283,6 +303,10 @@ async function noDenials(since) {
 
 // --- steps ---------------------------------------------------------------------------------------
 async function provisionBoard() {
+  // The boot partition at /boot/firmware, as Raspberry Pi OS mounts its FAT one: cmdline.txt there is
+  // what the next boot's kernel command line is (qemu.mjs reads it), and what install.sh edits.
+  await g(`mkdir -p /boot/firmware && grep -q '^LABEL=bootfs ' /etc/fstab || echo 'LABEL=bootfs /boot/firmware ext2 defaults,nofail 0 0' >> /etc/fstab;
+    mountpoint -q /boot/firmware || mount /boot/firmware`);
   // The board's own parts (what its image and device tree would give): the GPIO chip at boot, the
   // HID devices and the door switches (started once the release's node is there).
   const files = ['board-gpio-sim.sh', 'board-gpio-sim.service', 'board-io.mjs', 'board-io.service'];
@@ -425,6 +449,7 @@ async function main() {
   rmSync(`${RUN}/qemu-cpu.log`, { force: true });
   rmSync(TPM.dir, { recursive: true, force: true });
   execFileSync('qemu-img', ['create', '-q', '-f', 'qcow2', '-F', 'raw', '-b', IMAGE_BASE, `${RUN}/disk.qcow2`]);
+  makeBootDisk(BOOT_DISK, BASE_CMDLINE);
 
   figure('boot to ssh (fresh image), s', (await boot()).toFixed(1));
   await provisionBoard();
@@ -1220,7 +1245,7 @@ const board = {
   ...{ sim, requests, lastSeq, until, waitReq, isState, boxSt, boxId, fault, clearFaults, firstState },
   ...{ check, figure, Fail, config, putConfig, restartStation, deposit, pickup, checkPulses },
   ...{ qmp, boot, powerCut, reboot, alive },
-  ...{ STATION, TOKEN, TPM, NODE, PROFILE, RUN, BOARD, QMP_SOCK, SERIAL_SOCK },
+  ...{ STATION, TOKEN, TPM, NODE, PROFILE, RUN, BOARD, QMP_SOCK, SERIAL_SOCK, BOOT_DISK },
 };
 
 let failed = false;

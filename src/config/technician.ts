@@ -2,8 +2,10 @@
  * The `debug` section of the station config: where the technician port listens and which
  * technician tokens it accepts (by hash only; the tokens themselves are never stored).
  *
- * Defaults: on, 127.0.0.1:8470, no tokens (only /healthz and the page answer until one is added).
- * Listening on every interface needs an explicit `listen.host` ("0.0.0.0" or "::").
+ * Defaults: on, the unix socket /run/pickup-station/technician.sock (plus 127.0.0.1:8470 from the
+ * socket systemd holds, pickup-station-technician.socket), no tokens (only /healthz and the page
+ * answer until one is added). The process binds TCP only when `listen` says so; every interface
+ * needs an explicit `listen.host` ("0.0.0.0" or "::").
  */
 import { edgeLimitKeys, headWithinRequest, TECHNICIAN_EDGE } from '../edge/limits-schema.js';
 import * as z from '../schema.js';
@@ -14,6 +16,8 @@ import { live, restartsProcess } from './apply.js';
 const edge = edgeLimitKeys(TECHNICIAN_EDGE);
 
 export const DEFAULT_DEBUG_PORT = 8470;
+/** The technician port's unix socket by default: in the unit's RuntimeDirectory (only root makes it, the station's user writes it). */
+export const DEFAULT_TECHNICIAN_SOCKET = '/run/pickup-station/technician.sock';
 /** Name of the systemd credential (LoadCredential=technician-tokens:...) with extra token entries. */
 export const TOKENS_CREDENTIAL = 'technician-tokens';
 
@@ -52,7 +56,12 @@ export const debugConfigSchema = z
   .strictObject({
     /** false: no technician port at all. */
     enabled: restartsProcess(z._default(z.boolean(), true)),
-    listen: restartsProcess(z._default(z.union([socketListenSchema, tcpListenSchema]), { host: '127.0.0.1', port: DEFAULT_DEBUG_PORT })),
+    /**
+     * Where the process itself listens: a unix socket (the default), or TCP when written here (the
+     * process then binds it itself: while it restarts, any local process may take that port). The
+     * socket systemd holds (127.0.0.1:8470) is served as well, whatever this says.
+     */
+    listen: restartsProcess(z._default(z.union([socketListenSchema, tcpListenSchema]), { socket: DEFAULT_TECHNICIAN_SOCKET })),
     /** Technician tokens; more may come from the systemd credential `technician-tokens` (same JSON shape). */
     tokens: live(z._default(tokenListSchema, [])),
     /** Largest accepted request body; larger -> 413. */

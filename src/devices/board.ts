@@ -23,6 +23,7 @@ import { EitherKeypad } from './combined.js';
 import type { GpioBackend, InputSpec, OutputSpec } from './gpio/types.js';
 import { ConfiguredPowerMonitor } from './power/monitor.js';
 import { DEFAULT_USB_DEVICES_DIR, DEFAULT_USB_MONITOR, UsbWatch } from './usb/watch.js';
+import { UsbGuardWatch } from './usb/guard.js';
 import { createInputDevices, type InputDevices, type InputStation } from './input/index.js';
 import type {
   AssistControls,
@@ -31,6 +32,7 @@ import type {
   Display,
   IdentifierScanner,
   Keypad,
+  KioskPortView,
   PowerMonitor,
   PushButton,
   RfidReader,
@@ -48,6 +50,8 @@ export interface BoardDeps {
   readonly openBackend?: (profile: BoardProfile, log: Logger) => Promise<GpioBackend>;
   /** Where the USB watch reads devices and uevents (default: /sys/bus/usb/devices, udevadm monitor); tests point it at a fake sysfs. */
   readonly usbWatch?: { readonly devicesDir: string; readonly monitor: readonly string[] };
+  /** Where USBGuard's state and the kernel's default are read (tests); null: not watched. Default: the profile's `usb.guard`. */
+  readonly usbGuard?: { readonly stateFile: string; readonly bootDefaultFile: string } | null;
 }
 
 export function lockSpecs(profile: BoardProfile): Map<number, OutputSpec> {
@@ -74,6 +78,8 @@ class BoardStation implements StationHardware {
     readonly usb: UsbWatch,
     /** A kiosk touchscreen beside a tactile keypad (HID or matrix): PINs are taken without the screen. */
     readonly servesWithoutDisplay: boolean,
+    readonly kiosk: KioskPortView | null,
+    readonly usbGuard: UsbGuardWatch | null,
   ) {}
 
   devices(): readonly Device[] {
@@ -85,6 +91,7 @@ class BoardStation implements StationHardware {
     if (this.speech) list.push(this.speech);
     list.push(...this.assist);
     list.push(this.usb);
+    if (this.usbGuard) list.push(this.usbGuard);
     return list;
   }
 
@@ -180,6 +187,12 @@ export async function createBoardHardware(config: StationConfig, hw: BoardHardwa
     const usb = new UsbWatch({ ...where, reconnect: profile.usb.reconnect, openTimeoutMs: profile.usb.openTimeoutMs, log });
     opened.push(usb);
     await usb.start();
+    const guardAt = deps.usbGuard === undefined ? profile.usb.guard : deps.usbGuard;
+    const usbGuard = guardAt === null ? null : new UsbGuardWatch({ ...guardAt, log });
+    if (usbGuard) {
+      opened.push(usbGuard);
+      usbGuard.start();
+    }
     return new BoardStation(
       locks,
       doors,
@@ -197,6 +210,8 @@ export async function createBoardHardware(config: StationConfig, hw: BoardHardwa
       keypads,
       usb,
       profile.display.kind === 'kiosk' && profile.keypad !== null,
+      inputs.kiosk ?? null,
+      usbGuard,
     );
   } catch (e) {
     log.error({ error: errorMessage(e) }, 'opening the board failed: releasing what was opened (locks OFF)');

@@ -304,10 +304,32 @@ export interface StationHardware {
   readonly servesWithoutDisplay?: boolean;
   /** USB devices the kernel keeps unauthorised, as they come and go (absent = not watched: simulated hardware). */
   readonly usb?: UnknownUsbSource | null;
+  /** The kiosk page's port, as metrics read it (absent = no kiosk page). */
+  readonly kiosk?: KioskPortView | null;
+  /** Whether USBGuard enforces the USB policy (absent = not watched: simulated hardware, or a profile without it). */
+  readonly usbGuard?: UsbGuardSource | null;
   /** Every device, for health reporting. */
   devices(): readonly Device[];
   /** Close everything; locks are driven OFF first. */
   close(): Promise<void>;
+}
+
+/** USBGuard as the station sees it: its health says why the policy is not enforced (a fault: out of service). */
+export interface UsbGuardSource extends Device {
+  /** usbguard.service runs and applies the profile's rules. */
+  enforcing(): boolean;
+  /** The kernel's usbcore.authorized_default at this boot: "0" keeps devices unauthorised until USBGuard judges them; null: unknown. */
+  bootDefault(): string | null;
+}
+
+/** Why the kiosk page refused a request: a closed set (metric label values). */
+export const KIOSK_REFUSAL_REASONS = ['no-secret', 'wrong-host', 'foreign-origin', 'not-json', 'bad-body', 'not-found', 'evicted'] as const;
+export type KioskRefusalReason = (typeof KIOSK_REFUSAL_REASONS)[number];
+
+/** The kiosk page's port as the metrics read it. */
+export interface KioskPortView {
+  /** Requests refused since the process started, by reason (the port outlives a reload, and so do these). */
+  refusals(): Readonly<Record<KioskRefusalReason, number>>;
 }
 
 /**

@@ -51,6 +51,21 @@ export const metricsConfigSchema = z.strictObject({
     '/opt/pickup-station/install-status.json',
   ),
   /**
+   * The file the unit's credential check (systemd/credentials-check.sh) writes before every start:
+   * how each credential is sealed (TPM and host key, host key alone, the PCRs of its TPM policy),
+   * shown on the technician status (src/systemd/credentials-check.ts). Its series reach Prometheus
+   * through node_exporter's textfile collector, not the station's /metrics. null: not shown.
+   */
+  credentialsCheckFile: z._default(
+    z.nullable(
+      z.string().check(
+        z.minLength(1),
+        z.refine((p) => isAbsolute(p), 'must be an absolute path'),
+      ),
+    ),
+    '/run/pickup-station-metrics/pickup-station-credentials.prom',
+  ),
+  /**
    * The failed-login record `login` appends to (utmp records): failed logins on a console (a virtual
    * terminal, a serial console) are counted as `pickup_station_console_login_failures_total` and
    * shown on the technician status (src/systemd/console-logins.ts). The unit reads it as group

@@ -21,7 +21,7 @@ import type { AlarmKind, ModeKind } from '../station/core-types.js';
 import type { ConsoleLogins } from '../systemd/console-logins.js';
 import type { InstallRecord } from '../systemd/install-record.js';
 import { VERSION } from '../version.js';
-import type { RfidProblem, RfidReaderStats } from '../devices/types.js';
+import { KIOSK_REFUSAL_REASONS, type RfidProblem, type RfidReaderStats } from '../devices/types.js';
 import { deviceRoles, type CountedEvent, type StationNow, type StationView } from './view.js';
 
 const RFID_PROBLEMS: readonly RfidProblem[] = ['blank', 'unknown', 'truncated', 'damaged', 'read-failed'];
@@ -190,6 +190,39 @@ export class StationMetrics {
         }
       },
     });
+    new Counter({
+      name: `${PREFIX}kiosk_refusals_total`,
+      help: "Requests the kiosk page's port refused since the process started, by reason (no-secret: keys or a stream without the kiosk's secret; wrong-host, foreign-origin: another page's requests; absent: no kiosk page).",
+      labelNames: ['station', 'reason'],
+      registers,
+      collect() {
+        this.reset();
+        for (const t of stations.values()) {
+          const kiosk = t.view.current()?.hardware.kiosk ?? null;
+          if (kiosk === null) continue;
+          const counts = kiosk.refusals();
+          for (const reason of KIOSK_REFUSAL_REASONS) this.inc({ station: t.view.stationId, reason }, counts[reason]);
+        }
+      },
+    });
+    this.gauge(
+      `${PREFIX}usb_guard_enforcing`,
+      'USBGuard enforces the USB policy: 1 while usbguard.service runs, 0 when it does not (the station is out of service meanwhile; absent: not watched).',
+      ['station'],
+      (set, station, s) => {
+        const guard = s.hardware.usbGuard ?? null;
+        if (guard !== null) set({ station }, guard.enforcing() ? 1 : 0);
+      },
+    );
+    this.gauge(
+      `${PREFIX}usb_authorized_default`,
+      "The kernel's usbcore.authorized_default at this boot: 0 keeps USB devices present at power-on unauthorised until USBGuard judges them; -1 or 1 authorises them first (absent: unknown or not watched).",
+      ['station'],
+      (set, station, s) => {
+        const value = Number(s.hardware.usbGuard?.bootDefault() ?? Number.NaN);
+        if (Number.isInteger(value)) set({ station }, value);
+      },
+    );
     this.gauge(`${PREFIX}input_voltage_volts`, 'Input voltage as reported in the last /state (absent when not measured).', ['station'], (set, station, s) => {
       const v = s.runtime.lastPower()?.inputVoltage;
       if (typeof v === 'number') set({ station }, v);

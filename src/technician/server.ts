@@ -16,7 +16,7 @@
  * /healthz needs a token, which a page elsewhere does not have.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { connect } from 'node:net';
+import { connect, createServer as createNetServer, type Server as NetServer } from 'node:net';
 import { chmod, lstat, unlink } from 'node:fs/promises';
 import { errorMessage } from '../errors.js';
 import type { Logger, LogRing } from '../log.js';
@@ -25,6 +25,7 @@ import { bearerToken, scopeAllows, type Technician } from '../tokens/tokens.js';
 import type { TechnicianTokens } from './auth.js';
 import type { DebugConfig } from '../config/technician.js';
 import { ConnectionGuard } from '../edge/connections.js';
+import type { ActivatedSocket } from '../edge/listen-fds.js';
 import { COMMON_HEADERS, serverTimeouts } from '../edge/http.js';
 import { RefusalLog } from '../edge/refusals.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
@@ -41,12 +42,20 @@ import type { ConsoleLoginLog } from '../systemd/console-logins.js';
 const TOKEN_PARAMS = ['token', 'access_token', 'auth', 'authorization', 'bearer', 'key'];
 
 export interface TechnicianPort {
-  /** Where it listens: "http://127.0.0.1:8470" or "unix:/run/…/technician.sock". */
+  /**
+   * Where it listens, first the TCP port when it has one (the installer's health check asks it
+   * there): "http://127.0.0.1:8470" or "unix:/run/…/technician.sock".
+   */
   readonly address: string;
-  /** The URL to reach it over TCP (null on a unix socket). */
+  /** Every place it answers: systemd's socket and the config's `listen`. */
+  readonly addresses: readonly string[];
+  /** The URL to reach it over TCP (null when it has no TCP port). */
   readonly url: string | null;
   close(): Promise<void>;
 }
+
+/** The name the socket unit gives the technician port's socket (FileDescriptorName=). */
+export const TECHNICIAN_FD_NAME = 'technician';
 
 export interface PortOptions {
   readonly supervisor: Supervisor;
@@ -162,39 +171,68 @@ async function clearStaleSocket(path: string): Promise<void> {
   });
 }
 
-/** Start the technician port as `config.listen` says. Rejects when it cannot listen. */
-export async function listenTechnicianPort(server: Server, config: DebugConfig): Promise<TechnicianPort> {
-  const listen = config.listen;
-  if ('socket' in listen) await clearStaleSocket(listen.socket);
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject);
-    const ready = (): void => {
-      server.off('error', reject);
+function urlOf(a: ReturnType<Server['address']>, fallbackHost: string, fallbackPort: number): string {
+  const host = typeof a === 'object' && a !== null ? a.address : fallbackHost;
+  const port = typeof a === 'object' && a !== null ? a.port : fallbackPort;
+  return `http://${host.includes(':') ? `[${host}]` : host}:${port}`;
+}
+
+function listening(target: Server | NetServer, listen: (done: () => void) => void): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    target.once('error', reject);
+    listen(() => {
+      target.off('error', reject);
       resolve();
-    };
-    if ('socket' in listen) server.listen(listen.socket, ready);
-    else server.listen(listen.port, listen.host, ready);
+    });
   });
-  let address: string;
+}
+
+/**
+ * Start the technician port: on the socket systemd passed (`pickup-station-technician.socket`, named
+ * "technician"), when it passed one, and as `config.listen` says — a unix socket by default; TCP only
+ * when the config asks for it (then never the address systemd's socket holds: that one is served from
+ * systemd's). One server answers both: systemd's socket's connections are handed to it. Rejects when
+ * it cannot listen.
+ */
+export async function listenTechnicianPort(server: Server, config: DebugConfig, activated: ActivatedSocket | null = null): Promise<TechnicianPort> {
+  const listen = config.listen;
+  const addresses: string[] = [];
   let url: string | null = null;
+  let held: NetServer | null = null;
+  if (activated !== null) {
+    held = createNetServer({ pauseOnConnect: false }, (socket) => server.emit('connection', socket));
+    await listening(held, (done) => held?.listen({ fd: activated.fd }, done));
+    // Held for the process's life by systemd, never what keeps the process alive.
+    held.unref();
+    url = urlOf(held.address(), '127.0.0.1', 0);
+    addresses.push(url);
+  }
+  const sameAsHeld = (host: string, port: number): boolean => {
+    const a = held?.address();
+    return typeof a === 'object' && a !== null && a.port === port && (a.address === host || (host === 'localhost' && a.address === '127.0.0.1'));
+  };
   if ('socket' in listen) {
+    await clearStaleSocket(listen.socket);
+    await listening(server, (done) => server.listen(listen.socket, done));
     // Owner only (0600): tokens are still required; this keeps other local users from even connecting.
     await chmod(listen.socket, 0o600);
-    address = `unix:${listen.socket}`;
-  } else {
-    const a = server.address();
-    const port = typeof a === 'object' && a !== null ? a.port : listen.port;
-    const h = listen.host.includes(':') ? `[${listen.host}]` : listen.host;
-    url = `http://${h}:${port}`;
-    address = url;
+    addresses.push(`unix:${listen.socket}`);
+  } else if (!sameAsHeld(listen.host, listen.port)) {
+    await listening(server, (done) => server.listen(listen.port, listen.host, done));
+    const own = urlOf(server.address(), listen.host, listen.port);
+    url ??= own;
+    addresses.push(own);
   }
   return {
-    address,
+    address: addresses[0] ?? 'nowhere',
+    addresses,
     url,
     close: () =>
       new Promise<void>((resolve) => {
+        held?.close();
         // Live streams would hold close() open for ever: end every connection.
         server.closeAllConnections();
+        if (!server.listening) return resolve();
         server.close(() => resolve());
       }),
   };

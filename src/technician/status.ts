@@ -17,6 +17,7 @@ import type { BoxAction, FailureView } from '../supervisor/observe.js';
 import { readInstallRecord, releaseView, type ReleaseView } from '../systemd/install-record.js';
 import { readVendor, vendorStatus, type VendorStatus } from '../release-info.js';
 import type { ConsoleLoginLog } from '../systemd/console-logins.js';
+import { readCredentialsCheck, type CredentialSeal } from '../systemd/credentials-check.js';
 
 /**
  * Optional capability of a lock bank or door sensor driver: the hardware line behind a box (e.g.
@@ -112,7 +113,17 @@ export interface StatusBody {
    * ids, class, product name; never a serial number), how many arrived since the start, and what
    * the station does about one (`security.unknownUsb`). null: not watched (simulated hardware).
    */
-  readonly usb: { readonly unknown: readonly UnknownUsbDevice[]; readonly seenTotal: number; readonly policy: 'report' | 'out-of-service' } | null;
+  readonly usb: {
+    readonly unknown: readonly UnknownUsbDevice[];
+    readonly seenTotal: number;
+    readonly policy: 'report' | 'out-of-service';
+    /**
+     * USBGuard: whether it enforces the policy now (why not: `problem`; the station is out of
+     * service meanwhile), and the kernel's default for new devices at this boot ("0": the devices
+     * present at power-on stayed unauthorised until USBGuard judged them). null: not watched.
+     */
+    readonly guard: { readonly enforcing: boolean; readonly problem: string | null; readonly bootDefault: string | null } | null;
+  } | null;
   readonly inFlight: { readonly endpoint: string; readonly eventId: string | null; readonly ageMs: number | null } | null;
   /** Monotonic ms since the last answered protocol event; null before the first. */
   readonly lastServerContactAgeMs: number | null;
@@ -166,6 +177,11 @@ export interface StatusBody {
     readonly last: { readonly line: string; readonly at: string } | null;
     readonly problem: string | null;
   } | null;
+  /**
+   * What the unit's credential check found before this start (src/systemd/credentials-check.ts):
+   * how each credential is sealed. null: not shown (metrics.credentialsCheckFile null) or no file.
+   */
+  readonly credentials: { readonly sealed: readonly CredentialSeal[] } | null;
   /** The config without secrets (publicConfig). */
   readonly config: unknown;
   /** Which config runs (configFileView). */
@@ -217,7 +233,16 @@ export function buildStatus(supervisor: Supervisor, who: Technician, eventCount:
     alarms: snap.alarms,
     pinThrottle: snap.pinThrottle,
     tamper: hardware.tamper ? { open: snap.tamperOpen, name: hardware.tamper.name } : null,
-    usb: hardware.usb ? { unknown: hardware.usb.unknown(), seenTotal: hardware.usb.seenTotal(), policy: config.security.unknownUsb } : null,
+    usb: hardware.usb
+      ? {
+          unknown: hardware.usb.unknown(),
+          seenTotal: hardware.usb.seenTotal(),
+          policy: config.security.unknownUsb,
+          guard: hardware.usbGuard
+            ? { enforcing: hardware.usbGuard.enforcing(), problem: hardware.usbGuard.health().detail, bootDefault: hardware.usbGuard.bootDefault() }
+            : null,
+        }
+      : null,
     inFlight,
     lastServerContactAgeMs: supervisor.observer.lastContactAgeMs(),
     lastFailure: supervisor.observer.lastFailure(),
@@ -246,9 +271,15 @@ export function buildStatus(supervisor: Supervisor, who: Technician, eventCount:
     release: config.metrics.installStatusFile === null ? null : releaseView(readInstallRecord(config.metrics.installStatusFile), VERSION),
     vendor: vendorStatus(readVendor(), Date.now()),
     consoleLogins: consoleLoginsView(consoleLogins),
+    credentials: credentialsView(config.metrics.credentialsCheckFile),
     config: publicConfig(supervisor.config),
     configFile: configFileView(supervisor),
   };
+}
+
+function credentialsView(file: string | null): StatusBody['credentials'] {
+  const check = file === null ? null : readCredentialsCheck(file);
+  return check === null ? null : { sealed: check.sealed };
 }
 
 function consoleLoginsView(logins: ConsoleLoginLog | null): StatusBody['consoleLogins'] {

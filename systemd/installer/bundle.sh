@@ -171,10 +171,11 @@ build_from_source() {
   say "building in $src"
   (cd "$src" && npm ci --no-audit --no-fund && npm run build)
   # A fixed staging path: node-gyp writes absolute paths into its build files, and a random one
-  # would make every rebuild differ from the installed release (no idempotent re-run).
-  STAGE="/var/tmp/$NAME-stage"
+  # would make every rebuild differ from the installed release (no idempotent re-run). In a folder
+  # only root writes (not /var/tmp: anyone could have made that name a link there first).
+  STAGE="$BUILD_STAGE"
   rm -rf "$STAGE"
-  mkdir -p "$STAGE"
+  mkdir -m 0700 "$STAGE"
   cp -a "$src/app" "$src/package.json" "$src/package-lock.json" "$src/systemd" "$STAGE/"
   [ -d "$src/hardware" ] && cp -a "$src/hardware" "$STAGE/"
   [ -f "$src/README.md" ] && cp -a "$src/README.md" "$STAGE/"

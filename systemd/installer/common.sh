@@ -5,7 +5,7 @@
 
 cleanup() {
   if [ -n "$TMP" ]; then rm -rf "$TMP"; fi
-  rm -rf "/var/tmp/$NAME-stage"
+  rm -rf "$BUILD_STAGE"
 }
 
 # --- the live system, or a record of what would be done to it --------------------------------
@@ -71,6 +71,18 @@ ensure_link() {
   mv -fT "$2.new.$$" "$2" || die "cannot point $2 to $1"
   sync_path "$(dirname "$2")"
   return 0
+}
+
+# --- the station's own files -------------------------------------------------------------------
+# station_read FILE: FILE's text, read as the station's user. The daemon's runtime folder
+# (/run/pickup-station: its update lock, its release.json) is that user's: a link planted there must
+# lead root nowhere that user could not read itself (docs/security.md, "Privileged steps"). Nothing
+# (and no error) when it cannot be read.
+station_read() {
+  local uid gid
+  uid="$(id_of passwd "$NAME" 2>/dev/null)" || return 0
+  gid="$(id_of group "$NAME" 2>/dev/null)" || return 0
+  setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- cat -- "$1" 2>/dev/null || true
 }
 
 # --- small questions -------------------------------------------------------------------------

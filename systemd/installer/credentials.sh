@@ -20,6 +20,13 @@ credential_key() {
 }
 CREDENTIAL_KEY="$(credential_key)"
 readonly CREDENTIAL_KEY
+# A TPM key's policy binds PCR 7 (the Secure Boot state, where a firmware measures it): what
+# systemd-creds 252 chose by default, fixed here so that another systemd's default does not change
+# it. A Raspberry Pi measures nothing into it, so there the binding holds nothing, and the credential
+# check says so (docs/security.md; record 0146: why not other PCRs or a signed policy yet).
+TPM2_PCRS=()
+case "$CREDENTIAL_KEY" in *tpm2*) TPM2_PCRS=(--tpm2-pcrs=7) ;; esac
+readonly TPM2_PCRS
 readonly SEALED_CREDENTIALS=(station-password technician-tokens)
 can_seal() { [ "$LIVE" = 1 ] || [ -n "${SYSTEMD_CREDS:-}" ]; }
 
@@ -31,8 +38,8 @@ seal_credential() {
   if [ -f "$dest" ] && "${SYSTEMD_CREDS_CMD[@]}" decrypt --name="$name" "$dest" - 2>/dev/null | cmp -s - "$src"; then
     return 1
   fi
-  "${SYSTEMD_CREDS_CMD[@]}" encrypt --with-key="$CREDENTIAL_KEY" --name="$name" "$src" "$TMP/$name.cred" >/dev/null ||
-    die "cannot encrypt the credential $name (systemd-creds encrypt --with-key=$CREDENTIAL_KEY)"
+  "${SYSTEMD_CREDS_CMD[@]}" encrypt --with-key="$CREDENTIAL_KEY" "${TPM2_PCRS[@]}" --name="$name" "$src" "$TMP/$name.cred" >/dev/null ||
+    die "cannot encrypt the credential $name (systemd-creds encrypt --with-key=$CREDENTIAL_KEY ${TPM2_PCRS[*]})"
   ensure_file "$TMP/$name.cred" "$dest" 0600 root root
   rm -f "$TMP/$name.cred"
   return 0

@@ -14,11 +14,13 @@ do_install() {
   ensure_accounts
   hold_lock 900 || die "another run of the installer holds $INSTALL_LOCK"
   state_load
+  note_technician_socket
   install_release
   S_installed="$RELEASE"
   install_installer_units "$RELEASES/$RELEASE"
   ensure_config
   ensure_usbguard_files
+  ensure_usb_boot_default
   if [ -n "$KEY_FILE" ] && [ "$PACKAGED" = 0 ] && ensure_file "$KEY_FILE" "$VENDOR_KEY" 0644 root root; then
     say "installed the vendor key $VENDOR_KEY: the next bundles are checked against it"
   fi
@@ -54,6 +56,7 @@ do_install() {
   reload_units
   apply_usb_policy
   apply_console_lockdown
+  ensure_usbguard_state
   prune
   release_lock
   if [ "$ROLLED_BACK" = 1 ] && [ -z "$PACKAGE_RELEASE" ]; then exit 1; fi

@@ -4,7 +4,7 @@
 # its first /state and answer /healthz, all within --health-wait seconds; WHY says what is missing.
 
 release_field() { # FIELD of the daemon's release.json ('' if none or null; systemd removes it with the service)
-  { sed -n "s/.*\"$1\":\(\"\([^\"]*\)\"\|\([0-9][0-9]*\)\).*/\2\3/p" "$RELEASE_STATUS" 2>/dev/null || true; } | head -n 1
+  station_read "$RELEASE_STATUS" | { sed -n "s/.*\"$1\":\(\"\([^\"]*\)\"\|\([0-9][0-9]*\)\).*/\2\3/p" || true; } | head -n 1
 }
 
 # healthz_ok URL: the technician port's /healthz answers 200 {"ok":true}. http://HOST:PORT/healthz
@@ -12,7 +12,8 @@ release_field() { # FIELD of the daemon's release.json ('' if none or null; syst
 # node the current release runs.
 healthz_ok() {
   local url="$1" hostport host port reply
-  if [[ "$url" =~ ^http://([0-9.]+|localhost):([0-9]+)/healthz$ ]]; then
+  # The address is the daemon's word (its release.json, in its own folder): only loopback is asked.
+  if [[ "$url" =~ ^http://(127\.[0-9.]+|localhost):([0-9]+)/healthz$ ]]; then
     host="${BASH_REMATCH[1]}"; port="${BASH_REMATCH[2]}"
     # shellcheck disable=SC2016 # expanded by the inner bash ($0 $1)
     reply="$(timeout 5 bash -c 'exec 3<>"/dev/tcp/$0/$1" && printf "GET /healthz HTTP/1.0\r\nHost: %s\r\n\r\n" "$0" >&3 && cat <&3' "$host" "$port" 2>&1)" ||
@@ -21,10 +22,13 @@ healthz_ok() {
     echo "${reply%%$'\r'*}"
     return 1
   fi
-  local node=/usr/bin/node
+  [[ "$url" =~ ^unix:/run/$NAME/[A-Za-z0-9._-]+/healthz$ ]] || { echo "not a technician port of this station: $url"; return 1; }
+  local node=/usr/bin/node uid gid
   [ -x "$OPT/current/node/bin/node" ] && node="$OPT/current/node/bin/node"
   hostport="${url#unix:}"
-  "$node" -e '
+  # As the station's user: the socket lies in its folder.
+  uid="$(uid_of "$NAME")"; gid="$(gid_of "$NAME")"
+  setpriv --reuid="$uid" --regid="$gid" --clear-groups --no-new-privs -- "$node" -e '
     const http = require("http");
     const req = http.get({ socketPath: process.argv[1], path: "/healthz" }, { timeout: 3000 }, (res) => {
       let body = "";

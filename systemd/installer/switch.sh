@@ -29,7 +29,7 @@ can_run_now() {
 # The daemon removes the file at any moment (the station is free again): a read that finds it gone
 # reads "" (under pipefail a failed sed would end the script).
 lock_field() { # FIELD: a string or number field of the lock file ("" if none)
-  { sed -n "s/.*\"$1\":\(\"\([^\"]*\)\"\|\([0-9][0-9]*\)\).*/\2\3/p" "$UPDATE_LOCK" 2>/dev/null || true; } | head -n 1
+  station_read "$UPDATE_LOCK" | { sed -n "s/.*\"$1\":\(\"\([^\"]*\)\"\|\([0-9][0-9]*\)\).*/\2\3/p" || true; } | head -n 1
 }
 
 lock_held() {

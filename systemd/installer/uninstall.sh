@@ -16,6 +16,12 @@ do_uninstall() {
   TMP="$(mktemp -d)"
   # The kiosk's socket first: a connection to it would start the station again.
   if [ -f "$UNIT_DIR/$NAME-kiosk.socket" ]; then host systemctl disable --now --quiet "$NAME-kiosk.socket" || true; fi
+  if [ -f "$UNIT_DIR/$NAME-technician.socket" ]; then
+    host systemctl disable --now --quiet "$NAME-technician.socket" || true
+    if [ "$LIVE" = 0 ]; then systemctl --root="$ROOT" disable --quiet "$NAME-technician.socket" 2>/dev/null || true; fi
+  fi
+  # The folder its [Install] link was in is named after the station's unit: it goes with it.
+  rmdir "$ROOT/etc/systemd/system/$NAME.service.wants" 2>/dev/null || true
   if [ -f "$UNIT_DIR/$NAME.service" ] || [ -f "$LEGACY_UNIT" ]; then disable_unit; fi
   if [ -f "$UNIT_DIR/$NAME-usb-policy.path" ]; then host systemctl disable --now --quiet "$NAME-usb-policy.path" || true; fi
   forget_legacy_unit
@@ -31,7 +37,8 @@ do_uninstall() {
   rm -rf "$(dirname "$INSTALLER_COPY")/installer" "$(dirname "$INSTALLER_COPY")/installer.partial"
   rmdir "$(dirname "$INSTALLER_COPY")" "$JOURNALD_DROPIN_DIR" 2>/dev/null || true
   rm -rf "$OPT"
-  # USBGuard goes back to its own settings (Debian's rules.conf).
+  # USBGuard goes back to its own settings (Debian's rules.conf), and the kernel to its default.
+  if set_cmdline_param remove; then say "removed $USB_BOOT_PARAM from the kernel's command line (from the next boot)"; fi
   rm -f "$USBGUARD_DROPIN"
   rmdir "$(dirname "$USBGUARD_DROPIN")" 2>/dev/null || true
   host systemctl daemon-reload

@@ -157,6 +157,7 @@ activate() {
   [ -d "$RELEASES/$version" ] || die "no release $version"
   if ensure_link "releases/$version" "$OPT/current"; then say "current release: $version"; fi
   install_release_units "$version"
+  enable_technician_socket
   if [ "$PACKAGED" = 0 ]; then
     if [ -f "$RELEASES/$version/hardware/99-$NAME.rules" ]; then
       if ensure_file "$RELEASES/$version/hardware/99-$NAME.rules" "$UDEV_DEST" 0644 root root; then UDEV_CHANGED=1; fi
@@ -309,6 +310,61 @@ apply_console_lockdown() {
   done
 }
 
+# usbguard.service runs but has not told the station (its drop-in is newer than its start: an upgrade
+# from a release without that line, the package's drop-in replaced by dpkg): started again once, so
+# that the station does not take a running USBGuard for a missing one.
+ensure_usbguard_state() {
+  [ "$LIVE" = 1 ] && systemd_running || return 0
+  [ ! -e /run/pickup-station-usbguard/state ] || return 0
+  systemctl is-active --quiet usbguard.service || return 0
+  systemctl daemon-reload || true
+  systemctl try-restart usbguard.service || say "warning: usbguard.service did not restart: the station says the USB policy is not enforced until it does (journalctl -u usbguard)"
+}
+
+# --- the kernel's default for new USB devices ---------------------------------------------------
+# usbcore.authorized_default=0: every USB device, one plugged in before power-on too, stays
+# unauthorised until USBGuard has judged it, and stays so if USBGuard never runs (record 0145). A
+# Raspberry Pi's firmware reads the kernel's command line from cmdline.txt on the boot partition
+# (/boot/firmware since Bookworm, /boot before): one line, parameters separated by spaces. Applied
+# at the next boot; the station's status says until then that the devices present at power-on were
+# authorised first.
+readonly USB_BOOT_PARAM=usbcore.authorized_default=0
+cmdline_file() {
+  local f
+  for f in "$ROOT/boot/firmware/cmdline.txt" "$ROOT/boot/cmdline.txt"; do
+    # Bookworm keeps a /boot/cmdline.txt that only says where the real one moved.
+    if [ -f "$f" ] && ! grep -q 'DO NOT EDIT' "$f"; then printf '%s' "$f"; return 0; fi
+  done
+  return 1
+}
+
+# set_cmdline_param add|remove: the first line of cmdline.txt with USB_BOOT_PARAM (any other value
+# of that parameter replaced), or without it; written atomically; 0 when it changed.
+set_cmdline_param() {
+  local file line want
+  file="$(cmdline_file)" || return 1
+  line="$(head -n 1 "$file")"
+  want="$(printf '%s' "$line" | sed -E 's/(^|[[:space:]])usbcore\.authorized_default=[^[:space:]]*//g; s/^[[:space:]]+//; s/[[:space:]]+$//')"
+  [ "$1" = remove ] || want="${want:+$want }$USB_BOOT_PARAM"
+  [ "$want" != "$line" ] || return 1
+  printf '%s\n' "$want" >"$file.new.$$" || die "cannot write $file"
+  sync_path "$file.new.$$"
+  mv -f "$file.new.$$" "$file" || die "cannot write $file"
+  sync_path "$(dirname "$file")"
+  return 0
+}
+
+ensure_usb_boot_default() {
+  if [ -z "$(cmdline_file)" ]; then
+    say "note: no cmdline.txt (/boot/firmware or /boot): not a Raspberry Pi's boot partition. Add $USB_BOOT_PARAM to the kernel's command line (docs/operating.md): until then a USB device plugged in before power-on is authorised before USBGuard starts"
+    return 0
+  fi
+  if set_cmdline_param add; then
+    say "the kernel's command line ($(cmdline_file | sed "s|^$ROOT||")) now keeps every USB device unauthorised until USBGuard judges it ($USB_BOOT_PARAM): from the next boot"
+    journal info "added $USB_BOOT_PARAM to $(cmdline_file | sed "s|^$ROOT||") (applied at the next boot)"
+  fi
+}
+
 # --- the service ------------------------------------------------------------------------------
 unit_enablement() {
   if [ "$LIVE" = 1 ]; then systemctl is-enabled "$NAME" 2>/dev/null || true; else systemctl --root="$ROOT" is-enabled "$NAME" 2>/dev/null || true; fi
@@ -333,6 +389,21 @@ disable_unit() {
     host systemctl stop "$NAME"
     systemctl --root="$ROOT" disable --quiet "$NAME" 2>/dev/null || true
   fi
+}
+
+# The technician port's socket unit (the release's pickup-station-technician.socket): enabled once,
+# when it first comes with a release (or at the first install). An administrator who disabled it
+# afterwards keeps it so (the station then answers on its unix socket only).
+TECHNICIAN_SOCKET_NEW=0
+note_technician_socket() { [ -f "$UNIT_DIR/$NAME-technician.socket" ] || TECHNICIAN_SOCKET_NEW=1; }
+enable_technician_socket() {
+  [ "$TECHNICIAN_SOCKET_NEW" = 1 ] && [ -f "$UNIT_DIR/$NAME-technician.socket" ] || return 0
+  if [ "$LIVE" = 1 ]; then
+    systemctl enable --quiet "$NAME-technician.socket" || say "warning: systemctl enable $NAME-technician.socket failed: the technician port answers on its unix socket only"
+  else
+    systemctl --root="$ROOT" enable --quiet "$NAME-technician.socket" 2>/dev/null || true
+  fi
+  TECHNICIAN_SOCKET_NEW=0
 }
 
 start_upgrade_service() {

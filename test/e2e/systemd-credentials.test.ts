@@ -9,11 +9,12 @@
  * OFF), names the credential and the reason, never the secret, and the metric says 1.
  */
 import { spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, renameSync, rmSync, statSync, symlinkSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runTechnicianCli } from '../../src/cli/technician/commands.js';
+import { describeSeal, readCredentialsCheck } from '../../src/systemd/credentials-check.js';
 import { CAN_SEAL, CredentialBoard } from '../support/credential-board.js';
 import { requireTool } from '../support/tools.js';
 
@@ -26,11 +27,13 @@ let dir = '';
 let creds = '';
 let metrics = '';
 let board: CredentialBoard;
+let tpmSysfs = '';
 
 beforeEach(() => {
   dir = mkdtempSync(join(tmpdir(), 'creds-'));
   creds = join(dir, 'etc/pickup-station/credentials');
   metrics = join(dir, 'run/pickup-station-metrics');
+  tpmSysfs = join(dir, 'sys/class/tpm/tpm0');
   mkdirSync(creds, { recursive: true, mode: 0o700 });
   mkdirSync(metrics, { recursive: true });
   board = new CredentialBoard(join(dir, 'board-a'));
@@ -40,14 +43,29 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-function check(on: CredentialBoard = board): { status: number | null; stderr: string; metric: Record<string, number> } {
-  const r = spawnSync('bash', [CHECK], { env: { ...on.env(), PICKUP_CREDENTIALS_DIR: creds, PICKUP_METRICS_DIR: metrics }, encoding: 'utf8', timeout: 60_000 });
+function check(on: CredentialBoard = board): { status: number | null; stderr: string; metric: Record<string, number>; prom: string } {
+  const r = spawnSync('bash', [CHECK], {
+    env: { ...on.env(), PICKUP_CREDENTIALS_DIR: creds, PICKUP_METRICS_DIR: metrics, PICKUP_TPM_SYSFS: tpmSysfs },
+    encoding: 'utf8',
+    timeout: 60_000,
+  });
   const metric: Record<string, number> = {};
-  for (const m of readFileSync(join(metrics, 'pickup-station-credentials.prom'), 'utf8').matchAll(
-    /^pickup_station_credential_undecryptable\{credential="([^"]+)"\} (\d)$/gm,
-  ))
-    metric[m[1]!] = Number(m[2]);
-  return { status: r.status, stderr: r.stderr, metric };
+  const prom = readFileSync(join(metrics, 'pickup-station-credentials.prom'), 'utf8');
+  for (const m of prom.matchAll(/^pickup_station_credential_undecryptable\{credential="([^"]+)"\} (\d)$/gm)) metric[m[1]!] = Number(m[2]);
+  return { status: r.status, stderr: r.stderr, metric, prom };
+}
+
+/** The kernel's copy of a SHA-256 PCR (what /sys/class/tpm/tpm0/pcr-sha256/N shows). */
+function pcr(index: number, hex: string): void {
+  mkdirSync(join(tpmSysfs, 'pcr-sha256'), { recursive: true });
+  writeFileSync(join(tpmSysfs, 'pcr-sha256', String(index)), `${hex.toUpperCase()}\n`);
+}
+
+/** The sealing series of the check's file: credential -> "key pcrs". */
+function sealing(prom: string): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const m of prom.matchAll(/^pickup_station_credentials_sealed\{credential="([^"]+)",key="([^"]*)",pcrs="([^"]*)"\} 1$/gm)) out[m[1]!] = `${m[2]} ${m[3]}`;
+  return out;
 }
 
 /** `stationctl status` with the station down (nothing listens on its socket), as a technician runs it. */
@@ -76,9 +94,38 @@ describe.skipIf(!requireTool('systemd-creds, swtpm and unshare -m (root)', CAN_S
       seal('host+tpm2');
       for (const f of readdirSync(creds)) expect(readFileSync(join(creds, f)).toString('latin1'), f).not.toContain(PASSWORD);
       expect(board.decrypt('station-password', join(creds, 'station-password.cred'))).toBe(PASSWORD);
+      pcr(7, '0'.repeat(64));
       const ok = check();
       expect(ok.status, ok.stderr).toBe(0);
       expect(ok.metric).toEqual({ 'station-password': 0, 'technician-tokens': 0 });
+      // How they are sealed, from their headers: the TPM and the host key, the policy on PCR 7
+      // (systemd-creds' choice, made explicit by install.sh) — which nothing measured into here.
+      expect(sealing(ok.prom)).toEqual({ 'station-password': 'host+tpm2 7', 'technician-tokens': 'host+tpm2 7' });
+      expect(ok.prom).toMatch(/^pickup_station_credentials_pcrs_measured\{credential="station-password",pcrs="7"\} 0$/m);
+      expect(ok.stderr).not.toContain('host key alone');
+      // What the technician status and `stationctl status` show of it (the daemon reads the same file).
+      const seen = readCredentialsCheck(join(metrics, 'pickup-station-credentials.prom'));
+      expect(seen?.sealed).toEqual([
+        { credential: 'station-password', key: 'host+tpm2', pcrs: '7', pcrsMeasured: false },
+        { credential: 'technician-tokens', key: 'host+tpm2', pcrs: '7', pcrsMeasured: false },
+      ]);
+      expect(describeSeal(seen!.sealed[0]!)).toBe(
+        "sealed to this board's TPM and the host key on the card; its TPM policy binds PCR 7, which nothing measured into at this boot: that binding holds nothing",
+      );
+      // A board whose firmware measures its Secure Boot state into PCR 7.
+      pcr(7, 'a1'.repeat(32));
+      expect(check().prom).toMatch(/^pickup_station_credentials_pcrs_measured\{credential="station-password",pcrs="7"\} 1$/m);
+      // The file is written as the owner of its folder (the station's user in the field), never as root.
+      chmodSync(dir, 0o755);
+      chownSync(metrics, 4242, 4242);
+      expect(check().status).toBe(0);
+      expect(statSync(join(metrics, 'pickup-station-credentials.prom'))).toMatchObject({ uid: 4242, gid: 4242 });
+      expect(statSync(join(metrics, 'pickup-station-credentials.prom')).mode & 0o777).toBe(0o644);
+      // A folder others may write: not written to, and said.
+      chmodSync(metrics, 0o777);
+      expect(check().stderr).toContain('may be written by others than its owner (mode 777): not writing the metrics file there');
+      chmodSync(metrics, 0o755);
+      chownSync(metrics, 0, 0);
 
       // The TPM vanishes (a HAT pulled, a dead TPM): the host key alone does not open them.
       await board.unplugTpm();
@@ -163,9 +210,20 @@ describe.skipIf(!requireTool('systemd-creds, swtpm and unshare -m (root)', CAN_S
       expect(readFileSync(join(dir, 'scheduled'), 'utf8').split('\n').filter(Boolean)).toHaveLength(2);
     });
 
-    it('sealed to the host key alone: a copied file on another card does not decrypt; a damaged file, a plain-text copy, nothing: each named', () => {
+    it('sealed to the host key alone: said, and its own series; a copied file on another card does not decrypt; a damaged file, a plain-text copy, nothing: each named', () => {
       seal('host');
-      expect(check().status).toBe(0);
+      const hostOnly = check();
+      expect(hostOnly.status).toBe(0);
+      expect(sealing(hostOnly.prom)).toEqual({ 'station-password': 'host ', 'technician-tokens': 'host ' });
+      expect(hostOnly.prom).not.toContain('pickup_station_credentials_pcrs_measured{');
+      expect(hostOnly.stderr).toContain('warning: station-password is sealed to the host key alone (no TPM when it was sealed): the key lies on the same card');
+      const checkFile = join(metrics, 'pickup-station-credentials.prom');
+      expect(describeSeal(readCredentialsCheck(checkFile)!.sealed[0]!)).toContain('a copy of the card decrypts it');
+      // A link planted in the check's place (the folder is the station user's): not followed, by the daemon or a root stationctl.
+      renameSync(checkFile, `${checkFile}.real`);
+      symlinkSync(`${checkFile}.real`, checkFile);
+      expect(readCredentialsCheck(checkFile)).toBeNull();
+      rmSync(checkFile);
 
       const elsewhere = new CredentialBoard(join(dir, 'board-b'));
       const copied = check(elsewhere);

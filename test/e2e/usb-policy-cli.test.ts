@@ -42,6 +42,30 @@ describe.runIf(HAVE_PARSER)("USBGuard's rule parser", () => {
       expect(out).toContain(`OUTPUT: ${rule}`);
     }
   });
+
+  it('reads built-in devices pinned to their port with their exact interfaces (via-port, equals) as written', () => {
+    const p = loadBoardProfile(
+      profileFile(
+        profile({
+          scanners: [
+            { kind: 'hid', identifierType: 'BAR_CODE', vendorId: '0x0627', productId: '0x0001', usbPort: '1-1.2', usbInterfaces: ['03:01:01'] },
+            { kind: 'hid', identifierType: 'RFID', vendorId: '0xffff', productId: '0x0035', usbPort: '1-1.3', usbInterfaces: ['03:01:01', '03:00:00'] },
+          ],
+          usb: { devices: [{ ...ftdi, interfaces: ['ff:ff:ff'], port: '1-1.4' }] },
+        }),
+      ),
+    );
+    const rules = policyRules(usbPolicyOf(p).policy)
+      .split('\n')
+      .filter((l) => l.startsWith('allow id'));
+    expect(rules).toEqual([
+      'allow id 0627:0001 via-port "1-1.2" with-interface 03:01:01',
+      'allow id ffff:0035 via-port "1-1.3" with-interface { 03:01:01 03:00:00 }',
+      'allow id 04d9:1203 with-interface match-all { 03:*:* }',
+      'allow id 0403:6001 serial "FT4RFID1" via-port "1-1.4" with-interface ff:ff:ff',
+    ]);
+    for (const rule of rules) expect(execFileSync('usbguard-rule-parser', [rule], { encoding: 'utf8' })).toContain(`OUTPUT: ${rule}`);
+  });
 });
 
 describe('pickup-station usb-policy', () => {

@@ -127,6 +127,8 @@ export function alarmsOnBoard(label: string, open: () => Promise<GpioBackend>, s
     scanner = new SimScanner('BAR_CODE');
     const hardware = await createBoardHardware(config, hw, silentLog, {
       openBackend: open,
+      // The rig's VM runs no USBGuard: these are GPIO contracts (USBGuard's is the virtual board's part).
+      usbGuard: null,
       createInputDevices: () => Promise.resolve({ scanners: [scanner], keypad: new SimKeypad(), display: new SimDisplay() }),
     });
     station = await startStation({ config, password: STATION.password, log: silentLog, hardware });

@@ -4,7 +4,9 @@ PID 1: hold a listening TCP socket for as long as this runs (SO_SNDBUF as the un
 the unit's Backlog=) and run the daemon with it as fd 3, the way sd_listen_fds(3) describes
 (LISTEN_FDS=1, LISTEN_FDNAMES=kiosk, LISTEN_PID=the daemon's pid).
 
-    socket-holder.py PORT SNDBUF -- COMMAND [ARG...]
+    socket-holder.py PORT SNDBUF [--name NAME] -- COMMAND [ARG...]
+
+NAME is the socket's FileDescriptorName= (default kiosk; the technician port's unit says technician).
 
 SIGUSR1 stops the daemon (SIGTERM, waits for it) and leaves the port held; SIGUSR2 starts it
 again; SIGTERM stops it and exits. Each step is one line on stdout, JSON with "holder": listening
@@ -24,7 +26,10 @@ def say(**fields):
 
 def main():
     port, sndbuf = int(sys.argv[1]), int(sys.argv[2])
-    command = sys.argv[sys.argv.index("--") + 1:]
+    dashes = sys.argv.index("--")
+    options = sys.argv[3:dashes]
+    name = options[options.index("--name") + 1] if "--name" in options else "kiosk"
+    command = sys.argv[dashes + 1:]
     s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     s.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, sndbuf)
     s.bind(("127.0.0.1", port))
@@ -41,7 +46,7 @@ def main():
             signal.pthread_sigmask(signal.SIG_UNBLOCK, watched)
             os.dup2(s.fileno(), 3)
             os.set_inheritable(3, True)
-            env = dict(os.environ, LISTEN_FDS="1", LISTEN_FDNAMES="kiosk", LISTEN_PID=str(os.getpid()))
+            env = dict(os.environ, LISTEN_FDS="1", LISTEN_FDNAMES=name, LISTEN_PID=str(os.getpid()))
             os.execvpe(command[0], command, env)
         child["pid"] = pid
         say(what="started", pid=pid)

@@ -80,6 +80,30 @@ describe('board assembly', () => {
     expect(s.world.raw(BASE + 5)).toBe(1);
   });
 
+  it("watches USBGuard as a device of the board: its health is the station's to judge like any device's", async () => {
+    const s = setup(PROFILE);
+    const dir = mkdtempSync(join(tmpdir(), 'guard-'));
+    writeFileSync(join(dir, 'authorized_default'), '0\n');
+    const usbGuard = { stateFile: join(dir, 'state'), bootDefaultFile: join(dir, 'authorized_default') };
+    const down = await createBoardHardware(s.config, s.hw, log, { openBackend: s.openBackend, createInputDevices: noInputs, usbGuard });
+    const guard = down.devices().find((d) => d.name === 'USB policy (usbguard.service)');
+    expect(guard?.health().ok).toBe(false);
+    expect(down.usbGuard?.bootDefault()).toBe('0');
+    await down.close();
+    writeFileSync(join(dir, 'state'), 'running\n');
+    const up = await createBoardHardware(s.config, setup(PROFILE).hw, log, { openBackend: setup(PROFILE).openBackend, createInputDevices: noInputs, usbGuard });
+    expect(up.usbGuard?.enforcing()).toBe(true);
+    await up.close();
+    // A profile that says it has no USBGuard (a development rig) has no such device.
+    const none = await createBoardHardware(s.config, setup(PROFILE).hw, log, {
+      openBackend: setup(PROFILE).openBackend,
+      createInputDevices: noInputs,
+      usbGuard: null,
+    });
+    expect(none.usbGuard ?? null).toBeNull();
+    await none.close();
+  });
+
   it('passes the profile to the input drivers and builds a gpio-matrix keypad itself', async () => {
     const s = setup({
       ...PROFILE,

@@ -38,8 +38,8 @@ describe('tokens', () => {
     expect(bearerToken(undefined)).toBeNull();
   });
 
-  it('the config default listens on 127.0.0.1; every interface only when written; a token entry needs a sha256 hash', () => {
-    expect(debugConfigSchema.parse({}).listen).toEqual({ host: '127.0.0.1', port: 8470 });
+  it('the config default is the unix socket (TCP only when written, 127.0.0.1 unless a host is); a token entry needs a sha256 hash', () => {
+    expect(debugConfigSchema.parse({}).listen).toEqual({ socket: '/run/pickup-station/technician.sock' });
     expect(debugConfigSchema.parse({ listen: { port: 9000 } }).listen).toEqual({ host: '127.0.0.1', port: 9000 });
     expect(debugConfigSchema.parse({ listen: { host: '0.0.0.0', port: 9000 } }).listen).toEqual({ host: '0.0.0.0', port: 9000 });
     expect(debugConfigSchema.parse({ listen: { socket: '/run/x.sock' } }).listen).toEqual({ socket: '/run/x.sock' });
@@ -49,7 +49,7 @@ describe('tokens', () => {
       station: { id: 'd3b07384-d9a0-4c9b-8f3e-2b8c1a0e5f11', boxes: [{ number: 1, id: 'a1b2c3d4-0000-4000-8000-000000000001' }] },
       server: { baseUrl: 'https://library.example/pickup' },
     });
-    expect(config?.debug).toMatchObject({ enabled: true, listen: { host: '127.0.0.1', port: 8470 }, tokens: [], maxBodyBytes: 16_384 });
+    expect(config?.debug).toMatchObject({ enabled: true, listen: { socket: '/run/pickup-station/technician.sock' }, tokens: [], maxBodyBytes: 16_384 });
   });
 
   it('adds the entries of the systemd credential technician-tokens; an invalid one is a ConfigError without the file text', () => {

@@ -68,6 +68,42 @@ describe('the USB policy of a board profile', () => {
     ]);
   });
 
+  it('pins a built-in device to its port with its exact interfaces; the same ids on two ports are two devices; a pin without exact interfaces is refused', () => {
+    const scanner = { kind: 'hid', identifierType: 'RFID', vendorId: '0xffff', productId: '0x0035' };
+    const p = loadBoardProfile(
+      profileFile(
+        profile({
+          scanners: [
+            { ...scanner, path: '/dev/hidraw1', usbPort: '1-1.2', usbInterfaces: ['03:01:01', '03:00:00'] },
+            { ...scanner, path: '/dev/hidraw2', usbPort: '1-1.3', usbInterfaces: ['03:01:01', '03:00:00'] },
+          ],
+          keypad: null,
+          usb: { hubs: false, devices: [{ ...ftdi, interfaces: ['ff:ff:ff'], port: '1-1.4' }] },
+        }),
+      ),
+    );
+    expect(policyRules(usbPolicyOf(p).policy)).toBe(
+      [
+        '# scanners.0: HID scanner (RFID), on port 1-1.2',
+        'allow id ffff:0035 via-port "1-1.2" with-interface { 03:01:01 03:00:00 }',
+        '# scanners.1: HID scanner (RFID), on port 1-1.3',
+        'allow id ffff:0035 via-port "1-1.3" with-interface { 03:01:01 03:00:00 }',
+        "# usb.devices.0: RFID reader's FT232R adapter, on port 1-1.4",
+        'allow id 0403:6001 serial "FT4RFID1" via-port "1-1.4" with-interface ff:ff:ff',
+        '',
+      ].join('\n'),
+    );
+    expect(() => loadBoardProfile(profileFile(profile({ scanners: [{ ...scanner, usbPort: '1-1.2' }] })))).toThrow(
+      /scanners\.0\.usbInterfaces: a device pinned to its port \(usbPort 1-1\.2\) is named by its exact interfaces too/,
+    );
+    expect(() => loadBoardProfile(profileFile(profile({ usb: { devices: [{ ...ftdi, port: '1-1.4' }] } })))).toThrow(
+      /usb\.devices\.0\.interfaces\.0: a device pinned to its port \(1-1\.4\) is named by its exact interfaces: no \*/,
+    );
+    expect(() => loadBoardProfile(profileFile(profile({ usb: { devices: [{ ...ftdi, port: 'usb1' }] } })))).toThrow(
+      /usb\.devices\.0\.port: must be a USB port/,
+    );
+  });
+
   it('refuses an interface pattern USBGuard would not read, and a name that would break out of its comment', () => {
     expect(() => loadBoardProfile(profileFile(profile({ usb: { devices: [{ ...ftdi, interfaces: ['FF:*'] }] } })))).toThrow(
       /usb\.devices\.0\.interfaces\.0: must be an interface pattern/,

@@ -47,6 +47,8 @@ export class PortClient {
   constructor(
     private readonly target: Target,
     private readonly token: string,
+    /** Before each connection to a TCP target: throws when the token must not go there (port-owner.ts). */
+    private readonly beforeConnect: (url: string) => Promise<void> = () => Promise.resolve(),
   ) {}
 
   private options(method: string, path: string, headers: Record<string, string>): RequestOptions & { url?: string } {
@@ -76,7 +78,9 @@ export class PortClient {
     }
   }
 
-  private sendOnce(method: string, path: string, body: unknown, accept: string): Promise<IncomingMessage> {
+  private async sendOnce(method: string, path: string, body: unknown, accept: string): Promise<IncomingMessage> {
+    // Each connection, a follow's reconnects too: the port may change hands while the station restarts.
+    if (this.target.kind === 'url') await this.beforeConnect(this.target.url);
     const text = body === undefined ? undefined : JSON.stringify(body);
     const headers: Record<string, string> = { accept };
     if (text !== undefined) headers['content-type'] = 'application/json';

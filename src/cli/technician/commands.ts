@@ -5,11 +5,12 @@
  * an opening that failed); 2 usage. The token comes from --token-file, $STATIONCTL_TOKEN or the
  * systemd credential `technician-token`; it is never printed and never put in a URL.
  */
-import { readFileSync } from 'node:fs';
+import { accessSync, constants, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { hashToken, newToken } from '../../tokens/tokens.js';
-import { DEFAULT_DEBUG_PORT, tokenEntrySchema, tokenScopeSchema } from '../../config/technician.js';
+import { DEFAULT_DEBUG_PORT, DEFAULT_TECHNICIAN_SOCKET, tokenEntrySchema, tokenScopeSchema } from '../../config/technician.js';
+import { checkPortOwner, PortNotHeldError, type PortCheck } from './port-owner.js';
 import { PortClient, StationNotRunningError, StationRefusedError, TokenRefusedError, type Target } from './client.js';
 import { followStream } from './follow.js';
 import type { SelfTestReport } from '../../technician/selftest.js';
@@ -19,6 +20,7 @@ import { formatEvent, formatLogLine, formatSelfTest, formatStatus, formatStreamE
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from '../../errors.js';
 import { UsageError, usageFailure } from '../args.js';
 import { reloadedHow, type ReloadPlanKind } from '../../supervisor/reload-words.js';
+import { CREDENTIALS_CHECK_NAME, readCredentialsCheck } from '../../systemd/credentials-check.js';
 
 /** Name of the systemd credential stationctl reads its token from (LoadCredential= in a unit, or systemd-run). */
 export const TOKEN_CREDENTIAL = 'technician-token';
@@ -72,8 +74,11 @@ export const TECHNICIAN_USAGE = `technician commands (over the station's technic
                               make a token: prints it once, and the config entry with its hash
 
 options:
-  --url URL          the technician port (default $STATIONCTL_URL or http://127.0.0.1:${DEFAULT_DEBUG_PORT})
-  --socket PATH      the technician port's unix socket instead (or $STATIONCTL_SOCKET)
+  --socket PATH      the technician port's unix socket (or $STATIONCTL_SOCKET; default
+                     ${DEFAULT_TECHNICIAN_SOCKET} when this user may use it: root)
+  --url URL          the technician port over HTTP instead (or $STATIONCTL_URL; default
+                     http://127.0.0.1:${DEFAULT_DEBUG_PORT}, the port systemd holds). A port of this
+                     machine gets the token only while root (systemd) or the station holds it
   --token-file FILE  the token; else $STATIONCTL_TOKEN, else $CREDENTIALS_DIRECTORY/${TOKEN_CREDENTIAL}
   --json             machine-readable output
 
@@ -139,7 +144,10 @@ function httpUrl(u: string): Target {
   return { kind: 'url', url: u };
 }
 
-/** --socket, --url, $STATIONCTL_SOCKET, $STATIONCTL_URL, then the default port on loopback. */
+/**
+ * --socket, --url, $STATIONCTL_SOCKET, $STATIONCTL_URL, then the station's unix socket when this user
+ * may use it (root, or the station's own user), else the port systemd holds on loopback.
+ */
 function target(values: Record<string, unknown>, env: TechnicianCliIo['env']): Target {
   const url = str(values['url']);
   const socket = str(values['socket']);
@@ -147,7 +155,18 @@ function target(values: Record<string, unknown>, env: TechnicianCliIo['env']): T
   if (socket !== undefined) return { kind: 'socket', path: socket };
   if (url !== undefined) return httpUrl(url);
   if (env['STATIONCTL_SOCKET']) return { kind: 'socket', path: env['STATIONCTL_SOCKET'] };
-  return httpUrl(env['STATIONCTL_URL'] || `http://127.0.0.1:${DEFAULT_DEBUG_PORT}`);
+  if (env['STATIONCTL_URL']) return httpUrl(env['STATIONCTL_URL']);
+  if (usable(DEFAULT_TECHNICIAN_SOCKET)) return { kind: 'socket', path: DEFAULT_TECHNICIAN_SOCKET };
+  return httpUrl(`http://127.0.0.1:${DEFAULT_DEBUG_PORT}`);
+}
+
+function usable(path: string): boolean {
+  try {
+    accessSync(path, constants.R_OK | constants.W_OK);
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function readTokenFile(file: string): string {
@@ -355,9 +374,6 @@ function refusalText(e: StationRefusedError): string {
   }
 }
 
-/** Where the unit's credential check (systemd/credentials-check.sh) leaves its metric file. */
-export const CREDENTIALS_CHECK_FILE = 'pickup-station-credentials.prom';
-
 /**
  * Why the station does not run, when its credential check said so before the last start: the
  * credentials that could not be decrypted on this board, from the check's metric file, and whether
@@ -365,15 +381,10 @@ export const CREDENTIALS_CHECK_FILE = 'pickup-station-credentials.prom';
  * file is absent or names none.
  */
 export function credentialProblem(env: Readonly<Record<string, string | undefined>>): string | null {
-  let text: string;
-  try {
-    text = readFileSync(join(env['PICKUP_METRICS_DIR'] ?? '/run/pickup-station-metrics', CREDENTIALS_CHECK_FILE), 'utf8');
-  } catch {
-    return null;
-  }
-  const failed = [...text.matchAll(/^pickup_station_credential_undecryptable\{credential="([^"]+)"\} 1$/gm)].map((m) => m[1] ?? '');
-  if (failed.length === 0) return null;
-  if (/^pickup_station_credentials_tpm_lockout 1$/m.test(text))
+  const check = readCredentialsCheck(join(env['PICKUP_METRICS_DIR'] ?? '/run/pickup-station-metrics', CREDENTIALS_CHECK_NAME));
+  const failed = check?.undecryptable ?? [];
+  if (check === null || failed.length === 0) return null;
+  if (check.tpmLockout)
     return (
       `the station does not start: the TPM refuses its credential${failed.length > 1 ? 's' : ''} ${failed.join(', ')} for now ` +
       `(dictionary-attack lockout, counted from power cuts); every lock is OFF. It recovers by itself and the station is started ` +
@@ -384,6 +395,14 @@ export function credentialProblem(env: Readonly<Record<string, string | undefine
     `(sealed to another TPM or host key, or damaged); every lock is OFF. Why: journalctl --namespace=+pickup-station -u pickup-station -n 20; ` +
     `then commission the station again (install.sh --password-file, docs/operating.md)`
   );
+}
+
+/** Where the port's owner is read (tests give a /proc/net and a passwd of their own). */
+function portCheckOf(env: TechnicianCliIo['env']): PortCheck {
+  return {
+    ...(env['STATIONCTL_PROC_NET'] ? { procNet: env['STATIONCTL_PROC_NET'] } : {}),
+    ...(env['STATIONCTL_PASSWD'] ? { passwd: env['STATIONCTL_PASSWD'] } : {}),
+  };
 }
 
 /** Entry point for one technician command (`argv[0]` is the command). Never throws. */
@@ -401,7 +420,7 @@ export async function runTechnicianCli(argv: string[], io: TechnicianCliIo): Pro
     if (command === 'token') return tokenNew(values, args, io);
     const to = target(values, io.env);
     const ctx: Ctx = {
-      client: new PortClient(to, readToken(values, io.env)),
+      client: new PortClient(to, readToken(values, io.env), (url) => checkPortOwner(url, portCheckOf(io.env))),
       target: to,
       json: values['json'] === true,
       io,
@@ -416,6 +435,7 @@ export async function runTechnicianCli(argv: string[], io: TechnicianCliIo): Pro
       if (credentials !== null) return fail(EXIT_FAILURE, `${e.message}: ${credentials}`);
       return fail(EXIT_FAILURE, `${e.message}: is the service up? (systemctl status pickup-station; --url or --socket if it listens elsewhere)`);
     }
+    if (e instanceof PortNotHeldError) return fail(EXIT_FAILURE, e.message);
     if (e instanceof TokenRefusedError)
       return fail(
         EXIT_FAILURE,

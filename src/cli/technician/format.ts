@@ -3,6 +3,7 @@ import type { SelfTestReport } from '../../technician/selftest.js';
 import { statusFaults } from '../../technician/faults.js';
 import type { ConfigFileView, EventView, StatusBody } from '../../technician/status.js';
 import { describeSupport } from '../../release-info.js';
+import { describeSeal } from '../../systemd/credentials-check.js';
 
 const pad = (s: string, n: number): string => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 const age = (ms: number | null | undefined): string =>
@@ -37,6 +38,14 @@ export function formatStatus(s: StatusBody): string {
     out.push(
       `unknown USB ${s.usb.unknown.length === 0 ? 'none plugged in' : s.usb.unknown.map((d) => `${d.vendorId}:${d.productId} on port ${d.port}${d.product === null ? '' : ` (${d.product})`}`).join('; ')}, ${s.usb.seenTotal} since start (${s.usb.policy})`,
     );
+  const guard = s.usb?.guard ?? null;
+  if (guard) {
+    const boot =
+      guard.bootDefault === '0'
+        ? 'devices present at power-on were kept out until it judged them'
+        : `devices present at power-on were AUTHORISED before it started (usbcore.authorized_default ${guard.bootDefault ?? 'unknown'}: cmdline.txt lacks usbcore.authorized_default=0, or the board was not rebooted since the install)`;
+    out.push(`USB policy  ${guard.enforcing ? 'enforced by usbguard.service' : `${guard.problem ?? 'NOT ENFORCED'}: OUT OF SERVICE until it runs`}; ${boot}`);
+  }
   const rfid = s.rfid;
   if (rfid?.securityPending)
     out.push(`rfid        clearing the security bit of item ${rfid.securityPending.itemId} (${rfid.securityPending.remaining.length} tag(s) to verify)`);
@@ -47,6 +56,7 @@ export function formatStatus(s: StatusBody): string {
     out.push(`rfid        ${r.name}: ${r.tagsRead} read; last: ${tags.length > 0 ? tags.slice(-5).reverse().join(', ') : 'none'}`);
   }
   if (s.release) out.push(`release     ${formatRelease(s.release)}`);
+  for (const c of s.credentials?.sealed ?? []) out.push(`credential  ${c.credential}: ${describeSeal(c)}`);
   if (s.vendor) {
     out.push(`support     ${describeSupport(s.vendor)}`);
     if (s.vendor.securityContact !== null) out.push(`security    report flaws to ${s.vendor.securityContact}`);

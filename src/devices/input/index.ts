@@ -28,7 +28,7 @@ import type { SerialPortOptions } from '../serial/link.js';
 import { SerialScanner } from '../serial/scanner.js';
 import { createRfidReader } from '../rfid/create.js';
 import { EitherKeypad } from '../combined.js';
-import type { AssistControls, Display, IdentifierScanner, Keypad, PushButton, RfidReader } from '../types.js';
+import type { AssistControls, Display, IdentifierScanner, Keypad, KioskPortView, PushButton, RfidReader } from '../types.js';
 import type { KioskWords } from '../kiosk/page.js';
 import type { InputProfile } from './schema.js';
 
@@ -57,6 +57,8 @@ export interface InputDevices {
   readonly assist?: AssistControls | null;
   /** Each keypad built here as a device of its own (for health), when `keypad` combines two. */
   readonly keypads?: readonly Keypad[];
+  /** The kiosk page's port (its refusals, for the metrics); absent: no kiosk page. */
+  readonly kiosk?: KioskPortView | null;
 }
 
 /** What the input devices need of the station's config: its locale and words (the kiosk page), the key hold time. */
@@ -85,6 +87,7 @@ interface BuiltDisplay {
   readonly keypad?: Keypad;
   readonly cancelButton?: PushButton;
   readonly assist?: AssistControls;
+  readonly kiosk?: KioskPortView;
 }
 
 /**
@@ -118,7 +121,7 @@ export const DISPLAY_KINDS: KindTable<DisplaySection, BuiltDisplay> = {
       limits: d,
       log: log.child({ component: 'kiosk' }),
     });
-    return { display: panel.display, startable: panel, keypad: panel.keypad, cancelButton: panel.cancelButton, assist: panel.assist };
+    return { display: panel.display, startable: panel, keypad: panel.keypad, cancelButton: panel.cancelButton, assist: panel.assist, kiosk: panel };
   },
 };
 
@@ -180,7 +183,16 @@ export async function createInputDevices(profile: InputProfile, log: Logger, sta
     // A touchscreen is a keypad; a tactile one beside it (a blind patron's) types too.
     const keypads = [d.keypad, keypad].filter((k): k is Keypad => k !== undefined && k !== null);
     const both = d.keypad && keypad ? new EitherKeypad(d.keypad, keypad) : (d.keypad ?? keypad);
-    return { scanners, rfidReaders, keypad: both, display: d.display, cancelButton: d.cancelButton ?? null, assist: d.assist ?? null, keypads };
+    return {
+      scanners,
+      rfidReaders,
+      keypad: both,
+      display: d.display,
+      cancelButton: d.cancelButton ?? null,
+      assist: d.assist ?? null,
+      keypads,
+      kiosk: d.kiosk ?? null,
+    };
   } catch (e) {
     await Promise.all(built.map((b) => b.close().catch(() => undefined)));
     throw e;

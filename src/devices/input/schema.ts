@@ -24,6 +24,19 @@ export const usbId = z.union([
   ),
 ]);
 
+/**
+ * A USB port as the kernel names it (sysfs, USBGuard's `via-port`): bus-port[.port...], e.g. "1-1.3".
+ * A device built into the station is pinned to its port: the same ids on another port are not it.
+ */
+export const usbPort = z
+  .string()
+  .check(z.regex(/^[1-9][0-9]{0,2}-[1-9][0-9]?(\.[1-9][0-9]?){0,6}$/, 'must be a USB port like "1-1.3" (bus-port.port…, as /sys/bus/usb/devices names it)'));
+/** One USB interface exactly: "cc:ss:pp" (class, subclass, protocol; two lower-case hex digits each). */
+export const EXACT_INTERFACE = /^[0-9a-f]{2}:[0-9a-f]{2}:[0-9a-f]{2}$/;
+export const exactInterfaces = z
+  .array(z.string().check(z.regex(EXACT_INTERFACE, 'must be an exact interface like "03:01:01" (hex class:subclass:protocol, lower case, no *)')))
+  .check(z.minLength(1), z.maxLength(16));
+
 const identifierType = z.enum(['BAR_CODE', 'RFID']);
 /** Longest identifier accepted (the station core accepts at most 128). */
 const maxLength = z._default(intIn(1, 128), 128);
@@ -56,6 +69,13 @@ const hidDevice = {
   path: z._default(z.nullable(devicePath), null),
   /** Set when the device prefixes its input reports with a report id. */
   reportId: z._default(z.nullable(intIn(1, 255)), null),
+  /**
+   * The USB port it is wired to inside the station ("1-1.3"): USBGuard then allows these ids on that
+   * port only (`via-port`), and only with `usbInterfaces`. null: on any port.
+   */
+  usbPort: z._default(z.nullable(usbPort), null),
+  /** Its exact USB interfaces ("03:01:01", …: `lsusb -v`); null: any HID interface. Required with `usbPort`. */
+  usbInterfaces: z._default(z.nullable(exactInterfaces), null),
   /** The device list is re-checked this often to notice an unplug that raised no error. */
   presenceCheckMs: ms(2_000, 50, 60_000),
   reconnect: z.prefault(reconnectSchema, {}),
@@ -355,6 +375,7 @@ export function refineInputProfile(
   p.scanners.forEach((s, i) => {
     if (s.kind === 'serial' || s.kind === 'rfid-reader') return claim(s.path, ['scanners', i, 'path']);
     claimHid(s, ['scanners', i]);
+    pinned(s, ['scanners', i], ctx);
   });
   p.readers?.forEach((r, i) => claim(r.path, ['readers', i, 'path']));
   if (p.display.kind === 'serial') {
@@ -364,7 +385,20 @@ export function refineInputProfile(
       ctx.addIssue({ code: 'custom', path: ['display', 'protocol', 'rowStart'], message: `needs one entry per row (${p.display.rows})` });
   }
   const kp = p.keypad;
-  if (isHidKeypad(kp)) claimHid(kp, ['keypad']);
+  if (isHidKeypad(kp)) {
+    claimHid(kp, ['keypad']);
+    pinned(kp, ['keypad'], ctx);
+  }
+}
+
+/** A HID device pinned to its port is named by its exact interfaces too: the port alone would let any HID function of those ids in. */
+function pinned(d: { usbPort: string | null; usbInterfaces: readonly string[] | null }, at: (string | number)[], ctx: z.core.$RefinementCtx): void {
+  if (d.usbPort !== null && d.usbInterfaces === null)
+    ctx.addIssue({
+      code: 'custom',
+      path: [...at, 'usbInterfaces'],
+      message: `a device pinned to its port (usbPort ${d.usbPort}) is named by its exact interfaces too`,
+    });
 }
 
 function isHidKeypad(k: unknown): k is z.output<typeof hidKeypadSchema> {

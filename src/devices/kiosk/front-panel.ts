@@ -22,6 +22,7 @@ export function withKioskPanel(hw: StationHardware, panel: KioskPanel): StationH
     buzzer: hw.buzzer ?? null,
     speech: hw.speech ?? null,
     assist: [...(hw.assist ?? []), panel.assist],
+    kiosk: panel,
     display: panel.display,
     servesWithoutDisplay: hw.keypad !== null,
     keypad: new EitherKeypad(panel.keypad, hw.keypad),

@@ -11,50 +11,24 @@
  * in-process, and the port stays held meanwhile. A server is attached to the listener and detached
  * from it; while none is attached, requests get 503 (the page retries).
  *
- * sd_listen_fds(3): LISTEN_PID must be this process, the fds start at 3, LISTEN_FDNAMES names
- * them (`FileDescriptorName=kiosk` in the socket unit). The variables are removed once read, as
- * sd_listen_fds(1) does, so that no child process takes them for its own.
+ * systemd's sockets are read by src/edge/listen-fds.ts (`FileDescriptorName=kiosk` in the socket unit).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { serverTimeouts, type TimeoutLimits } from '../../edge/http.js';
+import { activatedSocket } from '../../edge/listen-fds.js';
+import { KIOSK_REFUSAL_REASONS, type KioskRefusalReason } from '../types.js';
 
-/** The first fd systemd passes (SD_LISTEN_FDS_START). */
-const LISTEN_FDS_START = 3;
 /** The name the socket unit gives the kiosk's socket (FileDescriptorName=). */
 export const KIOSK_FD_NAME = 'kiosk';
-
-export interface ActivatedSocket {
-  readonly fd: number;
-  readonly name: string;
-}
-
-/** The sockets systemd passed to this process (sd_listen_fds), from `env`; [] when none. Pure. */
-export function listenFds(env: NodeJS.ProcessEnv, pid: number): ActivatedSocket[] {
-  if (env['LISTEN_PID'] !== String(pid)) return [];
-  const count = Number(env['LISTEN_FDS']);
-  if (!Number.isInteger(count) || count <= 0) return [];
-  const names = (env['LISTEN_FDNAMES'] ?? '').split(':');
-  return Array.from({ length: count }, (_, i) => ({ fd: LISTEN_FDS_START + i, name: names[i] ?? 'unknown' }));
-}
-
-let activated: ActivatedSocket[] | null = null;
-
-/** The sockets systemd passed, read from the environment once (which is then cleared). */
-function activatedSockets(): ActivatedSocket[] {
-  if (activated !== null) return activated;
-  activated = listenFds(process.env, process.pid);
-  delete process.env['LISTEN_PID'];
-  delete process.env['LISTEN_FDS'];
-  delete process.env['LISTEN_FDNAMES'];
-  return activated;
-}
 
 type Handler = (req: IncomingMessage, res: ServerResponse) => void;
 
 /** One listening socket and the server attached to it now (if any). */
 export class KioskListener {
   private handler: Handler | null = null;
+  /** Requests refused on this socket, by reason: counted for its whole life, across the servers attached to it. */
+  private readonly refused = Object.fromEntries(KIOSK_REFUSAL_REASONS.map((r) => [r, 0])) as Record<KioskRefusalReason, number>;
 
   constructor(
     readonly server: Server,
@@ -74,6 +48,14 @@ export class KioskListener {
 
   get host(): string {
     return (this.server.address() as AddressInfo).address;
+  }
+
+  countRefusal(reason: KioskRefusalReason): void {
+    this.refused[reason] += 1;
+  }
+
+  refusals(): Readonly<Record<KioskRefusalReason, number>> {
+    return { ...this.refused };
   }
 
   attach(handler: Handler): void {
@@ -126,8 +108,8 @@ export interface AcquireOptions {
  * when the port cannot be bound (taken).
  */
 export async function acquireKioskListener(port: number, o: AcquireOptions): Promise<{ listener: KioskListener; note: string | null }> {
-  const socket = activatedSockets().find((s) => s.name === KIOSK_FD_NAME);
-  if (socket !== undefined) {
+  const socket = activatedSocket(KIOSK_FD_NAME);
+  if (socket !== null) {
     let listener = held.get(-socket.fd);
     if (listener === undefined) {
       const server = createServer(serverTimeouts(o.timeouts));

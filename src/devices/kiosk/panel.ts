@@ -19,7 +19,19 @@
 import type { Logger } from 'pino';
 import { DeviceBase, faulty, HEALTHY, Listeners } from '../device-base.js';
 import { Backoff, type BackoffOptions } from '../reconnect.js';
-import type { AssistControls, AssistRequest, DeviceHealth, Display, Keypad, KeypadKey, PushButton, Unsubscribe } from '../types.js';
+import {
+  KIOSK_REFUSAL_REASONS,
+  type AssistControls,
+  type AssistRequest,
+  type DeviceHealth,
+  type Display,
+  type Keypad,
+  type KeypadKey,
+  type KioskPortView,
+  type KioskRefusalReason,
+  type PushButton,
+  type Unsubscribe,
+} from '../types.js';
 import { errorMessage } from '../../errors.js';
 import { BrowserRestart, type BrowserRestartConfig, type RunCommand } from './browser-restart.js';
 import { acquireKioskListener, KioskPortNotHeld, releaseKioskListener, type KioskListener } from './listener.js';
@@ -149,7 +161,7 @@ class KioskAssist extends DeviceBase implements AssistControls {
   }
 }
 
-export class KioskPanel {
+export class KioskPanel implements KioskPortView {
   readonly display: KioskDisplay;
   readonly keypad: KioskKeypad;
   readonly cancelButton: KioskCancelButton;
@@ -197,6 +209,11 @@ export class KioskPanel {
   /** The port the page is served on (after start()). */
   get port(): number {
     return this.listener?.port ?? 0;
+  }
+
+  /** Requests the page's port refused since the process started (none before it listens). */
+  refusals(): Readonly<Record<KioskRefusalReason, number>> {
+    return this.listener?.refusals() ?? (Object.fromEntries(KIOSK_REFUSAL_REASONS.map((r) => [r, 0])) as Record<KioskRefusalReason, number>);
   }
 
   /** Open connections and streams of the page's server now. */

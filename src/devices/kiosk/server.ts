@@ -28,7 +28,7 @@ import { applyTimeouts, BodyTooLarge, COMMON_HEADERS, hostIs, loopbackHosts, ori
 import { RefusalLog, type RefusalText } from '../../edge/refusals.js';
 import { openSse, type SseStream } from '../../edge/sse.js';
 import { bearerToken } from '../../tokens/bearer.js';
-import type { AssistRequest, KeypadKey } from '../types.js';
+import type { AssistRequest, KeypadKey, KioskRefusalReason } from '../types.js';
 import type { KioskListener } from './listener.js';
 import { kioskAssets, type KioskAssets } from './page.js';
 import type { KioskSecret } from './secret.js';
@@ -83,8 +83,8 @@ export function parseKey(v: unknown): KeypadKey | null {
   return null;
 }
 
-/** Why a request was refused, for the summary lines. */
-type Refusal = 'no-secret' | 'wrong-host' | 'foreign-origin' | 'not-json' | 'bad-body' | 'not-found' | 'evicted';
+/** Why a request was refused, for the summary lines and the counts (the metric's label). */
+type Refusal = KioskRefusalReason;
 
 const REFUSALS: Readonly<Record<Refusal, RefusalText>> = {
   'no-secret': { level: 'warn', text: 'kiosk page: requests refused (keys, heartbeats and streams need the kiosk secret)' },
@@ -114,7 +114,7 @@ export class KioskServer {
     this.refusals = new RefusalLog(o.log, o.limits.refusalLogIntervalMs, REFUSALS);
     // Every client of a loopback port has the same address: the per-address cap is the whole cap.
     const caps = { maxConnections: o.limits.maxConnections, maxConnectionsPerAddress: o.limits.maxConnections };
-    this.guard = new ConnectionGuard(caps, (address) => this.refusals.refused('evicted', address));
+    this.guard = new ConnectionGuard(caps, (address) => this.refuse('evicted', address));
   }
 
   get port(): number {
@@ -166,8 +166,14 @@ export class KioskServer {
 
   // --- answers ------------------------------------------------------------------------------------
 
+  /** Every refusal is counted (the metric); its log line is summarised per kind and interval. */
+  private refuse(why: Refusal, address: string | undefined): void {
+    this.o.listener.countRefusal(why);
+    this.refusals.refused(why, address);
+  }
+
   private reply(res: ServerResponse, status: number, text: string, why: Refusal | null, close = false): void {
-    if (why !== null) this.refusals.refused(why, res.req.socket.remoteAddress);
+    if (why !== null) this.refuse(why, res.req.socket.remoteAddress);
     res.writeHead(status, { ...COMMON_HEADERS, ...PAGE_HEADERS, 'content-type': 'text/plain; charset=utf-8', ...(close ? { connection: 'close' } : {}) });
     res.end(`${text}\n`);
   }

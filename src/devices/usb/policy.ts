@@ -17,6 +17,8 @@ export interface AllowedUsbDevice {
   readonly serialNumber: string | null;
   /** Interface patterns "cc:ss:pp" the device may offer (every one of its interfaces must match one). */
   readonly interfaces: readonly string[];
+  /** The port it is wired to ("1-1.3"): allowed there only, offering exactly `interfaces`. null: any port. */
+  readonly port: string | null;
   /** Where the profile names it ("scanners.0", "keypad", "usb.devices.1"). */
   readonly sources: readonly string[];
   readonly name: string;
@@ -40,7 +42,15 @@ export interface UsbPolicyProblem {
 /** The parts of a board profile the policy reads. */
 export interface UsbPolicySource {
   readonly scanners: readonly (
-    | { readonly kind: 'hid'; readonly vendorId: number; readonly productId: number; readonly serialNumber: string | null; readonly identifierType: string }
+    | {
+        readonly kind: 'hid';
+        readonly vendorId: number;
+        readonly productId: number;
+        readonly serialNumber: string | null;
+        readonly identifierType: string;
+        readonly usbPort?: string | null;
+        readonly usbInterfaces?: readonly string[] | null;
+      }
     | { readonly kind: string }
   )[];
   readonly keypad: unknown;
@@ -68,16 +78,22 @@ export function usbPolicyOf(p: UsbPolicySource): { policy: UsbPolicy; problems: 
   const devices: AllowedUsbDevice[] = [];
   const problems: UsbPolicyProblem[] = [];
   const add = (d: Omit<AllowedUsbDevice, 'sources'>, source: string, path: (string | number)[], derived: boolean): void => {
-    const same = devices.findIndex((o) => key(o) === key(d) && (o.serialNumber === d.serialNumber || o.serialNumber === null || d.serialNumber === null));
+    // Another port is another device (both pinned); an unpinned entry allows every port.
+    const samePort = (o: { port: string | null }): boolean => o.port === d.port || o.port === null || d.port === null;
+    const same = devices.findIndex(
+      (o) => key(o) === key(d) && samePort(o) && (o.serialNumber === d.serialNumber || o.serialNumber === null || d.serialNumber === null),
+    );
     const other = devices[same];
     if (other === undefined) {
       devices.push({ ...d, sources: [source] });
       return;
     }
     if (derived) {
-      // One rule for both: the one without a serial number allows every unit anyway.
+      // One rule for both: the one without a serial number (or a port, or exact interfaces) allows every unit anyway.
       const serialNumber = other.serialNumber === d.serialNumber ? d.serialNumber : null;
-      devices[same] = { ...other, serialNumber, sources: [...other.sources, source] };
+      const port = other.port === d.port ? d.port : null;
+      const interfaces = other.interfaces.join(' ') === d.interfaces.join(' ') ? d.interfaces : HID_INTERFACES;
+      devices[same] = { ...other, serialNumber, port, interfaces, sources: [...other.sources, source] };
       return;
     }
     const unit = d.serialNumber === null || other.serialNumber === null ? '' : ` serial ${d.serialNumber}`;
@@ -85,15 +101,36 @@ export function usbPolicyOf(p: UsbPolicySource): { policy: UsbPolicy; problems: 
   };
   p.scanners.forEach((s, i) => {
     if (!isHid(s)) return;
-    add({ ...s, interfaces: HID_INTERFACES, name: `HID scanner (${s.identifierType})`, hidraw: true }, `scanners.${i}`, ['scanners', i], true);
+    add({ ...hid(s), name: `HID scanner (${s.identifierType})` }, `scanners.${i}`, ['scanners', i], true);
   });
-  if (isHid(p.keypad)) add({ ...p.keypad, interfaces: HID_INTERFACES, name: 'HID keypad', hidraw: true }, 'keypad', ['keypad'], true);
-  p.usb.devices.forEach((d, i) => add({ ...d, hidraw: false }, `usb.devices.${i}`, ['usb', 'devices', i], false));
+  if (isHid(p.keypad)) add({ ...hid(p.keypad), name: 'HID keypad' }, 'keypad', ['keypad'], true);
+  p.usb.devices.forEach((d, i) => add({ ...d, port: d.port ?? null, hidraw: false }, `usb.devices.${i}`, ['usb', 'devices', i], false));
   return { policy: { devices, hubs: p.usb.hubs }, problems };
 }
 
-function isHid(d: unknown): d is { vendorId: number; productId: number; serialNumber: string | null; identifierType?: string } {
+interface HidSection {
+  vendorId: number;
+  productId: number;
+  serialNumber: string | null;
+  identifierType?: string;
+  usbPort?: string | null;
+  usbInterfaces?: readonly string[] | null;
+}
+
+function isHid(d: unknown): d is HidSection {
   return typeof d === 'object' && d !== null && (d as { kind?: unknown }).kind === 'hid';
+}
+
+/** A HID scanner's or keypad's rule: its ids (and serial), any HID interface, or its port and exact interfaces. */
+function hid(d: HidSection): Omit<AllowedUsbDevice, 'sources' | 'name'> {
+  return {
+    vendorId: d.vendorId,
+    productId: d.productId,
+    serialNumber: d.serialNumber,
+    interfaces: d.usbInterfaces ?? HID_INTERFACES,
+    port: d.usbPort ?? null,
+    hidraw: true,
+  };
 }
 
 /** The rule lines, one comment line naming each rule's sources before it. */
@@ -102,7 +139,15 @@ export function policyRules(policy: UsbPolicy): string {
   if (policy.hubs) lines.push('# usb.hubs', 'allow with-interface match-all { 09:00:* }');
   for (const d of policy.devices) {
     const serial = d.serialNumber === null ? '' : ` serial "${d.serialNumber}"`;
-    lines.push(`# ${d.sources.join(', ')}: ${d.name}`, `allow id ${key(d)}${serial} with-interface match-all { ${d.interfaces.join(' ')} }`);
+    const port = d.port === null ? '' : ` via-port "${d.port}"`;
+    // Exact interfaces are the device's whole set: written as USBGuard writes a set it must equal
+    // (no operator; one alone bare). Patterns are what each interface may be (match-all).
+    const exact = d.interfaces.every((i) => !i.includes('*'));
+    const set = !exact ? `match-all { ${d.interfaces.join(' ')} }` : d.interfaces.length === 1 ? (d.interfaces[0] ?? '') : `{ ${d.interfaces.join(' ')} }`;
+    lines.push(
+      `# ${d.sources.join(', ')}: ${d.name}${d.port === null ? '' : `, on port ${d.port}`}`,
+      `allow id ${key(d)}${serial}${port} with-interface ${set}`,
+    );
   }
   return lines.map((l) => `${l}\n`).join('');
 }
