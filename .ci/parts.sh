@@ -12,6 +12,7 @@
 
 CI_BUDGET_S=${CI_BUDGET_S:-4500}
 CI_LOGS=${CI_LOGS:-$(mktemp -d /tmp/ci-parts.XXXXXX)}
+mkdir -p "$CI_LOGS"
 ci_t0=$SECONDS
 declare -A ci_pid ci_start ci_end ci_rc ci_cpu ci_where
 ci_order=()
