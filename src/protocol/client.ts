@@ -161,7 +161,7 @@ export class HttpProtocolClient implements ProtocolSender {
       stream.on('data', (chunk: Buffer) => {
         if (abandoned !== null) return;
         received += chunk.length;
-        if (received > cap) abandon(`answer longer than server.maxAnswerBytes (${cap} bytes): abandoned after ${received}`);
+        if (received > cap) abandon(`answer longer than server.maxAnswerBytes (${cap} bytes): abandoned after ${received} bytes`);
         else chunks.push(chunk);
       });
       stream.once('end', () => {

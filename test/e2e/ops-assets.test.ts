@@ -75,9 +75,16 @@ describe('the Grafana dashboard', () => {
     const rules = readFileSync(join(ROOT, 'ops/prometheus/rules/pickup-station.rules.yml'), 'utf8');
     // support_days_left comes from a release's vendor.json, which a checkout has not: the daemon run
     // from a release exports it (test/e2e/bundle-vendor.test.ts). credential_undecryptable and
-    // credentials_tpm_lockout are written before the daemon starts, by the unit's credentials check
-    // into node_exporter's textfile folder (test/e2e/systemd-credentials.test.ts).
-    const notTheDaemons = new Set(['pickup_station_support_days_left', 'pickup_station_credential_undecryptable', 'pickup_station_credentials_tpm_lockout']);
+    // credentials_tpm_lockout, credentials_sealed and credentials_pcrs_measured are written before the
+    // daemon starts, by the unit's credentials check into node_exporter's textfile folder
+    // (test/e2e/systemd-credentials.test.ts).
+    const notTheDaemons = new Set([
+      'pickup_station_support_days_left',
+      'pickup_station_credential_undecryptable',
+      'pickup_station_credentials_tpm_lockout',
+      'pickup_station_credentials_sealed',
+      'pickup_station_credentials_pcrs_measured',
+    ]);
     for (const name of metricNamesIn(rules).filter((n) => !notTheDaemons.has(n))) expect(exported, name).toContain(name);
   });
 });

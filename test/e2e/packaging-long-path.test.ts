@@ -95,10 +95,19 @@ describe.skipIf(!HAVE_TOOLS)('from a clone whose path is over 100 characters', {
       readdirSync(join(work, 'debs'))
         .filter((f) => f.startsWith('pickup-station_'))
         .sort(),
-    ).toEqual(['pickup-station_1.0.0_amd64.deb', 'pickup-station_1.1.0_amd64.deb', 'pickup-station_1.2.0_amd64.deb', 'pickup-station_1.4.0_amd64.deb']);
+    ).toEqual([
+      'pickup-station_1.0.0_amd64.deb',
+      'pickup-station_1.1.0_amd64.deb',
+      'pickup-station_1.2.0_amd64.deb',
+      'pickup-station_1.4.0_amd64.deb',
+      'pickup-station_1.5.0_amd64.deb',
+      'pickup-station_9.0.0_amd64.deb',
+    ]);
     const inRelease = join(work, 'repo/dists/stable/InRelease');
-    const v = spawnSync('gpgv', ['--keyring', join(work, 'vendor.gpg'), inRelease], { encoding: 'utf8' });
+    // Signed by the vendor's key and, during a handover, by the next one too (record 0154): both hold.
+    const v = spawnSync('gpgv', ['--keyring', join(work, 'vendor.gpg'), '--keyring', join(work, 'vendor-next.gpg'), inRelease], { encoding: 'utf8' });
     expect(v.status, v.stderr).toBe(0);
+    expect(v.stderr).toContain('Good signature from "e2e vendor <vendor@example.org>"');
     expect(readFileSync(inRelease, 'utf8')).toMatch(/^Valid-Until: /m);
   });
 

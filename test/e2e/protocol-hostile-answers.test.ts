@@ -56,7 +56,7 @@ describe('the protocol client reads at most server.maxAnswerBytes', () => {
     const outcome = await client(url).send('state', stateBody);
     expect(outcome.result).toEqual({
       kind: 'unanswered',
-      reason: expect.stringMatching(/^answer longer than server\.maxAnswerBytes \(65536 bytes\): abandoned after \d+$/),
+      reason: expect.stringMatching(/^answer longer than server\.maxAnswerBytes \(65536 bytes\): abandoned after \d+ bytes$/),
     });
     expect(outcome.attempts[0]).toMatchObject({ status: 200, answered: false });
     const d = server.deliveries[0]!;
@@ -99,7 +99,7 @@ describe('the daemon given a 200 MB answer', () => {
     const armedAt = server.deliveries.length;
     server.arm((p) => p.endsWith('/state'), { kind: 'huge', bytes: 200 * MB });
     const unanswered = await d.waitForLine((l) => l['msg'] === 'event unanswered', 'the big answer abandoned');
-    expect(unanswered['error']).toMatch(/^answer longer than server\.maxAnswerBytes \(65536 bytes\): abandoned after \d+$/);
+    expect(unanswered['error']).toMatch(/^answer longer than server\.maxAnswerBytes \(65536 bytes\): abandoned after \d+ bytes$/);
     expect(unanswered['status']).toBe(200);
     // Resent with the same eventId one answer timeout later, and answered.
     const resent = await d.waitForLine((l) => l['msg'] === 'event answered' && l['eventId'] === unanswered['eventId'], 'the resend answered');

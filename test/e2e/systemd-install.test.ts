@@ -277,7 +277,7 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
     // What it would have done to the live system.
     expect(r.commands).toEqual([
       // Everything the release's addons link (systemd/runtime-packages), the libgpiod tools, kill (ExecReload=).
-      'apt-get install -y --no-install-recommends libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 gpiod procps espeak-ng alsa-utils usbguard',
+      'apt-get install -y --no-install-recommends libusb-1.0-0 libudev1 libstdc++6 libgcc-s1 gpiod procps espeak-ng alsa-utils usbguard unattended-upgrades',
       'systemd-tmpfiles --create /usr/local/lib/tmpfiles.d/pickup-station.conf',
       'modprobe -a usbserial cdc_acm',
       'systemctl daemon-reload',

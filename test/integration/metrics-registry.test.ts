@@ -245,6 +245,7 @@ describe('MetricsService', () => {
       eventLoopResolutionMs: 1_000,
       installStatusFile: '/opt/pickup-station/install-status.json',
       consoleLoginFile: '/var/log/btmp',
+      credentialsCheckFile: '/run/pickup-station-metrics/pickup-station-credentials.prom',
     });
   });
 });

@@ -67,6 +67,13 @@ describe('display kinds hd44780-i2c and oled-i2c', () => {
       streamBufferBytes: 65_536,
       refusalLogIntervalMs: 60_000,
       reconnect: { initialMs: 500, maxMs: 30_000, factor: 2 },
+      pageTimeoutMs: 20_000,
+      browser: {
+        restartCommand: ['systemctl', '--no-ask-password', 'restart', 'pickup-station-kiosk.service'],
+        commandTimeoutMs: 120_000,
+        startMs: 120_000,
+        restartLimit: 3,
+      },
     });
     // A tactile keypad beside the touchscreen (a blind patron's) types too.
     const r = inputProfileSchema.safeParse({ display: { kind: 'kiosk' }, keypad: { kind: 'hid', vendorId: 1, productId: 2 } });
