@@ -11,6 +11,8 @@
  *   why the secret alone would not be enough). The daemon says so at start under systemd.
  */
 import { spawnSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Browser, Page } from 'playwright-core';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { launchChromium } from '../support/chromium.js';
@@ -18,44 +20,12 @@ import { KioskDaemon } from '../support/kiosk-daemon.js';
 
 const POLL = { timeout: 15_000, interval: 50 };
 
-/**
- * A local process trying to take the port every way a squatter could: plain, on every interface,
- * with SO_REUSEADDR and SO_REUSEPORT. Prints what it got for each. With `serve`, the first bind
- * that works is kept as an HTTP server recording what arrives (for `serveMs`).
- */
-const SQUATTER = `
-import json, socket, sys, time
-port, serve_ms = int(sys.argv[1]), int(sys.argv[2])
-got, kept = {}, None
-for name, host, opts in [("loopback", "127.0.0.1", []), ("any", "0.0.0.0", []), ("reuseaddr", "127.0.0.1", [socket.SO_REUSEADDR]),
-                         ("reuseport", "127.0.0.1", [socket.SO_REUSEADDR, socket.SO_REUSEPORT])]:
-    s = socket.socket()
-    for o in opts: s.setsockopt(socket.SOL_SOCKET, o, 1)
-    try:
-        s.bind((host, port)); s.listen(16); got[name] = "bound"
-        if kept is None: kept = s
-        else: s.close()
-    except OSError as e:
-        got[name] = e.strerror; s.close()
-print(json.dumps({"binds": got}), flush=True)
-if kept is not None and serve_ms > 0:
-    kept.settimeout(0.2)
-    heard, end = [], time.time() + serve_ms / 1000
-    while time.time() < end:
-        try: c, _ = kept.accept()
-        except OSError: continue
-        c.settimeout(1)
-        try: head = c.recv(4096).decode("latin1")
-        except OSError: head = ""
-        line = head.split("\\r\\n")[0]
-        auth = [h for h in head.split("\\r\\n") if h.lower().startswith("authorization:")]
-        heard.append({"request": line, "authorization": bool(auth)})
-        c.sendall(b"HTTP/1.1 200 OK\\r\\ncontent-type: text/event-stream\\r\\n\\r\\nevent: state\\ndata: {}\\n\\n"); c.close()
-    print(json.dumps({"heard": heard}), flush=True)
-`;
+/** A local process trying to take the port every way a squatter could (test/support/port-squatter.py). */
+// Its text is passed with -c: the squatter's user may not read the checkout.
+const SQUATTER = readFileSync(join(import.meta.dirname, '../support/port-squatter.py'), 'utf8');
 
 function squat(port: number, serveMs = 0): { binds: Record<string, string>; heard: { request: string; authorization: boolean }[] } {
-  const r = spawnSync('python3', ['-c', SQUATTER, String(port), String(serveMs)], { encoding: 'utf8', timeout: serveMs + 10_000 });
+  const r = spawnSync('python3', ['-c', SQUATTER, String(port), String(serveMs), 'sse'], { encoding: 'utf8', timeout: serveMs + 10_000 });
   const lines = r.stdout
     .trim()
     .split('\n')

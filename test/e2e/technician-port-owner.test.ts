@@ -26,36 +26,9 @@ const SQUATTER_UID = 4242;
 /** Debian's own python3 (a python3 first on root's PATH may lie where the squatter's user cannot run it). */
 const PYTHON = existsSync('/usr/bin/python3') ? '/usr/bin/python3' : 'python3';
 
-/** Every way a local process could take the port; with `serveMs`, the first bind kept as a server recording what arrives. */
-const SQUATTER = `
-import json, socket, sys, time
-port, serve_ms = int(sys.argv[1]), int(sys.argv[2])
-got, kept = {}, None
-for name, host, opts in [("loopback", "127.0.0.1", []), ("any", "0.0.0.0", []), ("reuseaddr", "127.0.0.1", [socket.SO_REUSEADDR]),
-                         ("reuseport", "127.0.0.1", [socket.SO_REUSEADDR, socket.SO_REUSEPORT])]:
-    s = socket.socket()
-    for o in opts: s.setsockopt(socket.SOL_SOCKET, o, 1)
-    try:
-        s.bind((host, port)); s.listen(16); got[name] = "bound"
-        if kept is None: kept = s
-        else: s.close()
-    except OSError as e:
-        got[name] = e.strerror; s.close()
-print(json.dumps({"binds": got}), flush=True)
-if kept is not None and serve_ms > 0:
-    kept.settimeout(0.2)
-    heard, end = [], time.time() + serve_ms / 1000
-    while time.time() < end:
-        try: c, _ = kept.accept()
-        except OSError: continue
-        c.settimeout(1)
-        try: head = c.recv(4096).decode("latin1")
-        except OSError: head = ""
-        auth = [h for h in head.split("\\r\\n") if h.lower().startswith("authorization:")]
-        heard.append({"request": head.split("\\r\\n")[0], "authorization": bool(auth)})
-        c.sendall(b"HTTP/1.1 503 x\\r\\ncontent-length: 0\\r\\n\\r\\n"); c.close()
-    print(json.dumps({"heard": heard}), flush=True)
-`;
+/** Every way a local process could take the port, the first bind kept as a server recording what arrives (test/support/port-squatter.py). */
+// Its text is passed with -c: the squatter's user may not read the checkout.
+const SQUATTER = readFileSync(join(import.meta.dirname, '../support/port-squatter.py'), 'utf8');
 
 /** The squatter as another user; resolves once it said how each bind went. */
 function squatter(
@@ -64,7 +37,7 @@ function squatter(
 ): Promise<{ child: ChildProcess; binds: Record<string, string>; heard: () => Promise<{ authorization: boolean }[]> }> {
   const child = spawn(
     'setpriv',
-    ['--reuid', String(SQUATTER_UID), '--regid', String(SQUATTER_UID), '--clear-groups', PYTHON, '-c', SQUATTER, String(port), String(serveMs)],
+    ['--reuid', String(SQUATTER_UID), '--regid', String(SQUATTER_UID), '--clear-groups', PYTHON, '-c', SQUATTER, String(port), String(serveMs), '503'],
     {
       stdio: ['ignore', 'pipe', 'inherit'],
     },
