@@ -68,7 +68,7 @@ afterEach(async () => {
 
 it(
   'a card UID through a wedge reader, a PIN and portal lookups at debug level: no full identifier in any log, stream, status or state file',
-  { timeout: 30_000 },
+  { timeout: 120_000 },
   async () => {
     const server = new ReferenceServer({
       stations: [STATION],
@@ -82,7 +82,7 @@ it(
     const token = newToken();
     const { config, problems } = validateConfig({
       station: { id: STATION.id, boxes: STATION.boxes.map((id, i) => ({ number: i + 1, id })) },
-      server: { baseUrl: new URL(url).origin, answerTimeoutMs: 2_000 },
+      server: { baseUrl: new URL(url).origin, answerTimeoutMs: 5_000 },
       hardware: { kind: 'simulated', doorSpringMs: 20 },
       log: { level: 'debug' },
       storage: { directory: storageDir },
@@ -168,18 +168,18 @@ it(
       statuses.push(text);
       return JSON.parse(text) as Record<string, unknown>;
     };
-    await waitFor('the wedge reader opened', () => port.open_, 10_000);
-    await until('the station idle', async () => (await status())['mode'] === 'idle', 10_000);
+    await waitFor('the wedge reader opened', () => port.open_, 30_000);
+    await until('the station idle', async () => (await status())['mode'] === 'idle', 30_000);
 
     // The deposit: the patron's card on the wedge reader, box 1 opens and closes.
     port.type(CARD_UID);
-    await waitFor('box 1 open', () => sim.doors.peek(1) === 'OPEN', 10_000);
+    await waitFor('box 1 open', () => sim.doors.peek(1) === 'OPEN', 30_000);
     await status();
     sim.closeDoor(1);
-    await until('box 1 reported closed', async () => (await status())['inFlight'] === null && sim.doors.peek(1) === 'CLOSED', 10_000);
+    await until('box 1 reported closed', async () => (await status())['inFlight'] === null && sim.doors.peek(1) === 'CLOSED', 30_000);
     // The pickup: a reader's PIN, box 4 opens and closes.
     sim.typePin(SEED_PIN_SINGLE);
-    await waitFor('box 4 open', () => sim.doors.peek(4) === 'OPEN', 10_000);
+    await waitFor('box 4 open', () => sim.doors.peek(4) === 'OPEN', 30_000);
     sim.closeDoor(4);
     await until(
       'the station idle again',
