@@ -81,6 +81,13 @@ function alertFires(board, enforcing) {
 export default async function usbFailClosed(board) {
   const { g, qmp, check, figure, status, until, waitReq, isState, lastSeq, say } = board;
 
+  // The virtual board's own profile leaves USBGuard unwatched (scripts/board/README.md); this part's
+  // copy of it watches USBGuard as every station's profile does, from the boot below on.
+  const guarded = '/etc/pickup-station/usb-fail-closed-profile.json';
+  const shipped = JSON.parse(await g(`cat ${board.PROFILE}`));
+  await board.writeGuest(guarded, JSON.stringify({ ...shipped, usb: { ...shipped.usb, guard: {} } }, null, 2));
+  await board.putConfig({ hardware: { kind: 'board', profile: guarded } });
+
   // --- 1. masked, and devices present from power-on -------------------------------------------
   const cmdline = (await g('cat /boot/firmware/cmdline.txt')).trim();
   check(
@@ -209,6 +216,7 @@ export default async function usbFailClosed(board) {
   const profile = JSON.parse(await g(`cat ${board.PROFILE}`));
   profile.usb = {
     ...(profile.usb ?? {}),
+    guard: {},
     devices: [{ name: 'built-in keyboard (usb-kbd)', vendorId: `0x${KBD.vendor}`, productId: `0x${KBD.product}`, interfaces: ['03:01:01'], port: hot.port }],
   };
   await g('install -d -m 0755 /etc/pickup-station/hardware');
