@@ -104,15 +104,18 @@ export function openSse(res: ServerResponse, limits: SseLimits): SseStream {
       if (unsent > bound) drop({ held: unsent - adding, queued: unsent - adding, kernel: 0, adding, bound }, false);
       return;
     }
-    // Node's and the kernel's: checked first, so that neither ever holds more than the bound.
+    // Node's and the kernel's: checked first, so that neither ever holds more than the bound. What
+    // the kernel gets is the event in HTTP/1.1's chunked framing (its size in hex and two CRLFs):
+    // counted too, or the estimate falls behind the kernel's own figure by a few bytes a write.
+    const framed = adding + adding.toString(16).length + 4;
     let queued = res.writableLength;
-    if (queued + kernelAtMost + adding > bound && socket?.localPort !== undefined && socket.remotePort !== undefined) {
+    if (queued + kernelAtMost + framed > bound && socket?.localPort !== undefined && socket.remotePort !== undefined) {
       kernelAtMost = kernelSendQueue(socket.localPort, socket.remotePort) ?? 0;
       queued = res.writableLength;
     }
-    if (queued + kernelAtMost + adding > bound) return drop({ held: queued + kernelAtMost, queued, kernel: kernelAtMost, adding, bound }, true);
+    if (queued + kernelAtMost + framed > bound) return drop({ held: queued + kernelAtMost, queued, kernel: kernelAtMost, adding, bound }, true);
     res.write(text);
-    kernelAtMost += adding;
+    kernelAtMost += framed;
   };
   const keepAlive = setInterval(() => write(': keep-alive\n\n'), limits.keepAliveMs);
   keepAlive.unref();
