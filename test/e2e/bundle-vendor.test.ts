@@ -8,13 +8,13 @@
  * checkout itself is a development build and says so, with no contact made up.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { request } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, expect, it } from 'vitest';
 import { DaemonRig } from '../support/daemon.js';
-import { PINO, TEST_SECURITY_CONTACT, addVendorFiles } from '../support/release-vendor.js';
+import { TEST_SECURITY_CONTACT, addVendorFiles, stageRelease } from '../support/release-vendor.js';
 
 const REPO = join(import.meta.dirname, '../..');
 const VERSION = (JSON.parse(readFileSync(join(REPO, 'package.json'), 'utf8')) as { version: string }).version;
@@ -25,17 +25,7 @@ let rig: DaemonRig | undefined;
 beforeEach(() => {
   work = mkdtempSync(join(tmpdir(), 'vendor-test-'));
   release = join(work, `pickup-station-${VERSION}`);
-  cpSync(join(REPO, 'app'), join(release, 'app'), { recursive: true });
-  writeFileSync(
-    join(release, 'package.json'),
-    JSON.stringify({ name: 'pickup-station', version: VERSION, type: 'module', dependencies: { pino: PINO.version } }),
-  );
-  mkdirSync(join(release, 'systemd'));
-  cpSync(join(REPO, 'systemd/runtime-packages'), join(release, 'systemd/runtime-packages'));
-  mkdirSync(join(release, 'node_modules/pino'), { recursive: true });
-  writeFileSync(join(release, 'node_modules/pino/package.json'), JSON.stringify(PINO));
-  // The one package the app loads from the release's node_modules with simulated hardware (metrics).
-  symlinkSync(join(REPO, 'node_modules/prom-client'), join(release, 'node_modules/prom-client'));
+  stageRelease(release, VERSION);
 });
 afterEach(async () => {
   await rig?.close();

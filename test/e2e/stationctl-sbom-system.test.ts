@@ -8,11 +8,11 @@
  * the virtual board's arm64 image: scripts/board/parts/sbom.mjs.
  */
 import { spawnSync } from 'node:child_process';
-import { cpSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, expect, it } from 'vitest';
-import { PINO, addVendorFiles } from '../support/release-vendor.js';
+import { PINO, addVendorFiles, stageRelease } from '../support/release-vendor.js';
 import { requireTool, runs } from '../support/tools.js';
 
 const REPO = join(import.meta.dirname, '../..');
@@ -31,16 +31,7 @@ let release: string;
 beforeAll(() => {
   work = mkdtempSync(join(tmpdir(), 'sbom-system-test-'));
   release = join(work, `pickup-station-${VERSION}`);
-  cpSync(join(REPO, 'app'), join(release, 'app'), { recursive: true });
-  writeFileSync(
-    join(release, 'package.json'),
-    JSON.stringify({ name: 'pickup-station', version: VERSION, type: 'module', dependencies: { pino: PINO.version } }),
-  );
-  mkdirSync(join(release, 'systemd'));
-  for (const f of ['runtime-packages', 'kiosk-packages']) cpSync(join(REPO, 'systemd', f), join(release, 'systemd', f));
-  mkdirSync(join(release, 'node_modules/pino'), { recursive: true });
-  writeFileSync(join(release, 'node_modules/pino/package.json'), JSON.stringify(PINO));
-  symlinkSync(join(REPO, 'node_modules/prom-client'), join(release, 'node_modules/prom-client'));
+  stageRelease(release, VERSION, ['runtime-packages', 'kiosk-packages']);
   addVendorFiles(release, VERSION);
 });
 afterAll(() => rmSync(work, { recursive: true, force: true }));

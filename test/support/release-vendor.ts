@@ -5,7 +5,7 @@
  * tree's one package, and its SBOM made by the real scripts/release/sbom.mjs.
  */
 import { spawnSync } from 'node:child_process';
-import { copyFileSync, writeFileSync } from 'node:fs';
+import { copyFileSync, cpSync, mkdirSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 const REPO = join(import.meta.dirname, '../..');
@@ -25,6 +25,21 @@ export const RELEASE_FLAGS = [
 
 /** node_modules/pino as the stand-in trees ship it (package.json only). */
 export const PINO = { name: 'pino', version: '10.4.0' } as const;
+
+/**
+ * A small stand-in release tree at `dir`: the built app, package.json naming {@link PINO}, the given
+ * files of systemd/, node_modules/pino/package.json, and node_modules/prom-client linked from the
+ * checkout (the one package the app loads from the release with simulated hardware: metrics).
+ */
+export function stageRelease(dir: string, version: string, systemdFiles: readonly string[] = ['runtime-packages']): void {
+  cpSync(join(REPO, 'app'), join(dir, 'app'), { recursive: true });
+  writeFileSync(join(dir, 'package.json'), JSON.stringify({ name: 'pickup-station', version, type: 'module', dependencies: { pino: PINO.version } }));
+  mkdirSync(join(dir, 'systemd'));
+  for (const f of systemdFiles) cpSync(join(REPO, 'systemd', f), join(dir, 'systemd', f));
+  mkdirSync(join(dir, 'node_modules/pino'), { recursive: true });
+  writeFileSync(join(dir, 'node_modules/pino/package.json'), JSON.stringify(PINO));
+  symlinkSync(join(REPO, 'node_modules/prom-client'), join(dir, 'node_modules/prom-client'));
+}
 
 /**
  * Writes the vendor files, package-lock.json and sbom.cdx.json into a release tree `dir` that has
