@@ -52,6 +52,10 @@ export interface Texts {
   readonly rfidOneItem: readonly string[];
   /** Some parts of an item in several parts are not on the reader yet; `{missing}` of `{total}`. */
   readonly rfidSetIncomplete: readonly string[];
+  /** The deposited item's tag says careful handling (ISO 28560-1 media format 5): one line for the librarian. */
+  readonly rfidCarefulHandling: string;
+  /** The deposited item's tag says small item (media format 6): one line for the librarian. */
+  readonly rfidSmallItem: string;
   /** The security bit could not be cleared yet: the item must go back on the reader. */
   readonly rfidPutBack: readonly string[];
   /** The security bit could not be cleared in time: the exit gates may alarm for this item. */
@@ -118,6 +122,8 @@ const en: Texts = {
   rfidUnreadable: ['This tag cannot be', 'read - scan the', 'barcode'],
   rfidOneItem: ['One item at a time,', 'please'],
   rfidSetIncomplete: ['Item of {total} parts:', '{missing} missing,', 'place all parts'],
+  rfidCarefulHandling: 'Handle with care',
+  rfidSmallItem: 'Small item',
   rfidPutBack: ['Put the item back', 'on the reader'],
   rfidSecurityFailed: ['Security not cleared', 'gates may alarm'],
   moreTime: ['For more time', 'press any key'],
@@ -145,6 +151,8 @@ const cs: Texts = {
   rfidUnreadable: ['Štítek nelze přečíst', 'naskenujte čárový', 'kód'],
   rfidOneItem: ['Jen jednu položku', 'najednou, prosím'],
   rfidSetIncomplete: ['Položka o {total} částech:', 'chybí {missing},', 'položte všechny'],
+  rfidCarefulHandling: 'Zacházejte opatrně',
+  rfidSmallItem: 'Malá položka',
   rfidPutBack: ['Vraťte položku', 'zpět na čtečku'],
   rfidSecurityFailed: ['Ochrana nezrušena,', 'brána může pípat'],
   moreTime: ['Pro více času', 'stiskněte klávesu'],

@@ -270,6 +270,10 @@ export const messagesSchema = z.pipe(
     rfidUnreadable: lines,
     rfidOneItem: lines,
     rfidSetIncomplete: lines,
+    /** Added under a deposit's screens when its item's tag says careful handling. */
+    rfidCarefulHandling: line,
+    /** Added under a deposit's screens when its item's tag says small item. */
+    rfidSmallItem: line,
     rfidPutBack: lines,
     rfidSecurityFailed: lines,
     moreTime: lines,

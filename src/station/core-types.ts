@@ -297,9 +297,18 @@ export interface SecurityFailure {
   readonly reason: string;
 }
 
+/** How an item must be handled, from its tag's media format (ISO 28560-1: 5 careful handling, 6 small item). */
+export type HandlingNote = 'careful-handling' | 'small-item';
+
 export interface RfidState {
   readonly fields: Readonly<Record<string, RfidField>>;
   readonly owed: SecurityOwed | null;
+  /**
+   * The handling note of the RFID item whose /item-identify went out last: shown beside "please
+   * wait", the box's opening and closing screens of that deposit, until the station is idle again or
+   * another event goes out.
+   */
+  readonly handling: HandlingNote | null;
   readonly job: SecurityJob | null;
   /** The last final failures, oldest first (at most 10). */
   readonly failures: readonly SecurityFailure[];

@@ -69,7 +69,7 @@ describe.skipIf(!HAVE_SOCAT)('the daemon with a host-mode RFID reader on a pty',
     );
 
     /** Lay `tags` on the reader; the /item-identify it causes; its box opened and closed again. */
-    const deposit = async (tags: ReturnType<typeof iso28560_3Tag>[], itemId: string, boxNumber: number): Promise<void> => {
+    const deposit = async (tags: ReturnType<typeof iso28560_3Tag>[], itemId: string, boxNumber: number, note?: string): Promise<void> => {
       const seq = rig.server.lastSeq;
       for (const t of tags) model.place(t);
       const identify = await rig.server.waitForRequest((r) => r.endpoint === 'item-identify', 20_000, { afterSeq: seq });
@@ -78,6 +78,10 @@ describe.skipIf(!HAVE_SOCAT)('the daemon with a host-mode RFID reader on a pty',
       await waitFor('every tag unsecured', () => tags.every((t) => model.tag(t.uid)?.afi === UNSECURED), 20_000);
       await daemon.waitForLine((l) => l['msg'] === 'RFID: security bit cleared and verified' && l['itemId'] === maskIdentifier(itemId), 'verified', 20_000);
       await rig.simUntil((f) => f.doors[String(boxNumber)] === 'OPEN', `box ${boxNumber} open`);
+      // The item's handling note stays under the box's screen while the librarian carries it there.
+      const shown = await rig.statusUntil((s) => (s['display'] as string[]).length > 0, 'a screen', 20_000);
+      if (note === undefined) expect(shown['display']).not.toContain('Small item');
+      else await rig.statusUntil((s) => (s['display'] as string[]).at(-1) === note, `"${note}" under the open box's screen`, 20_000);
       for (const t of tags) model.remove(t.uid);
       rig.setDoor(boxNumber, 'CLOSED');
       await rig.idle(20_000);
@@ -87,13 +91,14 @@ describe.skipIf(!HAVE_SOCAT)('the daemon with a host-mode RFID reader on a pty',
     await deposit([iso28560_3Tag({ itemId: DANISH, afi: SECURED, library: '710100' })], DANISH, 1);
     await deposit([iso28560_2Tag({ itemId: ISO2, afi: SECURED, owner: 'CZ-PrNK' })], ISO2, 2);
 
-    const [p1, p2, p3] = iso28560_3Set({ itemId: SET, of: 3, afi: SECURED });
+    // Three parts in 34-byte blocks, each with a library extension block saying "small item".
+    const [p1, p2, p3] = iso28560_3Set({ itemId: SET, of: 3, afi: SECURED, form: 'full', mediaFormat: 6 });
     const seq = rig.server.lastSeq;
     model.place(p1!);
     model.place(p2!);
     await rig.statusUntil((s) => (s['display'] as string[]).join(' ').includes('1 missing'), 'the display counting one missing part', 20_000);
     expect(rig.since(seq).filter((r) => r.endpoint === 'item-identify')).toHaveLength(0);
-    await deposit([p1!, p2!, p3!], SET, 3);
+    await deposit([p1!, p2!, p3!], SET, 3, 'Small item');
 
     const status = await rig.tech('GET', '/api/status');
     expect(status.body['rfid']).toMatchObject({ securityPending: null, securityFailures: [] });

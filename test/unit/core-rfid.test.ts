@@ -15,6 +15,7 @@ import {
   displays,
   idleStepper,
   logs,
+  pinKeys,
   sends,
   sounds,
   states,
@@ -29,10 +30,10 @@ const config = (rfid: Partial<NonNullable<CoreConfig['rfid']>> = {}): CoreConfig
   rfid: { sets: 'require-all', security: { kind: 'off' }, securityWindowMs: 30_000, securityRetryMs: 1_000, ...rfid },
 });
 
-const item = (uid: string, itemId: string, set: { part: number; of: number } | null = null): RfidTag => ({
+const item = (uid: string, itemId: string, set: { part: number; of: number } | null = null, mediaFormat: number | null = null): RfidTag => ({
   uid,
   afi: 0x07,
-  data: { kind: 'item', model: 'iso28560-3', itemId, set, owner: 'DK-710100', mediaFormat: null },
+  data: { kind: 'item', model: 'iso28560-3', itemId, set, owner: 'DK-710100', mediaFormat },
 });
 const blank = (uid: string): RfidTag => ({ uid, afi: 0, data: { kind: 'unreadable', problem: 'blank', detail: 'no data written' } });
 let clock = 10_000;
@@ -168,6 +169,49 @@ describe('what is a report', () => {
     st.feed(answered('item-identify', waitForInput));
     st.feed({ type: 'scan', identifierType: 'BAR_CODE', value: '42', at: 200_000 }, answered('item-identify', waitForInput));
     expect(sends(st.feed({ type: 'scan', identifierType: 'BAR_CODE', value: '42', at: 200_100 }))).toEqual([]);
+  });
+});
+
+describe("the item's handling note (media format) on the deposit's screens", () => {
+  const door = (state: 'OPEN' | 'CLOSED'): Input => ({ type: 'door', boxId: B1, state });
+
+  it('careful handling: under "please wait", the box\'s opening and closing screens; gone once the station waits for input', () => {
+    const st = idleStepper(config());
+    const care = st.config.messages.rfidCarefulHandling;
+    expect(displays(st.feed(field(item('E004010000000001', 'A1', null, 5)))).at(-1)).toEqual([...st.config.messages.busy, care]);
+    expect(displays(st.feed(boxOpen)).at(-1)).toEqual(['Box 1', care]);
+    st.feed(door('OPEN'));
+    const closing = st.feed(answered('state', cmd({ type: 'wait-for-closing', boxes: [B1], displayMessages: ['Close box 1'], cancellable: false })));
+    expect(displays(closing).at(-1)).toEqual(['Close box 1', care]);
+    st.feed(door('CLOSED'));
+    expect(displays(st.feed(answered('state', waitForInput))).at(-1)).toEqual(st.config.messages.prompt);
+    expect(st.state.rfid.handling).toBeNull();
+  });
+
+  it('small item; a set whose parts disagree says careful handling; an item without either says nothing', () => {
+    const small = idleStepper(config());
+    expect(
+      displays(small.feed(field(item('E004010000000001', 'A1', null, 6))))
+        .at(-1)
+        ?.at(-1),
+    ).toEqual(small.config.messages.rfidSmallItem);
+    const set = idleStepper(config());
+    const parts = [item('E004010000000001', 'S1', { part: 1, of: 2 }, 6), item('E004010000000002', 'S1', { part: 2, of: 2 }, 5)];
+    expect(
+      displays(set.feed(field(...parts)))
+        .at(-1)
+        ?.at(-1),
+    ).toEqual(set.config.messages.rfidCarefulHandling);
+    const book = idleStepper(config());
+    expect(displays(book.feed(field(item('E004010000000001', 'B1', null, 1)))).at(-1)).toEqual(book.config.messages.busy);
+  });
+
+  it('not carried over: a refused deposit, then a PIN pickup of the same box shows no note', () => {
+    const st = idleStepper(config());
+    st.feed(field(item('E004010000000001', 'A1', null, 5)));
+    st.feed(answered('item-identify', { kind: 'exception', status: 404, exceptionType: 'ItemNotFoundException', displayMessages: ['Unknown item'] }));
+    const pickup = st.feed(...pinKeys('123456'), answered('pin-enter', cmd({ type: 'box-open', boxes: [B1], displayMessages: ['Box 1'] })));
+    expect(displays(pickup).at(-1)).toEqual(['Box 1']);
   });
 });
 

@@ -38,6 +38,8 @@ export function setMode(ctx: Ctx, mode: Mode): void {
     if (mode.kind !== 'idle' && s.pin !== '') clearPin(ctx);
   }
   s.mode = mode;
+  // The deposit is over once the station waits for input again: its handling note goes with it.
+  if (mode.kind !== 'opening' && mode.kind !== 'closing' && s.rfid.handling !== null) s.rfid = { ...s.rfid, handling: null };
 }
 
 export function sound(ctx: Ctx, name: SoundName): void {

@@ -23,7 +23,7 @@ import type { Locale } from '../../config/messages.js';
 import type { CoreConfig, CoreState } from '../core-types.js';
 import type { Ctx } from './context.js';
 import { outOfService } from './alarms.js';
-import { securityScreen, waitingSet } from './rfid-view.js';
+import { handlingLine, securityScreen, waitingSet } from './rfid-view.js';
 
 /** Whether lines have something to read: a server may send [] or blank lines, which must never blank the display. */
 export function hasText(lines: readonly string[]): boolean {
@@ -114,6 +114,15 @@ function warningLines(config: CoreConfig, s: CoreState, f: Form): readonly strin
   return [...m.moreTime, ...context];
 }
 
+/**
+ * The deposit's screens with the item's handling note as their last line, for the librarian who
+ * carries it to the box (a display with fewer rows cuts it first: the box comes before the note).
+ */
+function withHandling(config: CoreConfig, s: CoreState, lines: readonly string[]): readonly string[] {
+  const note = handlingLine(config, s);
+  return note === null ? lines : [...lines, note];
+}
+
 function compose(config: CoreConfig, s: CoreState, f: Form): readonly string[] {
   const stopping = s.drain !== 'off' && s.mode.kind !== 'opening' && s.mode.kind !== 'closing';
   if (!stopping && !outOfService(s)) {
@@ -136,16 +145,16 @@ function compose(config: CoreConfig, s: CoreState, f: Form): readonly string[] {
     case 'idle': {
       if (s.pinThrottle.lockout !== null) return fill(m.pinLockout, 'time', f.time(s.pinThrottle.lockout.remainingMs));
       // The answer to a scan or PIN is on its way: "please wait", not the prompt again.
-      if (s.inFlight !== null && s.inFlight !== 'state') return m.busy;
+      if (s.inFlight !== null && s.inFlight !== 'state') return withHandling(config, s, m.busy);
       const set = waitingSet(config, s);
       if (set !== null) return fill(fill(m.rfidSetIncomplete, 'missing', String(set.missing)), 'total', String(set.total));
       const prompt = hasText(s.mode.lines) ? s.mode.lines : m.prompt;
       return s.pin === '' ? prompt : [prompt[0] ?? '', f.pin(s.pin.length)];
     }
     case 'opening':
-      return hasText(s.mode.lines) ? s.mode.lines : m.busy;
+      return withHandling(config, s, hasText(s.mode.lines) ? s.mode.lines : m.busy);
     case 'closing':
-      return s.inFlight === 'cancel' ? m.busy : hasText(s.mode.lines) ? s.mode.lines : m.boxOpen;
+      return withHandling(config, s, s.inFlight === 'cancel' ? m.busy : hasText(s.mode.lines) ? s.mode.lines : m.boxOpen);
     case 'disabled':
       return hasText(s.mode.lines) ? s.mode.lines : m.disabled;
     case 'deactivated':

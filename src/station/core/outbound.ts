@@ -20,6 +20,9 @@ import { takeReport } from './door-reports.js';
 
 export function send(ctx: Ctx, request: OutboundRequest): void {
   ctx.s.inFlight = request.endpoint;
+  // A new deposit or pickup: the last RFID item's handling note no longer applies (rfid.ts sets its own).
+  if ((request.endpoint === 'item-identify' || request.endpoint === 'pin-enter') && ctx.s.rfid.handling !== null)
+    ctx.s.rfid = { ...ctx.s.rfid, handling: null };
   ctx.fx.push({ type: 'send', request });
 }
 

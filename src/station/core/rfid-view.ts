@@ -5,7 +5,7 @@
  * rules that act.
  */
 import type { RfidTag } from '../../devices/types.js';
-import type { CoreConfig, CoreState, RfidCoreConfig } from '../core-types.js';
+import type { CoreConfig, CoreState, HandlingNote, RfidCoreConfig } from '../core-types.js';
 
 /** Without an `rfid` section: sets need all their parts, the security bit is left alone. */
 export const RFID_DEFAULTS: RfidCoreConfig = { sets: 'require-all', security: { kind: 'off' }, securityWindowMs: 30_000, securityRetryMs: 1_000 };
@@ -24,6 +24,24 @@ export function missingParts(parts: readonly RfidTag[]): { missing: number; tota
     have.add(t.data.set.part);
   }
   return total > 1 ? { missing: Math.max(0, total - have.size), total } : null;
+}
+
+/**
+ * How the parts of one item must be handled, from their media format (ISO 28560-1's codes 5 and 6);
+ * careful handling wins over small item when parts disagree. null: nothing to say.
+ */
+export function handlingNote(parts: readonly RfidTag[]): HandlingNote | null {
+  const formats = new Set(parts.map((t) => (t.data.kind === 'item' ? t.data.mediaFormat : null)));
+  if (formats.has(5)) return 'careful-handling';
+  if (formats.has(6)) return 'small-item';
+  return null;
+}
+
+/** The line the display adds for the deposit under way (its item's handling note), or null. */
+export function handlingLine(config: CoreConfig, s: CoreState): string | null {
+  const note = s.rfid.handling;
+  if (note === null) return null;
+  return note === 'careful-handling' ? config.messages.rfidCarefulHandling : config.messages.rfidSmallItem;
 }
 
 /** An item of several parts waiting on a reader for its missing ones (the idle screen counts them), or null. */

@@ -47,14 +47,14 @@ import type { Ctx } from './context.js';
 import { sound } from './context.js';
 import { showOverlay } from './display.js';
 import { onScan, stationFree } from './input.js';
-import { missingParts, RFID_DEFAULTS, settings } from './rfid-view.js';
+import { handlingNote, missingParts, RFID_DEFAULTS, settings } from './rfid-view.js';
 
 export { RFID_DEFAULTS };
 
 const MAX_FAILURES_KEPT = 10;
 const EMPTY_FIELD: RfidField = { tags: [], seen: [], done: [], waiting: null, send: 'item-id' };
 
-export const INITIAL_RFID: RfidState = { fields: {}, owed: null, job: null, failures: [] };
+export const INITIAL_RFID: RfidState = { fields: {}, owed: null, handling: null, job: null, failures: [] };
 
 function keyOf(t: RfidTag, send: 'item-id' | 'uid'): string {
   return t.data.kind === 'item' && send === 'item-id' ? `item:${t.data.itemId}` : `uid:${t.uid}`;
@@ -177,6 +177,7 @@ function reportAlone(
   done = [...done, key];
   setField(ctx, reader, field());
   const outcome = onScan(ctx, 'RFID', valueOf(first, send), at);
+  if (outcome === 'sent') s.rfid = { ...s.rfid, handling: handlingNote(parts) };
   if (outcome === 'refused') {
     done = done.filter((k) => k !== key);
     setField(ctx, reader, { ...field(), waiting: key });
