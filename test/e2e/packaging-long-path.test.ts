@@ -79,7 +79,8 @@ afterAll(() => {
   rmSync(base, { recursive: true, force: true });
 });
 
-describe.skipIf(!HAVE_TOOLS)('from a clone whose path is over 100 characters', { timeout: 120_000 }, () => {
+// e2e.sh builds and signs five packages: minutes on a loaded 2-core machine.
+describe.skipIf(!HAVE_TOOLS)('from a clone whose path is over 100 characters', { timeout: 300_000 }, () => {
   it('the clone is where a socket under it would not fit', () => {
     expect(clone.length).toBeGreaterThan(100);
     expect(join(clone, '.board/apt-e2e/0123456789ab/gnupg/S.gpg-agent.browser').length).toBeGreaterThan(108);

@@ -1090,7 +1090,8 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)(
 );
 
 describe('install.sh static checks', () => {
-  it('parses (bash -n) and, where shellcheck is installed, passes it with its job files (-x -a: as install.sh sources them)', () => {
+  // shellcheck follows every job file (-x -a): tens of seconds on a loaded 2-core machine.
+  it('parses (bash -n) and, where shellcheck is installed, passes it with its job files (-x -a: as install.sh sources them)', { timeout: 90_000 }, () => {
     for (const f of Object.keys(installerFiles())) expect(spawnSync('bash', ['-n', join(REPO, f)]).status, f).toBe(0);
     const sc = spawnSync('shellcheck', ['-x', '-a', SCRIPT], { encoding: 'utf8' });
     if (sc.error === undefined) expect(sc.status, sc.stdout).toBe(0);
