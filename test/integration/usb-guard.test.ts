@@ -7,7 +7,7 @@
  * fault (out of service) like any device's. The kernel's default for new devices is read beside it.
  */
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
@@ -47,8 +47,10 @@ function start(): UsbGuardWatch {
   return watch;
 }
 
+/** Under the umask of Debian's usbguard.service (UMask=0077), as systemd runs the drop-in's lines. */
 function run(key: 'ExecStartPost' | 'ExecStopPost', env: Record<string, string> = {}): void {
-  const r = spawnSync('/bin/sh', command(key, state), { env: { PATH: process.env['PATH'], ...env }, encoding: 'utf8' });
+  const [, script] = command(key, state);
+  const r = spawnSync('/bin/sh', ['-c', `umask 077; ${script}`], { env: { PATH: process.env['PATH'], ...env }, encoding: 'utf8' });
   expect(r.status, r.stderr).toBe(0);
 }
 
@@ -77,6 +79,19 @@ describe('USBGuard watched by its drop-in’s state file', () => {
     run('ExecStopPost', { SERVICE_RESULT: 'success', EXIT_CODE: 'exited', EXIT_STATUS: '0' });
     await waitFor('a problem after the stop', () => !w.enforcing());
     expect(w.health().detail).toBe('USB policy not enforced: usbguard.service stopped (exited 0)');
+  });
+
+  it("the state file is readable by the station's user under the package unit's UMask=0077; one it cannot read is said as such", () => {
+    run('ExecStartPost');
+    expect(statSync(join(state, 'state')).mode & 0o777).toBe(0o644);
+    run('ExecStopPost', { SERVICE_RESULT: 'signal', EXIT_CODE: 'killed', EXIT_STATUS: 'KILL' });
+    expect(statSync(join(state, 'state')).mode & 0o777).toBe(0o644);
+    // A state file the station cannot read (a folder in its place gives EISDIR even to root).
+    rmSync(join(state, 'state'));
+    mkdirSync(join(state, 'state'));
+    const w = start();
+    expect(w.enforcing()).toBe(false);
+    expect(w.health().detail).toBe(`USB policy not known: usbguard.service's state file ${join(state, 'state')} cannot be read (EISDIR)`);
   });
 
   it('a kernel that authorises devices present at power-on is read as such; a folder that cannot be watched is a problem', () => {

@@ -49,6 +49,16 @@ function readText(file: string): string | null {
   }
 }
 
+/** The state file's text; null when there is none; the error's code when it is there but cannot be read. */
+function readState(file: string): { text: string | null } | { error: string } {
+  try {
+    return { text: readFileSync(file, 'utf8') };
+  } catch (e) {
+    const code = (e as NodeJS.ErrnoException).code ?? 'error';
+    return code === 'ENOENT' ? { text: null } : { error: code };
+  }
+}
+
 export class UsbGuardWatch extends DeviceBase implements UsbGuardSource {
   private watcher: FSWatcher | null = null;
   private boot: string | null = null;
@@ -91,7 +101,9 @@ export class UsbGuardWatch extends DeviceBase implements UsbGuardSource {
   }
 
   private read(): void {
-    const problem = guardProblem(readText(this.o.stateFile));
+    const state = readState(this.o.stateFile);
+    const problem =
+      'error' in state ? `USB policy not known: usbguard.service's state file ${this.o.stateFile} cannot be read (${state.error})` : guardProblem(state.text);
     const before = this.health();
     this.setHealth(problem === null ? HEALTHY : faulty(problem));
     if (before.ok === (problem === null) && before.detail === problem) return;
