@@ -78,8 +78,7 @@
 # unpacked or run before the signature checks out; --insecure-skip-signature installs an unsigned
 # one, and says so in the journal. The sha256 manifest then checks every file.
 #
-# Proof is a recorded state (install-status.json, written by temp file + fsync + rename):#
-# THE STATE: the installer's record, install-status.json (temp file + fsync + rename):
+# THE RECORD: install-status.json (temp file + fsync + rename), for the daemon and people:
 #   {"installed":"1.2.0","running":"1.1.0","proof":"proven","proven":"1.1.0","pending":"",
 #    "switching":"","knownBad":"1.2.0","knownBadReason":"...","attempts":0,"result":"rolled-back",
 #    "reason":"...","at":"..."}
@@ -90,49 +89,22 @@
 # tried again until a newer one arrives or --retry-failed; attempts: switches of the pending release
 # begun; result, reason: the last outcome (ok, pending, failed, rolled-back, rollback-failed,
 # known-bad, repaired). The daemon reports installed, proof, pending and knownBad (status, metrics).
+# Beside it install-status.tsv, the same values as "field<TAB>value" lines bound to that .json by its
+# sha256: what this installer reads (record.sh; a .json it did not write is read with node).
 #
-# States (P: the proven release, V: the one handed to the installer). Every step is saved before
-# the next one, so wherever a run stops the record is in one of these:
-# | state             | record                                   | where things are                 |
-# |-------------------|------------------------------------------|----------------------------------|
-# | fresh             | none, no `current`                       | nothing installed                |
-# | installed         | running=V proof=unproven proven=''       | V current, never proven          |
-# | proven            | running=P proof=proven proven=P          | P runs; `previous` is the one    |
-# |                   |                                          | proven before it                 |
-# | deferred          | running=P proof=proven pending=V         | V in releases/, P runs           |
-# | switching         | switching=P>V                            | P stopped; `current` on P or V   |
-# | switched-unproven | running=V proof=unproven proven=P        | V current, its proof not done    |
-# | failed            | running=V proof=failed knownBad=V        | V did not prove itself           |
-# | rolling-back      | switching=V>P knownBad=V                 | `current` going back to P        |
-# | rolled-back       | running=P proof=proven knownBad=V        | P runs again                     |
-# |                   | result=rolled-back                       |                                  |
-# | rollback-failed   | running=P result=rollback-failed         | P did not come back: a person's  |
-#
-# Transitions (modes.sh, switch.sh, prove.sh). An install is a bundle, a checkout or the package's
-# postinst; "may start": can_run_now (a password, systemd running, the unit not masked, enabled or
-# running, no --no-start); "free": the daemon's update lock not held (waited for --lock-wait s).
-# | from         | event                                         | to                                |
-# |--------------|-----------------------------------------------|-----------------------------------|
-# | fresh        | install                                       | installed; if it may start:       |
-# |              |                                               | proven, or failed                 |
-# | installed    | its first start (--repair, then --resume)     | proven, or failed                 |
-# | proven P     | install V, may start, free                    | switching, switched-unproven,     |
-# |              |                                               | proven V (`previous` P) or failed |
-# | proven P     | install V, not free after --lock-wait         | deferred; the upgrade service     |
-# |              |                                               | started                           |
-# | proven P     | install V, may not start                      | deferred until the next start     |
-# | proven P     | install V = knownBad, no --retry-failed       | proven P, result known-bad        |
-# | proven V     | install V again                               | proven V, nothing restarted; when |
-# |              |                                               | its content or the password       |
-# |              |                                               | changed: proven again, or failed  |
-# | deferred     | --resume: started and free (DEFER_WAIT)       | as install V, may start, free     |
-# | deferred     | a 4th switch to V, 3 cut off (MAX_ATTEMPTS)   | proven P, knownBad=V              |
-# | failed       | P there (roll_back_to)                        | rolling-back, then rolled-back;   |
-# |              |                                               | P failing too: rollback-failed    |
-# | failed       | no P (a first install)                        | stays failed                      |
-# | proven V     | --rollback to `previous` P                    | switching, switched-unproven,     |
-# |              |                                               | proven P (`previous` V); P not    |
-# |              |                                               | healthy: rolling-back to V        |
+# THE STATES AND THEIR STEPS: installer/states.tsv, a table this installer reads (record.sh). Its
+# "state" rows say which state a record is in (installed, proven, deferred, switching,
+# switched-unproven, failed, rolling-back, back-unproven, rolled-back, rollback-failed; fresh
+# without one), its "step" rows every step a save may make (each said in the journal), its "run" and
+# "cut" rows what each run goes through and, cut off after each state it saves, what --repair and
+# then --resume make of it: test/e2e/systemd-install-states.test.ts drives every row. Every step is
+# saved before the next one, so wherever a run stops the record is in one of those states.
+# Who makes the steps: modes.sh (install, --rollback), switch.sh (switch_and_prove, roll_back_to,
+# settle_current, defer), repair.sh (--repair, --resume). An install is a bundle, a checkout or the
+# package's postinst; it switches when the station may start (can_run_now: a password, systemd
+# running, the unit not masked, enabled or running, no --no-start) and is free (the daemon's update
+# lock not held, waited for --lock-wait s), else defers; V = knownBad is refused without
+# --retry-failed; a 4th switch to V after 3 cut off (MAX_ATTEMPTS) makes it known bad.
 # Exit status 1 after failed, rolled-back, rollback-failed and known-bad, except in the package's
 # postinst (0: dpkg's state stays clean; the outcome is in the record, the journal and the metrics).
 #
@@ -140,21 +112,12 @@
 # left: --repair (pickup-station-repair.service, before every start of the station; bounded, never
 # failing the start) puts a proven release in place and hands the rest to --resume
 # (pickup-station-upgrade.service); a run killed without a reboot is settled by the next install,
-# --rollback or --resume first (settle_current: proven where it runs, or P back).
-# | cut during                  | leaves            | then                                        |
-# |-----------------------------|-------------------|---------------------------------------------|
-# | the bundle's or the         | the state before; | pruned; a package half-installed (dpkg iH): |
-# | package's unpack            | .new-* or dpkg iH | --repair and --resume run the installer of  |
-# |                             |                   | `current` (this one's files may be half     |
-# |                             |                   | replaced), --resume reinstalls the package  |
-# | dpkg's configure (iF, iU)   | the state before  | --repair: dpkg --configure (REPAIR_WAIT),   |
-# |                             |                   | whose postinst defers; --resume switches    |
-# | the wait for a free station | deferred          | --resume switches                           |
-# | the switch                  | switching         | --repair: P back in place, V pending; a 4th |
-# | the proof                   | switched-unproven | attempt makes V known bad; --resume switches|
-# | the rollback                | failed,           | --repair: P back in place, V known bad      |
-# |                             | rolling-back      |                                             |
-# | a first install's proof     | installed         | --resume proves it where it runs            |
+# --rollback or --resume first (settle_current: proven where it runs, or P back). Cut before the
+# record's first step: during the bundle's or the package's unpack (the state before; .new-* pruned;
+# a package half-installed, dpkg iH: --repair and --resume run the installer of `current`, since this
+# one's files may be half replaced, and --resume reinstalls the package) or dpkg's configure (iF,
+# iU: --repair runs dpkg --configure within REPAIR_WAIT, whose postinst defers; --resume switches).
+# What each cut after a saved state leaves: the "cut" rows of installer/states.tsv.
 #
 # A switch proves itself: the old release is stopped (its ExecStopPost drives every lock OFF),
 # current switches with the release's unit, the new one starts, and within --health-wait seconds
@@ -179,10 +142,11 @@
 # PICKUP_INSTALL_RECORD is set, appended to that file; a release is taken as proven.
 #
 # This file holds the options, the settings, every path and the globals shared by the jobs, the
-# tables above and the dispatch. The work is in installer/ beside it, sourced at the start (each
+# record above and the dispatch. The work is in installer/ beside it, sourced at the start (each
 # file defines functions, and the variables only its own functions use):
 #   common.sh       output, the journal, the live system or --root, idempotent file operations
-#   record.sh       the record (load, save) and the lock that lets one installer run at a time
+#   record.sh       the record (load, save), the state table (states.tsv) and the lock that lets
+#                   one installer run at a time
 #   users.sh        the target's users and groups
 #   bundle.sh       a release got (signature, unpack, checksums, Node; the package's tree; a build
 #                   of this checkout), put into releases/, and pruning
@@ -236,7 +200,7 @@ TMP=""
 # Set in the environment by this installer when it runs dpkg itself (the repair, the resume): the
 # package's postinst then only installs and records; the caller does the switch.
 DEFER="${PICKUP_INSTALL_DEFER:-}"
-# The record in memory (record.sh loads and saves it; the state table above says what it means).
+# The record in memory (record.sh loads and saves it; the header says what each field means).
 S_installed="" S_running="" S_proof="" S_proven="" S_pending="" S_switching="" S_knownBad="" S_knownBadReason=""
 S_attempts=0 S_result="" S_reason=""
 RELEASE_REPLACED=0  # install_release replaced a release of the same version with other content
@@ -355,6 +319,7 @@ readonly UDEV_DEST="$ROOT/etc/udev/rules.d/99-$NAME.rules"
 readonly BIN="$ROOT/usr/local/bin"
 readonly VENDOR_KEY="$ROOT/usr/share/keyrings/$NAME-archive-keyring.gpg"
 readonly STATE="$OPT/install-status.json"
+readonly STATE_TSV="$OPT/install-status.tsv"
 readonly RELEASE_STATUS="$ROOT/run/$NAME/release.json"
 readonly INSTALL_LOCK="$ROOT/run/$NAME-install.lock"
 # The unit an earlier installer copied into the administrator's directory (removed when it is ours).
@@ -412,6 +377,7 @@ for job in common record users bundle units credentials prove switch modes repai
   [ -f "$INSTALLER_HOME/installer/$job.sh" ] ||
     die "incomplete installer: no $INSTALLER_HOME/installer/$job.sh (install.sh runs with its installer/ folder beside it)"
 done
+[ -f "$INSTALLER_HOME/installer/states.tsv" ] || die "incomplete installer: no $INSTALLER_HOME/installer/states.tsv (its state table)"
 # shellcheck source=installer/common.sh
 . "$INSTALLER_HOME/installer/common.sh"
 # shellcheck source=installer/record.sh
@@ -436,6 +402,7 @@ done
 . "$INSTALLER_HOME/installer/uninstall.sh"
 # shellcheck source=installer/reboot.sh
 . "$INSTALLER_HOME/installer/reboot.sh"
+load_state_table
 
 trap cleanup EXIT
 

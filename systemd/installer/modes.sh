@@ -164,6 +164,7 @@ do_rollback() {
 do_status() {
   state_load
   [ -f "$STATE" ] && cat "$STATE"
+  printf 'state: %s\n' "$(state_name)"
   printf 'current %s, previous %s; installed %s, %s%s%s\n' "${S_running:-none}" "$(previous_version || true)" "${S_installed:-none}" "${S_proof:-unproven}" \
     "${S_pending:+; pending $S_pending}" "${S_knownBad:+; known bad $S_knownBad ($S_knownBadReason)}"
   if [ -n "$S_pending" ]; then exit 2; fi

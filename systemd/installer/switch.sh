@@ -2,8 +2,8 @@
 # Sourced by install.sh: the switch. Whether the station may be (re)started now, the daemon's update
 # lock (a busy station defers), switch_and_prove (stop, switch, prove; known bad and rolled back
 # when it does not prove itself), roll_back_to, settle_current (what a cut-off run left, finished)
-# and defer. Each step is saved in the record before the next one: the transitions of the state
-# table in install.sh.
+# and defer. Each step is saved in the record before the next one: the "step" rows of the state
+# table, installer/states.tsv.
 
 # can_run_now: whether this run may (re)start the station to prove a release; WHY_NOT says why not.
 # The administrator's choices stand: a masked unit is never started, a disabled one only restarted

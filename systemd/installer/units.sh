@@ -105,7 +105,8 @@ install_installer_units() {
   done
 }
 
-# install_installer_copy DIR: DIR/install.sh and its job files DIR/installer/*.sh as the copy the
+# install_installer_copy DIR: DIR/install.sh and its job files DIR/installer/*.sh (and its state
+# table, installer/states.tsv) as the copy the
 # units run, replaced as a set: installer.partial lies beside the copy, on disk, before its first
 # file changes and until its last one is in place (a run of the copy meanwhile hands itself to the
 # release's own installer: install.sh, "a whole installer"). Job files the new set lacks go.
@@ -120,10 +121,10 @@ install_installer_copy() {
     sync_path "$partial"
     sync_path "$home"
   fi
-  for f in "$from"/installer/*.sh; do
+  for f in "$from"/installer/*.sh "$from"/installer/*.tsv; do
     if [ -f "$f" ] && ensure_file "$f" "$jobs/$(basename "$f")" 0644 root root; then :; fi
   done
-  for f in "$jobs"/*.sh; do
+  for f in "$jobs"/*.sh "$jobs"/*.tsv; do
     if [ -f "$f" ] && [ ! -f "$from/installer/$(basename "$f")" ]; then rm -f "$f"; fi
   done
   # An installer without job files (an older release's) leaves no empty folder.
@@ -142,10 +143,10 @@ installer_copy_is() {
   local from="$1" jobs f
   jobs="$(dirname "$INSTALLER_COPY")/installer"
   [ ! -e "$(dirname "$INSTALLER_COPY")/installer.partial" ] && cmp -s "$from/install.sh" "$INSTALLER_COPY" || return 1
-  for f in "$from"/installer/*.sh; do
+  for f in "$from"/installer/*.sh "$from"/installer/*.tsv; do
     if [ -f "$f" ] && ! cmp -s "$f" "$jobs/$(basename "$f")"; then return 1; fi
   done
-  for f in "$jobs"/*.sh; do
+  for f in "$jobs"/*.sh "$jobs"/*.tsv; do
     if [ -f "$f" ] && [ ! -f "$from/installer/$(basename "$f")" ]; then return 1; fi
   done
   return 0
