@@ -33,10 +33,10 @@ const config = stationConfig(args.station, args.serverUrl, {
   // No heartbeat in the way of a scan (it would be refused as busy); the unknown items repeat.
   timing: { heartbeatIntervalMs: 119_000, duplicateScanWindowMs: 0 },
   storage: { directory: null },
-  debug: { listen: { host: '127.0.0.1', port: 0 }, tokens: [{ name: 'prometheus', scope: 'metrics', hash: args.tokenHash }] },
+  technician: { listen: { host: '127.0.0.1', port: 0 }, tokens: [{ name: 'prometheus', scope: 'metrics', hash: args.tokenHash }] },
   metrics: { enabled: args.metrics },
 });
-const ring = new LogRing(config.debug.logLines);
+const ring = new LogRing(config.technician.logLines);
 const log = createLogger(config.log.level, undefined, { ring });
 const sim = new SimulatedHardware({ boxNumbers: config.station.boxes.map((b) => b.number), doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100 });
 let hardware: StationHardware = sim;
@@ -44,7 +44,7 @@ if (args.tty !== undefined) hardware = await withSerialScanner(sim, args.tty, lo
 const first = await startStation({ config, password: args.station.password, log, hardware });
 const supervised = await startSupervised({
   station: first,
-  loaded: { config, password: args.station.password },
+  loaded: { config, password: args.station.password, warnings: [] },
   configFile: null,
   env: {},
   log,

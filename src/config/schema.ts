@@ -14,7 +14,7 @@ import { intIn, nonEmpty } from '../schema.js';
 import { live, restartsProcess, restartsStation } from './apply.js';
 import { boardHardwareSchema } from '../devices/board-config.js';
 import { kioskDisplaySchema } from '../devices/input/schema.js';
-import { debugConfigSchema } from './technician.js';
+import { technicianConfigSchema } from './technician.js';
 import { HARD_MAX_PULSE_MS } from '../devices/types.js';
 import { metricsConfigSchema } from '../metrics/config.js';
 import { portalConfigSchema } from '../portal/config.js';
@@ -446,7 +446,7 @@ export const configSchema = z.strictObject({
   /** Read by `stationctl portal` from the file each time; the daemon does not use it. */
   portal: live(z.optional(portalConfigSchema)),
   /** The technician port: what it reads per request is live, how it listens is read at start. */
-  debug: z.prefault(debugConfigSchema, {}),
+  technician: z.prefault(technicianConfigSchema, {}),
   /** Metrics are set up once at start. */
   metrics: restartsProcess(z.prefault(metricsConfigSchema, {})),
   security: restartsStation(z.prefault(securitySchema, {})),

@@ -13,7 +13,7 @@
  */
 import type { RunningStation } from '../app.js';
 import { applyClasses, changedKeys, type ApplyOn } from '../config/apply.js';
-import { loadConfigFile, type LoadedConfig } from '../config/load.js';
+import { loadConfigFile, logConfigWarnings, type LoadedConfig } from '../config/load.js';
 import { configSchema, type StationConfig } from '../config/schema.js';
 import { ConfigError, errorMessage, type ConfigProblem } from '../errors.js';
 import type { Logger } from '../log.js';
@@ -220,6 +220,7 @@ export class Supervisor {
       if (e instanceof ConfigError) return { ok: false, source: e.source, problems: e.problems };
       throw e;
     }
+    logConfigWarnings(this.opts.log, file, loaded.warnings);
     const plan = planReload(configApplyClasses(), { started: this.startConfig, running: this.config }, loaded.config);
     if (plan.kind === 'restart-station') await this.restartStation(loaded, signal);
     else {

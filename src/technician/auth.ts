@@ -28,14 +28,14 @@ export class TechnicianTokens {
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;
       this.log.error({ source: e.source, problems: e.problems }, "technician tokens credential invalid; only the config file's tokens are accepted");
-      this.byConfig.set(config, new TokenStore(config.debug.tokens));
+      this.byConfig.set(config, new TokenStore(config.technician.tokens));
     }
     return this.of(config);
   }
 
   /** On reload: a bad credential throws its ConfigError (the reload is refused). */
   check(config: StationConfig): void {
-    this.byConfig.set(config, new TokenStore(loadTokenEntries(config.debug.tokens, this.env)));
+    this.byConfig.set(config, new TokenStore(loadTokenEntries(config.technician.tokens, this.env)));
   }
 
   /** The tokens of `config` (accepted or checked before). */

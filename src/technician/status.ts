@@ -82,7 +82,7 @@ function deviceView(d: Device): StatusBody['devices'][number] {
 export function publicConfig(config: StationConfig): unknown {
   return {
     ...config,
-    debug: { ...config.debug, tokens: config.debug.tokens.map((t) => ({ name: t.name, scope: t.scope })) },
+    technician: { ...config.technician, tokens: config.technician.tokens.map((t) => ({ name: t.name, scope: t.scope })) },
   };
 }
 

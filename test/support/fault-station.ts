@@ -68,7 +68,7 @@ export async function startFaultStation(o: FaultStationOptions): Promise<FaultSt
     hardware: { kind: 'simulated', doorSpringMs: 20 },
     log: { level: o.logLevel ?? 'debug' },
     storage: { directory: storageDir },
-    debug: { listen: { host: '127.0.0.1', port: 0 }, tokens: [{ name: 'matrix', scope: 'service', hash: hashToken(token) }], keepAliveMs: 60_000 },
+    technician: { listen: { host: '127.0.0.1', port: 0 }, tokens: [{ name: 'matrix', scope: 'service', hash: hashToken(token) }], keepAliveMs: 60_000 },
   });
   if (!config) throw new Error(`fault station config invalid: ${JSON.stringify(problems)}`);
   const keep = o.keepText ?? true;
@@ -89,7 +89,7 @@ export async function startFaultStation(o: FaultStationOptions): Promise<FaultSt
   const station = await startStation({ config, password: o.station.password, log, hardware: sim, agent });
   const wp = await startSupervised({
     station,
-    loaded: { config, password: o.station.password },
+    loaded: { config, password: o.station.password, warnings: [] },
     configFile: null,
     env: {},
     log,

@@ -30,7 +30,7 @@ export interface HarnessOverrides {
   readonly timing?: ConfigInput['timing'];
   readonly locks?: ConfigInput['locks'];
   readonly messages?: ConfigInput['messages'];
-  readonly debug?: ConfigInput['debug'];
+  readonly technician?: ConfigInput['technician'];
   readonly metrics?: ConfigInput['metrics'];
   readonly pin?: ConfigInput['pin'];
   readonly buzzer?: ConfigInput['buzzer'];

@@ -186,8 +186,8 @@ describe('docs/config.md against the config schema', () => {
     expect(row).toBeDefined();
     expect(literalDefault(row!.defaultCell)?.value).toEqual([...leaves.get('locks.pulseMs')!][0]);
     expect(literalDefault('`601`')?.value).not.toEqual([...leaves.get('locks.pulseMs')!][0]);
-    expect(RELOAD_WORD[reloadClassOf(classes, 'debug.tokens[].hash')!]).toBe('live');
-    expect(RELOAD_WORD[reloadClassOf(classes, 'debug.listen.port')!]).toBe('process-restart');
+    expect(RELOAD_WORD[reloadClassOf(classes, 'technician.tokens[].hash')!]).toBe('live');
+    expect(RELOAD_WORD[reloadClassOf(classes, 'technician.listen.port')!]).toBe('process-restart');
     // The two drifts this test exists for: a range the schema refuses, a † on a key that moves nothing.
     expect(rangeCell(bounds.get('timing.heartbeatIntervalMs'))).not.toBe('100–600000');
     expect(keysMovingStalenessLimit(['locks.pulseMs'])).toEqual([]);

@@ -55,7 +55,7 @@ function configFile(): { file: string; write(extra: Partial<ConfigInput>): void 
         station: { id: STATION.id, passwordFile, boxes: [1, 2].map((n) => ({ number: n, id: box(n) })) },
         server: { baseUrl: 'http://127.0.0.1:1' },
         storage: { directory: null },
-        debug: { enabled: false },
+        technician: { enabled: false },
         log: { level: 'silent' },
         ...extra,
       }),
