@@ -3,7 +3,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validateConfig } from '../../src/config/load.js';
-import type { ConfigInput, StationConfig } from '../../src/config/schema.js';
+import type { ConfigInput, Config } from '../../src/config/schema.js';
 import type { SimStation } from '../../src/reference-server/index.js';
 
 /** A temp folder for one in-process station's journal, removed when the bench exits. */
@@ -27,7 +27,7 @@ export function configInput(station: SimStation, serverUrl: string, extra: Parti
   };
 }
 
-export function stationConfig(station: SimStation, serverUrl: string, extra: Partial<ConfigInput> = {}): StationConfig {
+export function stationConfig(station: SimStation, serverUrl: string, extra: Partial<ConfigInput> = {}): Config {
   const { config, problems } = validateConfig(configInput(station, serverUrl, extra));
   if (!config) throw new Error(`bench config invalid: ${JSON.stringify(problems)}`);
   return config;

@@ -11,7 +11,7 @@ import { moveRenamedKeys, pathAsWritten, type ConfigWarning } from './aliases.js
 import { resolveConfigPaths } from './paths.js';
 import { looksLikeSecret, zodProblems } from './problems.js';
 import { deepProblem, readJsonVersioned, tooDeep } from './read.js';
-import { configSchema, type StationConfig } from './schema.js';
+import { configSchema, type Config } from './schema.js';
 
 export { zodProblems };
 export type { ConfigWarning };
@@ -24,7 +24,7 @@ export const PASSWORD_CREDENTIAL = 'station-password';
 const PASSWORD_RE = /^[A-Za-z0-9]{20}$/;
 
 export interface LoadedConfig {
-  readonly config: StationConfig;
+  readonly config: Config;
   readonly password: string;
   /** The config file's version (read.ts configDigest); absent when not loaded from a file. */
   readonly version?: string;
@@ -37,7 +37,7 @@ export interface LoadedConfig {
  * Never throws: whatever the input, the outcome is a config or a list of problems (an unexpected
  * failure inside validation is one problem too).
  */
-export function validateConfig(input: unknown): { config?: StationConfig; problems: ConfigProblem[]; warnings: ConfigWarning[] } {
+export function validateConfig(input: unknown): { config?: Config; problems: ConfigProblem[]; warnings: ConfigWarning[] } {
   try {
     const deep = tooDeep(input);
     if (deep !== null) return { problems: [deepProblem(deep)], warnings: [] };
@@ -77,7 +77,7 @@ export function passwordProblem(password: string): string | null {
   return `must be exactly 20 characters, each A-Z, a-z or 0-9 (spec); it has ${chars.length}${has}`;
 }
 
-function readPassword(config: Pick<StationConfig, 'station'> | undefined, env: NodeJS.ProcessEnv, problems: ConfigProblem[]): string {
+function readPassword(config: Pick<Config, 'station'> | undefined, env: NodeJS.ProcessEnv, problems: ConfigProblem[]): string {
   const explicit = config?.station.passwordFile;
   const credDir = env['CREDENTIALS_DIRECTORY'];
   const file = explicit ?? (credDir ? join(credDir, PASSWORD_CREDENTIAL) : undefined);
@@ -128,9 +128,9 @@ function checkReadable(file: string | null, path: string, problems: ConfigProble
 }
 
 /** Best effort: find passwordFile in an invalid config so its problems are reported in the same run. */
-function partialStation(raw: unknown): Pick<StationConfig, 'station'> | undefined {
+function partialStation(raw: unknown): Pick<Config, 'station'> | undefined {
   if (typeof raw !== 'object' || raw === null) return undefined;
   const station = (raw as { station?: { passwordFile?: unknown } }).station;
   const passwordFile = typeof station?.passwordFile === 'string' && station.passwordFile !== '' ? station.passwordFile : undefined;
-  return { station: { passwordFile } } as unknown as Pick<StationConfig, 'station'>;
+  return { station: { passwordFile } } as unknown as Pick<Config, 'station'>;
 }

@@ -454,8 +454,8 @@ export const configSchema = z.strictObject({
 
 /** The config file as written (defaults optional). */
 export type ConfigInput = z.input<typeof configSchema>;
-/** The validated config with every default filled in. */
-export type StationConfig = z.output<typeof configSchema>;
+/** The validated config with every default filled in: the whole file (`config.station` is the station's own part, its id and boxes). */
+export type Config = z.output<typeof configSchema>;
 export type BuzzerPatterns = z.output<typeof buzzerSchema>['patterns'];
 export type SpeechConfig = z.output<typeof speechSchema>;
 export type ToneSteps = z.output<typeof toneSchema>;

@@ -9,7 +9,7 @@ import type { Logger } from 'pino';
 import { StartAborted, startStation, type RunningStation } from '../app.js';
 import type { HttpAgents } from '../protocol/client.js';
 import { validateConfig } from '../config/load.js';
-import type { StationConfig } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import { simulatedHardwareFor, type SimulatedHardware } from '../devices/simulated/hardware.js';
 import type { SimStation } from '../reference-server/index.js';
 import { HeartbeatTracker } from './heartbeat.js';
@@ -53,7 +53,7 @@ export interface FleetStats {
   readonly deactivated: number;
 }
 
-export function fleetStationConfig(def: SimStation, o: Pick<FleetOptions, 'baseUrl' | 'version' | 'heartbeatMs' | 'answerTimeoutMs'>): StationConfig {
+export function fleetStationConfig(def: SimStation, o: Pick<FleetOptions, 'baseUrl' | 'version' | 'heartbeatMs' | 'answerTimeoutMs'>): Config {
   const { config, problems } = validateConfig({
     station: { id: def.id, boxes: def.boxes.map((id, i) => ({ number: i + 1, id })) },
     server: { baseUrl: o.baseUrl, version: o.version, ...(o.answerTimeoutMs === undefined ? {} : { answerTimeoutMs: o.answerTimeoutMs }) },

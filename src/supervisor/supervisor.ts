@@ -14,7 +14,7 @@
 import type { RunningStation } from '../app.js';
 import { applyClasses, changedKeys, type ApplyOn } from '../config/apply.js';
 import { loadConfigFile, logConfigWarnings, type LoadedConfig } from '../config/load.js';
-import { configSchema, type StationConfig } from '../config/schema.js';
+import { configSchema, type Config } from '../config/schema.js';
 import { ConfigError, errorMessage, type ConfigProblem } from '../errors.js';
 import type { Logger } from '../log.js';
 import { notFreeReason, readerActivity, SERVICE_FAULT, technicianOpenCheck, type TechnicianOpenCheck } from '../station/core.js';
@@ -64,7 +64,7 @@ export const configApplyClasses = (): ReadonlyMap<string, ApplyOn> => (classes ?
 export class Supervisor {
   readonly observer = new StationObserver();
   /** The config the process started with: what keys read once at start (class `process`) still use. */
-  readonly startConfig: StationConfig;
+  readonly startConfig: Config;
   private current: { station: RunningStation; loaded: LoadedConfig; startedAt: number } | null;
   /** Monotonic time the station swap in progress began (current is null meanwhile). */
   private swapStartedAt = 0;
@@ -98,7 +98,7 @@ export class Supervisor {
     return this.running().station.runtime.core;
   }
   /** The config the station runs: the one it was started from, with any live keys a reload applied since. */
-  get config(): StationConfig {
+  get config(): Config {
     return this.running().loaded.config;
   }
   /** The running station and its box table, or null while a reload swaps it. */

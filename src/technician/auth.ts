@@ -2,7 +2,7 @@
  * The technician port's tokens per config: which token entries the running config accepts. The
  * tokens themselves (making, hashing, checking) are src/tokens/tokens.ts.
  */
-import type { StationConfig } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { loadTokenEntries, TokenStore } from '../tokens/tokens.js';
@@ -22,7 +22,7 @@ export class TechnicianTokens {
   ) {}
 
   /** At start: a bad credential is logged; only the config's own tokens count. */
-  accept(config: StationConfig): TokenStore {
+  accept(config: Config): TokenStore {
     try {
       this.check(config);
     } catch (e) {
@@ -34,12 +34,12 @@ export class TechnicianTokens {
   }
 
   /** On reload: a bad credential throws its ConfigError (the reload is refused). */
-  check(config: StationConfig): void {
+  check(config: Config): void {
     this.byConfig.set(config, new TokenStore(loadTokenEntries(config.technician.tokens, this.env)));
   }
 
   /** The tokens of `config` (accepted or checked before). */
-  of(config: StationConfig): TokenStore {
+  of(config: Config): TokenStore {
     return this.byConfig.get(config) ?? this.accept(config);
   }
 }

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { configDigest } from '../config/read.js';
-import type { StationConfig } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import type { Device, DoorState, InputNodesView, RfidReaderStats, UnknownUsbDevice } from '../devices/types.js';
 import { maskIdentifier } from '../log.js';
 import type { Alarm, DoorOutcome, ModeKind, SecurityFailure } from '../station/core-types.js';
@@ -79,7 +79,7 @@ function deviceView(d: Device): StatusBody['devices'][number] {
 }
 
 /** The config as a technician may see it: token entries without their hashes. */
-export function publicConfig(config: StationConfig): unknown {
+export function publicConfig(config: Config): unknown {
   return {
     ...config,
     technician: { ...config.technician, tokens: config.technician.tokens.map((t) => ({ name: t.name, scope: t.scope })) },

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { startStation } from '../../src/app.js';
 import { validateConfig } from '../../src/config/load.js';
-import type { ConfigInput, StationConfig } from '../../src/config/schema.js';
+import type { ConfigInput, Config } from '../../src/config/schema.js';
 import { hashToken, newToken } from '../../src/tokens/tokens.js';
 import { startSupervised, type Supervised } from '../../src/supervised.js';
 import type { StatusBody } from '../../src/technician/status.js';
@@ -39,7 +39,7 @@ export interface FaultStation {
   readonly faulty: FaultyServer;
   readonly wp: Supervised;
   readonly sim: SimulatedHardware;
-  readonly config: StationConfig;
+  readonly config: Config;
   readonly storageDir: string;
   readonly token: string;
   readonly log: Logger;
