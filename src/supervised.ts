@@ -11,7 +11,7 @@
  * then closes the port and stops metrics; each step is logged and together they get at most
  * `timing.stopLimitMs`: a step that does not settle in time is named and the stop goes on.
  */
-import { ConsoleLoginLog } from './systemd/console-logins.js';
+import { ConsoleLoginLog } from './service/console-logins.js';
 import type { RunningStation } from './app.js';
 import type { LoadedConfig } from './config/load.js';
 import { EXIT_FAILURE, errorMessage } from './errors.js';

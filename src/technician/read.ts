@@ -4,7 +4,7 @@
 import type { Logger, LogRing } from '../log.js';
 import { HttpError, sendJson } from './http.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
-import type { ConsoleLoginLog } from '../systemd/console-logins.js';
+import type { ConsoleLoginLog } from '../service/console-logins.js';
 import type { RequestContext, Route } from './router.js';
 import { openSse, type SseDrop } from '../edge/sse.js';
 import { buildStatus, eventView } from './status.js';

@@ -36,7 +36,7 @@ import { loadPage, type Page } from './page.js';
 import { readRoutes } from './read.js';
 import { TECHNICIAN_REFUSALS } from './refusals.js';
 import { matchRoute, type Route } from './router.js';
-import type { ConsoleLoginLog } from '../systemd/console-logins.js';
+import type { ConsoleLoginLog } from '../service/console-logins.js';
 
 /** Query parameters that look like a credential: refused, so a token never sits in a URL (or a proxy's log). */
 const TOKEN_PARAMS = ['token', 'access_token', 'auth', 'authorization', 'bearer', 'key'];

@@ -12,7 +12,7 @@ import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { applyClasses, type ApplyOn } from '../../src/config/apply.js';
 import { configSchema, type Config } from '../../src/config/schema.js';
-import { stateStalenessLimitMs } from '../../src/systemd/health.js';
+import { stateStalenessLimitMs } from '../../src/service/health.js';
 
 type Json = Record<string, unknown>;
 

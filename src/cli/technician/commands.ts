@@ -20,7 +20,7 @@ import { formatEvent, formatLogLine, formatSelfTest, formatStatus, formatStreamE
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from '../../errors.js';
 import { UsageError, usageFailure } from '../args.js';
 import { reloadedHow, type ReloadPlanKind } from '../../supervisor/reload-words.js';
-import { CREDENTIALS_CHECK_NAME, readCredentialsCheck } from '../../systemd/credentials-check.js';
+import { CREDENTIALS_CHECK_NAME, readCredentialsCheck } from '../../service/credentials-check.js';
 
 /** Name of the systemd credential stationctl reads its token from (LoadCredential= in a unit, or systemd-run). */
 export const TOKEN_CREDENTIAL = 'technician-token';

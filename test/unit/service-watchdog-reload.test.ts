@@ -16,7 +16,7 @@ import type { ConfigInput } from '../../src/config/schema.js';
 import { Supervisor } from '../../src/supervisor/supervisor.js';
 import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import { DeadServer } from '../support/scripted-sender.js';
-import { stateStalenessLimitMs, systemdFor, type SdNotifier } from '../../src/systemd/index.js';
+import { stateStalenessLimitMs, systemdFor, type SdNotifier } from '../../src/service/index.js';
 import { box, STATION } from '../support/shared.js';
 
 const PASSWORD = 'abcdefghij0123456789';

@@ -11,8 +11,8 @@ import type { Config } from '../../src/config/schema.js';
 import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import type { ProtocolSender, SendOutcome } from '../../src/protocol/client.js';
 import { StationRuntime } from '../../src/station/runtime.js';
-import { createSystemdIntegration, runtimeHeartbeatCheck, startLoopLagProbe, stateStalenessLimitMs, watchdogPeriodMs } from '../../src/systemd/index.js';
-import type { SdNotifier } from '../../src/systemd/notify.js';
+import { createSystemdIntegration, runtimeHeartbeatCheck, startLoopLagProbe, stateStalenessLimitMs, watchdogPeriodMs } from '../../src/service/index.js';
+import type { SdNotifier } from '../../src/service/notify.js';
 import { DeadServer, ScriptedSender, waitForInput } from '../support/scripted-sender.js';
 import { STATION } from '../support/shared.js';
 
