@@ -4,7 +4,7 @@
  * technician port on 127.0.0.1 with a metrics-scope token (its hash is passed in). Logging at info
  * to stdout, as the daemon logs.
  *
- *   node --expose-gc metrics-station.js '{"serverUrl", "station": SimStation, "metrics": bool, "tokenHash", "tty"?: PATH}'
+ *   node --expose-gc metrics-station.js '{"serverUrl", "station": SimulatedStation, "metrics": bool, "tokenHash", "tty"?: PATH}'
  *
  * With `tty`, the barcode scanner is the real serial driver on that pty (the scan path); without,
  * the hardware is all simulated and {run: N} drives N more protocol events (an unknown item, then a
@@ -16,13 +16,13 @@ import { startSupervised } from '../../src/supervised.js';
 import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import type { StationHardware } from '../../src/devices/types.js';
 import { createLogger, LogRing } from '../../src/log.js';
-import type { SimStation } from '../../src/reference-server/index.js';
+import type { SimulatedStation } from '../../src/reference-server/index.js';
 import { withSerialScanner } from '../lib/serial-hardware.js';
 import { stationConfig } from '../lib/station.js';
 
 interface Args {
   readonly serverUrl: string;
-  readonly station: SimStation;
+  readonly station: SimulatedStation;
   readonly metrics: boolean;
   readonly tokenHash: string;
   readonly tty?: string;

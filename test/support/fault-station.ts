@@ -18,12 +18,12 @@ import type { StatusBody } from '../../src/technician/status.js';
 import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import { createLogger, LogRing, type Logger } from '../../src/log.js';
 import { defaultSeed } from '../../src/reference-server/seed.js';
-import type { SimStation } from '../../src/reference-server/types.js';
+import type { SimulatedStation } from '../../src/reference-server/types.js';
 import { FaultyServer, type FaultCerts } from './fault-catalogue.js';
 import { filesUnder, findLeaksIn, type KnownSecrets, type Leak } from './secrets.js';
 
 export interface FaultStationOptions {
-  readonly station: SimStation;
+  readonly station: SimulatedStation;
   readonly certs: FaultCerts;
   readonly server?: Partial<ConfigInput['server']>;
   readonly timing?: ConfigInput['timing'];
