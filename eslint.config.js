@@ -139,8 +139,8 @@ export const LAYERS = [
   { layer: 'supervisor', what: 'the owner of the running station', files: ['src/supervisor/**'] },
   {
     layer: 'clients',
-    what: "the technician port, systemd integration, metrics, the board's SBOM",
-    files: ['src/technician/**', 'src/systemd/**', 'src/metrics/**', 'src/sbom/**'],
+    what: "the technician port, the service manager's side (service/), metrics, the board's SBOM",
+    files: ['src/technician/**', 'src/service/**', 'src/metrics/**', 'src/sbom/**'],
   },
   {
     layer: 'entry points',

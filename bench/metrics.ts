@@ -199,7 +199,11 @@ async function benchIdleCpu(dir: string, idleMs: number): Promise<MetricsResult[
     for (const [i, metrics] of variants.entries()) {
       const d = join(dir, `idle-metrics-${i}`);
       mkdirSync(d, { recursive: true });
-      const { file, env } = writeDaemonFiles(d, defs[i]!, url, { storage: { directory: null }, debug: { listen: { host: '127.0.0.1', port: 0 } }, metrics });
+      const { file, env } = writeDaemonFiles(d, defs[i]!, url, {
+        storage: { directory: null },
+        technician: { listen: { host: '127.0.0.1', port: 0 } },
+        metrics,
+      });
       procs.push(spawnNode([MAIN_JS, '--config', file], { env }));
     }
     // Past start-up and the first /state (after which metrics load).

@@ -15,7 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { mkdirSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { randomUUID } from 'node:crypto';
-import { ReferenceServer, generateStation, type RequestRecord, type SimStation } from '../src/reference-server/index.js';
+import { ReferenceServer, generateStation, type RequestRecord, type SimulatedStation } from '../src/reference-server/index.js';
 import { profileByOrigin, type ProfileShare } from './lib/cpuprofile.js';
 import type { NodeUnderTest } from './lib/node.js';
 import { childScript, mainThreadCpuMs, spawnNode, stopChild } from './lib/proc.js';
@@ -107,7 +107,7 @@ const isState = (id: string) => (r: RequestRecord) => r.endpoint === 'state' && 
 
 async function daemonStart(
   server: ReferenceServer,
-  def: SimStation,
+  def: SimulatedStation,
   node: NodeUnderTest,
   cmd: Command,
   env: NodeJS.ProcessEnv,
@@ -127,7 +127,7 @@ async function daemonStart(
   }
 }
 
-async function bareStart(server: ReferenceServer, def: SimStation, node: NodeUnderTest, url: string): Promise<Sample> {
+async function bareStart(server: ReferenceServer, def: SimulatedStation, node: NodeUnderTest, url: string): Promise<Sample> {
   const body = JSON.stringify({ station: def.id, st: 'UP', errorMessage: null, boxes: def.boxes.map((id) => ({ id, st: 'CLOSED' })), event: randomUUID() });
   const authorization = `Basic ${Buffer.from(`${def.id}:${def.password}`).toString('base64')}`;
   const first = server.waitForRequest(isState(def.id), 15_000, { afterSeq: server.lastSeq });

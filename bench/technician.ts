@@ -86,7 +86,7 @@ export async function benchTechnician(dir: string, release: string, node: NodeUn
   const url = await server.start();
   const port = await freePort();
   const token = newToken();
-  const { file, env } = writeDaemonFiles(dir, def, url, { debug: { listen: { host: '127.0.0.1', port } } });
+  const { file, env } = writeDaemonFiles(dir, def, url, { technician: { listen: { host: '127.0.0.1', port } } });
   // The token by its hash, in the systemd credential the unit loads (LoadCredentialEncrypted=technician-tokens).
   writeFileSync(join(env['CREDENTIALS_DIRECTORY'] ?? dir, TOKENS_CREDENTIAL), JSON.stringify([{ name: 'bench', scope: 'read', hash: hashToken(token) }]));
   const unit = readUnit();

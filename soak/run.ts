@@ -108,7 +108,7 @@ async function main(): Promise<number> {
     hardware: { kind: 'simulated', doorSpringMs: 30 },
     log: { level: 'info' },
     storage: { directory: storage },
-    debug: { listen: { host: '127.0.0.1', port: 0 }, tokens: [{ name: 'soak', scope: 'read', hash: hashToken(token) }], keepAliveMs: 15_000 },
+    technician: { listen: { host: '127.0.0.1', port: 0 }, tokens: [{ name: 'soak', scope: 'read', hash: hashToken(token) }], keepAliveMs: 15_000 },
   });
   if (!config) throw new Error(`soak config invalid: ${JSON.stringify(problems)}`);
   const logFile = join(dir, 'station.log');
@@ -123,7 +123,7 @@ async function main(): Promise<number> {
   const first = await startStation({ config, password: station.password, log, hardware: sim, client });
   const wp = await startSupervised({
     station: first,
-    loaded: { config, password: station.password },
+    loaded: { config, password: station.password, warnings: [] },
     configFile: null,
     env: {},
     log,

@@ -8,12 +8,12 @@
 import { randomInt } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import type { StateRequest } from '../src/protocol/types.js';
-import type { SimStation } from '../src/reference-server/types.js';
+import type { SimulatedStation } from '../src/reference-server/types.js';
 import { faultCatalogue, FaultyServer, makeFaultCerts } from '../test/support/fault-catalogue.js';
 import type { Envelope, ServerReport, SoakReply, SoakRequest } from './ipc.js';
 
 let faulty: FaultyServer | null = null;
-let station: SimStation | null = null;
+let station: SimulatedStation | null = null;
 let answerTimeoutMs = 500;
 const pins = new Set<string>();
 let items = 0;
@@ -69,7 +69,7 @@ function report(): ServerReport {
 async function handle(req: SoakRequest): Promise<SoakReply> {
   switch (req.op) {
     case 'start': {
-      const input = JSON.parse(readFileSync(req.stationFile, 'utf8')) as { station: SimStation; answerTimeoutMs: number };
+      const input = JSON.parse(readFileSync(req.stationFile, 'utf8')) as { station: SimulatedStation; answerTimeoutMs: number };
       station = input.station;
       answerTimeoutMs = input.answerTimeoutMs;
       const certs = makeFaultCerts();

@@ -4,7 +4,7 @@
  * so tests drive the same code path as the field.
  */
 import type { Logger } from 'pino';
-import type { StationConfig } from './config/schema.js';
+import type { Config } from './config/schema.js';
 import { createHardware } from './devices/factory.js';
 import type { StationHardware } from './devices/types.js';
 import { ACCEPT_LANGUAGE } from './config/messages.js';
@@ -16,7 +16,7 @@ import { USER_AGENT } from './version.js';
 
 /** One started station: what startStation() returns and the supervisor holds until it stops it. */
 export interface RunningStation {
-  readonly config: StationConfig;
+  readonly config: Config;
   readonly hardware: StationHardware;
   readonly runtime: StationRuntime;
   /** Graceful stop, first half (StationRuntime.drain); stop() must follow. */
@@ -26,7 +26,7 @@ export interface RunningStation {
 }
 
 export interface StationOptions {
-  readonly config: StationConfig;
+  readonly config: Config;
   readonly password: string;
   readonly log: Logger;
   /** Defaults to createHardware(config). */
@@ -52,7 +52,7 @@ export class StartAborted extends Error {
   }
 }
 
-export function createClient(config: StationConfig, password: string, log: Logger, agent?: HttpAgents): HttpProtocolClient {
+export function createClient(config: Config, password: string, log: Logger, agent?: HttpAgents): HttpProtocolClient {
   return new HttpProtocolClient({
     baseUrl: config.server.baseUrl,
     version: config.server.version,

@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { startStation, type RunningStation } from './app.js';
 import type { CodeCache } from './boot/code-cache.js';
 import { startReportingFirst, type Started } from './boot/start-order.js';
-import { loadConfigFile, type LoadedConfig } from './config/load.js';
+import { loadConfigFile, logConfigWarnings, type LoadedConfig } from './config/load.js';
 import { ConfigError, EXIT_CONFIG, EXIT_OK } from './errors.js';
 import { serveUntilSignal } from './lifecycle.js';
 import { createLogger, LogRing } from './log.js';
@@ -56,12 +56,13 @@ export async function runDaemon(args: string[], boot: DaemonBoot = {}): Promise<
     return EXIT_CONFIG;
   }
   const loaded = outcome.loaded;
-  const ring = new LogRing(loaded.config.debug.logLines);
+  const ring = new LogRing(loaded.config.technician.logLines);
   const log = createLogger(loaded.config.log.level, undefined, { ring });
   log.info(
     { version: VERSION, config: file, station: loaded.config.station.id, hardware: loaded.config.hardware.kind, codeCache: boot.codeCache?.use ?? 'off' },
     'starting',
   );
+  logConfigWarnings(log, file, loaded.warnings);
   const start = (l: LoadedConfig, signal?: AbortSignal): Promise<RunningStation> =>
     startStation({ config: l.config, password: l.password, log, ...(signal ? { signal } : {}) });
   // The first /state goes out before what READY=1 needs is loaded (src/boot/start-order.ts).

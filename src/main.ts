@@ -69,7 +69,7 @@ export async function main(argv: string[]): Promise<number> {
       return runSafeState(rest, DEFAULT_CONFIG_FILE);
     }
     case 'reload': {
-      const { runReloadCommand } = await import('./systemd/reload-command.js');
+      const { runReloadCommand } = await import('./service/reload-command.js');
       return runReloadCommand(rest, {
         env: process.env,
         kill: (pid, signal) => void process.kill(pid, signal),

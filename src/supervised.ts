@@ -11,7 +11,7 @@
  * then closes the port and stops metrics; each step is logged and together they get at most
  * `timing.stopLimitMs`: a step that does not settle in time is named and the stop goes on.
  */
-import { ConsoleLoginLog } from './systemd/console-logins.js';
+import { ConsoleLoginLog } from './service/console-logins.js';
 import type { RunningStation } from './app.js';
 import type { LoadedConfig } from './config/load.js';
 import { EXIT_FAILURE, errorMessage } from './errors.js';
@@ -59,9 +59,9 @@ export async function startSupervised(opts: SupervisedOptions): Promise<Supervis
   });
   const tokens = new TechnicianTokens(opts.env, log);
   // Metrics and the port are set up once, from the config the process started with (class `process`).
-  const { metrics: metricsConfig, debug } = supervisor.startConfig;
+  const { metrics: metricsConfig, technician } = supervisor.startConfig;
   // Nothing could read metrics without the port or a textfile: then prom-client is never loaded.
-  const metricsWanted = metricsConfig.enabled && (debug.enabled || metricsConfig.textfileDir !== null);
+  const metricsWanted = metricsConfig.enabled && (technician.enabled || metricsConfig.textfileDir !== null);
   // Failed console logins are counted from here on, by one reader the status and the metrics share.
   const consoleLogins = metricsConfig.consoleLoginFile === null ? null : new ConsoleLoginLog(metricsConfig.consoleLoginFile);
   const first = consoleLogins?.read();
@@ -71,17 +71,17 @@ export async function startSupervised(opts: SupervisedOptions): Promise<Supervis
     : null;
   metrics?.start();
   let port: TechnicianPort | null = null;
-  if (debug.enabled) {
+  if (technician.enabled) {
     // A reload whose technician-tokens credential is bad is refused like a bad config file.
     supervisor.addReloadCheck((l) => tokens.check(l.config));
     const accepted = tokens.accept(loaded.config);
     try {
       const held = activatedSocket(TECHNICIAN_FD_NAME);
-      port = await listenTechnicianPort(createTechnicianServer({ supervisor, tokens, ring: opts.ring, log, metrics, consoleLogins }), debug, held);
+      port = await listenTechnicianPort(createTechnicianServer({ supervisor, tokens, ring: opts.ring, log, metrics, consoleLogins }), technician, held);
       log.info({ address: port.address, addresses: port.addresses, socketActivated: held !== null, tokens: accepted.size }, 'technician port listening');
       if (accepted.size === 0) log.warn('no technician tokens configured: only /healthz answers (stationctl token new)');
     } catch (e) {
-      log.error({ error: errorMessage(e), listen: debug.listen }, 'technician port could not listen; the station runs without it');
+      log.error({ error: errorMessage(e), listen: technician.listen }, 'technician port could not listen; the station runs without it');
     }
   }
   let stopping: Promise<void> | null = null;

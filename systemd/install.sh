@@ -350,7 +350,7 @@ readonly POLICY_SHIPPED="$OPT/chromium-policy.sha256"
 readonly USBGUARD_DIR="$ROOT/etc/usbguard"
 readonly USBGUARD_DROPIN="$UNIT_DIR/usbguard.service.d/$NAME.conf"
 # The daemon writes {"pid":N,"reason":"box 3 is open","since":"..."} while someone uses the station
-# (src/systemd/update-lock.ts) and removes it when the station is free; systemd removes the whole
+# (src/service/update-lock.ts) and removes it when the station is free; systemd removes the whole
 # runtime directory when the service stops. A lock whose pid is not running is stale.
 readonly UPDATE_LOCK="$ROOT/run/$NAME/updates.lock"
 # A checkout's build is staged here (a source install), root's alone.

@@ -4,7 +4,7 @@
  * technician port on 127.0.0.1 with a metrics-scope token (its hash is passed in). Logging at info
  * to stdout, as the daemon logs.
  *
- *   node --expose-gc metrics-station.js '{"serverUrl", "station": SimStation, "metrics": bool, "tokenHash", "tty"?: PATH}'
+ *   node --expose-gc metrics-station.js '{"serverUrl", "station": SimulatedStation, "metrics": bool, "tokenHash", "tty"?: PATH}'
  *
  * With `tty`, the barcode scanner is the real serial driver on that pty (the scan path); without,
  * the hardware is all simulated and {run: N} drives N more protocol events (an unknown item, then a
@@ -16,13 +16,13 @@ import { startSupervised } from '../../src/supervised.js';
 import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import type { StationHardware } from '../../src/devices/types.js';
 import { createLogger, LogRing } from '../../src/log.js';
-import type { SimStation } from '../../src/reference-server/index.js';
+import type { SimulatedStation } from '../../src/reference-server/index.js';
 import { withSerialScanner } from '../lib/serial-hardware.js';
 import { stationConfig } from '../lib/station.js';
 
 interface Args {
   readonly serverUrl: string;
-  readonly station: SimStation;
+  readonly station: SimulatedStation;
   readonly metrics: boolean;
   readonly tokenHash: string;
   readonly tty?: string;
@@ -33,10 +33,10 @@ const config = stationConfig(args.station, args.serverUrl, {
   // No heartbeat in the way of a scan (it would be refused as busy); the unknown items repeat.
   timing: { heartbeatIntervalMs: 119_000, duplicateScanWindowMs: 0 },
   storage: { directory: null },
-  debug: { listen: { host: '127.0.0.1', port: 0 }, tokens: [{ name: 'prometheus', scope: 'metrics', hash: args.tokenHash }] },
+  technician: { listen: { host: '127.0.0.1', port: 0 }, tokens: [{ name: 'prometheus', scope: 'metrics', hash: args.tokenHash }] },
   metrics: { enabled: args.metrics },
 });
-const ring = new LogRing(config.debug.logLines);
+const ring = new LogRing(config.technician.logLines);
 const log = createLogger(config.log.level, undefined, { ring });
 const sim = new SimulatedHardware({ boxNumbers: config.station.boxes.map((b) => b.number), doorSpringMs: 50, inputVoltage: 12.1, internetSignalStrength: 100 });
 let hardware: StationHardware = sim;
@@ -44,7 +44,7 @@ if (args.tty !== undefined) hardware = await withSerialScanner(sim, args.tty, lo
 const first = await startStation({ config, password: args.station.password, log, hardware });
 const supervised = await startSupervised({
   station: first,
-  loaded: { config, password: args.station.password },
+  loaded: { config, password: args.station.password, warnings: [] },
   configFile: null,
   env: {},
   log,

@@ -3,19 +3,19 @@
  * logger and host-mode RFID reader driver (FEIG ISO host protocol through serialport) on a real pty,
  * the model reader on the other end in the bench process; the rest of the hardware is simulated.
  *
- *   node rfid-station.js '{"serverUrl": …, "station": SimStation, "tty": PATH, "stateDir": DIR, "inventoryIntervalMs": 200}'
+ *   node rfid-station.js '{"serverUrl": …, "station": SimulatedStation, "tty": PATH, "stateDir": DIR, "inventoryIntervalMs": 200}'
  *
  * Sends {ready: true} on IPC once the reader answers and the first /state is answered.
  */
 import { startStation } from '../../src/app.js';
 import { simulatedHardwareFor } from '../../src/devices/simulated/hardware.js';
 import { createLogger } from '../../src/log.js';
-import type { SimStation } from '../../src/reference-server/index.js';
+import type { SimulatedStation } from '../../src/reference-server/index.js';
 import { stationConfig } from '../lib/station.js';
 
 interface Args {
   readonly serverUrl: string;
-  readonly station: SimStation;
+  readonly station: SimulatedStation;
   readonly tty: string;
   readonly stateDir: string;
   readonly inventoryIntervalMs: number;

@@ -6,7 +6,7 @@
  *   opened and closed (two /state), a deposit that is cancelled (/item-identify box-open, lock
  *   pulse, /state OPEN, /cancel, /state CLOSED; the deposit stays pending, so it repeats).
  *
- *   node --expose-gc rss-station.js '{"serverUrl": …, "station": SimStation, "deposit": VALUE}'
+ *   node --expose-gc rss-station.js '{"serverUrl": …, "station": SimulatedStation, "deposit": VALUE}'
  *
  * IPC: {run: N} → runs until N more protocol events finished, forces GC (and lets it settle), answers with
  * process.memoryUsage() and the event count. {snapshot: FILE} → writes a heap snapshot there.
@@ -15,13 +15,13 @@ import { writeHeapSnapshot } from 'node:v8';
 import { startStation, type RunningStation } from '../../src/app.js';
 import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import { createLogger } from '../../src/log.js';
-import type { SimStation } from '../../src/reference-server/index.js';
+import type { SimulatedStation } from '../../src/reference-server/index.js';
 import type { ModeKind } from '../../src/station/core-types.js';
 import { stationConfig } from '../lib/station.js';
 
 interface Args {
   readonly serverUrl: string;
-  readonly station: SimStation;
+  readonly station: SimulatedStation;
   readonly deposit: string;
   readonly stateDir: string;
 }

@@ -3,20 +3,20 @@
  * logger (info level, to stdout, as the daemon runs), with the real serial scanner driver reading
  * a real pty instead of a simulated scanner; the rest of the hardware is simulated.
  *
- *   node scan-station.js '{"serverUrl": …, "station": SimStation, "tty": PATH, "logLevel"?: "warn"}'
+ *   node scan-station.js '{"serverUrl": …, "station": SimulatedStation, "tty": PATH, "logLevel"?: "warn"}'
  *
  * Sends {ready: true} on IPC once the scanner is open and the first /state is answered.
  */
 import { startStation } from '../../src/app.js';
 import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import { createLogger } from '../../src/log.js';
-import type { SimStation } from '../../src/reference-server/index.js';
+import type { SimulatedStation } from '../../src/reference-server/index.js';
 import { withSerialScanner } from '../lib/serial-hardware.js';
 import { stationConfig } from '../lib/station.js';
 
 interface Args {
   readonly serverUrl: string;
-  readonly station: SimStation;
+  readonly station: SimulatedStation;
   readonly tty: string;
   /** Default: the config default (info), as a field station logs. */
   readonly logLevel?: 'info' | 'warn';

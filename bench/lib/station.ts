@@ -3,8 +3,8 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { validateConfig } from '../../src/config/load.js';
-import type { ConfigInput, StationConfig } from '../../src/config/schema.js';
-import type { SimStation } from '../../src/reference-server/index.js';
+import type { ConfigInput, Config } from '../../src/config/schema.js';
+import type { SimulatedStation } from '../../src/reference-server/index.js';
 
 /** A temp folder for one in-process station's journal, removed when the bench exits. */
 const journalDirs: string[] = [];
@@ -16,7 +16,7 @@ function journalDir(): string {
 }
 
 /** The config of `station` against the reference server at `serverUrl` (as ReferenceServer.url returns it). */
-export function configInput(station: SimStation, serverUrl: string, extra: Partial<ConfigInput> = {}): ConfigInput {
+export function configInput(station: SimulatedStation, serverUrl: string, extra: Partial<ConfigInput> = {}): ConfigInput {
   return {
     station: { id: station.id, boxes: station.boxes.map((id, i) => ({ number: i + 1, id })) },
     // The journal in a file, as in the field (its write is on the box-open -> lock path), in a
@@ -27,7 +27,7 @@ export function configInput(station: SimStation, serverUrl: string, extra: Parti
   };
 }
 
-export function stationConfig(station: SimStation, serverUrl: string, extra: Partial<ConfigInput> = {}): StationConfig {
+export function stationConfig(station: SimulatedStation, serverUrl: string, extra: Partial<ConfigInput> = {}): Config {
   const { config, problems } = validateConfig(configInput(station, serverUrl, extra));
   if (!config) throw new Error(`bench config invalid: ${JSON.stringify(problems)}`);
   return config;
@@ -36,7 +36,7 @@ export function stationConfig(station: SimStation, serverUrl: string, extra: Par
 /** Config file + password as the systemd credential, exactly as a field daemon gets them. */
 export function writeDaemonFiles(
   dir: string,
-  station: SimStation,
+  station: SimulatedStation,
   serverUrl: string,
   extra: Partial<ConfigInput> = {},
 ): { file: string; env: NodeJS.ProcessEnv } {

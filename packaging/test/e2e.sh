@@ -370,7 +370,7 @@ step_configure() {
   "station": { "id": "$id", "boxes": [ $box_json ] },
   "server": { "baseUrl": "http://127.0.0.1:8480" },
   "hardware": { "kind": "simulated", "stateFile": "/var/lib/pickup-station/doors.json" },
-  "debug": { "tokens": [ { "name": "e2e", "scope": "service", "hash": $entry } ] },
+  "technician": { "tokens": [ { "name": "e2e", "scope": "service", "hash": $entry } ] },
   "log": { "level": "info" }
 }
 EOF

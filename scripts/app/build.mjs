@@ -238,7 +238,7 @@ const MODES = {
   './demo/run.js': { name: 'demo', source: 'dist/src/demo/run.js' },
   './reference-server/cli.js': { name: 'sim-server', source: 'dist/src/reference-server/cli.js' },
   './fleet/cli.js': { name: 'fleet', source: 'dist/src/fleet/cli.js' },
-  './systemd/reload-command.js': { name: 'reload', source: 'dist/src/systemd/reload-command.js' },
+  './service/reload-command.js': { name: 'reload', source: 'dist/src/service/reload-command.js' },
   './devices/usb/policy-cli.js': { name: 'usb-policy', source: 'dist/src/devices/usb/policy-cli.js' },
 };
 

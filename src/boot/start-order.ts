@@ -12,10 +12,10 @@
 import type { RunningStation } from '../app.js';
 import { TERMINATING_SIGNALS } from '../lifecycle.js';
 import type { startSupervised } from '../supervised.js';
-import type { reloadOnSignal } from '../systemd/reload-signal.js';
-import type { systemdFor } from '../systemd/index.js';
-import type { holdUpdateLock } from '../systemd/update-lock.js';
-import type { keepReleaseStatus } from '../systemd/release-status.js';
+import type { reloadOnSignal } from '../service/reload-signal.js';
+import type { systemdFor } from '../service/index.js';
+import type { holdUpdateLock } from '../service/update-lock.js';
+import type { keepReleaseStatus } from '../service/release-status.js';
 import { settlesWithin } from '../time.js';
 
 /** Signals held while the station starts; `release(true)` replays them to the handlers installed since. */
@@ -75,10 +75,10 @@ export async function startReportingFirst(start: () => Promise<RunningStation>, 
   await headStart(station.runtime.firstReportWritten(), headStartMs);
   const [{ startSupervised }, { reloadOnSignal }, { systemdFor }, { holdUpdateLock }, { keepReleaseStatus }] = await Promise.all([
     import('../supervised.js'),
-    import('../systemd/reload-signal.js'),
-    import('../systemd/index.js'),
-    import('../systemd/update-lock.js'),
-    import('../systemd/release-status.js'),
+    import('../service/reload-signal.js'),
+    import('../service/index.js'),
+    import('../service/update-lock.js'),
+    import('../service/release-status.js'),
   ]);
   return { station, modules: { startSupervised, reloadOnSignal, systemdFor, holdUpdateLock, keepReleaseStatus }, signals };
 }

@@ -9,6 +9,7 @@
  * A new config key holding a file or folder path belongs in CONFIG_PATH_KEYS.
  */
 import { isAbsolute, resolve } from 'node:path';
+import { RENAMED_KEYS } from './aliases.js';
 
 /** Every config key that holds a path (dotted, as in docs/config.md). */
 export const CONFIG_PATH_KEYS: readonly string[] = [
@@ -19,9 +20,16 @@ export const CONFIG_PATH_KEYS: readonly string[] = [
   'hardware.power.voltage.path',
   'storage.directory',
   'portal.credentialsFile',
-  'debug.listen.socket',
+  'technician.listen.socket',
   'metrics.textfileDir',
 ];
+
+/** The path keys under a renamed section's old name too (aliases.ts moves it after this has run). */
+const PATH_KEYS_ANY_NAME: readonly string[] = CONFIG_PATH_KEYS.flatMap((key) => {
+  const [section = '', ...rest] = key.split('.');
+  const renamed = RENAMED_KEYS.find((r) => r.now === section);
+  return renamed === undefined ? [key] : [key, [renamed.old, ...rest].join('.')];
+});
 
 function isRecord(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -34,7 +42,7 @@ function isRecord(v: unknown): v is Record<string, unknown> {
  */
 export function resolveConfigPaths(raw: unknown, baseDir: string): unknown {
   let out = raw;
-  for (const key of CONFIG_PATH_KEYS) out = resolveOne(out, key.split('.'), baseDir);
+  for (const key of PATH_KEYS_ANY_NAME) out = resolveOne(out, key.split('.'), baseDir);
   return out;
 }
 

@@ -33,7 +33,7 @@ export function looksLikeSecret(s: string): boolean {
 
 /**
  * Whether the key a value sits under (the last named segment of its path: `tokens` for
- * `debug.tokens.0`) names something secret. Keys that name a file (`passwordFile`) hold paths:
+ * `technician.tokens.0`) names something secret. Keys that name a file (`passwordFile`) hold paths:
  * their values are judged by looksLikeSecret alone.
  */
 export function isSecretPath(path: readonly PropertyKey[]): boolean {

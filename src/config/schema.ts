@@ -14,7 +14,7 @@ import { intIn, nonEmpty } from '../schema.js';
 import { live, restartsProcess, restartsStation } from './apply.js';
 import { boardHardwareSchema } from '../devices/board-config.js';
 import { kioskDisplaySchema } from '../devices/input/schema.js';
-import { debugConfigSchema } from './technician.js';
+import { technicianConfigSchema } from './technician.js';
 import { HARD_MAX_PULSE_MS } from '../devices/types.js';
 import { metricsConfigSchema } from '../metrics/config.js';
 import { portalConfigSchema } from '../portal/config.js';
@@ -450,7 +450,7 @@ export const configSchema = z.strictObject({
   /** Read by `stationctl portal` from the file each time; the daemon does not use it. */
   portal: live(z.optional(portalConfigSchema)),
   /** The technician port: what it reads per request is live, how it listens is read at start. */
-  debug: z.prefault(debugConfigSchema, {}),
+  technician: z.prefault(technicianConfigSchema, {}),
   /** Metrics are set up once at start. */
   metrics: restartsProcess(z.prefault(metricsConfigSchema, {})),
   security: restartsStation(z.prefault(securitySchema, {})),
@@ -458,8 +458,8 @@ export const configSchema = z.strictObject({
 
 /** The config file as written (defaults optional). */
 export type ConfigInput = z.input<typeof configSchema>;
-/** The validated config with every default filled in. */
-export type StationConfig = z.output<typeof configSchema>;
+/** The validated config with every default filled in: the whole file (`config.station` is the station's own part, its id and boxes). */
+export type Config = z.output<typeof configSchema>;
 export type BuzzerPatterns = z.output<typeof buzzerSchema>['patterns'];
 export type SpeechConfig = z.output<typeof speechSchema>;
 export type ToneSteps = z.output<typeof toneSchema>;

@@ -1,6 +1,7 @@
 /**
- * The `debug` section of the station config: where the technician port listens and which
- * technician tokens it accepts (by hash only; the tokens themselves are never stored).
+ * The `technician` section of the station config (formerly `debug`, still read under that name:
+ * aliases.ts): where the technician port listens and which technician tokens it accepts (by hash
+ * only; the tokens themselves are never stored).
  *
  * Defaults: on, the unix socket /run/pickup-station/technician.sock (plus 127.0.0.1:8470 from the
  * socket systemd holds, pickup-station-technician.socket), no tokens (only /healthz and the page
@@ -15,7 +16,7 @@ import { live, restartsProcess } from './apply.js';
 /** The port's edge limits (src/edge/limits-schema.ts), each declared below with its reload class. */
 const edge = edgeLimitKeys(TECHNICIAN_EDGE);
 
-export const DEFAULT_DEBUG_PORT = 8470;
+export const DEFAULT_TECHNICIAN_PORT = 8470;
 /** The technician port's unix socket by default: in the unit's RuntimeDirectory (only root makes it, the station's user writes it). */
 export const DEFAULT_TECHNICIAN_SOCKET = '/run/pickup-station/technician.sock';
 /** Name of the systemd credential (LoadCredential=technician-tokens:...) with extra token entries. */
@@ -45,14 +46,14 @@ const tcpListenSchema = z.strictObject({
   /** Loopback by default; "0.0.0.0" / "::" (every interface) only when written here. */
   host: z._default(z.string().check(z.minLength(1)), '127.0.0.1'),
   /** 0 picks a free port (tests). */
-  port: z._default(intIn(0, 65_535), DEFAULT_DEBUG_PORT),
+  port: z._default(intIn(0, 65_535), DEFAULT_TECHNICIAN_PORT),
 });
 const socketListenSchema = z.strictObject({
   /** A unix socket path (created mode 0600: the station's user and root only). */
   socket: z.string().check(z.minLength(1), z.maxLength(100)),
 });
 
-export const debugConfigSchema = z
+export const technicianConfigSchema = z
   .strictObject({
     /** false: no technician port at all. */
     enabled: restartsProcess(z._default(z.boolean(), true)),
@@ -92,4 +93,4 @@ export const debugConfigSchema = z
   })
   .check(z.superRefine(headWithinRequest));
 
-export type DebugConfig = z.output<typeof debugConfigSchema>;
+export type TechnicianConfig = z.output<typeof technicianConfigSchema>;

@@ -92,10 +92,10 @@ export async function runDemo(args: string[]): Promise<number> {
   const token = newToken();
   const { config, problems } = validateConfig({
     ...demoConfig(origin, locale),
-    debug: { listen: { host: '127.0.0.1', port: 0 }, tokens: [{ name: 'demo', scope: 'service', hash: hashToken(token) }] },
+    technician: { listen: { host: '127.0.0.1', port: 0 }, tokens: [{ name: 'demo', scope: 'service', hash: hashToken(token) }] },
   });
   if (!config) throw new Error(`demo config invalid: ${JSON.stringify(problems)}`);
-  const ring = new LogRing(config.debug.logLines);
+  const ring = new LogRing(config.technician.logLines);
   const log = createLogger(config.log.level, await prettyStream(), { ring });
   const hardware = simulatedHardwareFor(config, log);
   await hardware.ready;
@@ -133,7 +133,7 @@ export async function runDemo(args: string[]): Promise<number> {
   console.log(`PINs to pick up:  ${seed.pickups.map((p) => p.pin).join(', ')}`);
   console.log(HELP);
 
-  const loaded = { config, password: DEMO_PASSWORD };
+  const loaded = { config, password: DEMO_PASSWORD, warnings: [] };
   const first = await startStation({ ...loaded, log, hardware: fieldHardware() });
   const supervised = await startSupervised({
     station: first,

@@ -7,7 +7,7 @@
  * Scanners, the HID keypad and the display belong to the input drivers (src/devices/input/);
  * they come in through their `createInputDevices`. `keypad.kind = "gpio-matrix"` is built here.
  */
-import type { StationConfig } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import { errorMessage } from '../errors.js';
 import type { Logger } from '../log.js';
 import type { BoardHardwareConfig, BoardProfile } from './board-config.js';
@@ -107,7 +107,7 @@ class BoardStation implements StationHardware {
 }
 
 /** Build the hardware of a `board` config. Profile problems throw ConfigError before any line is requested. */
-export async function createBoardHardware(config: StationConfig, hw: BoardHardwareConfig, log: Logger, deps: BoardDeps = {}): Promise<StationHardware> {
+export async function createBoardHardware(config: Config, hw: BoardHardwareConfig, log: Logger, deps: BoardDeps = {}): Promise<StationHardware> {
   const boxNumbers = config.station.boxes.map((b) => b.number);
   const profile = loadBoardProfile(hw.profile, boxNumbers);
   const backend = await (deps.openBackend ?? ((p, l) => openGpioBackend(p.gpio.backend, l)))(profile, log);

@@ -1,10 +1,10 @@
 /** Builds the station's hardware from config: the only place that picks real or simulated devices. */
-import type { StationConfig } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import { createLogger, type Logger } from '../log.js';
 import { simulatedHardwareFor } from './simulated/hardware.js';
 import type { StationHardware } from './types.js';
 
-export function createHardware(config: StationConfig, log?: Logger): Promise<StationHardware> {
+export function createHardware(config: Config, log?: Logger): Promise<StationHardware> {
   const hw = config.hardware;
   switch (hw.kind) {
     case 'simulated': {

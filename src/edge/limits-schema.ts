@@ -1,6 +1,6 @@
 /**
  * The limits every HTTP port of the station declares, in one schema (record 0161): the technician
- * port (`debug` section, src/config/technician.ts) and the kiosk page (`display` of kind `kiosk`,
+ * port (`technician` section, src/config/technician.ts) and the kiosk page (`display` of kind `kiosk`,
  * src/devices/input/schema.ts) build their keys here from the bounds below, and both check their
  * time-outs with the same rule. What the limits do is src/edge/ (connections.ts, sse.ts, http.ts).
  *

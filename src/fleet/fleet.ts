@@ -9,16 +9,16 @@ import type { Logger } from 'pino';
 import { StartAborted, startStation, type RunningStation } from '../app.js';
 import type { HttpAgents } from '../protocol/client.js';
 import { validateConfig } from '../config/load.js';
-import type { StationConfig } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import { simulatedHardwareFor, type SimulatedHardware } from '../devices/simulated/hardware.js';
-import type { SimStation } from '../reference-server/index.js';
+import type { SimulatedStation } from '../reference-server/index.js';
 import { HeartbeatTracker } from './heartbeat.js';
 import { ACTION_KINDS, StationScript, emptyStats, type ScriptStats } from './script.js';
 import type { Supply } from './supply.js';
 import { sleep } from '../time.js';
 
 export interface FleetOptions {
-  readonly stations: readonly SimStation[];
+  readonly stations: readonly SimulatedStation[];
   /** server.baseUrl of every station: up to (not including) the version segment. */
   readonly baseUrl: string;
   readonly version: string;
@@ -38,7 +38,7 @@ export interface FleetOptions {
 }
 
 export interface FleetMember {
-  readonly def: SimStation;
+  readonly def: SimulatedStation;
   readonly station: RunningStation;
   readonly sim: SimulatedHardware;
   readonly script: StationScript;
@@ -53,7 +53,7 @@ export interface FleetStats {
   readonly deactivated: number;
 }
 
-export function fleetStationConfig(def: SimStation, o: Pick<FleetOptions, 'baseUrl' | 'version' | 'heartbeatMs' | 'answerTimeoutMs'>): StationConfig {
+export function fleetStationConfig(def: SimulatedStation, o: Pick<FleetOptions, 'baseUrl' | 'version' | 'heartbeatMs' | 'answerTimeoutMs'>): Config {
   const { config, problems } = validateConfig({
     station: { id: def.id, boxes: def.boxes.map((id, i) => ({ number: i + 1, id })) },
     server: { baseUrl: o.baseUrl, version: o.version, ...(o.answerTimeoutMs === undefined ? {} : { answerTimeoutMs: o.answerTimeoutMs }) },
@@ -95,7 +95,7 @@ export class Fleet {
       if (wait > 0) await sleep(wait, this.stopping.signal);
       if (this.stopping.signal.aborted) break;
       try {
-        this.members.push(await this.startOne(stations[i] as SimStation));
+        this.members.push(await this.startOne(stations[i] as SimulatedStation));
       } catch (e) {
         // Stopped while this station started: it stopped itself at its next step.
         if (e instanceof StartAborted) break;
@@ -104,7 +104,7 @@ export class Fleet {
     }
   }
 
-  private async startOne(def: SimStation): Promise<FleetMember> {
+  private async startOne(def: SimulatedStation): Promise<FleetMember> {
     const config = fleetStationConfig(def, this.o);
     const sim = simulatedHardwareFor(config);
     const station = await startStation({

@@ -6,7 +6,7 @@
  */
 import type { RunningStation } from '../app.js';
 import type { SimulatedHardware } from '../devices/simulated/hardware.js';
-import type { SimStation } from '../reference-server/index.js';
+import type { SimulatedStation } from '../reference-server/index.js';
 import type { Endpoint } from '../protocol/types.js';
 import type { Supply } from './supply.js';
 import { WaitAbortedError, nextEvent, settledIn, until } from './wait.js';
@@ -54,7 +54,7 @@ export class StationScript {
   constructor(
     private readonly station: RunningStation,
     private readonly sim: SimulatedHardware,
-    private readonly def: SimStation,
+    private readonly def: SimulatedStation,
     private readonly supply: Supply,
     private readonly o: ScriptOptions,
   ) {

@@ -6,27 +6,27 @@
  */
 import type { Agent } from 'node:http';
 import { request } from 'node:http';
-import type { ReferenceServer, SeedData, SimDeposit, SimPickup, SimStation } from '../reference-server/index.js';
+import type { ReferenceServer, SeedData, SimDeposit, SimPickup, SimulatedStation } from '../reference-server/index.js';
 import { CONTROL_PREFIX } from '../reference-server/index.js';
 
 export interface Supply {
   readonly kind: string;
   /** An item value waiting to be deposited at `station`, or null when there is none to offer. */
-  deposit(station: SimStation): Promise<string | null>;
+  deposit(station: SimulatedStation): Promise<string | null>;
   /** A PIN that opens boxes of `station`, or null. */
-  pickup(station: SimStation): Promise<string | null>;
+  pickup(station: SimulatedStation): Promise<string | null>;
 }
 
 /** Fresh values per station: barcodes `9` + station index + counter, PINs counting up (6 digits). */
 class FreshValues {
   private readonly counters = new Map<string, number>();
   constructor(private readonly index: ReadonlyMap<string, number>) {}
-  next(station: SimStation): number {
+  next(station: SimulatedStation): number {
     const n = (this.counters.get(station.id) ?? 0) + 1;
     this.counters.set(station.id, n);
     return n;
   }
-  deposit(station: SimStation): SimDeposit {
+  deposit(station: SimulatedStation): SimDeposit {
     const n = this.next(station);
     const boxId = station.boxes[n % station.boxes.length] ?? station.boxes[0] ?? '';
     return {
@@ -36,7 +36,7 @@ class FreshValues {
       boxId,
     };
   }
-  pickup(station: SimStation): SimPickup {
+  pickup(station: SimulatedStation): SimPickup {
     const n = this.next(station);
     // One box, every fourth pickup two: both shapes of box-open occur.
     const first = station.boxes[n % station.boxes.length] ?? '';
@@ -46,10 +46,10 @@ class FreshValues {
   }
 }
 
-const indexOf = (stations: readonly SimStation[]): Map<string, number> => new Map(stations.map((s, i) => [s.id, i]));
+const indexOf = (stations: readonly SimulatedStation[]): Map<string, number> => new Map(stations.map((s, i) => [s.id, i]));
 
 /** The reference server in this process. */
-export function serverSupply(server: ReferenceServer, stations: readonly SimStation[]): Supply {
+export function serverSupply(server: ReferenceServer, stations: readonly SimulatedStation[]): Supply {
   const fresh = new FreshValues(indexOf(stations));
   return {
     kind: 'reference server (in-process)',
@@ -67,7 +67,7 @@ export function serverSupply(server: ReferenceServer, stations: readonly SimStat
 }
 
 /** A reference server in another process, through its loopback-only control API. */
-export function controlApiSupply(origin: string, stations: readonly SimStation[], agent: Agent): Supply {
+export function controlApiSupply(origin: string, stations: readonly SimulatedStation[], agent: Agent): Supply {
   const fresh = new FreshValues(indexOf(stations));
   return {
     kind: `reference server control API ${origin}${CONTROL_PREFIX}/`,

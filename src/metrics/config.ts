@@ -53,7 +53,7 @@ export const metricsConfigSchema = z.strictObject({
   /**
    * The file the unit's credential check (systemd/credentials-check.sh) writes before every start:
    * how each credential is sealed (TPM and host key, host key alone, the PCRs of its TPM policy),
-   * shown on the technician status (src/systemd/credentials-check.ts). Its series reach Prometheus
+   * shown on the technician status (src/service/credentials-check.ts). Its series reach Prometheus
    * through node_exporter's textfile collector, not the station's /metrics. null: not shown.
    */
   credentialsCheckFile: z._default(
@@ -68,7 +68,7 @@ export const metricsConfigSchema = z.strictObject({
   /**
    * The failed-login record `login` appends to (utmp records): failed logins on a console (a virtual
    * terminal, a serial console) are counted as `pickup_station_console_login_failures_total` and
-   * shown on the technician status (src/systemd/console-logins.ts). The unit reads it as group
+   * shown on the technician status (src/service/console-logins.ts). The unit reads it as group
    * utmp. null: not watched.
    */
   consoleLoginFile: z._default(

@@ -18,8 +18,8 @@ import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics, type LabelV
 import { readVendor, supportDaysLeft, type VendorView } from '../release-info.js';
 import type { Endpoint } from '../protocol/types.js';
 import type { AlarmKind, ModeKind } from '../station/core-types.js';
-import type { ConsoleLogins } from '../systemd/console-logins.js';
-import type { InstallRecord } from '../systemd/install-record.js';
+import type { ConsoleLogins } from '../service/console-logins.js';
+import type { InstallRecord } from '../service/install-record.js';
 import { VERSION } from '../version.js';
 import { KIOSK_REFUSAL_REASONS, type RfidProblem, type RfidReaderStats } from '../devices/types.js';
 import { deviceRoles, type CountedEvent, type StationNow, type StationView } from './view.js';
@@ -61,7 +61,7 @@ export interface StationMetricsOptions {
   /** Wall clock, ms since the epoch: the support period is a calendar date. */
   readonly wallClock?: () => number;
   /**
-   * Failed logins on the station's consoles (read at scrape time, src/systemd/console-logins.ts):
+   * Failed logins on the station's consoles (read at scrape time, src/service/console-logins.ts):
    * adds `console_login_failures_total`, `console_login_last_failure_timestamp_seconds` and
    * `console_login_watch_ok`.
    */

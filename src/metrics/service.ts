@@ -14,7 +14,7 @@ import type { Logger } from 'pino';
 import type { Unsubscribe } from '../devices/types.js';
 import { errorMessage } from '../errors.js';
 import type { RuntimeEvent } from '../station/runtime.js';
-import type { ConsoleLoginLog } from '../systemd/console-logins.js';
+import type { ConsoleLoginLog } from '../service/console-logins.js';
 import type { MetricsConfig } from './config.js';
 import type { StationMetrics, StationRecorder } from './registry.js';
 import { startTextfile, type TextfileWriter } from './textfile.js';
@@ -75,8 +75,8 @@ export class MetricsService {
     this.loading ??= (async () => {
       const [{ StationMetrics }, { readInstalledVersion }, { readInstallRecord }] = await Promise.all([
         import('./registry.js'),
-        import('../systemd/release-status.js'),
-        import('../systemd/install-record.js'),
+        import('../service/release-status.js'),
+        import('../service/install-record.js'),
       ]);
       const { config, view, log } = this.opts;
       const statusFile = config.installStatusFile;

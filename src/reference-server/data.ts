@@ -6,15 +6,15 @@ import * as z from '../schema.js';
 import { PIN_LENGTH } from '../protocol/types.js';
 import { SimConfigError } from './errors.js';
 import type { SeedData } from './seed.js';
-import type { SimDeposit, SimPickup, SimStation } from './types.js';
+import type { SimDeposit, SimPickup, SimulatedStation } from './types.js';
 import { UUID_V4_LOWER } from './validate.js';
 
 const PIN_RE = new RegExp(`^[0-9]{${PIN_LENGTH}}$`);
 
 /** Problems of a data set; empty when the server can serve it. */
-export function checkSimData(stations: readonly SimStation[], deposits: readonly SimDeposit[], pickups: readonly SimPickup[]): string[] {
+export function checkSimData(stations: readonly SimulatedStation[], deposits: readonly SimDeposit[], pickups: readonly SimPickup[]): string[] {
   const problems: string[] = [];
-  const byId = new Map<string, SimStation>();
+  const byId = new Map<string, SimulatedStation>();
   stations.forEach((s, i) => {
     const at = `stations.${i}`;
     if (!UUID_V4_LOWER.test(s.id)) problems.push(`${at}.id: must be a lowercase UUIDv4 (got ${JSON.stringify(s.id)})`);

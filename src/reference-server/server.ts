@@ -27,7 +27,7 @@ import type {
   SimDeposit,
   SimLogger,
   SimPickup,
-  SimStation,
+  SimulatedStation,
   StationSnapshot,
 } from './types.js';
 import { authenticate, extractEventId, isJsonContentType, validateRequest } from './validate.js';
@@ -89,7 +89,7 @@ export class ReferenceServer {
   readonly #control: boolean;
   readonly #maxRecords: number;
   readonly #tls: ReferenceServerOptions['tls'];
-  readonly #stations = new Map<string, SimStation>();
+  readonly #stations = new Map<string, SimulatedStation>();
   readonly #states = new Map<string, StationSimState>();
   readonly #events = new Map<string, Map<string, CachedAnswer>>();
   readonly #faults = new FaultTable();

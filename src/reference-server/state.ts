@@ -3,7 +3,7 @@
  * state per request, so a test can keep an old one and compare, and nothing half-applies.
  */
 import type { BoxStatus } from '../protocol/types.js';
-import type { HistoryEntry, ReportedHealth, SimDeposit, SimPickup, SimStation, StationSnapshot } from './types.js';
+import type { HistoryEntry, ReportedHealth, SimDeposit, SimPickup, SimulatedStation, StationSnapshot } from './types.js';
 
 interface ActionBase {
   /** boxIds the box-open command listed, in box order. */
@@ -16,7 +16,7 @@ export type ActiveAction =
   | (ActionBase & { readonly kind: 'pickup'; readonly pickup: SimPickup });
 
 export interface StationSimState {
-  readonly station: SimStation;
+  readonly station: SimulatedStation;
   readonly deposits: readonly { readonly deposit: SimDeposit; readonly stored: boolean }[];
   readonly pickups: readonly { readonly pickup: SimPickup; readonly used: boolean }[];
   /** boxId -> identifierValues deposited there. */
@@ -33,7 +33,7 @@ export interface StationSimState {
 
 export const HISTORY_LIMIT = 200;
 
-export function initialStationState(station: SimStation, deposits: readonly SimDeposit[], pickups: readonly SimPickup[]): StationSimState {
+export function initialStationState(station: SimulatedStation, deposits: readonly SimDeposit[], pickups: readonly SimPickup[]): StationSimState {
   return {
     station,
     deposits: deposits.filter((d) => d.stationId === station.id).map((deposit) => ({ deposit, stored: false })),
@@ -59,7 +59,7 @@ export function isStationAvailable(state: StationSimState, now: number, absenceM
 }
 
 /** 1-based box number of a boxId (0 when the box is not the station's: callers validated it). */
-export function boxNumber(station: SimStation, boxId: string): number {
+export function boxNumber(station: SimulatedStation, boxId: string): number {
   return station.boxes.indexOf(boxId) + 1;
 }
 

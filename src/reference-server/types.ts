@@ -6,7 +6,7 @@
 import type { BoxStatus, Endpoint, IdentifierType, ServerCommand, StationHealth } from '../protocol/types.js';
 import type { ExceptionBody, ExceptionType } from './messages.js';
 
-export interface SimStation {
+export interface SimulatedStation {
   readonly id: string;
   readonly password: string;
   /** boxIds in order: index + 1 is the box number printed on the door. */
@@ -39,7 +39,7 @@ export interface ReferenceServerOptions {
   readonly port?: number;
   /** Default '/v2'; endpoints are `${pathPrefix}/state` etc. '' serves them at the root. */
   readonly pathPrefix?: string;
-  readonly stations: readonly SimStation[];
+  readonly stations: readonly SimulatedStation[];
   readonly deposits?: readonly SimDeposit[];
   readonly pickups?: readonly SimPickup[];
   /** Spec: no /state for 2 minutes -> station unavailable, box actions refused. Default 120000. */

@@ -6,7 +6,7 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { requestShapes } from '../protocol/shapes.js';
 import type { Endpoint, RequestBodies } from '../protocol/types.js';
-import type { SimStation } from './types.js';
+import type { SimulatedStation } from './types.js';
 
 import { UUID_V4_RE as UUID_V4_LOWER } from '../uuid.js';
 
@@ -18,7 +18,7 @@ export type SimRequest = { [E in Endpoint]: { readonly endpoint: E; readonly bod
 export type Validation = { readonly ok: true; readonly request: SimRequest } | { readonly ok: false; readonly problems: readonly string[] };
 
 /** Shape check plus what needs the authenticated station: the `station` field and the full box list. */
-export function validateRequest(endpoint: Endpoint, body: unknown, station: SimStation): Validation {
+export function validateRequest(endpoint: Endpoint, body: unknown, station: SimulatedStation): Validation {
   const parsed = requestShapes()[endpoint].safeParse(body);
   if (!parsed.success) {
     return { ok: false, problems: parsed.error.issues.map((i) => `${i.path.map(String).join('.') || '(body)'}: ${i.message}`) };
@@ -57,7 +57,7 @@ export function parseBasicAuth(header: string | undefined): { user: string; pass
 const digest = (s: string): Buffer => createHash('sha256').update(s).digest();
 
 /** The station the header authenticates, or null. Constant-time on the password, as a real server must be. */
-export function authenticate(header: string | undefined, stations: ReadonlyMap<string, SimStation>): SimStation | null {
+export function authenticate(header: string | undefined, stations: ReadonlyMap<string, SimulatedStation>): SimulatedStation | null {
   const creds = parseBasicAuth(header);
   if (creds === null) return null;
   const station = stations.get(creds.user);

@@ -6,7 +6,7 @@
  * core as an input through `dispatch`.
  */
 import type { Logger } from 'pino';
-import type { StationConfig } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import type { SecurityWrite, StationHardware } from '../devices/types.js';
 import { errorMessage } from '../errors.js';
 import { maskIdentifier, type Journal } from '../journal/types.js';
@@ -22,7 +22,7 @@ import { SpeechPlayer, type SpeechItem } from './speech-player.js';
 export const PIN_THROTTLE_FAULT = 'storage:pin-throttle';
 
 export interface EffectContext {
-  readonly config: StationConfig;
+  readonly config: Config;
   readonly core: CoreConfig;
   readonly hardware: StationHardware;
   readonly log: Logger;

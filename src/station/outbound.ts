@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { Logger } from 'pino';
-import type { StationConfig } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import type { StationHardware } from '../devices/types.js';
 import { errorMessage } from '../errors.js';
 import { maskIdentifier, type Journal } from '../journal/types.js';
@@ -18,7 +18,7 @@ import { describeAnswer, failureOf, outcomeKindOf } from './event-outcome.js';
 import type { EventRecord, PowerReading, RuntimeEvent } from './runtime-types.js';
 
 export interface OutboundContext {
-  readonly config: StationConfig;
+  readonly config: Config;
   readonly core: CoreConfig;
   readonly hardware: StationHardware;
   readonly client: FirstWriteSender;

@@ -4,7 +4,7 @@
  * runtime (runtime.ts) re-exports them.
  */
 import type { Logger } from 'pino';
-import type { StationConfig } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import type { DoorState, StationHardware } from '../devices/types.js';
 import type { Journal } from '../journal/types.js';
 import type { ProtocolSender } from '../protocol/client.js';
@@ -63,7 +63,7 @@ export interface PowerReading {
 }
 
 export interface RuntimeOptions {
-  readonly config: StationConfig;
+  readonly config: Config;
   readonly hardware: StationHardware;
   readonly client: ProtocolSender;
   readonly log: Logger;

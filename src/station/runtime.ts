@@ -10,7 +10,7 @@
  * energized, the doors of each answered /state — and hands what the journal read back to the core
  * with the `start` input. It never touches a file itself.
  */
-import type { StationConfig } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import type { DoorState, Unsubscribe } from '../devices/types.js';
 import { errorMessage } from '../errors.js';
 import { MemoryJournal } from '../journal/memory.js';
@@ -34,7 +34,7 @@ export { PIN_THROTTLE_FAULT } from './effects.js';
  * station never speaks). Called once per station, by its runtime: everything else reads
  * `runtime.core`, so no second copy can differ from the one the core runs on.
  */
-function coreConfigOf(config: StationConfig, speechOutput: boolean): CoreConfig {
+function coreConfigOf(config: Config, speechOutput: boolean): CoreConfig {
   const { mode, required, holdKey, volume } = config.speech;
   return {
     boxes: config.station.boxes,

@@ -13,8 +13,8 @@
  */
 import type { RunningStation } from '../app.js';
 import { applyClasses, changedKeys, type ApplyOn } from '../config/apply.js';
-import { loadConfigFile, type LoadedConfig } from '../config/load.js';
-import { configSchema, type StationConfig } from '../config/schema.js';
+import { loadConfigFile, logConfigWarnings, type LoadedConfig } from '../config/load.js';
+import { configSchema, type Config } from '../config/schema.js';
 import { ConfigError, errorMessage, type ConfigProblem } from '../errors.js';
 import type { Logger } from '../log.js';
 import { notFreeReason, readerActivity, SERVICE_FAULT, technicianOpenCheck, type TechnicianOpenCheck } from '../station/core.js';
@@ -64,7 +64,7 @@ export const configApplyClasses = (): ReadonlyMap<string, ApplyOn> => (classes ?
 export class Supervisor {
   readonly observer = new StationObserver();
   /** The config the process started with: what keys read once at start (class `process`) still use. */
-  readonly startConfig: StationConfig;
+  readonly startConfig: Config;
   private current: { station: RunningStation; loaded: LoadedConfig; startedAt: number } | null;
   /** Monotonic time the station swap in progress began (current is null meanwhile). */
   private swapStartedAt = 0;
@@ -98,7 +98,7 @@ export class Supervisor {
     return this.running().station.runtime.core;
   }
   /** The config the station runs: the one it was started from, with any live keys a reload applied since. */
-  get config(): StationConfig {
+  get config(): Config {
     return this.running().loaded.config;
   }
   /** The running station and its box table, or null while a reload swaps it. */
@@ -220,6 +220,7 @@ export class Supervisor {
       if (e instanceof ConfigError) return { ok: false, source: e.source, problems: e.problems };
       throw e;
     }
+    logConfigWarnings(this.opts.log, file, loaded.warnings);
     const plan = planReload(configApplyClasses(), { started: this.startConfig, running: this.config }, loaded.config);
     if (plan.kind === 'restart-station') await this.restartStation(loaded, signal);
     else {

@@ -38,7 +38,7 @@ const scanBody = z.strictObject({
 const pinBody = z.strictObject({ pin: z.string().check(z.regex(/^[0-9]{1,6}$/, 'must be 1 to 6 digits')) });
 
 export function actionRoutes({ supervisor, log }: ActionDeps): Route[] {
-  const maxBody = (): number => supervisor.config.debug.maxBodyBytes;
+  const maxBody = (): number => supervisor.config.technician.maxBodyBytes;
   const audit = (ctx: RequestContext, action: string, detail: Record<string, unknown> = {}): void => {
     log.warn({ technician: ctx.who.name, action, ...detail }, `technician action: ${action}`);
     supervisor.observer.publish({ type: 'technician', action, by: ctx.who.name, detail });

@@ -2,7 +2,7 @@
  * The technician port's tokens per config: which token entries the running config accepts. The
  * tokens themselves (making, hashing, checking) are src/tokens/tokens.ts.
  */
-import type { StationConfig } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import { ConfigError } from '../errors.js';
 import type { Logger } from '../log.js';
 import { loadTokenEntries, TokenStore } from '../tokens/tokens.js';
@@ -22,24 +22,24 @@ export class TechnicianTokens {
   ) {}
 
   /** At start: a bad credential is logged; only the config's own tokens count. */
-  accept(config: StationConfig): TokenStore {
+  accept(config: Config): TokenStore {
     try {
       this.check(config);
     } catch (e) {
       if (!(e instanceof ConfigError)) throw e;
       this.log.error({ source: e.source, problems: e.problems }, "technician tokens credential invalid; only the config file's tokens are accepted");
-      this.byConfig.set(config, new TokenStore(config.debug.tokens));
+      this.byConfig.set(config, new TokenStore(config.technician.tokens));
     }
     return this.of(config);
   }
 
   /** On reload: a bad credential throws its ConfigError (the reload is refused). */
-  check(config: StationConfig): void {
-    this.byConfig.set(config, new TokenStore(loadTokenEntries(config.debug.tokens, this.env)));
+  check(config: Config): void {
+    this.byConfig.set(config, new TokenStore(loadTokenEntries(config.technician.tokens, this.env)));
   }
 
   /** The tokens of `config` (accepted or checked before). */
-  of(config: StationConfig): TokenStore {
+  of(config: Config): TokenStore {
     return this.byConfig.get(config) ?? this.accept(config);
   }
 }

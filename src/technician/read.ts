@@ -4,7 +4,7 @@
 import type { Logger, LogRing } from '../log.js';
 import { HttpError, sendJson } from './http.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
-import type { ConsoleLoginLog } from '../systemd/console-logins.js';
+import type { ConsoleLoginLog } from '../service/console-logins.js';
 import type { RequestContext, Route } from './router.js';
 import { openSse, type SseDrop } from '../edge/sse.js';
 import { buildStatus, eventView } from './status.js';
@@ -12,7 +12,7 @@ import { buildStatus, eventView } from './status.js';
 export interface ReadDeps {
   readonly supervisor: Supervisor;
   readonly ring: LogRing;
-  /** Counts open live streams against debug.maxStreams. */
+  /** Counts open live streams against technician.maxStreams. */
   readonly streams: { open: number };
   readonly log: Logger;
   /** Failed console logins for the status; null: not watched. */
@@ -28,7 +28,7 @@ export function intParam(url: URL, name: string, dflt: number, max: number): num
 }
 
 function openStream(deps: ReadDeps, ctx: RequestContext) {
-  const { maxStreams, keepAliveMs, streamBufferBytes } = deps.supervisor.config.debug;
+  const { maxStreams, keepAliveMs, streamBufferBytes } = deps.supervisor.config.technician;
   if (deps.streams.open >= maxStreams) throw new HttpError(503, 'too_many_streams', `at most ${maxStreams} live streams at once`);
   const path = ctx.url.pathname;
   const technician = ctx.who.name;
@@ -40,7 +40,7 @@ function openStream(deps: ReadDeps, ctx: RequestContext) {
     setImmediate(() =>
       deps.log.warn(
         { path, technician, unsentBytes: unsent, limit: streamBufferBytes },
-        'live stream dropped: its client stopped reading (debug.streamBufferBytes)',
+        'live stream dropped: its client stopped reading (technician.streamBufferBytes)',
       ),
     );
   };
@@ -58,7 +58,7 @@ export function readRoutes(deps: ReadDeps): Route[] {
       path: '/api/status',
       scope: 'read',
       handle: (ctx) => {
-        sendJson(ctx.res, 200, buildStatus(supervisor, ctx.who, intParam(ctx.url, 'events', supervisor.config.debug.statusEvents, 100), consoleLogins));
+        sendJson(ctx.res, 200, buildStatus(supervisor, ctx.who, intParam(ctx.url, 'events', supervisor.config.technician.statusEvents, 100), consoleLogins));
       },
     },
     {
@@ -95,7 +95,7 @@ export function readRoutes(deps: ReadDeps): Route[] {
       path: '/api/events/stream',
       scope: 'read',
       handle: (ctx) => {
-        const status = buildStatus(supervisor, ctx.who, supervisor.config.debug.statusEvents, consoleLogins);
+        const status = buildStatus(supervisor, ctx.who, supervisor.config.technician.statusEvents, consoleLogins);
         const stream = openStream(deps, ctx);
         // The current picture first, then every change: a client never has to merge two sources.
         stream.send('status', status);

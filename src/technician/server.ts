@@ -23,7 +23,7 @@ import type { Logger, LogRing } from '../log.js';
 import { actionRoutes } from './actions.js';
 import { bearerToken, scopeAllows, type Technician } from '../tokens/tokens.js';
 import type { TechnicianTokens } from './auth.js';
-import type { DebugConfig } from '../config/technician.js';
+import type { TechnicianConfig } from '../config/technician.js';
 import { ConnectionGuard } from '../edge/connections.js';
 import type { ActivatedSocket } from '../edge/listen-fds.js';
 import { COMMON_HEADERS, serverTimeouts } from '../edge/http.js';
@@ -36,7 +36,7 @@ import { loadPage, type Page } from './page.js';
 import { readRoutes } from './read.js';
 import { TECHNICIAN_REFUSALS } from './refusals.js';
 import { matchRoute, type Route } from './router.js';
-import type { ConsoleLoginLog } from '../systemd/console-logins.js';
+import type { ConsoleLoginLog } from '../service/console-logins.js';
 
 /** Query parameters that look like a credential: refused, so a token never sits in a URL (or a proxy's log). */
 const TOKEN_PARAMS = ['token', 'access_token', 'auth', 'authorization', 'bearer', 'key'];
@@ -77,7 +77,7 @@ export function createTechnicianServer({ supervisor, tokens, ring, log, metrics 
     ...metricsRoutes(metrics),
   ];
   // Fixed for the life of the server (a change of these needs a process restart: supervisor.reload says so).
-  const limits = supervisor.config.debug;
+  const limits = supervisor.config.technician;
   const refusals = new RefusalLog(log, limits.refusalLogIntervalMs, TECHNICIAN_REFUSALS);
   const guard = new ConnectionGuard(limits, (address) => refusals.refused('evicted', address));
 
@@ -194,7 +194,7 @@ function listening(target: Server | NetServer, listen: (done: () => void) => voi
  * systemd's). One server answers both: systemd's socket's connections are handed to it. Rejects when
  * it cannot listen.
  */
-export async function listenTechnicianPort(server: Server, config: DebugConfig, activated: ActivatedSocket | null = null): Promise<TechnicianPort> {
+export async function listenTechnicianPort(server: Server, config: TechnicianConfig, activated: ActivatedSocket | null = null): Promise<TechnicianPort> {
   const listen = config.listen;
   const addresses: string[] = [];
   let url: string | null = null;

@@ -4,7 +4,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { configDigest } from '../config/read.js';
-import type { StationConfig } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import type { Device, DoorState, InputNodesView, RfidReaderStats, UnknownUsbDevice } from '../devices/types.js';
 import { maskIdentifier } from '../log.js';
 import type { Alarm, DoorOutcome, ModeKind, SecurityFailure } from '../station/core-types.js';
@@ -14,10 +14,10 @@ import type { Technician } from '../tokens/tokens.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import { inServiceMode, readerActivity } from '../station/core.js';
 import type { BoxAction, FailureView } from '../supervisor/observe.js';
-import { readInstallRecord, releaseView, type ReleaseView } from '../systemd/install-record.js';
+import { readInstallRecord, releaseView, type ReleaseView } from '../service/install-record.js';
 import { readVendor, vendorStatus, type VendorStatus } from '../release-info.js';
-import type { ConsoleLoginLog } from '../systemd/console-logins.js';
-import { readCredentialsCheck, type CredentialSeal } from '../systemd/credentials-check.js';
+import type { ConsoleLoginLog } from '../service/console-logins.js';
+import { readCredentialsCheck, type CredentialSeal } from '../service/credentials-check.js';
 
 /**
  * Optional capability of a lock bank or door sensor driver: the hardware line behind a box (e.g.
@@ -79,10 +79,10 @@ function deviceView(d: Device): StatusBody['devices'][number] {
 }
 
 /** The config as a technician may see it: token entries without their hashes. */
-export function publicConfig(config: StationConfig): unknown {
+export function publicConfig(config: Config): unknown {
   return {
     ...config,
-    debug: { ...config.debug, tokens: config.debug.tokens.map((t) => ({ name: t.name, scope: t.scope })) },
+    technician: { ...config.technician, tokens: config.technician.tokens.map((t) => ({ name: t.name, scope: t.scope })) },
   };
 }
 
@@ -98,7 +98,7 @@ export interface StatusBody {
   readonly busyWith: string | null;
   /**
    * Someone is using the station (a box action, a box open, an event in flight, a PIN being typed):
-   * what holds the update lock (src/systemd/update-lock.ts) and refuses a reload; null: free.
+   * what holds the update lock (src/service/update-lock.ts) and refuses a reload; null: free.
    */
   readonly activity: string | null;
   readonly faults: Readonly<Record<string, string>>;
@@ -161,14 +161,14 @@ export interface StatusBody {
     readonly readers: readonly ({ readonly name: string } & RfidReaderStats)[];
   };
   /**
-   * The releases as the installer recorded them (src/systemd/install-record.ts): installed, whether
+   * The releases as the installer recorded them (src/service/install-record.ts): installed, whether
    * the running one is proven, an upgrade pending, a known-bad release. null: no record.
    */
   readonly release: ReleaseView | null;
   /** The vendor's statements of this release (src/release-info.ts): security contact, support period and days left. */
   readonly vendor: VendorStatus;
   /**
-   * Failed logins on the station's consoles (src/systemd/console-logins.ts): counted since the
+   * Failed logins on the station's consoles (src/service/console-logins.ts): counted since the
    * daemon started, the newest one's terminal and time, and why the record cannot be read. null:
    * not watched (metrics.consoleLoginFile null).
    */
@@ -178,7 +178,7 @@ export interface StatusBody {
     readonly problem: string | null;
   } | null;
   /**
-   * What the unit's credential check found before this start (src/systemd/credentials-check.ts):
+   * What the unit's credential check found before this start (src/service/credentials-check.ts):
    * how each credential is sealed. null: not shown (metrics.credentialsCheckFile null) or no file.
    */
   readonly credentials: { readonly sealed: readonly CredentialSeal[] } | null;

@@ -46,6 +46,45 @@ describe('pickup-station daemon', () => {
     expect(p.err()).toMatch(/cannot read: ENOENT/);
   });
 
+  it('exits 78 when the technician section is written under its old name "debug" as well', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'daemon-'));
+    writeFileSync(join(dir, 'station-password'), STATION.password);
+    const file = join(dir, 'config.json');
+    const station = { id: STATION.id, passwordFile: join(dir, 'station-password'), boxes: [{ number: 1, id: STATION.boxes[0] }] };
+    writeFileSync(file, JSON.stringify({ station, server: { baseUrl: 'https://library.example' }, debug: {}, technician: {} }));
+    const p = run(['--config', file]);
+    expect(await p.exited).toBe(78);
+    expect(p.err()).toContain('debug: the old name of "technician", which is written too');
+  });
+
+  it('starts with the old name "debug" for the technician section and logs one warning naming the file and both keys', async () => {
+    server = new ReferenceServer({ stations: [STATION], ...defaultSeed(STATION) });
+    const url = await server.start();
+    const dir = mkdtempSync(join(tmpdir(), 'daemon-'));
+    writeFileSync(join(dir, 'station-password'), STATION.password);
+    const file = join(dir, 'config.json');
+    writeFileSync(
+      file,
+      JSON.stringify({
+        station: { id: STATION.id, passwordFile: 'station-password', boxes: STATION.boxes.map((id, i) => ({ number: i + 1, id })) },
+        server: { baseUrl: new URL(url).origin },
+        storage: { directory: null },
+        debug: { enabled: false },
+      }),
+    );
+    const p = run(['--config', file]);
+    await server.waitForRequest((r) => r.endpoint === 'state', 10_000);
+    p.child.kill('SIGTERM');
+    expect(await p.exited).toBe(0);
+    const warnings = p.lines().filter((l) => l.msg.includes('"debug"'));
+    expect(warnings).toEqual([expect.objectContaining({ level: 40, config: file, key: 'debug', replacement: 'technician' })]);
+    expect(warnings[0]?.msg).toBe(
+      `${file}: config key "debug" is now called "technician": rename it in the file (releases before 1.0.0 still read the old name)`,
+    );
+    // Read as "technician": the port it turns off is not listening.
+    expect(p.lines().filter((l) => l.msg.startsWith('technician port'))).toEqual([]);
+  });
+
   it('runs against the reference server with the password from $CREDENTIALS_DIRECTORY and stops on SIGTERM', async () => {
     server = new ReferenceServer({ stations: [STATION], ...defaultSeed(STATION) });
     const url = await server.start();

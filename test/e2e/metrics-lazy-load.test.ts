@@ -49,7 +49,7 @@ async function startDaemon(metrics: Record<string, unknown>, before: (s: Referen
       server: { baseUrl: new URL(url).origin, answerTimeoutMs: 5_000 },
       timing: { heartbeatIntervalMs: 300 },
       storage: { directory: null },
-      debug: { listen: { host: '127.0.0.1', port: 0 }, tokens: [{ name: 'prometheus', scope: 'metrics', hash: hashToken(token) }] },
+      technician: { listen: { host: '127.0.0.1', port: 0 }, tokens: [{ name: 'prometheus', scope: 'metrics', hash: hashToken(token) }] },
       metrics,
     }),
   );

@@ -98,7 +98,7 @@ describe.runIf(haveProm && haveNodeExporter)('a real Prometheus and node_exporte
       timing: { heartbeatIntervalMs: 1_000 },
       hardware: { kind: 'simulated', doorSpringMs: 20 },
       storage: { directory: null },
-      debug: {
+      technician: {
         listen: { host: '127.0.0.1', port: 0 },
         tokens: [
           { name: 'prometheus', scope: 'metrics', hash: hashToken(tokens.metrics) },

@@ -66,7 +66,7 @@ describe('messages name the limit or the command to type', () => {
   it('-n beyond what a station keeps names the limit (exit 2)', async () => {
     const logs = await run(['logs', '-n', '99999999', '--url', daemon.url, '--token-file', tokenFile]);
     expect(logs.code).toBe(2);
-    expect(logs.err).toContain('-n 99999999 is more than 10000, the most log lines a station keeps (debug.logLines is at most 10000)');
+    expect(logs.err).toContain('-n 99999999 is more than 10000, the most log lines a station keeps (technician.logLines is at most 10000)');
     const events = await run(['events', '-n', '500', '--url', daemon.url, '--token-file', tokenFile]);
     expect(events.code).toBe(2);
     expect(events.err).toContain('-n 500 is more than 100');

@@ -13,7 +13,7 @@ const CTL = join(import.meta.dirname, '../../dist/src/cli/stationctl.js');
 const run = (args: string[]) => spawnSync(process.execPath, [CTL, ...args], { encoding: 'utf8', env: { PATH: process.env['PATH'] } });
 
 describe('stationctl token new --scope metrics', () => {
-  it('prints a token and an entry that debug.tokens accepts; the token verifies with the metrics scope, which reads nothing else', () => {
+  it('prints a token and an entry that technician.tokens accepts; the token verifies with the metrics scope, which reads nothing else', () => {
     const r = run(['token', 'new', '--scope', 'metrics', '--name', 'prometheus', '--json']);
     expect(r.status).toBe(0);
     const { token, entry } = JSON.parse(r.stdout) as { token: string; entry: unknown };

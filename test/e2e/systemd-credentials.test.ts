@@ -14,7 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { runTechnicianCli } from '../../src/cli/technician/commands.js';
-import { describeSeal, readCredentialsCheck } from '../../src/systemd/credentials-check.js';
+import { describeSeal, readCredentialsCheck } from '../../src/service/credentials-check.js';
 import { CAN_SEAL, CredentialBoard } from '../support/credential-board.js';
 import { requireTool } from '../support/tools.js';
 

@@ -1,5 +1,5 @@
 /**
- * The update lock (src/systemd/update-lock.ts + systemd/install.sh): the daemon holds
+ * The update lock (src/service/update-lock.ts + systemd/install.sh): the daemon holds
  * /run/pickup-station/updates.lock while someone uses the station, and an upgrade or rollback waits
  * for it — bounded, with a message — before it changes anything; --force does not wait. install.sh
  * runs into a throwaway root (--root), as in install.test.ts; the lock comes from the real daemon
@@ -10,7 +10,7 @@ import { existsSync, mkdirSync, mkdtempSync, readFileSync, readlinkSync, rmSync,
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { holdUpdateLock, UPDATE_LOCK_FILE } from '../../src/systemd/update-lock.js';
+import { holdUpdateLock, UPDATE_LOCK_FILE } from '../../src/service/update-lock.js';
 import { idle, startDebugHarness, type DebugHarness } from '../support/technician-harness.js';
 import { CAN_SEAL, CredentialBoard } from '../support/credential-board.js';
 import { DaemonRig } from '../support/daemon.js';

@@ -128,12 +128,12 @@ describe('technician page in headless Chromium', () => {
     const page = await browser.newPage();
     await signIn(page, d.tokens.read);
     await expect.poll(() => page.textContent('#config-file'), POLL).toMatch(/^version [0-9a-f]{16}$/);
-    writeFileSync(d.configFile, JSON.stringify({ ...d.configInput, debug: { ...d.configInput.debug, logLines: 50 } }));
+    writeFileSync(d.configFile, JSON.stringify({ ...d.configInput, technician: { ...d.configInput.technician, logLines: 50 } }));
     expect((await d.call('POST', '/api/reload')).status).toBe(200);
     await page.close();
     const after = await browser.newPage();
     await signIn(after, d.tokens.read);
-    await expect.poll(() => after.textContent('#config-file'), POLL).toMatch(/^version [0-9a-f]{16} · RESTART NEEDED for debug\.logLines$/);
+    await expect.poll(() => after.textContent('#config-file'), POLL).toMatch(/^version [0-9a-f]{16} · RESTART NEEDED for technician\.logLines$/);
     writeFileSync(d.configFile, JSON.stringify(d.configInput));
     expect((await d.call('POST', '/api/reload')).status).toBe(200);
     await after.close();

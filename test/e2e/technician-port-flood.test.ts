@@ -121,9 +121,9 @@ describe('technician port under a socket flood', () => {
     }
   }, 60_000);
 
-  it('a silent socket and a slowloris socket get 408 and are closed after debug.headersTimeoutMs', async () => {
+  it('a silent socket and a slowloris socket get 408 and are closed after technician.headersTimeoutMs', async () => {
     // The whole request may take a minute: a 408 and a close within the test's time can only be the head time-out's.
-    d = await startDebugHarness({ debug: { headersTimeoutMs: 1_000, requestTimeoutMs: 60_000 } });
+    d = await startDebugHarness({ technician: { headersTimeoutMs: 1_000, requestTimeoutMs: 60_000 } });
     const port = Number(new URL(d.url).port);
     const watch = (slow: boolean): Promise<{ ms: number; answer: string }> =>
       new Promise((resolve) => {

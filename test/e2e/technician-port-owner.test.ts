@@ -6,7 +6,7 @@
  *   named "technician"): the daemon serves it beside its unix socket and binds no TCP port itself;
  *   while it is stopped a squatter cannot bind the port (127.0.0.1, every interface, SO_REUSEADDR and
  *   SO_REUSEPORT alike); started again, `stationctl --url` reaches it.
- * - The daemon binding the port itself (`debug.listen` asks for TCP): stopped, a squatter of another
+ * - The daemon binding the port itself (`technician.listen` asks for TCP): stopped, a squatter of another
  *   user binds it; `stationctl status --url` refuses to send the token there, naming the owner, and
  *   the squatter hears nothing. The control: the same squatter counted as the station's own user
  *   (`STATIONCTL_PASSWD`) does get the token — the hole the check closes.
@@ -155,7 +155,7 @@ describe('the technician port is the station’s or gets no token', () => {
 
   it('bound by the daemon itself (the config asks): stopped, a squatter takes the port; stationctl refuses to send it the token', async () => {
     const port = await freePort();
-    rig = await DaemonRig.create({ debug: { listen: { host: '127.0.0.1', port } } });
+    rig = await DaemonRig.create({ technician: { listen: { host: '127.0.0.1', port } } });
     proc = rig.start();
     await listeningLine(proc);
     await rig.idle(30_000).catch(() => undefined);

@@ -65,7 +65,7 @@ async function startDaemon(): Promise<Daemon> {
       locks: { pulseMs: 50 },
       timing: { doorOpenTimeoutMs: 500 },
       storage: { directory: join(dir, 'state') },
-      debug: {
+      technician: {
         listen: { socket },
         tokens: [
           { name: 'bob', scope: 'read', hash: hashToken(read) },

@@ -1,7 +1,7 @@
 /**
  * Live streams have backpressure (docs/decisions/0038), on the daemon as a process: eight
  * `/api/logs/stream` clients that never read, under a log flood, are dropped once their unsent
- * data passes debug.streamBufferBytes; a client that reads keeps its stream (a 12 MiB backlog
+ * data passes technician.streamBufferBytes; a client that reads keeps its stream (a 12 MiB backlog
  * included); after the stuck clients are gone the daemon's memory, measured after a forced GC
  * (the daemon's own runDaemon with a GC hook: support/daemon-gc.mjs), is back where it was.
  *
@@ -74,10 +74,10 @@ function readingStream(d: Daemon, lines = 0): { bytes: () => number; ended: () =
 }
 
 describe('live streams whose clients stop reading', () => {
-  it('are dropped past debug.streamBufferBytes; the reader keeps its stream; memory after GC returns to its level before', async () => {
+  it('are dropped past technician.streamBufferBytes; the reader keeps its stream; memory after GC returns to its level before', async () => {
     server = new ReferenceServer({ stations: [STATION], ...defaultSeed(STATION) });
     const url = await server.start();
-    daemon = await startDaemon(new URL(url).origin, { log: { level: 'debug' }, debug: { logLines: 2_000 } }, { gc: true });
+    daemon = await startDaemon(new URL(url).origin, { log: { level: 'debug' }, technician: { logLines: 2_000 } }, { gc: true });
     const d = daemon;
     // Warm-up: the same flood to eight clients that read, so the ring is full (2,000 lines of
     // ~6 KiB) and everything the flood and eight streams need anyway has been allocated once.

@@ -19,7 +19,7 @@ import { createBoardHardware } from '../../src/devices/board.js';
 import type { BoardProfileInput } from '../../src/devices/board-config.js';
 import type { GpioBackend } from '../../src/devices/gpio/types.js';
 import { SimDisplay, SimKeypad, SimScanner } from '../../src/devices/simulated/inputs.js';
-import { ReferenceServer, defaultSeed, SEED_BARCODES, type RequestRecord, type SimStation } from '../../src/reference-server/index.js';
+import { ReferenceServer, defaultSeed, SEED_BARCODES, type RequestRecord, type SimulatedStation } from '../../src/reference-server/index.js';
 import { STATION as SHARED_STATION } from '../support/shared.js';
 import { report, silentLog, type SimChip, simChip, sleep, waitFor } from './sim.js';
 
@@ -27,7 +27,7 @@ import { report, silentLog, type SimChip, simChip, sleep, waitFor } from './sim.
 const WATCHDOG_MARGIN_MS = 2_000;
 
 // Six of the test station's boxes: one per lock line of the test's chip.
-const STATION: SimStation = { ...SHARED_STATION, boxes: SHARED_STATION.boxes.slice(0, 6) };
+const STATION: SimulatedStation = { ...SHARED_STATION, boxes: SHARED_STATION.boxes.slice(0, 6) };
 // Lines on the test's chip: locks 0-5, doors 6-11 (active = OPEN), tamper 12 (active = open), buzzer 13.
 const LOCK = (n: number): number => n - 1;
 const DOOR = (n: number): number => 5 + n;

@@ -266,7 +266,7 @@ describe('without a technician port', () => {
     h = await startHarness(overrides);
     const wp = await startSupervised({
       station: h.station,
-      loaded: { config: h.config, password: STATION.password },
+      loaded: { config: h.config, password: STATION.password, warnings: [] },
       configFile: null,
       env: {},
       log: h.log,
@@ -279,7 +279,7 @@ describe('without a technician port', () => {
 
   it('the textfile alone (a station whose port is off or a unix socket): the same series, rewritten as things happen', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'textfile-only-'));
-    const wp = await start({ debug: { enabled: false }, metrics: { textfileDir: dir, textfileIntervalMs: 100 } });
+    const wp = await start({ technician: { enabled: false }, metrics: { textfileDir: dir, textfileIntervalMs: 100 } });
     expect(wp.port).toBeNull();
     expect(wp.metrics).not.toBeNull();
     const file = join(dir, 'pickup-station.prom');
@@ -290,7 +290,7 @@ describe('without a technician port', () => {
   });
 
   it('neither a port nor a textfile: no metrics at all (prom-client is never loaded for nothing)', async () => {
-    const wp = await start({ debug: { enabled: false } });
+    const wp = await start({ technician: { enabled: false } });
     expect(wp.metrics).toBeNull();
   });
 });

@@ -88,7 +88,7 @@ it(
       storage: { directory: storageDir },
       timing: { heartbeatIntervalMs: 1_000, messageMs: 300, duplicateScanWindowMs: 200, doorOpenTimeoutMs: 1_000 },
       locks: { pulseMs: 50 },
-      debug: { listen: { host: '127.0.0.1', port: 0 }, tokens: [{ name: 'privacy', scope: 'service', hash: hashToken(token) }] },
+      technician: { listen: { host: '127.0.0.1', port: 0 }, tokens: [{ name: 'privacy', scope: 'service', hash: hashToken(token) }] },
     });
     if (!config) throw new Error(`config invalid: ${JSON.stringify(problems)}`);
 
@@ -129,7 +129,7 @@ it(
     const station = await startStation({ config, password: STATION.password, log, hardware });
     const wp: Supervised = await startSupervised({
       station,
-      loaded: { config, password: STATION.password },
+      loaded: { config, password: STATION.password, warnings: [] },
       configFile: null,
       env: {},
       log,

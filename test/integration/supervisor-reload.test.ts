@@ -47,15 +47,15 @@ describe('every config key declares how a reload applies it', () => {
   it('the schema walk finds a class for every key, and the keys read once at start are `process`', () => {
     const classes = applyClasses(configSchema);
     expect(classes.get('log.level')).toBe('live');
-    expect(classes.get('debug.tokens')).toBe('live');
+    expect(classes.get('technician.tokens')).toBe('live');
     expect(classes.get('server.answerTimeoutMs')).toBe('station');
     expect(classes.get('timing.heartbeatIntervalMs')).toBe('station');
     for (const once of [
       'timing.drainLimitMs',
       'timing.firstReportHeadStartMs',
-      'debug.enabled',
-      'debug.listen',
-      'debug.logLines',
+      'technician.enabled',
+      'technician.listen',
+      'technician.logLines',
       'metrics.enabled',
       'metrics.textfileDir',
     ])
@@ -77,8 +77,8 @@ describe('reload, key class by key class', () => {
       return allOff();
     };
     expect((await d.call('GET', '/api/status', { token: d.tokens.read })).status).toBe(200);
-    const debug = { ...d.configInput.debug, tokens: (d.configInput.debug?.tokens ?? []).filter((t) => t.scope !== 'read') };
-    const r = await reload(d, { debug, log: { level: 'info' } });
+    const technician = { ...d.configInput.technician, tokens: (d.configInput.technician?.tokens ?? []).filter((t) => t.scope !== 'read') };
+    const r = await reload(d, { technician, log: { level: 'info' } });
     expect(r.status).toBe(200);
     expect(r.body).toEqual({ reloaded: true, applied: 'live', version: version(d), restartNeeded: [] });
     expect(d.wp.supervisor.station.runtime).toBe(runtime);
@@ -156,10 +156,10 @@ describe('reload, key class by key class', () => {
     await idle(d);
     const changed = {
       timing: { ...d.configInput.timing, drainLimitMs: 1_000 },
-      debug: { ...d.configInput.debug, logLines: 50 },
+      technician: { ...d.configInput.technician, logLines: 50 },
       metrics: { ...d.configInput.metrics, textfileIntervalMs: 20_000 },
     };
-    const keys = ['timing.drainLimitMs', 'debug.logLines', 'metrics.textfileIntervalMs'];
+    const keys = ['timing.drainLimitMs', 'technician.logLines', 'metrics.textfileIntervalMs'];
     const first = await reload(d, changed);
     expect(first.body).toMatchObject({ reloaded: true, applied: 'nothing', restartNeeded: keys });
     // The same file again: still not in effect, still said — in the answer, the status and the metric.

@@ -8,7 +8,7 @@ import { createServer, request, type Server } from 'node:http';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { debugConfigSchema } from '../../src/config/technician.js';
+import { technicianConfigSchema } from '../../src/config/technician.js';
 import { listenTechnicianPort } from '../../src/technician/server.js';
 
 const plain = (): Server => createServer((_q, r) => r.end('ok'));
@@ -26,7 +26,7 @@ const fetchOverSocket = (socketPath: string): Promise<string> =>
 describe('listening on a unix socket', () => {
   it('creates the socket with mode 0600 and removes it on close', async () => {
     const path = join(mkdtempSync(join(tmpdir(), 'sock-')), 't.sock');
-    const port = await listenTechnicianPort(plain(), debugConfigSchema.parse({ listen: { socket: path } }));
+    const port = await listenTechnicianPort(plain(), technicianConfigSchema.parse({ listen: { socket: path } }));
     expect(port.address).toBe(`unix:${path}`);
     expect(port.url).toBeNull();
     expect(statSync(path).mode & 0o777).toBe(0o600);
@@ -40,15 +40,15 @@ describe('listening on a unix socket', () => {
     const stale = join(dir, 'stale.sock');
     spawnSync(process.execPath, ['-e', `require('node:net').createServer().listen(${JSON.stringify(stale)}, () => process.exit(0))`]);
     expect(lstatSync(stale).isSocket()).toBe(true);
-    const port = await listenTechnicianPort(plain(), debugConfigSchema.parse({ listen: { socket: stale } }));
+    const port = await listenTechnicianPort(plain(), technicianConfigSchema.parse({ listen: { socket: stale } }));
     expect((await fetchOverSocket(stale)).trim()).toBe('ok');
     // Now it is live: a second port must not steal it.
-    await expect(listenTechnicianPort(plain(), debugConfigSchema.parse({ listen: { socket: stale } }))).rejects.toThrow(/another process is listening/);
+    await expect(listenTechnicianPort(plain(), technicianConfigSchema.parse({ listen: { socket: stale } }))).rejects.toThrow(/another process is listening/);
     await port.close();
 
     const notSocket = join(dir, 'config.json');
     writeFileSync(notSocket, '{"important":true}');
-    await expect(listenTechnicianPort(plain(), debugConfigSchema.parse({ listen: { socket: notSocket } }))).rejects.toThrow(/not a socket/);
+    await expect(listenTechnicianPort(plain(), technicianConfigSchema.parse({ listen: { socket: notSocket } }))).rejects.toThrow(/not a socket/);
     expect(readFileSync(notSocket, 'utf8')).toBe('{"important":true}');
   });
 });

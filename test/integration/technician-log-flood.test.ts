@@ -34,7 +34,7 @@ function refused(url: URL, agent: Agent, kind: Kind): Promise<number> {
 describe('a 10,000-request flood without a token', () => {
   it("is logged once per kind per interval with counts; the station's own warning stays in /api/logs", async () => {
     const intervalMs = 1_000;
-    d = await startDebugHarness({ debug: { refusalLogIntervalMs: intervalMs } });
+    d = await startDebugHarness({ technician: { refusalLogIntervalMs: intervalMs } });
     await idle(d);
     // The station's own warning before the flood: an unanswered /state (HTML 502 from a "proxy").
     d.h.server.setFault('state', { kind: 'html502' }, { times: 1 });

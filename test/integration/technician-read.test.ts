@@ -58,9 +58,9 @@ describe('GET /api/status', () => {
   it('shows the config without token hashes or the password', async () => {
     d = await startDebugHarness();
     const { text, body } = await d.call('GET', '/api/status');
-    const cfg = body['config'] as { debug: { tokens: unknown[] }; station: { id: string } };
+    const cfg = body['config'] as { technician: { tokens: unknown[] }; station: { id: string } };
     expect(cfg.station.id).toBe(d.h.config.station.id);
-    expect(cfg.debug.tokens).toEqual([
+    expect(cfg.technician.tokens).toEqual([
       { name: 'reader-tech', scope: 'read' },
       { name: 'alice', scope: 'service' },
       { name: 'prometheus', scope: 'metrics' },
@@ -124,7 +124,7 @@ describe('GET /api/events/stream', () => {
   });
 
   it('sends keep-alive comments while idle and releases its subscription when the client goes', async () => {
-    d = await startDebugHarness({ debug: { keepAliveMs: 100 } });
+    d = await startDebugHarness({ technician: { keepAliveMs: 100 } });
     const s = await readStream(d, '/api/events/stream');
     expect(d.wp.supervisor.observer.subscribers).toBe(1);
     await waitFor('keep-alives', () => s.comments.filter((c) => c === ': keep-alive').length >= 2, 3_000);
@@ -132,8 +132,8 @@ describe('GET /api/events/stream', () => {
     await waitFor('unsubscribed on disconnect', () => d!.wp.supervisor.observer.subscribers === 0);
   });
 
-  it('refuses streams beyond debug.maxStreams with 503', async () => {
-    d = await startDebugHarness({ debug: { maxStreams: 1 } });
+  it('refuses streams beyond technician.maxStreams with 503', async () => {
+    d = await startDebugHarness({ technician: { maxStreams: 1 } });
     const s = await readStream(d, '/api/events/stream');
     const r = await d.call('GET', '/api/logs/stream');
     expect(r.status).toBe(503);

@@ -25,13 +25,13 @@ describe('POST /api/reload with secrets in the wrong keys', () => {
         ...d.configInput,
         station: { ...d.configInput.station, password },
         server: { ...d.configInput.server, attempts: `Bearer ${token}` },
-        debug: { ...d.configInput.debug, tokens: [{ name: 'alice', scope: 'service', hash: token }] },
+        technician: { ...d.configInput.technician, tokens: [{ name: 'alice', scope: 'service', hash: token }] },
       }),
     );
     const r = await d.call('POST', '/api/reload');
     expect(r.status).toBe(422);
     const problems = r.body['problems'] as { path: string; message: string; value?: string }[];
-    expect(problems.map((p) => p.path).sort()).toEqual(['debug.tokens.0.hash', 'server.attempts', 'station']);
+    expect(problems.map((p) => p.path).sort()).toEqual(['server.attempts', 'station', 'technician.tokens.0.hash']);
     expect(problems.find((p) => p.path === 'station')?.message).toContain('unknown key "password"');
     for (const text of [r.text, ...d.h.logs, ...d.ring.tail(1000)]) {
       expect(text).not.toContain(password);

@@ -168,7 +168,7 @@ export class DaemonRig {
       log: { level: 'debug' },
       ...extra,
       hardware: { kind: 'simulated', stateFile: rig.simFile, ...(extra.hardware as object | undefined) },
-      debug: { listen: { socket: rig.socket }, tokens: [{ name: 'rig', scope: 'service', hash: hashToken(rig.token) }], ...extra.debug },
+      technician: { listen: { socket: rig.socket }, tokens: [{ name: 'rig', scope: 'service', hash: hashToken(rig.token) }], ...extra.technician },
     };
     rig.writeConfig();
     return rig;
@@ -326,13 +326,13 @@ export async function startDaemon(serverUrl: string, extra: Record<string, unkno
   writeFileSync(join(dir, 'station-password'), STATION.password);
   const token = newToken();
   const port = await freePort();
-  const { server, timing, debug, ...rest } = extra as { server?: object; timing?: object; debug?: object };
+  const { server, timing, technician, ...rest } = extra as { server?: object; timing?: object; technician?: object };
   const config = {
     station: { id: STATION.id, boxes: STATION.boxes.map((id, i) => ({ number: i + 1, id })) },
     server: { baseUrl: serverUrl, ...server },
     timing: { ...timing },
     storage: { directory: null },
-    debug: { listen: { host: '127.0.0.1', port }, tokens: [{ name: 'tester', scope: 'read', hash: hashToken(token) }], ...debug },
+    technician: { listen: { host: '127.0.0.1', port }, tokens: [{ name: 'tester', scope: 'read', hash: hashToken(token) }], ...technician },
     ...rest,
   };
   writeFileSync(join(dir, 'config.json'), JSON.stringify(config));

@@ -11,19 +11,19 @@ import { join } from 'node:path';
 import { Writable } from 'node:stream';
 import { startStation } from '../../src/app.js';
 import { validateConfig } from '../../src/config/load.js';
-import type { ConfigInput, StationConfig } from '../../src/config/schema.js';
+import type { ConfigInput, Config } from '../../src/config/schema.js';
 import { hashToken, newToken } from '../../src/tokens/tokens.js';
 import { startSupervised, type Supervised } from '../../src/supervised.js';
 import type { StatusBody } from '../../src/technician/status.js';
 import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import { createLogger, LogRing, type Logger } from '../../src/log.js';
 import { defaultSeed } from '../../src/reference-server/seed.js';
-import type { SimStation } from '../../src/reference-server/types.js';
+import type { SimulatedStation } from '../../src/reference-server/types.js';
 import { FaultyServer, type FaultCerts } from './fault-catalogue.js';
 import { filesUnder, findLeaksIn, type KnownSecrets, type Leak } from './secrets.js';
 
 export interface FaultStationOptions {
-  readonly station: SimStation;
+  readonly station: SimulatedStation;
   readonly certs: FaultCerts;
   readonly server?: Partial<ConfigInput['server']>;
   readonly timing?: ConfigInput['timing'];
@@ -39,7 +39,7 @@ export interface FaultStation {
   readonly faulty: FaultyServer;
   readonly wp: Supervised;
   readonly sim: SimulatedHardware;
-  readonly config: StationConfig;
+  readonly config: Config;
   readonly storageDir: string;
   readonly token: string;
   readonly log: Logger;
@@ -68,7 +68,7 @@ export async function startFaultStation(o: FaultStationOptions): Promise<FaultSt
     hardware: { kind: 'simulated', doorSpringMs: 20 },
     log: { level: o.logLevel ?? 'debug' },
     storage: { directory: storageDir },
-    debug: { listen: { host: '127.0.0.1', port: 0 }, tokens: [{ name: 'matrix', scope: 'service', hash: hashToken(token) }], keepAliveMs: 60_000 },
+    technician: { listen: { host: '127.0.0.1', port: 0 }, tokens: [{ name: 'matrix', scope: 'service', hash: hashToken(token) }], keepAliveMs: 60_000 },
   });
   if (!config) throw new Error(`fault station config invalid: ${JSON.stringify(problems)}`);
   const keep = o.keepText ?? true;
@@ -89,7 +89,7 @@ export async function startFaultStation(o: FaultStationOptions): Promise<FaultSt
   const station = await startStation({ config, password: o.station.password, log, hardware: sim, agent });
   const wp = await startSupervised({
     station,
-    loaded: { config, password: o.station.password },
+    loaded: { config, password: o.station.password, warnings: [] },
     configFile: null,
     env: {},
     log,

@@ -6,7 +6,7 @@
 import { Writable } from 'node:stream';
 import { startStation, type RunningStation } from '../../src/app.js';
 import { validateConfig } from '../../src/config/load.js';
-import type { ConfigInput, StationConfig } from '../../src/config/schema.js';
+import type { ConfigInput, Config } from '../../src/config/schema.js';
 import { SimulatedHardware, simulatedHardwareFor } from '../../src/devices/simulated/hardware.js';
 import { MemoryJournal } from '../../src/journal/memory.js';
 import { createLogger, type Logger, type LogRing } from '../../src/log.js';
@@ -17,7 +17,7 @@ export interface Harness {
   readonly server: ReferenceServer;
   readonly station: RunningStation;
   readonly sim: SimulatedHardware;
-  readonly config: StationConfig;
+  readonly config: Config;
   readonly journal: MemoryJournal;
   /** Every log line the station wrote (JSON text). */
   readonly logs: string[];
@@ -30,7 +30,7 @@ export interface HarnessOverrides {
   readonly timing?: ConfigInput['timing'];
   readonly locks?: ConfigInput['locks'];
   readonly messages?: ConfigInput['messages'];
-  readonly debug?: ConfigInput['debug'];
+  readonly technician?: ConfigInput['technician'];
   readonly metrics?: ConfigInput['metrics'];
   readonly pin?: ConfigInput['pin'];
   readonly buzzer?: ConfigInput['buzzer'];

@@ -2,10 +2,10 @@
  * What every kind of test shares: the test station's identity and the one way to wait in real time.
  * Unit tests do not wait: they use fake timers.
  */
-import type { SimStation } from '../../src/reference-server/index.js';
+import type { SimulatedStation } from '../../src/reference-server/index.js';
 
 /** The station every test configures: its UUID, its password (a test secret), eight boxes. */
-export const STATION: SimStation = {
+export const STATION: SimulatedStation = {
   id: 'd3b07384-d9a0-4c9b-8f3e-2b8c1a0e5f11',
   password: 'TestStationPassw0rd1',
   boxes: Array.from({ length: 8 }, (_, i) => `a1b2c3d4-0000-4000-8000-${String(i + 1).padStart(12, '0')}`),

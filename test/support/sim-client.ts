@@ -4,7 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { BoxStatus, IdentifierType } from '../../src/protocol/types.js';
-import type { SimStation } from '../../src/reference-server/types.js';
+import type { SimulatedStation } from '../../src/reference-server/types.js';
 
 export interface PostOptions {
   readonly eventId?: string;
@@ -32,7 +32,7 @@ export const basicAuth = (user: string, password: string): string => `Basic ${Bu
 export class SimStationClient {
   constructor(
     readonly baseUrl: string,
-    readonly station: SimStation,
+    readonly station: SimulatedStation,
   ) {}
 
   /** `endpoint` is a path under the base URL: one of the four, or anything else to test 404s. */

@@ -39,20 +39,20 @@ export interface DebugHarness {
 }
 
 export async function startDebugHarness(
-  overrides: Omit<HarnessOverrides, 'ring' | 'debug'> & { debug?: Omit<NonNullable<ConfigInput['debug']>, 'tokens'> } = {},
+  overrides: Omit<HarnessOverrides, 'ring' | 'technician'> & { technician?: Omit<NonNullable<ConfigInput['technician']>, 'tokens'> } = {},
 ): Promise<DebugHarness> {
   const tokens = { read: newToken(), service: newToken(), metrics: newToken() };
   const ring = new LogRing(500);
-  const debug = {
+  const technician = {
     listen: { host: '127.0.0.1', port: 0 },
-    ...overrides.debug,
+    ...overrides.technician,
     tokens: [
       { name: 'reader-tech', scope: 'read' as const, hash: hashToken(tokens.read) },
       { name: 'alice', scope: 'service' as const, hash: hashToken(tokens.service) },
       { name: 'prometheus', scope: 'metrics' as const, hash: hashToken(tokens.metrics) },
     ],
   };
-  const h = await startHarness({ ...overrides, debug, ring });
+  const h = await startHarness({ ...overrides, technician, ring });
   const dir = mkdtempSync(join(tmpdir(), 'techport-'));
   const passwordFile = join(dir, 'station-password');
   writeFileSync(passwordFile, STATION.password);

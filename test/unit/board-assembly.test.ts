@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { messagesSchema, speechSchema, type StationConfig } from '../../src/config/schema.js';
+import { messagesSchema, speechSchema, type Config } from '../../src/config/schema.js';
 import { SimKeypad } from '../../src/devices/simulated/inputs.js';
 import { createBoardHardware, type InputDevicesFactory } from '../../src/devices/board.js';
 import type { Display } from '../../src/devices/types.js';
@@ -25,7 +25,7 @@ function setup(profile: BoardProfileInput, boxNumbers = [1, 2]) {
     log: { level: 'silent' },
     messages: messagesSchema.parse({}),
     speech: speechSchema.parse({}),
-  } as unknown as StationConfig;
+  } as unknown as Config;
   const world = new FakeGpioWorld();
   const order: number[] = [];
   const Gpio = world.Gpio;

@@ -88,7 +88,7 @@ describe('any config ends in a config or exit 78 with paths, never a stack', () 
 });
 
 describe("relative paths are relative to the config file's folder", () => {
-  it('station.passwordFile, server.caFile, storage.directory and debug.listen.socket', () => {
+  it('station.passwordFile, server.caFile, storage.directory and technician.listen.socket', () => {
     const dir = folder();
     mkdirSync(join(dir, 'secrets'));
     writeFileSync(join(dir, 'secrets', 'pw'), PASSWORD);
@@ -97,7 +97,7 @@ describe("relative paths are relative to the config file's folder", () => {
       ...base('secrets/pw'),
       server: { baseUrl: 'https://library.example/pickup', caFile: './ca.pem' },
       storage: { directory: 'state' },
-      debug: { listen: { socket: 'run/technician.sock' } },
+      technician: { listen: { socket: 'run/technician.sock' } },
     });
     // Loaded from elsewhere: the working directory must not matter.
     const { config, password } = loadConfigFile(file, {});
@@ -105,7 +105,7 @@ describe("relative paths are relative to the config file's folder", () => {
     expect(config.station.passwordFile).toBe(join(dir, 'secrets', 'pw'));
     expect(config.server.caFile).toBe(join(dir, 'ca.pem'));
     expect(config.storage.directory).toBe(join(dir, 'state'));
-    expect(config.debug.listen).toEqual({ socket: join(dir, 'run', 'technician.sock') });
+    expect(config.technician.listen).toEqual({ socket: join(dir, 'run', 'technician.sock') });
   });
 
   it('an unreadable server.caFile is a config problem (78), not a crash at start', () => {
@@ -140,7 +140,7 @@ describe('config errors never print a secret-looking value', () => {
   const pasted = (dir: string) => ({
     station: { id: STATION.id, passwordFile: join(dir, 'pw'), password: PASSWORD, boxes: [{ number: 1, id: BOX }] },
     server: { baseUrl: 'https://library.example/pickup', acceptLanguage: 42, attempts: TOKEN },
-    debug: { tokens: [{ name: 'alice', scope: 'service', hash: TOKEN }], [`${PASSWORD}`]: 1 },
+    technician: { tokens: [{ name: 'alice', scope: 'service', hash: TOKEN }], [`${PASSWORD}`]: 1 },
     portal: { baseUrl: 'https://portal.example', clientSecret: 'Zx9vQ2mP7rT4wY6uB3nK8sD1' },
     log: { level: `Bearer ${TOKEN}` },
   });
@@ -153,8 +153,8 @@ describe('config errors never print a secret-looking value', () => {
     for (const secret of [PASSWORD, TOKEN, 'Zx9vQ2mP7rT4wY6uB3nK8sD1', TOKEN.slice(0, 12), PASSWORD.slice(0, 10)]) expect(text).not.toContain(secret);
     expect(text).toContain('station: unknown key "password"');
     expect(text).toMatch(/server\.attempts: .*\(got a 47-character string, not shown: it may be a secret\)/);
-    expect(text).toMatch(/debug\.tokens\.0\.hash: must be "sha256:".*\(got a 47-character string, not shown/);
-    expect(text).toMatch(/debug: unknown key \(a 20-character key, not shown: it looks like a secret\)/);
+    expect(text).toMatch(/technician\.tokens\.0\.hash: must be "sha256:".*\(got a 47-character string, not shown/);
+    expect(text).toMatch(/technician: unknown key \(a 20-character key, not shown: it looks like a secret\)/);
     expect(text).toContain('portal: unknown key "clientSecret"');
     expect(text).toMatch(/log\.level: .*not shown/);
     expect(text).toContain('server.acceptLanguage: Invalid input: expected string, received number (got 42)');

@@ -11,8 +11,8 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import * as z from 'zod/mini';
 import { applyClasses, type ApplyOn } from '../../src/config/apply.js';
-import { configSchema, type StationConfig } from '../../src/config/schema.js';
-import { stateStalenessLimitMs } from '../../src/systemd/health.js';
+import { configSchema, type Config } from '../../src/config/schema.js';
+import { stateStalenessLimitMs } from '../../src/service/health.js';
 
 type Json = Record<string, unknown>;
 
@@ -186,8 +186,8 @@ describe('docs/config.md against the config schema', () => {
     expect(row).toBeDefined();
     expect(literalDefault(row!.defaultCell)?.value).toEqual([...leaves.get('locks.pulseMs')!][0]);
     expect(literalDefault('`601`')?.value).not.toEqual([...leaves.get('locks.pulseMs')!][0]);
-    expect(RELOAD_WORD[reloadClassOf(classes, 'debug.tokens[].hash')!]).toBe('live');
-    expect(RELOAD_WORD[reloadClassOf(classes, 'debug.listen.port')!]).toBe('process-restart');
+    expect(RELOAD_WORD[reloadClassOf(classes, 'technician.tokens[].hash')!]).toBe('live');
+    expect(RELOAD_WORD[reloadClassOf(classes, 'technician.listen.port')!]).toBe('process-restart');
     // The two drifts this test exists for: a range the schema refuses, a † on a key that moves nothing.
     expect(rangeCell(bounds.get('timing.heartbeatIntervalMs'))).not.toBe('100–600000');
     expect(keysMovingStalenessLimit(['locks.pulseMs'])).toEqual([]);
@@ -208,7 +208,7 @@ function rangeCell(b: Bounds | undefined): string {
  */
 function keysMovingStalenessLimit(keys: readonly string[]): string[] {
   const base = minimalConfig();
-  const limit = (config: StationConfig): number => stateStalenessLimitMs(config);
+  const limit = (config: Config): number => stateStalenessLimitMs(config);
   const moving: string[] = [];
   for (const key of keys) {
     if (key.includes('[]')) continue;
@@ -235,7 +235,7 @@ function keysMovingStalenessLimit(keys: readonly string[]): string[] {
   return moving;
 }
 
-function minimalConfig(): StationConfig {
+function minimalConfig(): Config {
   return configSchema.parse({
     station: { id: '5b1f4a52-9c3e-4d7a-8e21-0c6f3b9a7d10', boxes: [{ number: 1, id: '0c2d7e3a-4b1f-4c8e-9a6d-000000000001' }] },
     server: { baseUrl: 'https://library.example/pickup' },

@@ -2,7 +2,10 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
+import { applyClasses } from '../../src/config/apply.js';
+import { configSchema } from '../../src/config/schema.js';
 import { loadConfigFile, loadConfigObject } from '../../src/config/load.js';
+import { daemonConfig } from '../../src/daemon.js';
 import { configProblems } from '../support/config-problems.js';
 import { STATION } from '../support/shared.js';
 
@@ -112,5 +115,50 @@ describe('config', () => {
     const file = join(mkdtempSync(join(tmpdir(), 'cfg-')), 'c.json');
     writeFileSync(file, '{ "station": ');
     expect(configProblems(() => loadConfigFile(file, {}))[0]?.message).toMatch(/not valid JSON/);
+  });
+});
+
+describe('the technician section under its old name "debug"', () => {
+  const TOKEN_HASH = `sha256:${'a'.repeat(64)}`;
+  const write = (content: object): string => {
+    const dir = dirWithPassword();
+    const file = join(dir, 'config.json');
+    writeFileSync(file, JSON.stringify({ ...valid(dir), ...content }));
+    return file;
+  };
+
+  it('is read as "technician", relative paths included, with one warning naming both keys', () => {
+    const file = write({ debug: { listen: { socket: 'run/technician.sock' }, tokens: [{ name: 'alice', scope: 'service', hash: TOKEN_HASH }] } });
+    const { config, warnings } = loadConfigFile(file, {});
+    expect(config.technician.listen).toEqual({ socket: join(file, '..', 'run', 'technician.sock') });
+    expect(config.technician.tokens).toEqual([{ name: 'alice', scope: 'service', hash: TOKEN_HASH }]);
+    expect(config).not.toHaveProperty('debug');
+    expect(warnings).toEqual([
+      { kind: 'renamed-key', path: 'debug', replacement: 'technician', message: expect.stringMatching(/"debug" is now called "technician"/) },
+    ]);
+  });
+
+  it('a problem inside it has the path the file writes', () => {
+    const file = write({ debug: { tokens: [{ name: 'alice', scope: 'service', hash: 'plain' }], logLines: 1 } });
+    expect(configProblems(() => loadConfigFile(file, {})).map((p) => p.path)).toEqual(['debug.tokens.0.hash', 'debug.logLines']);
+  });
+
+  it('written under both names: a problem at "debug", exit 78 as for any config problem', () => {
+    const file = write({ debug: { logLines: 50 }, technician: { logLines: 60 } });
+    expect(configProblems(() => loadConfigFile(file, {}))).toEqual([
+      { path: 'debug', message: expect.stringMatching(/old name of "technician".*keep only "technician"/) },
+    ]);
+    const outcome = daemonConfig(file, {});
+    expect(outcome.code).toBe(78);
+    expect(outcome.code === 78 && outcome.message).toMatch(/^ {2}debug: the old name of "technician"/m);
+  });
+
+  it("under its new name: no warning; the reload classes are the section's own", () => {
+    expect(loadConfigFile(write({ technician: { logLines: 50 } }), {}).warnings).toEqual([]);
+    const classes = applyClasses(configSchema);
+    expect([...classes.keys()].filter((k) => k.startsWith('debug'))).toEqual([]);
+    expect(classes.get('technician.tokens')).toBe('live');
+    expect(classes.get('technician.listen')).toBe('process');
+    expect(classes.get('technician.logLines')).toBe('process');
   });
 });

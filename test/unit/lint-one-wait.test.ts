@@ -54,7 +54,7 @@ describe('one way to wait, by lint', () => {
             : [];
         }),
     );
-    expect(disabled.map((d) => d.f)).toEqual(['src/devices/gpio/matrix-keypad.ts', 'src/fleet/fleet.ts', 'src/systemd/reload-command.ts']);
+    expect(disabled.map((d) => d.f)).toEqual(['src/devices/gpio/matrix-keypad.ts', 'src/fleet/fleet.ts', 'src/service/reload-command.ts']);
     for (const d of disabled) expect(d.why.length, d.f).toBeGreaterThan(20);
   });
 });

@@ -21,9 +21,9 @@ const ALLOWED: Readonly<Record<string, string>> = {
   'test/integration/runtime-refusal-storm.test.ts':
     'a campaign that counts requests and log lines over a window of real time: each bound is made from the time that actually passed (a slower run gets a larger one), so it asserts a rate limit, not a speed',
   'test/integration/technician-log-flood.test.ts': 'as above: the refusal lines of a flood, at most one per interval of the time the flood actually took',
-  'test/integration/sim-control.test.ts: expect(at).toBeGreaterThanOrEqual(before)':
+  'test/integration/simulated-control.test.ts: expect(at).toBeGreaterThanOrEqual(before)':
     "which clock the reference server reads by default: its reading lies between two of the test's own, not a duration",
-  'test/integration/sim-control.test.ts: expect(at).toBeLessThanOrEqual(performance.now())': 'as above',
+  'test/integration/simulated-control.test.ts: expect(at).toBeLessThanOrEqual(performance.now())': 'as above',
   'test/e2e/technician-port-flood.test.ts: expect(r.ms).toBeGreaterThanOrEqual(1_000)':
     "a lower bound of behaviour, not of speed: a 408 before the port's configured head time-out would be another time-out's (a timer never fires early); how late it fires is not asserted",
 };

@@ -40,16 +40,16 @@ const EXCEPTIONS: Readonly<Record<string, string>> = {
   'src/station/core/rfid-view.ts: securityWindowMs = 30_000':
     'the core without an `rfid` section (no reader): the security bit is off, so this window never runs',
   'src/station/core/rfid-view.ts: securityRetryMs = 1_000': 'as above',
-  'src/systemd/health.ts: marginMs = 60_000':
+  'src/service/health.ts: marginMs = 60_000':
     "the watchdog's staleness margin over the sum of the configured times it adds up (power readings, a slow board, GC): a safety margin, not a time an operator tunes",
-  'src/systemd/index.ts: LOOP_PROBE_MS = 1_000':
+  'src/service/index.ts: LOOP_PROBE_MS = 1_000':
     "the event-loop probe behind the watchdog samples the loop every second (or at the watchdog's half period if shorter)",
-  'src/systemd/index.ts: LOOP_MAX_LAG_MS = 10_000':
+  'src/service/index.ts: LOOP_MAX_LAG_MS = 10_000':
     'a turn of the event loop late by more than this is unhealthy (or the half period if shorter): a property of the process, not of the station',
-  'src/systemd/index.ts: timeoutMs = 3_000': "how long the exit waits for systemd's last messages (STOPPING=1) to go out: inside systemd's own stop time-out",
-  'src/systemd/notify.ts: timeoutMs = 10_000': 'the bound of one systemd-notify command: a local tool talking to PID 1 answers at once unless it hangs',
-  'src/systemd/reload-command.ts: POLL_MS = 50': "the reload command's look at reload.json: another process's file, which no event of this process announces",
-  "src/systemd/reload-command.ts: timeoutMs = values['timeout-ms'] === undefined ? 600_000 : Number(values['timeout-ms'])":
+  'src/service/index.ts: timeoutMs = 3_000': "how long the exit waits for systemd's last messages (STOPPING=1) to go out: inside systemd's own stop time-out",
+  'src/service/notify.ts: timeoutMs = 10_000': 'the bound of one systemd-notify command: a local tool talking to PID 1 answers at once unless it hangs',
+  'src/service/reload-command.ts: POLL_MS = 50': "the reload command's look at reload.json: another process's file, which no event of this process announces",
+  "src/service/reload-command.ts: timeoutMs = values['timeout-ms'] === undefined ? 600_000 : Number(values['timeout-ms'])":
     "the reload command's default --timeout-ms: the unit passes its own, and systemd's TimeoutStartSec= bounds the command anyway",
 };
 
@@ -236,8 +236,8 @@ describe('every figure of time handed to a timer in src/ is config, or a listed 
     expect(found).toEqual(
       expect.arrayContaining([
         'src/devices/gpio/safe-state-cli.ts: setInterval(…60_000…)',
-        'src/systemd/reload-command.ts: POLL_MS = 50',
-        'src/systemd/notify.ts: timeoutMs = 10_000',
+        'src/service/reload-command.ts: POLL_MS = 50',
+        'src/service/notify.ts: timeoutMs = 10_000',
         'src/devices/gpio/cdev.ts: initialMs = 100',
       ]),
     );

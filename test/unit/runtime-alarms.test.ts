@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { validateConfig } from '../../src/config/load.js';
-import type { StationConfig } from '../../src/config/schema.js';
+import type { Config } from '../../src/config/schema.js';
 import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import type { ServerAnswer } from '../../src/protocol/types.js';
 import { StationRuntime, type RuntimeEvent } from '../../src/station/runtime.js';
@@ -26,7 +26,7 @@ const BOX = (n: number) => `bbbbbbbb-bbbb-4bbb-8bbb-${String(n).padStart(12, '0'
 const wrongPin: ServerAnswer = { kind: 'exception', status: 404, exceptionType: 'InvalidPinException', displayMessages: ['Wrong PIN'] };
 const boxOpen = (n: number): ServerAnswer => ({ kind: 'command', command: { type: 'box-open', boxes: [BOX(n)], displayMessages: [] } });
 
-function config(overrides: Record<string, unknown> = {}): StationConfig {
+function config(overrides: Record<string, unknown> = {}): Config {
   const { config, problems } = validateConfig({
     station: { id: STATION.id, boxes: [1, 2, 3].map((n) => ({ number: n, id: BOX(n) })) },
     server: { baseUrl: 'http://127.0.0.1:1' },
@@ -37,7 +37,7 @@ function config(overrides: Record<string, unknown> = {}): StationConfig {
   return config;
 }
 
-async function started(cfg: StationConfig, script: Script = () => waitForInput, store: PinThrottleStore = new MemoryPinThrottleStore()) {
+async function started(cfg: Config, script: Script = () => waitForInput, store: PinThrottleStore = new MemoryPinThrottleStore()) {
   const hardware = new SimulatedHardware({ boxNumbers: [1, 2, 3], doorSpringMs: 100, inputVoltage: 12, internetSignalStrength: 100 });
   const sender = new ScriptedSender(script);
   const runtime = new StationRuntime({ config: cfg, hardware, client: sender, log: pino({ level: 'silent' }), pinThrottleStore: store });

@@ -5,7 +5,7 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { pino } from 'pino';
 import { validateConfig } from '../../src/config/load.js';
-import type { StationConfig } from '../../src/config/schema.js';
+import type { Config } from '../../src/config/schema.js';
 import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import { StationRuntime } from '../../src/station/runtime.js';
 import type { ProtocolSender, SendOutcome } from '../../src/protocol/client.js';
@@ -14,7 +14,7 @@ import { STATION } from '../support/shared.js';
 
 const BOX = (n: number) => `bbbbbbbb-bbbb-4bbb-8bbb-${String(n).padStart(12, '0')}`;
 
-function config(overrides: Record<string, unknown> = {}): StationConfig {
+function config(overrides: Record<string, unknown> = {}): Config {
   const { config, problems } = validateConfig({
     station: { id: STATION.id, boxes: [1, 2, 3].map((n) => ({ number: n, id: BOX(n) })) },
     server: { baseUrl: 'http://127.0.0.1:1' },

@@ -8,11 +8,11 @@ import { planReload } from '../../src/supervisor/plan.js';
 
 const classes = new Map<string, ApplyOn>([
   ['log.level', 'live'],
-  ['debug.tokens', 'live'],
+  ['technician.tokens', 'live'],
   ['locks.pulseMs', 'station'],
   ['timing.drainLimitMs', 'process'],
 ]);
-const base = { log: { level: 'info' }, debug: { tokens: [] }, locks: { pulseMs: 600 }, timing: { drainLimitMs: 30_000 } };
+const base = { log: { level: 'info' }, technician: { tokens: [] }, locks: { pulseMs: 600 }, timing: { drainLimitMs: 30_000 } };
 const withValue = (path: string, value: unknown): typeof base => {
   const next = structuredClone(base) as Record<string, Record<string, unknown>>;
   const [section, key] = path.split('.') as [string, string];

@@ -17,7 +17,7 @@ describe('systemd unit memory ceiling', () => {
     expect(maxMiB).toBe(256);
     expect(highMiB).toBeGreaterThan(79 + 45);
     expect(maxMiB).toBeGreaterThan(highMiB);
-    for (const why of ['steady RSS 79', 'debug.maxStreams x debug.streamBufferBytes', 'server.maxAnswerBytes', 'after GC', 'ExecStopPost'])
+    for (const why of ['steady RSS 79', 'technician.maxStreams x technician.streamBufferBytes', 'server.maxAnswerBytes', 'after GC', 'ExecStopPost'])
       expect(TEXT).toContain(why);
   });
 

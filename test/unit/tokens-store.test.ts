@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { validateConfig } from '../../src/config/load.js';
 import { bearerToken, hashToken, loadTokenEntries, newToken, TokenStore } from '../../src/tokens/tokens.js';
-import { debugConfigSchema } from '../../src/config/technician.js';
+import { technicianConfigSchema } from '../../src/config/technician.js';
 import { ConfigError } from '../../src/errors.js';
 
 describe('tokens', () => {
@@ -39,17 +39,17 @@ describe('tokens', () => {
   });
 
   it('the config default is the unix socket (TCP only when written, 127.0.0.1 unless a host is); a token entry needs a sha256 hash', () => {
-    expect(debugConfigSchema.parse({}).listen).toEqual({ socket: '/run/pickup-station/technician.sock' });
-    expect(debugConfigSchema.parse({ listen: { port: 9000 } }).listen).toEqual({ host: '127.0.0.1', port: 9000 });
-    expect(debugConfigSchema.parse({ listen: { host: '0.0.0.0', port: 9000 } }).listen).toEqual({ host: '0.0.0.0', port: 9000 });
-    expect(debugConfigSchema.parse({ listen: { socket: '/run/x.sock' } }).listen).toEqual({ socket: '/run/x.sock' });
-    expect(debugConfigSchema.safeParse({ tokens: [{ name: 'a', scope: 'service', hash: 'plaintext-token' }] }).success).toBe(false);
-    expect(debugConfigSchema.safeParse({ tokens: [{ name: 'a', scope: 'admin', hash: hashToken('x') }] }).success).toBe(false);
+    expect(technicianConfigSchema.parse({}).listen).toEqual({ socket: '/run/pickup-station/technician.sock' });
+    expect(technicianConfigSchema.parse({ listen: { port: 9000 } }).listen).toEqual({ host: '127.0.0.1', port: 9000 });
+    expect(technicianConfigSchema.parse({ listen: { host: '0.0.0.0', port: 9000 } }).listen).toEqual({ host: '0.0.0.0', port: 9000 });
+    expect(technicianConfigSchema.parse({ listen: { socket: '/run/x.sock' } }).listen).toEqual({ socket: '/run/x.sock' });
+    expect(technicianConfigSchema.safeParse({ tokens: [{ name: 'a', scope: 'service', hash: 'plaintext-token' }] }).success).toBe(false);
+    expect(technicianConfigSchema.safeParse({ tokens: [{ name: 'a', scope: 'admin', hash: hashToken('x') }] }).success).toBe(false);
     const { config } = validateConfig({
       station: { id: 'd3b07384-d9a0-4c9b-8f3e-2b8c1a0e5f11', boxes: [{ number: 1, id: 'a1b2c3d4-0000-4000-8000-000000000001' }] },
       server: { baseUrl: 'https://library.example/pickup' },
     });
-    expect(config?.debug).toMatchObject({ enabled: true, listen: { socket: '/run/pickup-station/technician.sock' }, tokens: [], maxBodyBytes: 16_384 });
+    expect(config?.technician).toMatchObject({ enabled: true, listen: { socket: '/run/pickup-station/technician.sock' }, tokens: [], maxBodyBytes: 16_384 });
   });
 
   it('adds the entries of the systemd credential technician-tokens; an invalid one is a ConfigError without the file text', () => {

@@ -9,7 +9,7 @@ import { accessSync, constants, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { hashToken, newToken } from '../../tokens/tokens.js';
-import { DEFAULT_DEBUG_PORT, DEFAULT_TECHNICIAN_SOCKET, tokenEntrySchema, tokenScopeSchema } from '../../config/technician.js';
+import { DEFAULT_TECHNICIAN_PORT, DEFAULT_TECHNICIAN_SOCKET, tokenEntrySchema, tokenScopeSchema } from '../../config/technician.js';
 import { checkPortOwner, PortNotHeldError, type PortCheck } from './port-owner.js';
 import { PortClient, StationNotRunningError, StationRefusedError, TokenRefusedError, type Target } from './client.js';
 import { followStream } from './follow.js';
@@ -20,7 +20,7 @@ import { formatEvent, formatLogLine, formatSelfTest, formatStatus, formatStreamE
 import { EXIT_FAILURE, EXIT_OK, EXIT_USAGE } from '../../errors.js';
 import { UsageError, usageFailure } from '../args.js';
 import { reloadedHow, type ReloadPlanKind } from '../../supervisor/reload-words.js';
-import { CREDENTIALS_CHECK_NAME, readCredentialsCheck } from '../../systemd/credentials-check.js';
+import { CREDENTIALS_CHECK_NAME, readCredentialsCheck } from '../../service/credentials-check.js';
 
 /** Name of the systemd credential stationctl reads its token from (LoadCredential= in a unit, or systemd-run). */
 export const TOKEN_CREDENTIAL = 'technician-token';
@@ -77,7 +77,7 @@ options:
   --socket PATH      the technician port's unix socket (or $STATIONCTL_SOCKET; default
                      ${DEFAULT_TECHNICIAN_SOCKET} when this user may use it: root)
   --url URL          the technician port over HTTP instead (or $STATIONCTL_URL; default
-                     http://127.0.0.1:${DEFAULT_DEBUG_PORT}, the port systemd holds). A port of this
+                     http://127.0.0.1:${DEFAULT_TECHNICIAN_PORT}, the port systemd holds). A port of this
                      machine gets the token only while root (systemd) or the station holds it
   --token-file FILE  the token; else $STATIONCTL_TOKEN, else $CREDENTIALS_DIRECTORY/${TOKEN_CREDENTIAL}
   --json             machine-readable output
@@ -157,7 +157,7 @@ function target(values: Record<string, unknown>, env: TechnicianCliIo['env']): T
   if (env['STATIONCTL_SOCKET']) return { kind: 'socket', path: env['STATIONCTL_SOCKET'] };
   if (env['STATIONCTL_URL']) return httpUrl(env['STATIONCTL_URL']);
   if (usable(DEFAULT_TECHNICIAN_SOCKET)) return { kind: 'socket', path: DEFAULT_TECHNICIAN_SOCKET };
-  return httpUrl(`http://127.0.0.1:${DEFAULT_DEBUG_PORT}`);
+  return httpUrl(`http://127.0.0.1:${DEFAULT_TECHNICIAN_PORT}`);
 }
 
 function usable(path: string): boolean {
@@ -236,7 +236,7 @@ class SeenLines {
   }
 }
 
-/** The most log lines a station keeps (debug.logLines at most): -n above it cannot be served. */
+/** The most log lines a station keeps (technician.logLines at most): -n above it cannot be served. */
 const MAX_LOG_LINES = 10_000;
 /** The most events /api/events lists. */
 const MAX_EVENTS = 100;
@@ -252,7 +252,7 @@ async function execute(command: TechnicianCommand, values: Record<string, unknow
       return EXIT_OK;
     }
     case 'logs': {
-      const n = lines(values['lines'], 100, MAX_LOG_LINES, `the most log lines a station keeps (debug.logLines is at most ${MAX_LOG_LINES})`);
+      const n = lines(values['lines'], 100, MAX_LOG_LINES, `the most log lines a station keeps (technician.logLines is at most ${MAX_LOG_LINES})`);
       const show = (l: string): void => line(json ? l : formatLogLine(l));
       if (values['follow'] === true) {
         // After a reconnect the whole backlog is asked for again; only lines not printed yet are shown.
@@ -341,7 +341,7 @@ function tokenNew(values: Record<string, unknown>, args: string[], io: Technicia
   else
     io.stdout.write(
       `token (shown once; give it to ${name}, keep it out of tickets and chats):\n  ${token}\n\n` +
-        `add this entry to "debug.tokens" in the station config (or to the technician-tokens credential), then reload:\n  ${JSON.stringify(entry)}\n`,
+        `add this entry to "technician.tokens" in the station config (or to the technician-tokens credential), then reload:\n  ${JSON.stringify(entry)}\n`,
     );
   return EXIT_OK;
 }
@@ -360,7 +360,7 @@ function refusalText(e: StationRefusedError): string {
     case 'not_allowed':
       return `${e.message}: \`stationctl service on\` first (and \`stationctl service off\` afterwards)`;
     case 'too_many_streams':
-      return `${e.message} (debug.maxStreams): end another \`stationctl logs -f\` / \`events -f\`, or close a technician page`;
+      return `${e.message} (technician.maxStreams): end another \`stationctl logs -f\` / \`events -f\`, or close a technician page`;
     case 'unknown_box':
       return `${e.message}: \`stationctl status\` lists the boxes`;
     case 'reloading':
@@ -439,7 +439,7 @@ export async function runTechnicianCli(argv: string[], io: TechnicianCliIo): Pro
     if (e instanceof TokenRefusedError)
       return fail(
         EXIT_FAILURE,
-        'token refused (401): check --token-file / $STATIONCTL_TOKEN (a new one: stationctl token new, its entry in debug.tokens, then stationctl reload)',
+        'token refused (401): check --token-file / $STATIONCTL_TOKEN (a new one: stationctl token new, its entry in technician.tokens, then stationctl reload)',
       );
     if (e instanceof StationRefusedError) return fail(EXIT_FAILURE, refusal(e));
     const code = e instanceof Error && 'code' in e ? String(e.code) : '';

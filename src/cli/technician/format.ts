@@ -3,7 +3,7 @@ import type { SelfTestReport } from '../../technician/selftest.js';
 import { statusFaults } from '../../technician/faults.js';
 import type { ConfigFileView, EventView, StatusBody } from '../../technician/status.js';
 import { describeSupport } from '../../release-info.js';
-import { describeSeal } from '../../systemd/credentials-check.js';
+import { describeSeal } from '../../service/credentials-check.js';
 
 const pad = (s: string, n: number): string => (s.length >= n ? s : s + ' '.repeat(n - s.length));
 const age = (ms: number | null | undefined): string =>

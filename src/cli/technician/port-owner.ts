@@ -4,7 +4,7 @@
  * the daemon binds itself is free until it binds it again): any local process could take it and
  * collect the next Bearer token — a service token opens boxes. So `stationctl` sends a token to a
  * TCP port of this machine only when the socket listening there belongs to root (systemd's
- * pickup-station-technician.socket) or to the station's own user (a `debug.listen` the config asks
+ * pickup-station-technician.socket) or to the station's own user (a `technician.listen` the config asks
  * for); anything else is refused, naming the owner (record 0147). The owner is the kernel's: the uid
  * column of /proc/net/tcp and tcp6, readable by every user. A port on another machine cannot be
  * checked from here: that is the network's to protect.

@@ -3,7 +3,7 @@
  * page, its keys and its help controls are the real ones, on a simulated station's locks and doors
  * — what the daemon's kiosk tests run, as the demo's `--display kiosk` does in its own process.
  */
-import type { StationConfig } from '../../config/schema.js';
+import type { Config } from '../../config/schema.js';
 import type { Logger } from '../../log.js';
 import type { kioskDisplaySchema } from '../input/schema.js';
 import type { SimulatedHardware } from '../simulated/hardware.js';
@@ -12,12 +12,7 @@ import { withKioskPanel } from './front-panel.js';
 import { KioskPanel } from './panel.js';
 import type * as z from '../../schema.js';
 
-export async function withKiosk(
-  sim: SimulatedHardware,
-  config: StationConfig,
-  kiosk: z.output<typeof kioskDisplaySchema>,
-  log: Logger,
-): Promise<StationHardware> {
+export async function withKiosk(sim: SimulatedHardware, config: Config, kiosk: z.output<typeof kioskDisplaySchema>, log: Logger): Promise<StationHardware> {
   const panel = new KioskPanel({
     port: kiosk.port,
     cancelLabel: kiosk.cancelLabel,

@@ -2,7 +2,7 @@
  * A station's hardware, simulated (hardware.kind = "simulated"): what the demo, the tests, the
  * bench and the fleet run on. Its control methods are what a person would do in front of the station.
  */
-import type { StationConfig } from '../../config/schema.js';
+import type { Config } from '../../config/schema.js';
 import { createLogger, type Logger } from '../../log.js';
 import { createSimulatedRfidReader } from '../rfid/simulated.js';
 import type { HostModeReader } from '../rfid/reader.js';
@@ -178,7 +178,7 @@ export class SimulatedHardware implements StationHardware {
  * Its host-mode RFID reader is the real driver: on the model reader's in-process line, or on a
  * serial device (`hardware.rfidReader.path`) — the simulation is the hardware behind the line.
  */
-export function simulatedHardwareFor(config: StationConfig, log?: Logger): SimulatedHardware {
+export function simulatedHardwareFor(config: Config, log?: Logger): SimulatedHardware {
   const hw = config.hardware;
   if (hw.kind !== 'simulated') throw new Error(`hardware.kind is "${hw.kind}", not "simulated"`);
   let rfid: SimulatedHardwareOptions['rfid'] = null;

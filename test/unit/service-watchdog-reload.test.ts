@@ -16,7 +16,7 @@ import type { ConfigInput } from '../../src/config/schema.js';
 import { Supervisor } from '../../src/supervisor/supervisor.js';
 import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import { DeadServer } from '../support/scripted-sender.js';
-import { stateStalenessLimitMs, systemdFor, type SdNotifier } from '../../src/systemd/index.js';
+import { stateStalenessLimitMs, systemdFor, type SdNotifier } from '../../src/service/index.js';
 import { box, STATION } from '../support/shared.js';
 
 const PASSWORD = 'abcdefghij0123456789';
@@ -55,7 +55,7 @@ function configFile(): { file: string; write(extra: Partial<ConfigInput>): void 
         station: { id: STATION.id, passwordFile, boxes: [1, 2].map((n) => ({ number: n, id: box(n) })) },
         server: { baseUrl: 'http://127.0.0.1:1' },
         storage: { directory: null },
-        debug: { enabled: false },
+        technician: { enabled: false },
         log: { level: 'silent' },
         ...extra,
       }),

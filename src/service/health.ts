@@ -10,7 +10,7 @@
  *
  * Pure logic over an injected monotonic clock, so it is unit-tested under fake timers.
  */
-import type { StationConfig } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import { HARD_MAX_PULSE_MS } from '../devices/types.js';
 
 export type HealthResult = { readonly ok: true } | { readonly ok: false; readonly reason: string };
@@ -34,7 +34,7 @@ const OK: HealthResult = { ok: true };
  *
  * With the spec's defaults (30 s, 3 × 20 s, 4 s) and the default 60 s margin: 217 s.
  */
-export function stateStalenessLimitMs(config: StationConfig, marginMs = 60_000): number {
+export function stateStalenessLimitMs(config: Config, marginMs = 60_000): number {
   const event = config.server.attempts * config.server.answerTimeoutMs;
   return config.timing.heartbeatIntervalMs + 2 * event + config.timing.doorOpenTimeoutMs + HARD_MAX_PULSE_MS + marginMs;
 }

@@ -10,7 +10,7 @@ import { appendFileSync, chmodSync, mkdtempSync, readFileSync, renameSync, rmSyn
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { ConsoleLoginLog, UTMP_TIME32, UTMP_TIME64, utmpLayoutOf, type UtmpLayout } from '../../src/systemd/console-logins.js';
+import { ConsoleLoginLog, UTMP_TIME32, UTMP_TIME64, utmpLayoutOf, type UtmpLayout } from '../../src/service/console-logins.js';
 import { requireTool, runs } from '../support/tools.js';
 
 const HAVE_UTMPDUMP = requireTool('utmpdump', runs('utmpdump', ['--version']), 'util-linux');

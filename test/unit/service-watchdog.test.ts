@@ -7,19 +7,19 @@
 import { pino } from 'pino';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { validateConfig } from '../../src/config/load.js';
-import type { StationConfig } from '../../src/config/schema.js';
+import type { Config } from '../../src/config/schema.js';
 import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import type { ProtocolSender, SendOutcome } from '../../src/protocol/client.js';
 import { StationRuntime } from '../../src/station/runtime.js';
-import { createSystemdIntegration, runtimeHeartbeatCheck, startLoopLagProbe, stateStalenessLimitMs, watchdogPeriodMs } from '../../src/systemd/index.js';
-import type { SdNotifier } from '../../src/systemd/notify.js';
+import { createSystemdIntegration, runtimeHeartbeatCheck, startLoopLagProbe, stateStalenessLimitMs, watchdogPeriodMs } from '../../src/service/index.js';
+import type { SdNotifier } from '../../src/service/notify.js';
 import { DeadServer, ScriptedSender, waitForInput } from '../support/scripted-sender.js';
 import { STATION } from '../support/shared.js';
 
 const BOX = (n: number) => `bbbbbbbb-bbbb-4bbb-8bbb-${String(n).padStart(12, '0')}`;
 const silent = pino({ level: 'silent' });
 
-function config(): StationConfig {
+function config(): Config {
   const { config, problems } = validateConfig({
     station: { id: STATION.id, boxes: [1, 2].map((n) => ({ number: n, id: BOX(n) })) },
     server: { baseUrl: 'http://127.0.0.1:1' },

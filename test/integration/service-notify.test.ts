@@ -5,9 +5,9 @@
  */
 import { anyExists, requireTool } from '../support/tools.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createSdNotifier } from '../../src/systemd/notify.js';
-import { startWatchdog } from '../../src/systemd/watchdog.js';
-import type { HealthResult } from '../../src/systemd/health.js';
+import { createSdNotifier } from '../../src/service/notify.js';
+import { startWatchdog } from '../../src/service/watchdog.js';
+import type { HealthResult } from '../../src/service/health.js';
 import { captureLog } from '../support/capture-log.js';
 import { startNotifyReceiver, type NotifyReceiver } from '../support/notify-receiver.js';
 import { sleep } from '../support/shared.js';

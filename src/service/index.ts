@@ -3,7 +3,7 @@
  * station is up, a health-gated watchdog while it runs, STOPPING=1 when it stops. Outside systemd
  * (no $NOTIFY_SOCKET) all of it is a no-op, so the same daemon runs in a terminal and in tests.
  */
-import type { StationConfig } from '../config/schema.js';
+import type { Config } from '../config/schema.js';
 import type { Supervisor } from '../supervisor/supervisor.js';
 import type { Logger } from '../log.js';
 import { VERSION } from '../version.js';
@@ -19,7 +19,7 @@ export interface SystemdOptions {
   readonly env: NodeJS.ProcessEnv;
   readonly log: Logger;
   /** The config the station runs now (a reload changes it): the staleness limit follows it. */
-  readonly config: () => StationConfig;
+  readonly config: () => Config;
   readonly runtime: HeartbeatSource;
   readonly pid?: number;
   /** Extra checks (e.g. the technician port), all required for a ping. */
@@ -93,7 +93,7 @@ function unlessStopping(check: HealthCheck, stopping: () => boolean): HealthChec
  */
 export function systemdFor(supervisor: Supervisor, opts: Omit<SystemdOptions, 'config' | 'runtime'>): SystemdIntegration {
   let config = supervisor.config;
-  const current = (): StationConfig => {
+  const current = (): Config => {
     // Between a reload's stop and start there is no station: the last config stands.
     const now = supervisor.now();
     if (now !== null) config = now.station.config;
