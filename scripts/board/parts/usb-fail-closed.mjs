@@ -15,7 +15,7 @@
 // Its own boot (a masked unit and devices from power-on): the part powers the board off and on once.
 import { Buffer } from 'node:buffer';
 import { execFileSync } from 'node:child_process';
-import { writeFileSync } from 'node:fs';
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 
 export const ci =
@@ -47,10 +47,19 @@ function value(text, name) {
   return m ? Number(m[1]) : null;
 }
 
+/** The alert's annotations as the rules file writes them, for this station (promtool compares them too). */
+function annotations(alert, station) {
+  const text = readFileSync(RULES, 'utf8');
+  const block = text.slice(text.indexOf(`- alert: ${alert}\n`));
+  const field = (name) => new RegExp(`\\n\\s+${name}: '([^']*)'`).exec(block)?.[1]?.replaceAll('{{ $labels.station }}', station);
+  return { summary: field('summary'), description: field('description') };
+}
+
 /** The alert rule, evaluated by promtool on the series the station exported: fires after its `for:`. */
 function alertFires(board, enforcing) {
   const file = join(board.RUN, 'usb-fail-closed.rules.test.yml');
   const station = board.STATION.id;
+  const { summary, description } = annotations('PickupStationUsbPolicyNotEnforced', station);
   writeFileSync(
     file,
     [
@@ -67,6 +76,9 @@ function alertFires(board, enforcing) {
       '        alertname: PickupStationUsbPolicyNotEnforced',
       '        exp_alerts:',
       `          - exp_labels: { severity: page, job: pickup-station, station: '${station}' }`,
+      '            exp_annotations:',
+      `              summary: '${summary}'`,
+      `              description: '${description}'`,
       '',
     ].join('\n'),
   );
