@@ -250,7 +250,8 @@ describe.skipIf(!HAVE_SOCAT)('host-mode reader on a pseudo-terminal against the 
   it('health: silence, a wrong CRC, garbage, a lying length and late answers each take it DOWN with words naming the reader; it comes back UP', async () => {
     model = new FeigReaderModel();
     await plugIn();
-    const { r } = reader();
+    // A limit a loaded 2-core machine keeps (at 150 ms a pty write alone once ran past it).
+    const { r } = reader({ answerTimeoutMs: 400 });
     await r.start();
     const down = async (what: string, detail: RegExp): Promise<void> => {
       await waitFor(`DOWN after ${what}`, () => !r.health().ok);
@@ -259,7 +260,7 @@ describe.skipIf(!HAVE_SOCAT)('host-mode reader on a pseudo-terminal against the 
     };
     const up = (what: string) => waitFor(`UP after ${what}`, () => r.health().ok);
     model.faults.silent = true;
-    await down('silence', /no answer within 150 ms \(3 requests in a row\)|no answer to its first request/);
+    await down('silence', /no answer within 400 ms \(3 requests in a row\)|no answer to its first request/);
     model.faults.silent = false;
     await up('silence');
     model.faults.corruptCrc = 1_000;
@@ -272,8 +273,8 @@ describe.skipIf(!HAVE_SOCAT)('host-mode reader on a pseudo-terminal against the 
     model.faults.lyingLength = 0;
     model.faults.garbageBefore = 0;
     await up('a lying length');
-    model.faults.delayMs = 400;
-    await down('slow answers', /answers too late \(after more than 150 ms\) \(3 requests in a row\)/);
+    model.faults.delayMs = 1_000;
+    await down('slow answers', /answers too late \(after more than 400 ms\) \(3 requests in a row\)/);
     model.faults.delayMs = 0;
     await up('slow answers');
   });
