@@ -20,6 +20,23 @@ function run(args: string[], env: NodeJS.ProcessEnv = {}) {
 }
 
 let server: ReferenceServer | undefined;
+
+const BOXES = STATION.boxes.map((id, i) => ({ number: i + 1, id }));
+
+/**
+ * The reference server started for STATION, and a config file in a new folder (beside the station's
+ * password in `station-password`) holding `sections(folder)` and the server's address.
+ */
+async function servedStation(sections: (dir: string) => Record<string, unknown>): Promise<{ dir: string; file: string; reference: ReferenceServer }> {
+  const reference = new ReferenceServer({ stations: [STATION], ...defaultSeed(STATION) });
+  server = reference;
+  const url = await reference.start();
+  const dir = mkdtempSync(join(tmpdir(), 'daemon-'));
+  writeFileSync(join(dir, 'station-password'), STATION.password);
+  const file = join(dir, 'config.json');
+  writeFileSync(file, JSON.stringify({ server: { baseUrl: new URL(url).origin }, ...sections(dir) }));
+  return { dir, file, reference };
+}
 afterEach(async () => {
   // A failed test must not leave its daemon running.
   for (const c of children) if (c.exitCode === null) c.kill('SIGKILL');
@@ -58,22 +75,13 @@ describe('pickup-station daemon', () => {
   });
 
   it('starts with the old name "debug" for the technician section and logs one warning naming the file and both keys', async () => {
-    server = new ReferenceServer({ stations: [STATION], ...defaultSeed(STATION) });
-    const url = await server.start();
-    const dir = mkdtempSync(join(tmpdir(), 'daemon-'));
-    writeFileSync(join(dir, 'station-password'), STATION.password);
-    const file = join(dir, 'config.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        station: { id: STATION.id, passwordFile: 'station-password', boxes: STATION.boxes.map((id, i) => ({ number: i + 1, id })) },
-        server: { baseUrl: new URL(url).origin },
-        storage: { directory: null },
-        debug: { enabled: false },
-      }),
-    );
+    const { file, reference } = await servedStation(() => ({
+      station: { id: STATION.id, passwordFile: 'station-password', boxes: BOXES },
+      storage: { directory: null },
+      debug: { enabled: false },
+    }));
     const p = run(['--config', file]);
-    await server.waitForRequest((r) => r.endpoint === 'state', 10_000);
+    await reference.waitForRequest((r) => r.endpoint === 'state', 10_000);
     p.child.kill('SIGTERM');
     expect(await p.exited).toBe(0);
     const warnings = p.lines().filter((l) => l.msg.includes('"debug"'));
@@ -86,21 +94,12 @@ describe('pickup-station daemon', () => {
   });
 
   it('runs against the reference server with the password from $CREDENTIALS_DIRECTORY and stops on SIGTERM', async () => {
-    server = new ReferenceServer({ stations: [STATION], ...defaultSeed(STATION) });
-    const url = await server.start();
-    const dir = mkdtempSync(join(tmpdir(), 'daemon-'));
-    writeFileSync(join(dir, 'station-password'), STATION.password);
-    const file = join(dir, 'config.json');
-    writeFileSync(
-      file,
-      JSON.stringify({
-        station: { id: STATION.id, boxes: STATION.boxes.map((id, i) => ({ number: i + 1, id })) },
-        server: { baseUrl: new URL(url).origin },
-        storage: { directory: join(dir, 'state') },
-      }),
-    );
+    const { dir, file, reference } = await servedStation((dir) => ({
+      station: { id: STATION.id, boxes: BOXES },
+      storage: { directory: join(dir, 'state') },
+    }));
     const p = run(['--config', file], { CREDENTIALS_DIRECTORY: dir });
-    const first = await server.waitForRequest((r) => r.endpoint === 'state', 10_000);
+    const first = await reference.waitForRequest((r) => r.endpoint === 'state', 10_000);
     expect(first.status).toBe(200);
     expect(first.body).toMatchObject({ station: STATION.id, st: 'UP' });
     p.child.kill('SIGTERM');
