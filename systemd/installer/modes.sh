@@ -48,7 +48,7 @@ do_install() {
   elif ! can_run_now; then
     defer "$RELEASE" "$WHY_NOT"
   elif ! wait_for_station "$LOCK_WAIT"; then
-    defer "$RELEASE" "the station is in use ($(lock_field reason))"
+    defer "$RELEASE" "the station is in use ($BUSY)"
     start_upgrade_service
   else
     switch_and_prove "$RELEASE" || true
@@ -107,7 +107,7 @@ same_version() {
     return 0
   fi
   if ! can_run_now; then say "not restarted: $WHY_NOT"; S_proof=unproven; state_save; return 0; fi
-  if ! wait_for_station "$LOCK_WAIT"; then defer "$RELEASE" "the station is in use ($(lock_field reason))"; S_proof=unproven; state_save; start_upgrade_service; return 0; fi
+  if ! wait_for_station "$LOCK_WAIT"; then defer "$RELEASE" "the station is in use ($BUSY)"; S_proof=unproven; state_save; start_upgrade_service; return 0; fi
   if prove "$RELEASE" restart; then say "release $RELEASE is healthy ($HEALTH_NOTE)"; accept "$RELEASE" ""; return 0; fi
   S_proof=failed; S_result=failed; S_reason="$WHY"
   state_save
@@ -125,7 +125,7 @@ do_rollback() {
   prev="$(previous_version)"
   [ -n "$prev" ] || die "no proven release before $from to roll back to (/opt/$NAME/previous)"
   [ -d "$RELEASES/$prev" ] || die "the previous release $prev is gone"
-  wait_for_station "$LOCK_WAIT" || die "the station is still in use after ${LOCK_WAIT}s ($(lock_field reason)); nothing was changed. Try again later, or use --force"
+  wait_for_station "$LOCK_WAIT" || die "the station is still in use after ${LOCK_WAIT}s ($BUSY); nothing was changed. Try again later, or use --force"
   say "rolling back from $from to $prev"
   NODE_BIN=/usr/bin/node
   [ -x "$RELEASES/$prev/node/bin/node" ] && NODE_BIN="$RELEASES/$prev/node/bin/node"

@@ -19,9 +19,10 @@ dpkg_busy() {
 # reboot_busy: why the station may not reboot now ("" when it may).
 reboot_busy() {
   if dpkg_busy; then echo "a package run is in progress (dpkg's lock)"; return 0; fi
-  if lock_held; then echo "the station is in use ($(lock_field reason))"; return 0; fi
+  local busy
+  busy="$(station_busy)"
+  if [ -n "$busy" ]; then echo "the station is in use ($busy)"; return 0; fi
   if [ "$LIVE" = 1 ] && systemctl is-active --quiet "$NAME-upgrade.service"; then echo "a release switch is pending ($NAME-upgrade.service)"; return 0; fi
-  if [ "$LIVE" = 1 ] && [ "$(systemctl show -p ActiveState --value "$NAME")" = activating ]; then echo "the station is starting"; return 0; fi
   echo ""
 }
 

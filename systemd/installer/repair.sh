@@ -110,8 +110,9 @@ do_resume() {
     fi
     # The proven release serves first (after a boot it is starting), then the switch waits for a free station.
     local busy=""
-    if [ "$LIVE" = 1 ] && [ "$(systemctl show -p ActiveState --value "$NAME")" = activating ]; then busy="it is starting"; fi
-    if [ -z "$busy" ] && [ "$FORCE" = 0 ] && lock_held; then busy="$(lock_field reason)"; fi
+    busy="$(unit_in_transition)"
+    [ -z "$busy" ] || busy="it is restarting: $busy"
+    if [ -z "$busy" ] && [ "$FORCE" = 0 ]; then busy="$(station_busy)"; fi
     if [ -z "$busy" ]; then
       switch_and_prove "$S_pending" || true
       release_lock

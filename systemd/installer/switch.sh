@@ -39,17 +39,45 @@ lock_held() {
   [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
 }
 
-# wait_for_station SECONDS: 0 once the station is free (at once with --force), 1 if still in use.
+# unit_in_transition: the unit's ActiveState/SubState while it is between two processes (activating:
+# starting, or waiting to be started again after its process ended; deactivating: stopping), ""
+# otherwise. A process killed in the middle of a box action takes its update lock with it; the next
+# one restores that action from its journal and holds the lock again only once it runs.
+unit_in_transition() {
+  [ "$LIVE" = 1 ] || return 0
+  local state
+  state="$(systemctl show -p ActiveState --value "$NAME" 2>/dev/null || true)"
+  case "$state" in
+    activating | deactivating) echo "$state/$(systemctl show -p SubState --value "$NAME" 2>/dev/null || true)" ;;
+  esac
+}
+
+# station_busy: why the station may not be stopped now ("" when it may): someone using it (the
+# daemon's update lock), or the unit between two processes.
+station_busy() {
+  local reason
+  if lock_held; then
+    reason="$(lock_field reason)"
+    echo "${reason:-the update lock is held}"
+    return 0
+  fi
+  reason="$(unit_in_transition)"
+  [ -z "$reason" ] || echo "it is restarting: $reason"
+}
+
+# wait_for_station SECONDS: 0 once the station is free (at once with --force), 1 if still in use;
+# BUSY says why.
 wait_for_station() {
-  lock_held || return 0
+  BUSY="$(station_busy)"
+  [ -n "$BUSY" ] || return 0
   if [ "$FORCE" = 1 ]; then
-    say "the station is in use ($(lock_field reason)); --force: not waiting"
+    say "the station is in use ($BUSY); --force: not waiting"
     return 0
   fi
   [ "$1" -gt 0 ] || return 1
-  say "waiting for the station to be free: $(lock_field reason) (at most ${1}s)"
+  say "waiting for the station to be free: $BUSY (at most ${1}s)"
   local waited=0
-  while lock_held; do
+  while BUSY="$(station_busy)" && [ -n "$BUSY" ]; do
     [ "$waited" -lt "$1" ] || return 1
     sleep 1
     waited=$((waited + 1))

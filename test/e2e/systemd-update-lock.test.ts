@@ -214,3 +214,68 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
     expect((await p.exited).code).toBe(0);
   });
 });
+
+/**
+ * A process killed in the middle of a box action (the watchdog, the OOM killer) takes its lock with
+ * it; until the next one has restored the action from its journal, the unit between the two
+ * processes is the only sign that the station is in use. The installer's own functions, as
+ * install.sh sources them on a live system, asking a `systemctl` that answers with the unit states
+ * systemd goes through (a file of `ActiveState SubState` lines, one per question).
+ */
+describe('install.sh: a unit between two processes is a station in use', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'unit-transition-'));
+    mkdirSync(join(dir, 'bin'));
+    writeFileSync(
+      join(dir, 'bin/systemctl'),
+      [
+        '#!/bin/bash',
+        // show -p ActiveState|SubState --value NAME: the next line's field; the last line stays.
+        `states="${dir}/states"; n="$(cat "${dir}/n" 2>/dev/null || echo 1)"`,
+        'line="$(sed -n "${n}p" "$states")"; [ -n "$line" ] || line="$(tail -n 1 "$states")"',
+        'case "$3" in ActiveState) echo "${line% *}" ;; SubState) echo "${line#* }"; echo $((n + 1)) > "' + dir + '/n" ;; esac',
+        '',
+      ].join('\n'),
+      { mode: 0o755 },
+    );
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const ask = (states: string[], script: string): { out: string; status: number | null } => {
+    writeFileSync(join(dir, 'states'), `${states.join('\n')}\n`);
+    const r = spawnSync(
+      'bash',
+      [
+        '-c',
+        `set -euo pipefail; NAME=pickup-station; LIVE=1; FORCE=0; ROOT=; UPDATE_LOCK=${dir}/updates.lock
+         say() { printf '%s: %s\\n' "$NAME" "$*"; }
+         . systemd/installer/common.sh; . systemd/installer/switch.sh; . systemd/installer/reboot.sh
+         ${script}`,
+      ],
+      // stdin not a socket: bash would take itself for a remote shell's and read ~/.bashrc.
+      { cwd: REPO, encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'], env: { PATH: `${dir}/bin:${process.env['PATH'] ?? ''}` } },
+    );
+    return { out: r.stdout + r.stderr, status: r.status };
+  };
+
+  it('a station waiting to be started again after its process was killed: an upgrade that may not wait defers, and says why', () => {
+    const r = ask(['activating auto-restart'], 'if wait_for_station 0; then echo FREE; else echo "BUSY=$BUSY"; fi');
+    expect(r.out).toBe('BUSY=it is restarting: activating/auto-restart\n');
+  });
+
+  it('stopping, restarting, starting, then running: the upgrade waits through each and goes on once it runs', () => {
+    const r = ask(['deactivating stop-watchdog', 'activating auto-restart', 'activating start', 'active running'], 'wait_for_station 30 && echo FREE');
+    expect(r.status, r.out).toBe(0);
+    expect(r.out).toContain('waiting for the station to be free: it is restarting: deactivating/stop-watchdog (at most 30s)');
+    expect(r.out).toMatch(/the station is free \(waited [1-9]\d*s\)\nFREE\n$/);
+  });
+
+  it('a reboot waits for a station that is starting; a running, free one may reboot; --force does not wait', () => {
+    expect(ask(['activating start'], 'reboot_busy').out).toBe('the station is in use (it is restarting: activating/start)\n');
+    expect(
+      ask(['active running'], 'dpkg_busy() { return 1; }; systemctl() { [ "$1" != is-active ] && command systemctl "$@"; }; echo "[$(reboot_busy)]"').out,
+    ).toBe('[]\n');
+    expect(ask(['activating auto-restart'], 'FORCE=1; wait_for_station 0 && echo FREE').out).toContain('--force: not waiting\nFREE\n');
+  });
+});
