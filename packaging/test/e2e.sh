@@ -36,6 +36,8 @@
 #   deferred   1.1.0 published while a deposit's box is open (the update lock is held): apt-get
 #              upgrade exits 0 at once, dpkg clean, 1.0.0 serves, "upgrade pending" in the status and
 #              the metrics; the door is closed: pickup-station-upgrade.service switches, 1.1.0 proven
+#   restarting (only by --steps, in the place of deferred) the same, with the station's process killed
+#              while the box is open and the upgrade made while the unit waits to start again
 #   reinstall  (container, full) of 1.1.0 changes nothing and restarts nothing
 #   broken     1.2.0 (exits at start): rolled back, apt-get exits 0, dpkg clean, known bad in the
 #              status and the metrics, the journal line names both versions (the power cut after a
@@ -418,18 +420,38 @@ close_door() {
 
 # A busy station defers: the package configures at once (dpkg clean, apt exits 0), the running
 # release keeps serving, "upgrade pending" shows; once the box is closed the upgrade service switches.
+# restarting: the station's process is killed while the box is open (as the watchdog or the OOM
+# killer would): its update lock goes with it, and the upgrade comes while the unit waits to start
+# the next one (a runtime drop-in holds RestartSec= open so the upgrade lands there); it defers all
+# the same, and the next process, restored from its journal, holds the lock until the door closes.
 step_upgrade_deferred() {
+  local restarting="${1:-}"
   publish "$(deb_of 1.1.0)" "$(keyring_deb)"
   on apt-get -q update >/dev/null
   deposit leave-open
   on test -e /run/pickup-station/updates.lock || fail "a box is open but the update lock is not held"
-  local t=$SECONDS from since rc=0
+  local t=$SECONDS from since rc=0 expect='the switch waits: the station is in use ('
   from=$(state_count)
   since=$(on date +%s)
+  if [ -n "$restarting" ]; then
+    on sh -c 'mkdir -p /run/systemd/system/pickup-station.service.d && printf "[Service]\nRestartSec=900s\n" > /run/systemd/system/pickup-station.service.d/e2e-restart.conf && systemctl daemon-reload'
+    on systemctl kill -s KILL pickup-station
+    wait_for 60 "the killed station's unit is not waiting to start again" on sh -c '[ "$(systemctl show -p SubState --value pickup-station)" = auto-restart ]'
+    on test ! -e /run/pickup-station/updates.lock || fail "the killed process's update lock is still there"
+    expect='the switch waits: the station is in use (it is restarting: activating/auto-restart)'
+  fi
   on sh -c "${APT[*]} upgrade > /root/e2e/upgrade-1.1.0.log 2>&1" || rc=$?
   local took=$((SECONDS - t))
   [ "$rc" = 0 ] || { on cat /root/e2e/upgrade-1.1.0.log; fail "apt-get upgrade with the station in use exited $rc"; }
-  on grep -q 'the switch waits: the station is in use (' /root/e2e/upgrade-1.1.0.log || { on cat /root/e2e/upgrade-1.1.0.log; fail "the upgrade did not defer"; }
+  on grep -qF "$expect" /root/e2e/upgrade-1.1.0.log || { on cat /root/e2e/upgrade-1.1.0.log; fail "the upgrade did not defer (no \"$expect\")"; }
+  if [ -n "$restarting" ]; then
+    [ "$(installed_version)" = 1.1.0 ] || fail "dpkg says $(installed_version)"
+    unit_is 1.0.0 || fail "the unit changed while the station was restarting"
+    on sh -c 'rm /run/systemd/system/pickup-station.service.d/e2e-restart.conf && systemctl daemon-reload && systemctl restart pickup-station'
+    wait_for 90 "the restarted station did not report in" reports_in
+    on test -e /run/pickup-station/updates.lock || fail "the restarted station does not hold the update lock with box $DEPOSITS open"
+    log "step restarting: killed with box $DEPOSITS open; apt-get upgrade while the unit waited to restart deferred ($expect); the next process holds the lock: $(on cat /run/pickup-station/updates.lock)"
+  fi
   [ "$(running_version)" = 1.0.0 ] || fail "1.0.0 stopped while a box was open (running: $(running_version))"
   on test -e /run/pickup-station/updates.lock || fail "the box is no longer open"
   dpkg_clean || fail "dpkg is not clean after the deferred upgrade: $(on dpkg --audit 2>&1) $(package_state)"
@@ -816,7 +838,8 @@ timed_step() {
 reset_target
 step_install
 step_configure
-if want deferred; then timed_step deferred step_upgrade_deferred; fi
+if want deferred; then timed_step deferred step_upgrade_deferred
+elif [ -n "$STEPS" ] && want restarting; then timed_step restarting step_upgrade_deferred restarting; fi
 if in_set container full && want reinstall; then timed_step reinstall step_reinstall; fi
 if want broken; then
   timed_step broken step_broken 1.2.0 "exits at start"
