@@ -39,29 +39,38 @@ lock_held() {
   [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
 }
 
-# unit_in_transition: the unit's ActiveState/SubState while it is between two processes (activating:
-# starting, or waiting to be started again after its process ended; deactivating: stopping), ""
-# otherwise. A process killed in the middle of a box action takes its update lock with it; the next
-# one restores that action from its journal and holds the lock again only once it runs.
+# unit_in_transition: the unit's ActiveState/SubState while it is between two processes, "" otherwise:
+# activating (starting, or waiting to be started again after its process ended), deactivating
+# (stopping), or stopped with a job queued for it (systemd's restart job waits for the units the
+# start needs — the repair before it — with the unit inactive). A process killed in the middle of a
+# box action takes its update lock with it; the next one restores that action from its journal and
+# holds the lock again only once it runs.
 unit_in_transition() {
   [ "$LIVE" = 1 ] || return 0
-  local state
+  local state sub job
   state="$(systemctl show -p ActiveState --value "$NAME" 2>/dev/null || true)"
+  sub="$(systemctl show -p SubState --value "$NAME" 2>/dev/null || true)"
   case "$state" in
-    activating | deactivating) echo "$state/$(systemctl show -p SubState --value "$NAME" 2>/dev/null || true)" ;;
+    activating | deactivating) echo "$state/$sub" ;;
+    *)
+      job="$(systemctl list-jobs --no-legend --plain "$NAME.service" 2>/dev/null | awk '{ print $3 " job " $4; exit }' || true)"
+      [ -z "$job" ] || echo "$state/$sub, a $job"
+      ;;
   esac
 }
 
 # station_busy: why the station may not be stopped now ("" when it may): someone using it (the
-# daemon's update lock), or the unit between two processes.
+# daemon's update lock), or the unit between two processes — asked before and after the lock, so that
+# a process ending or starting between the two questions is still seen.
 station_busy() {
   local reason
-  if lock_held; then
+  reason="$(unit_in_transition)"
+  if [ -z "$reason" ] && lock_held; then
     reason="$(lock_field reason)"
     echo "${reason:-the update lock is held}"
     return 0
   fi
-  reason="$(unit_in_transition)"
+  [ -n "$reason" ] || reason="$(unit_in_transition)"
   [ -z "$reason" ] || echo "it is restarting: $reason"
 }
 

@@ -220,7 +220,8 @@ describe.skipIf(!IS_ROOT || !HAVE_SYSTEMCTL || !HAVE_GPG || !HAVE_CREDS)('instal
  * it; until the next one has restored the action from its journal, the unit between the two
  * processes is the only sign that the station is in use. The installer's own functions, as
  * install.sh sources them on a live system, asking a `systemctl` that answers with the unit states
- * systemd goes through (a file of `ActiveState SubState` lines, one per question).
+ * systemd goes through: a file of `ActiveState SubState [queued job]` lines, the next line at each
+ * question for ActiveState (the last one stays), SubState and the job list answering from that line.
  */
 describe('install.sh: a unit between two processes is a station in use', () => {
   let dir: string;
@@ -231,10 +232,14 @@ describe('install.sh: a unit between two processes is a station in use', () => {
       join(dir, 'bin/systemctl'),
       [
         '#!/bin/bash',
-        // show -p ActiveState|SubState --value NAME: the next line's field; the last line stays.
-        `states="${dir}/states"; n="$(cat "${dir}/n" 2>/dev/null || echo 1)"`,
-        'line="$(sed -n "${n}p" "$states")"; [ -n "$line" ] || line="$(tail -n 1 "$states")"',
-        'case "$3" in ActiveState) echo "${line% *}" ;; SubState) echo "${line#* }"; echo $((n + 1)) > "' + dir + '/n" ;; esac',
+        `states="${dir}/states"; at="${dir}/at"`,
+        'if [ "$1 $3" = "show ActiveState" ]; then n=$(( $(cat "$at" 2>/dev/null || echo 0) + 1 )); [ "$n" -le "$(wc -l < "$states")" ] || n=$((n - 1)); echo "$n" > "$at"; fi',
+        'read -r active sub job < <(sed -n "$(cat "$at")p" "$states")',
+        'case "$1 $3" in',
+        '  "show ActiveState") echo "$active" ;;',
+        '  "show SubState") echo "$sub" ;;',
+        '  list-jobs*) [ -z "$job" ] || echo "7 pickup-station.service $job waiting" ;;',
+        'esac',
         '',
       ].join('\n'),
       { mode: 0o755 },
@@ -265,14 +270,19 @@ describe('install.sh: a unit between two processes is a station in use', () => {
   });
 
   it('stopping, restarting, starting, then running: the upgrade waits through each and goes on once it runs', () => {
-    const r = ask(['deactivating stop-watchdog', 'activating auto-restart', 'activating start', 'active running'], 'wait_for_station 30 && echo FREE');
+    // systemd's restart job waits for the repair unit before it with the station's unit inactive.
+    const r = ask(
+      ['deactivating stop-watchdog', 'activating auto-restart', 'inactive dead restart', 'activating start', 'active running'],
+      'wait_for_station 30 && echo FREE',
+    );
     expect(r.status, r.out).toBe(0);
     expect(r.out).toContain('waiting for the station to be free: it is restarting: deactivating/stop-watchdog (at most 30s)');
-    expect(r.out).toMatch(/the station is free \(waited [1-9]\d*s\)\nFREE\n$/);
+    expect(r.out).toMatch(/the station is free \(waited 3s\)\nFREE\n$/);
   });
 
-  it('a reboot waits for a station that is starting; a running, free one may reboot; --force does not wait', () => {
+  it('a reboot waits for a station that is starting or has a restart job queued; a running, free one may reboot; --force does not wait', () => {
     expect(ask(['activating start'], 'reboot_busy').out).toBe('the station is in use (it is restarting: activating/start)\n');
+    expect(ask(['inactive dead restart'], 'reboot_busy').out).toBe('the station is in use (it is restarting: inactive/dead, a restart job waiting)\n');
     expect(
       ask(['active running'], 'dpkg_busy() { return 1; }; systemctl() { [ "$1" != is-active ] && command systemctl "$@"; }; echo "[$(reboot_busy)]"').out,
     ).toBe('[]\n');
