@@ -448,7 +448,7 @@ step_upgrade_deferred() {
     [ "$(installed_version)" = 1.1.0 ] || fail "dpkg says $(installed_version)"
     unit_is 1.0.0 || fail "the unit changed while the station was restarting"
     # The unit's own restart comes with the shorter RestartSec= once reloaded; a start asked for beside
-    # it may be merged into that job or cancelled by it ("Job … canceled"): either way the unit starts.
+    # it may be merged into another job or cancelled by one ("Job … canceled"): the unit starts anyway.
     on sh -c 'rm /run/systemd/system/pickup-station.service.d/e2e-restart.conf && systemctl daemon-reload && { systemctl start pickup-station || true; }'
     wait_for 90 "the restarted station did not report in" reports_in
     on test -e /run/pickup-station/updates.lock || fail "the restarted station does not hold the update lock with box $DEPOSITS open"
@@ -756,7 +756,8 @@ step_rotate() {
   log "step rotate: the keyring $KEYRING_HANDOVER trusts both keys; the repository signed by $NEXT_KEY_ID alone verifies ($((SECONDS - t)) s)"
   figure "keys: the handover keyring in place, the repository re-signed by the new key, apt-get update, s" "$((SECONDS - t))"
 }
-# (container) a release from the repository the new key signs installs.
+# A release from the repository the new key alone signs installs (container: 1.5.0; full, when --steps
+# leaves out the matrix whose rows do it: 2.1.0).
 step_new_key_release() {
   publish "$(deb_of "$1")" "$(keyring_deb)"
   on apt-get -q update >/dev/null
