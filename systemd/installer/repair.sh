@@ -109,10 +109,9 @@ do_resume() {
       break
     fi
     # The proven release serves first (after a boot it is starting), then the switch waits for a free station.
-    local busy=""
-    busy="$(unit_in_transition)"
-    [ -z "$busy" ] || busy="it is restarting: $busy"
-    if [ -z "$busy" ] && [ "$FORCE" = 0 ]; then busy="$(station_busy)"; fi
+    # --force passes over the update lock, never over a unit between two processes.
+    local busy
+    if [ "$FORCE" = 0 ]; then busy="$(station_busy)"; else busy="$(unit_in_transition)"; fi
     if [ -z "$busy" ]; then
       switch_and_prove "$S_pending" || true
       release_lock

@@ -39,7 +39,8 @@ lock_held() {
   [ -n "$pid" ] && kill -0 "$pid" 2>/dev/null
 }
 
-# unit_in_transition: the unit's ActiveState/SubState while it is between two processes, "" otherwise:
+# unit_in_transition: "it is restarting: " and the unit's ActiveState/SubState while it is between two
+# processes, "" otherwise:
 # activating (starting, or waiting to be started again after its process ended), deactivating
 # (stopping), or stopped with a job queued for it (systemd's restart job waits for the units the
 # start needs — the repair before it — with the unit inactive). A process killed in the middle of a
@@ -51,10 +52,10 @@ unit_in_transition() {
   state="$(systemctl show -p ActiveState --value "$NAME" 2>/dev/null || true)"
   sub="$(systemctl show -p SubState --value "$NAME" 2>/dev/null || true)"
   case "$state" in
-    activating | deactivating) echo "$state/$sub" ;;
+    activating | deactivating) echo "it is restarting: $state/$sub" ;;
     *)
       job="$(systemctl list-jobs --no-legend --plain "$NAME.service" 2>/dev/null | awk '{ print $3 " job " $4; exit }' || true)"
-      [ -z "$job" ] || echo "$state/$sub, a $job"
+      [ -z "$job" ] || echo "it is restarting: $state/$sub, a $job"
       ;;
   esac
 }
@@ -71,7 +72,7 @@ station_busy() {
     return 0
   fi
   [ -n "$reason" ] || reason="$(unit_in_transition)"
-  [ -z "$reason" ] || echo "it is restarting: $reason"
+  [ -z "$reason" ] || echo "$reason"
 }
 
 # wait_for_station SECONDS: 0 once the station is free (at once with --force), 1 if still in use;
