@@ -27,6 +27,11 @@ export interface WatchdogOptions {
   readonly intervalMs: number;
   readonly checks: readonly HealthCheck[];
   readonly log: Logger;
+  /**
+   * After a ping that was not delivered, the next attempt follows this much later instead of a
+   * whole interval (default: a tenth of the interval, at least 1 s). See below for why.
+   */
+  readonly retryMs?: number;
 }
 
 export interface Watchdog {
@@ -40,9 +45,24 @@ export interface Watchdog {
 /** Start ticking: the first tick runs at once (so the first ping follows READY=1 closely). */
 export function startWatchdog(opts: WatchdogOptions): Watchdog {
   const { notifier, intervalMs, checks, log } = opts;
+  const retryMs = opts.retryMs ?? Math.max(1_000, intervalMs / 10);
   let healthy = true;
   let pings = 0;
   let stopped = false;
+  let retry: NodeJS.Timeout | null = null;
+
+  // A ping that systemd-notify could not confirm (PID 1 answered no barrier in time: a daemon-reload
+  // or a loaded board) is most likely lost, since PID 1 drops a message whose sender has exited. One
+  // lost ping at WatchdogSec/2 leaves a single chance before the limit, so a failed ping is tried
+  // again soon, one attempt in flight at a time, until one is delivered or the next tick comes.
+  const pinged = (delivered: boolean): void => {
+    if (delivered || stopped || retry !== null) return;
+    retry = setTimeout(() => {
+      retry = null;
+      tick();
+    }, retryMs);
+    retry.unref();
+  };
 
   const tick = (): void => {
     if (stopped) return;
@@ -71,7 +91,7 @@ export function startWatchdog(opts: WatchdogOptions): Watchdog {
     // (a slow board must not pile up systemd-notify processes).
     if (notifier.pending() > 0) return;
     pings++;
-    void notifier.notify('WATCHDOG=1');
+    void notifier.notify('WATCHDOG=1').then(pinged);
   };
 
   const timer = setInterval(tick, intervalMs);
@@ -83,6 +103,7 @@ export function startWatchdog(opts: WatchdogOptions): Watchdog {
     stop(): void {
       stopped = true;
       clearInterval(timer);
+      if (retry !== null) clearTimeout(retry);
     },
   };
 }

@@ -45,12 +45,17 @@ lock_held() {
 # (stopping), or stopped with a job queued for it (systemd's restart job waits for the units the
 # start needs — the repair before it — with the unit inactive). A process killed in the middle of a
 # box action takes its update lock with it; the next one restores that action from its journal and
-# holds the lock again only once it runs.
+# holds the lock again only once it runs. One `systemctl show` for both states: every question is a
+# call into PID 1, which on a slow board also has the station's watchdog pings to answer.
 unit_in_transition() {
   [ "$LIVE" = 1 ] || return 0
-  local state sub job
-  state="$(systemctl show -p ActiveState --value "$NAME" 2>/dev/null || true)"
-  sub="$(systemctl show -p SubState --value "$NAME" 2>/dev/null || true)"
+  local state="" sub="" job line
+  while IFS= read -r line; do
+    case "$line" in
+      ActiveState=*) state="${line#ActiveState=}" ;;
+      SubState=*) sub="${line#SubState=}" ;;
+    esac
+  done < <(systemctl show -p ActiveState -p SubState "$NAME" 2>/dev/null || true)
   case "$state" in
     activating | deactivating) echo "it is restarting: $state/$sub" ;;
     *)
@@ -61,18 +66,21 @@ unit_in_transition() {
 }
 
 # station_busy: why the station may not be stopped now ("" when it may): someone using it (the
-# daemon's update lock), or the unit between two processes — asked before and after the lock, so that
-# a process ending or starting between the two questions is still seen.
+# daemon's update lock), or the unit between two processes. The lock is asked before and after the
+# unit, so that a process ending or starting between the two questions is still seen; while the lock
+# is held (a box open, the usual wait) systemd is not asked at all.
 station_busy() {
   local reason
-  reason="$(unit_in_transition)"
-  if [ -z "$reason" ] && lock_held; then
-    reason="$(lock_field reason)"
-    echo "${reason:-the update lock is held}"
-    return 0
+  if ! lock_held; then
+    reason="$(unit_in_transition)"
+    if [ -n "$reason" ]; then
+      echo "$reason"
+      return 0
+    fi
+    lock_held || return 0
   fi
-  [ -n "$reason" ] || reason="$(unit_in_transition)"
-  [ -z "$reason" ] || echo "$reason"
+  reason="$(lock_field reason)"
+  echo "${reason:-the update lock is held}"
 }
 
 # wait_for_station SECONDS: 0 once the station is free (at once with --force), 1 if still in use;

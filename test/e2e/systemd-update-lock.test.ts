@@ -236,8 +236,7 @@ describe('install.sh: a unit between two processes is a station in use', () => {
         'if [ "$1 $3" = "show ActiveState" ]; then n=$(( $(cat "$at" 2>/dev/null || echo 0) + 1 )); [ "$n" -le "$(wc -l < "$states")" ] || n=$((n - 1)); echo "$n" > "$at"; fi',
         'read -r active sub job < <(sed -n "$(cat "$at")p" "$states")',
         'case "$1 $3" in',
-        '  "show ActiveState") echo "$active" ;;',
-        '  "show SubState") echo "$sub" ;;',
+        '  "show ActiveState") printf "ActiveState=%s\\nSubState=%s\\n" "$active" "$sub" ;;',
         '  list-jobs*) [ -z "$job" ] || echo "7 pickup-station.service $job waiting" ;;',
         'esac',
         '',
@@ -278,6 +277,14 @@ describe('install.sh: a unit between two processes is a station in use', () => {
     expect(r.status, r.out).toBe(0);
     expect(r.out).toContain('waiting for the station to be free: it is restarting: deactivating/stop-watchdog (at most 30s)');
     expect(r.out).toMatch(/the station is free \(waited 3s\)\nFREE\n$/);
+  });
+
+  it('while a box is open (the update lock held by a live process) the wait asks the lock alone, never systemd', () => {
+    writeFileSync(join(dir, 'updates.lock'), `{"pid":${process.pid},"reason":"a box action is in progress (closing)"}\n`);
+    // The station's user does not exist here: the file is read as it is.
+    const r = ask(['activating start'], 'station_read() { cat "$1"; }; wait_for_station 0 || echo "BUSY=$BUSY"');
+    expect(r.out).toBe('BUSY=a box action is in progress (closing)\n');
+    expect(existsSync(join(dir, 'at')), 'systemctl show was called').toBe(false);
   });
 
   it('a reboot waits for a station that is starting or has a restart job queued; a running, free one may reboot; --force does not wait', () => {

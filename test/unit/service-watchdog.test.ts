@@ -11,7 +11,14 @@ import type { Config } from '../../src/config/schema.js';
 import { SimulatedHardware } from '../../src/devices/simulated/hardware.js';
 import type { ProtocolSender, SendOutcome } from '../../src/protocol/client.js';
 import { StationRuntime } from '../../src/station/runtime.js';
-import { createSystemdIntegration, runtimeHeartbeatCheck, startLoopLagProbe, stateStalenessLimitMs, watchdogPeriodMs } from '../../src/service/index.js';
+import {
+  createSystemdIntegration,
+  runtimeHeartbeatCheck,
+  startLoopLagProbe,
+  startWatchdog,
+  stateStalenessLimitMs,
+  watchdogPeriodMs,
+} from '../../src/service/index.js';
 import type { SdNotifier } from '../../src/service/notify.js';
 import { DeadServer, ScriptedSender, waitForInput } from '../support/scripted-sender.js';
 import { STATION } from '../support/shared.js';
@@ -156,6 +163,45 @@ describe('health-gated watchdog (fake timers, real runtime)', () => {
     expect(notifier.sent.map((s) => s.message.split('\n')[0])).toEqual(['READY=1']);
     expect(systemd.watchdog()).toBeNull();
     await runtime.stop();
+  });
+});
+
+describe('a ping PID 1 did not confirm', () => {
+  /** systemd-notify gave up on its barrier for the first `lost` pings (PID 1 busy), then is answered. */
+  class BusyPid1 extends RecordingNotifier {
+    constructor(private lost: number) {
+      super();
+    }
+    override notify(...assignments: string[]): Promise<boolean> {
+      void super.notify(...assignments);
+      return Promise.resolve(this.lost-- <= 0);
+    }
+  }
+
+  it('is tried again a tenth of the interval later (at least 1 s), until one is delivered; then every interval again', async () => {
+    const notifier = new BusyPid1(2);
+    const dog = startWatchdog({ notifier, intervalMs: 30_000, log: silent, checks: [{ name: 'ok', check: () => ({ ok: true }) }] });
+    await vi.advanceTimersByTimeAsync(70_000);
+    dog.stop();
+    expect(notifier.pingTimes()).toEqual([0, 3_000, 6_000, 30_000, 60_000]);
+    expect(dog.pings()).toBe(5);
+  });
+
+  it('an unhealthy station is not pinged by a retry either', async () => {
+    const notifier = new BusyPid1(1);
+    let ok = true;
+    const dog = startWatchdog({
+      notifier,
+      intervalMs: 10_000,
+      retryMs: 2_000,
+      log: silent,
+      checks: [{ name: 'runtime', check: () => (ok ? { ok: true } : { ok: false, reason: 'stuck' }) }],
+    });
+    ok = false;
+    await vi.advanceTimersByTimeAsync(25_000);
+    dog.stop();
+    expect(notifier.pingTimes()).toEqual([0]);
+    expect(notifier.sent.map((s) => s.message)).toEqual(['WATCHDOG=1', 'STATUS=unhealthy: stuck']);
   });
 });
 
