@@ -3,6 +3,9 @@
  * bound by a python3 child): what arrives, in what order, and that every failure is soft.
  * Then the health-gated watchdog end to end over the same socket with real timers.
  */
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { anyExists, requireTool } from '../support/tools.js';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createSdNotifier } from '../../src/service/notify.js';
@@ -13,6 +16,15 @@ import { startNotifyReceiver, type NotifyReceiver } from '../support/notify-rece
 import { sleep } from '../support/shared.js';
 
 const HAVE_TOOL = requireTool('systemd-notify', anyExists('/usr/bin/systemd-notify', '/bin/systemd-notify'), 'systemd');
+
+/** systemd-notify as `nobody` when we are root (as the station's own user runs it); else itself. */
+function unprivileged(): string | undefined {
+  if (process.getuid?.() !== 0) return undefined;
+  const dir = mkdtempSync(join(tmpdir(), 'notify-as-'));
+  const wrapper = join(dir, 'systemd-notify');
+  writeFileSync(wrapper, '#!/bin/sh\nexec setpriv --reuid=65534 --regid=65534 --clear-groups systemd-notify "$@"\n', { mode: 0o755 });
+  return wrapper;
+}
 
 let receiver: NotifyReceiver;
 beforeEach(async () => {
@@ -107,4 +119,24 @@ describe.skipIf(!HAVE_TOOL)('health-gated watchdog over a real socket', () => {
       await n.flush(2_000);
     }
   });
+
+  it('a ping PID 1 reads only after systemd-notify gave up is dropped; the one sent again arrives', async () => {
+    const { log } = captureLog();
+    // Run by root, systemd-notify sends in its parent's name (ours, alive), which the station's
+    // unprivileged user cannot: the kernel refuses the credentials and the message is the tool's own.
+    const command = unprivileged();
+    const n = createSdNotifier({ env: { ...process.env, NOTIFY_SOCKET: receiver.path }, log, command });
+    // Busy past systemd-notify's 5 s barrier wait, as PID 1 in a long daemon-reload.
+    await receiver.busy(7_000);
+    const dog = startWatchdog({ notifier: n, intervalMs: 60_000, retryMs: 1_000, log, checks: [{ name: 'runtime', check: () => ({ ok: true }) }] });
+    try {
+      await receiver.waitFor((m) => m === 'WATCHDOG=1', 20_000);
+      expect(receiver.dropped()).toContain('WATCHDOG=1');
+      expect(dog.pings()).toBeGreaterThanOrEqual(2);
+    } finally {
+      dog.stop();
+      await n.flush(6_000);
+      if (command !== undefined) rmSync(dirname(command), { recursive: true, force: true });
+    }
+  }, 30_000);
 });
