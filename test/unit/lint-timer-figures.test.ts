@@ -47,6 +47,8 @@ const EXCEPTIONS: Readonly<Record<string, string>> = {
   'src/service/index.ts: LOOP_MAX_LAG_MS = 10_000':
     'a turn of the event loop late by more than this is unhealthy (or the half period if shorter): a property of the process, not of the station',
   'src/service/index.ts: timeoutMs = 3_000': "how long the exit waits for systemd's last messages (STOPPING=1) to go out: inside systemd's own stop time-out",
+  'src/service/watchdog.ts: retryMs = opts.retryMs ?? Math.max(1_000, intervalMs / 10)':
+    "a lost watchdog ping's next attempt: a tenth of the interval systemd's WatchdogSec= sets, at least 1 s so that a tool failing at once is not run in a loop",
   'src/service/notify.ts: timeoutMs = 10_000': 'the bound of one systemd-notify command: a local tool talking to PID 1 answers at once unless it hangs',
   'src/service/reload-command.ts: POLL_MS = 50': "the reload command's look at reload.json: another process's file, which no event of this process announces",
   "src/service/reload-command.ts: timeoutMs = values['timeout-ms'] === undefined ? 600_000 : Number(values['timeout-ms'])":
