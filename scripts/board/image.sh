@@ -159,7 +159,7 @@ board_rootfs() {
   esac
   # Bump IMAGE_REV when the customisation below changes: the cache key is the kernel, the package
   # list and this number.
-  local IMAGE_REV=5
+  local IMAGE_REV=6
   key="$(printf '%s\n' "$KVER" "${packages[@]}" "$IMAGE_REV" | sha256sum | cut -c1-12)"
   IMAGE_BASE="$BOARD/image/$key/rootfs.img"
   [ -f "$IMAGE_BASE" ] && [ -f "$KDIR/vmlinuz" ] && return 0
@@ -207,6 +207,19 @@ board_rootfs() {
   aarch64-linux-gnu-strip --strip-debug -o "$tree/lib/modules/$KVER/extra/tpm_tis.ko" "$KDIR/tpm_tis.ko"
   chroot "$tree" depmod -a "$KVER"
   printf 'gpio-sim\nuhid\nsnd-aloop\n' >"$tree/etc/modules-load.d/board.conf"
+  # The virtual board's speaker (the profile's speech device): what the station plays goes to the
+  # loopback card and, sample for sample as the station gave it, into a file in the station's runtime
+  # directory (one per playback: speech-tap.raw, .0001, …). A recording of the loopback under TCG
+  # loses sound when the emulation stalls; the file is what was played.
+  cat >"$tree/etc/asound.conf" <<'ASOUND'
+pcm.board_speech {
+  type file
+  slave.pcm "plughw:Loopback,0,0"
+  file "/run/pickup-station/speech-tap.raw"
+  format "raw"
+  truncate false
+}
+ASOUND
   mkdir -p "$KDIR"
   cp "$tree/boot/vmlinuz-$KVER" "$KDIR/vmlinuz"
   cp "$tree/boot/initrd.img-$KVER" "$KDIR/initrd.img"

@@ -586,8 +586,12 @@ const spokenText = (lines) =>
 
 /** A 16-bit mono 22,050 Hz WAV's sound: first to last sample louder than 500, its length and RMS. */
 function loudSpan(wav) {
-  const at = wav.indexOf('data') + 8;
-  const samples = new Int16Array(wav.buffer.slice(wav.byteOffset + at, wav.byteOffset + wav.length - ((wav.length - at) % 2)));
+  return loudSpanPcm(wav.subarray(wav.indexOf('data') + 8));
+}
+
+/** The same for raw samples (S16_LE, mono, 22,050 Hz), as ALSA's file plugin writes them. */
+function loudSpanPcm(pcm) {
+  const samples = new Int16Array(pcm.buffer.slice(pcm.byteOffset, pcm.byteOffset + pcm.length - (pcm.length % 2)));
   const loud = (v) => Math.abs(v) > 500;
   const first = samples.findIndex(loud);
   const last = samples.findLastIndex(loud);
@@ -598,31 +602,31 @@ function loudSpan(wav) {
 }
 
 /**
- * Speech on the board's sound card: snd-aloop, Loopback,0,0 as the profile's audio output, recorded
- * from Loopback,1,0. The speech button (gpio-sim line 27) is pressed; the shipped unit (its
- * DeviceAllow=char-alsa, group audio) plays the screen and the instructions; what it played is
- * recorded there and must be speech (not silent) as long as espeak-ng's rendering of that text on
- * the board, and nothing of the unit's sandbox may be denied.
+ * Speech on the board's sound card: snd-aloop, Loopback,0,0 behind the profile's audio output
+ * (`board_speech`, the image's /etc/asound.conf), recorded from Loopback,1,0. The speech button
+ * (gpio-sim line 27) is pressed; the shipped unit (its DeviceAllow=char-alsa, group audio) plays the
+ * screen and the instructions; nothing of the unit's sandbox may be denied.
  *
- * What is judged is what the station played, not how fast the emulation records. Both sides are
- * measured alike, as the span from the first to the last loud sample (espeak-ng's own output pads
- * the sound with silence: its file's length had been compared with the recording's sound, and a
- * 3.51 s expectation met 2.93-3.15 s recordings of a whole announcement). The recorder has a 5 s
- * buffer (a stalled arecord under TCG loses nothing shorter than that) and is stopped only once it
- * has written a second past the end of the playback (a SIGINT drops what its buffer still holds); an
- * overrun it reports itself is named in the check rather than taken for a short announcement.
+ * What is judged is what the station played, not how fast the emulation records:
+ * - **what was played** is the file ALSA's file plugin writes beside the loopback, every sample the
+ *   station's aplay gave it, one file per playback: the longest playback's sound (first to last loud
+ *   sample) must be as long as espeak-ng's rendering of that text on the board, measured alike;
+ * - **that it reached the sound card** is the recording: speech (loud), and no longer than what was
+ *   played. Its length is not judged: under TCG the loopback drops what a stalled emulation did not
+ *   move in time (2.93-3.15 s of a 3.51 s announcement on a quiet machine, 1.90 s of 3.15 s beside
+ *   Node 24's suite), which says nothing about the station.
  */
 async function speechAnnouncement() {
   const t = performance.now();
   const answered = (await requests()).findLast((r) => isState(r) && r.response?.type === 'wait-for-input');
   const text = spokenText([...(answered?.response?.displayMessages ?? []), SPEECH_ON]);
-  // The expected length: the sound (first to last loud sample, as the recording is measured) of the
-  // board's own espeak-ng at the station's rate and the default volume. Not the WAV's length: espeak-ng
-  // pads its output with silence, which a recording's loud span leaves out (0.3-0.4 s for this text).
+  // The expected length: the sound (first to last loud sample) of the board's own espeak-ng at the
+  // station's rate and the default volume. Not the WAV's length: espeak-ng pads its output with silence.
   const rendered = Buffer.from((await g(`espeak-ng -v en-us -s 160 -a 105 --stdout ${JSON.stringify(text)} | base64 -w0`)).trim(), 'base64');
   const expectedS = loudSpan(rendered).seconds;
+  const tolS = Math.max(0.3, 0.15 * expectedS);
   await g(
-    'rm -f /tmp/speech.wav; (arecord -q -D plughw:Loopback,1,0 -f S16_LE -r 22050 -c 1 --buffer-time=5000000 -d 90 /tmp/speech.wav >/tmp/arecord.log 2>&1 &); sleep 1',
+    'rm -f /tmp/speech.wav /run/pickup-station/speech-tap.raw*; (arecord -q -D plughw:Loopback,1,0 -f S16_LE -r 22050 -c 1 --buffer-time=5000000 -d 90 /tmp/speech.wav >/tmp/arecord.log 2>&1 &); sleep 1',
   );
   const since = await guestNow();
   await io('speech');
@@ -642,20 +646,30 @@ async function speechAnnouncement() {
   const atEnd = await size();
   await until('the recorder a second past the end of the playback', async () => (await size()) >= atEnd + 44_100, { limitMs: 60_000, everyMs: 250 });
   await g('pkill -INT -x arecord; while pgrep -x arecord >/dev/null; do sleep 0.1; done');
-  const overruns = Number((await g('grep -c -i overrun /tmp/arecord.log || true')).trim());
   const failedLine = (await unitJournal(since)).split('\n').filter((l) => /audio output|aplay|espeak/i.test(l) && /fail|error|not found/i.test(l));
-  const { seconds: heardS, rms } = loudSpan(Buffer.from((await g('base64 -w0 /tmp/speech.wav', { timeoutMs: 120_000 })).trim(), 'base64'));
   check(
     failedLine.length === 0,
     `speech: the station played it (no failure of its audio output in its journal${failedLine.length ? `: ${failedLine[0]}` : ''})`,
   );
-  // Without an overrun the recording is the whole announcement: its length is espeak-ng's. With one,
-  // the recorder lost sound it was given: the announcement must still be speech, and no longer.
-  const lengthOk = overruns === 0 ? Math.abs(heardS - expectedS) <= Math.max(0.3, 0.15 * expectedS) : heardS <= expectedS + Math.max(0.3, 0.15 * expectedS);
+  // Every playback since the press, as the station's aplay gave it (S16_LE, 22,050 Hz, mono: espeak-ng's).
+  const taps = (await g('ls -1 /run/pickup-station/speech-tap.raw* 2>/dev/null | sort || true')).trim().split('\n').filter(Boolean);
+  const spans = [];
+  for (const file of taps) {
+    const raw = Buffer.from((await g(`base64 -w0 ${file}`, { timeoutMs: 120_000 })).trim(), 'base64');
+    spans.push(loudSpanPcm(raw).seconds);
+  }
+  const playedS = spans.length ? Math.max(...spans) : 0;
   check(
-    heardS > 0 && lengthOk && rms > 0.02,
-    `speech: the speech button -> the unit played "${text}" on the board's sound card: recorded ${heardS.toFixed(2)} s of sound (RMS ${rms.toFixed(3)}) for ${expectedS.toFixed(2)} s of espeak-ng${overruns ? ` (the recorder reported ${overruns} overrun(s): length judged as at most espeak-ng's)` : ''}`,
+    Math.abs(playedS - expectedS) <= tolS,
+    `speech: the speech button -> the unit played "${text}": ${playedS.toFixed(2)} s of sound as its aplay gave it to ALSA, for ${expectedS.toFixed(2)} s of espeak-ng (${taps.length} playback(s) since the press${spans.length > 1 ? `: ${spans.map((x) => x.toFixed(2)).join(', ')} s` : ''})`,
   );
+  const { seconds: heardS, rms } = loudSpan(Buffer.from((await g('base64 -w0 /tmp/speech.wav', { timeoutMs: 120_000 })).trim(), 'base64'));
+  const overruns = Number((await g('grep -c -i overrun /tmp/arecord.log || true')).trim());
+  check(
+    heardS > 0 && rms > 0.02 && heardS <= playedS + tolS,
+    `speech: it reached the board's sound card: recorded ${heardS.toFixed(2)} s of sound (RMS ${rms.toFixed(3)}), no longer than what was played${overruns ? ` (the recorder reported ${overruns} overrun(s))` : ''}`,
+  );
+  figure('speech: what the emulated loopback recorded of what was played, %', playedS > 0 ? ((100 * heardS) / playedS).toFixed(0) : '0');
   figure('speech: button -> announcement recorded (emulated), s', ((performance.now() - t) / 1000).toFixed(1));
 }
 
