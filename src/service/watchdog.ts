@@ -54,7 +54,7 @@ export function startWatchdog(opts: WatchdogOptions): Watchdog {
   // A ping that systemd-notify could not confirm (PID 1 answered no barrier in time: a daemon-reload
   // or a loaded board) is most likely lost, since PID 1 drops a message whose sender has exited. One
   // lost ping at WatchdogSec/2 leaves a single chance before the limit, so a failed ping is tried
-  // again soon, one attempt in flight at a time, until one is delivered or the next tick comes.
+  // again soon, one attempt in flight at a time, until one is delivered; the ticks go on beside it.
   const pinged = (delivered: boolean): void => {
     if (delivered || stopped || retry !== null) return;
     retry = setTimeout(() => {
